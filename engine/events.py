@@ -1,0 +1,80 @@
+"""What happened: the events `Game.apply` returns. Every event holds public information only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action
+from .cards import Card
+from .scoring import RoundPoints
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """A round was dealt."""
+
+    round: int
+    """1, 2 or 3."""
+    hand_size: int
+    """Cards in each hand (before a dummy draw)."""
+    pass_direction: int
+    """+1: hands pass to the left (seat i to seat i+1); -1: to the right."""
+
+
+@dataclass(frozen=True, slots=True)
+class PicksRevealed:
+    """Every seat's action of one turn, revealed at once."""
+
+    round: int
+    turn: int
+    """1 to the round's hand size."""
+    actions: tuple[Action, ...]
+    """Indexed by seat."""
+    dummy_controller: int | None
+    """The seat that controlled the dummy this turn (dummy variant), else None."""
+
+
+@dataclass(frozen=True, slots=True)
+class WasabiUsed:
+    """A nigiri landed on its owner's oldest uncovered wasabi and will score triple."""
+
+    tableau: int
+    """The tableau's index: a seat, or the number of seats for the dummy."""
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ChopsticksReturned:
+    """A seat used chopsticks: the card left its tableau and went back into its hand."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored:
+    """Round scoring. Indexed by tableau (seats, then the dummy)."""
+
+    round: int
+    points: tuple[RoundPoints, ...]
+    """This round's points by category."""
+    totals: tuple[int, ...]
+    """Running totals after this round (puddings not yet counted)."""
+    puddings: tuple[int, ...]
+    """Pudding cards kept so far, this round's included."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """Puddings scored and the game decided."""
+
+    pudding_points: tuple[int, ...]
+    """Indexed by tableau (seats, then the dummy)."""
+    totals: tuple[int, ...]
+    """Final scores, indexed by tableau."""
+    places: tuple[int, ...]
+    """Indexed by seat: 1 is first; tied seats share a place (the dummy has none)."""
+    winners: tuple[int, ...]
+    """The seats in first place: more than one is a shared win."""
+
+
+Event = RoundStarted | PicksRevealed | WasabiUsed | ChopsticksReturned | RoundScored | GameOver

@@ -1,0 +1,425 @@
+"""The Sushi Go! game: deal, simultaneous picks applied in one step, passing, scoring.
+
+Shaped like an OpenSpiel game (STYLE.md item 8): `legal_actions(seat)`, `apply(actions)` with every
+seat's action at once, `is_terminal()`, `returns()`, and per-seat `observation(seat)`. Chance comes
+only from the seed, through `engine.rng`, so a game replays from its record.
+
+The state is built for speed: a hand is one packed int (see `engine.legal`), a tableau a list of
+`Card` in play order, everything else small per-tableau counters. `apply` checks every action before
+it changes anything, so an illegal action leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .actions import Action
+from .cards import ROUNDS, Card, deck
+from .errors import (
+    CardNotInHandError,
+    ChopsticksUnavailableError,
+    DummyPickError,
+    GameOverError,
+    MalformedActionError,
+    WrongSeatError,
+)
+from .events import (
+    ChopsticksReturned,
+    Event,
+    GameOver,
+    PicksRevealed,
+    RoundScored,
+    RoundStarted,
+    WasabiUsed,
+)
+from .legal import legal_actions, unpack
+from .observation import Observation, TableauView, wasabi_placements
+from .options import GameOptions
+from .rng import DeterministicRng
+from .scoring import RoundPoints, round_breakdown, score_puddings
+
+DECK_STREAM = b"deck"
+"""The generator stream (see engine.rng) that shuffles the deck."""
+
+_CHOP = Card.CHOPSTICKS
+_WASABI = Card.WASABI
+_PUDDING = Card.PUDDING
+_CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
+_EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
+
+
+class Game:
+    """One game of Sushi Go! from a seed and options. Not thread-safe; cheap to copy with `clone`."""
+
+    __slots__ = (
+        "_chop",
+        "_controller",
+        "_deck",
+        "_deck_pos",
+        "_discarded",
+        "_dummy_pile",
+        "_hand_len",
+        "_hands",
+        "_history",
+        "_n",
+        "_open_wasabi",
+        "_over",
+        "_pudding_points",
+        "_puddings",
+        "_round",
+        "_round_points",
+        "_scores",
+        "_tableaus",
+        "_turn",
+        "_turns_played",
+        "options",
+        "seed",
+    )
+
+    def __init__(self, options: GameOptions, seed: bytes) -> None:
+        if not isinstance(options, GameOptions):
+            raise TypeError("options must be a GameOptions")
+        if not isinstance(seed, bytes):
+            raise TypeError("seed must be bytes")
+        self.options = options
+        self.seed = seed
+        n = self._n = options.players
+        t = options.tableaus
+        cards = deck(options.soy_sauce)
+        DeterministicRng(seed, DECK_STREAM).shuffle(cards)
+        self._deck = cards
+        self._deck_pos = 0
+        self._hands = [0] * n
+        self._hand_len = 0
+        self._dummy_pile: list[Card] = []
+        self._tableaus: list[list[Card]] = [[] for _ in range(t)]
+        self._open_wasabi = [0] * t
+        self._chop = [0] * t
+        self._puddings = [0] * t
+        self._scores = [0] * t
+        self._round_points: list[tuple[RoundPoints, ...]] = []
+        self._pudding_points: tuple[int, ...] = ()
+        self._discarded = 0
+        self._round = 0
+        self._turn = 0
+        self._turns_played = 0
+        self._controller: int | None = None
+        self._over = False
+        self._history: list[tuple[Action, ...]] = []
+        self._start_round()
+
+    # -- reading the state ------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self._n
+
+    @property
+    def round(self) -> int:
+        """The current round, 1-3 (3 once the game is over)."""
+        return self._round
+
+    @property
+    def turn(self) -> int:
+        """The current turn of the round, from 1 to the hand size."""
+        return self._turn
+
+    @property
+    def pass_direction(self) -> int:
+        """+1 when this round's hands pass left (seat i to i+1), -1 when they pass right."""
+        return -1 if self.options.pass_both_ways and self._round == 2 else 1
+
+    @property
+    def dummy_controller(self) -> int | None:
+        """Dummy variant: the seat that chooses the dummy's card this turn; otherwise None."""
+        return self._controller
+
+    @property
+    def history(self) -> tuple[tuple[Action, ...], ...]:
+        """Every turn's actions so far, indexed by seat."""
+        return tuple(self._history)
+
+    def is_terminal(self) -> bool:
+        """True once round 3 and the puddings are scored."""
+        return self._over
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Every action `seat` may take this turn (empty once the game is over)."""
+        if type(seat) is not int or not 0 <= seat < self._n:
+            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        if self._over:
+            return ()
+        ctrl = seat == self._controller
+        return legal_actions(self._hands[seat], self._hand_len + ctrl, self._chop[seat] > 0, ctrl)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
+        if type(seat) is not int or not 0 <= seat < self._n:
+            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        return unpack(self._hands[seat])
+
+    def scores(self) -> tuple[int, ...]:
+        """Points so far per tableau (seats, then the dummy); final scores once the game is over."""
+        return tuple(self._scores)
+
+    def puddings(self) -> tuple[int, ...]:
+        """Pudding cards kept per tableau, this round's included."""
+        return tuple(
+            kept + tableau.count(_PUDDING)
+            for kept, tableau in zip(self._puddings, self._tableaus, strict=True)
+        )
+
+    def returns(self) -> tuple[int, ...]:
+        """Final scores per seat (the dummy excluded), as in OpenSpiel; only once the game is over."""
+        if not self._over:
+            raise GameOverError("the game is not over yet: no final scores")
+        return tuple(self._scores[: self._n])
+
+    def places(self) -> tuple[int, ...]:
+        """Per seat, 1 for first: most points, then most puddings; still tied seats share a place."""
+        if not self._over:
+            raise GameOverError("the game is not over yet: no places")
+        keys = [(self._scores[s], self._puddings[s]) for s in range(self._n)]
+        return tuple(1 + sum(other > key for other in keys) for key in keys)
+
+    def winners(self) -> tuple[int, ...]:
+        """The seats that won; more than one is a shared win."""
+        return tuple(s for s, place in enumerate(self.places()) if place == 1)
+
+    def round_points(self) -> tuple[tuple[RoundPoints, ...], ...]:
+        """Each finished round's points by category, indexed by tableau."""
+        return tuple(self._round_points)
+
+    def card_count(self) -> int:
+        """Every card the game accounts for: hands, dummy pile, tableaus, kept puddings, discards
+        and the undealt deck. Always the deck size (an invariant the tests check)."""
+        return (
+            sum(
+                self._hand_len if s != self._controller else self._hand_len + 1
+                for s in range(self._n)
+            )
+            + len(self._dummy_pile)
+            + sum(map(len, self._tableaus))
+            + sum(self._puddings)
+            + self._discarded
+            + len(self._deck)
+            - self._deck_pos
+        )
+
+    def observation(self, seat: int | None) -> Observation:
+        """What `seat` may see now (None: a spectator, who sees no hand)."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
+            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        views = []
+        for i, cards in enumerate(self._tableaus):
+            dummy = i == self._n
+            on, open_wasabi = wasabi_placements(tuple(cards))
+            if dummy:
+                size = len(self._dummy_pile)
+            elif i == self._controller:
+                size = self._hand_len + 1
+            else:
+                size = self._hand_len
+            views.append(
+                TableauView(
+                    cards=tuple(cards),
+                    on_wasabi=on,
+                    open_wasabi=open_wasabi,
+                    puddings=self._puddings[i] + cards.count(_PUDDING),
+                    score=self._scores[i],
+                    round_scores=tuple(points[i].total for points in self._round_points),
+                    hand_size=size,
+                    chopsticks_ready=not dummy and self._chop[i] > 0 and not self._over,
+                    is_dummy=dummy,
+                )
+            )
+        return Observation(
+            options=self.options,
+            seat=seat,
+            round=self._round,
+            turn=self._turn,
+            hand=() if seat is None else unpack(self._hands[seat]),
+            tableaus=tuple(views),
+            pass_direction=self.pass_direction,
+            dummy_controller=self._controller,
+            is_over=self._over,
+        )
+
+    # -- playing -----------------------------------------------------------------------------
+
+    def apply(self, actions: Sequence[Action]) -> list[Event]:
+        """Play one turn: every seat's action at once, indexed by seat.
+
+        Raises a specific `IllegalActionError` (or `GameOverError`) naming the first problem, and
+        then changes nothing. Returns the events of the turn: the reveal, wasabi placements,
+        chopsticks returned, and at a round's end its scoring, the next deal or the game's end.
+        """
+        if self._over:
+            raise GameOverError("the game is over: no more actions")
+        n = self._n
+        if len(actions) != n:
+            raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
+        hands = self._hands
+        chop = self._chop
+        ctrl = self._controller
+        size = self._hand_len
+        after = [0] * n
+        # Check everything first: nothing below may raise once the state starts changing.
+        for s in range(n):
+            a = actions[s]
+            if type(a) is not Action:
+                raise MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
+            first, second, dummy = a
+            h = hands[s]
+            if first.__class__ is not Card:
+                raise MalformedActionError(s, f"not a card: {first!r}")
+            if not h >> (first << 2) & 15:
+                raise CardNotInHandError(s, f"{first.label} is not in the hand")
+            h -= 1 << (first << 2)
+            if second is not None:
+                if second.__class__ is not Card:
+                    raise MalformedActionError(s, f"not a card: {second!r}")
+                if not chop[s]:
+                    raise ChopsticksUnavailableError(
+                        s, "a second card needs a chopsticks card played on an earlier turn"
+                    )
+                if size + (s == ctrl) < (3 if s == ctrl else 2):
+                    raise ChopsticksUnavailableError(s, "too few cards in hand for chopsticks")
+                if not h >> (second << 2) & 15:
+                    raise CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
+                h -= 1 << (second << 2)
+            if dummy is not None:
+                if s != ctrl:
+                    raise DummyPickError(s, "this seat does not control the dummy this turn")
+                if dummy.__class__ is not Card:
+                    raise MalformedActionError(s, f"not a card: {dummy!r}")
+                if not h >> (dummy << 2) & 15:
+                    raise CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
+                h -= 1 << (dummy << 2)
+            elif s == ctrl:
+                raise DummyPickError(
+                    s, "the dummy's controller must also pick a card for the dummy"
+                )
+            if second is not None:
+                # The used chopsticks go back into the hand after every pick has left it.
+                h += _CHOP_BIT
+            after[s] = h
+
+        revealed = tuple(actions)
+        events: list[Event] = [PicksRevealed(self._round, self._turn, revealed, ctrl)]
+        tableaus = self._tableaus
+        wasabi = self._open_wasabi
+        for s in range(n):
+            first, second, dummy = revealed[s]
+            tableau = tableaus[s]
+            # Placement, inlined on this hot path: a nigiri covers the oldest open wasabi.
+            for card in (first, second) if second is not None else (first,):
+                tableau.append(card)
+                if _EGG <= card <= _SQUID:
+                    if wasabi[s]:
+                        wasabi[s] -= 1
+                        events.append(WasabiUsed(s, card))
+                elif card == _WASABI:
+                    wasabi[s] += 1
+                elif card == _CHOP:
+                    chop[s] += 1
+            if second is not None:
+                tableau.remove(_CHOP)  # the oldest: it was played on an earlier turn
+                chop[s] -= 1
+                events.append(ChopsticksReturned(s))
+            if dummy is not None:
+                self._place(n, dummy, events)
+        self._history.append(revealed)
+        self._turns_played += 1
+        size -= 1
+        self._hand_len = size
+        if size == 0:
+            self._hands = after
+            self._end_round(events)
+            return events
+        d = self.pass_direction
+        self._hands = after[-d:] + after[:-d]
+        self._turn += 1
+        if self.options.dummy:
+            self._dummy_draw()
+        return events
+
+    def _place(self, t: int, card: Card, events: list[Event]) -> None:
+        """Put `card` in tableau `t`, on the oldest open wasabi if it is a nigiri (the dummy's
+        card; seats' cards are placed by the same logic inlined in `apply`)."""
+        self._tableaus[t].append(card)
+        if _EGG <= card <= _SQUID:
+            if self._open_wasabi[t]:
+                self._open_wasabi[t] -= 1
+                events.append(WasabiUsed(t, card))
+        elif card == _WASABI:
+            self._open_wasabi[t] += 1
+        elif card == _CHOP:
+            self._chop[t] += 1
+
+    # -- rounds ------------------------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        """Deal the next round: seat 0's hand first, then seat 1's, ..., then the dummy pile."""
+        self._round += 1
+        self._turn = 1
+        size = self.options.hand_size
+        cards = self._deck
+        pos = self._deck_pos
+        hands = []
+        for _ in range(self._n):
+            code = 0
+            for card in cards[pos : pos + size]:
+                code += 1 << (card << 2)
+            hands.append(code)
+            pos += size
+        self._hands = hands
+        self._hand_len = size
+        if self.options.dummy:
+            # The pile's top card is the first one dealt to it; keep it reversed to pop() the top.
+            self._dummy_pile = cards[pos : pos + size][::-1]
+            pos += size
+            self._dummy_draw()
+        self._deck_pos = pos
+
+    def _dummy_draw(self) -> None:
+        """Dummy variant: control alternates every turn, across rounds too (seat 0 first); the
+        controller draws the pile's top card into their hand."""
+        ctrl = self._controller = self._turns_played % 2
+        self._hands[ctrl] += 1 << (self._dummy_pile.pop() << 2)
+
+    def initial_events(self) -> list[Event]:
+        """The event of the first deal, for a log that begins with the game."""
+        return [RoundStarted(1, self.options.hand_size, 1)]
+
+    def _end_round(self, events: list[Event]) -> None:
+        points = tuple(round_breakdown(self._tableaus))
+        self._round_points.append(points)
+        for i, tableau in enumerate(self._tableaus):
+            self._scores[i] += points[i].total
+            kept = tableau.count(_PUDDING)
+            self._puddings[i] += kept
+            self._discarded += len(tableau) - kept
+            tableau.clear()
+            self._open_wasabi[i] = 0
+            self._chop[i] = 0
+        self._controller = None
+        events.append(RoundScored(self._round, points, tuple(self._scores), tuple(self._puddings)))
+        if self._round < ROUNDS:
+            self._start_round()
+            events.append(RoundStarted(self._round, self._hand_len, self.pass_direction))
+            return
+        self._pudding_points = tuple(score_puddings(self._puddings))
+        for i, p in enumerate(self._pudding_points):
+            self._scores[i] += p
+        self._over = True
+        places = self.places()
+        events.append(
+            GameOver(
+                self._pudding_points,
+                tuple(self._scores),
+                places,
+                tuple(s for s, place in enumerate(places) if place == 1),
+            )
+        )

@@ -1,0 +1,100 @@
+"""Legal actions from a hand, computed once per distinct situation and cached.
+
+A hand is packed into one int: 4 bits of count per card kind (`count(c) = code >> 4*c & 15`; a hand
+never holds more than 11 cards). Without chopsticks the legal actions depend only on which kinds are
+present; with chopsticks, also on which kinds are held twice or more. Both are a few bit operations
+on the packed code (one bit per nibble), which makes a cache key with a very high hit rate. The
+dummy's controller, whose options depend on exact counts, is keyed by the whole code.
+Every `Action` value is interned, so the cache holds references to a few thousand shared tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .actions import Action
+from .cards import CARDS, NUM_KINDS, Card
+
+_CACHE: dict[int, tuple[Action, ...]] = {}
+_DUMMY_CACHE: dict[int, tuple[Action, ...]] = {}
+_CACHE_LIMIT = 1 << 16
+_LOW_BITS = sum(1 << (4 * c) for c in range(NUM_KINDS))
+"""Bit 0 of every card's nibble."""
+_CHOP_KEY = 1 << (4 * NUM_KINDS + 1)
+
+_SINGLE = [Action(c) for c in CARDS]
+_PAIR = [[Action(a, b) for b in CARDS] for a in CARDS]
+_WITH_DUMMY = {
+    (own.first, own.second, d): Action(own.first, own.second, d)
+    for own in [*_SINGLE, *(p for row in _PAIR for p in row)]
+    for d in CARDS
+}
+
+
+def pack(cards: Iterable[int]) -> int:
+    """The packed code of a hand."""
+    code = 0
+    for card in cards:
+        code += 1 << (card << 2)
+    return code
+
+
+def unpack(code: int) -> tuple[Card, ...]:
+    """The hand of a packed code, sorted by card value."""
+    return tuple(card for card in CARDS for _ in range(code >> (card << 2) & 15))
+
+
+def count(code: int, card: int) -> int:
+    """How many of `card` the packed hand holds."""
+    return code >> (card << 2) & 15
+
+
+def interned(action: Action) -> Action:
+    """The shared instance equal to `action` (for callers that build many actions)."""
+    first, second, dummy = action
+    if dummy is not None:
+        return _WITH_DUMMY[first, second, dummy]
+    return _SINGLE[first] if second is None else _PAIR[first][second]
+
+
+def legal_actions(
+    code: int, size: int, chopsticks: bool, controls_dummy: bool
+) -> tuple[Action, ...]:
+    """Every legal action, in a fixed order: single picks, then chopsticks pairs, by card value.
+
+    `size` is the number of cards in the hand. Chopsticks need a second card in hand (a third for the
+    dummy's controller, who also gives the dummy one card from the same hand).
+    """
+    if controls_dummy:
+        key = code << 5 | size << 1 | chopsticks
+        found = _DUMMY_CACHE.get(key)
+        if found is None:
+            if len(_DUMMY_CACHE) >= _CACHE_LIMIT:
+                _DUMMY_CACHE.clear()
+            found = _DUMMY_CACHE[key] = _compute(code, size, chopsticks, True)
+        return found
+    if chopsticks and size >= 2:
+        twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
+        key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
+    else:
+        key = (code | code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        found = _CACHE[key] = _compute(code, size, chopsticks, False)
+    return found
+
+
+def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> tuple[Action, ...]:
+    kinds = [card for card in CARDS if count(code, card)]
+    own = [_SINGLE[card] for card in kinds]
+    if chopsticks and size >= (3 if controls_dummy else 2):
+        own += [_PAIR[a][b] for a in kinds for b in kinds if a != b or count(code, a) >= 2]
+    if not controls_dummy:
+        return tuple(own)
+    out = []
+    for action in own:
+        left = code - sum(1 << (c << 2) for c in action.cards)
+        out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
+    return tuple(out)

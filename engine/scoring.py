@@ -1,0 +1,184 @@
+"""Round and pudding scoring for Sushi Go!, as RULES.md section 1 and docs/RULES.md state them.
+
+The public contract (DESIGN.md) is `score_round(tableaus)` over card names and
+`score_puddings(puddings)`. The game uses `round_breakdown`, the same computation over `Card`
+values that also reports the points per category, so there is exactly one scorer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import (
+    COLOUR_FAMILIES,
+    DUMPLING_POINTS,
+    MAKI_FIRST,
+    MAKI_ICONS,
+    MAKI_SECOND,
+    NIGIRI_POINTS,
+    NUM_KINDS,
+    PUDDING_FEWEST,
+    PUDDING_MOST,
+    SASHIMI_POINTS,
+    SASHIMI_SET,
+    SOY_SAUCE_POINTS,
+    TEMPURA_POINTS,
+    TEMPURA_SET,
+    WASABI_MULTIPLIER,
+    Card,
+)
+
+__all__ = ["RoundPoints", "round_breakdown", "score_puddings", "score_round"]
+
+_TEMPURA, _SASHIMI, _DUMPLING = Card.TEMPURA, Card.SASHIMI, Card.DUMPLING
+_WASABI, _SOY = Card.WASABI, Card.SOY_SAUCE
+_M1, _M2, _M3 = Card.MAKI1, Card.MAKI2, Card.MAKI3
+_I1, _I2, _I3 = MAKI_ICONS[_M1], MAKI_ICONS[_M2], MAKI_ICONS[_M3]
+_EGG, _SALMON, _SQUID = Card.EGG, Card.SALMON, Card.SQUID
+_V_EGG, _V_SALMON, _V_SQUID = NIGIRI_POINTS[_EGG], NIGIRI_POINTS[_SALMON], NIGIRI_POINTS[_SQUID]
+_NIGIRI = {int(c): n for c, n in NIGIRI_POINTS.items()}
+_FAMILY = [COLOUR_FAMILIES[Card(v)] for v in range(NUM_KINDS)]
+_MAX_DUMPLINGS = len(DUMPLING_POINTS) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPoints:
+    """One tableau's points for a round, by category."""
+
+    maki: int
+    """Maki race: 6 for most, 3 for second, split on ties."""
+    tempura: int
+    sashimi: int
+    dumpling: int
+    nigiri: int
+    """Nigiri, tripled on wasabi."""
+    soy_sauce: int
+    """Soy sauce variant: 4 (split on ties) for the most colours."""
+
+    @property
+    def total(self) -> int:
+        """The sum of every category."""
+        return (
+            self.maki + self.tempura + self.sashimi + self.dumpling + self.nigiri + self.soy_sauce
+        )
+
+
+def _split(points: int, k: int) -> int:
+    """Points each of k tied players gets: an even split, remainder ignored."""
+    return points // k
+
+
+def _maki_points(icons: Sequence[int]) -> list[int]:
+    """Most icons 6, second 3; ties split and a tie for first awards no second. Zero icons: out."""
+    out = [0] * len(icons)
+    present = sorted({n for n in icons if n > 0}, reverse=True)
+    if not present:
+        return out
+    first = [i for i, n in enumerate(icons) if n == present[0]]
+    for i in first:
+        out[i] = _split(MAKI_FIRST, len(first))
+    if len(first) == 1 and len(present) > 1:
+        second = [i for i, n in enumerate(icons) if n == present[1]]
+        for i in second:
+            out[i] = _split(MAKI_SECOND, len(second))
+    return out
+
+
+def _soy_points(colours: Sequence[int], has_soy: Sequence[bool]) -> list[int]:
+    """4 to a soy sauce player with the table's highest colour count; such players split 4 // k."""
+    out = [0] * len(colours)
+    if not any(has_soy):
+        return out
+    top = max(colours)
+    winners = [i for i, n in enumerate(colours) if has_soy[i] and n == top]
+    for i in winners:
+        out[i] = _split(SOY_SAUCE_POINTS, len(winners))
+    return out
+
+
+def round_breakdown(tableaus: Sequence[Sequence[int]]) -> list[RoundPoints]:
+    """Score one round: each tableau lists a player's cards (`Card` values) in the order played.
+
+    A nigiri is tripled when its owner had an uncovered wasabi before it in that order (which wasabi
+    it covers cannot change a score). Every tableau takes part in the maki and soy sauce comparisons.
+    """
+    icons: list[int] = []
+    all_counts: list[list[int]] = []
+    partial: list[tuple[int, int, int, int]] = []
+    for tableau in tableaus:
+        counts = [0] * NUM_KINDS
+        for card in tableau:
+            counts[card] += 1
+        all_counts.append(counts)
+        if counts[_WASABI]:
+            nigiri = _wasabi_nigiri(tableau)
+        else:
+            nigiri = counts[_EGG] * _V_EGG + counts[_SALMON] * _V_SALMON + counts[_SQUID] * _V_SQUID
+        icons.append(counts[_M1] * _I1 + counts[_M2] * _I2 + counts[_M3] * _I3)
+        partial.append(
+            (
+                counts[_TEMPURA] // TEMPURA_SET * TEMPURA_POINTS,
+                counts[_SASHIMI] // SASHIMI_SET * SASHIMI_POINTS,
+                DUMPLING_POINTS[min(counts[_DUMPLING], _MAX_DUMPLINGS)],
+                nigiri,
+            )
+        )
+    maki = _maki_points(icons)
+    if any(counts[_SOY] for counts in all_counts):
+        colours = [len({_FAMILY[c] for c in range(NUM_KINDS) if n[c]}) for n in all_counts]
+        soy = _soy_points(colours, [n[_SOY] > 0 for n in all_counts])
+    else:
+        soy = [0] * len(all_counts)
+    return [RoundPoints(maki[i], t, s, d, n, soy[i]) for i, (t, s, d, n) in enumerate(partial)]
+
+
+def _wasabi_nigiri(tableau: Sequence[int]) -> int:
+    """Nigiri points of a tableau with wasabi: walk it in play order."""
+    points = 0
+    open_wasabi = 0
+    for card in tableau:
+        value = _NIGIRI.get(card)
+        if value is not None:
+            if open_wasabi:
+                open_wasabi -= 1
+                value *= WASABI_MULTIPLIER
+            points += value
+        elif card == _WASABI:
+            open_wasabi += 1
+    return points
+
+
+def score_round(tableaus: list[list[str]]) -> list[int]:
+    """Each player's points for one round of Sushi Go!.
+
+    `tableaus[i]` is player i's cards in the order they were played this round, by name
+    (``tempura sashimi dumpling maki1 maki2 maki3 egg salmon squid wasabi chopsticks pudding
+    soy_sauce``), so wasabi-then-nigiri is visible. Puddings score nothing here (see
+    `score_puddings`). An unknown name raises `ValueError` naming it.
+    """
+    cards = [[Card.from_label(name) for name in tableau] for tableau in tableaus]
+    return [points.total for points in round_breakdown(cards)]
+
+
+def score_puddings(puddings: list[int]) -> list[int]:
+    """End-of-game pudding points for each player's pudding count.
+
+    Most: +6 split as 6 // k among k tied. Fewest (zero counts): -(6 // k) each. Nobody scores when
+    every count is equal, and with two players nobody loses points. (A dummy counts as a third
+    player, so pass its count too.)
+    """
+    if any(n < 0 for n in puddings):
+        raise ValueError("pudding counts cannot be negative")
+    out = [0] * len(puddings)
+    if len(puddings) < 2 or len(set(puddings)) == 1:
+        return out
+    most, fewest = max(puddings), min(puddings)
+    top = [i for i, n in enumerate(puddings) if n == most]
+    for i in top:
+        out[i] += _split(PUDDING_MOST, len(top))
+    if len(puddings) > 2:
+        bottom = [i for i, n in enumerate(puddings) if n == fewest]
+        for i in bottom:
+            out[i] -= _split(PUDDING_FEWEST, len(bottom))
+    return out
