@@ -124,7 +124,14 @@ COLOUR_FAMILIES: dict[Card, str] = {
 
 def deck(soy_sauce: bool = False) -> list[Card]:
     """The unshuffled deck in a fixed, documented order: by card value, each kind's copies together."""
+    return list(_DECKS[soy_sauce])
+
+
+def _build_deck(soy_sauce: bool) -> tuple[Card, ...]:
     counts = dict(DECK_COUNTS)
     if soy_sauce:
         counts[Card.SOY_SAUCE] = SOY_SAUCE_COUNT
-    return [card for card in CARDS for _ in range(counts.get(card, 0))]
+    return tuple(card for card in CARDS for _ in range(counts.get(card, 0)))
+
+
+_DECKS = {False: _build_deck(False), True: _build_deck(True)}

@@ -1,16 +1,19 @@
-"""What happened: the events `Game.apply` returns. Every event holds public information only."""
+"""What happened: the events `Game.apply` returns. Every event holds public information only.
+
+Events are typed NamedTuples rather than frozen dataclasses: they are as immutable, and a turn's
+events are built on the engine's hottest path, where a NamedTuple costs less than half as much.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .actions import Action
 from .cards import Card
 from .scoring import RoundPoints
 
 
-@dataclass(frozen=True, slots=True)
-class RoundStarted:
+class RoundStarted(NamedTuple):
     """A round was dealt."""
 
     round: int
@@ -21,8 +24,7 @@ class RoundStarted:
     """+1: hands pass to the left (seat i to seat i+1); -1: to the right."""
 
 
-@dataclass(frozen=True, slots=True)
-class PicksRevealed:
+class PicksRevealed(NamedTuple):
     """Every seat's action of one turn, revealed at once."""
 
     round: int
@@ -34,8 +36,7 @@ class PicksRevealed:
     """The seat that controlled the dummy this turn (dummy variant), else None."""
 
 
-@dataclass(frozen=True, slots=True)
-class WasabiUsed:
+class WasabiUsed(NamedTuple):
     """A nigiri landed on its owner's oldest uncovered wasabi and will score triple."""
 
     tableau: int
@@ -43,15 +44,13 @@ class WasabiUsed:
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
-class ChopsticksReturned:
+class ChopsticksReturned(NamedTuple):
     """A seat used chopsticks: the card left its tableau and went back into its hand."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class RoundScored:
+class RoundScored(NamedTuple):
     """Round scoring. Indexed by tableau (seats, then the dummy)."""
 
     round: int
@@ -63,8 +62,7 @@ class RoundScored:
     """Pudding cards kept so far, this round's included."""
 
 
-@dataclass(frozen=True, slots=True)
-class GameOver:
+class GameOver(NamedTuple):
     """Puddings scored and the game decided."""
 
     pudding_points: tuple[int, ...]

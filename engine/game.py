@@ -11,7 +11,9 @@ it changes anything, so an illegal action leaves the game exactly as it was.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .actions import Action
 from .cards import ROUNDS, Card, deck
@@ -20,6 +22,7 @@ from .errors import (
     ChopsticksUnavailableError,
     DummyPickError,
     GameOverError,
+    IllegalActionError,
     MalformedActionError,
     WrongSeatError,
 )
@@ -32,7 +35,7 @@ from .events import (
     RoundStarted,
     WasabiUsed,
 )
-from .legal import legal_actions, unpack
+from .legal import CHOPSTICKS_KEY, Entry, LegalSet, turn_sets, unpack
 from .observation import Observation, TableauView, wasabi_placements
 from .options import GameOptions
 from .rng import DeterministicRng
@@ -48,11 +51,22 @@ _CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
 
 
+_NO_ACTIONS: LegalSet = ((), {})
+_get = dict.get
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_tuple_new = tuple.__new__
+_BITS = [1 << (card << 2) for card in Card]
+"""The packed-hand code of one card of each kind."""
+_sub = operator.sub
+
+
 class Game:
     """One game of Sushi Go! from a seed and options. Not thread-safe; cheap to copy with `clone`."""
 
     __slots__ = (
         "_chop",
+        "_chop_keys",
         "_controller",
         "_deck",
         "_deck_pos",
@@ -61,9 +75,12 @@ class Game:
         "_hand_len",
         "_hands",
         "_history",
+        "_index",
+        "_legal",
         "_n",
         "_open_wasabi",
         "_over",
+        "_passes_left",
         "_pudding_points",
         "_puddings",
         "_round",
@@ -95,6 +112,8 @@ class Game:
         self._tableaus: list[list[Card]] = [[] for _ in range(t)]
         self._open_wasabi = [0] * t
         self._chop = [0] * t
+        self._chop_keys = [0] * t
+        """`engine.legal.CHOPSTICKS_KEY` where `_chop` is non-zero, else 0."""
         self._puddings = [0] * t
         self._scores = [0] * t
         self._round_points: list[tuple[RoundPoints, ...]] = []
@@ -105,7 +124,12 @@ class Game:
         self._turns_played = 0
         self._controller: int | None = None
         self._over = False
+        self._passes_left = True
         self._history: list[tuple[Action, ...]] = []
+        self._legal: list[LegalSet] = []
+        """Each seat's legal set this turn."""
+        self._index: list[dict[Action, Entry]] = []
+        """The index of each seat's legal set (see `engine.legal.LegalSet`)."""
         self._start_round()
 
     # -- reading the state ------------------------------------------------------------------
@@ -128,7 +152,7 @@ class Game:
     @property
     def pass_direction(self) -> int:
         """+1 when this round's hands pass left (seat i to i+1), -1 when they pass right."""
-        return -1 if self.options.pass_both_ways and self._round == 2 else 1
+        return 1 if self._passes_left else -1
 
     @property
     def dummy_controller(self) -> int | None:
@@ -146,12 +170,9 @@ class Game:
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action `seat` may take this turn (empty once the game is over)."""
-        if type(seat) is not int or not 0 <= seat < self._n:
-            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
-        if self._over:
-            return ()
-        ctrl = seat == self._controller
-        return legal_actions(self._hands[seat], self._hand_len + ctrl, self._chop[seat] > 0, ctrl)
+        if type(seat) is int and 0 <= seat < self._n:
+            return self._legal[seat][0]
+        raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
@@ -260,76 +281,30 @@ class Game:
         n = self._n
         if len(actions) != n:
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
-        hands = self._hands
-        chop = self._chop
-        ctrl = self._controller
-        size = self._hand_len
-        after = [0] * n
-        # Check everything first: nothing below may raise once the state starts changing.
-        for s in range(n):
-            a = actions[s]
-            if type(a) is not Action:
-                raise MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
-            first, second, dummy = a
-            h = hands[s]
-            if first.__class__ is not Card:
-                raise MalformedActionError(s, f"not a card: {first!r}")
-            if not h >> (first << 2) & 15:
-                raise CardNotInHandError(s, f"{first.label} is not in the hand")
-            h -= 1 << (first << 2)
-            if second is not None:
-                if second.__class__ is not Card:
-                    raise MalformedActionError(s, f"not a card: {second!r}")
-                if not chop[s]:
-                    raise ChopsticksUnavailableError(
-                        s, "a second card needs a chopsticks card played on an earlier turn"
-                    )
-                if size + (s == ctrl) < (3 if s == ctrl else 2):
-                    raise ChopsticksUnavailableError(s, "too few cards in hand for chopsticks")
-                if not h >> (second << 2) & 15:
-                    raise CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
-                h -= 1 << (second << 2)
-            if dummy is not None:
-                if s != ctrl:
-                    raise DummyPickError(s, "this seat does not control the dummy this turn")
-                if dummy.__class__ is not Card:
-                    raise MalformedActionError(s, f"not a card: {dummy!r}")
-                if not h >> (dummy << 2) & 15:
-                    raise CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
-                h -= 1 << (dummy << 2)
-            elif s == ctrl:
-                raise DummyPickError(
-                    s, "the dummy's controller must also pick a card for the dummy"
-                )
-            if second is not None:
-                # The used chopsticks go back into the hand after every pick has left it.
-                h += _CHOP_BIT
-            after[s] = h
-
-        revealed = tuple(actions)
-        events: list[Event] = [PicksRevealed(self._round, self._turn, revealed, ctrl)]
+        # Check everything first: nothing below may raise once the state starts changing. An
+        # action is legal exactly when this turn's legal set indexes it (one C-level map over the
+        # seats); only a refused action pays for working out which rule it breaks.
+        try:
+            found = list(map(_get, self._index, actions))
+        except TypeError:  # something unhashable: certainly not an action
+            found = [None]
+        if None in found:
+            self._refuse(actions)
+        entries: list[Entry] = found  # type: ignore[assignment]  # None was just ruled out
+        revealed: tuple[Action, ...] = tuple(map(_first, entries))
+        after = list(map(_sub, self._hands, map(_second, entries)))
+        # tuple.__new__ skips the Python-level __new__ of a NamedTuple on this hot path.
+        events: list[Event] = [
+            _tuple_new(PicksRevealed, (self._round, self._turn, revealed, self._controller))
+        ]
         tableaus = self._tableaus
-        wasabi = self._open_wasabi
-        for s in range(n):
-            first, second, dummy = revealed[s]
-            tableau = tableaus[s]
-            # Placement, inlined on this hot path: a nigiri covers the oldest open wasabi.
-            for card in (first, second) if second is not None else (first,):
-                tableau.append(card)
-                if _EGG <= card <= _SQUID:
-                    if wasabi[s]:
-                        wasabi[s] -= 1
-                        events.append(WasabiUsed(s, card))
-                elif card == _WASABI:
-                    wasabi[s] += 1
-                elif card == _CHOP:
-                    chop[s] += 1
-            if second is not None:
-                tableau.remove(_CHOP)  # the oldest: it was played on an earlier turn
-                chop[s] -= 1
-                events.append(ChopsticksReturned(s))
-            if dummy is not None:
-                self._place(n, dummy, events)
+        for s, entry in enumerate(entries):
+            card = entry[2]
+            if card is not None:
+                tableaus[s].append(card)
+            else:
+                self._place_all(s, entry[0], events)
+        size = self._hand_len
         self._history.append(revealed)
         self._turns_played += 1
         size -= 1
@@ -338,16 +313,84 @@ class Game:
             self._hands = after
             self._end_round(events)
             return events
-        d = self.pass_direction
-        self._hands = after[-d:] + after[:-d]
+        if self._passes_left:
+            self._hands = after[-1:] + after[:-1]  # seat i's hand goes to seat i+1
+        else:
+            self._hands = after[1:] + after[:1]  # seat i's hand goes to seat i-1
         self._turn += 1
-        if self.options.dummy:
+        if self._dummy_pile:
             self._dummy_draw()
+        self._begin_turn()
         return events
 
+    def _begin_turn(self) -> None:
+        """Work out every seat's legal actions for the turn that starts now."""
+        sets = self._legal = turn_sets(
+            self._hands, self._hand_len, self._chop_keys, self._controller
+        )
+        self._index = list(map(_second, sets))
+
+    def _place_all(self, s: int, action: Action, events: list[Event]) -> None:
+        """Place an action's cards: its picks, a used chopsticks card back to the hand (the
+        caller's packed hand already has it), the dummy's card."""
+        first, second, dummy = action
+        self._place(s, first, events)
+        if second is not None:
+            self._place(s, second, events)
+            self._tableaus[s].remove(_CHOP)  # the oldest: it was played on an earlier turn
+            self._chop[s] -= 1
+            if not self._chop[s]:
+                self._chop_keys[s] = 0
+            events.append(ChopsticksReturned(s))
+        if dummy is not None:
+            self._place(self._n, dummy, events)
+
+    def _refuse(self, actions: Sequence[object]) -> NoReturn:
+        """Raise the specific error for the first action that this turn's legal sets refuse."""
+        for s, a in enumerate(actions):
+            try:
+                if self._index[s].get(a) is None:  # type: ignore[call-overload]
+                    self._refuse_one(s, a)
+            except TypeError:
+                self._refuse_one(s, a)
+        raise AssertionError("_refuse called with legal actions")  # pragma: no cover
+
+    def _refuse_one(self, s: int, a: object) -> NoReturn:
+        """Raise the specific error for `a`, an action `s` may not take now."""
+        if not isinstance(a, tuple) or len(a) != 3:
+            raise MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
+        first, second, dummy = a
+        if first.__class__ is not Card:
+            raise MalformedActionError(s, f"not a card: {first!r}")
+        for card in (second, dummy):
+            if card is not None and card.__class__ is not Card:
+                raise MalformedActionError(s, f"not a card: {card!r}")
+        h = self._hands[s]
+        ctrl = self._controller
+        if not h >> (first << 2) & 15:
+            raise CardNotInHandError(s, f"{first.label} is not in the hand")
+        h -= 1 << (first << 2)
+        if second is not None:
+            if not self._chop[s]:
+                raise ChopsticksUnavailableError(
+                    s, "a second card needs a chopsticks card played on an earlier turn"
+                )
+            if self._hand_len + (s == ctrl) < (3 if s == ctrl else 2):
+                raise ChopsticksUnavailableError(s, "too few cards in hand to use chopsticks")
+            if not h >> (second << 2) & 15:
+                raise CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
+            h -= 1 << (second << 2)
+        if dummy is None and s == ctrl:
+            raise DummyPickError(s, "the dummy's controller must also pick a card for the dummy")
+        if dummy is not None:
+            if s != ctrl:
+                raise DummyPickError(s, "this seat does not control the dummy this turn")
+            if not h >> (dummy << 2) & 15:
+                raise CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
+        raise IllegalActionError(s, f"{Action(*a).describe()} is not a legal action")
+
     def _place(self, t: int, card: Card, events: list[Event]) -> None:
-        """Put `card` in tableau `t`, on the oldest open wasabi if it is a nigiri (the dummy's
-        card; seats' cards are placed by the same logic inlined in `apply`)."""
+        """Put `card` in tableau `t`, on the oldest open wasabi if it is a nigiri."""
         self._tableaus[t].append(card)
         if _EGG <= card <= _SQUID:
             if self._open_wasabi[t]:
@@ -357,6 +400,7 @@ class Game:
             self._open_wasabi[t] += 1
         elif card == _CHOP:
             self._chop[t] += 1
+            self._chop_keys[t] = CHOPSTICKS_KEY
 
     # -- rounds ------------------------------------------------------------------------------
 
@@ -364,15 +408,13 @@ class Game:
         """Deal the next round: seat 0's hand first, then seat 1's, ..., then the dummy pile."""
         self._round += 1
         self._turn = 1
+        self._passes_left = not (self.options.pass_both_ways and self._round == 2)
         size = self.options.hand_size
         cards = self._deck
         pos = self._deck_pos
         hands = []
         for _ in range(self._n):
-            code = 0
-            for card in cards[pos : pos + size]:
-                code += 1 << (card << 2)
-            hands.append(code)
+            hands.append(sum(map(_BITS.__getitem__, cards[pos : pos + size])))
             pos += size
         self._hands = hands
         self._hand_len = size
@@ -382,6 +424,7 @@ class Game:
             pos += size
             self._dummy_draw()
         self._deck_pos = pos
+        self._begin_turn()
 
     def _dummy_draw(self) -> None:
         """Dummy variant: control alternates every turn, across rounds too (seat 0 first); the
@@ -397,13 +440,14 @@ class Game:
         points = tuple(round_breakdown(self._tableaus))
         self._round_points.append(points)
         for i, tableau in enumerate(self._tableaus):
-            self._scores[i] += points[i].total
+            self._scores[i] += sum(points[i])
             kept = tableau.count(_PUDDING)
             self._puddings[i] += kept
             self._discarded += len(tableau) - kept
             tableau.clear()
             self._open_wasabi[i] = 0
             self._chop[i] = 0
+            self._chop_keys[i] = 0
         self._controller = None
         events.append(RoundScored(self._round, points, tuple(self._scores), tuple(self._puddings)))
         if self._round < ROUNDS:
@@ -414,6 +458,8 @@ class Game:
         for i, p in enumerate(self._pudding_points):
             self._scores[i] += p
         self._over = True
+        self._legal = [_NO_ACTIONS] * self._n
+        self._index = [_NO_ACTIONS[1]] * self._n
         places = self.places()
         events.append(
             GameOver(

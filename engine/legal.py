@@ -10,13 +10,21 @@ Every `Action` value is interned, so the cache holds references to a few thousan
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 from .actions import Action
 from .cards import CARDS, NUM_KINDS, Card
 
-_CACHE: dict[int, tuple[Action, ...]] = {}
-_DUMMY_CACHE: dict[int, tuple[Action, ...]] = {}
+Entry = tuple[Action, int, Card | None]
+"""An interned action, the packed cards it takes out of the hand (less a chopsticks card it puts
+back), and its card when placing it is trivial (one card that is no nigiri, wasabi or chopsticks,
+and no dummy pick), else None."""
+LegalSet = tuple[tuple[Action, ...], dict[Action, Entry]]
+"""The legal actions in order, and an index from each (or anything equal to it) to its `Entry`."""
+
+_CACHE: dict[int, LegalSet] = {}
+_DUMMY_CACHE: dict[int, LegalSet] = {}
 _CACHE_LIMIT = 1 << 16
 _LOW_BITS = sum(1 << (4 * c) for c in range(NUM_KINDS))
 """Bit 0 of every card's nibble."""
@@ -65,6 +73,11 @@ def legal_actions(
     `size` is the number of cards in the hand. Chopsticks need a second card in hand (a third for the
     dummy's controller, who also gives the dummy one card from the same hand).
     """
+    return legal_set(code, size, chopsticks, controls_dummy)[0]
+
+
+def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
+    """The legal actions with their index (see `LegalSet`), from the shared cache."""
     if controls_dummy:
         key = code << 5 | size << 1 | chopsticks
         found = _DUMMY_CACHE.get(key)
@@ -86,15 +99,59 @@ def legal_actions(
     return found
 
 
-def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> tuple[Action, ...]:
+_EXACT: dict[int, LegalSet] = {}
+_EXACT_LIMIT = 1 << 17
+CHOPSTICKS_KEY = 1 << 62
+"""Added to a packed hand, in `turn_sets`' keys, when its seat has chopsticks ready."""
+
+
+def turn_sets(
+    hands: list[int], size: int, chop_keys: list[int], controller: int | None
+) -> list[LegalSet]:
+    """Every seat's legal set at the start of a turn (the game's hot path).
+
+    A second cache keyed by the exact packed hand (which also fixes the hand's size) plus
+    `chop_keys[s]` (`CHOPSTICKS_KEY` when seat s has chopsticks ready, else 0) makes the common
+    case one C-level `map` over the seats; misses and the dummy's controller take `legal_set`.
+    """
+    found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
+    if controller is None and None not in found:
+        return found  # type: ignore[return-value]  # None was just ruled out
+    out = []
+    for s, code in enumerate(hands):
+        entry = found[s]
+        chopsticks = chop_keys[s] != 0
+        if s == controller:
+            entry = legal_set(code, size + 1, chopsticks, True)
+        elif entry is None:
+            if len(_EXACT) >= _EXACT_LIMIT:
+                _EXACT.clear()
+            entry = _EXACT[code | chop_keys[s]] = legal_set(code, size, chopsticks, False)
+        out.append(entry)
+    return out
+
+
+_SIMPLE = frozenset(CARDS) - {Card.EGG, Card.SALMON, Card.SQUID, Card.WASABI, Card.CHOPSTICKS}
+_CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
+
+
+def _entry(action: Action) -> Entry:
+    taken = sum(1 << (c << 2) for c in action.cards)
+    if action.second is not None:
+        taken -= _CHOP_BIT
+    simple = action.second is None and action.dummy is None and action.first in _SIMPLE
+    return action, taken, action.first if simple else None
+
+
+def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
     kinds = [card for card in CARDS if count(code, card)]
     own = [_SINGLE[card] for card in kinds]
     if chopsticks and size >= (3 if controls_dummy else 2):
         own += [_PAIR[a][b] for a in kinds for b in kinds if a != b or count(code, a) >= 2]
-    if not controls_dummy:
-        return tuple(own)
-    out = []
-    for action in own:
-        left = code - sum(1 << (c << 2) for c in action.cards)
-        out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
-    return tuple(out)
+    if controls_dummy:
+        out = []
+        for action in own:
+            left = code - sum(1 << (c << 2) for c in action.cards)
+            out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
+        own = out
+    return tuple(own), {action: _entry(action) for action in own}

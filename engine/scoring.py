@@ -8,7 +8,7 @@ values that also reports the points per category, so there is exactly one scorer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cards import (
     COLOUR_FAMILIES,
@@ -42,9 +42,8 @@ _FAMILY = [COLOUR_FAMILIES[Card(v)] for v in range(NUM_KINDS)]
 _MAX_DUMPLINGS = len(DUMPLING_POINTS) - 1
 
 
-@dataclass(frozen=True, slots=True)
-class RoundPoints:
-    """One tableau's points for a round, by category."""
+class RoundPoints(NamedTuple):
+    """One tableau's points for a round, by category (a NamedTuple: built every round end)."""
 
     maki: int
     """Maki race: 6 for most, 3 for second, split on ties."""
@@ -97,43 +96,43 @@ def _soy_points(colours: Sequence[int], has_soy: Sequence[bool]) -> list[int]:
     return out
 
 
-def round_breakdown(tableaus: Sequence[Sequence[int]]) -> list[RoundPoints]:
+def round_breakdown(tableaus: Sequence[list[Card]]) -> list[RoundPoints]:
     """Score one round: each tableau lists a player's cards (`Card` values) in the order played.
 
     A nigiri is tripled when its owner had an uncovered wasabi before it in that order (which wasabi
     it covers cannot change a score). Every tableau takes part in the maki and soy sauce comparisons.
     """
     icons: list[int] = []
-    all_counts: list[list[int]] = []
     partial: list[tuple[int, int, int, int]] = []
+    soy_played = False
     for tableau in tableaus:
-        counts = [0] * NUM_KINDS
-        for card in tableau:
-            counts[card] += 1
-        all_counts.append(counts)
-        if counts[_WASABI]:
+        # list.count runs in C and matches cards by identity first: cheaper than a Python loop
+        # over the tableau, for the dozen kinds a round's scoring needs.
+        n = tableau.count
+        if n(_WASABI):
             nigiri = _wasabi_nigiri(tableau)
         else:
-            nigiri = counts[_EGG] * _V_EGG + counts[_SALMON] * _V_SALMON + counts[_SQUID] * _V_SQUID
-        icons.append(counts[_M1] * _I1 + counts[_M2] * _I2 + counts[_M3] * _I3)
+            nigiri = n(_EGG) * _V_EGG + n(_SALMON) * _V_SALMON + n(_SQUID) * _V_SQUID
+        icons.append(n(_M1) * _I1 + n(_M2) * _I2 + n(_M3) * _I3)
         partial.append(
             (
-                counts[_TEMPURA] // TEMPURA_SET * TEMPURA_POINTS,
-                counts[_SASHIMI] // SASHIMI_SET * SASHIMI_POINTS,
-                DUMPLING_POINTS[min(counts[_DUMPLING], _MAX_DUMPLINGS)],
+                n(_TEMPURA) // TEMPURA_SET * TEMPURA_POINTS,
+                n(_SASHIMI) // SASHIMI_SET * SASHIMI_POINTS,
+                DUMPLING_POINTS[min(n(_DUMPLING), _MAX_DUMPLINGS)],
                 nigiri,
             )
         )
+        soy_played = soy_played or _SOY in tableau
     maki = _maki_points(icons)
-    if any(counts[_SOY] for counts in all_counts):
-        colours = [len({_FAMILY[c] for c in range(NUM_KINDS) if n[c]}) for n in all_counts]
-        soy = _soy_points(colours, [n[_SOY] > 0 for n in all_counts])
+    if soy_played:
+        colours = [len({_FAMILY[card] for card in tableau}) for tableau in tableaus]
+        soy = _soy_points(colours, [_SOY in tableau for tableau in tableaus])
     else:
-        soy = [0] * len(all_counts)
+        soy = [0] * len(partial)
     return [RoundPoints(maki[i], t, s, d, n, soy[i]) for i, (t, s, d, n) in enumerate(partial)]
 
 
-def _wasabi_nigiri(tableau: Sequence[int]) -> int:
+def _wasabi_nigiri(tableau: list[Card]) -> int:
     """Nigiri points of a tableau with wasabi: walk it in play order."""
     points = 0
     open_wasabi = 0
