@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .actions import Action
-from .cards import ROUNDS, Card, deck
+from .cards import ROUNDS, Card
+from .cards import deck as cards_deck
 from .errors import (
     CardNotInHandError,
     ChopsticksUnavailableError,
@@ -35,7 +36,7 @@ from .events import (
     RoundStarted,
     WasabiUsed,
 )
-from .legal import CHOPSTICKS_KEY, Entry, LegalSet, turn_sets, unpack
+from .legal import CHOPSTICKS_KEY, Entry, LegalSet, pack, turn_sets, unpack
 from .observation import Observation, TableauView, wasabi_placements
 from .options import GameOptions
 from .rng import DeterministicRng
@@ -102,7 +103,7 @@ class Game:
         self.seed = seed
         n = self._n = options.players
         t = options.tableaus
-        cards = deck(options.soy_sauce)
+        cards = cards_deck(options.soy_sauce)
         DeterministicRng(seed, DECK_STREAM).shuffle(cards)
         self._deck = cards
         self._deck_pos = 0
@@ -131,6 +132,87 @@ class Game:
         self._index: list[dict[Action, Entry]] = []
         """The index of each seat's legal set (see `engine.legal.LegalSet`)."""
         self._start_round()
+
+    @classmethod
+    def from_observation(
+        cls,
+        obs: Observation,
+        hands: Sequence[Sequence[Card]],
+        deck: Sequence[Card],
+        dummy_pile: Sequence[Card] = (),
+    ) -> Game:
+        """A game for simulation whose public state is `obs`, with hidden parts filled in.
+
+        `hands[s]` is seat s's hand (it must equal `obs.hand` for the observing seat; the dummy's
+        controller holds its drawn card), `deck` the undealt cards in the order later rounds deal
+        them, `dummy_pile` the dummy's pile from the top. Search bots fill these with a guess
+        consistent with what their seat has seen. The result has no seed and no history, and keeps
+        only the totals of finished rounds. `ValueError` names any mismatch with `obs`.
+        """
+        if obs.is_over:
+            raise ValueError("the observed game is over")
+        options = obs.options
+        n = options.players
+        views = obs.tableaus
+        if len(hands) != n:
+            raise ValueError(f"expected {n} hands, got {len(hands)}")
+        if obs.seat is not None and sorted(hands[obs.seat]) != list(obs.hand):
+            raise ValueError("the observing seat's hand differs from the observation's")
+        for s in range(n):
+            if len(hands[s]) != views[s].hand_size:
+                raise ValueError(f"seat {s} should hold {views[s].hand_size} cards")
+        if options.dummy and len(dummy_pile) != views[n].hand_size:
+            raise ValueError(f"the dummy pile should hold {views[n].hand_size} cards")
+        game = cls.__new__(cls)
+        game.options = options
+        game.seed = b""
+        game._n = n
+        game._deck = list(deck)
+        game._deck_pos = 0
+        game._hands = [pack(hand) for hand in hands]
+        game._controller = obs.dummy_controller
+        game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
+        game._dummy_pile = list(dummy_pile)[::-1]
+        game._tableaus = [list(view.cards) for view in views]
+        game._open_wasabi = [view.open_wasabi for view in views]
+        # At a turn's start every chopsticks card in a tableau was played on an earlier turn.
+        game._chop = [tableau.count(_CHOP) for tableau in game._tableaus]
+        game._chop_keys = [CHOPSTICKS_KEY if c else 0 for c in game._chop]
+        game._puddings = [view.puddings - view.cards.count(_PUDDING) for view in views]
+        game._scores = [view.score for view in views]
+        game._round_points = []
+        game._pudding_points = ()
+        game._round = obs.round
+        game._turn = obs.turn
+        game._turns_played = (obs.round - 1) * options.hand_size + obs.turn - 1
+        game._over = False
+        game._passes_left = obs.pass_direction == 1
+        game._history = []
+        size = len(deck) + sum(map(len, hands)) + len(dummy_pile)
+        size += sum(map(len, game._tableaus)) + sum(game._puddings)
+        game._discarded = len(cards_deck(options.soy_sauce)) - size
+        game._begin_turn()
+        return game
+
+    def clone(self) -> Game:
+        """An independent copy of this game (for search: play on without touching this one)."""
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._deck = self._deck  # never changed once shuffled: dealing only moves _deck_pos
+        other._hands = self._hands[:]
+        other._dummy_pile = self._dummy_pile[:]
+        other._tableaus = [t[:] for t in self._tableaus]
+        other._open_wasabi = self._open_wasabi[:]
+        other._chop = self._chop[:]
+        other._chop_keys = self._chop_keys[:]
+        other._puddings = self._puddings[:]
+        other._scores = self._scores[:]
+        other._round_points = self._round_points[:]
+        other._history = self._history[:]
+        other._legal = self._legal[:]
+        other._index = self._index[:]
+        return other
 
     # -- reading the state ------------------------------------------------------------------
 
