@@ -1,0 +1,298 @@
+"""The typed codec: frozen dataclasses <-> plain msgpack data, validated field by field.
+
+Each message's schema is its dataclass: the field names are the wire keys and the type hints say
+what a value must be. Ranges and lengths ride on the hints with `Annotated` (`Range`, `Size`), so
+one declaration gives the Python type, the validation and (through docs/PROTOCOL.md) the spec.
+Encoders and decoders are compiled once per type into closures; failures raise `FieldError`, which
+collects the path of the offending field on its way out (nothing is built on the success path).
+
+Encoding trusts its input (typed values made by our own code: STYLE.md item 7); decoding trusts
+nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+
+from .errors import ErrorCode
+
+Encoder = Callable[[Any], Any]
+Decoder = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """An integer field's inclusive bounds."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """Inclusive bounds on a length: characters of a str, bytes of a bin, items of an array."""
+
+    lo: int
+    hi: int
+
+
+class FieldError(Exception):
+    """A value that does not fit its schema. `path` names the field, outermost first."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path: list[str] = []
+
+    def where(self) -> str:
+        """The dotted path of the bad field (``observation.tableaus[2].cards``)."""
+        out = ""
+        for part in self.path:
+            out += part if part.startswith("[") or not out else "." + part
+        return out or "message"
+
+
+def kind_of(value: object) -> str:
+    """The msgpack name of a decoded value's type, for error messages."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+_KINDS = {
+    type(None): "nil",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+    bytes: "bin",
+    list: "array",
+    tuple: "array",
+    dict: "map",
+}
+
+_CUSTOM: dict[Any, tuple[Encoder, Decoder]] = {}
+_COMPILED: dict[Any, tuple[Encoder, Decoder]] = {}
+
+
+def register(tp: Any, encoder: Encoder, decoder: Decoder) -> None:
+    """Use a hand-written codec for `tp` wherever a schema names it."""
+    _CUSTOM[tp] = (encoder, decoder)
+
+
+def codec(tp: Any) -> tuple[Encoder, Decoder]:
+    """The (encoder, decoder) pair for a type hint, compiled once."""
+    try:
+        return _COMPILED[tp]
+    except KeyError:
+        pass
+    pair = _compile(tp)
+    _COMPILED[tp] = pair
+    return pair
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _compile(tp: Any) -> tuple[Encoder, Decoder]:
+    meta: tuple[Any, ...] = ()
+    if get_origin(tp) is Annotated:
+        tp, *rest = get_args(tp)
+        meta = tuple(rest)
+    if tp in _CUSTOM:
+        return _CUSTOM[tp]
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(tp) if a is not type(None)]
+        if len(inner) != 1:
+            raise TypeError(f"only X | None unions are supported, not {tp}")
+        return _optional(*codec(inner[0]))
+    if origin is tuple:
+        item, ellipsis = get_args(tp)
+        if ellipsis is not Ellipsis:
+            raise TypeError(f"only tuple[X, ...] is supported, not {tp}")
+        size = _meta(meta, Size) or Size(0, 64)
+        return _array(*codec(item), size)
+    if tp is bool:
+        return _identity, _bool
+    if tp is int:
+        rng = _meta(meta, Range)
+        if rng is None:
+            raise TypeError("an int field needs a Range")
+        return _identity, _int(rng.lo, rng.hi)
+    if tp is str:
+        return _identity, _str(_meta(meta, Size) or Size(0, 256))
+    if tp is bytes:
+        return _identity, _bytes(_meta(meta, Size) or Size(0, 256))
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return struct_codec(tp)
+    raise TypeError(f"no codec for {tp!r}")
+
+
+def _meta(meta: tuple[Any, ...], kind: type[Any]) -> Any:
+    return next((m for m in meta if isinstance(m, kind)), None)
+
+
+def _optional(enc: Encoder, dec: Decoder) -> tuple[Encoder, Decoder]:
+    def encode(value: Any) -> Any:
+        return None if value is None else enc(value)
+
+    def decode(value: Any) -> Any:
+        return None if value is None else dec(value)
+
+    return encode, decode
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise FieldError(ErrorCode.WRONG_TYPE, f"expected a bool, got {kind_of(value)}")
+    return value
+
+
+def _int(lo: int, hi: int) -> Decoder:
+    def decode(value: Any) -> int:
+        if type(value) is not int:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected an int, got {kind_of(value)}")
+        if not lo <= value <= hi:
+            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{value} is not within {lo}..{hi}")
+        return value
+
+    return decode
+
+
+def _str(size: Size) -> Decoder:
+    lo, hi = size.lo, size.hi
+
+    def decode(value: Any) -> str:
+        if type(value) is not str:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected a str, got {kind_of(value)}")
+        if not lo <= len(value) <= hi:
+            raise FieldError(
+                ErrorCode.OUT_OF_RANGE, f"length {len(value)} is not within {lo}..{hi}"
+            )
+        return value
+
+    return decode
+
+
+def _bytes(size: Size) -> Decoder:
+    lo, hi = size.lo, size.hi
+
+    def decode(value: Any) -> bytes:
+        if type(value) is not bytes:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected a bin, got {kind_of(value)}")
+        if not lo <= len(value) <= hi:
+            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} bytes is not within {lo}..{hi}")
+        return value
+
+    return decode
+
+
+def _array(enc: Encoder, dec: Decoder, size: Size) -> tuple[Encoder, Decoder]:
+    lo, hi = size.lo, size.hi
+
+    def encode(value: Any) -> Any:
+        return [enc(v) for v in value]
+
+    def decode(value: Any) -> tuple[Any, ...]:
+        if type(value) is not list and type(value) is not tuple:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected an array, got {kind_of(value)}")
+        if not lo <= len(value) <= hi:
+            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} items is not within {lo}..{hi}")
+        out = []
+        for i, v in enumerate(value):
+            try:
+                out.append(dec(v))
+            except FieldError as exc:
+                exc.path.insert(0, f"[{i}]")
+                raise
+        return tuple(out)
+
+    # msgpack packs a tuple as an array, so arrays of plain values need no encoding pass.
+    return (_identity if enc is _identity else encode), decode
+
+
+def _enum(tp: type[Enum]) -> tuple[Encoder, Decoder]:
+    by_value = {m.value: m for m in tp}
+    want = int if issubclass(tp, IntEnum) else str
+    known = ", ".join(str(v) for v in by_value)
+
+    def encode(value: Any) -> Any:
+        return value.value
+
+    def decode(value: Any) -> Any:
+        if type(value) is not want:
+            raise FieldError(
+                ErrorCode.WRONG_TYPE, f"expected {want.__name__}, got {kind_of(value)}"
+            )
+        try:
+            return by_value[value]
+        except KeyError:
+            raise FieldError(
+                ErrorCode.OUT_OF_RANGE, f"unknown {tp.__name__} {value!r} (known: {known})"
+            ) from None
+
+    return encode, decode
+
+
+def struct_codec(
+    cls: type[Any],
+    hints: dict[str, Any] | None = None,
+    check: Callable[[Any], None] | None = None,
+) -> tuple[Encoder, Decoder]:
+    """A codec for a dataclass (or any class built from keyword arguments) as a msgpack map.
+
+    `hints` overrides the class's own type hints (for engine classes, whose hints carry no ranges);
+    `check(obj)` validates the built object as a whole and raises `FieldError`. A dataclass field
+    with a default may be absent on the wire (so a minor version can add one); with explicit `hints`
+    every field is required. Unknown keys are ignored (forward compatibility).
+    """
+    if hints is None:
+        own = get_type_hints(cls, include_extras=True)
+        hints = {f.name: own[f.name] for f in dataclasses.fields(cls)}
+        required = {
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+    else:
+        # Engine classes described by explicit hints: every field is sent, so every one is required.
+        required = set(hints)
+    fields = [(name, *codec(tp), name in required) for name, tp in hints.items()]
+    plain = [(name, enc) for name, enc, _, _ in fields]
+
+    def encode(obj: Any) -> dict[str, Any]:
+        return {name: enc(getattr(obj, name)) for name, enc in plain}
+
+    def decode(value: Any) -> Any:
+        if type(value) is not dict:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected a map, got {kind_of(value)}")
+        kwargs = {}
+        for name, _, dec, needed in fields:
+            if name in value:
+                try:
+                    kwargs[name] = dec(value[name])
+                except FieldError as exc:
+                    exc.path.insert(0, name)
+                    raise
+            elif needed:
+                err = FieldError(ErrorCode.MISSING_FIELD, "required field is missing")
+                err.path.append(name)
+                raise err
+        try:
+            obj = cls(**kwargs)
+        except (ValueError, TypeError) as exc:
+            # Engine constructors (GameOptions) reject inconsistent combinations themselves.
+            raise FieldError(ErrorCode.OUT_OF_RANGE, str(exc)) from None
+        if check is not None:
+            check(obj)
+        return obj
+
+    return encode, decode

@@ -1,0 +1,207 @@
+"""Handshake, identity, heartbeat and error messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, ClassVar
+
+from ._codec import Range, Size
+from ._registry import (
+    U32,
+    Bytes32,
+    ClientMessage,
+    Name,
+    Ref,
+    Role,
+    ServerMessage,
+    Text,
+    register,
+)
+from .errors import ErrorCode
+from .versions import Version
+
+Capability = Annotated[str, Size(1, 32)]
+Capabilities = Annotated[tuple[Capability, ...], Size(0, 32)]
+Bytes64 = Annotated[bytes, Size(64, 64)]
+PlayerId = Annotated[str, Size(1, 64)]
+Token = Annotated[bytes, Size(16, 64)]
+
+
+# -- handshake ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(ClientMessage):
+    """The client's first message: who it speaks and what it can do."""
+
+    TYPE: ClassVar[str] = "hello"
+
+    protocol: Annotated[str, Size(1, 32)]
+    """Always ``"sushigo"``; anything else is refused with WRONG_PROTOCOL."""
+    version: Version
+    """The highest version the client speaks."""
+    capabilities: Capabilities = ()
+    """Optional features the client implements (``chat``, ``spectate``, ``resume``, ...)."""
+    software: Annotated[str, Size(0, 64)] = ""
+    """Free text naming the client program, for logs."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(ServerMessage):
+    """The server accepts the HELLO: the chosen version and what identity login needs."""
+
+    TYPE: ClassVar[str] = "welcome"
+
+    ref: Ref | None = None
+    """The HELLO's ref."""
+    version: Version
+    """The version both sides now speak (the client's major)."""
+    capabilities: Capabilities = ()
+    """The capabilities both sides have."""
+    server_name: Annotated[str, Size(0, 64)] = ""
+    """Free text naming the server."""
+    server_key: Bytes32
+    """The server's Ed25519 public key (raw 32 bytes): it signs game records, and LOGIN_KEY's
+    signature binds it."""
+    challenge: Bytes32
+    """32 random bytes, fresh for this connection, for LOGIN_KEY to sign."""
+    heartbeat_ms: Annotated[int, Range(1000, 600_000)] = 15_000
+    """How often the server pings an idle connection; the dead-peer timeout is 3 of these."""
+
+
+# -- identity ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoginGuest(ClientMessage):
+    """Play as a guest under a display name, with no lasting identity."""
+
+    TYPE: ClassVar[str] = "login_guest"
+
+    name: Name
+    """Display name, 1-24 characters."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoginKey(ClientMessage):
+    """Log in as the owner of an Ed25519 key, by signing the WELCOME challenge.
+
+    The signed bytes bind the server's key and the challenge (see `protocol.identity`), so a
+    signature made for one server or connection is useless on another.
+    """
+
+    TYPE: ClassVar[str] = "login_key"
+
+    name: Name
+    """Display name, 1-24 characters."""
+    public_key: Bytes32
+    """The player's Ed25519 public key (raw 32 bytes): their lasting identity."""
+    signature: Bytes64
+    """Ed25519 signature of `protocol.identity.auth_payload(server_key, challenge, public_key)`."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoggedIn(ServerMessage):
+    """Login (or RESUME of a session in the lobby) succeeded."""
+
+    TYPE: ClassVar[str] = "logged_in"
+
+    ref: Ref | None = None
+    """The login request's ref."""
+    player_id: PlayerId
+    """The player's stable id (for a key: derived from it; for a guest: this session's)."""
+    name: Name
+    """The display name in use."""
+    guest: bool
+    """True for a guest login."""
+    resume_token: Token
+    """Secret for RESUME after a lost connection. Never shown to anyone else."""
+
+
+# -- heartbeat ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(ClientMessage):
+    """Are you there? The server answers PONG with the same nonce."""
+
+    TYPE: ClassVar[str] = "ping"
+
+    nonce: U32 = 0
+    """Echoed in the PONG."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(ClientMessage):
+    """The client's answer to a server PING."""
+
+    TYPE: ClassVar[str] = "pong"
+
+    nonce: U32 = 0
+    """The PING's nonce."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerPing(ServerMessage):
+    """Are you there? The client answers PONG with the same nonce (wire type ``ping``)."""
+
+    TYPE: ClassVar[str] = "ping"
+
+    nonce: U32 = 0
+    """Echoed in the PONG."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerPong(ServerMessage):
+    """The server's answer to a client PING (wire type ``pong``)."""
+
+    TYPE: ClassVar[str] = "pong"
+
+    ref: Ref | None = None
+    """The PING's ref."""
+    nonce: U32 = 0
+    """The PING's nonce."""
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(ServerMessage):
+    """A request failed, or the connection is being closed (fatal codes)."""
+
+    TYPE: ClassVar[str] = "error"
+
+    ref: Ref | None = None
+    """The offending request's ref, when it could be read; nil otherwise."""
+    code: Annotated[int, Range(0, 65535)]
+    """An `ErrorCode` value (a plain int on the wire, so a newer server's codes still decode)."""
+    message: Text = ""
+    """Human-readable explanation naming what was wrong."""
+    supported_versions: Annotated[tuple[Version, ...], Size(0, 16)] = ()
+    """With UNSUPPORTED_VERSION: every version the server speaks."""
+
+    @property
+    def error_code(self) -> ErrorCode | None:
+        """`code` as an `ErrorCode`, or None for a code this version does not know."""
+        try:
+            return ErrorCode(self.code)
+        except ValueError:
+            return None
+
+
+register(Hello, Welcome, LoginGuest, LoginKey, LoggedIn, Ping, Pong, ServerPing, ServerPong, Error)
+
+__all__ = [
+    "Error",
+    "Hello",
+    "LoggedIn",
+    "LoginGuest",
+    "LoginKey",
+    "Ping",
+    "Pong",
+    "Role",
+    "ServerPing",
+    "ServerPong",
+    "Welcome",
+]

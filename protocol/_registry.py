@@ -1,0 +1,149 @@
+"""Message base classes, the registry of message types, and message <-> plain data.
+
+On the wire a message is one msgpack map: ``type`` (the message's name), then ``seq`` for every
+server message (a per-connection sequence number from 1), then the message's own fields. Client
+messages carry ``ref``, a client-chosen request id that replies and errors repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar
+
+from ._codec import FieldError, Range, Size, kind_of, struct_codec
+from .errors import ErrorCode, RemoteProtocolError
+
+U32_MAX = 2**32 - 1
+SEQ_MAX = 2**63 - 1
+
+Ref = Annotated[int, Range(0, U32_MAX)]
+"""A request's reference id (client-chosen; 0 when the client does not care)."""
+U32 = Annotated[int, Range(0, U32_MAX)]
+Seat = Annotated[int, Range(0, 4)]
+"""A seat index, 0-4 (a further check against the table's player count happens where known)."""
+Round = Annotated[int, Range(1, 3)]
+Turn = Annotated[int, Range(1, 11)]
+Bytes32 = Annotated[bytes, Size(32, 32)]
+Name = Annotated[str, Size(1, 24)]
+"""A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
+TableId = Annotated[str, Size(1, 32)]
+Text = Annotated[str, Size(0, 500)]
+DeadlineMs = Annotated[int, Range(0, 86_400_000)]
+"""Milliseconds from when the message is sent (0: no deadline)."""
+
+
+class Role(StrEnum):
+    """The two ends of a connection."""
+
+    CLIENT = "client"
+    """The end that connects and sends HELLO: a terminal client or a bot."""
+    SERVER = "server"
+    """The game server."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientMessage:
+    """Base of every message a client sends."""
+
+    TYPE: ClassVar[str] = ""
+    SENDER: ClassVar[Role] = Role.CLIENT
+
+    ref: Ref = 0
+    """Client-chosen reference id (u32); replies and errors about this request repeat it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerMessage:
+    """Base of every message the server sends (each carries a ``seq`` on the wire)."""
+
+    TYPE: ClassVar[str] = ""
+    SENDER: ClassVar[Role] = Role.SERVER
+
+
+MessageT = ClientMessage | ServerMessage
+
+MessageClass = type[ClientMessage] | type[ServerMessage]
+# Keyed by sender too: "ping" and "pong" exist in both directions.
+_TYPES: dict[tuple[Role, str], MessageClass] = {}
+_CODECS: dict[type[Any], Any] = {}
+
+
+def register(*classes: MessageClass) -> None:
+    """Add message classes to the registry under their sender and ``TYPE``."""
+    for cls in classes:
+        key = (cls.SENDER, cls.TYPE)
+        if not cls.TYPE or key in _TYPES:
+            raise ValueError(f"bad or duplicate message type {cls.TYPE!r}")
+        _TYPES[key] = cls
+
+
+def message_types(sender: Role | None = None) -> list[MessageClass]:
+    """Every registered message class (of one sender, if given), in registration order."""
+    return [cls for (who, _), cls in _TYPES.items() if sender is None or who is sender]
+
+
+def _codec_for(cls: type[Any]) -> Any:
+    pair = _CODECS.get(cls)
+    if pair is None:
+        pair = _CODECS[cls] = struct_codec(cls)
+    return pair
+
+
+def to_data(message: MessageT, seq: int | None = None) -> dict[str, Any]:
+    """The plain msgpack data of `message`; `seq` is required for (and only for) server messages."""
+    body = _codec_for(type(message))[0](message)
+    head: dict[str, Any] = {"type": message.TYPE}
+    if seq is not None:
+        head["seq"] = seq
+    head.update(body)
+    return head
+
+
+def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
+    """Validate plain data from the wire into a typed message sent by `sender`, and its ``seq``.
+
+    Raises `RemoteProtocolError` (not fatal: the frame was sound) with the code naming the first
+    problem and, when it could be read, the request's ``ref``.
+    """
+    if type(value) is not dict:
+        raise RemoteProtocolError(
+            ErrorCode.NOT_A_MESSAGE, f"a message must be a map, got {kind_of(value)}", fatal=False
+        )
+    ref = value.get("ref") if sender is Role.CLIENT else None
+    if type(ref) is not int or not 0 <= ref <= U32_MAX:
+        ref = None
+    name = value.get("type")
+    if type(name) is not str:
+        raise RemoteProtocolError(
+            ErrorCode.NOT_A_MESSAGE, "a message needs a string 'type'", ref=ref, fatal=False
+        )
+    cls = _TYPES.get((sender, name))
+    if cls is None:
+        other = Role.SERVER if sender is Role.CLIENT else Role.CLIENT
+        if (other, name) in _TYPES:
+            raise RemoteProtocolError(
+                ErrorCode.WRONG_DIRECTION,
+                f"{name!r} is sent by the {other}, not the {sender}",
+                ref=ref,
+                fatal=False,
+            )
+        raise RemoteProtocolError(
+            ErrorCode.UNKNOWN_MESSAGE_TYPE, f"unknown message type {name!r}", ref=ref, fatal=False
+        )
+    seq = None
+    if sender is Role.SERVER:
+        seq = value.get("seq")
+        if type(seq) is not int or not 1 <= seq <= SEQ_MAX:
+            raise RemoteProtocolError(
+                ErrorCode.MISSING_FIELD if seq is None else ErrorCode.WRONG_TYPE,
+                f"{name}.seq: a server message needs an integer seq >= 1",
+                fatal=False,
+            )
+    try:
+        msg = _codec_for(cls)[1](value)
+    except FieldError as exc:
+        raise RemoteProtocolError(
+            exc.code, f"{name}.{exc.where()}: {exc.message}", ref=ref, fatal=False
+        ) from None
+    return msg, seq

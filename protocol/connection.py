@@ -1,0 +1,273 @@
+"""Sans-IO connections for both ends: bytes in, typed messages out; messages in, bytes out.
+
+Shaped like h11 (STYLE.md item 1): the adapter calls `receive_data(bytes)` with what the socket
+gave (``b""`` at end of stream), drains `next_event()` until it returns None, and writes whatever
+`send(message)` returns. No IO, no clock: deadlines and heartbeats are the adapter's, with the
+values docs/PROTOCOL.md recommends.
+
+Both ends move the same phase through the one transition table in `protocol._state`, so a client
+cannot send what the server would refuse, and the server refuses what a client must not send.
+
+Errors: `next_event` raises `RemoteProtocolError`. If it is `fatal` (framing, handshake, and on the
+client side anything at all, since a server that breaks the protocol cannot be trusted), the
+connection is now failed: the server may still `send` one ERROR (`error_for(exc)`) and must then
+close the socket. If it is not fatal, answer with `error_for(exc)` and go on reading. `send`
+raises `LocalProtocolError` for a message the protocol does not allow now, and sends nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
+from ._messages_session import Error, Hello, Welcome
+from ._registry import Role
+from ._state import AFTER_WELCOME, FROM_MESSAGE, LOGGED_IN, Phase, describe_refusal, next_phase
+from .errors import (
+    FATAL_CODES,
+    ErrorCode,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+)
+from .frames import NEED_DATA, FrameDecoder, encode_frame, limits_for
+from .messages import Message, decode_message, encode_message
+from .versions import (
+    CAPABILITIES,
+    PROTOCOL_NAME,
+    SUPPORTED_VERSIONS,
+    Version,
+    choose_version,
+    common_capabilities,
+)
+
+_MAX_ERROR_TEXT = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionClosed:
+    """The peer closed its side cleanly, between two frames. Nothing more will arrive."""
+
+
+Event = Message | ConnectionClosed
+
+
+class Connection:
+    """One end of a connection. Use `ServerConnection` or `ClientConnection`."""
+
+    our_role: ClassVar[Role]
+    their_role: ClassVar[Role]
+
+    def __init__(self) -> None:
+        self.phase = Phase.HANDSHAKE
+        """Where the connection is (the same on both ends once messages have arrived)."""
+        self.version: Version | None = None
+        """The negotiated version, once WELCOME has been sent or received."""
+        self.position: tuple[int, int] | None = None
+        """(round, turn) of the last TURN_START: COMMIT, REVEAL and their answers must match."""
+        self.last_seq = 0
+        """The seq of the last server message sent (server) or received (client)."""
+        self.failed: ProtocolError | None = None
+        """The fatal error that ended the connection, if any."""
+        self._decoder = FrameDecoder(limits_for(self.their_role))
+        self._limits = limits_for(self.our_role)
+
+    # -- receiving -------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes from the peer; ``b""`` means it closed its side."""
+        if self.failed is not None:
+            raise self.failed
+        try:
+            self._decoder.receive_data(data)
+        except RemoteProtocolError as exc:
+            raise self._fail(exc) from None
+
+    def next_event(self) -> Event | None:
+        """The next message from the peer, `ConnectionClosed`, or None when more data is needed."""
+        if self.failed is not None:
+            raise self.failed
+        if self.phase is Phase.CLOSED:
+            return None
+        try:
+            value = self._decoder.next_value()
+        except RemoteProtocolError as exc:
+            raise self._fail(exc) from None
+        if value is NEED_DATA:
+            if self._decoder.at_eof:
+                self.phase = Phase.CLOSED
+                return ConnectionClosed()
+            return None
+        try:
+            message, seq = decode_message(value, self.their_role)
+            if seq is not None:
+                if seq != self.last_seq + 1:
+                    raise RemoteProtocolError(
+                        ErrorCode.SEQUENCE_ERROR, f"seq {seq} after {self.last_seq}"
+                    )
+                self.last_seq = seq
+            self._advance(self.their_role, message)
+        except RemoteProtocolError as exc:
+            if exc.fatal or self.our_role is Role.CLIENT or self.phase not in AFTER_WELCOME:
+                raise self._fail(exc) from None
+            raise
+        return message
+
+    def _fail(self, exc: ProtocolError) -> ProtocolError:
+        exc.fatal = True
+        self.failed = exc
+        return exc
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def send(self, message: Message) -> bytes:
+        """The frame for `message`, after checking it may be sent now; moves the phase."""
+        if message.SENDER is not self.our_role:
+            raise LocalProtocolError(
+                ErrorCode.WRONG_DIRECTION, f"the {self.our_role} cannot send {message.TYPE!r}"
+            )
+        if self.failed is not None:
+            # After a fatal error the server may still say why, once.
+            if not isinstance(message, Error) or self.phase is Phase.CLOSED:
+                raise LocalProtocolError(ErrorCode.OUT_OF_PHASE, "the connection has failed")
+            frame = encode_frame(encode_message(message, self.last_seq + 1), self._limits)
+            self.last_seq += 1
+            self.phase = Phase.CLOSED
+            return frame
+        seq = self.last_seq + 1 if self.our_role is Role.SERVER else None
+        frame = encode_frame(encode_message(message, seq), self._limits)
+        self._advance(self.our_role, message)
+        if seq is not None:
+            self.last_seq = seq
+        return frame
+
+    # -- the state machine -----------------------------------------------------------------
+
+    def _refuse(self, role: Role, code: ErrorCode, text: str, ref: int | None) -> ProtocolError:
+        if role is self.our_role:
+            return LocalProtocolError(code, text, ref=ref)
+        return RemoteProtocolError(code, text, ref=ref)
+
+    def _advance(self, role: Role, message: Message) -> None:
+        """Check `message` (sent by `role`) against the table and the turn, then move."""
+        ref = getattr(message, "ref", None)
+        target = next_phase(role, self.phase, message.TYPE)
+        if target is None:
+            code = ErrorCode.OUT_OF_PHASE
+            if self.phase is Phase.HANDSHAKE and role is Role.CLIENT:
+                code = ErrorCode.HANDSHAKE_REQUIRED
+            raise self._refuse(role, code, describe_refusal(role, self.phase, message.TYPE), ref)
+        if isinstance(message, Commit | Reveal | Commitments | TurnResult):
+            here = (message.round, message.turn)
+            if here != self.position:
+                raise self._refuse(
+                    role,
+                    ErrorCode.WRONG_TURN,
+                    f"{message.TYPE!r} for round {here[0]} turn {here[1]}, but the current turn"
+                    f" is {self.position}",
+                    ref,
+                )
+        if target == FROM_MESSAGE:
+            assert isinstance(message, Resumed)
+            if message.phase not in LOGGED_IN:
+                raise self._refuse(
+                    role, ErrorCode.OUT_OF_RANGE, f"cannot resume into {message.phase!r}", ref
+                )
+            target = message.phase
+            self.position = (
+                None
+                if message.round is None or message.turn is None
+                else (message.round, message.turn)
+            )
+        elif isinstance(message, TurnStart):
+            self.position = (message.round, message.turn)
+        elif isinstance(message, Welcome):
+            self.version = message.version
+        elif isinstance(message, Error) and message.code in FATAL_CODES:
+            # A fatal ERROR ends the connection in any phase (the peer closes right after it).
+            target = Phase.CLOSED
+        assert target != FROM_MESSAGE
+        self.phase = Phase(target)
+
+
+class ServerConnection(Connection):
+    """The server's end of one client connection."""
+
+    our_role = Role.SERVER
+    their_role = Role.CLIENT
+
+
+class ClientConnection(Connection):
+    """A client's (or bot's) end of its connection to the server."""
+
+    our_role = Role.CLIENT
+    their_role = Role.SERVER
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_ref = 0
+        self._hello: Version | None = None
+
+    def next_ref(self) -> int:
+        """A fresh request reference id (1, 2, 3, ...)."""
+        self._next_ref += 1
+        return self._next_ref
+
+    def _advance(self, role: Role, message: Message) -> None:
+        if (
+            isinstance(message, Welcome)
+            and self._hello is not None
+            and message.version.major != self._hello.major
+        ):
+            raise RemoteProtocolError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"the server chose {message.version}, we offered {self._hello}",
+            )
+        if isinstance(message, Hello):
+            self._hello = message.version
+        super()._advance(role, message)
+
+
+def error_for(exc: ProtocolError) -> Error:
+    """The ERROR message that reports `exc` to the peer."""
+    text = exc.message
+    if len(text) > _MAX_ERROR_TEXT:
+        text = text[: _MAX_ERROR_TEXT - 3] + "..."
+    return Error(ref=exc.ref, code=int(exc.code), message=text)
+
+
+def handshake_reply(
+    hello: Hello,
+    *,
+    server_key: bytes,
+    challenge: bytes,
+    server_name: str = "",
+    heartbeat_ms: int = 15_000,
+    supported: tuple[Version, ...] = SUPPORTED_VERSIONS,
+    capabilities: tuple[str, ...] = CAPABILITIES,
+) -> Welcome | Error:
+    """The server's answer to HELLO: WELCOME with the chosen version, or a fatal ERROR."""
+    if hello.protocol != PROTOCOL_NAME:
+        return Error(
+            ref=hello.ref,
+            code=ErrorCode.WRONG_PROTOCOL,
+            message=f"this server speaks {PROTOCOL_NAME!r}, not {hello.protocol!r}"[:500],
+        )
+    version = choose_version(hello.version, supported)
+    if version is None:
+        return Error(
+            ref=hello.ref,
+            code=ErrorCode.UNSUPPORTED_VERSION,
+            message=f"version {hello.version} is not supported",
+            supported_versions=supported,
+        )
+    return Welcome(
+        ref=hello.ref,
+        version=version,
+        capabilities=common_capabilities(hello.capabilities, capabilities),
+        server_name=server_name,
+        server_key=server_key,
+        challenge=challenge,
+        heartbeat_ms=heartbeat_ms,
+    )

@@ -1,0 +1,128 @@
+"""Signed game records: a `FairRecord` in canonical bytes, signed with the server's Ed25519 key.
+
+Canonical bytes are the msgpack encoding of the record's plain data with every map's keys sorted
+(by their UTF-8 bytes), every integer, string, bin, array and map header in its shortest form,
+strings as msgpack str and byte strings as msgpack bin, no floats and no ext types. That is exactly
+what msgpack's reference packer emits for sorted maps, and the verifier insists on it: it re-encodes
+what it decoded and refuses the record unless the bytes are identical, so one record has one
+encoding and any changed byte breaks either the signature or the check. The signature covers
+``lp16("sushigo/record/v1") || record bytes``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
+from ._codec import FieldError, Size, codec
+from .errors import ErrorCode, RemoteProtocolError
+from .fairness import FairRecord
+from .frames import SERVER_LIMITS, decode_body
+
+RECORD_FORMAT = "sushigo-fair-record"
+RECORD_VERSION = 1
+SIGN_TAG = b"sushigo/record/v1"
+MAX_RECORD_BYTES = 200_000
+
+_SIGN_PREFIX = len(SIGN_TAG).to_bytes(2, "big") + SIGN_TAG
+_encode_record, _decode_record = codec(FairRecord)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignedRecord:
+    """A record as the server hands it out (in GAME_OVER and for download)."""
+
+    record: Annotated[bytes, Size(1, MAX_RECORD_BYTES)]
+    """The canonical bytes of the record (see `record_bytes`)."""
+    signature: Annotated[bytes, Size(64, 64)]
+    """Ed25519 signature of ``lp16("sushigo/record/v1") || record``."""
+    server_key: Annotated[bytes, Size(32, 32)]
+    """The signing server's Ed25519 public key (raw 32 bytes)."""
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value, key=lambda k: k.encode("utf-8"))}
+    if isinstance(value, list | tuple):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The canonical msgpack encoding of plain data (maps with str keys only)."""
+    out: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
+    return out
+
+
+def record_bytes(record: FairRecord) -> bytes:
+    """The canonical bytes of `record`: ``{"format", "version", ...FairRecord fields}``."""
+    data = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
+    data.update(_encode_record(record))
+    return canonical_bytes(data)
+
+
+def parse_record_bytes(data: bytes) -> FairRecord:
+    """The record in canonical `data`; `RemoteProtocolError` when it is not one."""
+    value = decode_body(data, SERVER_LIMITS)
+    try:
+        canonical = canonical_bytes(value)
+    except RecursionError:  # absurd nesting: certainly not a record
+        canonical = b""
+    if canonical != data:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "the record is not canonical")
+    if type(value) is not dict or value.get("format") != RECORD_FORMAT:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "not a sushigo game record")
+    if value.get("version") != RECORD_VERSION:
+        raise RemoteProtocolError(
+            ErrorCode.FAIRNESS_VIOLATION, f"unsupported record version {value.get('version')!r}"
+        )
+    try:
+        record: FairRecord = _decode_record(value)
+    except FieldError as exc:
+        raise RemoteProtocolError(
+            exc.code, f"record.{exc.where()}: {exc.message}", fatal=False
+        ) from None
+    return record
+
+
+def public_key_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    """The raw 32-byte public key."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def sign_record(record: FairRecord, key: Ed25519PrivateKey) -> SignedRecord:
+    """Sign `record` with the server's key."""
+    data = record_bytes(record)
+    return SignedRecord(
+        record=data, signature=key.sign(_SIGN_PREFIX + data), server_key=public_key_bytes(key)
+    )
+
+
+def verify_signed_record(signed: SignedRecord, server_key: bytes | None = None) -> FairRecord:
+    """Check the signature (and, if given, that `server_key` signed it) and return the record.
+
+    Raises `RemoteProtocolError` with FAIRNESS_VIOLATION for a wrong key or signature or a
+    non-canonical record. This proves who vouches for the record; `fairness.verify_record` then
+    checks that what it claims is true.
+    """
+    if server_key is not None and not hmac.compare_digest(server_key, signed.server_key):
+        raise RemoteProtocolError(
+            ErrorCode.FAIRNESS_VIOLATION, "the record is signed by another key than the server's"
+        )
+    try:
+        Ed25519PublicKey.from_public_bytes(signed.server_key).verify(
+            signed.signature, _SIGN_PREFIX + signed.record
+        )
+    except (InvalidSignature, ValueError):
+        raise RemoteProtocolError(
+            ErrorCode.FAIRNESS_VIOLATION, "the record's signature does not verify"
+        ) from None
+    return parse_record_bytes(signed.record)

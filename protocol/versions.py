@@ -1,0 +1,60 @@
+"""Protocol name, versions and the negotiation rule.
+
+A version is (major, minor). Same major means compatible: a minor version only adds optional fields
+(which older peers ignore), message types and capabilities an older peer is never sent unless it
+announced them. A new major may change anything. The server chooses the client's major with the
+lower of the two minor versions, or refuses with UNSUPPORTED_VERSION listing what it supports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated
+
+from ._codec import Range
+
+PROTOCOL_NAME = "sushigo"
+"""The ``protocol`` of HELLO."""
+
+_Part = Annotated[int, Range(0, 65535)]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Version:
+    """A protocol version. On the wire: ``{"major": int, "minor": int}``, each 0-65535."""
+
+    major: _Part
+    """Incompatible changes bump it."""
+    minor: _Part
+    """Compatible additions bump it."""
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+CURRENT_VERSION = Version(1, 0)
+"""The version this code speaks best."""
+SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
+"""Every (major, highest minor) this code can speak; all lower minors of a major are implied."""
+
+CAPABILITIES: tuple[str, ...] = ("chat", "spectate", "resume", "bots", "quick_match")
+"""Optional features this code implements; WELCOME returns those both sides have."""
+
+
+def choose_version(
+    offered: Version, supported: Iterable[Version] = SUPPORTED_VERSIONS
+) -> Version | None:
+    """The version to speak with a client offering `offered`, or None if no major matches."""
+    best = max((v for v in supported if v.major == offered.major), default=None)
+    if best is None:
+        return None
+    return Version(offered.major, min(offered.minor, best.minor))
+
+
+def common_capabilities(
+    offered: Iterable[str], ours: Iterable[str] = CAPABILITIES
+) -> tuple[str, ...]:
+    """The capabilities both sides announced, in our order."""
+    theirs = set(offered)
+    return tuple(c for c in ours if c in theirs)

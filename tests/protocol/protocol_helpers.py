@@ -1,0 +1,282 @@
+"""Shared test helpers: sample messages, hypothesis strategies built from the message schemas,
+engine-driven observations and events, and an in-memory link between two connections."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import types
+from enum import Enum
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import strategies as st
+
+from engine import (
+    Action,
+    Card,
+    Event,
+    Game,
+    GameOptions,
+    Observation,
+    RoundPoints,
+)
+from protocol import (
+    ClientConnection,
+    Connection,
+    FairRecord,
+    Phase,
+    ServerConnection,
+    SignedRecord,
+    TurnRecord,
+    Version,
+    derive_game_seed,
+    make_commitment,
+    messages,
+    new_seed,
+    server_seed_hash,
+    sign_record,
+)
+from protocol._codec import Range, Size
+from protocol.commitment import Opening
+
+OPTIONS = [
+    GameOptions(players=2),
+    GameOptions(players=2, dummy=True),
+    GameOptions(players=3, pass_both_ways=True),
+    GameOptions(players=4, soy_sauce=True),
+    GameOptions(players=5),
+]
+
+
+def random_game(options: GameOptions, seed: int, turns: int) -> tuple[Game, list[Event]]:
+    """A game after up to `turns` random legal turns, with every event so far."""
+    rnd = random.Random(seed)
+    game = Game(options, seed.to_bytes(8, "big"))
+    events: list[Event] = list(game.initial_events())
+    for _ in range(turns):
+        if game.is_terminal():
+            break
+        picks = [rnd.choice(game.legal_actions(s)) for s in range(options.players)]
+        events.extend(game.apply(picks))
+    return game, events
+
+
+@st.composite
+def observations(draw: st.DrawFn) -> Observation:
+    options = draw(st.sampled_from(OPTIONS))
+    game, _ = random_game(options, draw(st.integers(0, 2**32)), draw(st.integers(0, 40)))
+    seat = draw(st.none() | st.integers(0, options.players - 1))
+    return game.observation(seat)
+
+
+@st.composite
+def events(draw: st.DrawFn) -> Event:
+    options = draw(st.sampled_from(OPTIONS))
+    _, evs = random_game(options, draw(st.integers(0, 2**16)), 40)
+    return draw(st.sampled_from(evs))
+
+
+cards = st.sampled_from(list(Card))
+actions = st.builds(Action, cards, st.none() | cards, st.none() | cards)
+
+_CUSTOM: dict[Any, st.SearchStrategy[Any]] = {
+    Action: actions,
+    Card: cards,
+    GameOptions: st.sampled_from(OPTIONS),
+    Observation: observations(),
+    Event: events(),
+    RoundPoints: st.builds(RoundPoints, *[st.integers(0, 30)] * 6),
+}
+
+
+def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
+    """A strategy of valid values for a schema type hint (lists kept short)."""
+    meta: tuple[Any, ...] = ()
+    if get_origin(tp) is Annotated:
+        tp, *rest = get_args(tp)
+        meta = tuple(rest)
+    if tp in _CUSTOM:
+        return _CUSTOM[tp]
+    rng = next((m for m in meta if isinstance(m, Range)), None)
+    size = next((m for m in meta if isinstance(m, Size)), None)
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        (inner,) = [a for a in get_args(tp) if a is not type(None)]
+        return st.none() | strategy_for(inner)
+    if origin is tuple:
+        lo, hi = (size.lo, size.hi) if size else (0, 64)
+        return st.lists(strategy_for(get_args(tp)[0]), min_size=lo, max_size=min(hi, lo + 3)).map(
+            tuple
+        )
+    if tp is bool:
+        return st.booleans()
+    if tp is int:
+        assert rng is not None
+        return st.integers(rng.lo, rng.hi)
+    if tp is str:
+        lo, hi = (size.lo, size.hi) if size else (0, 256)
+        return st.text(min_size=lo, max_size=min(hi, lo + 12))
+    if tp is bytes:
+        lo, hi = (size.lo, size.hi) if size else (0, 256)
+        return st.binary(min_size=lo, max_size=min(hi, lo + 16))
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return st.sampled_from(list(tp))
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        hints = get_type_hints(tp, include_extras=True)
+        return st.builds(
+            tp, **{f.name: strategy_for(hints[f.name]) for f in dataclasses.fields(tp)}
+        )
+    raise TypeError(f"no strategy for {tp!r}")
+
+
+# -- one valid sample of every message type -----------------------------------------------------
+
+SERVER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+TABLE = "t1"
+OPTIONS3 = GameOptions(players=3)
+
+
+def sample_record() -> SignedRecord:
+    """A real, signed, verifiable record of a finished 2-player game."""
+    options = GameOptions(players=2)
+    server_seed, seeds = b"\x11" * 32, (b"\x22" * 32, b"\x33" * 32)
+    record = play_record(TABLE, options, server_seed, seeds, seed=7)
+    return sign_record(record, SERVER_KEY)
+
+
+def play_record(
+    table_id: str, options: GameOptions, server_seed: bytes, seeds: tuple[bytes, ...], seed: int
+) -> FairRecord:
+    """A complete fair record played with random legal actions and real commitments."""
+    rnd = random.Random(seed)
+    game = Game(options, derive_game_seed(table_id, server_seed, seeds))
+    turns = []
+    while not game.is_terminal():
+        picks = [rnd.choice(game.legal_actions(s)) for s in range(options.players)]
+        nonces = [rnd.randbytes(32) for _ in picks]
+        commitments = tuple(
+            make_commitment(table_id, game.round, game.turn, s, a, n)
+            for s, (a, n) in enumerate(zip(picks, nonces, strict=True))
+        )
+        openings = tuple(Opening(action=a, nonce=n) for a, n in zip(picks, nonces, strict=True))
+        turns.append(
+            TurnRecord(round=game.round, turn=game.turn, commitments=commitments, openings=openings)
+        )
+        game.apply(picks)
+    return FairRecord(
+        table_id=table_id,
+        options=options,
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(server_seed),
+        client_seeds=seeds,
+        turns=tuple(turns),
+        scores=game.scores(),
+    )
+
+
+def samples() -> dict[tuple[str, str], messages.Message]:
+    """One valid message per (sender, type), consistent with round 1, turn 1 of a 3-player game."""
+    m = messages
+    settings = m.TableSettings(players=3)
+    seats = tuple(m.SeatInfo(seat=i, player_id=f"p{i}", name=f"P{i}") for i in range(3))
+    table = m.TableInfo(table_id=TABLE, settings=settings, status=m.TableStatus.OPEN, seats=seats)
+    game = Game(OPTIONS3, b"seed")
+    action = game.legal_actions(0)[0]
+    out: list[messages.Message] = [
+        m.Hello(ref=1, protocol="sushigo", version=Version(1, 0), capabilities=("chat",)),
+        m.Welcome(ref=1, version=Version(1, 0), server_key=b"k" * 32, challenge=b"c" * 32),
+        m.LoginGuest(ref=2, name="ann"),
+        m.LoginKey(ref=2, name="ann", public_key=b"p" * 32, signature=b"s" * 64),
+        m.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
+        m.Ping(ref=3, nonce=9),
+        m.Pong(ref=3, nonce=9),
+        m.ServerPing(nonce=9),
+        m.ServerPong(ref=3, nonce=9),
+        m.Error(ref=3, code=52, message="no"),
+        m.ListTables(ref=4),
+        m.CreateTable(ref=4, settings=settings),
+        m.JoinTable(ref=4, table_id=TABLE),
+        m.Spectate(ref=4, table_id=TABLE),
+        m.LeaveTable(ref=4),
+        m.AddBot(ref=4),
+        m.StartGame(ref=4),
+        m.QuickMatch(ref=4, players=3),
+        m.Chat(ref=4, text="hi"),
+        m.TableList(ref=4, tables=(table,)),
+        m.TableJoined(ref=4, table=table, seat=0),
+        m.Spectating(ref=4, table=table),
+        m.TableUpdate(table=table),
+        m.TableLeft(ref=4, table_id=TABLE),
+        m.ChatMessage(player_id="p1", name="bob", text="hi"),
+        m.GameStarting(
+            table_id=TABLE,
+            options=OPTIONS3,
+            seat=0,
+            players=("a", "b", "c"),
+            server_seed_hash=b"h" * 32,
+        ),
+        m.Seed(ref=5, seed=b"s" * 32),
+        m.GameStarted(table_id=TABLE, server_seed_hash=b"h" * 32, client_seeds=(b"s" * 32,) * 3),
+        m.TurnStart(round=1, turn=1, observation=game.observation(0)),
+        m.Commit(ref=6, round=1, turn=1, commitment=b"c" * 32),
+        m.Commitments(round=1, turn=1, commitments=(b"c" * 32, None, b"d" * 32)),
+        m.Reveal(ref=7, round=1, turn=1, action=action, nonce=b"n" * 32),
+        m.TurnResult(
+            round=1,
+            turn=1,
+            openings=tuple(Opening(action=game.legal_actions(s)[0], auto=True) for s in range(3)),
+        ),
+        m.RoundScores(
+            round=1,
+            points=(RoundPoints(1, 2, 3, 4, 5, 0),) * 3,
+            totals=(1, 2, 3),
+            puddings=(0,) * 3,
+        ),
+        m.GameEnded(
+            pudding_points=(0, 0),
+            totals=(10, 20),
+            places=(2, 1),
+            winners=(1,),
+            server_seed=b"\x11" * 32,
+            record=sample_record(),
+        ),
+        m.Resume(ref=8, token=b"r" * 16, last_seq=5),
+        m.Resumed(
+            ref=8,
+            player_id="p0",
+            name="ann",
+            resume_token=b"r" * 16,
+            phase=Phase.LOBBY,
+        ),
+    ]
+    return {(msg.SENDER.value, msg.TYPE): msg for msg in out}
+
+
+# -- an in-memory link -------------------------------------------------------------------------
+
+
+def pump(sender: Connection, receiver: Connection, message: messages.Message) -> Any:
+    """Send `message` from one end and return what the other end reads."""
+    receiver.receive_data(sender.send(message))
+    event = receiver.next_event()
+    assert receiver.next_event() is None
+    return event
+
+
+def connected_pair() -> tuple[ClientConnection, ServerConnection]:
+    """A client and a server connection after HELLO/WELCOME and a guest login."""
+    client, server = ClientConnection(), ServerConnection()
+    pump(client, server, messages.Hello(ref=1, protocol="sushigo", version=Version(1, 0)))
+    pump(
+        server,
+        client,
+        messages.Welcome(ref=1, version=Version(1, 0), server_key=b"k" * 32, challenge=new_seed()),
+    )
+    pump(client, server, messages.LoginGuest(ref=2, name="ann"))
+    pump(
+        server,
+        client,
+        messages.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
+    )
+    return client, server

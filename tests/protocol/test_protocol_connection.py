@@ -1,0 +1,341 @@
+"""The connection state machines: every transition, every refusal, and a whole game end to end."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from protocol_helpers import SERVER_KEY, connected_pair, pump, samples
+
+from engine import Game, GameOptions, RoundScored
+from engine import GameOver as EngineGameOver
+from protocol import (
+    TRANSITIONS,
+    ClientConnection,
+    Connection,
+    ConnectionClosed,
+    ErrorCode,
+    FairRecord,
+    LocalProtocolError,
+    Opening,
+    Phase,
+    RemoteProtocolError,
+    ServerConnection,
+    TurnRecord,
+    Version,
+    derive_game_seed,
+    encode_frame,
+    error_for,
+    handshake_reply,
+    make_commitment,
+    messages,
+    new_nonce,
+    new_seed,
+    server_seed_hash,
+    sign_record,
+    verify_commitment,
+    verify_record,
+    verify_signed_record,
+)
+from protocol._registry import Role
+from protocol.frames import limits_for
+from protocol.records import public_key_bytes
+
+m = messages
+SAMPLES = samples()
+
+
+def ends(role: Role, phase: Phase) -> tuple[Connection, Connection]:
+    """(sender, receiver) for messages of `role`, both in `phase` at round 1, turn 1."""
+    pair: tuple[Connection, Connection] = (
+        (ServerConnection(), ClientConnection())
+        if role is Role.SERVER
+        else (ClientConnection(), ServerConnection())
+    )
+    for conn in pair:
+        conn.phase = phase
+        conn.position = (1, 1)
+    return pair
+
+
+@pytest.mark.parametrize(
+    ("role", "phase", "name"), sorted(TRANSITIONS), ids=lambda v: str(getattr(v, "value", v))
+)
+def test_every_allowed_transition(role: Role, phase: Phase, name: str) -> None:
+    target = TRANSITIONS[role, phase, name]
+    message = SAMPLES[role.value, name]
+    if target == "from_message":
+        assert isinstance(message, m.Resumed)
+        target = message.phase
+    sender, receiver = ends(role, phase)
+    receiver.receive_data(sender.send(message))
+    assert receiver.next_event() == message
+    assert sender.phase is receiver.phase is target
+
+
+def _refusals() -> list[tuple[Role, Phase, str]]:
+    return [
+        (role, phase, name)
+        for role in Role
+        for phase in Phase
+        if phase is not Phase.CLOSED
+        for (who, name) in SAMPLES
+        if who == role.value and (role, phase, name) not in TRANSITIONS
+    ]
+
+
+@pytest.mark.parametrize("case", _refusals(), ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_out_of_phase_messages_are_refused(case: tuple[Role, Phase, str]) -> None:
+    role, phase, name = case
+    message = SAMPLES[role.value, name]
+    expected = (
+        ErrorCode.HANDSHAKE_REQUIRED
+        if phase is Phase.HANDSHAKE and role is Role.CLIENT
+        else ErrorCode.OUT_OF_PHASE
+    )
+    sender, receiver = ends(role, phase)
+    with pytest.raises(LocalProtocolError) as local:
+        sender.send(message)
+    assert local.value.code is expected
+    assert role.value in local.value.message and phase.value in local.value.message
+    assert name in local.value.message
+    assert sender.phase is phase
+    # The same message forced onto the wire is refused by the other end with the same code.
+    seq = 1 if role is Role.SERVER else None
+    receiver.receive_data(encode_frame(m.encode_message(message, seq), limits_for(role)))
+    with pytest.raises(RemoteProtocolError) as remote:
+        receiver.next_event()
+    assert remote.value.code is expected
+    assert remote.value.ref == getattr(message, "ref", None)
+    fatal = role is Role.SERVER or phase in (Phase.HANDSHAKE, Phase.HELLO_SENT)
+    assert remote.value.fatal is fatal
+    assert receiver.phase is phase
+    if not fatal:  # the server answers and goes on
+        reply = receiver.send(error_for(remote.value))
+        assert reply and receiver.phase is phase
+
+
+def test_wrong_turn_is_refused_without_moving() -> None:
+    client, server = ends(Role.CLIENT, Phase.COMMITTING)
+    late = m.Commit(ref=4, round=1, turn=2, commitment=b"c" * 32)
+    with pytest.raises(LocalProtocolError) as local:
+        client.send(late)
+    assert local.value.code is ErrorCode.WRONG_TURN
+    server.receive_data(encode_frame(m.encode_message(late), limits_for(Role.CLIENT)))
+    with pytest.raises(RemoteProtocolError) as remote:
+        server.next_event()
+    assert remote.value.code is ErrorCode.WRONG_TURN and not remote.value.fatal
+    assert server.phase is Phase.COMMITTING
+
+
+def test_handshake_and_versions() -> None:
+    hello = m.Hello(ref=1, protocol="sushigo", version=Version(1, 7), capabilities=("chat", "x"))
+    welcome = handshake_reply(hello, server_key=b"k" * 32, challenge=b"c" * 32)
+    assert isinstance(welcome, m.Welcome)
+    assert welcome.version == Version(1, 0) and welcome.capabilities == ("chat",)
+    refused = handshake_reply(
+        dataclasses.replace(hello, version=Version(2, 0)), server_key=b"k" * 32, challenge=b"c" * 32
+    )
+    assert isinstance(refused, m.Error)
+    assert refused.code == ErrorCode.UNSUPPORTED_VERSION
+    assert refused.supported_versions == (Version(1, 0),)
+    wrong = handshake_reply(
+        dataclasses.replace(hello, protocol="http"), server_key=b"k" * 32, challenge=b"c" * 32
+    )
+    assert isinstance(wrong, m.Error) and wrong.code == ErrorCode.WRONG_PROTOCOL
+
+    client, server = ClientConnection(), ServerConnection()
+    pump(client, server, dataclasses.replace(hello, version=Version(2, 0)))
+    pump(server, client, refused)
+    assert client.phase is server.phase is Phase.CLOSED
+
+
+def test_nothing_before_hello_and_garbage_is_fatal() -> None:
+    server = ServerConnection()
+    server.receive_data(encode_frame({"type": "ping", "ref": 9}, limits_for(Role.CLIENT)))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.code is ErrorCode.HANDSHAKE_REQUIRED and info.value.fatal
+    assert server.send(error_for(info.value))  # one ERROR may still go out
+    assert server.phase is Phase.CLOSED
+    with pytest.raises(LocalProtocolError):
+        server.send(m.ServerPing())
+
+    server = ServerConnection()
+    with pytest.raises(RemoteProtocolError) as info:
+        server.receive_data(b"\xff\xff\xff\xff")
+    assert info.value.code is ErrorCode.FRAME_TOO_LARGE
+    with pytest.raises(RemoteProtocolError):
+        server.next_event()
+
+
+def test_client_checks_sequence_numbers() -> None:
+    client, server = connected_pair()
+    frame = server.send(m.ServerPing(nonce=1))
+    server.send(m.ServerPing(nonce=2))  # lost
+    client.receive_data(frame)
+    assert client.next_event() == m.ServerPing(nonce=1)
+    client.receive_data(server.send(m.ServerPing(nonce=3)))
+    with pytest.raises(RemoteProtocolError) as info:
+        client.next_event()
+    assert info.value.code is ErrorCode.SEQUENCE_ERROR and info.value.fatal
+
+
+def test_fatal_error_closes_both_ends_and_eof_is_an_event() -> None:
+    client, server = connected_pair()
+    pump(server, client, m.Error(code=ErrorCode.SHUTTING_DOWN, message="bye"))
+    assert client.phase is server.phase is Phase.CLOSED
+
+    client, server = connected_pair()
+    server.receive_data(b"")
+    assert isinstance(server.next_event(), ConnectionClosed)
+    assert server.phase is Phase.CLOSED
+
+
+def test_resume_into_a_game_phase() -> None:
+    client, server = ClientConnection(), ServerConnection()
+    pump(client, server, m.Hello(protocol="sushigo", version=Version(1, 0)))
+    pump(
+        server, client, m.Welcome(version=Version(1, 0), server_key=b"k" * 32, challenge=b"c" * 32)
+    )
+    pump(client, server, m.Resume(ref=3, token=b"t" * 16, last_seq=41))
+    resumed = m.Resumed(
+        ref=3,
+        player_id="p",
+        name="ann",
+        resume_token=b"u" * 16,
+        phase=Phase.REVEALING,
+        round=2,
+        turn=3,
+        replayed=0,
+    )
+    pump(server, client, resumed)
+    assert client.phase is server.phase is Phase.REVEALING
+    assert client.position == server.position == (2, 3)
+    with pytest.raises(LocalProtocolError):
+        server.send(dataclasses.replace(resumed, phase=Phase.HANDSHAKE))
+
+
+# -- a whole game over in-memory links, with every check both ends make -------------------------
+
+
+def test_a_full_three_player_game_end_to_end() -> None:
+    rnd = random.Random(5)
+    options = GameOptions(players=3)
+    table = "t-e2e"
+    pairs = [connected_pair() for _ in range(3)]
+    table_info = SAMPLES["server", "table_update"].table  # type: ignore[attr-defined]
+    for seat, (client, server) in enumerate(pairs):
+        pump(client, server, m.JoinTable(ref=client.next_ref(), table_id=table))
+        pump(server, client, m.TableJoined(ref=1, table=table_info, seat=seat))
+    # Seeding: the server commits before any client seed exists.
+    server_seed = new_seed()
+    starting = [
+        m.GameStarting(
+            table_id=table,
+            options=options,
+            seat=s,
+            players=("a", "b", "c"),
+            server_seed_hash=server_seed_hash(server_seed),
+        )
+        for s in range(3)
+    ]
+    seeds = []
+    for seat, (client, server) in enumerate(pairs):
+        got = pump(server, client, starting[seat])
+        assert client.phase is Phase.SEEDING
+        seed = pump(client, server, m.Seed(ref=client.next_ref(), seed=new_seed()))
+        seeds.append(seed.seed)
+    for client, server in pairs:
+        pump(
+            server,
+            client,
+            m.GameStarted(
+                table_id=table, server_seed_hash=got.server_seed_hash, client_seeds=tuple(seeds)
+            ),
+        )
+    game = Game(options, derive_game_seed(table, server_seed, tuple(seeds)))
+    turns: list[TurnRecord] = []
+    while not game.is_terminal():
+        r, t = game.round, game.turn
+        secrets_: list[tuple[object, bytes]] = []
+        commitments = []
+        for seat, (client, server) in enumerate(pairs):
+            obs = pump(
+                server, client, m.TurnStart(round=r, turn=t, observation=game.observation(seat))
+            ).observation
+            assert obs == game.observation(seat) and obs.seat == seat
+            action, nonce = rnd.choice(obs.legal_actions()), new_nonce()
+            secrets_.append((action, nonce))
+            commit = m.Commit(
+                ref=client.next_ref(),
+                round=r,
+                turn=t,
+                commitment=make_commitment(table, r, t, seat, action, nonce),
+            )
+            commitments.append(pump(client, server, commit).commitment)
+        shown = m.Commitments(round=r, turn=t, commitments=tuple(commitments))
+        openings = []
+        for seat, (client, server) in enumerate(pairs):
+            pump(server, client, shown)
+            action, nonce = secrets_[seat]
+            reveal = pump(
+                client,
+                server,
+                m.Reveal(ref=client.next_ref(), round=r, turn=t, action=action, nonce=nonce),
+            )
+            assert verify_commitment(
+                commitments[seat], table, r, t, seat, reveal.action, reveal.nonce
+            )
+            openings.append(Opening(action=reveal.action, nonce=reveal.nonce))
+        events = game.apply([o.action for o in openings])
+        turns.append(
+            TurnRecord(round=r, turn=t, commitments=tuple(commitments), openings=tuple(openings))
+        )
+        result = m.TurnResult(
+            round=r,
+            turn=t,
+            openings=tuple(openings),
+            events=tuple(
+                e
+                for e in events
+                if type(e).__name__ in ("WasabiUsed", "ChopsticksReturned", "RoundStarted")
+            ),
+        )
+        for client, server in pairs:
+            got_result = pump(server, client, result)
+            for seat, opening in enumerate(
+                got_result.openings
+            ):  # every client checks every opening
+                assert verify_commitment(
+                    commitments[seat], table, r, t, seat, opening.action, opening.nonce
+                )
+            for e in events:
+                if isinstance(e, RoundScored):
+                    pump(server, client, m.RoundScores.of(e))
+        over = [e for e in events if isinstance(e, EngineGameOver)]
+    record = FairRecord(
+        table_id=table,
+        options=options,
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(server_seed),
+        client_seeds=tuple(seeds),
+        turns=tuple(turns),
+        scores=game.scores(),
+    )
+    end = m.GameEnded(
+        pudding_points=over[0].pudding_points,
+        totals=over[0].totals,
+        places=over[0].places,
+        winners=over[0].winners,
+        server_seed=server_seed,
+        record=sign_record(record, SERVER_KEY),
+    )
+    for client, server in pairs:
+        got_end = pump(server, client, end)
+        assert client.phase is server.phase is Phase.TABLE
+        checked = verify_signed_record(got_end.record, public_key_bytes(SERVER_KEY))
+        report = verify_record(checked)
+        assert report.ok, report.problems
+        assert checked.scores == got_end.totals
