@@ -290,6 +290,10 @@ class Game:
         """The seats that won; more than one is a shared win."""
         return tuple(s for s, place in enumerate(self.places()) if place == 1)
 
+    def pudding_points(self) -> tuple[int, ...]:
+        """End-of-game pudding points per tableau (empty until the game is over)."""
+        return self._pudding_points
+
     def round_points(self) -> tuple[tuple[RoundPoints, ...], ...]:
         """Each finished round's points by category, indexed by tableau."""
         return tuple(self._round_points)

@@ -1,0 +1,640 @@
+"""The asyncio connection to a sushigo server, shared by the terminal client and the bots.
+
+`Client.connect` opens the socket (TLS pinned on first use), says HELLO, logs in; then:
+
+- lobby calls (`create_table`, `join_table`, `quick_match`, ...) send a request and await its
+  reply by ``ref``, raising `ServerError` for an ERROR;
+- `events()` yields every server message in order, as typed values;
+- the game's bookkeeping is done for the caller: a fresh SEED when a game starts, the COMMIT for
+  `pick(action)`, the REVEAL once every commitment is in, PONG to pings;
+- every opening in every TURN_RESULT is checked against the commitment shown before, and at
+  GAME_OVER the signed record is checked and the whole game re-derived (`fairness`). A failure is
+  recorded loudly in `fairness.failures`, never ignored;
+- `resume()` takes the session back on a new connection after a drop (replayed messages or a
+  snapshot), and `auto_reconnect` does it by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import ssl
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine import Action, Observation
+from protocol import (
+    PROTOCOL_NAME,
+    SUPPORTED_VERSIONS,
+    AddBot,
+    Chat,
+    ClientConnection,
+    ClientMessage,
+    Commit,
+    Commitments,
+    ConnectionClosed,
+    CreateTable,
+    Error,
+    ErrorCode,
+    GameEnded,
+    GameKind,
+    GameStarted,
+    GameStarting,
+    Hello,
+    JoinTable,
+    LeaveTable,
+    ListTables,
+    LoggedIn,
+    LoginGuest,
+    Message,
+    Phase,
+    Pong,
+    ProtocolError,
+    QuickMatch,
+    Resume,
+    Resumed,
+    Reveal,
+    Seed,
+    ServerPing,
+    Spectate,
+    Spectating,
+    StartGame,
+    TableInfo,
+    TableJoined,
+    TableLeft,
+    TableList,
+    TableSettings,
+    TableUpdate,
+    TurnResult,
+    TurnStart,
+    Welcome,
+    login_key_message,
+    make_commitment,
+    new_nonce,
+    new_seed,
+    server_seed_hash,
+    verify_commitment,
+    verify_record,
+    verify_signed_record,
+)
+
+from .known_hosts import (
+    CertificateChanged,
+    KnownHosts,
+    KnownHostsError,
+    client_ssl_context,
+    peer_fingerprint,
+)
+
+log = logging.getLogger("sushigo.client")
+
+T = TypeVar("T")
+
+
+class ConnectError(Exception):
+    """The server could not be reached or refused us; the message says why, for a person."""
+
+
+class ServerError(Exception):
+    """The server answered a request with ERROR."""
+
+    def __init__(self, error: Error) -> None:
+        code = error.error_code
+        super().__init__(f"{code.name if code else error.code}: {error.message}")
+        self.error = error
+        self.code = code
+
+
+class ConnectionLost(Exception):
+    """The connection dropped (the session may be resumed)."""
+
+
+@dataclass(slots=True)
+class Fairness:
+    """What this client has verified of the current game. Failures are never silent."""
+
+    openings_verified: int = 0
+    """Openings checked against their commitments this game."""
+    auto_picks: int = 0
+    """Seats the server picked for (shown, not failures)."""
+    failures: list[str] = field(default_factory=list)
+    """Every check that failed, in words."""
+    final: str = "pending"
+    """"pending" until GAME_OVER, then "verified" or "FAILED"."""
+
+    @property
+    def ok(self) -> bool:
+        """No check has failed."""
+        return not self.failures
+
+
+@dataclass(slots=True)
+class _Game:
+    """The running game as this client saw it, for the checks."""
+
+    table_id: str
+    seat: int | None
+    server_seed_hash: bytes
+    client_seeds: tuple[bytes, ...] = ()
+    my_seed: bytes | None = None
+    commitments: dict[tuple[int, int], tuple[bytes | None, ...]] = field(default_factory=dict)
+
+
+class Client:
+    """One connection (and session) to a server. Use `Client.connect`."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        name: str,
+        tls: bool = False,
+        known_hosts: KnownHosts | None = None,
+        key: Ed25519PrivateKey | None = None,
+        timeout: float = 10.0,
+        software: str = "sushigo",
+    ) -> None:
+        self.host, self.port, self.name = host, port, name
+        self.tls, self.known_hosts, self.key = tls, known_hosts, key
+        self.timeout = timeout
+        self.software = software
+        self.proto = ClientConnection()
+        self.player_id = ""
+        self.token = b""
+        self.server_key = b""
+        self.welcome: Welcome | None = None
+        self.table: TableInfo | None = None
+        self.seat: int | None = None
+        self.observation: Observation | None = None
+        """The latest observation (TURN_START or a resume snapshot)."""
+        self.fairness = Fairness()
+        self.connected = False
+        self.protocol_error: ProtocolError | None = None
+        """Why the last connection was dropped, when the server broke the protocol."""
+        self._game: _Game | None = None
+        self._pick: tuple[int, int, Action, bytes] | None = None
+        """(round, turn, action, nonce) of this turn's pick."""
+        self._revealed: tuple[int, int] | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._pending: dict[int, asyncio.Future[Message]] = {}
+        self._awaiting: list[tuple[type[Message], asyncio.Future[Message]]] = []
+        self._events: asyncio.Queue[Message | ConnectionLost] = asyncio.Queue()
+        self._lost = asyncio.Event()
+
+    # -- connecting ---------------------------------------------------------------------------
+
+    @classmethod
+    async def connect(cls, host: str, port: int, **kwargs: Any) -> Client:
+        """Connect, say HELLO and log in (as a guest, or with `key`)."""
+        client = cls(host, port, **kwargs)
+        await client._open()
+        try:
+            await client._login()
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    async def _open(self) -> None:
+        """Open the socket and complete the handshake (a fresh protocol state)."""
+        context: ssl.SSLContext | None = client_ssl_context() if self.tls else None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(
+                    self.host,
+                    self.port,
+                    ssl=context,
+                    server_hostname=self.host if context else None,
+                ),
+                self.timeout,
+            )
+        except TimeoutError:
+            raise ConnectError(
+                f"{self._where()} did not answer within {self.timeout:.0f} s"
+            ) from None
+        except ConnectionRefusedError:
+            raise ConnectError(
+                f"{self._where()} refused the connection: is the server running?"
+            ) from None
+        except ssl.SSLError as exc:
+            raise ConnectError(f"TLS with {self._where()} failed: {exc.reason or exc}") from None
+        except OSError as exc:
+            raise ConnectError(f"cannot reach {self._where()}: {exc.strerror or exc}") from None
+        if context is not None:
+            ssl_object = writer.get_extra_info("ssl_object")
+            try:
+                fingerprint = peer_fingerprint(ssl_object)
+                (self.known_hosts or KnownHosts()).check(self.host, self.port, fingerprint)
+            except CertificateChanged as exc:
+                writer.close()
+                raise ConnectError(str(exc)) from None
+            except KnownHostsError as exc:
+                writer.close()
+                raise ConnectError(f"cannot check the server's certificate: {exc}") from None
+        self.proto = ClientConnection()
+        self._writer = writer
+        self._lost = asyncio.Event()
+        self.connected = True
+        self._reader_task = asyncio.create_task(self._read(reader))
+        hello = Hello(
+            ref=self.proto.next_ref(),
+            protocol=PROTOCOL_NAME,
+            version=SUPPORTED_VERSIONS[-1],
+            capabilities=("chat", "spectate", "resume"),
+            software=self.software[:64],
+        )
+        reply = await self._request(hello)
+        assert isinstance(reply, Welcome)
+        self.welcome = reply
+        self.server_key = reply.server_key
+
+    def _where(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    async def _login(self) -> None:
+        if self.key is not None:
+            assert self.welcome is not None
+            message: ClientMessage = login_key_message(
+                self.key, self.name, self.server_key, self.welcome.challenge, self.proto.next_ref()
+            )
+        else:
+            message = LoginGuest(ref=self.proto.next_ref(), name=self.name)
+        reply = await self._request(message)
+        assert isinstance(reply, LoggedIn)
+        self.player_id, self.name, self.token = reply.player_id, reply.name, reply.resume_token
+
+    async def resume(self) -> Resumed:
+        """Take the session back on a new connection (after `ConnectionLost`)."""
+        last_seq = self.proto.last_seq
+        await self._open()
+        reply = await self._request(
+            Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+        )
+        assert isinstance(reply, Resumed)
+        self.token = reply.resume_token
+        snap = reply.snapshot
+        if snap is not None:
+            self.table = snap.table or self.table
+            self.seat = snap.seat
+            if snap.observation is not None:
+                self.observation = snap.observation
+            if snap.commitments and self._game is not None and reply.round and reply.turn:
+                self._game.commitments[reply.round, reply.turn] = tuple(snap.commitments)
+        self._continue_pick(reply.phase, reply.round, reply.turn)
+        return reply
+
+    def _continue_pick(self, phase: Phase, round_: int | None, turn: int | None) -> None:
+        """After a resume, finish this turn's commit or reveal if it was cut off."""
+        pick = self._pick
+        if pick is None or (round_, turn) != (pick[0], pick[1]):
+            return
+        if phase is Phase.COMMITTING:
+            self._send_commit()
+        elif phase is Phase.REVEALING:
+            self._send_reveal()
+
+    async def close(self) -> None:
+        """Close the connection (the session ends on the server after its resume window)."""
+        self.connected = False
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader_task
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def send(self, message: ClientMessage) -> None:
+        """Send a message now (no reply awaited)."""
+        if self._writer is None or not self.connected:
+            raise ConnectionLost("not connected")
+        self._writer.write(self.proto.send(message))
+
+    async def _request(
+        self, message: ClientMessage, answer: type[Message] | None = None
+    ) -> Message:
+        """Send and await the reply with the same ref, or (for replies without a ref) the next
+        message of type `answer`; an ERROR with the ref raises `ServerError`."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[message.ref] = future
+        if answer is not None:
+            self._awaiting.append((answer, future))
+        try:
+            self.send(message)
+            lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
+            waiting: set[asyncio.Future[Any]] = {future, lost}
+            done, _ = await asyncio.wait(
+                waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            lost.cancel()
+            if future in done:
+                return future.result()
+            if lost in done:
+                raise ConnectionLost("the connection dropped")
+            raise ConnectError(
+                f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
+            )
+        finally:
+            self._pending.pop(message.ref, None)
+            self._awaiting = [(k, f) for k, f in self._awaiting if f is not future]
+
+    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
+        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR)."""
+        return await self._request(make(self.proto.next_ref()))
+
+    async def list_tables(self, kind: GameKind | None = None) -> tuple[TableInfo, ...]:
+        """The server's tables."""
+        reply = await self.request(lambda ref: ListTables(ref=ref, kind=kind))
+        return _expect(reply, TableList).tables
+
+    async def create_table(self, settings: TableSettings) -> TableJoined:
+        """Open a table and sit at seat 0 as its host."""
+        return self._joined(
+            _expect(
+                await self.request(lambda ref: CreateTable(ref=ref, settings=settings)), TableJoined
+            )
+        )
+
+    async def join_table(self, table_id: str, seat: int | None = None) -> TableJoined:
+        """Take a seat at an open table."""
+        return self._joined(
+            _expect(
+                await self.request(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat)),
+                TableJoined,
+            )
+        )
+
+    async def quick_match(
+        self, players: int = 4, kind: GameKind = GameKind.SUSHI_GO
+    ) -> TableJoined:
+        """Be seated at a table that starts by itself when full."""
+        reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+        return self._joined(_expect(reply, TableJoined))
+
+    def _joined(self, reply: TableJoined) -> TableJoined:
+        self.table, self.seat = reply.table, reply.seat
+        return reply
+
+    async def spectate(self, table_id: str) -> Spectating:
+        """Watch a table."""
+        reply = _expect(
+            await self.request(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
+        )
+        self.table, self.seat = reply.table, None
+        return reply
+
+    async def leave(self) -> None:
+        """Leave the table."""
+        _expect(await self.request(lambda ref: LeaveTable(ref=ref)), TableLeft)
+        self.table = self.seat = None
+
+    async def add_bot(self, strategy: str = "default", seat: int | None = None) -> TableInfo:
+        """Host: seat a server bot."""
+        message = AddBot(ref=self.proto.next_ref(), strategy=strategy, seat=seat)
+        return _expect(await self._request(message, TableUpdate), TableUpdate).table
+
+    def start_game(self) -> None:
+        """Host: start the game (GAME_STARTING follows as an event)."""
+        self.send(StartGame(ref=self.proto.next_ref()))
+
+    def chat(self, text: str) -> None:
+        """Say something at the table (or in the lobby)."""
+        self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    # -- playing ------------------------------------------------------------------------------
+
+    def pick(self, action: Action) -> None:
+        """Choose this turn's action: commits now, reveals when every commitment is in."""
+        obs = self.observation
+        if obs is None or self.proto.phase is not Phase.COMMITTING or self.proto.position is None:
+            raise ServerError(
+                Error(code=ErrorCode.OUT_OF_PHASE, message="no turn is waiting for a pick")
+            )
+        if action not in obs.legal_actions():
+            raise ServerError(
+                Error(
+                    code=ErrorCode.ILLEGAL_ACTION, message=f"{action.describe()} is not legal now"
+                )
+            )
+        round_, turn = self.proto.position
+        self._pick = (round_, turn, action, new_nonce())
+        self._send_commit()
+
+    def _send_commit(self) -> None:
+        assert self._pick is not None and self._game is not None and self.seat is not None
+        round_, turn, action, nonce = self._pick
+        commitment = make_commitment(self._game.table_id, round_, turn, self.seat, action, nonce)
+        self.send(Commit(ref=self.proto.next_ref(), round=round_, turn=turn, commitment=commitment))
+
+    def _send_reveal(self) -> None:
+        assert self._pick is not None
+        round_, turn, action, nonce = self._pick
+        if self._revealed == (round_, turn):
+            return
+        self._revealed = (round_, turn)
+        self.send(
+            Reveal(ref=self.proto.next_ref(), round=round_, turn=turn, action=action, nonce=nonce)
+        )
+
+    async def events(self) -> AsyncIterator[Message]:
+        """Every server message, in order; raises `ConnectionLost` when the connection drops."""
+        while True:
+            item = await self._events.get()
+            if isinstance(item, ConnectionLost):
+                raise item
+            yield item
+
+    async def next_event(self, timeout: float | None = None) -> Message:
+        """The next server message (`ConnectionLost` if the connection drops first)."""
+        item = await asyncio.wait_for(self._events.get(), timeout)
+        if isinstance(item, ConnectionLost):
+            raise item
+        return item
+
+    async def wait_for(self, kind: type[T], timeout: float | None = None) -> T:
+        """Skip events until one of type `kind`."""
+        while True:
+            event = await self.next_event(timeout)
+            if isinstance(event, kind):
+                return event
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        proto = self.proto
+        try:
+            while True:
+                data = await reader.read(65536)
+                proto.receive_data(data)
+                while (event := proto.next_event()) is not None:
+                    if isinstance(event, ConnectionClosed):
+                        return
+                    self._on_message(event)
+                if not data:
+                    return
+        except ProtocolError as exc:
+            # A server that breaks the protocol cannot be trusted: drop it and say why.
+            log.warning("protocol error from the server: %s", exc)
+            self.protocol_error = exc
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            if proto is self.proto:
+                self.connected = False
+                self._lost.set()
+                self._events.put_nowait(ConnectionLost("the connection to the server was lost"))
+
+    def _on_message(self, msg: Message) -> None:
+        ref = getattr(msg, "ref", None)
+        if isinstance(msg, ServerPing):
+            with contextlib.suppress(ConnectionLost, ProtocolError):
+                self.send(Pong(ref=self.proto.next_ref(), nonce=msg.nonce))
+            return
+        if isinstance(msg, Error) and ref and ref in self._pending:
+            self._pending[ref].set_exception(ServerError(msg))
+            return
+        self._track(msg)
+        if ref and ref in self._pending and not self._pending[ref].done():
+            self._pending[ref].set_result(msg)
+        for kind, future in self._awaiting:
+            if isinstance(msg, kind) and not future.done():
+                future.set_result(msg)
+                break
+        self._events.put_nowait(msg)
+
+    def _track(self, msg: Message) -> None:
+        """Keep the game's state and do the seat's part of the protocol."""
+        if isinstance(msg, TableUpdate | TableJoined | Spectating):
+            self.table = msg.table
+        elif isinstance(msg, GameStarting):
+            self._game = _Game(msg.table_id, msg.seat, msg.server_seed_hash)
+            self.fairness = Fairness()
+            self.seat = msg.seat
+            if msg.seat is not None:
+                seed = new_seed()
+                self._game.my_seed = seed
+                with contextlib.suppress(ConnectionLost, ProtocolError):
+                    self.send(Seed(ref=self.proto.next_ref(), seed=seed))
+        elif isinstance(msg, GameStarted):
+            game = self._game
+            if game is not None:
+                game.client_seeds = msg.client_seeds
+                if msg.server_seed_hash != game.server_seed_hash:
+                    self._fail("the server changed its seed commitment after the game started")
+                if (
+                    game.seat is not None
+                    and game.my_seed is not None
+                    and msg.client_seeds[game.seat] != game.my_seed
+                ):
+                    self.fairness.failures.append(
+                        "our seed is not the one the server used (it may have drawn one after a timeout)"
+                    )
+        elif isinstance(msg, TurnStart):
+            self.observation = msg.observation
+        elif isinstance(msg, Commitments):
+            if self._game is not None:
+                self._game.commitments[msg.round, msg.turn] = msg.commitments
+            pick = self._pick
+            if pick is not None and (pick[0], pick[1]) == (msg.round, msg.turn):
+                with contextlib.suppress(ConnectionLost, ProtocolError):
+                    self._send_reveal()
+        elif isinstance(msg, TurnResult):
+            self._verify_turn(msg)
+        elif isinstance(msg, GameEnded):
+            self._verify_game(msg)
+
+    def _fail(self, text: str) -> None:
+        log.error("FAIRNESS CHECK FAILED: %s", text)
+        self.fairness.failures.append(text)
+
+    def _verify_turn(self, msg: TurnResult) -> None:
+        game = self._game
+        if game is None:
+            return
+        shown = game.commitments.get((msg.round, msg.turn))
+        if shown is None:
+            return  # joined mid-turn: nothing to check against
+        for seat, (commitment, opening) in enumerate(zip(shown, msg.openings, strict=False)):
+            if opening.auto:
+                self.fairness.auto_picks += 1
+                continue
+            if commitment is None or opening.nonce is None:
+                self._fail(
+                    f"round {msg.round} turn {msg.turn}: seat {seat}'s pick has no commitment"
+                )
+            elif not verify_commitment(
+                commitment, game.table_id, msg.round, msg.turn, seat, opening.action, opening.nonce
+            ):
+                self._fail(
+                    f"round {msg.round} turn {msg.turn}: seat {seat}'s pick does not open its commitment"
+                )
+            else:
+                self.fairness.openings_verified += 1
+        pick = self._pick
+        if (
+            pick is not None
+            and game.seat is not None
+            and (pick[0], pick[1]) == (msg.round, msg.turn)
+        ):
+            mine = msg.openings[game.seat]
+            if not mine.auto and mine.action != pick[2]:
+                self._fail(
+                    f"round {msg.round} turn {msg.turn}: the server played another card for us"
+                )
+
+    def _verify_game(self, msg: GameEnded) -> None:
+        game = self._game
+        try:
+            record = verify_signed_record(msg.record, self.server_key or None)
+        except ProtocolError as exc:
+            self._fail(f"the game record's signature does not check out: {exc}")
+            self.fairness.final = "FAILED"
+            return
+        if game is not None:
+            if not hmac.compare_digest(server_seed_hash(msg.server_seed), game.server_seed_hash):
+                self._fail("the revealed server seed does not match its commitment")
+            if record.server_seed != msg.server_seed or record.table_id != game.table_id:
+                self._fail("the record is not this game's")
+            if game.client_seeds and record.client_seeds != game.client_seeds:
+                self._fail("the record's seeds differ from the ones announced")
+            for t in record.turns:
+                seen = game.commitments.get((t.round, t.turn))
+                if seen is not None and tuple(seen) != tuple(t.commitments):
+                    self._fail(
+                        f"round {t.round} turn {t.turn}: the record's commitments differ from those shown"
+                    )
+        report = verify_record(record)
+        for problem in report.problems:
+            self._fail(problem)
+        self.fairness.final = "verified" if self.fairness.ok else "FAILED"
+
+
+def _expect(message: Message, kind: type[T]) -> T:
+    if not isinstance(message, kind):
+        raise ServerError(
+            Error(code=ErrorCode.INTERNAL_ERROR, message=f"unexpected reply {message.TYPE}")
+        )
+    return message
+
+
+async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed:
+    """Resume after a drop, retrying with a growing delay; `ConnectError` after `attempts`."""
+    last: Exception | None = None
+    for attempt in range(attempts):
+        try:
+            return await client.resume()
+        except (ConnectError, ConnectionLost, OSError) as exc:
+            last = exc
+            await asyncio.sleep(min(delay * (1.5**attempt), 10.0))
+    raise ConnectError(f"could not reconnect to {client._where()}: {last}")

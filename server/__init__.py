@@ -1,0 +1,1 @@
+"""The game server: asyncio listener, lobby, tables, storage, TLS and identity."""

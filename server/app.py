@@ -1,0 +1,135 @@
+"""The asyncio adapter: sockets in, `Hub` calls out (aioquic's asyncio/protocol.py is the model).
+
+Each connection is an `asyncio.Protocol` that feeds bytes to the hub and writes what the hub sends.
+One loop timer follows `Hub.next_deadline`. A client that stops reading is dropped as soon as its
+unsent bytes pass `MAX_UNSENT`, so it can never make the server's memory grow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import ssl
+from typing import Any
+
+from .hub import Conn, Hub
+
+log = logging.getLogger("sushigo.server")
+
+MAX_UNSENT = 4 * 1024 * 1024
+"""Bytes queued for a client that is not reading before it is dropped (four maximum frames)."""
+
+
+class _Connection(asyncio.Protocol):
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.transport: asyncio.Transport | None = None
+        self.conn: Conn | None = None
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername") or ("?", 0)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
+        if self.conn is None:
+            transport.abort()
+        self.server.rearm()
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn is not None:
+            self.server.hub.data(self.conn, data, self.server.now())
+            self.server.rearm()
+
+    def eof_received(self) -> bool:
+        if self.conn is not None:
+            self.server.hub.data(self.conn, b"", self.server.now())
+            self.server.rearm()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.conn is not None:
+            self.server.hub.lost(self.conn, self.server.now())
+            self.server.rearm()
+
+    # the hub's Transport
+
+    def write(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(data)
+        if transport.get_write_buffer_size() > MAX_UNSENT:
+            peer = self.conn.peer if self.conn else "?"
+            log.warning("dropping %s: it does not read (%d bytes unsent)", peer, MAX_UNSENT)
+            transport.abort()
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+class Server:
+    """A listening socket (or several: IPv4 and IPv6) driving one hub."""
+
+    def __init__(self, hub: Hub, host: str | None, port: int, tls: ssl.SSLContext | None) -> None:
+        self.hub = hub
+        self.host, self.port, self.tls = host, port, tls
+        self.loop = asyncio.get_running_loop()
+        self._server: asyncio.Server | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+
+    def now(self) -> float:
+        """The hub's clock: the loop's monotonic time."""
+        return self.loop.time()
+
+    async def start(self) -> list[tuple[str, int]]:
+        """Start listening; the bound (host, port) pairs."""
+        self.hub.restore(self.now())
+        self._server = await self.loop.create_server(
+            lambda: _Connection(self),
+            self.host,
+            self.port,
+            ssl=self.tls,
+            backlog=4096,
+            reuse_address=True,
+        )
+        self.rearm()
+        return [_address(sock.getsockname()) for sock in self._server.sockets]
+
+    def rearm(self) -> None:
+        """Follow the hub's next deadline with the one loop timer."""
+        deadline = self.hub.next_deadline()
+        if deadline == self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = deadline
+        self._timer = None if deadline is None else self.loop.call_at(deadline, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = self._timer_at = None
+        try:
+            self.hub.on_timer(self.now())
+        except Exception:  # keep serving; the hub logs what it can
+            log.exception("timer failed")
+        self.rearm()
+
+    async def stop(self) -> None:
+        """Save every table, tell every client, stop listening."""
+        self.hub.shutdown()
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+
+def _address(name: Any) -> tuple[str, int]:
+    return str(name[0]), int(name[1])

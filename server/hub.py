@@ -1,0 +1,743 @@
+"""The server's core, sans-IO: connections, sessions, the lobby and every table.
+
+The asyncio adapter (`server.app`) only feeds it: `open` for a new connection, `data` for bytes,
+`lost` when a connection ends, `on_timer` when `next_deadline` passes. Every input takes `now`
+(monotonic seconds), so tests drive the whole server, timers included, without sockets or sleeps.
+
+Checking happens at the edge: the protocol's connection state machine validates every frame and
+its phase; the table checks the game. Anything wrong gets an ERROR reply naming it, and only the
+protocol's fatal codes close a connection. Nothing a client sends reaches another table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import logging
+import secrets
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from openskill.models import PlackettLuce
+
+from bots import BUILTIN, Strategy, get_strategy
+from engine import OptionsError
+from protocol import (
+    AddBot,
+    Chat,
+    ChatMessage,
+    Commit,
+    ConnectionClosed,
+    CreateTable,
+    Error,
+    ErrorCode,
+    FairRecord,
+    GameKind,
+    Hello,
+    JoinTable,
+    LeaveTable,
+    ListTables,
+    LoggedIn,
+    LoginGuest,
+    LoginKey,
+    Message,
+    Phase,
+    Ping,
+    Pong,
+    ProtocolError,
+    QuickMatch,
+    RemoteProtocolError,
+    Resume,
+    Reveal,
+    Seed,
+    ServerConnection,
+    ServerPing,
+    ServerPong,
+    SignedRecord,
+    Spectate,
+    Spectating,
+    StartGame,
+    TableJoined,
+    TableLeft,
+    TableList,
+    TableSettings,
+    TableUpdate,
+    error_for,
+    handshake_reply,
+    new_challenge,
+    sign_record,
+    verify_login,
+)
+
+from .persist import StateError, dump, load
+from .resume import resume_session
+from .session import Session, Transport, new_token
+from .storage import PlayerResult, Storage
+from .table import Table, TableError, TablePhase
+
+log = logging.getLogger("sushigo.server")
+
+DEFAULT_BOT = "heuristic"
+"""The strategy behind "default": server bots, auto-picks and seats of players who left."""
+
+
+@dataclass(frozen=True, slots=True)
+class HubConfig:
+    """Limits and timeouts (defaults: docs/PROTOCOL.md section 8)."""
+
+    server_name: str = "sushigo"
+    max_connections: int = 10_000
+    max_per_address: int = 16
+    handshake_seconds: float = 10.0
+    heartbeat_seconds: float = 15.0
+    dead_after_seconds: float = 45.0
+    resume_seconds: float = 120.0
+    messages_per_second: float = 20.0
+    message_burst: float = 50.0
+    bytes_per_second: float = 65_536.0
+    chat_per_second: float = 1.0
+    chat_burst: float = 5.0
+    strikes_before_close: int = 10
+    quick_turn_seconds: int = 60
+    """Turn time of tables made by quick match."""
+    token_lifetime_ms: int = 24 * 3600 * 1000
+    """How long a stored reconnect token stays valid across server restarts."""
+
+
+class Bucket:
+    """A token bucket: `rate` per second, holding at most `burst`."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate, self.burst, self.level, self.stamp = rate, burst, burst, now
+
+    def take(self, amount: float, now: float) -> bool:
+        """Spend `amount` if there is that much; False (and nothing spent) otherwise."""
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level < amount:
+            return False
+        self.level -= amount
+        return True
+
+
+@dataclass(eq=False, slots=True)
+class Conn:
+    """One TCP connection."""
+
+    id: int
+    transport: Transport
+    address: str
+    """The peer's IP address (the per-address cap counts these)."""
+    peer: str
+    """address:port, for logs."""
+    proto: ServerConnection
+    challenge: bytes
+    opened: float
+    last_received: float
+    messages: Bucket
+    volume: Bucket
+    chat: Bucket
+    strikes: deque[float] = field(default_factory=deque)
+    session: Session | None = None
+    closed: bool = False
+
+
+class Hub:
+    """Every connection, session and table of one server process."""
+
+    def __init__(
+        self,
+        *,
+        storage: Storage,
+        key: Ed25519PrivateKey,
+        config: HubConfig | None = None,
+        wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    ) -> None:
+        self.storage = storage
+        self.key = key
+        self.server_key = key.public_key().public_bytes_raw()
+        self.config = config or HubConfig()
+        self.wall_ms = wall_ms
+        self.conns: dict[int, Conn] = {}
+        self.per_address: dict[str, int] = {}
+        self.sessions: dict[bytes, Session] = {}
+        """By the hash of their current resume token."""
+        self.tables: dict[str, Table] = {}
+        self._ids = itertools.count(1)
+        self._timers: list[tuple[float, int, str, Any]] = []
+        self._timer_seq = itertools.count()
+        self._watched: dict[str, float] = {}
+        """The deadline last scheduled per table, to push each change once."""
+        self.now = 0.0
+
+    # -- the adapter's entry points ---------------------------------------------------------
+
+    def restore(self, now: float) -> int:
+        """Load the tables saved by an earlier run (after a crash or a clean stop)."""
+        self.now = now
+        count = 0
+        for table_id, blob in self.storage.load_tables():
+            try:
+                table = load(blob, self, now)
+            except StateError as exc:
+                log.error("table %s could not be restored: %s", table_id, exc)
+                continue
+            self.tables[table_id] = table
+            self._watch(table)
+            count += 1
+        return count
+
+    def open(self, transport: Transport, address: str, port: int, now: float) -> Conn | None:
+        """A new connection; None when a cap refuses it (the adapter closes it)."""
+        self.now = now
+        cfg = self.config
+        if len(self.conns) >= cfg.max_connections:
+            log.warning("refused %s:%d: %d connections already", address, port, len(self.conns))
+            return None
+        if self.per_address.get(address, 0) >= cfg.max_per_address:
+            log.warning("refused %s:%d: too many connections from that address", address, port)
+            return None
+        conn = Conn(
+            id=next(self._ids),
+            transport=transport,
+            address=address,
+            peer=f"{address}:{port}",
+            proto=ServerConnection(),
+            challenge=new_challenge(),
+            opened=now,
+            last_received=now,
+            messages=Bucket(cfg.messages_per_second, cfg.message_burst, now),
+            volume=Bucket(cfg.bytes_per_second, cfg.bytes_per_second, now),
+            chat=Bucket(cfg.chat_per_second, cfg.chat_burst, now),
+        )
+        self.conns[conn.id] = conn
+        self.per_address[address] = self.per_address.get(address, 0) + 1
+        self._at(now + cfg.handshake_seconds, "handshake", conn)
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+        log.debug("connect %s", conn.peer)
+        return conn
+
+    def data(self, conn: Conn, data: bytes, now: float) -> None:
+        """Bytes from a connection."""
+        self.now = now
+        if conn.closed:
+            return
+        conn.last_received = now
+        if not conn.volume.take(len(data), now) and not self._strike(conn, now):
+            return
+        try:
+            conn.proto.receive_data(data)
+        except ProtocolError as exc:
+            self._fatal(conn, exc)
+            return
+        while not conn.closed:
+            try:
+                event = conn.proto.next_event()
+            except RemoteProtocolError as exc:
+                if exc.fatal:
+                    self._fatal(conn, exc)
+                    return
+                if self._spend(conn, now, exc.ref):
+                    self._reply(conn, error_for(exc))
+                continue
+            if event is None:
+                return
+            if isinstance(event, ConnectionClosed):
+                self.lost(conn, now)
+                return
+            # A game move the phase check let through comes once per turn at most: it costs
+            # nothing, so fast bots are never slowed. Everything else spends from the bucket.
+            if not isinstance(event, _FREE) and not self._spend(conn, now, _ref(event)):
+                continue
+            try:
+                self._handle(conn, event, now)
+            except TableError as exc:
+                self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
+            except Exception:  # a server bug: log it, tell the client, keep everyone else going
+                log.exception("internal error handling %s from %s", event.TYPE, conn.peer)
+                self._reply(
+                    conn,
+                    Error(ref=_ref(event), code=ErrorCode.INTERNAL_ERROR, message="internal error"),
+                )
+            table = conn.session.table if conn.session is not None else None
+            if table is not None:
+                self._watch(table)
+
+    def lost(self, conn: Conn, now: float) -> None:
+        """The connection ended (closed by the peer, by us, or broken)."""
+        self.now = now
+        if conn.id not in self.conns:
+            return
+        conn.closed = True
+        del self.conns[conn.id]
+        left = self.per_address[conn.address] - 1
+        if left:
+            self.per_address[conn.address] = left
+        else:
+            del self.per_address[conn.address]
+        session = conn.session
+        if session is not None and session.transport is conn.transport:
+            session.transport = None
+            session.detached_at = now
+            self._at(now + self.config.resume_seconds, "expire", session)
+            if session.table is not None:
+                self.table_changed(session.table)
+        log.debug("disconnect %s", conn.peer)
+
+    def next_deadline(self) -> float | None:
+        """When `on_timer` must next be called."""
+        return self._timers[0][0] if self._timers else None
+
+    def on_timer(self, now: float) -> None:
+        """Fire every timer that is due."""
+        self.now = now
+        while self._timers and self._timers[0][0] <= now:
+            _, _, kind, target = heapq.heappop(self._timers)
+            if kind == "table":
+                table: Table = target
+                if self.tables.get(table.table_id) is table and table.deadline is not None:
+                    self._watched.pop(table.table_id, None)
+                    table.on_timer(now)
+                    self._watch(table)
+            elif kind == "handshake":
+                self._handshake_deadline(target, now)
+            elif kind == "heartbeat":
+                self._heartbeat(target, now)
+            elif kind == "expire":
+                self._expire(target, now)
+
+    def shutdown(self) -> None:
+        """Save every table and tell every connection the server is going away."""
+        for table in self.tables.values():
+            if table.playing:
+                self.save_table(table)
+        for conn in list(self.conns.values()):
+            if conn.proto.phase is not Phase.CLOSED:
+                self._fatal(
+                    conn,
+                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down"),
+                )
+
+    # -- timers ------------------------------------------------------------------------------
+
+    def _at(self, when: float, kind: str, target: object) -> None:
+        heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
+
+    def _watch(self, table: Table) -> None:
+        """Schedule the table's deadline if it changed."""
+        deadline = table.deadline
+        if deadline is not None and self._watched.get(table.table_id) != deadline:
+            self._watched[table.table_id] = deadline
+            self._at(deadline, "table", table)
+
+    def _handshake_deadline(self, conn: Conn, now: float) -> None:
+        if not conn.closed and conn.session is None:
+            self._fatal(
+                conn,
+                RemoteProtocolError(ErrorCode.TIMEOUT, "no login before the handshake deadline"),
+            )
+
+    def _heartbeat(self, conn: Conn, now: float) -> None:
+        if conn.closed:
+            return
+        cfg = self.config
+        quiet = now - conn.last_received
+        if quiet >= cfg.dead_after_seconds:
+            log.info("dropping %s: nothing received for %.0f s", conn.peer, quiet)
+            self._fatal(conn, RemoteProtocolError(ErrorCode.TIMEOUT, "no reply to heartbeats"))
+            return
+        if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
+            self._send(conn, ServerPing(nonce=secrets.randbits(32)))
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+
+    def _expire(self, session: Session, now: float) -> None:
+        if session.attached or self.sessions.get(session.token_hash) is not session:
+            return
+        del self.sessions[session.token_hash]
+        self.storage.delete_token(session.token_hash)
+        table = session.table
+        if table is not None:
+            log.info("session of %s expired; leaving table %s", session.player_id, table.table_id)
+            self._leave(session, table)
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def _send(self, conn: Conn, message: Message) -> None:
+        """Send on a connection (to its session, when it has one, so the message is logged)."""
+        if conn.closed:
+            return
+        if conn.session is not None and conn.session.transport is conn.transport:
+            conn.session.send(message)
+            return
+        try:
+            conn.transport.write(conn.proto.send(message))
+        except ProtocolError as exc:
+            log.error("not sending %s to %s: %s", message.TYPE, conn.peer, exc)
+
+    def _reply(self, conn: Conn, error: Error) -> None:
+        self._send(conn, error)
+
+    def _fatal(self, conn: Conn, exc: ProtocolError) -> None:
+        """Say why once (when the protocol still allows it), then close."""
+        if conn.closed:
+            return
+        log.info("closing %s: %s %s", conn.peer, exc.code.name, exc)
+        with contextlib.suppress(ProtocolError):  # the state machine may allow no more
+            conn.transport.write(conn.proto.send(error_for(exc)))
+        conn.transport.close()
+        self.lost(conn, self.now)
+
+    def _spend(self, conn: Conn, now: float, ref: int | None) -> bool:
+        """Charge one message; over the rate, answer RATE_LIMITED (and close after too many)."""
+        if conn.messages.take(1, now):
+            return True
+        if self._strike(conn, now):
+            self._reply(conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down"))
+        return False
+
+    def _strike(self, conn: Conn, now: float) -> bool:
+        """Count a rate-limit strike; False (and the connection closed) after too many."""
+        conn.strikes.append(now)
+        while conn.strikes and conn.strikes[0] < now - 60:
+            conn.strikes.popleft()
+        if len(conn.strikes) >= self.config.strikes_before_close:
+            self._fatal(conn, RemoteProtocolError(ErrorCode.RATE_LIMITED, "too many messages"))
+            return False
+        return True
+
+    # -- the TableHost interface ---------------------------------------------------------------
+
+    def save_table(self, table: Table) -> None:
+        """Persist a table at a turn boundary."""
+        self.storage.save_table(table.table_id, dump(table))
+
+    def sign(self, record: FairRecord) -> SignedRecord:
+        """Sign a record with the server key."""
+        return sign_record(record, self.key)
+
+    def game_finished(self, table: Table, signed: SignedRecord) -> None:
+        """Store the record and results; update ratings of identified players."""
+        game = table.game
+        assert game is not None
+        scores, places = game.scores(), game.places()
+        results = [
+            PlayerResult(
+                player_id=seat.player_id
+                if seat.player_id and seat.player_id.startswith("k:")
+                else None,
+                name=seat.name or f"seat {seat.index}",
+                seat=seat.index,
+                score=scores[seat.index],
+                place=places[seat.index],
+            )
+            for seat in table.seats
+        ]
+        game_id = signed.signature[:16].hex()
+        self.storage.finish_game(
+            table.table_id,
+            game_id,
+            str(GameKind.SUSHI_GO),
+            signed.record,
+            signed.signature,
+            results,
+            finished_ms=self.wall_ms(),
+        )
+        self._rate(results)
+        log.info(
+            "game over at table %s: %s",
+            table.table_id,
+            ", ".join(f"{r.name} {r.score}" for r in results),
+        )
+        self._save_seat_tokens(table)
+
+    def _rate(self, results: list[PlayerResult]) -> None:
+        rated = [r for r in results if r.player_id is not None]
+        if len(rated) < 2:
+            return
+        model = PlackettLuce()
+        teams = []
+        for r in rated:
+            assert r.player_id is not None
+            old = self.storage.get_rating(r.player_id)
+            teams.append([model.rating(mu=old[0], sigma=old[1]) if old else model.rating()])
+        new = model.rate(teams, ranks=[r.place for r in rated])
+        self.storage.set_ratings(
+            {
+                r.player_id: (t[0].mu, t[0].sigma)
+                for r, t in zip(rated, new, strict=True)
+                if r.player_id
+            }
+        )
+
+    def make_bot(self, strategy: str) -> Strategy:
+        """A built-in strategy by name: never a file or module a client names."""
+        name = DEFAULT_BOT if strategy == "default" else strategy
+        if name not in BUILTIN:
+            raise TableError(
+                ErrorCode.UNKNOWN_BOT,
+                f"no bot {strategy!r}: choose one of {', '.join(['default', *sorted(BUILTIN)])}",
+            )
+        return get_strategy(name)
+
+    def table_changed(self, table: Table) -> None:
+        """Tell the table's people what it looks like now."""
+        update = TableUpdate(table=table.info())
+        for person in table.people():
+            person.send(update)
+        self._watch(table)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _handle(self, conn: Conn, msg: Message, now: float) -> None:
+        session = conn.session
+        if isinstance(msg, Hello):
+            reply = handshake_reply(
+                msg,
+                server_key=self.server_key,
+                challenge=conn.challenge,
+                server_name=self.config.server_name,
+                heartbeat_ms=int(self.config.heartbeat_seconds * 1000),
+            )
+            self._send(conn, reply)
+            if isinstance(reply, Error):
+                conn.transport.close()
+                self.lost(conn, now)
+            return
+        if isinstance(msg, Ping):
+            self._send(conn, ServerPong(ref=msg.ref, nonce=msg.nonce))
+            return
+        if isinstance(msg, Pong):
+            return
+        if isinstance(msg, LoginGuest | LoginKey):
+            self._login(conn, msg, now)
+            return
+        if isinstance(msg, Resume):
+            resume_session(self, conn, msg, now)
+            return
+        assert session is not None  # the protocol allows nothing else before login
+        if isinstance(msg, ListTables):
+            tables = [
+                t.info()
+                for t in reversed(self.tables.values())
+                if msg.kind in (None, t.settings.kind)
+            ][:1000]
+            session.send(TableList(ref=msg.ref, tables=tuple(tables)))
+        elif isinstance(msg, CreateTable):
+            self._create(session, msg, now)
+        elif isinstance(msg, JoinTable):
+            table = self._table(msg.table_id)
+            taken = table.sit(session, msg.seat)
+            self._seated(session, table, taken.index, msg.ref, now)
+        elif isinstance(msg, QuickMatch):
+            self._quick_match(session, msg, now)
+        elif isinstance(msg, Spectate):
+            self._spectate(session, msg)
+        elif isinstance(msg, LeaveTable):
+            table = self._current(session)
+            self._leave(session, table, msg.ref)
+        elif isinstance(msg, AddBot):
+            table = self._hosted(session)
+            table.add_bot(msg.strategy, msg.seat)
+            self.table_changed(table)
+            if table.quick and table.full:
+                table.start(now)
+        elif isinstance(msg, StartGame):
+            table = self._hosted(session)
+            self._save_seat_tokens(table)
+            table.start(now)
+        elif isinstance(msg, Chat):
+            self._chat(conn, session, msg, now)
+        elif isinstance(msg, Seed):
+            table, seat = self._seat_of(session)
+            table.seed(seat, msg.seed, now)
+        elif isinstance(msg, Commit):
+            table, seat = self._seat_of(session)
+            table.commit(seat, msg.round, msg.turn, msg.commitment, now)
+        elif isinstance(msg, Reveal):
+            table, seat = self._seat_of(session)
+            table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+        else:
+            raise TableError(ErrorCode.UNKNOWN_MESSAGE_TYPE, f"{msg.TYPE!r} is not handled here")
+
+    def _login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
+        name = _clean_name(msg.name)
+        if name is None:
+            raise TableError(
+                ErrorCode.INVALID_NAME, "a name needs a visible character and no control characters"
+            )
+        if isinstance(msg, LoginKey):
+            if not verify_login(msg, self.server_key, conn.challenge):
+                raise TableError(
+                    ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
+                )
+            player_id = self.storage.upsert_identity(msg.public_key, name, self.wall_ms())
+            guest = False
+        else:
+            player_id = "g:" + secrets.token_hex(8)
+            guest = True
+        token, digest = new_token()
+        session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
+        self.sessions[digest] = session
+        conn.session = session
+        session.send(
+            LoggedIn(ref=msg.ref, player_id=player_id, name=name, guest=guest, resume_token=token)
+        )
+        log.info(
+            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+        )
+
+    def _table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
+        return table
+
+    def _current(self, session: Session) -> Table:
+        if session.table is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "not at a table")
+        return session.table
+
+    def _hosted(self, session: Session) -> Table:
+        table = self._current(session)
+        if table.host_player != session.player_id or session.seat is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "only the table's host may do that")
+        return table
+
+    def _seat_of(self, session: Session) -> tuple[Table, int]:
+        table = self._current(session)
+        if session.seat is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "spectators do not play")
+        return table, session.seat
+
+    def _new_table(self, settings: Any, host: str | None) -> Table:
+        if settings.kind != GameKind.SUSHI_GO:
+            raise TableError(
+                ErrorCode.UNSUPPORTED_GAME_KIND, f"this server does not host {settings.kind!r}"
+            )
+        try:
+            settings.options()
+        except OptionsError as exc:
+            raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
+        table_id = secrets.token_hex(6)
+        table = Table(table_id, settings, self, host)
+        self.tables[table_id] = table
+        log.info(
+            "table %s created (%d seats%s)",
+            table_id,
+            settings.players,
+            "".join(f", {v}" for v in table.options.variants()),
+        )
+        return table
+
+    def _create(self, session: Session, msg: CreateTable, now: float) -> None:
+        table = self._new_table(msg.settings, session.player_id)
+        taken = table.sit(session, 0)
+        self._seated(session, table, taken.index, msg.ref, now)
+
+    def _quick_match(self, session: Session, msg: QuickMatch, now: float) -> None:
+        for table in self.tables.values():
+            if (
+                table.quick
+                and table.phase is TablePhase.OPEN
+                and table.settings.kind == msg.kind
+                and table.settings.players == msg.players
+                and not table.full
+            ):
+                break
+        else:
+            settings = TableSettings(
+                kind=msg.kind, players=msg.players, turn_seconds=self.config.quick_turn_seconds
+            )
+            table = self._new_table(settings, session.player_id)
+            table.quick = True
+        taken = table.sit(session)
+        if table.host_player is None:
+            table.host_player = session.player_id
+        self._seated(session, table, taken.index, msg.ref, now)
+
+    def _seated(
+        self, session: Session, table: Table, seat: int, ref: int | None, now: float
+    ) -> None:
+        session.table, session.seat = table, seat
+        session.send(TableJoined(ref=ref, table=table.info(), seat=seat))
+        self.storage.save_token(
+            session.token_hash, table.table_id, seat, self.wall_ms() + self.config.token_lifetime_ms
+        )
+        self.table_changed(table)
+        if table.quick and table.full:
+            self._save_seat_tokens(table)
+            table.start(now)
+
+    def _save_seat_tokens(self, table: Table) -> None:
+        expires = self.wall_ms() + self.config.token_lifetime_ms
+        for seat in table.seats:
+            if seat.session is not None:
+                self.storage.save_token(
+                    seat.session.token_hash, table.table_id, seat.index, expires
+                )
+
+    def _spectate(self, session: Session, msg: Spectate) -> None:
+        table = self._table(msg.table_id)
+        session.table, session.seat = table, None
+        table.spectators.append(session)
+        session.send(Spectating(ref=msg.ref, table=table.info()))
+        self.table_changed(table)
+
+    def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
+        table.leave(session)
+        session.table = session.seat = None
+        session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
+        self.storage.delete_token(session.token_hash)
+        if table.abandoned and not table.playing:
+            del self.tables[table.table_id]
+            self.storage.delete_table(table.table_id)
+            log.info("table %s closed", table.table_id)
+        else:
+            self.table_changed(table)
+
+    def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
+        if not conn.chat.take(1, now):
+            raise TableError(ErrorCode.RATE_LIMITED, "one chat message a second, please")
+        text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ").strip()
+        if not text:
+            raise TableError(ErrorCode.OUT_OF_RANGE, "an empty chat message")
+        table = session.table
+        out = ChatMessage(
+            table_id=table.table_id if table else None,
+            player_id=session.player_id,
+            name=session.name,
+            text=text,
+        )
+        if table is not None:
+            audience = table.people()
+        else:
+            audience = [s for s in self.sessions.values() if s.table is None and s.attached]
+        for person in audience:
+            person.send(out)
+
+
+_FREE = (Commit, Reveal, Seed, Pong)
+
+
+def _ref(message: Message) -> int | None:
+    ref = getattr(message, "ref", None)
+    return ref if isinstance(ref, int) else None
+
+
+def _clean_name(name: str) -> str | None:
+    """The name without surrounding spaces, or None if it has control characters or no letters."""
+    name = name.strip()
+    if not name or any(unicodedata.category(c)[0] == "C" for c in name):
+        return None
+    return name
+
+
+__all__ = ["Bucket", "Conn", "Hub", "HubConfig"]

@@ -1,0 +1,627 @@
+"""What lasts: one SQLite file holding tables in progress, finished games, identities, ratings
+and reconnect tokens.
+
+Durability model. The database runs in WAL mode with ``synchronous=NORMAL``: a commit appends to
+the write-ahead log and returns without an fsync, so a committed transaction survives the server
+process being killed (SIGKILL, OOM killer, a crash), because the bytes are already in the OS page
+cache. Only a power cut or kernel crash can lose the last few commits; that is the trade SQLite
+documents for this mode and it is what lets `save_table` run at every turn boundary cheaply.
+Every multi-row change (a finished game, a token rotation, a rating update) is one transaction,
+so a crash leaves either all of it or none of it.
+
+The class is synchronous and guards its connection with a lock, so the asyncio server may call
+it directly or from a worker thread (`asyncio.to_thread`). Nothing here reads the clock: times
+are passed in as integer milliseconds.
+
+Schema versions live in ``PRAGMA user_version``; `_MIGRATIONS[i]` upgrades version ``i`` to
+``i + 1``, and all pending steps run in one transaction at open. A database from a newer version
+is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from protocol.identity import player_id_for_key
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "Identity",
+    "LeaderboardEntry",
+    "PlayerResult",
+    "RecordSummary",
+    "Storage",
+    "StorageError",
+    "StoredRecord",
+    "TokenEntry",
+]
+
+APPLICATION_ID: Final = 0x5355_5348
+"""``PRAGMA application_id`` of a sushigo database ("SUSH"), so `--db` pointed at some other
+program's SQLite file is refused instead of being written into."""
+
+DEFAULT_BUSY_TIMEOUT_MS: Final = 5_000
+
+
+class StorageError(Exception):
+    """The database cannot be opened or used. ``str()`` is one line: the path and the reason."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        """The database path as given (``":memory:"`` for an in-memory database)."""
+        self.reason = reason
+        """What went wrong, for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """One seat's outcome in a finished game."""
+
+    player_id: str | None
+    """The identified player's id (``"k:..."``), or None for a guest or a server bot."""
+    name: str
+    """The name shown at the table."""
+    seat: int
+    """The seat, from 0."""
+    score: int
+    """Final score."""
+    place: int
+    """Final place, 1 for the winner; tied seats share a place."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSummary:
+    """A finished game without its record bytes (what a listing shows)."""
+
+    game_id: str
+    """The game's id."""
+    table_id: str
+    """The table it was played at."""
+    kind: str
+    """The game kind (e.g. ``"sushigo"``)."""
+    finished_ms: int
+    """When it ended, Unix milliseconds (the server's clock, passed in)."""
+    players: tuple[PlayerResult, ...]
+    """One result per seat, in seat order."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord(RecordSummary):
+    """A finished game with its signed record."""
+
+    record: bytes
+    """The encoded game record, exactly as signed."""
+    signature: bytes
+    """The server's Ed25519 signature over `record`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A player known by an Ed25519 public key (guests are never stored)."""
+
+    player_id: str
+    """``"k:"`` and 32 hex digits, from `protocol.identity.player_id_for_key`."""
+    public_key: bytes
+    """The raw 32-byte Ed25519 public key."""
+    name: str
+    """The name last used with this key."""
+    first_seen_ms: int
+    """When the key first logged in, Unix milliseconds."""
+    last_seen_ms: int
+    """When it last logged in, Unix milliseconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One rated player, as the leaderboard lists them."""
+
+    player_id: str
+    """The player's id."""
+    name: str
+    """The player's last-used name."""
+    mu: float
+    """openskill mean skill."""
+    sigma: float
+    """openskill uncertainty."""
+    games: int
+    """Finished games stored for this player."""
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative rating ``mu - 3 * sigma`` the leaderboard is sorted by."""
+        return self.mu - 3.0 * self.sigma
+
+
+class TokenEntry(NamedTuple):
+    """Where a reconnect token leads: ``(table_id, seat, expires_ms)``, also by name."""
+
+    table_id: str
+    """The table the token resumes."""
+    seat: int
+    """The seat at that table."""
+    expires_ms: int
+    """After this instant (Unix milliseconds) the token must be refused; the caller checks."""
+
+
+# --- schema -----------------------------------------------------------------------------------
+
+# Each migration is a list of statements run inside the open transaction (never executescript,
+# which would commit half-way). Version 1 is the first release; tournaments will be version 2.
+_V1: Final = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    # A rowid table (not WITHOUT ROWID) on purpose: states are kilobytes, and SQLite stores
+    # large rows far better in a rowid table; save_table measured twice as fast this way.
+    """CREATE TABLE tables_in_progress (
+        table_id TEXT PRIMARY KEY,
+        state BLOB NOT NULL
+    )""",
+    """CREATE TABLE records (
+        game_id TEXT PRIMARY KEY,
+        table_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        finished_ms INTEGER NOT NULL,
+        record BLOB NOT NULL,
+        signature BLOB NOT NULL
+    )""",
+    "CREATE INDEX records_by_time ON records (finished_ms DESC, game_id)",
+    # No foreign key from results to identities: a finished game must never be refused because
+    # of a player row, and bots and guests have no identity at all.
+    """CREATE TABLE results (
+        game_id TEXT NOT NULL REFERENCES records (game_id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        player_id TEXT,
+        name TEXT NOT NULL,
+        score INTEGER NOT NULL,
+        place INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX results_by_player ON results (player_id) WHERE player_id IS NOT NULL",
+    """CREATE TABLE identities (
+        player_id TEXT PRIMARY KEY,
+        public_key BLOB NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        first_seen_ms INTEGER NOT NULL,
+        last_seen_ms INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    # Ratings do reference identities: rating a guest is a bug worth failing loudly on.
+    """CREATE TABLE ratings (
+        player_id TEXT PRIMARY KEY REFERENCES identities (player_id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL
+    ) WITHOUT ROWID""",
+    # One live token per seat: saving a token for a seat revokes the previous one (UNIQUE +
+    # INSERT OR REPLACE), so a seat handed to someone else cannot be resumed by its old owner.
+    """CREATE TABLE tokens (
+        token_hash BLOB PRIMARY KEY,
+        table_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        expires_ms INTEGER NOT NULL,
+        UNIQUE (table_id, seat)
+    ) WITHOUT ROWID""",
+)
+
+
+def _statements(statements: Sequence[str]) -> Callable[[sqlite3.Connection], None]:
+    def run(conn: sqlite3.Connection) -> None:
+        for statement in statements:
+            conn.execute(statement)
+
+    return run
+
+
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1)]
+"""``_MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
+
+SCHEMA_VERSION: Final = len(_MIGRATIONS)
+"""The schema version this code writes."""
+
+
+def _scalar(conn: sqlite3.Connection, sql: str) -> int:
+    row = conn.execute(sql).fetchone()
+    return int(row[0])
+
+
+def _reason(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return f"{text} (is another sushigo server using this database?)"
+    return text
+
+
+class Storage:
+    """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
+
+    ``Storage(":memory:")`` gives a private in-memory database for tests. With
+    ``exclusive=True`` the file stays locked while open, so a second server started on the same
+    database fails at once with a clear `StorageError` instead of both resuming the same tables.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        exclusive: bool = False,
+    ) -> None:
+        self.path = os.fspath(path)
+        """The path as given."""
+        self._lock = threading.RLock()
+        memory = self.path == ":memory:"
+        if not memory:
+            _prepare_file(self.path)
+        try:
+            # isolation_level=None: the sqlite3 module must not open transactions behind our
+            # back; every write below says BEGIN and COMMIT itself.
+            self._conn = sqlite3.connect(
+                self.path,
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(self.path, f"cannot open the database: {_reason(exc)}") from None
+        try:
+            self._configure(memory=memory, busy_timeout_ms=busy_timeout_ms, exclusive=exclusive)
+            self._migrate()
+        except StorageError:
+            self._conn.close()
+            raise
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise StorageError(self.path, f"cannot open the database: {_reason(exc)}") from None
+
+    def _configure(self, *, memory: bool, busy_timeout_ms: int, exclusive: bool) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        if exclusive:
+            # Must precede the switch to WAL: in exclusive mode SQLite keeps the WAL index in
+            # heap memory and holds the file lock from the first transaction until close.
+            conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+        # The first real reads: a file that is not a database fails here. Another program's
+        # database is refused before anything (even the journal mode) is changed in it.
+        app_id = _scalar(conn, "PRAGMA application_id")
+        version = _scalar(conn, "PRAGMA user_version")
+        tables = _scalar(conn, "SELECT count(*) FROM sqlite_master")
+        if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or tables != 0):
+            raise StorageError(self.path, "not a sushigo database (another program's file)")
+        self._check_version(version)
+        mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+        if not memory and mode != "wal":
+            raise StorageError(self.path, f"cannot use WAL journaling (got {mode!r})")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+
+    def _migrate(self) -> None:
+        conn = self._conn
+        # IMMEDIATE takes the write lock before reading the version, so two processes opening a
+        # new file at once cannot both run the same migration.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again under the lock: another process may have migrated meanwhile.
+            version = _scalar(conn, "PRAGMA user_version")
+            self._check_version(version)
+            for step in _MIGRATIONS[version:]:
+                step(conn)
+            if version != SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _check_version(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                self.path,
+                f"database schema version {version} is newer than this program supports "
+                f"({SCHEMA_VERSION}); upgrade sushigo",
+            )
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction; sqlite errors become a `StorageError` saying what failed."""
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                # Best effort: on a closed or broken connection there is nothing to roll back,
+                # and the original error is the one worth reporting.
+                with contextlib.suppress(sqlite3.Error):
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StorageError(self.path, f"{what}: {_reason(exc)}") from None
+                raise
+
+    @contextlib.contextmanager
+    def _reading(self, what: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise StorageError(self.path, f"{what}: {_reason(exc)}") from None
+
+    def close(self) -> None:
+        """Close the database (idempotent). The last close also checkpoints the WAL."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        """The database's schema version (always `SCHEMA_VERSION` once open)."""
+        with self._reading("read the schema version") as conn:
+            return _scalar(conn, "PRAGMA user_version")
+
+    # --- tables in progress --------------------------------------------------------------------
+
+    def save_table(self, table_id: str, state: bytes) -> None:
+        """Store (insert or replace) a table's resumable state; called at every turn boundary."""
+        with self._transaction(f"save table {table_id!r}") as conn:
+            conn.execute(
+                "INSERT INTO tables_in_progress (table_id, state) VALUES (?, ?) "
+                "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
+                (table_id, state),
+            )
+
+    def delete_table(self, table_id: str) -> None:
+        """Forget a table in progress (abandoned, not finished) and its reconnect tokens."""
+        with self._transaction(f"delete table {table_id!r}") as conn:
+            conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
+            conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+
+    def load_tables(self) -> list[tuple[str, bytes]]:
+        """Every table in progress as ``(table_id, state)``, ordered by table id."""
+        with self._reading("load tables") as conn:
+            rows = conn.execute(
+                "SELECT table_id, state FROM tables_in_progress ORDER BY table_id"
+            ).fetchall()
+        return [(table_id, state) for table_id, state in rows]
+
+    # --- finished games ------------------------------------------------------------------------
+
+    def finish_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        finished_ms: int,
+    ) -> None:
+        """Store a finished game and retire its table, all in one transaction.
+
+        Inserts the signed record and one result row per seat, and deletes the table's
+        in-progress row and reconnect tokens. After a crash either the game is stored and the
+        table gone, or the table is still there to resume: never both, never neither. A
+        `game_id` already stored raises `StorageError` and changes nothing.
+        """
+        seats = [p.seat for p in players]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+        with self._transaction(f"store game {game_id!r}") as conn:
+            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
+            if exists.fetchone() is not None:
+                raise StorageError(self.path, f"game {game_id!r} is already stored")
+            conn.execute(
+                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, table_id, kind, finished_ms, record, signature),
+            )
+            conn.executemany(
+                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
+            )
+            conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
+            conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+
+    def get_record(self, game_id: str) -> StoredRecord | None:
+        """A finished game with its record and signature, or None if unknown."""
+        with self._reading(f"read game {game_id!r}") as conn:
+            row = conn.execute(
+                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records "
+                "WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            players = self._results(conn, [game_id])[game_id]
+        game_id, table_id, kind, finished_ms, record, signature = row
+        return StoredRecord(game_id, table_id, kind, finished_ms, players, record, signature)
+
+    def list_records(
+        self, limit: int = 50, offset: int = 0, player_id: str | None = None
+    ) -> list[RecordSummary]:
+        """Finished games, newest first; only those `player_id` played in when given."""
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        with self._reading("list games") as conn:
+            if player_id is None:
+                rows = conn.execute(
+                    "SELECT game_id, table_id, kind, finished_ms FROM records "
+                    "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
+                    (limit, offset),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
+                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
+                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
+                    (player_id, limit, offset),
+                ).fetchall()
+            results = self._results(conn, [row[0] for row in rows])
+        return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
+
+    @staticmethod
+    def _results(
+        conn: sqlite3.Connection, game_ids: Sequence[str]
+    ) -> dict[str, tuple[PlayerResult, ...]]:
+        found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
+        if game_ids:
+            marks = ", ".join("?" * len(game_ids))
+            for row in conn.execute(
+                "SELECT game_id, player_id, name, seat, score, place FROM results "
+                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                list(game_ids),
+            ):
+                found[row[0]].append(PlayerResult(*row[1:]))
+        return {game_id: tuple(results) for game_id, results in found.items()}
+
+    # --- identities and ratings ----------------------------------------------------------------
+
+    def upsert_identity(self, public_key: bytes, name: str, now_ms: int) -> str:
+        """Record a key login (new key, or a known key's new name); returns its player id."""
+        if len(public_key) != 32:
+            raise ValueError(f"an Ed25519 public key is 32 bytes, not {len(public_key)}")
+        player_id = player_id_for_key(public_key)
+        with self._transaction(f"store identity {player_id}") as conn:
+            conn.execute(
+                "INSERT INTO identities (player_id, public_key, name, first_seen_ms, last_seen_ms) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
+                "name = excluded.name, last_seen_ms = excluded.last_seen_ms",
+                (player_id, public_key, name, now_ms, now_ms),
+            )
+        return player_id
+
+    def get_identity(self, player_id: str) -> Identity | None:
+        """A stored identity, or None."""
+        with self._reading(f"read identity {player_id}") as conn:
+            row = conn.execute(
+                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+                "WHERE player_id = ?",
+                (player_id,),
+            ).fetchone()
+        # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
+        return None if row is None else Identity(player_id, *row)
+
+    def get_rating(self, player_id: str) -> tuple[float, float] | None:
+        """The player's ``(mu, sigma)``, or None if never rated (use the model's defaults)."""
+        with self._reading(f"read rating {player_id}") as conn:
+            row = conn.execute(
+                "SELECT mu, sigma FROM ratings WHERE player_id = ?", (player_id,)
+            ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]]) -> None:
+        """Store new ``(mu, sigma)`` values for several players in one transaction.
+
+        Every player must have a stored identity (guests are not rated): an unknown id raises
+        `StorageError` and no rating changes.
+        """
+        for player_id, (mu, sigma) in ratings.items():
+            if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
+                raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
+        with self._transaction("store ratings") as conn:
+            conn.executemany(
+                "INSERT INTO ratings (player_id, mu, sigma) VALUES (?, ?, ?) "
+                "ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+                [(player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
+            )
+
+    def leaderboard(self, limit: int = 20) -> list[LeaderboardEntry]:
+        """Rated players, best first by ``mu - 3 * sigma`` (openskill's ordinal)."""
+        with self._reading("read the leaderboard") as conn:
+            rows = conn.execute(
+                "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                "(SELECT count(*) FROM results s WHERE s.player_id = r.player_id) "
+                "FROM ratings r JOIN identities i USING (player_id) "
+                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [LeaderboardEntry(*row) for row in rows]
+
+    # --- reconnect tokens ----------------------------------------------------------------------
+
+    def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
+        """Store a token's SHA-256 hash for a seat, revoking any earlier token of that seat."""
+        with self._transaction(f"save token for {table_id!r} seat {seat}") as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO tokens (token_hash, table_id, seat, expires_ms) "
+                "VALUES (?, ?, ?, ?)",
+                (token_hash, table_id, seat, expires_ms),
+            )
+
+    def find_token(self, token_hash: bytes) -> TokenEntry | None:
+        """Where the token with this hash leads, or None. Expiry is the caller's to check."""
+        with self._reading("find token") as conn:
+            row = conn.execute(
+                "SELECT table_id, seat, expires_ms FROM tokens WHERE token_hash = ?",
+                (token_hash,),
+            ).fetchone()
+        return None if row is None else TokenEntry(*row)
+
+    def rotate_token(self, old_hash: bytes, new_hash: bytes, expires_ms: int) -> TokenEntry | None:
+        """Replace a token by a new one for the same seat, atomically.
+
+        Returns the seat's entry under the new token, or None (and changes nothing) if the old
+        hash is unknown, e.g. already rotated by whoever used it first.
+        """
+        with self._transaction("rotate token") as conn:
+            row = conn.execute(
+                "DELETE FROM tokens WHERE token_hash = ? RETURNING table_id, seat", (old_hash,)
+            ).fetchone()
+            if row is None:
+                return None
+            entry = TokenEntry(row[0], row[1], expires_ms)
+            conn.execute(
+                "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) VALUES (?, ?, ?, ?)",
+                (new_hash, entry.table_id, entry.seat, expires_ms),
+            )
+        return entry
+
+    def delete_token(self, token_hash: bytes) -> None:
+        """Forget one token (no error if unknown)."""
+        with self._transaction("delete token") as conn:
+            conn.execute("DELETE FROM tokens WHERE token_hash = ?", (token_hash,))
+
+    def delete_tokens_for(self, table_id: str) -> None:
+        """Forget every token of a table."""
+        with self._transaction(f"delete tokens of {table_id!r}") as conn:
+            conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+
+    def delete_expired_tokens(self, now_ms: int) -> int:
+        """Forget tokens that expired before `now_ms`; returns how many."""
+        with self._transaction("delete expired tokens") as conn:
+            return conn.execute("DELETE FROM tokens WHERE expires_ms < ?", (now_ms,)).rowcount
+
+
+def _prepare_file(path: str) -> None:
+    """Create the parent directory, and the file itself owner-only (it holds token hashes and
+    identities; SQLite gives the -wal and -shm files the database file's permissions)."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            path, f"cannot create directory {target.parent}: {exc.strerror}"
+        ) from None
+    if target.is_dir():
+        raise StorageError(path, "is a directory, not a database file")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StorageError(path, f"cannot create the database file: {exc.strerror}") from None
+    os.close(fd)
