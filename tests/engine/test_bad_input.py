@@ -248,6 +248,8 @@ def test_apply_accepts_exactly_the_legal_actions(
         if game.is_terminal():
             return
         play_turn(game, policy)
+    if game.is_terminal():
+        return
     seat = turns % options.players
     legal = set(game.legal_actions(seat))
     for action in tries:
