@@ -194,9 +194,15 @@ class Client:
     async def connect(cls, host: str, port: int, **kwargs: Any) -> Client:
         """Connect, say HELLO and log in (as a guest, or with `key`)."""
         client = cls(host, port, **kwargs)
-        await client._open()
         try:
+            await client._open()
             await client._login()
+        except ConnectionLost:
+            await client.close()
+            raise ConnectError(
+                f"{client._where()} closed the connection during the handshake"
+                + (f": {client.protocol_error}" if client.protocol_error else "")
+            ) from None
         except BaseException:
             await client.close()
             raise

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import socket
 import ssl
-from typing import Any
+from typing import Any, cast
 
 from .hub import Conn, Hub
 
@@ -30,15 +30,15 @@ class _Connection(asyncio.Protocol):
     # asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not subclass asyncio.Transport but have the same methods.
+        self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername") or ("?", 0)
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
         if self.conn is None:
-            transport.abort()
+            self.transport.abort()
         self.server.rearm()
 
     def data_received(self, data: bytes) -> None:

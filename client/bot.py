@@ -1,0 +1,173 @@
+"""`sushigo-bot host:port --strategy NAME`: a headless bot that plays games on a server.
+
+    sushigo-bot localhost:7777 --strategy heuristic --games 10 --players 4 --name robo
+
+It quick-matches into a table of P seats, plays with the strategy (which sees only its seat's
+observation), verifies every commitment and each game's fairness record, reconnects by itself if
+the connection drops, and prints one line per game. Exit codes: 0 after N games all verified,
+1 on a failure (unreachable server, a fairness check that failed), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import secrets
+import sys
+from dataclasses import dataclass
+
+from bots import Strategy, StrategyError, get_strategy
+from protocol import GameEnded, TurnStart
+
+from .address import AddressError, parse_address
+from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+
+
+@dataclass(slots=True)
+class GameResult:
+    """One finished game from the bot's seat."""
+
+    place: int
+    score: int
+    players: int
+    winners: tuple[str, ...]
+    verified: bool
+    problems: tuple[str, ...]
+
+    def line(self, index: int) -> str:
+        """The one-line summary printed per game."""
+        check = (
+            "fairness verified" if self.verified else "FAIRNESS FAILED: " + "; ".join(self.problems)
+        )
+        return (
+            f"game {index}: place {self.place}/{self.players}, score {self.score}"
+            f" (won by {', '.join(self.winners)}); {check}"
+        )
+
+
+async def play_one(
+    client: Client, strategy: Strategy, rng: random.Random, players: int
+) -> GameResult:
+    """Quick-match into a table and play one game to its end."""
+    await client.quick_match(players)
+    strategy.reset()
+    while True:
+        try:
+            event = await client.next_event()
+        except ConnectionLost:
+            resumed = await auto_reconnect(client)
+            obs = client.observation
+            if resumed.phase.value == "committing" and obs is not None and not obs.is_over:
+                client.pick(strategy.choose(obs, obs.legal_actions(), rng))
+            continue
+        if isinstance(event, TurnStart):
+            obs = event.observation
+            client.pick(strategy.choose(obs, obs.legal_actions(), rng))
+        elif isinstance(event, GameEnded):
+            seat = client.seat if client.seat is not None else 0
+            names = [s.name or f"seat {s.seat}" for s in client.table.seats] if client.table else []
+            winners = tuple(names[w] if w < len(names) else f"seat {w}" for w in event.winners)
+            result = GameResult(
+                place=event.places[seat],
+                score=event.totals[seat],
+                players=len(event.places),
+                winners=winners,
+                verified=client.fairness.final == "verified",
+                problems=tuple(client.fairness.failures),
+            )
+            await client.leave()
+            return result
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Connect and play `args.games` games (forever when None)."""
+    host, port = args.address
+    try:
+        strategy = get_strategy(args.strategy)
+    except StrategyError as exc:
+        print(f"sushigo-bot: error: {exc}", file=sys.stderr)
+        return 2
+    rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
+    try:
+        client = await Client.connect(
+            host, port, name=args.name, tls=args.tls, software="sushigo-bot"
+        )
+    except ConnectError as exc:
+        print(f"sushigo-bot: error: {exc}", file=sys.stderr)
+        return 1
+    failed = 0
+    played = 0
+    try:
+        while args.games is None or played < args.games:
+            result = await play_one(client, strategy, rng, args.players)
+            played += 1
+            failed += not result.verified
+            print(result.line(played), flush=True)
+    except (ConnectError, ServerError) as exc:
+        print(f"sushigo-bot: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await client.close()
+    return 1 if failed else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        prog="sushigo-bot", description="A headless bot that plays on a sushigo server."
+    )
+    p.add_argument("address", type=_address, help="the server, host:port ([::1]:7777 for IPv6)")
+    p.add_argument(
+        "--strategy",
+        default="heuristic",
+        help="random, greedy, heuristic, ismcts, or path/file.py:Class",
+    )
+    p.add_argument(
+        "--games", type=_count, default=None, help="games to play (default: until stopped)"
+    )
+    p.add_argument(
+        "--players", type=_players, default=4, help="table size to quick-match into (2-5)"
+    )
+    p.add_argument("--name", default=None, help="display name (default: the strategy's name)")
+    p.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS (the certificate is pinned on first use)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed for the strategy's own randomness")
+    return p
+
+
+def _address(text: str) -> tuple[str, int]:
+    try:
+        return parse_address(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a positive number of games, not {text!r}")
+    return int(text)
+
+
+def _players(text: str) -> int:
+    if not text.isdigit() or not 2 <= int(text) <= 5:
+        raise argparse.ArgumentTypeError(f"players is 2-5, not {text!r}")
+    return int(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `sushigo-bot`."""
+    args = parser().parse_args(argv)
+    if args.name is None:
+        args.name = f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
+    try:
+        return asyncio.run(run(args))
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
