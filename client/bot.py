@@ -83,6 +83,7 @@ async def play_one(
 async def run(args: argparse.Namespace) -> int:
     """Connect and play `args.games` games (forever when None)."""
     host, port = args.address
+    name = args.name or f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
     try:
         strategy = get_strategy(args.strategy)
     except StrategyError as exc:
@@ -90,9 +91,7 @@ async def run(args: argparse.Namespace) -> int:
         return 2
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
     try:
-        client = await Client.connect(
-            host, port, name=args.name, tls=args.tls, software="sushigo-bot"
-        )
+        client = await Client.connect(host, port, name=name, tls=args.tls, software="sushigo-bot")
     except ConnectError as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
@@ -161,8 +160,6 @@ def _players(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `sushigo-bot`."""
     args = parser().parse_args(argv)
-    if args.name is None:
-        args.name = f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
