@@ -114,6 +114,12 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     # Lobby and table: requests never move the phase; the server's answers do.
     stay(C, LOGGED_IN, "list_tables", "chat")
     stay(S, LOGGED_IN, "table_list", "chat_message")
+    # Tournaments: entering one is done from the lobby; its updates may arrive anywhere (an
+    # entrant is usually playing one of its games when the standings change).
+    stay(C, LOGGED_IN, "list_tournaments", "watch_tournament", "create_tournament")
+    stay(C, {P.LOBBY}, "register_tournament")
+    stay(C, {P.LOBBY, P.TABLE}, "start_tournament")
+    stay(S, LOGGED_IN, "tournament_list", "tournament_info")
     stay(C, {P.LOBBY}, "create_table", "join_table", "spectate", "quick_match")
     t[S, P.LOBBY, "table_joined"] = P.TABLE
     t[S, P.LOBBY, "spectating"] = P.WATCHING

@@ -1,7 +1,7 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), game (GAME_STARTING ... GAME_OVER), reconnect (RESUME, RESUMED),
+(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER), reconnect (RESUME, RESUMED),
 heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
@@ -58,6 +58,20 @@ from ._messages_session import (
     ServerPong,
     Welcome,
 )
+from ._messages_tournament import (
+    CreateTournament,
+    ListTournaments,
+    RegisterTournament,
+    Standing,
+    StartTournament,
+    TournamentFormat,
+    TournamentInfo,
+    TournamentList,
+    TournamentSettings,
+    TournamentStatus,
+    TournamentUpdate,
+    WatchTournament,
+)
 from ._registry import ClientMessage, Role, ServerMessage, from_data, message_types, to_data
 
 Message = ClientMessage | ServerMessage
@@ -87,6 +101,7 @@ __all__ = [
     "Commit",
     "Commitments",
     "CreateTable",
+    "CreateTournament",
     "Error",
     "GameEnded",
     "GameKind",
@@ -96,6 +111,7 @@ __all__ = [
     "JoinTable",
     "LeaveTable",
     "ListTables",
+    "ListTournaments",
     "LoggedIn",
     "LoginGuest",
     "LoginKey",
@@ -103,6 +119,7 @@ __all__ = [
     "Ping",
     "Pong",
     "QuickMatch",
+    "RegisterTournament",
     "Resume",
     "Resumed",
     "Reveal",
@@ -115,7 +132,9 @@ __all__ = [
     "Snapshot",
     "Spectate",
     "Spectating",
+    "Standing",
     "StartGame",
+    "StartTournament",
     "TableInfo",
     "TableJoined",
     "TableLeft",
@@ -123,8 +142,15 @@ __all__ = [
     "TableSettings",
     "TableStatus",
     "TableUpdate",
+    "TournamentFormat",
+    "TournamentInfo",
+    "TournamentList",
+    "TournamentSettings",
+    "TournamentStatus",
+    "TournamentUpdate",
     "TurnResult",
     "TurnStart",
+    "WatchTournament",
     "Welcome",
     "decode_message",
     "encode_message",

@@ -195,6 +195,32 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.ServerPong(ref=3, nonce=9),
         m.Error(ref=3, code=52, message="no"),
         m.ListTables(ref=4),
+        m.ListTournaments(ref=4),
+        m.CreateTournament(ref=4, settings=m.TournamentSettings(name="cup", games=6)),
+        m.RegisterTournament(ref=4, name="cup"),
+        m.WatchTournament(ref=4, name="cup"),
+        m.StartTournament(ref=4, name="cup"),
+        m.TournamentList(
+            ref=4,
+            tournaments=(
+                m.TournamentInfo(
+                    settings=m.TournamentSettings(name="cup"),
+                    status=m.TournamentStatus.REGISTERING,
+                    host="p0",
+                ),
+            ),
+        ),
+        m.TournamentUpdate(
+            tournament=m.TournamentInfo(
+                settings=m.TournamentSettings(name="cup", format=m.TournamentFormat.RANDOM),
+                status=m.TournamentStatus.RUNNING,
+                games_done=2,
+                standings=(
+                    m.Standing(player_id="p0", name="ann", games=2, wins_milli=1500),
+                    m.Standing(player_id="p1", name="bob", games=2, points=-12),
+                ),
+            )
+        ),
         m.CreateTable(ref=4, settings=settings),
         m.JoinTable(ref=4, table_id=TABLE),
         m.Spectate(ref=4, table_id=TABLE),
