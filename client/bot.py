@@ -1,6 +1,7 @@
 """`sushigo-bot host:port --strategy NAME`: a headless bot that plays games on a server.
 
     sushigo-bot localhost:7777 --strategy heuristic --games 10 --players 4 --name robo
+    sushigo-bot localhost:7777 --strategy ismcts --tournament spring-cup
 
 It quick-matches into a table of P seats, plays with the strategy (which sees only its seat's
 observation), verifies every commitment and each game's fairness record, reconnects by itself if
@@ -18,7 +19,14 @@ import sys
 from dataclasses import dataclass
 
 from bots import Strategy, StrategyError, get_strategy
-from protocol import GameEnded, TurnStart
+from protocol import (
+    GameEnded,
+    TableJoined,
+    TableLeft,
+    TournamentStatus,
+    TournamentUpdate,
+    TurnStart,
+)
 
 from .address import AddressError, parse_address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
@@ -46,11 +54,8 @@ class GameResult:
         )
 
 
-async def play_one(
-    client: Client, strategy: Strategy, rng: random.Random, players: int
-) -> GameResult:
-    """Quick-match into a table and play one game to its end."""
-    await client.quick_match(players)
+async def play_game(client: Client, strategy: Strategy, rng: random.Random) -> GameResult:
+    """Play the game at the table we were just seated at, to its end."""
     strategy.reset()
     while True:
         try:
@@ -67,17 +72,64 @@ async def play_one(
         elif isinstance(event, GameEnded):
             seat = client.seat if client.seat is not None else 0
             names = [s.name or f"seat {s.seat}" for s in client.table.seats] if client.table else []
-            winners = tuple(names[w] if w < len(names) else f"seat {w}" for w in event.winners)
-            result = GameResult(
+            return GameResult(
                 place=event.places[seat],
                 score=event.totals[seat],
                 players=len(event.places),
-                winners=winners,
+                winners=tuple(names[w] if w < len(names) else f"seat {w}" for w in event.winners),
                 verified=client.fairness.final == "verified",
                 problems=tuple(client.fairness.failures),
             )
-            await client.leave()
-            return result
+
+
+async def play_one(
+    client: Client, strategy: Strategy, rng: random.Random, players: int
+) -> GameResult:
+    """Quick-match into a table, play one game, leave."""
+    await client.quick_match(players)
+    result = await play_game(client, strategy, rng)
+    await client.leave()
+    return result
+
+
+async def play_tournament(
+    client: Client, name: str, strategy: Strategy, rng: random.Random
+) -> list[GameResult]:
+    """Enter a tournament and play every game the server seats us at until it finishes."""
+    info = await client.register_tournament(name)
+    print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)
+    results: list[GameResult] = []
+    while True:
+        try:
+            event = await client.next_event()
+        except ConnectionLost:
+            await auto_reconnect(client)
+            continue
+        if isinstance(event, TableJoined):
+            result = await play_game(client, strategy, rng)
+            results.append(result)
+            print(result.line(len(results)), flush=True)
+        elif isinstance(event, TournamentUpdate) and event.tournament.settings.name == name:
+            tournament = event.tournament
+            if tournament.status is TournamentStatus.FINISHED and client.table is None:
+                me = next(
+                    (
+                        i
+                        for i, s in enumerate(tournament.standings)
+                        if s.player_id == client.player_id
+                    ),
+                    None,
+                )
+                if me is not None:
+                    st = tournament.standings[me]
+                    print(
+                        f"tournament {name!r} finished: rank {me + 1}/{len(tournament.standings)},"
+                        f" wins {st.wins_milli / 1000:g}, points {st.points}",
+                        flush=True,
+                    )
+                return results
+        elif isinstance(event, TableLeft):
+            client.table = client.seat = None
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -98,7 +150,10 @@ async def run(args: argparse.Namespace) -> int:
     failed = 0
     played = 0
     try:
-        while args.games is None or played < args.games:
+        if args.tournament:
+            results = await play_tournament(client, args.tournament, strategy, rng)
+            failed = sum(not r.verified for r in results)
+        while not args.tournament and (args.games is None or played < args.games):
             result = await play_one(client, strategy, rng, args.players)
             played += 1
             failed += not result.verified
@@ -133,6 +188,9 @@ def parser() -> argparse.ArgumentParser:
         "--tls",
         action="store_true",
         help="connect with TLS (the certificate is pinned on first use)",
+    )
+    p.add_argument(
+        "--tournament", default=None, help="enter this tournament instead of quick matches"
     )
     p.add_argument("--seed", type=int, default=None, help="seed for the strategy's own randomness")
     return p

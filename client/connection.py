@@ -39,6 +39,7 @@ from protocol import (
     Commitments,
     ConnectionClosed,
     CreateTable,
+    CreateTournament,
     Error,
     ErrorCode,
     GameEnded,
@@ -49,6 +50,7 @@ from protocol import (
     JoinTable,
     LeaveTable,
     ListTables,
+    ListTournaments,
     LoggedIn,
     LoginGuest,
     Message,
@@ -56,6 +58,7 @@ from protocol import (
     Pong,
     ProtocolError,
     QuickMatch,
+    RegisterTournament,
     Resume,
     Resumed,
     Reveal,
@@ -64,14 +67,20 @@ from protocol import (
     Spectate,
     Spectating,
     StartGame,
+    StartTournament,
     TableInfo,
     TableJoined,
     TableLeft,
     TableList,
     TableSettings,
     TableUpdate,
+    TournamentInfo,
+    TournamentList,
+    TournamentSettings,
+    TournamentUpdate,
     TurnResult,
     TurnStart,
+    WatchTournament,
     Welcome,
     login_key_message,
     make_commitment,
@@ -417,6 +426,33 @@ class Client:
     def chat(self, text: str) -> None:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    # -- tournaments --------------------------------------------------------------------------
+
+    async def list_tournaments(self) -> tuple[TournamentInfo, ...]:
+        """The server's tournaments (without standings)."""
+        reply = await self.request(lambda ref: ListTournaments(ref=ref))
+        return _expect(reply, TournamentList).tournaments
+
+    async def create_tournament(self, settings: TournamentSettings) -> TournamentInfo:
+        """Create a tournament; we are its host (not an entrant)."""
+        reply = await self.request(lambda ref: CreateTournament(ref=ref, settings=settings))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def register_tournament(self, name: str) -> TournamentInfo:
+        """Enter a tournament; the server seats us at its games from now on."""
+        reply = await self.request(lambda ref: RegisterTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def watch_tournament(self, name: str) -> TournamentInfo:
+        """Receive a tournament's updates (as TournamentUpdate events)."""
+        reply = await self.request(lambda ref: WatchTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def start_tournament(self, name: str) -> TournamentInfo:
+        """Host: close registration and start scheduling games."""
+        reply = await self.request(lambda ref: StartTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
 
     # -- playing ------------------------------------------------------------------------------
 

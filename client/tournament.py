@@ -1,0 +1,265 @@
+"""`sushigo-tournament`: create, start and watch tournaments on a server.
+
+    sushigo-tournament HOST:PORT list
+    sushigo-tournament HOST:PORT create NAME [--players 4] [--games 12] [--format round_robin]
+                       [--variant V ...] [--turn-seconds 30] [--entrants K] [--csv F] [--json F]
+    sushigo-tournament HOST:PORT start NAME --key FILE
+    sushigo-tournament HOST:PORT watch NAME [--csv F] [--json F]
+
+`create` with `--entrants K` waits for K entrants (bots join with `sushigo-bot --tournament NAME`),
+starts the tournament, shows the standings live and writes them as CSV and/or JSON at every update
+until the last game. The host is whoever created it: to start it from another invocation, use the
+same `--key` identity for both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+
+from protocol import (
+    GameKind,
+    TournamentFormat,
+    TournamentInfo,
+    TournamentSettings,
+    TournamentStatus,
+    TournamentUpdate,
+)
+
+from .address import AddressError, parse_address
+from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+
+
+def load_key(path: Path) -> Ed25519PrivateKey:
+    """An Ed25519 identity key from a PEM file, created (mode 0600) when missing."""
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "xb", opener=lambda name, flags: os.open(name, flags, 0o600)) as out:
+            out.write(pem)
+        return key
+    try:
+        loaded = load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise ConnectError(f"{path} is not a usable key file: {exc}") from None
+    if not isinstance(loaded, Ed25519PrivateKey):
+        raise ConnectError(f"{path} holds a key that is not Ed25519")
+    return loaded
+
+
+def standings_rows(info: TournamentInfo) -> list[dict[str, object]]:
+    """The standings as plain rows (rank first), for the table, CSV and JSON."""
+    return [
+        {
+            "rank": rank,
+            "player_id": s.player_id,
+            "name": s.name,
+            "games": s.games,
+            "wins": s.wins_milli / 1000,
+            "points": s.points,
+            "mean_place": s.mean_place_milli / 1000,
+            "rating": s.rating_milli / 1000,
+        }
+        for rank, s in enumerate(info.standings, 1)
+    ]
+
+
+def to_csv(info: TournamentInfo) -> str:
+    """The standings as CSV with a header row."""
+    out = io.StringIO()
+    fields = ["rank", "player_id", "name", "games", "wins", "points", "mean_place", "rating"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(standings_rows(info))
+    return out.getvalue()
+
+
+def to_json(info: TournamentInfo) -> str:
+    """The tournament and its standings as JSON."""
+    s = info.settings
+    return json.dumps(
+        {
+            "tournament": s.name,
+            "status": str(info.status),
+            "players_per_game": s.players,
+            "games": s.games,
+            "games_done": info.games_done,
+            "format": str(s.format),
+            "variants": [v for v in ("pass_both_ways", "dummy", "soy_sauce") if getattr(s, v)],
+            "standings": standings_rows(info),
+        },
+        indent=2,
+    )
+
+
+def render(info: TournamentInfo) -> str:
+    """The standings as a text table."""
+    s = info.settings
+    lines = [
+        f"{s.name}: {info.status}, {info.games_done}/{s.games} games done"
+        f" ({info.games_running} running), {s.players} per game, {s.format}",
+        f"{'#':>3} {'name':<24} {'games':>5} {'wins':>6} {'points':>7} {'place':>6} {'rating':>7}",
+    ]
+    for row in standings_rows(info):
+        lines.append(
+            f"{row['rank']:>3} {row['name']!s:<24} {row['games']:>5} {row['wins']:>6.2f}"
+            f" {row['points']:>7} {row['mean_place']:>6.2f} {row['rating']:>7.2f}"
+        )
+    return "\n".join(lines)
+
+
+def _write(info: TournamentInfo, args: argparse.Namespace) -> None:
+    if args.csv is not None:
+        args.csv.write_text(to_csv(info))
+    if args.json is not None:
+        args.json.write_text(to_json(info))
+
+
+async def _follow(client: Client, name: str, args: argparse.Namespace, need: int | None) -> int:
+    """Print each update; start at `need` entrants (when given); stop when it finishes."""
+    started = need is None
+    while True:
+        try:
+            event = await client.next_event()
+        except ConnectionLost:
+            await auto_reconnect(client)
+            continue
+        if not isinstance(event, TournamentUpdate) or event.tournament.settings.name != name:
+            continue
+        info = event.tournament
+        if not started and info.status is TournamentStatus.REGISTERING:
+            print(f"{len(info.standings)}/{need} entrants", flush=True)
+            if need is not None and len(info.standings) >= need:
+                info = await client.start_tournament(name)
+                started = True
+        print(render(info), flush=True)
+        _write(info, args)
+        if info.status is TournamentStatus.FINISHED:
+            return 0
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Carry out the subcommand."""
+    host, port = args.address
+    key = load_key(args.key) if args.key is not None else None
+    client = await Client.connect(
+        host, port, name=args.name, key=key, software="sushigo-tournament"
+    )
+    try:
+        if args.command == "list":
+            tournaments = await client.list_tournaments()
+            if not tournaments:
+                print("no tournaments")
+            for t in tournaments:
+                print(f"{t.settings.name}: {t.status}, {t.games_done}/{t.settings.games} games")
+            return 0
+        if args.command == "create":
+            settings = TournamentSettings(
+                name=args.tournament,
+                kind=GameKind.SUSHI_GO,
+                players=args.players,
+                games=args.games,
+                format=TournamentFormat(args.format),
+                turn_seconds=args.turn_seconds,
+                **dict.fromkeys(args.variant, True),
+            )
+            info = await client.create_tournament(settings)
+            print(
+                f"created {info.settings.name!r}: bots enter with"
+                f" `sushigo-bot {args.address_text} --tournament {info.settings.name}`",
+                flush=True,
+            )
+            if args.entrants is None:
+                return 0
+            return await _follow(client, args.tournament, args, args.entrants)
+        if args.command == "start":
+            info = await client.start_tournament(args.tournament)
+            print(render(info))
+            return 0
+        info = await client.watch_tournament(args.tournament)
+        print(render(info), flush=True)
+        _write(info, args)
+        if info.status is TournamentStatus.FINISHED:
+            return 0
+        return await _follow(client, args.tournament, args, None)
+    finally:
+        await client.close()
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        prog="sushigo-tournament", description="Create, start and watch tournaments."
+    )
+    p.add_argument("address", type=_address, help="the server, host:port")
+    p.add_argument("--name", default="organiser", help="display name")
+    p.add_argument(
+        "--key", type=Path, default=None, help="Ed25519 identity key file (made if missing)"
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the tournaments")
+    create = sub.add_parser("create", help="create a tournament (and run it with --entrants)")
+    create.add_argument("tournament", help="its name")
+    create.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
+    create.add_argument("--games", type=int, default=12)
+    create.add_argument(
+        "--format", choices=[f.value for f in TournamentFormat], default="round_robin"
+    )
+    create.add_argument(
+        "--variant", action="append", default=[], choices=["pass_both_ways", "dummy", "soy_sauce"]
+    )
+    create.add_argument("--turn-seconds", type=int, default=30)
+    create.add_argument(
+        "--entrants", type=int, default=None, help="start when this many have entered, then watch"
+    )
+    for name in ("start", "watch"):
+        cmd = sub.add_parser(name, help=f"{name} a tournament")
+        cmd.add_argument("tournament", help="its name")
+    for cmd in (create, sub.choices["watch"]):
+        cmd.add_argument("--csv", type=Path, default=None, help="write the standings here as CSV")
+        cmd.add_argument("--json", type=Path, default=None, help="write the standings here as JSON")
+    return p
+
+
+def _address(text: str) -> tuple[str, int]:
+    try:
+        return parse_address(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `sushigo-tournament`."""
+    p = parser()
+    args = p.parse_args(argv)
+    args.address_text = next((a for a in (argv or sys.argv[1:]) if not a.startswith("-")), "")
+    if args.command == "create" and not 1 <= args.games <= 10_000:
+        p.error("--games must be 1-10000")
+    if args.command == "create" and not 0 <= args.turn_seconds <= 600:
+        p.error("--turn-seconds must be 0-600")
+    try:
+        return asyncio.run(run(args))
+    except (ConnectError, ServerError) as exc:
+        print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
