@@ -301,6 +301,20 @@ class Client:
             self.seat = snap.seat
             if snap.observation is not None:
                 self.observation = snap.observation
+            if (
+                snap.table is not None
+                and snap.server_seed_hash is not None
+                and (self._game is None or self._game.table_id != snap.table.table_id)
+            ):
+                # A game this client never saw start (a new process resuming with a saved
+                # token): check what is left of it from the snapshot on.
+                self._game = _Game(
+                    snap.table.table_id,
+                    snap.seat,
+                    snap.server_seed_hash,
+                    client_seeds=tuple(snap.client_seeds),
+                )
+                self.fairness = Fairness()
             if snap.commitments and self._game is not None and reply.round and reply.turn:
                 self._game.commitments[reply.round, reply.turn] = tuple(snap.commitments)
         self._continue_pick(reply.phase, reply.round, reply.turn)

@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 
 from engine import Action, Game
-from protocol import Opening, TableSettings, TurnRecord, derive_game_seed
+from protocol import GameKind, Opening, TableSettings, TurnRecord, derive_game_seed
 
 from .table import SEED_SECONDS, Table, TableHost, TablePhase
 
@@ -74,7 +74,9 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         data = msgpack.unpackb(blob, raw=False)
         if data.get("v") != STATE_VERSION:
             raise StateError(f"unknown table state version {data.get('v')!r}")
-        table = Table(data["table_id"], TableSettings(**data["settings"]), host, data.get("host"))
+        saved = dict(data["settings"])
+        saved["kind"] = GameKind(saved["kind"])  # msgpack gives back the plain str
+        table = Table(data["table_id"], TableSettings(**saved), host, data.get("host"))
         table.quick = bool(data.get("quick"))
         for seat, saved in zip(table.seats, data["seats"], strict=True):
             seat.player_id, seat.name = saved["player_id"], saved["name"]

@@ -1,0 +1,6 @@
+"""The integration tests share the server tests' helpers (tests/server/server_helpers.py)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))

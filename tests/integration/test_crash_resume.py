@@ -1,0 +1,105 @@
+"""Crash safety end to end: the real `sushigo-server` process is killed with SIGKILL in round 2,
+started again on the same database, every player resumes with its token at the same turn with
+the same hands and tableaus, the game finishes, and the record replays to the final scores."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from server_helpers import dropped, expected_turns, play, replay_scores
+
+from client.connection import Client
+from protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
+
+SERVER = Path(sys.executable).with_name("sushigo-server")
+LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
+
+
+@asynccontextmanager
+async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+    proc = await asyncio.create_subprocess_exec(
+        str(SERVER),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        "--log-level",
+        "warning",
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        match = LISTENING.match(line)
+        assert match, f"unexpected first line: {line!r}"
+        yield proc, int(match.group(2))
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
+
+
+async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
+    db = tmp_path / "server.db"
+    settings = TableSettings(players=3, turn_seconds=60)
+    rng = random.Random(11)
+    async with server_process(db) as (proc, port):
+        players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
+        joined = await players[0].create_table(settings)
+        await players[1].join_table(joined.table.table_id)
+        await players[0].add_bot("random")
+        players[0].start_game()
+        # Play round 1 and two turns of round 2; stop at the third turn's start.
+        while True:
+            starts = [await c.wait_for(TurnStart, 10) for c in players]
+            if (starts[0].round, starts[0].turn) == (2, 3):
+                break
+            for c, s in zip(players, starts, strict=True):
+                c.pick(rng.choice(s.observation.legal_actions()))
+        before = [c.observation for c in players]
+        verified_before = [c.fairness.openings_verified for c in players]
+        os.kill(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        for c in players:
+            await dropped(c)
+
+    async with server_process(db) as (_, port):
+        for c in players:
+            c.port = port
+            resumed = await c.resume()
+            assert resumed.phase is Phase.COMMITTING
+            assert (resumed.round, resumed.turn) == (2, 3)
+        for c, old in zip(players, before, strict=True):
+            assert c.observation is not None and old is not None
+            assert c.observation.hand == old.hand
+            assert c.observation.tableaus == old.tableaus
+            assert c.observation == old
+        for c in players:
+            c.pick(rng.choice(c.observation.legal_actions()))  # type: ignore[union-attr]
+        played = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(players)))
+        for c in players:
+            await c.close()
+
+    options = settings.options()
+    ended = played[0].ended
+    record = verify_signed_record(ended.record, players[0].server_key)
+    report = verify_record(record)
+    assert report.ok, report.problems
+    assert replay_scores(record) == record.scores == ended.totals
+    assert len(record.turns) == expected_turns(options)
+    assert not report.auto_picks
+    for c, seen, count in zip(players, played, verified_before, strict=True):
+        assert not seen.errors, seen.errors
+        assert c.fairness.final == "verified", c.fairness.failures
+        assert c.fairness.openings_verified == expected_turns(options) * 3
+        assert count == (9 + 2) * 3

@@ -1,0 +1,511 @@
+"""Shared helpers for the server tests: a fake clock and transport to drive `Hub` directly (no
+sockets, no sleeping), scripted peers speaking the protocol by hand, an in-process server on real
+loopback sockets, and players that finish games and check every opening."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client.connection import Client, ConnectionLost
+from engine import Action, Game, GameOptions
+from protocol import (
+    CLIENT_LIMITS,
+    PROTOCOL_NAME,
+    SUPPORTED_VERSIONS,
+    AddBot,
+    ClientConnection,
+    ClientMessage,
+    Commit,
+    Commitments,
+    CreateTable,
+    Error,
+    ErrorCode,
+    FairRecord,
+    GameEnded,
+    GameStarted,
+    GameStarting,
+    Hello,
+    LoggedIn,
+    LoginGuest,
+    Message,
+    Phase,
+    Pong,
+    ProtocolError,
+    Reveal,
+    Seed,
+    ServerPing,
+    StartGame,
+    TableJoined,
+    TableSettings,
+    TurnResult,
+    TurnStart,
+    Welcome,
+    encode_frame,
+    encode_message,
+    make_commitment,
+    new_nonce,
+    new_seed,
+    verify_commitment,
+    verify_record,
+    verify_signed_record,
+)
+from server.app import Server
+from server.hub import Conn, Hub, HubConfig
+from server.storage import Storage
+
+T = TypeVar("T")
+
+
+def expected_turns(options: GameOptions) -> int:
+    """Turns in a whole game (hand sizes shrink by one a turn whatever is picked)."""
+    game = Game(options, bytes(32))
+    turns = 0
+    while not game.is_terminal():
+        game.apply([game.legal_actions(s)[0] for s in range(options.players)])
+        turns += 1
+    return turns
+
+
+def replay_scores(record: FairRecord) -> tuple[int, ...]:
+    """The final scores the engine alone gives for a record's picks."""
+    game = Game(record.options, record.game_seed())
+    for turn in record.turns:
+        game.apply([o.action for o in turn.openings])
+    assert game.is_terminal()
+    return game.scores()
+
+
+def raw_frame(message: ClientMessage) -> bytes:
+    """A client frame without the phase check (to send what a client must not)."""
+    return encode_frame(encode_message(message), CLIENT_LIMITS)
+
+
+def hello(ref: int = 1) -> Hello:
+    return Hello(ref=ref, protocol=PROTOCOL_NAME, version=SUPPORTED_VERSIONS[-1])
+
+
+# -- driving the hub directly, with an injected clock ----------------------------------------------
+
+
+class FakeTransport:
+    """What the hub writes to, kept for the test to read."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        assert not self.closed, "the hub wrote to a transport it closed"
+        self.buffer += data
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Clock:
+    """The hub's time, moved by hand; every move fires the timers that are due."""
+
+    def __init__(self, hub: Hub, now: float = 1000.0) -> None:
+        self.hub, self.now = hub, now
+        self.alive: list[Peer] = []
+        """Peers that answer the server's pings while time passes (the rest stay silent)."""
+
+    def advance(self, seconds: float, step: float = 5.0) -> None:
+        end = self.now + seconds
+        while self.now < end:
+            self.now = min(end, self.now + step)
+            deadline = self.hub.next_deadline()
+            while deadline is not None and deadline <= self.now:
+                self.hub.on_timer(self.now)
+                deadline = self.hub.next_deadline()
+            for peer in self.alive:
+                peer.keep_alive()
+
+
+def make_hub(config: HubConfig | None = None) -> tuple[Hub, Clock]:
+    hub = Hub(
+        storage=Storage(":memory:"),
+        key=Ed25519PrivateKey.generate(),
+        config=config,
+        wall_ms=lambda: 1_700_000_000_000,
+    )
+    return hub, Clock(hub)
+
+
+_ports = iter(range(40000, 60000))
+
+
+class Peer:
+    """A scripted client on a fake transport, speaking through a `ClientConnection`."""
+
+    def __init__(self, hub: Hub, clock: Clock, address: str = "10.0.0.1") -> None:
+        self.hub, self.clock = hub, clock
+        self.transport = FakeTransport()
+        self.proto = ClientConnection()
+        conn = hub.open(self.transport, address, next(_ports), clock.now)
+        assert conn is not None
+        self.conn: Conn = conn
+        self.table_id = ""
+        self.seat: int | None = None
+        self.token = b""
+        self.pick: tuple[int, int, Action, bytes] | None = None
+        self.shown: dict[tuple[int, int], tuple[bytes | None, ...]] = {}
+        self.verified = 0
+        self.eof = False
+        self.inbox: deque[Message] = deque()
+
+    # sending
+
+    def send(self, message: ClientMessage) -> None:
+        self.send_bytes(self.proto.send(message))
+
+    def send_bytes(self, data: bytes) -> None:
+        self.hub.data(self.conn, data, self.clock.now)
+
+    def ref(self) -> int:
+        return self.proto.next_ref()
+
+    # receiving
+
+    def keep_alive(self) -> None:
+        """Answer the server's pings now; keep every other message for `next`."""
+        while (message := self._read()) is not None:
+            if isinstance(message, ServerPing):
+                if not self.transport.closed:
+                    self.send(Pong(ref=self.ref(), nonce=message.nonce))
+            else:
+                self.inbox.append(message)
+
+    def next(self) -> Message | None:
+        """The next message from the server, or None when nothing more is buffered."""
+        if self.inbox:
+            return self.inbox.popleft()
+        return self._read()
+
+    def _read(self) -> Message | None:
+        if self.transport.buffer:
+            data = bytes(self.transport.buffer)
+            self.transport.buffer.clear()
+            self.proto.receive_data(data)
+        if self.transport.closed and not self.eof and not self.transport.buffer:
+            self.eof = True
+            self.proto.receive_data(b"")
+        event = self.proto.next_event()
+        if event is None or not isinstance(event, Message):
+            return None
+        self._check(event)
+        return event
+
+    def drain(self) -> list[Message]:
+        out = []
+        while (message := self.next()) is not None:
+            out.append(message)
+        return out
+
+    def expect(self, kind: type[T]) -> T:
+        """Skip messages until one of `kind` (failing when none is buffered)."""
+        seen = []
+        while (message := self.next()) is not None:
+            if isinstance(message, kind):
+                return message
+            seen.append(message.TYPE)
+        raise AssertionError(f"no {kind.__name__} from the server; got {seen}")
+
+    def _check(self, message: Message) -> None:
+        """Verify every opening against the commitments shown, as a client must."""
+        if isinstance(message, Commitments):
+            self.shown[message.round, message.turn] = message.commitments
+        elif isinstance(message, TurnResult):
+            shown = self.shown[message.round, message.turn]
+            for seat, opening in enumerate(message.openings):
+                if opening.auto:
+                    continue
+                commitment = shown[seat]
+                assert commitment is not None and opening.nonce is not None
+                assert verify_commitment(
+                    commitment,
+                    self.table_id,
+                    message.round,
+                    message.turn,
+                    seat,
+                    opening.action,
+                    opening.nonce,
+                )
+                self.verified += 1
+
+    # the protocol's steps
+
+    def login(self, name: str = "peer") -> LoggedIn:
+        self.send(hello(self.ref()))
+        self.expect(Welcome)
+        self.send(LoginGuest(ref=self.ref(), name=name))
+        reply = self.expect(LoggedIn)
+        self.token = reply.resume_token
+        return reply
+
+    def create(self, settings: TableSettings) -> TableJoined:
+        self.send(CreateTable(ref=self.ref(), settings=settings))
+        return self.joined(self.expect(TableJoined))
+
+    def joined(self, reply: TableJoined) -> TableJoined:
+        self.table_id, self.seat = reply.table.table_id, reply.seat
+        return reply
+
+    def add_bot(self, strategy: str = "random") -> None:
+        self.send(AddBot(ref=self.ref(), strategy=strategy))
+
+    def start(self) -> None:
+        self.send(StartGame(ref=self.ref()))
+
+    def seed(self) -> None:
+        self.expect(GameStarting)
+        self.send(Seed(ref=self.ref(), seed=new_seed()))
+
+    def commit(self, action: Action, round_: int, turn: int) -> bytes:
+        assert self.seat is not None
+        nonce = new_nonce()
+        self.pick = (round_, turn, action, nonce)
+        commitment = make_commitment(self.table_id, round_, turn, self.seat, action, nonce)
+        self.send(Commit(ref=self.ref(), round=round_, turn=turn, commitment=commitment))
+        return commitment
+
+    def reveal(self) -> None:
+        assert self.pick is not None
+        round_, turn, action, nonce = self.pick
+        self.send(Reveal(ref=self.ref(), round=round_, turn=turn, action=action, nonce=nonce))
+
+    def play_turn(self, rng: random.Random) -> GameEnded | None:
+        """Handle buffered messages until this seat has revealed once or the game ended."""
+        while (message := self.next()) is not None:
+            if isinstance(message, Error):
+                raise AssertionError(f"unexpected error: {message}")
+            if isinstance(message, TurnStart):
+                self.commit(
+                    rng.choice(message.observation.legal_actions()), message.round, message.turn
+                )
+            elif isinstance(message, Commitments):
+                self.reveal()
+                return None
+            elif isinstance(message, GameEnded):
+                return message
+        return None
+
+
+def hub_game(hub: Hub, clock: Clock, players: int = 2) -> Peer:
+    """A game at its own table: one scripted player and server bots, started and seeded."""
+    host = Peer(hub, clock, address="10.9.9.9")
+    host.login("steady")
+    host.create(TableSettings(players=players, turn_seconds=60))
+    for _ in range(players - 1):
+        host.add_bot("random")
+    host.start()
+    host.seed()
+    host.expect(GameStarted)
+    return host
+
+
+def check_ended(peer: Peer, ended: GameEnded | None, options: GameOptions) -> None:
+    """The game finished, every opening checked out, and the record verifies."""
+    assert ended is not None, "the game did not finish"
+    record = verify_signed_record(ended.record, peer.hub.server_key)
+    assert verify_record(record).ok
+    assert record.scores == ended.totals == replay_scores(record)
+    assert peer.verified == expected_turns(options) * options.players
+
+
+# -- real sockets --------------------------------------------------------------------------------
+
+
+@dataclass
+class Running:
+    """An in-process server on loopback."""
+
+    hub: Hub
+    server: Server
+    host: str
+    port: int
+
+    async def client(self, name: str, **kwargs: Any) -> Client:
+        return await Client.connect(self.host, self.port, name=name, timeout=5.0, **kwargs)
+
+
+@asynccontextmanager
+async def running_server(
+    host: str = "127.0.0.1", config: HubConfig | None = None, db: str = ":memory:"
+) -> AsyncIterator[Running]:
+    storage = Storage(db)
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), config=config)
+    server = Server(hub, host, 0, None)
+    try:
+        (bound_host, port), *_ = await server.start()
+        yield Running(hub, server, bound_host, port)
+    finally:
+        await server.stop()
+        storage.close()
+
+
+@dataclass
+class Played:
+    """What one player saw of a game."""
+
+    ended: GameEnded
+    turn_starts: list[TurnStart] = field(default_factory=list)
+    errors: list[Error] = field(default_factory=list)
+
+
+async def play(client: Client, seed: int = 0, timeout: float = 10.0) -> Played:
+    """Play (or watch) until GAME_OVER, picking at random; any ERROR is kept for the test."""
+    rng = random.Random(seed)
+    starts: list[TurnStart] = []
+    errors: list[Error] = []
+    while True:
+        event = await client.next_event(timeout)
+        if isinstance(event, Error):
+            errors.append(event)
+        elif isinstance(event, TurnStart):
+            starts.append(event)
+            if client.seat is not None:
+                client.pick(rng.choice(event.observation.legal_actions()))
+        elif isinstance(event, GameEnded):
+            return Played(event, starts, errors)
+
+
+async def background_game(running: Running, name: str = "bystander") -> Played:
+    """A client and a server bot play a whole 2-seat game at a table of their own."""
+    client = await running.client(name)
+    try:
+        await client.create_table(TableSettings(players=2, turn_seconds=60))
+        await client.add_bot("random")
+        client.start_game()
+        played = await play(client, seed=7)
+        assert client.fairness.final == "verified", client.fairness.failures
+        assert client.fairness.openings_verified == expected_turns(GameOptions(players=2)) * 2
+        assert not played.errors
+        return played
+    finally:
+        await client.close()
+
+
+class RawPeer:
+    """A scripted client on a real socket: sends whatever it likes, reads what comes back."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.proto = ClientConnection()
+        self.table_id = ""
+        self.seat: int | None = None
+        self.token = b""
+        self._eof = False
+
+    @classmethod
+    async def open(cls, running: Running) -> RawPeer:
+        reader, writer = await asyncio.open_connection(running.host, running.port)
+        return cls(reader, writer)
+
+    def send(self, message: ClientMessage) -> None:
+        self.writer.write(self.proto.send(message))
+
+    def send_raw(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    def ref(self) -> int:
+        return self.proto.next_ref()
+
+    async def recv(self, timeout: float = 5.0) -> Message | None:
+        """The next message, or None once the server has closed the connection."""
+        while True:
+            if self.proto.phase is not Phase.CLOSED:
+                event = self.proto.next_event()
+                if isinstance(event, Message):
+                    return event
+                if event is not None:
+                    return None
+            if self._eof:
+                return None
+            data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            self._eof = not data
+            if self.proto.phase is not Phase.CLOSED:
+                self.proto.receive_data(data)
+
+    async def expect(self, kind: type[T], timeout: float = 5.0) -> T:
+        seen = []
+        while True:
+            message = await self.recv(timeout)
+            if message is None:
+                raise AssertionError(f"closed before {kind.__name__}; got {seen}")
+            if isinstance(message, kind):
+                return message
+            seen.append(message)
+
+    async def collect(self, *kinds: type[Message], timeout: float = 5.0) -> dict[type, Message]:
+        """Read until one message of each kind has come (in whatever order), skipping others."""
+        got: dict[type, Message] = {}
+        while len(got) < len(kinds):
+            message = await self.recv(timeout)
+            if message is None:
+                raise AssertionError(f"closed; only got {list(got)}")
+            if type(message) in kinds and type(message) not in got:
+                got[type(message)] = message
+        return got
+
+    async def expect_error(self, code: ErrorCode, timeout: float = 5.0) -> Error:
+        error = await self.expect(Error, timeout)
+        assert error.code == code, f"expected {code.name}, got {error}"
+        return error
+
+    async def expect_closed(self, timeout: float = 5.0) -> list[Message]:
+        """Everything the server still sends, until it closes the connection."""
+        rest = []
+        try:
+            while (message := await self.recv(timeout)) is not None:
+                rest.append(message)
+        except (ConnectionError, ProtocolError):
+            pass
+        return rest
+
+    async def login(self, name: str) -> LoggedIn:
+        self.send(hello(self.ref()))
+        await self.expect(Welcome)
+        self.send(LoginGuest(ref=self.ref(), name=name))
+        reply = await self.expect(LoggedIn)
+        self.token = reply.resume_token
+        return reply
+
+    async def create(self, settings: TableSettings) -> TableJoined:
+        self.send(CreateTable(ref=self.ref(), settings=settings))
+        reply = await self.expect(TableJoined)
+        self.table_id, self.seat = reply.table.table_id, reply.seat
+        return reply
+
+    def commitment(self, action: Action, start: TurnStart, nonce: bytes) -> bytes:
+        assert self.seat is not None
+        return make_commitment(self.table_id, start.round, start.turn, self.seat, action, nonce)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def dropped(client: Client, timeout: float = 5.0) -> None:
+    """Skip a client's events until its connection is reported lost."""
+    with pytest.raises(ConnectionLost):
+        while True:
+            await client.next_event(timeout)
+
+
+def abort(client: Client) -> None:
+    """Break a client's connection the hard way (no FIN, no goodbye)."""
+    assert client._writer is not None
+    client._writer.transport.abort()
+
+
+def errors_of(messages: Iterable[Message]) -> list[int]:
+    return [m.code for m in messages if isinstance(m, Error)]

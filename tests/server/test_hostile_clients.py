@@ -1,0 +1,428 @@
+"""Hostile clients, each its own test: each gets the documented result (docs/PROTOCOL.md
+sections 1, 4, 5 and 8), and a game at another table of the same server completes meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+from server_helpers import (
+    Peer,
+    RawPeer,
+    Running,
+    abort,
+    background_game,
+    check_ended,
+    dropped,
+    errors_of,
+    hello,
+    hub_game,
+    make_hub,
+    raw_frame,
+    running_server,
+)
+
+from engine import Action, Card, GameOptions
+from protocol import (
+    AddBot,
+    Commit,
+    Commitments,
+    Error,
+    ErrorCode,
+    GameStarted,
+    GameStarting,
+    Hello,
+    JoinTable,
+    ListTables,
+    LoggedIn,
+    LoginGuest,
+    Ping,
+    Resume,
+    Reveal,
+    Seed,
+    ServerPong,
+    StartGame,
+    TableJoined,
+    TableSettings,
+    TurnResult,
+    TurnStart,
+    Version,
+    Welcome,
+    new_nonce,
+    new_seed,
+)
+from server import app
+
+
+@pytest.fixture
+async def running() -> AsyncIterator[Running]:
+    async with running_server() as r:
+        yield r
+
+
+async def with_bystanders(running: Running) -> asyncio.Task[object]:
+    """A game at another table, started before the hostile client acts."""
+    return asyncio.create_task(background_game(running))
+
+
+async def bystanders_finished(task: asyncio.Task[object]) -> None:
+    played = await asyncio.wait_for(task, 20)
+    assert played is not None
+
+
+# -- framing -----------------------------------------------------------------------------------
+
+
+async def test_garbage_bytes_get_malformed_frame_then_close(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    peer.send_raw(b"\x00\x00\x00\x04\xc1\xc1\xc1\xc1")  # 0xc1: never valid msgpack
+    rest = await peer.expect_closed()
+    assert errors_of(rest) == [ErrorCode.MALFORMED_FRAME]
+    await bystanders_finished(game)
+
+
+async def test_huge_declared_length_refused_before_the_body(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    peer.send_raw(b"\xff\xff\xff\xff")  # 4 GiB announced; not one body byte sent
+    rest = await peer.expect_closed()
+    assert errors_of(rest) == [ErrorCode.FRAME_TOO_LARGE]
+    await bystanders_finished(game)
+
+
+async def test_a_frame_just_over_the_limit_is_too_large(running: Running) -> None:
+    peer = await RawPeer.open(running)
+    peer.send_raw((16384 + 1).to_bytes(4, "big"))
+    assert errors_of(await peer.expect_closed()) == [ErrorCode.FRAME_TOO_LARGE]
+
+
+async def test_slow_sender_trickling_bytes_one_at_a_time_still_works(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    for byte in peer.proto.send(hello(peer.ref())):
+        peer.send_raw(bytes([byte]))
+        await peer.writer.drain()
+    await peer.expect(Welcome)
+    for byte in peer.proto.send(LoginGuest(ref=peer.ref(), name="trickle")):
+        peer.send_raw(bytes([byte]))
+        await peer.writer.drain()
+    logged_in = await peer.expect(LoggedIn)
+    assert logged_in.name == "trickle"
+    peer.close()
+    await bystanders_finished(game)
+
+
+def test_sender_stopping_mid_frame_is_dropped_at_the_dead_peer_timeout() -> None:
+    hub, clock = make_hub()
+    game = hub_game(hub, clock)
+    rng = random.Random(1)
+    stalled = Peer(hub, clock, address="10.6.6.6")
+    stalled.login("staller")
+    frame = raw_frame(Ping(ref=9, nonce=1))
+    stalled.send_bytes(frame[:5])  # the header and one byte of the body, then nothing
+    ended = None
+    for _ in range(8):  # 40 s: the steady player keeps talking, the staller does not
+        ended = ended or game.play_turn(rng)
+        clock.advance(5)
+    assert not stalled.transport.closed
+    while ended is None:
+        ended = game.play_turn(rng)
+        clock.advance(5)
+        if stalled.transport.closed:
+            break
+    assert stalled.transport.closed, "dropped at 45 s of silence"
+    messages = stalled.drain()
+    assert errors_of(messages) == [ErrorCode.TIMEOUT]
+    assert stalled.conn.id not in hub.conns
+    while ended is None:
+        ended = game.play_turn(rng)
+        clock.advance(5)
+    assert not game.transport.closed
+    check_ended(game, ended, GameOptions(players=2))
+
+
+# -- handshake ---------------------------------------------------------------------------------
+
+
+def test_no_hello_times_out_at_the_handshake_deadline() -> None:
+    hub, clock = make_hub()
+    game = hub_game(hub, clock)
+    rng = random.Random(2)
+    silent = Peer(hub, clock, address="10.6.6.7")
+    game.play_turn(rng)
+    clock.advance(9.9)
+    assert not silent.transport.closed
+    game.play_turn(rng)
+    clock.advance(0.2)
+    assert silent.transport.closed
+    assert errors_of(silent.drain()) == [ErrorCode.TIMEOUT]
+    ended = None
+    while ended is None:
+        ended = game.play_turn(rng)
+    check_ended(game, ended, GameOptions(players=2))
+
+
+def test_hello_but_no_login_times_out_too() -> None:
+    hub, clock = make_hub()
+    peer = Peer(hub, clock)
+    peer.send(hello())
+    peer.expect(Welcome)
+    clock.advance(10)
+    assert peer.transport.closed
+    assert errors_of(peer.drain()) == [ErrorCode.TIMEOUT]
+
+
+async def test_anything_but_hello_first_is_fatal(running: Running) -> None:
+    peer = await RawPeer.open(running)
+    peer.send_raw(raw_frame(LoginGuest(ref=1, name="rude")))
+    assert errors_of(await peer.expect_closed()) == [ErrorCode.HANDSHAKE_REQUIRED]
+
+
+async def test_wrong_version_is_refused_with_the_supported_ones(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    peer.send(Hello(ref=1, protocol="sushigo", version=Version(major=99, minor=0)))
+    error = await peer.expect_error(ErrorCode.UNSUPPORTED_VERSION)
+    assert error.ref == 1
+    assert Version(major=1, minor=0) in error.supported_versions
+    assert await peer.expect_closed() == []
+    await bystanders_finished(game)
+
+
+async def test_wrong_protocol_name_is_refused(running: Running) -> None:
+    peer = await RawPeer.open(running)
+    peer.send(Hello(ref=1, protocol="http", version=Version(major=1, minor=0)))
+    await peer.expect_error(ErrorCode.WRONG_PROTOCOL)
+    assert await peer.expect_closed() == []
+
+
+# -- phases and the game -------------------------------------------------------------------------
+
+
+async def test_message_out_of_phase_is_refused_and_the_connection_goes_on(
+    running: Running,
+) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    await peer.login("outoforder")
+    peer.send_raw(raw_frame(StartGame(ref=41)))  # in the lobby: not at a table
+    peer.send_raw(raw_frame(Seed(ref=42, seed=new_seed())))
+    first = await peer.expect_error(ErrorCode.OUT_OF_PHASE)
+    second = await peer.expect_error(ErrorCode.OUT_OF_PHASE)
+    assert (first.ref, second.ref) == (41, 42)
+    peer.send(Ping(ref=peer.ref(), nonce=5))
+    assert (await peer.expect(ServerPong)).nonce == 5  # still connected
+    peer.close()
+    await bystanders_finished(game)
+
+
+async def seated_pair(running: Running) -> tuple[RawPeer, RawPeer, TurnStart, TurnStart]:
+    """Two scripted players at a 2-seat table, at the first turn."""
+    a, b = await RawPeer.open(running), await RawPeer.open(running)
+    await a.login("alice")
+    await b.login("bob")
+    await a.create(TableSettings(players=2, turn_seconds=60))
+    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
+    joined = await b.expect(TableJoined)
+    b.table_id, b.seat = a.table_id, joined.seat
+    a.send(StartGame(ref=a.ref()))
+    for p in (a, b):
+        await p.expect(GameStarting)
+        p.send(Seed(ref=p.ref(), seed=new_seed()))
+    for p in (a, b):
+        await p.expect(GameStarted)
+    return a, b, await a.expect(TurnStart), await b.expect(TurnStart)
+
+
+async def seated_with_bot(running: Running) -> tuple[RawPeer, TurnStart]:
+    """One scripted player and a server bot, at the first turn."""
+    peer = await RawPeer.open(running)
+    await peer.login("mallory")
+    await peer.create(TableSettings(players=2, turn_seconds=60))
+    peer.send(AddBot(ref=peer.ref(), strategy="random"))
+    peer.send(StartGame(ref=peer.ref()))
+    await peer.expect(GameStarting)
+    peer.send(Seed(ref=peer.ref(), seed=new_seed()))
+    return peer, await peer.expect(TurnStart)
+
+
+async def test_card_not_in_hand_is_an_illegal_action(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer, start = await seated_with_bot(running)
+    hand = set(start.observation.hand)
+    missing = next(card for card in Card if card not in hand and card is not Card.SOY_SAUCE)
+    action, nonce = Action(missing), new_nonce()
+    peer.send(
+        Commit(
+            ref=peer.ref(),
+            round=1,
+            turn=1,
+            commitment=peer.commitment(action, start, nonce),
+        )
+    )
+    await peer.expect(Commitments)
+    peer.send(Reveal(ref=77, round=1, turn=1, action=action, nonce=nonce))
+    got = await peer.collect(Error, TurnResult, TurnStart)  # the table goes on
+    error, result = got[Error], got[TurnResult]
+    assert isinstance(error, Error) and isinstance(result, TurnResult)
+    assert (error.code, error.ref) == (ErrorCode.ILLEGAL_ACTION, 77)
+    assert result.openings[0].auto and result.openings[0].action.first in hand
+    assert not result.openings[1].auto  # the bot's own pick
+    peer.close()
+    await bystanders_finished(game)
+
+
+async def test_reveal_that_does_not_match_is_a_commitment_mismatch(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer, start = await seated_with_bot(running)
+    action, nonce = start.observation.legal_actions()[0], new_nonce()
+    peer.send(
+        Commit(ref=peer.ref(), round=1, turn=1, commitment=peer.commitment(action, start, nonce))
+    )
+    await peer.expect(Commitments)
+    peer.send(Reveal(ref=78, round=1, turn=1, action=action, nonce=new_nonce()))  # wrong nonce
+    got = await peer.collect(Error, TurnResult, TurnStart)
+    error, result = got[Error], got[TurnResult]
+    assert isinstance(error, Error) and isinstance(result, TurnResult)
+    assert (error.code, error.ref) == (ErrorCode.COMMITMENT_MISMATCH, 78)
+    assert result.openings[0].auto and result.openings[0].nonce is None
+    peer.close()
+    await bystanders_finished(game)
+
+
+async def test_reveal_before_everyone_committed_is_out_of_phase(running: Running) -> None:
+    game = await with_bystanders(running)
+    a, b, start_a, start_b = await seated_pair(running)
+    action_a, nonce_a = start_a.observation.legal_actions()[0], new_nonce()
+    a.send(
+        Commit(ref=a.ref(), round=1, turn=1, commitment=a.commitment(action_a, start_a, nonce_a))
+    )
+    a.send_raw(raw_frame(Reveal(ref=90, round=1, turn=1, action=action_a, nonce=nonce_a)))
+    error = await a.expect_error(ErrorCode.OUT_OF_PHASE)
+    assert error.ref == 90
+    # The early reveal changed nothing: the turn completes normally.
+    action_b, nonce_b = start_b.observation.legal_actions()[0], new_nonce()
+    b.send(
+        Commit(ref=b.ref(), round=1, turn=1, commitment=b.commitment(action_b, start_b, nonce_b))
+    )
+    for p, action, nonce in ((a, action_a, nonce_a), (b, action_b, nonce_b)):
+        await p.expect(Commitments)
+        p.send(Reveal(ref=p.ref(), round=1, turn=1, action=action, nonce=nonce))
+    result = await a.expect(TurnResult)
+    assert [o.auto for o in result.openings] == [False, False]
+    assert result.openings[0].action == action_a
+    a.close()
+    b.close()
+    await bystanders_finished(game)
+
+
+async def test_copied_commitment_is_a_fairness_violation(running: Running) -> None:
+    game = await with_bystanders(running)
+    a, b, start_a, _ = await seated_pair(running)
+    action, nonce = start_a.observation.legal_actions()[0], new_nonce()
+    commitment = a.commitment(action, start_a, nonce)
+    a.send(Commit(ref=a.ref(), round=1, turn=1, commitment=commitment))
+    a.send(Ping(ref=a.ref()))
+    await a.expect(ServerPong)  # the server has A's commitment
+    b.send(Commit(ref=55, round=1, turn=1, commitment=commitment))
+    error = await b.expect_error(ErrorCode.FAIRNESS_VIOLATION)
+    assert error.ref == 55
+    shown = await a.expect(Commitments)
+    assert shown.commitments == (commitment, None)  # B's copy is not shown; B is auto-picked
+    a.send(Reveal(ref=a.ref(), round=1, turn=1, action=action, nonce=nonce))
+    result = await a.expect(TurnResult)
+    assert not result.openings[0].auto and result.openings[1].auto
+    a.close()
+    b.close()
+    await bystanders_finished(game)
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+
+async def test_another_seats_token_is_an_unknown_session(running: Running) -> None:
+    game = await with_bystanders(running)
+    victim = await running.client("victim")
+    old_token = victim.token
+    # The victim's token rotates when it resumes: the old one is now worthless.
+    abort(victim)
+    await dropped(victim)
+    await victim.resume()
+    assert victim.token != old_token
+    thief = await RawPeer.open(running)
+    thief.send(hello(thief.ref()))
+    await thief.expect(Welcome)
+    thief.send(Resume(ref=61, token=old_token, last_seq=0))
+    error = await thief.expect_error(ErrorCode.UNKNOWN_SESSION)
+    assert error.ref == 61
+    thief.send(Resume(ref=62, token=bytes(32), last_seq=0))  # a made-up one
+    assert (await thief.expect_error(ErrorCode.UNKNOWN_SESSION)).ref == 62
+    thief.send(LoginGuest(ref=63, name="thief"))  # not fatal: the thief may still log in
+    assert (await thief.expect(LoggedIn)).player_id != victim.player_id
+    victim.send(Ping(ref=victim.proto.next_ref()))  # the victim is unaffected
+    assert isinstance(await victim.wait_for(ServerPong, 5), ServerPong)
+    thief.close()
+    await victim.close()
+    await bystanders_finished(game)
+
+
+# -- volume --------------------------------------------------------------------------------------
+
+
+async def test_flood_past_the_rate_limit_is_refused_then_closed(running: Running) -> None:
+    game = await with_bystanders(running)
+    peer = await RawPeer.open(running)
+    await peer.login("flooder")
+    burst = b"".join(peer.proto.send(Ping(ref=peer.ref(), nonce=i)) for i in range(200))
+    peer.send_raw(burst)
+    rest = await peer.expect_closed()
+    pongs = [m for m in rest if isinstance(m, ServerPong)]
+    limited = [m for m in rest if isinstance(m, Error)]
+    assert 45 <= len(pongs) < 100, "the burst (50, less the login) passes, then the limit bites"
+    assert limited and all(e.code == ErrorCode.RATE_LIMITED for e in limited)
+    assert len(limited) == running.hub.config.strikes_before_close
+    assert len(pongs) + len(limited) < 200, "closed before the flood was served"
+    await bystanders_finished(game)
+
+
+async def test_client_that_never_reads_is_dropped(
+    running: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="sushigo.server")
+    for _ in range(1000):  # a long table list: each answer is hundreds of KB
+        running.hub._new_table(TableSettings(players=5), None)
+    game = await with_bystanders(running)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (running.host, running.port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    peer = RawPeer(reader, writer)
+    peer.send(hello(peer.ref()))
+    await peer.expect(Welcome)
+    peer.send(LoginGuest(ref=peer.ref(), name="deaf"))
+    await peer.expect(LoggedIn)
+    here = "{}:{}".format(*writer.get_extra_info("sockname")[:2])
+    assert any(c.peer == here for c in running.hub.conns.values())
+    for _ in range(40):  # ~40 x 300 KB asked for; never read
+        peer.send(ListTables(ref=peer.ref()))
+    await writer.drain()
+    # Now read: a dropped connection ends (reset or EOF) with far less than was asked for.
+    received = 0
+    with pytest.raises(ConnectionError):
+        while True:
+            data = await asyncio.wait_for(reader.read(1 << 20), 5)
+            if not data:
+                raise ConnectionResetError
+            received += len(data)
+    assert "does not read" in caplog.text
+    assert not any(c.peer == here for c in running.hub.conns.values())
+    assert received < 40 * 300_000
+    assert app.MAX_UNSENT == 4 * 1024 * 1024
+    writer.close()
+    await bystanders_finished(game)

@@ -1,0 +1,80 @@
+"""Saved tables come back after a restart (hub level, injected clock): the same turn, hands and
+tableaus; the restored table's info encodes on the wire (its settings' kind is a GameKind)."""
+
+from __future__ import annotations
+
+import random
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from server_helpers import Clock, Peer, check_ended, hello
+
+from engine import GameOptions
+from protocol import (
+    GameKind,
+    Phase,
+    Resume,
+    Resumed,
+    TableSettings,
+    TableUpdate,
+    TurnStart,
+    Welcome,
+    encode_message,
+)
+from server.hub import Hub
+from server.persist import dump, load
+from server.storage import Storage
+
+
+def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
+    storage = Storage(":memory:")
+    key = Ed25519PrivateKey.generate()
+    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    clock = Clock(hub)
+    peer = Peer(hub, clock)
+    peer.login("keeper")
+    peer.create(TableSettings(players=2, soy_sauce=True, turn_seconds=60))
+    peer.add_bot("random")
+    peer.start()
+    peer.seed()
+    rng = random.Random(4)
+    for _ in range(12):  # into round 2
+        peer.play_turn(rng)
+    start = [m for m in peer.drain() if isinstance(m, TurnStart)][-1]
+    assert start.round == 2
+
+    # The process dies: a new hub on the same database.
+    again = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    clock2 = Clock(again, now=5.0)
+    assert again.restore(clock2.now) == 1
+    table = again.tables[peer.table_id]
+    assert table.settings.kind is GameKind.SUSHI_GO
+    encode_message(TableUpdate(table=table.info()), 1)  # must not raise
+    back = Peer(again, clock2)
+    back.table_id, back.seat = peer.table_id, peer.seat
+    back.send(hello(back.ref()))
+    back.expect(Welcome)
+    back.send(Resume(ref=back.ref(), token=peer.token, last_seq=peer.proto.last_seq))
+    resumed = back.expect(Resumed)
+    assert resumed.phase is Phase.COMMITTING
+    assert (resumed.round, resumed.turn) == (start.round, start.turn)
+    assert resumed.snapshot is not None
+    assert resumed.snapshot.observation == start.observation
+    back.commit(rng.choice(start.observation.legal_actions()), start.round, start.turn)
+    ended = None
+    while ended is None:
+        ended = back.play_turn(rng)
+    back.verified += peer.verified  # the turns before the restart were checked by `peer`
+    check_ended(back, ended, GameOptions(players=2, soy_sauce=True))
+
+
+def test_dump_and_load_keep_settings_typed() -> None:
+    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
+    clock = Clock(hub)
+    peer = Peer(hub, clock)
+    peer.login("host")
+    peer.create(TableSettings(players=3, pass_both_ways=True, turn_seconds=42))
+    table = hub.tables[peer.table_id]
+    loaded = load(dump(table), hub, 0.0)
+    assert loaded.settings == table.settings
+    assert isinstance(loaded.settings.kind, GameKind)
+    encode_message(TableUpdate(table=loaded.info()), 1)
