@@ -21,6 +21,7 @@ import contextlib
 import hmac
 import logging
 import ssl
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -152,6 +153,8 @@ class _Game:
     client_seeds: tuple[bytes, ...] = ()
     my_seed: bytes | None = None
     commitments: dict[tuple[int, int], tuple[bytes | None, ...]] = field(default_factory=dict)
+    fairness: Fairness = field(default_factory=Fairness)
+    """This game's checks (the caller sees them as `Client.fairness` once it reads its start)."""
 
 
 class Client:
@@ -190,6 +193,8 @@ class Client:
         self._pick: tuple[int, int, Action, bytes] | None = None
         """(round, turn, action, nonce) of this turn's pick."""
         self._revealed: tuple[int, int] | None = None
+        self._starts: deque[Fairness] = deque()
+        """Each arrived game's checks, until the caller reads that game's start."""
         self._writer: asyncio.StreamWriter | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._pending: dict[int, asyncio.Future[Message]] = {}
@@ -314,7 +319,7 @@ class Client:
                     snap.server_seed_hash,
                     client_seeds=tuple(snap.client_seeds),
                 )
-                self.fairness = Fairness()
+                self.fairness = self._game.fairness
             if snap.commitments and self._game is not None and reply.round and reply.turn:
                 self._game.commitments[reply.round, reply.turn] = tuple(snap.commitments)
         self._continue_pick(reply.phase, reply.round, reply.turn)
@@ -488,9 +493,10 @@ class Client:
         self._send_commit()
 
     def _send_commit(self) -> None:
-        assert self._pick is not None and self._game is not None and self.seat is not None
+        game = self._game
+        assert self._pick is not None and game is not None and game.seat is not None
         round_, turn, action, nonce = self._pick
-        commitment = make_commitment(self._game.table_id, round_, turn, self.seat, action, nonce)
+        commitment = make_commitment(game.table_id, round_, turn, game.seat, action, nonce)
         self.send(Commit(ref=self.proto.next_ref(), round=round_, turn=turn, commitment=commitment))
 
     def _send_reveal(self) -> None:
@@ -506,16 +512,20 @@ class Client:
     async def events(self) -> AsyncIterator[Message]:
         """Every server message, in order; raises `ConnectionLost` when the connection drops."""
         while True:
-            item = await self._events.get()
-            if isinstance(item, ConnectionLost):
-                raise item
-            yield item
+            yield await self.next_event()
 
     async def next_event(self, timeout: float | None = None) -> Message:
-        """The next server message (`ConnectionLost` if the connection drops first)."""
+        """The next server message (`ConnectionLost` if the connection drops first).
+
+        The caller's view (table, seat, observation, which game's `fairness`) moves as events are
+        taken here, not as they arrive, so it always matches the event just returned: a bot
+        reading GAME_OVER sees that game's verdict even if the next game's start is already queued.
+        The protocol's duties (seed, reveal, pong) and the checks happen on arrival.
+        """
         item = await asyncio.wait_for(self._events.get(), timeout)
         if isinstance(item, ConnectionLost):
             raise item
+        self._view(item)
         return item
 
     async def wait_for(self, kind: type[T], timeout: float | None = None) -> T:
@@ -560,7 +570,7 @@ class Client:
         if isinstance(msg, Error) and ref and ref in self._pending:
             self._pending[ref].set_exception(ServerError(msg))
             return
-        self._track(msg)
+        self._duty(msg)
         if ref and ref in self._pending and not self._pending[ref].done():
             self._pending[ref].set_result(msg)
         for kind, future in self._awaiting:
@@ -569,19 +579,30 @@ class Client:
                 break
         self._events.put_nowait(msg)
 
-    def _track(self, msg: Message) -> None:
-        """Keep the game's state and do the seat's part of the protocol."""
+    def _view(self, msg: Message) -> None:
+        """Move the caller's view as it takes `msg` (see `next_event`)."""
         if isinstance(msg, TableUpdate | TableJoined | Spectating):
             self.table = msg.table
         elif isinstance(msg, GameStarting):
-            self._game = _Game(msg.table_id, msg.seat, msg.server_seed_hash)
-            self.fairness = Fairness()
             self.seat = msg.seat
+            if self._starts:
+                self.fairness = self._starts.popleft()
+        elif isinstance(msg, TurnStart):
+            self.observation = msg.observation
+
+    def _duty(self, msg: Message) -> None:
+        """As `msg` arrives: the seat's part of the protocol (seed, reveal) and every check.
+
+        Done on arrival, not when the caller gets round to reading, so the game never waits on a
+        slow reader; each game's checks go to that game's own `Fairness`.
+        """
+        if isinstance(msg, GameStarting):
+            new = self._game = _Game(msg.table_id, msg.seat, msg.server_seed_hash)
+            self._starts.append(new.fairness)
             if msg.seat is not None:
-                seed = new_seed()
-                self._game.my_seed = seed
+                new.my_seed = new_seed()
                 with contextlib.suppress(ConnectionLost, ProtocolError):
-                    self.send(Seed(ref=self.proto.next_ref(), seed=seed))
+                    self.send(Seed(ref=self.proto.next_ref(), seed=new.my_seed))
         elif isinstance(msg, GameStarted):
             game = self._game
             if game is not None:
@@ -593,11 +614,9 @@ class Client:
                     and game.my_seed is not None
                     and msg.client_seeds[game.seat] != game.my_seed
                 ):
-                    self.fairness.failures.append(
+                    self._fail(
                         "our seed is not the one the server used (it may have drawn one after a timeout)"
                     )
-        elif isinstance(msg, TurnStart):
-            self.observation = msg.observation
         elif isinstance(msg, Commitments):
             if self._game is not None:
                 self._game.commitments[msg.round, msg.turn] = msg.commitments
@@ -610,9 +629,13 @@ class Client:
         elif isinstance(msg, GameEnded):
             self._verify_game(msg)
 
+    def _checks(self) -> Fairness:
+        """Where the checks of the game now arriving go."""
+        return self._game.fairness if self._game is not None else self.fairness
+
     def _fail(self, text: str) -> None:
         log.error("FAIRNESS CHECK FAILED: %s", text)
-        self.fairness.failures.append(text)
+        self._checks().failures.append(text)
 
     def _verify_turn(self, msg: TurnResult) -> None:
         game = self._game
@@ -623,7 +646,7 @@ class Client:
             return  # joined mid-turn: nothing to check against
         for seat, (commitment, opening) in enumerate(zip(shown, msg.openings, strict=False)):
             if opening.auto:
-                self.fairness.auto_picks += 1
+                self._checks().auto_picks += 1
                 continue
             if commitment is None or opening.nonce is None:
                 self._fail(
@@ -636,7 +659,7 @@ class Client:
                     f"round {msg.round} turn {msg.turn}: seat {seat}'s pick does not open its commitment"
                 )
             else:
-                self.fairness.openings_verified += 1
+                self._checks().openings_verified += 1
         pick = self._pick
         if (
             pick is not None
@@ -655,7 +678,7 @@ class Client:
             record = verify_signed_record(msg.record, self.server_key or None)
         except ProtocolError as exc:
             self._fail(f"the game record's signature does not check out: {exc}")
-            self.fairness.final = "FAILED"
+            self._checks().final = "FAILED"
             return
         if game is not None:
             if not hmac.compare_digest(server_seed_hash(msg.server_seed), game.server_seed_hash):
@@ -673,7 +696,8 @@ class Client:
         report = verify_record(record)
         for problem in report.problems:
             self._fail(problem)
-        self.fairness.final = "verified" if self.fairness.ok else "FAILED"
+        checks = self._checks()
+        checks.final = "verified" if checks.ok else "FAILED"
 
 
 def _expect(message: Message, kind: type[T]) -> T:

@@ -75,6 +75,7 @@ from protocol import (
     verify_login,
 )
 
+from .desk import TournamentDesk
 from .persist import StateError, dump, load
 from .resume import resume_session
 from .session import Session, Transport, new_token
@@ -177,6 +178,7 @@ class Hub:
         self._watched: dict[str, float] = {}
         """The deadline last scheduled per table, to push each change once."""
         self.now = 0.0
+        self.desk = TournamentDesk(self)
 
     # -- the adapter's entry points ---------------------------------------------------------
 
@@ -270,6 +272,7 @@ class Hub:
             table = conn.session.table if conn.session is not None else None
             if table is not None:
                 self._watch(table)
+            self.desk.flush(now)
 
     def lost(self, conn: Conn, now: float) -> None:
         """The connection ended (closed by the peer, by us, or broken)."""
@@ -313,6 +316,7 @@ class Hub:
                 self._heartbeat(target, now)
             elif kind == "expire":
                 self._expire(target, now)
+        self.desk.flush(now)
 
     def shutdown(self) -> None:
         """Save every table and tell every connection the server is going away."""
@@ -451,6 +455,7 @@ class Hub:
             finished_ms=self.wall_ms(),
         )
         self._rate(results)
+        self.desk.game_over(table)
         log.info(
             "game over at table %s: %s",
             table.table_id,
@@ -523,6 +528,8 @@ class Hub:
             resume_session(self, conn, msg, now)
             return
         assert session is not None  # the protocol allows nothing else before login
+        if self.desk.handle(session, msg, now):
+            return
         if isinstance(msg, ListTables):
             tables = [
                 t.info()
@@ -616,6 +623,14 @@ class Hub:
         if session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "spectators do not play")
         return table, session.seat
+
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+        """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
+        return self._new_table(settings, host)
+
+    def seat_tokens(self, table: Table) -> None:
+        """Store the seated players' resume tokens (bound to the table and seat)."""
+        self._save_seat_tokens(table)
 
     def _new_table(self, settings: Any, host: str | None) -> Table:
         if settings.kind != GameKind.SUSHI_GO:

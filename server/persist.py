@@ -78,10 +78,10 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         saved["kind"] = GameKind(saved["kind"])  # msgpack gives back the plain str
         table = Table(data["table_id"], TableSettings(**saved), host, data.get("host"))
         table.quick = bool(data.get("quick"))
-        for seat, saved in zip(table.seats, data["seats"], strict=True):
-            seat.player_id, seat.name = saved["player_id"], saved["name"]
-            if saved["bot"]:
-                seat.bot, seat.strategy = saved["bot"], host.make_bot(saved["bot"])
+        for seat, held in zip(table.seats, data["seats"], strict=True):
+            seat.player_id, seat.name = held["player_id"], held["name"]
+            if held["bot"]:
+                seat.bot, seat.strategy = held["bot"], host.make_bot(held["bot"])
         phase = TablePhase(data["phase"])
         table.server_seed = data["server_seed"]
         table.client_seeds = list(data["client_seeds"])

@@ -165,6 +165,8 @@ class Table:
         """When the current timer fires (seed, commit or reveal deadline)."""
         self.quick = False
         """Made by quick match: starts by itself when full."""
+        self.tournament: str | None = None
+        """The tournament this table plays a game of, if any."""
         self.rng = random.Random(secrets.randbits(64))
         """For bots and auto-picks (not for the deal: that comes from the fair seed)."""
         self.game: Game | None = None

@@ -1,0 +1,185 @@
+"""The tournament desk: tournament requests, and running their games at tables of their own.
+
+The hub hands it every tournament message, tells it when a game ends (`game_over`), and calls
+`flush` after each input so that finished games are wrapped up (their table closed, entrants back
+in the lobby) only once everyone has received GAME_OVER, and new games are seated as soon as their
+entrants are free.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from protocol import (
+    CreateTournament,
+    ErrorCode,
+    GameKind,
+    ListTournaments,
+    Message,
+    RegisterTournament,
+    StartTournament,
+    TableJoined,
+    TableLeft,
+    TournamentList,
+    TournamentUpdate,
+    WatchTournament,
+)
+
+from .session import Session
+from .table import Table, TableError
+from .tournament import Tournament
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger("sushigo.server")
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]*\Z")
+MAX_TOURNAMENTS = 100
+
+
+class TournamentDesk:
+    """Every tournament of one server."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.tournaments: dict[str, Tournament] = {}
+        self.entrants: dict[tuple[str, str], Session] = {}
+        """(tournament, player id) -> the entrant's session."""
+        self.watchers: dict[str, list[Session]] = {}
+        self._finished: list[Table] = []
+        self._dirty: set[str] = set()
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def handle(self, session: Session, msg: Message, now: float) -> bool:
+        """Answer a tournament request; False if `msg` is not one."""
+        if isinstance(msg, ListTournaments):
+            infos = [t.info(with_standings=False) for t in reversed(self.tournaments.values())]
+            session.send(TournamentList(ref=msg.ref, tournaments=tuple(infos[:100])))
+        elif isinstance(msg, CreateTournament):
+            self._create(session, msg)
+        elif isinstance(msg, RegisterTournament):
+            t = self._get(msg.name)
+            try:
+                t.register(session.player_id, session.name)
+            except ValueError as exc:
+                raise TableError(ErrorCode.NOT_ALLOWED, str(exc)) from None
+            self.entrants[msg.name, session.player_id] = session
+            self._watch(msg.name, session)
+            session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+            self._dirty.add(msg.name)
+        elif isinstance(msg, WatchTournament):
+            t = self._get(msg.name)
+            self._watch(msg.name, session)
+            session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+        elif isinstance(msg, StartTournament):
+            t = self._get(msg.name)
+            if t.host != session.player_id:
+                raise TableError(ErrorCode.NOT_ALLOWED, "only the tournament's host may start it")
+            try:
+                t.start()
+            except ValueError as exc:
+                code = (
+                    ErrorCode.NOT_ENOUGH_PLAYERS if "needs" in str(exc) else ErrorCode.NOT_ALLOWED
+                )
+                raise TableError(code, str(exc)) from None
+            log.info("tournament %s started with %d entrants", msg.name, len(t.entrants))
+            session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+            self._dirty.add(msg.name)
+        else:
+            return False
+        return True
+
+    def _create(self, session: Session, msg: CreateTournament) -> None:
+        settings = msg.settings
+        if settings.kind != GameKind.SUSHI_GO:
+            raise TableError(ErrorCode.UNSUPPORTED_GAME_KIND, f"no {settings.kind!r} here")
+        if not _NAME.match(settings.name):
+            raise TableError(
+                ErrorCode.BAD_SETTINGS, "a tournament name is letters, digits, space . _ -"
+            )
+        if settings.name in self.tournaments:
+            raise TableError(
+                ErrorCode.BAD_SETTINGS, f"a tournament {settings.name!r} exists already"
+            )
+        if len(self.tournaments) >= MAX_TOURNAMENTS:
+            raise TableError(ErrorCode.NOT_ALLOWED, "too many tournaments on this server")
+        t = Tournament(settings, session.player_id)
+        try:
+            t.table_settings().options()
+        except ValueError as exc:
+            raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
+        self.tournaments[settings.name] = t
+        self._watch(settings.name, session)
+        log.info("tournament %s created by %s", settings.name, session.player_id)
+        session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+
+    def _get(self, name: str) -> Tournament:
+        t = self.tournaments.get(name)
+        if t is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no tournament {name!r}")
+        return t
+
+    def _watch(self, name: str, session: Session) -> None:
+        watchers = self.watchers.setdefault(name, [])
+        if session not in watchers:
+            watchers.append(session)
+
+    # -- games ----------------------------------------------------------------------------------
+
+    def game_over(self, table: Table) -> None:
+        """A tournament table's game ended: record it; close the table at the next flush."""
+        t = self.tournaments.get(table.tournament or "")
+        game = table.game
+        if t is None or game is None:
+            return
+        t.record(table.table_id, game.scores()[: game.players], game.places())
+        self._finished.append(table)
+        self._dirty.add(t.settings.name)
+
+    def flush(self, now: float) -> None:
+        """Close finished tables, seat the games that can start, publish what changed."""
+        for table in self._finished:
+            for seat in table.seats:
+                session = seat.session
+                if session is not None and session.table is table:
+                    session.table = session.seat = None
+                    session.send(TableLeft(table_id=table.table_id, reason="tournament game over"))
+            self.hub.tables.pop(table.table_id, None)
+        self._finished.clear()
+        for name in list(self._dirty):
+            self._schedule(self.tournaments[name], now)
+        for name in self._dirty:
+            update = TournamentUpdate(tournament=self.tournaments[name].info())
+            for watcher in self.watchers.get(name, []):
+                if self.hub.sessions.get(watcher.token_hash) is watcher:
+                    watcher.send(update)
+        self._dirty.clear()
+
+    def _schedule(self, t: Tournament, now: float) -> None:
+        name = t.settings.name
+        free = {
+            pid
+            for (tn, pid), session in self.entrants.items()
+            if tn == name and session.table is None
+        }
+        for seating in t.next_games(free):
+            table = self.hub.open_table(t.table_settings(), None)
+            table.tournament = name
+            t.running[table.table_id] = seating
+            for seat, pid in enumerate(seating):
+                session = self.entrants[name, pid]
+                if self.hub.sessions.get(session.token_hash) is session:
+                    table.sit(session, seat)
+                    session.table, session.seat = table, seat
+                    session.send(TableJoined(table=table.info(), seat=seat))
+                else:  # the entrant's session is gone: a bot plays its games for it
+                    table.add_bot("default", seat)
+                    table.seats[seat].player_id = pid
+            log.info("tournament %s: game %d at table %s", name, t.games_started, table.table_id)
+            self.hub.seat_tokens(table)
+            table.start(now)
+            self.hub.table_changed(table)

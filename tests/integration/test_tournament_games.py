@@ -1,0 +1,144 @@
+"""A small tournament from registration to standings, over loopback with real commands."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client.bot import parser as bot_parser
+from client.bot import run as run_bot
+from client.connection import Client, ServerError
+from client.tournament import main as tournament_main
+from client.tournament import parser as tournament_parser
+from client.tournament import run as run_tournament
+from protocol import ErrorCode, TournamentSettings, TournamentStatus
+from server.app import Server
+from server.hub import Hub
+from server.storage import Storage
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Storage]]:
+    storage = Storage(tmp_path / "server.db")
+    srv = Server(Hub(storage=storage, key=Ed25519PrivateKey.generate()), "127.0.0.1", 0, None)
+    ((host, port),) = await srv.start()
+    yield host, port, storage
+    await srv.stop()
+    storage.close()
+
+
+async def test_a_tournament_runs_from_registration_to_final_standings(
+    server: tuple[str, int, Storage], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host, port, storage = server
+    where = f"{host}:{port}"
+    csv_file, json_file = tmp_path / "cup.csv", tmp_path / "cup.json"
+    organiser = tournament_parser().parse_args(
+        [
+            where,
+            "create",
+            "cup",
+            "--players",
+            "2",
+            "--games",
+            "3",
+            "--entrants",
+            "3",
+            "--turn-seconds",
+            "0",
+            "--csv",
+            str(csv_file),
+            "--json",
+            str(json_file),
+        ]
+    )
+    organiser.address_text = where
+    run = asyncio.create_task(run_tournament(organiser))
+    # Bots register once the tournament exists.
+    async with asyncio.timeout(10):
+        while not await _exists(host, port, "cup"):
+            await asyncio.sleep(0)  # yield to the organiser task; each check is a round trip
+    bots = [
+        run_bot(
+            bot_parser().parse_args(
+                [
+                    where,
+                    "--tournament",
+                    "cup",
+                    "--name",
+                    name,
+                    "--strategy",
+                    "greedy",
+                    "--seed",
+                    str(i),
+                ]
+            )
+        )
+        for i, name in enumerate(["ann", "bob", "cat"])
+    ]
+    codes = await asyncio.wait_for(asyncio.gather(run, *bots), timeout=90)
+    assert codes == [0, 0, 0, 0]
+
+    out = capsys.readouterr().out
+    assert "cup: finished, 3/3 games done" in out
+    assert out.count("fairness verified") == 6  # 3 games x 2 seats
+    rows = list(csv.DictReader(csv_file.open()))
+    assert sorted(r["name"] for r in rows) == ["ann", "bob", "cat"]
+    assert sum(int(r["games"]) for r in rows) == 6
+    assert abs(sum(float(r["wins"]) for r in rows) - 3) < 1e-9  # shared wins add up
+    data = json.loads(json_file.read_text())
+    assert data["status"] == "finished" and data["games_done"] == 3
+    assert [r["rank"] for r in data["standings"]] == [1, 2, 3]
+    wins = [r["wins"] for r in data["standings"]]
+    assert wins == sorted(wins, reverse=True)
+    assert len(storage.list_records()) == 3  # every game's record is stored
+
+
+async def _exists(host: str, port: int, name: str) -> bool:
+    client = await Client.connect(host, port, name="probe")
+    try:
+        return any(t.settings.name == name for t in await client.list_tournaments())
+    finally:
+        await client.close()
+
+
+async def test_only_the_host_starts_and_only_with_enough_entrants(
+    server: tuple[str, int, Storage],
+) -> None:
+    host, port, _ = server
+    boss = await Client.connect(host, port, name="boss")
+    other = await Client.connect(host, port, name="other")
+    try:
+        info = await boss.create_tournament(TournamentSettings(name="open", players=3, games=2))
+        assert info.status is TournamentStatus.REGISTERING
+        with pytest.raises(ServerError) as refused:
+            await boss.create_tournament(TournamentSettings(name="open", players=2))
+        assert refused.value.code is ErrorCode.BAD_SETTINGS
+        await other.register_tournament("open")
+        with pytest.raises(ServerError) as twice:
+            await other.register_tournament("open")
+        assert twice.value.code is ErrorCode.NOT_ALLOWED
+        with pytest.raises(ServerError) as not_host:
+            await other.start_tournament("open")
+        assert not_host.value.code is ErrorCode.NOT_ALLOWED
+        with pytest.raises(ServerError) as too_few:
+            await boss.start_tournament("open")
+        assert too_few.value.code is ErrorCode.NOT_ENOUGH_PLAYERS
+        with pytest.raises(ServerError) as missing:
+            await other.watch_tournament("nope")
+        assert missing.value.code is ErrorCode.NO_SUCH_TABLE
+    finally:
+        await boss.close()
+        await other.close()
+
+
+def test_tournament_command_says_why_it_cannot_connect(capsys: pytest.CaptureFixture[str]) -> None:
+    assert tournament_main(["127.0.0.1:1", "list"]) == 1
+    err = capsys.readouterr().err
+    assert "refused" in err and "Traceback" not in err
