@@ -1,0 +1,255 @@
+"""`sushigo-client`: the terminal client.
+
+    sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
+                   [--bots N [--players N] [--game sushi-go] [--variant V]... [--bot-strategy S]
+                   [--turn-seconds N]]
+
+Without ``--bots`` it opens the lobby. With ``--bots N`` it creates a table with the given
+settings, seats N server bots and starts the game as soon as every seat is taken (the play
+command uses this). Failures are one line on stderr, never a traceback. Exit codes: 0 after a
+normal quit, 2 for a usage error (a bad address or option), 1 for anything else (unreachable,
+refused, version mismatch, changed TLS certificate, a bad key file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import re
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+
+from client.connection import Client, ConnectError, ConnectionLost, ServerError
+from client.known_hosts import KnownHosts, KnownHostsError
+from client.tui import AppState, run_tui
+from client.tui.ops import seat_with_bots
+from engine import OptionsError
+from protocol import SUPPORTED_VERSIONS, ErrorCode, GameKind, ProtocolError, TableSettings
+
+__all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
+
+VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
+
+
+class UsageError(Exception):
+    """A bad command line (exit code 2)."""
+
+
+class KeyFileError(Exception):
+    """The identity key file cannot be used (exit code 1)."""
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``host:port``, ``[v6]:port`` → (host, port); `UsageError` saying what is wrong."""
+    match = re.fullmatch(r"\[([0-9A-Fa-f:.%\w]+)\]:(\d+)", text) or re.fullmatch(
+        r"([^\s:\[\]]+):(\d+)", text
+    )
+    if match is None:
+        if text.count(":") > 1 and not text.startswith("["):
+            raise UsageError(f"bad address {text!r}: write IPv6 addresses as [::1]:7777")
+        raise UsageError(f"bad address {text!r}: expected HOST:PORT, e.g. localhost:7777")
+    host, port = match.group(1), int(match.group(2))
+    if not 1 <= port <= 65535:
+        raise UsageError(f"bad address {text!r}: the port must be 1-65535")
+    return host, port
+
+
+def load_or_create_key(path: Path) -> Ed25519PrivateKey:
+    """The player's lasting identity: an Ed25519 PEM key, created (mode 0600) when missing."""
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return load_or_create_key(path)
+        except OSError as exc:
+            raise KeyFileError(f"cannot create the key file {path}: {exc.strerror}") from None
+        with os.fdopen(fd, "wb") as f:
+            f.write(pem)
+        return key
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise KeyFileError(f"cannot read the key file {path}: {exc.strerror}") from None
+    try:
+        loaded = load_pem_private_key(data, password=None)
+    except (ValueError, TypeError):
+        raise KeyFileError(f"{path} is not an unencrypted PEM private key") from None
+    if not isinstance(loaded, Ed25519PrivateKey):
+        raise KeyFileError(f"{path} holds a {type(loaded).__name__}, not an Ed25519 key")
+    return loaded
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _count(low: int, high: int) -> type[int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}-{high}, got {value}")
+        return value
+
+    return parse  # type: ignore[return-value]
+
+
+def _default_name() -> str:
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    name = re.sub(r"[^\w.-]", "", name)[:24]
+    return name or "player"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = _Parser(
+        prog="sushigo-client",
+        description="Play Sushi Go! on a sushigo server, in the terminal.",
+    )
+    p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
+    p.add_argument("--name", default=None, help="your name at the table (default: login name)")
+    p.add_argument("--tls", action="store_true", help="connect with TLS (certificate pinned)")
+    p.add_argument(
+        "--key", type=Path, help="Ed25519 PEM key for a lasting identity (made if missing)"
+    )
+    p.add_argument("--known-hosts", type=Path, help="pinned TLS certificates file")
+    game = p.add_argument_group("start a game with bots at once")
+    game.add_argument("--bots", type=_count(0, 4), help="seat N server bots and start")
+    game.add_argument("--players", type=_count(2, 5), help="seats at the table (default 4)")
+    game.add_argument(
+        "--game", choices=[k.value for k in GameKind], default=GameKind.SUSHI_GO.value
+    )
+    game.add_argument("--variant", action="append", choices=VARIANTS, default=[], help="repeatable")
+    game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")
+    game.add_argument(
+        "--turn-seconds", type=_count(0, 600), default=60, help="0: no timer (default 60)"
+    )
+    return p
+
+
+def table_settings(args: argparse.Namespace) -> TableSettings:
+    """The table `--bots` creates; `UsageError` for settings that make no game."""
+    variants = set(args.variant)
+    players = args.players
+    if players is None:
+        players = 2 if "dummy" in variants else (args.bots + 1 if args.bots else 4)
+    if args.bots is not None and args.bots > players - 1:
+        raise UsageError(f"--bots {args.bots} leaves no seat for you at a {players}-player table")
+    settings = TableSettings(
+        kind=GameKind(args.game),
+        players=players,
+        pass_both_ways="pass_both_ways" in variants,
+        dummy="dummy" in variants,
+        soy_sauce="soy_sauce" in variants,
+        turn_seconds=args.turn_seconds,
+    )
+    try:
+        settings.options()
+    except OptionsError as exc:
+        raise UsageError(str(exc)) from None
+    return settings
+
+
+def describe_server_error(exc: ServerError) -> str:
+    """A refusal during connect, for a person."""
+    error = exc.error
+    if error.error_code is ErrorCode.UNSUPPORTED_VERSION:
+        theirs = ", ".join(f"{v.major}.{v.minor}" for v in error.supported_versions) or "?"
+        ours = ", ".join(f"{v.major}.{v.minor}" for v in SUPPORTED_VERSIONS)
+        return (
+            f"version mismatch: the server speaks protocol {theirs}, this client {ours}; "
+            "update whichever is older"
+        )
+    return f"the server refused: {error.message or exc}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the client; returns the exit code."""
+    args = parser().parse_args(argv)
+    try:
+        host, port = parse_address(args.address)
+        settings = table_settings(args) if args.bots is not None else None
+    except UsageError as exc:
+        print(f"sushigo-client: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        key = load_or_create_key(args.key) if args.key is not None else None
+        known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
+        return asyncio.run(_run(args, host, port, key, known, settings))
+    except KeyboardInterrupt:
+        print("sushigo-client: interrupted", file=sys.stderr)
+        return 1
+    except (KeyFileError, KnownHostsError) as exc:
+        print(f"sushigo-client: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
+        if os.environ.get("SUSHIGO_DEBUG"):
+            raise
+        print(f"sushigo-client: internal error: {exc!r}", file=sys.stderr)
+        return 1
+
+
+async def _run(
+    args: argparse.Namespace,
+    host: str,
+    port: int,
+    key: Ed25519PrivateKey | None,
+    known: KnownHosts | None,
+    settings: TableSettings | None,
+) -> int:
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        client = await Client.connect(
+            host,
+            port,
+            name=args.name or _default_name(),
+            tls=args.tls,
+            known_hosts=known,
+            key=key,
+            software="sushigo-client",
+        )
+    except ConnectError as exc:
+        print(f"sushigo-client: error: {exc}", file=sys.stderr)
+        return 1
+    except ServerError as exc:
+        print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
+        return 1
+    except (ConnectionLost, ProtocolError) as exc:
+        print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
+        return 1
+
+    async def startup(state: AppState) -> None:
+        if settings is not None:
+            await seat_with_bots(state, settings, args.bots, args.bot_strategy)
+
+    try:
+        await run_tui(client, address, startup=startup)
+    finally:
+        await client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,283 @@
+"""Key bindings, one `load_*_bindings(state)` function per screen, merged by the app.
+
+Modal things first: the quit confirmation and the help overlay take every key while shown; chat
+input takes the keyboard while open. The screens' keys are filtered off in those moments, so a
+stray ``q`` typed into a chat line is text, not a quit.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition, Filter
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
+from prompt_toolkit.layout import Window
+
+from . import ops
+from .state import AppState, CreateForm
+
+__all__ = [
+    "load_chat_bindings",
+    "load_game_bindings",
+    "load_global_bindings",
+    "load_key_bindings",
+    "load_lobby_bindings",
+]
+
+
+def _free(state: AppState) -> Filter:
+    """No modal is up: the screen's own keys work."""
+    return Condition(lambda: not (state.chatting or state.confirm_quit or state.show_help))
+
+
+def _spawn(state: AppState, coro: object) -> None:
+    assert state.spawn is not None, "the app installs state.spawn"
+    state.spawn(ops.guarded(state, coro))  # type: ignore[arg-type]
+
+
+def load_global_bindings(state: AppState) -> KeyBindings:
+    """Help, quit (with confirmation), chat, redraw."""
+    kb = KeyBindings()
+    free = _free(state)
+    confirming = Condition(lambda: state.confirm_quit)
+    helping = Condition(lambda: state.show_help and not state.confirm_quit)
+
+    @kb.add("?", filter=free)
+    @kb.add("?", filter=helping)
+    @kb.add("enter", filter=helping)
+    @kb.add("escape", filter=helping)
+    def _help(event: KeyPressEvent) -> None:
+        state.show_help = not state.show_help
+        state.notify()
+
+    @kb.add("q", filter=free)
+    @kb.add("c-c", filter=~confirming)
+    def _quit(event: KeyPressEvent) -> None:
+        state.chatting = False
+        state.confirm_quit = True
+        state.notify()
+
+    @kb.add("y", filter=confirming)
+    @kb.add("Y", filter=confirming)
+    @kb.add("c-c", filter=confirming)
+    def _really(event: KeyPressEvent) -> None:
+        event.app.exit()
+
+    @kb.add("n", filter=confirming)
+    @kb.add("N", filter=confirming)
+    @kb.add("escape", filter=confirming)
+    @kb.add("enter", filter=confirming)
+    def _stay(event: KeyPressEvent) -> None:
+        state.confirm_quit = False
+        state.notify()
+
+    @kb.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()
+
+    return kb
+
+
+def load_chat_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> KeyBindings:
+    """``c`` opens the chat line; Enter sends (the buffer's accept handler), Esc cancels."""
+    kb = KeyBindings()
+    free = _free(state)
+    chatting = Condition(lambda: state.chatting)
+    not_round = Condition(lambda: state.summary != "round" or state.final is not None)
+
+    @kb.add("c", filter=free & not_round)
+    def _open(event: KeyPressEvent) -> None:
+        state.chatting = True
+        state.notify()
+        event.app.layout.focus(chat_buffer)
+
+    @kb.add("escape", filter=chatting, eager=True)
+    @kb.add("c-g", filter=chatting)
+    def _cancel(event: KeyPressEvent) -> None:
+        chat_buffer.reset()
+        close_chat(state, event, home)
+
+    return kb
+
+
+def close_chat(state: AppState, event: KeyPressEvent | None, home: Window) -> None:
+    """Leave the chat line and give the keys back to the screen."""
+    state.chatting = False
+    state.notify()
+    if event is not None:
+        event.app.layout.focus(home)
+
+
+def load_lobby_bindings(state: AppState) -> KeyBindings:
+    """The lobby: the table list, the create-table form, our table before its game."""
+    kb = KeyBindings()
+    lobby = _free(state) & Condition(lambda: not state.in_game)
+    listing = lobby & Condition(lambda: state.form is None and state.table is None)
+    form = lobby & Condition(lambda: state.form is not None)
+    seated = lobby & Condition(lambda: state.form is None and state.table is not None)
+    host = seated & Condition(lambda: state.is_host)
+
+    @kb.add("up", filter=listing)
+    @kb.add("k", filter=listing)
+    def _up(event: KeyPressEvent) -> None:
+        state.table_cursor = max(0, state.table_cursor - 1)
+        state.notify()
+
+    @kb.add("down", filter=listing)
+    @kb.add("j", filter=listing)
+    def _down(event: KeyPressEvent) -> None:
+        state.table_cursor = min(max(0, len(state.tables) - 1), state.table_cursor + 1)
+        state.notify()
+
+    @kb.add("enter", filter=listing)
+    def _join(event: KeyPressEvent) -> None:
+        _spawn(state, ops.join_selected(state))
+
+    @kb.add("w", filter=listing)
+    def _watch(event: KeyPressEvent) -> None:
+        _spawn(state, ops.watch_selected(state))
+
+    @kb.add("m", filter=listing)
+    def _quick(event: KeyPressEvent) -> None:
+        _spawn(state, ops.quick_match(state))
+
+    @kb.add("r", filter=listing)
+    def _refresh(event: KeyPressEvent) -> None:
+        _spawn(state, ops.refresh_tables(state))
+
+    @kb.add("n", filter=listing)
+    def _new(event: KeyPressEvent) -> None:
+        state.form = CreateForm()
+        state.notify()
+
+    @kb.add("up", filter=form)
+    @kb.add("k", filter=form)
+    @kb.add("s-tab", filter=form)
+    def _field_up(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        state.form.move(-1)
+        state.notify()
+
+    @kb.add("down", filter=form)
+    @kb.add("j", filter=form)
+    @kb.add("tab", filter=form)
+    def _field_down(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        state.form.move(1)
+        state.notify()
+
+    @kb.add("left", filter=form)
+    @kb.add("h", filter=form)
+    @kb.add("-", filter=form)
+    def _less(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        state.form.change(-1)
+        state.notify()
+
+    @kb.add("right", filter=form)
+    @kb.add("l", filter=form)
+    @kb.add("+", filter=form)
+    @kb.add("space", filter=form)
+    def _more(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        state.form.change(1)
+        state.notify()
+
+    @kb.add("enter", filter=form)
+    def _create(event: KeyPressEvent) -> None:
+        _spawn(state, ops.create_from_form(state))
+
+    @kb.add("x", filter=form)
+    @kb.add("escape", filter=form)
+    def _cancel(event: KeyPressEvent) -> None:
+        state.form = None
+        state.notify()
+
+    @kb.add("b", filter=host)
+    def _bot(event: KeyPressEvent) -> None:
+        _spawn(state, ops.add_bot(state))
+
+    @kb.add("s", filter=host)
+    def _start(event: KeyPressEvent) -> None:
+        _spawn(state, ops.start_game(state))
+
+    @kb.add("l", filter=seated)
+    def _leave(event: KeyPressEvent) -> None:
+        _spawn(state, ops.leave(state))
+
+    return kb
+
+
+def load_game_bindings(state: AppState) -> KeyBindings:
+    """The game: move through the hand, mark, give the dummy a card, play; the summaries."""
+    kb = KeyBindings()
+    game = _free(state) & Condition(lambda: state.in_game)
+    round_summary = game & Condition(lambda: state.summary == "round" and state.final is None)
+    playing = game & Condition(lambda: state.summary != "round" and state.final is None)
+    over = game & Condition(lambda: state.final is not None)
+
+    @kb.add("enter", filter=round_summary)
+    @kb.add("space", filter=round_summary)
+    @kb.add("escape", filter=round_summary)
+    def _continue(event: KeyPressEvent) -> None:
+        state.summary = None
+        state.notify()
+
+    @kb.add("up", filter=playing)
+    @kb.add("left", filter=playing)
+    @kb.add("k", filter=playing)
+    def _prev(event: KeyPressEvent) -> None:
+        state.move(-1)
+
+    @kb.add("down", filter=playing)
+    @kb.add("right", filter=playing)
+    @kb.add("j", filter=playing)
+    def _next(event: KeyPressEvent) -> None:
+        state.move(1)
+
+    for digit in "1234567890":
+        index = int(digit) - 1 if digit != "0" else 9
+
+        @kb.add(digit, filter=playing)
+        def _select(event: KeyPressEvent, index: int = index) -> None:
+            state.select(index)
+
+    @kb.add("space", filter=playing)
+    def _mark(event: KeyPressEvent) -> None:
+        state.toggle_mark()
+
+    @kb.add("d", filter=playing)
+    def _dummy(event: KeyPressEvent) -> None:
+        state.toggle_dummy()
+
+    @kb.add("enter", filter=playing)
+    def _play(event: KeyPressEvent) -> None:
+        ops.confirm_pick(state)
+
+    @kb.add("enter", filter=over)
+    @kb.add("escape", filter=over)
+    def _close(event: KeyPressEvent) -> None:
+        state.summary = None if state.summary == "game" else "game"
+        state.notify()
+
+    @kb.add("n", filter=over & Condition(lambda: state.is_host))
+    def _again(event: KeyPressEvent) -> None:
+        _spawn(state, ops.start_game(state))
+
+    @kb.add("l", filter=over)
+    def _leave(event: KeyPressEvent) -> None:
+        _spawn(state, ops.leave(state))
+
+    return kb
+
+
+def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> KeyBindingsBase:
+    """Every binding of the client, merged."""
+    return merge_key_bindings(
+        [
+            load_global_bindings(state),
+            load_chat_bindings(state, chat_buffer, home),
+            load_lobby_bindings(state),
+            load_game_bindings(state),
+        ]
+    )

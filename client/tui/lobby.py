@@ -1,0 +1,99 @@
+"""The lobby's widgets: the table list, the create-table form, our table before its game."""
+
+from __future__ import annotations
+
+from .state import AppState, CreateForm, Fragments
+
+__all__ = ["form_text", "lobby_text", "seats_text"]
+
+
+def _variants(settings: object) -> str:
+    names = []
+    if getattr(settings, "pass_both_ways", False):
+        names.append("both-ways")
+    if getattr(settings, "dummy", False):
+        names.append("dummy")
+    if getattr(settings, "soy_sauce", False):
+        names.append("soy")
+    return ",".join(names) or "-"
+
+
+def lobby_text(state: AppState) -> Fragments:
+    """The server's tables: game, variants, seats taken, turn time, status, spectators."""
+    out: Fragments = [("class:title", f"Tables on {state.address}\n")]
+    head = f"  {'table':<13}{'game':<9}{'seats':<6}{'variants':<19}{'turn':<6}{'status':<9}watch"
+    out.append(("class:dim", head))
+    if not state.tables:
+        out.append(("class:dim", "\n  no tables yet: n creates one, m finds a quick match"))
+    for i, table in enumerate(state.tables):
+        s = table.settings
+        taken = sum(1 for seat in table.seats if seat.player_id is not None)
+        turn = f"{s.turn_seconds}s" if s.turn_seconds else "-"
+        row = (
+            f"{table.table_id[:12]:<13}{s.kind.value[:8]:<9}{taken}/{s.players:<4}"
+            f"{_variants(s)[:18]:<19}{turn:<6}{table.status.value:<9}{table.spectators}"
+        )
+        cursor = i == state.table_cursor
+        out.append(("", "\n"))
+        if cursor:
+            out.append(("[SetCursorPosition]", ""))
+        out.append(("class:cursor" if cursor else "", ("▸ " if cursor else "  ") + row))
+    return out
+
+
+def form_text(state: AppState) -> Fragments:
+    """The create-table form."""
+    form = state.form or CreateForm()
+    box = {True: "[x]", False: "[ ]"}
+    values = {
+        "players": ("players", f"‹ {form.players} ›"),
+        "pass_both_ways": ("pass both ways", box[form.pass_both_ways]),
+        "dummy": ("2-player dummy", box[form.dummy]),
+        "soy_sauce": ("soy sauce", box[form.soy_sauce]),
+        "turn_seconds": (
+            "turn time",
+            f"‹ {form.turn_seconds} s ›" if form.turn_seconds else "‹ no timer ›",
+        ),
+        "bots": ("bots", f"‹ {form.bots} › of {form.players - 1} empty seats"),
+        "strategy": ("bot strategy", f"‹ {form.strategy} ›"),
+        "create": ("", "[ Create ]"),
+    }
+    out: Fragments = [("class:title", "Create a table (Sushi Go!)\n")]
+    for i, name in enumerate(CreateForm.FIELDS):
+        label, value = values[name]
+        focused = i == form.field
+        style = "class:cursor" if focused else ""
+        out.append(("", "▸ " if focused else "  "))
+        out.append((style, f"{label:<16}{value}"))
+        out.append(("", "\n"))
+    return out
+
+
+def seats_text(state: AppState) -> Fragments:
+    """Our table before its game: settings and who sits where."""
+    table = state.table
+    if table is None:
+        return []
+    s = table.settings
+    turn = f"{s.turn_seconds} s turns" if s.turn_seconds else "no timer"
+    out: Fragments = [
+        ("class:title", f"Table {table.table_id} · {s.players} players · "),
+        ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),
+    ]
+    for seat in table.seats:
+        if seat.player_id is None:
+            who: Fragments = [("class:dim", "(empty)")]
+        else:
+            who = [("class:me" if seat.seat == state.seat else "", seat.name or "?")]
+            if seat.bot:
+                who.append(("class:dim", " [bot]"))
+            if seat.player_id == table.host:
+                who.append(("class:dim", " [host]"))
+            if not seat.connected:
+                who.append(("class:status.error", " [disconnected]"))
+        out.append(("", f"  seat {seat.seat + 1}: "))
+        out.extend(who)
+        out.append(("", "\n"))
+    if table.spectators:
+        out.append(("class:dim", f"  {table.spectators} watching\n"))
+    return out

@@ -1,0 +1,166 @@
+"""`sushigo-client` on the command line: addresses, one-line errors, exit codes, the key file."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import stat
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from client.cli import (
+    KeyFileError,
+    UsageError,
+    describe_server_error,
+    load_or_create_key,
+    main,
+    parse_address,
+    parser,
+    table_settings,
+)
+from client.connection import ServerError
+from protocol import Error, ErrorCode
+from protocol.versions import Version
+from server.app import Server
+from server.hub import Hub
+from server.storage import Storage
+from server.tls import ensure_certificate, server_ssl_context
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("localhost:7777", ("localhost", 7777)),
+        ("127.0.0.1:1", ("127.0.0.1", 1)),
+        ("[::1]:7777", ("::1", 7777)),
+        ("[fe80::1%eth0]:80", ("fe80::1%eth0", 80)),
+        ("sushi.example.org:65535", ("sushi.example.org", 65535)),
+    ],
+)
+def test_addresses(text: str, expected: tuple[str, int]) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("localhost", "expected HOST:PORT"),
+        ("localhost:", "expected HOST:PORT"),
+        ("localhost:http", "expected HOST:PORT"),
+        ("localhost:0", "1-65535"),
+        ("localhost:70000", "1-65535"),
+        ("::1:7777", "[::1]:7777"),
+        ("[::1]", "expected HOST:PORT"),
+        ("", "expected HOST:PORT"),
+    ],
+)
+def test_bad_addresses(text: str, why: str) -> None:
+    with pytest.raises(UsageError, match=why.replace("[", r"\[").replace("]", r"\]")):
+        parse_address(text)
+
+
+def _one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line]
+    assert "Traceback" not in err
+    return lines[-1]
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["nohost"]) == 2
+    assert _one_line(capsys.readouterr().err).startswith("sushigo-client: error: bad address")
+    assert main(["h:1", "--bots", "2", "--players", "2"]) == 2
+    assert "leaves no seat for you" in _one_line(capsys.readouterr().err)
+    assert main(["h:1", "--bots", "2", "--players", "3", "--variant", "dummy"]) == 2
+    assert "dummy" in _one_line(capsys.readouterr().err)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["h:1", "--variant", "caviar"])
+    assert exit_info.value.code == 2
+    capsys.readouterr()
+
+
+def test_table_settings_from_options() -> None:
+    args = parser().parse_args(["h:1", "--bots", "1", "--variant", "dummy", "--turn-seconds", "0"])
+    settings = table_settings(args)
+    assert (settings.players, settings.dummy, settings.turn_seconds) == (2, True, 0)
+    args = parser().parse_args(["h:1", "--bots", "3", "--variant", "soy_sauce"])
+    settings = table_settings(args)
+    assert (settings.players, settings.soy_sauce, settings.turn_seconds) == (4, True, 60)
+    args = parser().parse_args(["h:1", "--bots", "1", "--players", "5"])
+    assert table_settings(args).players == 5
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def test_refused_is_one_line_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([f"127.0.0.1:{_closed_port()}"]) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "refused the connection" in line and "is the server running?" in line
+
+
+def test_version_mismatch_is_explained() -> None:
+    error = Error(
+        code=ErrorCode.UNSUPPORTED_VERSION,
+        message="no common version",
+        supported_versions=(Version(2, 0),),
+    )
+    text = describe_server_error(ServerError(error))
+    assert "version mismatch" in text and "2.0" in text and "1.0" in text
+    other = describe_server_error(ServerError(Error(code=ErrorCode.NAME_TAKEN, message="taken")))
+    assert other == "the server refused: taken"
+
+
+def test_key_file_made_once_with_mode_0600(tmp_path: Path) -> None:
+    path = tmp_path / "keys" / "me.pem"
+    key = load_or_create_key(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = load_or_create_key(path)
+
+    def raw(k: Ed25519PrivateKey) -> bytes:
+        return k.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    assert raw(again) == raw(key)
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a key")
+    with pytest.raises(KeyFileError, match="not an unencrypted PEM"):
+        load_or_create_key(bad)
+
+
+def test_bad_key_file_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.pem"
+    bad.write_text("garbage")
+    assert main([f"127.0.0.1:{_closed_port()}", "--key", str(bad)]) == 1
+    assert "not an unencrypted PEM" in _one_line(capsys.readouterr().err)
+
+
+async def test_changed_tls_certificate_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = ensure_certificate(tmp_path / "tls")
+    storage = Storage(tmp_path / "server.db")
+    server = Server(
+        Hub(storage=storage, key=Ed25519PrivateKey.generate()),
+        "127.0.0.1",
+        0,
+        server_ssl_context(files),
+    )
+    host, port = (await server.start())[0]
+    known = tmp_path / "known_hosts"
+    known.write_text(f"{host}:{port} SHA256:" + ":".join(["AB"] * 32) + "\n")
+    try:
+        code = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--tls", "--known-hosts", str(known)]
+        )
+    finally:
+        await server.stop()
+        storage.close()
+    assert code == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "certificate" in line and "has changed" in line and "delete line 1" in line

@@ -1,0 +1,187 @@
+"""Drive the real terminal application by keystrokes against a real server on loopback.
+
+The app runs with `create_pipe_input()` and `DummyOutput()`; the tests type into the pipe and
+wait for the state to change: every state change sets an asyncio.Event, so a wait is bounded and
+never a sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from prompt_toolkit.application import Application
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input.base import PipeInput
+from prompt_toolkit.output import DummyOutput
+
+from client.connection import Client, auto_reconnect
+from client.tui import AppState, build_application, run_application, screen_text
+from client.tui.ops import seat_with_bots
+from protocol import TableSettings
+from server.app import Server
+from server.hub import Hub
+from server.storage import Storage
+
+WAIT = 15.0
+"""Longest wait for any one thing (seconds); normally it takes milliseconds."""
+
+
+class Output80x24(DummyOutput):
+    """A dummy terminal of 80 columns and 24 rows."""
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
+@contextlib.asynccontextmanager
+async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
+    """A real server on 127.0.0.1, a free port, its database under `path`."""
+    storage = Storage(path / "server.db")
+    server = Server(Hub(storage=storage, key=Ed25519PrivateKey.generate()), "127.0.0.1", 0, None)
+    addresses = await server.start()
+    try:
+        yield addresses[0]
+    finally:
+        await server.stop()
+        storage.close()
+
+
+@dataclass
+class Harness:
+    """The running app, its state and its keyboard."""
+
+    state: AppState
+    app: Application[None]
+    keyboard: PipeInput
+    client: Client
+    task: asyncio.Task[None]
+    changed: asyncio.Event
+    statuses: list[str] = field(default_factory=list)
+    """Every status line message, in order."""
+
+    def keys(self, text: str) -> None:
+        """Type `text` (``\\r`` is Enter)."""
+        self.keyboard.send_text(text)
+
+    async def wait(self, predicate: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
+        """Wait until `predicate()` holds, re-checking on every state change."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            if self.task.done():
+                self.task.result()
+                raise AssertionError(f"the app ended while waiting for {what}")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"timed out waiting for {what}; status: {self.state.status!r}")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), remaining)
+
+    def screen(self) -> str:
+        """The screen as an 80x24 terminal shows it."""
+        return screen_text(self.app, 80, 24)
+
+    @property
+    def position(self) -> tuple[int, int] | None:
+        obs = self.state.observation
+        return None if obs is None else (obs.round, obs.turn)
+
+    async def ready_to_pick(self) -> bool:
+        """Wait for our turn (dismissing round summaries); False once the game is over."""
+        state = self.state
+        while True:
+            await self.wait(
+                lambda: (
+                    (state.picking and state.summary != "round")
+                    or state.summary == "round"
+                    or state.final is not None
+                ),
+                "our turn",
+            )
+            if state.final is not None:
+                return False
+            if state.summary == "round":
+                self.keys(" ")
+                await self.wait(lambda: state.summary != "round", "the summary to close")
+                continue
+            return True
+
+    async def pick(self, keys: str) -> None:
+        """Type the keys of a pick and wait until it is committed."""
+        before = self.position
+        self.keys(keys)
+        await self.wait(
+            lambda: (
+                self.state.my_pick is not None
+                or self.position != before
+                or self.state.final is not None
+            ),
+            f"the pick {keys!r} to be committed",
+        )
+
+    async def quit(self) -> None:
+        """q, then y: the app ends."""
+        self.keys("q")
+        await self.wait(lambda: self.state.confirm_quit, "the quit question")
+        self.keys("y")
+        await asyncio.wait_for(self.task, WAIT)
+
+
+@contextlib.asynccontextmanager
+async def running_app(
+    address: tuple[str, int],
+    settings: TableSettings,
+    *,
+    bots: int | None = None,
+    strategy: str = "random",
+    name: str = "tester",
+) -> AsyncIterator[Harness]:
+    """The application, connected and seated at a table with bots (game starting)."""
+    host, port = address
+    client = await Client.connect(host, port, name=name)
+    with create_pipe_input() as keyboard:
+        state = AppState(client=client, address=f"{host}:{port}")
+        app = build_application(state, input=keyboard, output=Output80x24())
+        changed = asyncio.Event()
+        state.listeners.append(changed.set)
+        count = settings.players - 1 if bots is None else bots
+
+        async def startup(state: AppState) -> None:
+            await seat_with_bots(state, settings, count, strategy)
+
+        async def reconnect(c: Client) -> Any:
+            return await auto_reconnect(c, attempts=10, delay=0.05)
+
+        task = asyncio.create_task(
+            run_application(app, state, startup=startup, reconnect=reconnect, refresh_lobby=False)
+        )
+        harness = Harness(state, app, keyboard, client, task, changed)
+        state.listeners.append(lambda: harness.statuses.append(state.status))
+        try:
+            yield harness
+        finally:
+            if not task.done():
+                if app.is_running:
+                    app.exit()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(task, WAIT)
+            await client.close()
+
+
+def digit(index: int) -> str:
+    """The number key of hand card `index` (from 0)."""
+    assert index < 10
+    return "0" if index == 9 else str(index + 1)
+
+
+def log_text(state: AppState) -> str:
+    """The event log as plain text."""
+    return "\n".join("".join(text for _, text, *_ in line) for line in state.log)
