@@ -1,0 +1,154 @@
+"""Finding strategies by name: the built-ins, or a user's class from a file or a module.
+
+A spec is ``NAME``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``, optionally
+followed by constructor arguments as ``@key=value`` (``ismcts@ms=100``,
+``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float, true/false, or else
+kept as text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ._base import Strategy, StrategyError
+from ._heuristic import HeuristicStrategy
+from ._ismcts import IsmctsStrategy
+from ._simple import GreedyStrategy, RandomStrategy
+
+StrategyFactory = Callable[[], Strategy]
+"""Makes a fresh strategy instance (one per game keeps games independent)."""
+
+BUILTIN: dict[str, Callable[..., Strategy]] = {
+    "random": RandomStrategy,
+    "greedy": GreedyStrategy,
+    "heuristic": HeuristicStrategy,
+    "ismcts": IsmctsStrategy,
+}
+"""The built-in strategies by name."""
+
+
+def get_strategy(spec: str) -> Strategy:
+    """A new strategy instance from a name or spec (see the module docstring).
+
+    Raises `StrategyError` with a one-line reason: unknown name, missing file or module, no such
+    class, a class without ``choose``, or constructor arguments it does not take.
+    """
+    return strategy_factory(spec)()
+
+
+def strategy_factory(spec: str, *, clock: Callable[[], float] | None = None) -> StrategyFactory:
+    """A function that makes a new instance of the strategy `spec` names, checked once here.
+
+    `clock` (seconds, e.g. `time.perf_counter`) is passed to strategies whose constructor takes a
+    `clock` argument, for time budgets: strategies never read a clock of their own.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise StrategyError("a strategy spec must be a non-empty string")
+    target, *options = spec.strip().split("@")
+    kwargs = dict(_option(spec, option) for option in options)
+    cls = _resolve(target)
+    if clock is not None and "clock" not in kwargs and _takes(cls, "clock"):
+        kwargs["clock"] = clock
+
+    def make() -> Strategy:
+        try:
+            instance = cls(**kwargs)
+        except TypeError as exc:
+            raise StrategyError(f"cannot build strategy {spec!r}: {exc}") from None
+        except StrategyError:
+            raise
+        except Exception as exc:
+            raise StrategyError(
+                f"strategy {spec!r} failed to start: {type(exc).__name__}: {exc}"
+            ) from None
+        if not callable(getattr(instance, "choose", None)):
+            raise StrategyError(f"{spec!r} has no choose(observation, legal, rng) method")
+        return instance  # type: ignore[no-any-return]
+
+    make()  # fail now, with the spec in the message, rather than in the middle of a game
+    return make
+
+
+def _takes(cls: Callable[..., Any], name: str) -> bool:
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _option(spec: str, option: str) -> tuple[str, Any]:
+    key, sep, text = option.partition("=")
+    if not sep or not key.isidentifier():
+        raise StrategyError(f"bad option {option!r} in {spec!r}: expected @key=value")
+    value: Any = text
+    if text.lower() in ("true", "false"):
+        value = text.lower() == "true"
+    else:
+        for kind in (int, float):
+            try:
+                value = kind(text)
+                break
+            except ValueError:
+                pass
+    return key, value
+
+
+def _resolve(target: str) -> Callable[..., Any]:
+    if ":" not in target:
+        if target in BUILTIN:
+            return BUILTIN[target]
+        raise StrategyError(
+            f"unknown strategy {target!r}: use one of {', '.join(BUILTIN)}, "
+            "path/to/file.py:ClassName or module:ClassName"
+        )
+    where, _, name = target.rpartition(":")
+    if not where or not name.isidentifier():
+        raise StrategyError(
+            f"bad strategy spec {target!r}: expected file.py:ClassName or module:ClassName"
+        )
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        module = _load_file(Path(where))
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise StrategyError(f"cannot import module {where!r}: {exc}") from None
+        except Exception as exc:
+            raise StrategyError(
+                f"module {where!r} failed to load: {type(exc).__name__}: {exc}"
+            ) from None
+    cls = getattr(module, name, None)
+    if cls is None:
+        raise StrategyError(f"{where!r} has no {name!r}")
+    if not callable(cls):
+        raise StrategyError(f"{where}:{name} is not a class")
+    if not callable(getattr(cls, "choose", None)):
+        raise StrategyError(f"{where}:{name} has no choose(observation, legal, rng) method")
+    return cls  # type: ignore[no-any-return]
+
+
+def _load_file(path: Path) -> Any:
+    if not path.is_file():
+        raise StrategyError(f"no strategy file {str(path)!r}")
+    # A stable module name per file, so worker processes and pickling see the same module.
+    name = "sushigo_user_" + "".join(ch if ch.isalnum() else "_" for ch in str(path.resolve()))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise StrategyError(f"cannot load {str(path)!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise StrategyError(f"{str(path)!r} failed to load: {type(exc).__name__}: {exc}") from None
+    return module

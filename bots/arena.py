@@ -1,0 +1,311 @@
+"""`sushigo-arena`: strategies play many games offline, in-process, and are measured.
+
+    sushigo-arena --strategies heuristic,random,random,random --games 2000 [--players P]
+                  [--variant V] [--seed S] [--workers K] [--json FILE]
+
+Seat i of game g gets strategy ``(i + g) mod L`` of the L listed, so over L games every strategy
+plays every seat once. Each game's deal and each seat's `random.Random` derive from the master seed
+and the game's number alone, and results are tallied in game order, so a seed gives the same
+figures with any number of workers (strategies with a time budget excepted: how far they search
+depends on the machine).
+
+This module is the one place in `bots` that reads a clock (`time.perf_counter`): it injects it into
+strategies with a time budget and times the run for games/s. The strategies themselves stay pure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from engine import Game, GameOptions, OptionsError
+
+from ._base import StrategyError
+from ._registry import StrategyFactory, strategy_factory
+from ._stats import GameResult, StrategyStats, tally, wilson
+
+VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
+
+
+class ArenaError(Exception):
+    """A game could not be played (a strategy failed or returned an illegal action)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaConfig:
+    """One arena run."""
+
+    strategies: tuple[str, ...]
+    """Strategy specs, rotated over the seats."""
+    games: int
+    options: GameOptions
+    seed: int = 1
+    workers: int = 1
+
+
+def game_seed(master: int, index: int) -> bytes:
+    """The engine seed of game `index`."""
+    return hashlib.sha256(f"sushigo/arena/v1/{master}/{index}".encode()).digest()
+
+
+def seat_rng(master: int, index: int, seat: int) -> random.Random:
+    """The generator given to the strategy at `seat` in game `index`."""
+    digest = hashlib.sha256(f"sushigo/arena/v1/{master}/{index}/seat/{seat}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ...]:
+    """The strategy at each seat of game `index`: the list rotated by the game number."""
+    return tuple(strategies[(seat + index) % len(strategies)] for seat in range(players))
+
+
+# -- playing (in worker processes) --------------------------------------------------------------
+
+_FACTORIES: dict[str, StrategyFactory] = {}
+
+
+def _factories(specs: Sequence[str]) -> dict[str, StrategyFactory]:
+    for spec in specs:
+        if spec not in _FACTORIES:
+            _FACTORIES[spec] = strategy_factory(spec, clock=time.perf_counter)
+    return _FACTORIES
+
+
+def play_game(config: ArenaConfig, index: int) -> GameResult:
+    """Play game `index` of the run with fresh strategy instances."""
+    options = config.options
+    names = lineup(config.strategies, options.players, index)
+    factories = _factories(config.strategies)
+    bots = [factories[name]() for name in names]
+    rngs = [seat_rng(config.seed, index, seat) for seat in range(options.players)]
+    for bot in bots:
+        # Fresh instances need no reset, but a strategy may expect the call (it is optional).
+        reset = getattr(bot, "reset", None)
+        if callable(reset):
+            reset()
+    game = Game(options, game_seed(config.seed, index))
+    seats = range(options.players)
+    while not game.is_terminal():
+        actions = []
+        for seat in seats:
+            legal = game.legal_actions(seat)
+            try:
+                action = bots[seat].choose(game.observation(seat), legal, rngs[seat])
+            except Exception as exc:
+                raise ArenaError(
+                    f"strategy {names[seat]!r} failed in game {index}: {type(exc).__name__}: {exc}"
+                ) from None
+            if action not in legal:
+                raise ArenaError(
+                    f"strategy {names[seat]!r} returned an illegal action {action!r} in game {index}"
+                )
+            actions.append(action)
+        game.apply(actions)
+    return GameResult(index, names, game.returns(), game.places(), game.winners())
+
+
+def _play_chunk(job: tuple[ArenaConfig, range]) -> list[GameResult] | str:
+    config, indices = job
+    try:
+        return [play_game(config, i) for i in indices]
+    except (ArenaError, StrategyError) as exc:
+        return str(exc)
+
+
+def run(config: ArenaConfig, progress: TextIO | None = None) -> list[GameResult]:
+    """Play every game of the run (in `config.workers` processes); results in game order."""
+    results: list[GameResult] = []
+    chunk = max(1, min(25, config.games // (config.workers * 8) or 1))
+    jobs = [(config, range(i, min(i + chunk, config.games))) for i in range(0, config.games, chunk)]
+    bar = _Progress(progress, config.games)
+    for outcome in _map(config.workers, jobs):
+        if isinstance(outcome, str):
+            bar.close()
+            raise ArenaError(outcome)
+        results.extend(outcome)
+        bar.update(len(results))
+    bar.close()
+    results.sort(key=lambda r: r.index)
+    return results
+
+
+def _map(workers: int, jobs: list[tuple[ArenaConfig, range]]) -> Iterator[list[GameResult] | str]:
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(_play_chunk, jobs)
+        return
+    with multiprocessing.get_context().Pool(workers) as pool:
+        yield from pool.imap_unordered(_play_chunk, jobs)
+
+
+class _Progress:
+    """A one-line progress bar on a terminal; silent otherwise."""
+
+    def __init__(self, out: TextIO | None, total: int) -> None:
+        self._out = out if out is not None and out.isatty() else None
+        self._total = total
+        self._start = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if self._out is None:
+            return
+        width = 30
+        filled = width * done // max(1, self._total)
+        rate = done / max(1e-9, time.perf_counter() - self._start)
+        self._out.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self._total} games"
+            f"  {rate:.1f} games/s"
+        )
+        self._out.flush()
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.write("\r\033[K")
+            self._out.flush()
+
+
+# -- reporting ----------------------------------------------------------------------------------
+
+
+def summary(config: ArenaConfig, stats: dict[str, StrategyStats]) -> dict[str, Any]:
+    """The figures as plain data, in the `--json` schema."""
+    return {
+        "games": config.games,
+        "players": config.options.players,
+        "strategies": {
+            name: {
+                "games": s.games,
+                "wins": round(s.wins, 6),
+                "win_rate": round(s.win_rate, 6),
+                "mean_score": round(s.mean_score, 4),
+                "mean_place": round(s.mean_place, 4),
+                "rating": round(s.mu, 4),
+            }
+            for name, s in stats.items()
+        },
+    }
+
+
+def table(stats: dict[str, StrategyStats]) -> str:
+    """The per-strategy table, best win rate first."""
+    width = max(8, *(len(name) for name in stats))
+    lines = [
+        f"{'strategy':<{width}}  {'games':>7}  {'wins':>9}  {'win rate [95% CI]':>22}"
+        f"  {'score':>6}  {'place':>5}  {'rating (mu)':>11}"
+    ]
+    for name, s in sorted(stats.items(), key=lambda item: -item[1].win_rate):
+        low, high = wilson(s.wins, s.games)
+        interval = f"{100 * s.win_rate:5.1f}% [{100 * low:4.1f}, {100 * high:5.1f}]"
+        lines.append(
+            f"{name:<{width}}  {s.games:>7}  {s.wins:>9.2f}  {interval:>22}"
+            f"  {s.mean_score:>6.1f}  {s.mean_place:>5.2f}  {s.mu:>11.2f}"
+        )
+    return "\n".join(lines)
+
+
+# -- command line -------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sushigo-arena",
+        description="Play Sushi Go! strategies against each other offline and measure them.",
+        epilog="Strategies: random, greedy, heuristic, ismcts, path/to/file.py:Class or "
+        "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
+        "Ratings are openskill PlackettLuce mu.",
+    )
+    parser.add_argument(
+        "--strategies", required=True, help="comma-separated strategies, rotated over the seats"
+    )
+    parser.add_argument("--games", type=_positive, required=True, help="games to play")
+    parser.add_argument(
+        "--players", type=int, help="seats per game, 2-5 (default: one per strategy)"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help=f"a variant to turn on ({', '.join(VARIANTS)}); repeat or separate with commas",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="processes (default: all cores)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `sushigo-arena` command. Exit status: 0 done, 2 bad arguments, 1 anything else."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    specs = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+    if not specs:
+        parser.error("--strategies: name at least one strategy")
+    variants = [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
+    for v in variants:
+        if v not in VARIANTS:
+            parser.error(f"--variant: unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
+    players = args.players if args.players is not None else len(specs)
+    try:
+        options = GameOptions(players, **dict.fromkeys(variants, True))
+    except OptionsError as exc:
+        parser.error(str(exc))
+    try:
+        for spec in dict.fromkeys(specs):
+            _factories([spec])
+    except StrategyError as exc:
+        parser.error(str(exc))
+    config = ArenaConfig(specs, args.games, options, args.seed, args.workers)
+    start = time.perf_counter()
+    try:
+        results = run(config, progress=sys.stderr)
+    except ArenaError as exc:
+        print(f"sushigo-arena: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("sushigo-arena: interrupted", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - start
+    stats = tally(results, list(dict.fromkeys(specs)))
+    variant_text = ", ".join(options.variants()) or "no variants"
+    print(
+        f"{config.games} games, {players} players, {variant_text}, seed {config.seed}: "
+        f"{elapsed:.1f} s, {config.games / max(elapsed, 1e-9):.1f} games/s "
+        f"({config.workers} worker{'s' if config.workers > 1 else ''})"
+    )
+    print(table(stats))
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as out:
+                json.dump(summary(config, stats), out, indent=2)
+                out.write("\n")
+        except OSError as exc:
+            print(f"sushigo-arena: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Shared helpers for the bots tests, imported as ``bots_helpers`` (a name unique across test folders)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from bots import Strategy
+from engine import Game, GameOptions
+
+ALL_OPTIONS = [
+    GameOptions(2),
+    GameOptions(3),
+    GameOptions(4),
+    GameOptions(5),
+    GameOptions(2, dummy=True),
+    GameOptions(3, pass_both_ways=True),
+    GameOptions(4, soy_sauce=True),
+    GameOptions(2, pass_both_ways=True, dummy=True, soy_sauce=True),
+    GameOptions(5, pass_both_ways=True, soy_sauce=True),
+]
+"""Every player count and every variant, alone and together."""
+
+needs_from_observation = pytest.mark.skipif(
+    not hasattr(Game, "from_observation"),
+    reason="the engine has no Game.from_observation yet (ismcts needs it)",
+)
+
+
+def random_game(options: GameOptions, seed: int) -> Iterator[Game]:
+    """A game played with random legal actions, yielded before every turn."""
+    game = Game(options, seed.to_bytes(8, "big"))
+    rng = random.Random(seed)
+    while not game.is_terminal():
+        yield game
+        game.apply(
+            [
+                (legal := game.legal_actions(s))[rng.randrange(len(legal))]
+                for s in range(options.players)
+            ]
+        )
+
+
+def play(options: GameOptions, strategies: Sequence[Strategy], seed: int = 0) -> Game:
+    """Play a whole game with `strategies` (one per seat), checking every action is legal."""
+    game = Game(options, seed.to_bytes(8, "big"))
+    rngs = [random.Random(seed * 10 + s) for s in range(options.players)]
+    for strategy in strategies:
+        strategy.reset()
+    while not game.is_terminal():
+        actions = []
+        for s in range(options.players):
+            legal = game.legal_actions(s)
+            action = strategies[s].choose(game.observation(s), legal, rngs[s])
+            assert action in legal, (s, action, legal)
+            actions.append(action)
+        game.apply(actions)
+    return game

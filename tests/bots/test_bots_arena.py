@@ -1,0 +1,178 @@
+"""The arena: deterministic for a seed, seats rotated and pooled, the JSON schema, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from bots._stats import GameResult, tally, wilson
+from bots.arena import ArenaConfig, _Progress, lineup, main, run, summary
+from engine import GameOptions
+
+
+def test_lineup_rotates_every_strategy_through_every_seat() -> None:
+    specs = ["a", "b", "c", "d"]
+    seats = [lineup(specs, 4, g) for g in range(4)]
+    for seat in range(4):
+        assert sorted(row[seat] for row in seats) == specs
+    assert lineup(["x"], 3, 5) == ("x", "x", "x")
+    assert lineup(["h", "r"], 4, 1) == ("r", "h", "r", "h")
+
+
+def test_same_seed_same_results_whatever_the_worker_count() -> None:
+    specs = ("heuristic", "greedy", "random", "ismcts@iterations=3")
+    config = ArenaConfig(specs, 12, GameOptions(3), seed=7, workers=1)
+    one = run(config)
+    two = run(ArenaConfig(config.strategies, 12, config.options, seed=7, workers=2))
+    assert one == two
+    assert [r.index for r in one] == list(range(12))
+    other = run(ArenaConfig(config.strategies, 12, config.options, seed=8, workers=1))
+    assert other != one
+
+
+def test_pooling_the_same_strategy_listed_twice() -> None:
+    config = ArenaConfig(("random", "random", "greedy"), 9, GameOptions(3), seed=2)
+    results = run(config)
+    stats = tally(results, ["random", "greedy"])
+    assert set(stats) == {"random", "greedy"}
+    assert stats["random"].games == 18 and stats["greedy"].games == 9
+    assert stats["random"].wins + stats["greedy"].wins == pytest.approx(9)
+    total_score = sum(sum(r.scores) for r in results)
+    assert stats["random"].score_sum + stats["greedy"].score_sum == total_score
+
+
+def test_shared_wins_count_as_fractions_and_ratings_move() -> None:
+    results = [
+        GameResult(0, ("a", "b"), (10, 10), (1, 1), (0, 1)),
+        GameResult(1, ("b", "a"), (12, 3), (1, 2), (0,)),
+    ]
+    stats = tally(results, ["a", "b"])
+    assert stats["a"].wins == 0.5 and stats["b"].wins == 1.5
+    assert stats["a"].mean_place == 1.5 and stats["b"].mean_place == 1.0
+    assert stats["b"].mu > stats["a"].mu
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(80, 100)
+    assert 0.71 < low < 0.72 and 0.86 < high < 0.87
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    code = main(
+        [
+            "--strategies",
+            "heuristic,random,random",
+            "--games",
+            "6",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert set(data) == {"games", "players", "strategies"}
+    assert data["games"] == 6 and data["players"] == 3
+    assert set(data["strategies"]) == {"heuristic", "random"}
+    for entry in data["strategies"].values():
+        assert set(entry) == {"games", "wins", "win_rate", "mean_score", "mean_place", "rating"}
+        assert all(isinstance(v, int | float) for v in entry.values())
+    assert data["strategies"]["random"]["games"] == 12
+    printed = capsys.readouterr().out
+    assert "games/s" in printed and "heuristic" in printed and "rating (mu)" in printed
+
+
+def test_summary_matches_tally() -> None:
+    config = ArenaConfig(("greedy", "random"), 4, GameOptions(2), seed=1)
+    stats = tally(run(config), ["greedy", "random"])
+    data = summary(config, stats)
+    assert data["strategies"]["greedy"]["games"] == 4
+    assert data["strategies"]["greedy"]["wins"] == pytest.approx(stats["greedy"].wins)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--games", "3"],
+        ["--strategies", "random", "--games", "0"],
+        ["--strategies", "random", "--games", "x"],
+        ["--strategies", "nosuchbot", "--games", "1"],
+        ["--strategies", "random", "--games", "1", "--variant", "triple"],
+        ["--strategies", "random", "--games", "1", "--players", "4", "--variant", "dummy"],
+        ["--strategies", "random", "--games", "1", "--players", "9"],
+        ["--strategies", ",", "--games", "1"],
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("sushigo-arena: error:")
+
+
+def test_a_failing_strategy_exits_1_with_a_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad_bot.py"
+    path.write_text(
+        "class Bad:\n"
+        "    def reset(self): pass\n"
+        "    def choose(self, observation, legal, rng):\n"
+        "        raise RuntimeError('oops')\n"
+        "class Cheat:\n"
+        "    def reset(self): pass\n"
+        "    def choose(self, observation, legal, rng):\n"
+        "        return 'sashimi'\n"
+    )
+    assert main(["--strategies", f"{path}:Bad,random", "--games", "2", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "RuntimeError: oops" in err and "Traceback" not in err
+    assert main(["--strategies", f"{path}:Cheat,random", "--games", "2", "--workers", "2"]) == 1
+    assert "illegal action" in capsys.readouterr().err
+
+
+def test_variants_and_players_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "--strategies",
+            "greedy",
+            "--players",
+            "2",
+            "--variant",
+            "dummy,soy_sauce",
+            "--variant",
+            "pass_both_ways",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+        ]
+    )
+    assert code == 0
+    assert "pass_both_ways, dummy, soy_sauce" in capsys.readouterr().out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    tty, pipe = _Terminal(), io.StringIO()
+    for out in (tty, pipe):
+        bar = _Progress(out, 10)
+        bar.update(5)
+        bar.close()
+    assert "5/10 games" in tty.getvalue()
+    assert pipe.getvalue() == ""

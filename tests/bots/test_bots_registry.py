@@ -1,0 +1,134 @@
+"""Finding strategies: built-in names, user classes from files and modules, and clear errors."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots import (
+    BUILTIN,
+    HeuristicStrategy,
+    IsmctsStrategy,
+    StrategyError,
+    get_strategy,
+    strategy_factory,
+)
+from bots.arena import main
+from engine import Game, GameOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BOT_SOURCE = """
+class Mine:
+    def __init__(self, pick: int = 0, name: str = "x") -> None:
+        self.pick = pick
+        self.name = name
+
+    def reset(self) -> None:
+        pass
+
+    def choose(self, observation, legal, rng):
+        return legal[min(self.pick, len(legal) - 1)]
+
+
+class NoChoose:
+    pass
+
+
+class NoReset:
+    def choose(self, observation, legal, rng):
+        return legal[-1]
+
+BROKEN = 1
+"""
+
+
+@pytest.fixture
+def bot_file(tmp_path: Path) -> Path:
+    path = tmp_path / "my_bot.py"
+    path.write_text(BOT_SOURCE)
+    return path
+
+
+def _check_plays(strategy: object) -> None:
+    game = Game(GameOptions(2), b"r")
+    legal = game.legal_actions(0)
+    assert strategy.choose(game.observation(0), legal, random.Random(0)) in legal  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_builtin_names(name: str) -> None:
+    strategy = get_strategy(name)
+    assert type(strategy) is BUILTIN[name]
+
+
+def test_options_are_parsed_and_passed() -> None:
+    strategy = get_strategy("ismcts@iterations=7@exploration=0.3")
+    assert isinstance(strategy, IsmctsStrategy)
+    assert strategy.iterations == 7
+    assert strategy.exploration == 0.3
+
+
+def test_clock_is_injected_only_where_taken() -> None:
+    factory = strategy_factory("ismcts@ms=50", clock=lambda: 0.0)
+    bot = factory()
+    assert isinstance(bot, IsmctsStrategy) and bot.seconds == 0.05
+    assert isinstance(strategy_factory("heuristic", clock=lambda: 0.0)(), HeuristicStrategy)
+    assert factory() is not bot  # a fresh instance every call
+
+
+def test_user_strategy_from_file(bot_file: Path) -> None:
+    strategy = get_strategy(f"{bot_file}:Mine@pick=1@name=hello")
+    assert type(strategy).__name__ == "Mine"
+    assert strategy.pick == 1 and strategy.name == "hello"  # type: ignore[attr-defined]
+    _check_plays(strategy)
+
+
+def test_user_strategy_from_module(bot_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(bot_file.parent))
+    monkeypatch.delitem(sys.modules, "my_bot", raising=False)
+    strategy = get_strategy("my_bot:Mine")
+    _check_plays(strategy)
+
+
+def test_example_bot_in_docs_loads_and_plays() -> None:
+    strategy = get_strategy(f"{ROOT / 'docs' / 'example_bot.py'}:SashimiLover@greed=2")
+    _check_plays(strategy)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "non-empty"),
+        ("alphago", "unknown strategy 'alphago'"),
+        ("no/such/file.py:Bot", "no strategy file"),
+        ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
+        ("{file}:Missing", "has no 'Missing'"),
+        ("{file}:NoChoose", "has no choose"),
+        ("{file}:BROKEN", "not a class"),
+        ("{file}:Mine@pick", "expected @key=value"),
+        ("{file}:Mine@speed=3", "cannot build strategy"),
+        ("ismcts@ms=100", "needs a clock"),
+        ("{file}:", "bad strategy spec"),
+    ],
+)
+def test_errors_are_clear(bot_file: Path, spec: str, message: str) -> None:
+    with pytest.raises(StrategyError, match=message) as info:
+        get_strategy(spec.format(file=bot_file))
+    assert "\n" not in str(info.value)
+
+
+def test_a_file_that_fails_to_import(tmp_path: Path) -> None:
+    path = tmp_path / "bad.py"
+    path.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(StrategyError, match="failed to load: RuntimeError: boom"):
+        get_strategy(f"{path}:Bot")
+
+
+def test_reset_is_optional_in_the_arena(bot_file: Path) -> None:
+    assert (
+        main(["--strategies", f"{bot_file}:NoReset,random", "--games", "2", "--workers", "1"]) == 0
+    )
