@@ -1,0 +1,278 @@
+"""Lobby and table requests: logins, tables, seats, bots, chat, and the seat's game messages.
+
+The hub hands it every request after the handshake; it answers through the sessions, and the
+table checks the game. Split from the hub so each stays readable (STYLE.md item 9).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import unicodedata
+from typing import TYPE_CHECKING, Any
+
+from engine import OptionsError
+from protocol import (
+    AddBot,
+    Chat,
+    ChatMessage,
+    Commit,
+    CreateTable,
+    ErrorCode,
+    GameKind,
+    JoinTable,
+    LeaveTable,
+    ListTables,
+    LoggedIn,
+    LoginGuest,
+    LoginKey,
+    Message,
+    QuickMatch,
+    Reveal,
+    Seed,
+    Spectate,
+    Spectating,
+    StartGame,
+    TableJoined,
+    TableLeft,
+    TableList,
+    TableSettings,
+    verify_login,
+)
+
+from .session import Session, new_token
+from .table import Table, TableError, TablePhase
+
+if TYPE_CHECKING:
+    from .hub import Conn, Hub
+
+log = logging.getLogger("sushigo.server")
+
+
+class Lobby:
+    """Every request that is not the handshake, a heartbeat, a resume or a tournament's."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
+        """Answer `msg`; False when it is not a lobby or table request."""
+        if isinstance(msg, ListTables):
+            tables = [
+                t.info()
+                for t in reversed(self.hub.tables.values())
+                if msg.kind in (None, t.settings.kind)
+            ][:1000]
+            session.send(TableList(ref=msg.ref, tables=tuple(tables)))
+        elif isinstance(msg, CreateTable):
+            self._create(session, msg, now)
+        elif isinstance(msg, JoinTable):
+            table = self._table(msg.table_id)
+            taken = table.sit(session, msg.seat)
+            self._seated(session, table, taken.index, msg.ref, now)
+        elif isinstance(msg, QuickMatch):
+            self._quick_match(session, msg, now)
+        elif isinstance(msg, Spectate):
+            self._spectate(session, msg)
+        elif isinstance(msg, LeaveTable):
+            table = self._current(session)
+            self.leave(session, table, msg.ref)
+        elif isinstance(msg, AddBot):
+            table = self._hosted(session)
+            table.add_bot(msg.strategy, msg.seat)
+            self.hub.table_changed(table)
+            if table.quick and table.full:
+                table.start(now)
+        elif isinstance(msg, StartGame):
+            table = self._hosted(session)
+            self._save_seat_tokens(table)
+            table.start(now)
+        elif isinstance(msg, Chat):
+            self._chat(conn, session, msg, now)
+        elif isinstance(msg, Seed):
+            table, seat = self._seat_of(session)
+            table.seed(seat, msg.seed, now)
+        elif isinstance(msg, Commit):
+            table, seat = self._seat_of(session)
+            table.commit(seat, msg.round, msg.turn, msg.commitment, now)
+        elif isinstance(msg, Reveal):
+            table, seat = self._seat_of(session)
+            table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+        else:
+            return False
+        return True
+
+    def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
+        name = _clean_name(msg.name)
+        if name is None:
+            raise TableError(
+                ErrorCode.INVALID_NAME, "a name needs a visible character and no control characters"
+            )
+        if isinstance(msg, LoginKey):
+            if not verify_login(msg, self.hub.server_key, conn.challenge):
+                raise TableError(
+                    ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
+                )
+            player_id = self.hub.storage.upsert_identity(msg.public_key, name, self.hub.wall_ms())
+            guest = False
+        else:
+            player_id = "g:" + secrets.token_hex(8)
+            guest = True
+        token, digest = new_token()
+        session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
+        self.hub.sessions[digest] = session
+        conn.session = session
+        session.send(
+            LoggedIn(ref=msg.ref, player_id=player_id, name=name, guest=guest, resume_token=token)
+        )
+        log.info(
+            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+        )
+
+    def _table(self, table_id: str) -> Table:
+        table = self.hub.tables.get(table_id)
+        if table is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
+        return table
+
+    def _current(self, session: Session) -> Table:
+        if session.table is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "not at a table")
+        return session.table
+
+    def _hosted(self, session: Session) -> Table:
+        table = self._current(session)
+        if table.host_player != session.player_id or session.seat is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "only the table's host may do that")
+        return table
+
+    def _seat_of(self, session: Session) -> tuple[Table, int]:
+        table = self._current(session)
+        if session.seat is None:
+            raise TableError(ErrorCode.NOT_ALLOWED, "spectators do not play")
+        return table, session.seat
+
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+        """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
+        return self._new_table(settings, host)
+
+    def seat_tokens(self, table: Table) -> None:
+        """Store the seated players' resume tokens (bound to the table and seat)."""
+        self._save_seat_tokens(table)
+
+    def _new_table(self, settings: Any, host: str | None) -> Table:
+        if settings.kind != GameKind.SUSHI_GO:
+            raise TableError(
+                ErrorCode.UNSUPPORTED_GAME_KIND, f"this server does not host {settings.kind!r}"
+            )
+        try:
+            settings.options()
+        except OptionsError as exc:
+            raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
+        table_id = secrets.token_hex(6)
+        table = Table(table_id, settings, self.hub, host)
+        self.hub.tables[table_id] = table
+        log.info(
+            "table %s created (%d seats%s)",
+            table_id,
+            settings.players,
+            "".join(f", {v}" for v in table.options.variants()),
+        )
+        return table
+
+    def _create(self, session: Session, msg: CreateTable, now: float) -> None:
+        table = self._new_table(msg.settings, session.player_id)
+        taken = table.sit(session, 0)
+        self._seated(session, table, taken.index, msg.ref, now)
+
+    def _quick_match(self, session: Session, msg: QuickMatch, now: float) -> None:
+        for table in self.hub.tables.values():
+            if (
+                table.quick
+                and table.phase is TablePhase.OPEN
+                and table.settings.kind == msg.kind
+                and table.settings.players == msg.players
+                and not table.full
+            ):
+                break
+        else:
+            settings = TableSettings(
+                kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds
+            )
+            table = self._new_table(settings, session.player_id)
+            table.quick = True
+        taken = table.sit(session)
+        if table.host_player is None:
+            table.host_player = session.player_id
+        self._seated(session, table, taken.index, msg.ref, now)
+
+    def _seated(
+        self, session: Session, table: Table, seat: int, ref: int | None, now: float
+    ) -> None:
+        session.table, session.seat = table, seat
+        session.send(TableJoined(ref=ref, table=table.info(), seat=seat))
+        self.hub.storage.save_token(
+            session.token_hash,
+            table.table_id,
+            seat,
+            self.hub.wall_ms() + self.hub.config.token_lifetime_ms,
+        )
+        self.hub.table_changed(table)
+        if table.quick and table.full:
+            self._save_seat_tokens(table)
+            table.start(now)
+
+    def _save_seat_tokens(self, table: Table) -> None:
+        expires = self.hub.wall_ms() + self.hub.config.token_lifetime_ms
+        for seat in table.seats:
+            if seat.session is not None:
+                self.hub.storage.save_token(
+                    seat.session.token_hash, table.table_id, seat.index, expires
+                )
+
+    def _spectate(self, session: Session, msg: Spectate) -> None:
+        table = self._table(msg.table_id)
+        session.table, session.seat = table, None
+        table.spectators.append(session)
+        session.send(Spectating(ref=msg.ref, table=table.info()))
+        self.hub.table_changed(table)
+
+    def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
+        table.leave(session)
+        session.table = session.seat = None
+        session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
+        self.hub.storage.delete_token(session.token_hash)
+        if table.abandoned and not table.playing:
+            del self.hub.tables[table.table_id]
+            self.hub.storage.delete_table(table.table_id)
+            log.info("table %s closed", table.table_id)
+        else:
+            self.hub.table_changed(table)
+
+    def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
+        if not conn.chat.take(1, now):
+            raise TableError(ErrorCode.RATE_LIMITED, "one chat message a second, please")
+        text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ").strip()
+        if not text:
+            raise TableError(ErrorCode.OUT_OF_RANGE, "an empty chat message")
+        table = session.table
+        out = ChatMessage(
+            table_id=table.table_id if table else None,
+            player_id=session.player_id,
+            name=session.name,
+            text=text,
+        )
+        if table is not None:
+            audience = table.people()
+        else:
+            audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
+        for person in audience:
+            person.send(out)
+
+
+def _clean_name(name: str) -> str | None:
+    """The name without surrounding spaces, or None if it has control characters or no letters."""
+    name = name.strip()
+    if not name or any(unicodedata.category(c)[0] == "C" for c in name):
+        return None
+    return name
