@@ -7,9 +7,12 @@ messages carry ``ref``, a client-chosen request id that replies and errors repea
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, cast
+
+import msgpack
 
 from ._codec import FieldError, Range, Size, kind_of, struct_codec
 from .errors import ErrorCode, RemoteProtocolError
@@ -98,6 +101,50 @@ def to_data(message: MessageT, seq: int | None = None) -> dict[str, Any]:
         head["seq"] = seq
     head.update(body)
     return head
+
+
+_PACK = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+"""One packer for the process: `pack` runs entirely in C under the GIL (no Python hook is ever
+called while packing protocol data), and a reused packer saves a buffer per call."""
+_HEADS: dict[type[Any], bytes] = {}
+"""Per message class: the packed ``"type": TYPE`` entry."""
+_last_body: tuple[Any, int, bytes] = (None, 0, b"")
+"""The last message whose fields were packed: (message, field count, packed fields)."""
+
+
+def _map_header(n: int) -> bytes:
+    """msgpack's header of a map of `n` entries, in the shortest form (as msgpack writes it)."""
+    return bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
+
+
+def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
+    """``msgpack.packb(to_data(message, seq))``, byte for byte, built faster.
+
+    The map is ``type``, ``seq`` (server messages), then the fields; msgpack packs a map as its
+    header and then each key and value in order, so the packed fields do not depend on the
+    ``seq``. They are packed once per message object and kept for the next call, because the
+    server sends one message to every seat of a table in a row, each with its own ``seq``.
+    Messages are frozen, so a message object always packs the same.
+    """
+    global _last_body  # noqa: PLW0603  (a one-entry cache)
+    cls = type(message)
+    prefix = _HEADS.get(cls)
+    if prefix is None:
+        if {f.name for f in dataclasses.fields(cls)} & {"type", "seq"}:  # pragma: no cover
+            return cast(bytes, _PACK(to_data(message, seq)))  # no message has such a field
+        prefix = _HEADS[cls] = _PACK("type") + _PACK(cls.TYPE)
+    cached = _last_body
+    if cached[0] is message:
+        count, fields = cached[1], cached[2]
+    else:
+        body = _codec_for(cls)[0](message)
+        count = len(body)
+        packed: bytes = _PACK(body)
+        fields = packed[1 if count < 16 else 3 :]
+        _last_body = (message, count, fields)
+    if seq is None:
+        return _map_header(count + 1) + prefix + fields
+    return b"".join((_map_header(count + 2), prefix, b"\xa3seq", _PACK(seq), fields))
 
 
 def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:

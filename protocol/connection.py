@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
 from ._messages_session import Error, Hello, Welcome
-from ._registry import Role
+from ._registry import Role, to_bytes
 from ._state import AFTER_WELCOME, FROM_MESSAGE, LOGGED_IN, Phase, describe_refusal, next_phase
 from .errors import (
     FATAL_CODES,
@@ -31,8 +31,8 @@ from .errors import (
     ProtocolError,
     RemoteProtocolError,
 )
-from .frames import NEED_DATA, FrameDecoder, encode_frame, limits_for
-from .messages import Message, decode_message, encode_message
+from .frames import NEED_DATA, FrameDecoder, frame_of, limits_for
+from .messages import Message, decode_message
 from .versions import (
     CAPABILITIES,
     PROTOCOL_NAME,
@@ -131,12 +131,12 @@ class Connection:
             # After a fatal error the server may still say why, once.
             if not isinstance(message, Error) or self.phase is Phase.CLOSED:
                 raise LocalProtocolError(ErrorCode.OUT_OF_PHASE, "the connection has failed")
-            frame = encode_frame(encode_message(message, self.last_seq + 1), self._limits)
+            frame = frame_of(to_bytes(message, self.last_seq + 1), self._limits)
             self.last_seq += 1
             self.phase = Phase.CLOSED
             return frame
         seq = self.last_seq + 1 if self.our_role is Role.SERVER else None
-        frame = encode_frame(encode_message(message, seq), self._limits)
+        frame = frame_of(to_bytes(message, seq), self._limits)
         self._advance(self.our_role, message)
         if seq is not None:
             self.last_seq = seq

@@ -70,12 +70,18 @@ def _no_ext(code: int, data: bytes) -> Any:
 def encode_frame(value: Any, limits: Limits) -> bytes:
     """One frame holding `value` (plain msgpack data); `LocalProtocolError` if over the limit."""
     body: bytes = msgpack.packb(value, use_bin_type=True)
-    if len(body) > limits.max_body:
+    return frame_of(body, limits)
+
+
+def frame_of(body: bytes, limits: Limits) -> bytes:
+    """The frame of an already packed body; `LocalProtocolError` if over the limit."""
+    size = len(body)
+    if size > limits.max_body:
         raise LocalProtocolError(
             ErrorCode.FRAME_TOO_LARGE,
-            f"a {len(body)}-byte frame body exceeds the {limits.max_body}-byte limit",
+            f"a {size}-byte frame body exceeds the {limits.max_body}-byte limit",
         )
-    return len(body).to_bytes(HEADER_SIZE, "big") + body
+    return size.to_bytes(HEADER_SIZE, "big") + body
 
 
 def decode_body(body: bytes, limits: Limits) -> Any:

@@ -14,7 +14,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from protocol import LocalProtocolError, Message, Phase, ServerConnection
+from protocol import SERVER_LIMITS, LocalProtocolError, Message, Phase, ServerConnection
+from protocol._registry import Role
+from protocol.frames import HEADER_SIZE, decode_body
+from protocol.messages import decode_message
 
 if TYPE_CHECKING:
     from .table import Table
@@ -54,9 +57,31 @@ class Sent:
     """Which connection of the session it went out on (bumped by every resume)."""
     seq: int
     """Its sequence number on that connection."""
-    message: Message
+    frame: bytes
+    """The frame as sent (its seq is the old connection's; replaying re-sends the message)."""
     phase: Phase
     position: tuple[int, int] | None
+
+    @property
+    def message(self) -> Message:
+        """The typed message, decoded from the frame."""
+        value = decode_body(self.frame[HEADER_SIZE:], SERVER_LIMITS)
+        message, _ = decode_message(value, Role.SERVER)
+        return message
+
+
+LogEntry = tuple[int, int, bytes, str, tuple[int, int] | None]
+"""A `Sent` as the log keeps it: (generation, seq, frame, phase value, position).
+
+Thousands of sessions keep up to `REPLAY_LIMIT` messages each, so the log holds plain tuples of
+atoms, which the garbage collector stops tracking, and frames rather than typed messages (a
+TURN_START's observation is a dozen small objects). A full collection then has that much less to
+walk, which is what kept turn latency high. Only a resume needs the typed message back."""
+
+
+def _sent(entry: LogEntry) -> Sent:
+    generation, seq, frame, phase, position = entry
+    return Sent(generation, seq, frame, Phase(phase), position)
 
 
 @dataclass(eq=False, slots=True)
@@ -76,7 +101,7 @@ class Session:
     seat: int | None = None
     """The seat at `table`; None when only watching."""
     generation: int = 0
-    log: deque[Sent] = field(default_factory=lambda: deque(maxlen=REPLAY_LIMIT))
+    log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=REPLAY_LIMIT))
     detached_at: float | None = None
     """When the connection was lost (the resume window runs from here)."""
 
@@ -96,26 +121,25 @@ class Session:
             # the log and drop the message rather than break the connection.
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
-        self.log.append(
-            Sent(self.generation, self.conn.last_seq, message, self.conn.phase, self.conn.position)
-        )
+        conn = self.conn
+        self.log.append((self.generation, conn.last_seq, frame, conn.phase.value, conn.position))
         if self.transport is not None:
             self.transport.write(frame)
 
     def missed_since(self, last_seq: int) -> list[Sent] | None:
         """The logged messages after `last_seq` on the current connection, or None when they are
         not all kept (the caller sends a snapshot instead)."""
-        current = [sent for sent in self.log if sent.generation == self.generation]
         if last_seq == self.conn.last_seq:
             return []
-        missed = [sent for sent in current if sent.seq > last_seq]
+        generation = self.generation
+        missed = [_sent(e) for e in self.log if e[0] == generation and e[1] > last_seq]
         if not missed or missed[0].seq != last_seq + 1:
             return None
         return missed
 
     def state_after(self, seq: int) -> tuple[Phase, tuple[int, int] | None] | None:
         """The protocol phase and turn right after message `seq` of the current connection."""
-        for sent in self.log:
-            if sent.generation == self.generation and sent.seq == seq:
-                return sent.phase, sent.position
+        for generation, sent_seq, _, phase, position in self.log:
+            if generation == self.generation and sent_seq == seq:
+                return Phase(phase), position
         return None

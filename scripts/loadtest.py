@@ -1,0 +1,752 @@
+"""Load test: a real server process, many concurrent 4-player games, figures at the end.
+
+    .venv/bin/python scripts/loadtest.py --mode human --games 1000 --duration 120
+    .venv/bin/python scripts/loadtest.py --mode saturation --games 200 --duration 40
+
+Starts ``sushigo-server --port 0`` on 127.0.0.1 (a fresh database in a temporary directory) and
+drives it from ``--clients-procs`` other processes with lightweight clients: a plain
+`asyncio.Protocol` that parses frames with msgpack and answers from the raw maps (no typed decode
+of observations), and builds its own messages with `protocol.encode_message`. Every seat quick
+matches into a 4-player table, sends its seed, and per turn commits to a card of its hand
+(`make_commitment` with a fresh nonce) and reveals it once COMMITMENTS arrive. After GAME_OVER it
+leaves the table and quick matches again until the run ends. `--strict-clients` also runs every
+received frame through `protocol.ClientConnection`, which validates everything (heavier).
+
+Modes: ``human`` picks one card about every ``--pick-seconds`` (uniformly 0.5x to 1.5x, so tables
+do not move in lockstep); ``saturation`` picks as soon as TURN_START arrives.
+
+Reported: connections (peak open at once, from the clients' per-second samples), games
+completed, four-player turns per second (sustained over the window after every seat connected,
+and the best second), latency from a seat's REVEAL to its TURN_RESULT (p50/p99/max), errors (any
+ERROR message, unexpected close, refused connection or bad sequence number) and the server's peak
+memory (VmHWM) and CPU use. Every run stops by itself after ``--duration`` seconds, and only
+127.0.0.1 is ever contacted. With two or more CPUs the server is pinned to CPU 0 and the clients to
+the others (``--no-pin`` to turn that off).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import random
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection as Pipe
+from pathlib import Path
+from typing import Any, cast
+
+import msgpack
+
+from engine import Action, Card
+from protocol import (
+    CLIENT_LIMITS,
+    PROTOCOL_NAME,
+    ClientConnection,
+    Commit,
+    ErrorCode,
+    Hello,
+    LeaveTable,
+    LoginGuest,
+    Message,
+    Pong,
+    ProtocolError,
+    QuickMatch,
+    Reveal,
+    Seed,
+    encode_frame,
+    encode_message,
+    make_commitment,
+)
+from protocol.versions import CURRENT_VERSION
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+_BY_LABEL = {card.label: card for card in Card}
+
+
+@dataclass
+class Settings:
+    """What every client worker needs to know."""
+
+    port: int
+    mode: str
+    pick_seconds: float
+    start: float
+    """Wall-clock time (time.time()) the run started; the per-second samples count from it."""
+    duration: float
+    ramp_seconds: float
+    strict: bool
+    barrier: bool
+    """Log every seat in before any quick matches."""
+    seed: int
+
+
+@dataclass
+class Stats:
+    """One worker's figures, sent back to the parent as plain data."""
+
+    connected: int = 0
+    games: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    results_per_second: list[int] = field(default_factory=list)
+    open_per_second: list[int] = field(default_factory=list)
+    all_connected_at: float | None = None
+    """Seconds after the start when this worker's last seat logged in."""
+    logged_in: int = 0
+    last_message: dict[str, int] = field(default_factory=dict)
+    """How many seats last received each message type (where the stragglers are)."""
+    cpu_seconds: float = 0.0
+    """CPU time the worker process used."""
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "connected": self.connected,
+            "games": self.games,
+            "errors": self.errors,
+            "latencies": self.latencies.tobytes(),
+            "results_per_second": self.results_per_second,
+            "open_per_second": self.open_per_second,
+            "all_connected_at": self.all_connected_at,
+            "logged_in": self.logged_in,
+            "last_message": self.last_message,
+            "cpu_seconds": self.cpu_seconds,
+        }
+
+
+class Worker:
+    """The clients of one process and their shared counters."""
+
+    def __init__(self, settings: Settings, seats: int) -> None:
+        self.settings = settings
+        self.seats = seats
+        self.stats = Stats()
+        self.loop = asyncio.get_running_loop()
+        self.open = 0
+        self.logged_in = 0
+        self.all_in = asyncio.Event()
+        self.playing = not settings.barrier
+        self.waiting: list[LoadClient] = []
+        self.stopping = False
+        self.rng = random.Random(settings.seed)
+        self.clients: list[LoadClient] = []
+
+    def elapsed(self) -> float:
+        return time.time() - self.settings.start
+
+    async def run(self) -> Stats:
+        s = self.settings
+        sampler = asyncio.ensure_future(self._sample())
+        interval = s.ramp_seconds / max(1, self.seats)
+        connecting: set[asyncio.Task[None]] = set()
+        for i in range(self.seats):
+            if self.elapsed() >= s.duration:
+                break
+            task = asyncio.ensure_future(self._connect(i))
+            connecting.add(task)
+            task.add_done_callback(connecting.discard)
+            if interval > 0:
+                await asyncio.sleep(interval)
+            elif i % 64 == 63:
+                await asyncio.sleep(0)
+        if not self.playing:
+            # Every seat connects and logs in first, then all quick match: a busy server accepts
+            # new connections slowly (libuv accepts one per loop iteration), so connecting
+            # during the load would measure that instead.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.all_in.wait(), max(0.1, s.duration - self.elapsed()))
+            self.playing = True
+            for client in self.waiting:
+                client.send(QuickMatch(ref=client.next_ref(), players=4))
+            self.waiting.clear()
+        remaining = s.duration - self.elapsed()
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+        self.stopping = True
+        for task in list(connecting):
+            task.cancel()
+        for client in self.clients:
+            client.stop()
+        sampler.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sampler
+        await asyncio.sleep(0.2)  # let the closes go out
+        self.stats.logged_in = self.logged_in
+        for client in self.clients:
+            last = self.stats.last_message
+            last[client.last_type] = last.get(client.last_type, 0) + 1
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self.stats.cpu_seconds = usage.ru_utime + usage.ru_stime
+        return self.stats
+
+    async def _connect(self, index: int) -> None:
+        try:
+            await self.loop.create_connection(
+                lambda: LoadClient(self, index), HOST, self.settings.port
+            )
+        except OSError as exc:
+            if not self.stopping:
+                self.stats.error(f"connect failed: {exc.strerror or exc}")
+
+    def _bucket(self, second: int) -> None:
+        stats = self.stats
+        while len(stats.results_per_second) <= second:
+            stats.results_per_second.append(0)
+            stats.open_per_second.append(0)
+
+    def count_result(self) -> None:
+        """A TURN_RESULT arrived (four of them make one four-player turn)."""
+        second = max(0, int(self.elapsed()))
+        self._bucket(second)
+        self.stats.results_per_second[second] += 1
+
+    async def _sample(self) -> None:
+        """Every 100 ms: the connections open, kept per second of the run (the most seen)."""
+        stats = self.stats
+        while True:
+            second = max(0, int(self.elapsed()))
+            self._bucket(second)
+            stats.open_per_second[second] = max(stats.open_per_second[second], self.open)
+            await asyncio.sleep(0.1)
+
+
+class LoadClient(asyncio.Protocol):
+    """One seat: a minimal client speaking the protocol from raw msgpack maps."""
+
+    def __init__(self, worker: Worker, index: int) -> None:
+        self.worker = worker
+        self.index = index
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.last_seq = 0
+        self.ref = 0
+        self.closing = False
+        self.strict: ClientConnection | None = (
+            ClientConnection() if worker.settings.strict else None
+        )
+        self.table_id = ""
+        self.seat = 0
+        self.position = (0, 0)
+        self.hand: list[str] = []
+        self.action: Action | None = None
+        self.nonce = b""
+        self.revealed_at = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        self.last_type = "(nothing)"
+
+    # -- asyncio.Protocol ------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports do not subclass asyncio.Transport but have the same methods.
+        self.transport = cast(asyncio.Transport, transport)
+        self.worker.open += 1
+        self.worker.stats.connected += 1
+        self.worker.clients.append(self)
+        self.send(
+            Hello(
+                ref=self.next_ref(),
+                protocol=PROTOCOL_NAME,
+                version=CURRENT_VERSION,
+                software="sushigo-loadtest",
+            )
+        )
+
+    def data_received(self, data: bytes) -> None:
+        if self.strict is not None:
+            self._check_strictly(data)
+        buf = self.buf
+        buf += data
+        while len(buf) >= 4:
+            size = int.from_bytes(buf[:4], "big")
+            if len(buf) < 4 + size:
+                break
+            body = bytes(buf[4 : 4 + size])
+            del buf[: 4 + size]
+            try:
+                value = msgpack.unpackb(body, raw=False)
+            except Exception:
+                self.fail("malformed frame from the server")
+                return
+            self.handle(value)
+            if self.closing:
+                return
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.worker.open -= 1
+        if self.timer is not None:
+            self.timer.cancel()
+        if not self.closing and not self.worker.stopping:
+            self.worker.stats.error("unexpected close")
+        self.closing = True
+
+    # -- sending ---------------------------------------------------------------------------------
+
+    def next_ref(self) -> int:
+        self.ref += 1
+        return self.ref
+
+    def send(self, message: Message) -> None:
+        if self.closing or self.transport is None:
+            return
+        if self.strict is not None:
+            try:
+                frame = self.strict.send(message)
+            except ProtocolError as exc:
+                self.fail(f"strict client refused to send {message.TYPE}: {exc.code.name}")
+                return
+        else:
+            frame = encode_frame(encode_message(message), CLIENT_LIMITS)
+        self.transport.write(frame)
+
+    def stop(self) -> None:
+        """The run is over: close without counting it as an error."""
+        self.closing = True
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.transport is not None:
+            self.transport.close()
+
+    def fail(self, why: str) -> None:
+        self.worker.stats.error(why)
+        self.stop()
+
+    def _check_strictly(self, data: bytes) -> None:
+        conn = self.strict
+        assert conn is not None
+        try:
+            conn.receive_data(data)
+            while conn.next_event() is not None:
+                pass
+        except ProtocolError as exc:
+            self.fail(f"strict client: {exc.code.name}: {exc}")
+
+    # -- the game --------------------------------------------------------------------------------
+
+    def handle(self, msg: Any) -> None:
+        if type(msg) is not dict:
+            self.fail("server message is not a map")
+            return
+        seq = msg.get("seq")
+        if seq != self.last_seq + 1:
+            self.fail("bad sequence number")
+            return
+        self.last_seq = seq
+        kind = msg.get("type")
+        self.last_type = str(kind)
+        worker = self.worker
+        if kind == "turn_start":
+            self.position = (msg["round"], msg["turn"])
+            self.hand = msg["observation"]["hand"]
+            if worker.settings.mode == "human":
+                delay = worker.settings.pick_seconds * (0.5 + worker.rng.random())
+                self.timer = worker.loop.call_later(delay, self.commit)
+            else:
+                self.commit()
+        elif kind == "commitments":
+            if self.action is not None and (msg["round"], msg["turn"]) == self.position:
+                round_, turn = self.position
+                self.send(
+                    Reveal(
+                        ref=self.next_ref(),
+                        round=round_,
+                        turn=turn,
+                        action=self.action,
+                        nonce=self.nonce,
+                    )
+                )
+                self.revealed_at = time.perf_counter()
+        elif kind == "turn_result":
+            if self.action is not None:
+                worker.stats.latencies.append(time.perf_counter() - self.revealed_at)
+            self.action = None
+            worker.count_result()
+        elif kind == "game_starting":
+            self.table_id = msg["table_id"]
+            self.seat = msg["seat"]
+            self.send(Seed(ref=self.next_ref(), seed=secrets.token_bytes(32)))
+        elif kind == "game_over":
+            if self.seat == 0:
+                worker.stats.games += 1
+            self.send(LeaveTable(ref=self.next_ref()))
+        elif kind == "table_left":
+            if not worker.stopping:
+                self.send(QuickMatch(ref=self.next_ref(), players=4))
+        elif kind == "welcome":
+            self.send(LoginGuest(ref=self.next_ref(), name=f"load{self.index}"))
+        elif kind == "logged_in":
+            worker.logged_in += 1
+            if worker.logged_in == worker.seats:
+                worker.stats.all_connected_at = worker.elapsed()
+                worker.all_in.set()
+            if worker.playing:
+                self.send(QuickMatch(ref=self.next_ref(), players=4))
+            else:
+                worker.waiting.append(self)
+        elif kind == "ping":
+            self.send(Pong(ref=self.next_ref(), nonce=msg.get("nonce", 0)))
+        elif kind == "error":
+            code: Any = msg.get("code")
+            try:
+                name = ErrorCode(int(code)).name
+            except (TypeError, ValueError):
+                name = str(code)
+            self.worker.stats.error(f"ERROR {name}: {msg.get('message', '')}"[:120])
+            if code in (ErrorCode.TIMEOUT, ErrorCode.SHUTTING_DOWN, ErrorCode.RATE_LIMITED):
+                self.stop()
+
+    def commit(self) -> None:
+        self.timer = None
+        if self.closing or not self.hand:
+            return
+        card = _BY_LABEL[self.worker.rng.choice(self.hand)]
+        self.action = Action(card)
+        self.nonce = secrets.token_bytes(32)
+        round_, turn = self.position
+        commitment = make_commitment(
+            self.table_id, round_, turn, self.seat, self.action, self.nonce
+        )
+        self.send(Commit(ref=self.next_ref(), round=round_, turn=turn, commitment=commitment))
+
+
+# -- processes -------------------------------------------------------------------------------------
+
+
+def _raise_fd_limit() -> int:
+    """Raise the soft open-file limit to the hard one; the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _worker_main(settings: Settings, seats: int, cpus: set[int] | None, out: Pipe) -> None:
+    _raise_fd_limit()
+    if cpus:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, cpus)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run
+
+    async def run() -> Stats:
+        return await Worker(settings, seats).run()
+
+    try:
+        import uvloop  # noqa: PLC0415
+
+        stats: Stats = uvloop.run(run())
+    except ImportError:
+        stats = asyncio.run(run())
+    out.send(stats.to_data())
+    out.close()
+
+
+@dataclass
+class ServerProcess:
+    """The server under test."""
+
+    proc: subprocess.Popen[str]
+    port: int
+    tmp: tempfile.TemporaryDirectory[str]
+
+    def status(self) -> dict[str, int]:
+        """VmHWM, VmRSS (KiB) and CPU ticks (utime + stime) of the server."""
+        out: dict[str, int] = {}
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                key, _, value = line.partition(":")
+                if key in ("VmHWM", "VmRSS"):
+                    out[key] = int(value.split()[0])
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            out["ticks"] = int(fields[11]) + int(fields[12])
+        return out
+
+    def stop(self) -> str:
+        """SIGTERM, wait, and whatever the server wrote to stderr."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        self.tmp.cleanup()
+        return err
+
+
+def start_server(turn_seconds: int, cpus: set[int] | None, extra: list[str]) -> ServerProcess:
+    """Start the server on a free port of 127.0.0.1 and wait for its "listening" line."""
+    tmp = tempfile.TemporaryDirectory(prefix="sushigo-load-")
+    exe = ROOT / ".venv" / "bin" / "sushigo-server"
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "server.cli"]
+    command += [
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--db",
+        str(Path(tmp.name) / "load.db"),
+        "--log-level",
+        "warning",
+        "--max-per-address",
+        "100000",
+        "--max-connections",
+        "100000",
+        "--turn-seconds",
+        str(turn_seconds),
+        *extra,
+    ]
+
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    if cpus:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(proc.pid, cpus)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("sushigo-server listening on "):
+        err = proc.stderr.read() if proc.stderr else ""
+        proc.kill()
+        tmp.cleanup()
+        raise SystemExit(f"loadtest: the server did not start: {line!r} {err}")
+    port = int(line.split()[3].rsplit(":", 1)[1])
+    return ServerProcess(proc, port, tmp)
+
+
+def _merge(counts: list[dict[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for count in counts:
+        for key, n in count.items():
+            out[key] = out.get(key, 0) + n
+    return out
+
+
+def _percentile(ordered: list[float], fraction: float) -> float:
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """One load test; the figures as a dict."""
+    _raise_fd_limit()
+    cpus = sorted(os.sched_getaffinity(0))
+    pin = args.pin and len(cpus) >= 2
+    server_cpus = {cpus[0]} if pin else None
+    client_cpus = set(cpus[1:]) if pin else None
+    games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
+    seats = 4 * games
+    server = start_server(args.turn_seconds, server_cpus, [])
+    try:
+        start = time.time() + 0.5
+        settings = Settings(
+            port=server.port,
+            mode=args.mode,
+            pick_seconds=args.pick_seconds,
+            start=start,
+            duration=args.duration,
+            ramp_seconds=args.ramp_seconds,
+            strict=args.strict_clients,
+            barrier=args.barrier,
+            seed=args.seed,
+        )
+        ctx = mp.get_context("fork")
+        procs: list[tuple[Any, Pipe]] = []
+        share, extra = divmod(seats, args.clients_procs)
+        for i in range(args.clients_procs):
+            mine = share + (1 if i < extra else 0)
+            if not mine:
+                continue
+            receiver, sender = ctx.Pipe(duplex=False)
+            worker_settings = Settings(**{**settings.__dict__, "seed": args.seed * 1000 + i})
+            proc = ctx.Process(
+                target=_worker_main,
+                args=(worker_settings, mine, client_cpus, sender),
+                daemon=True,
+            )
+            proc.start()
+            sender.close()
+            procs.append((proc, receiver))
+        time.sleep(max(0.0, start - time.time()))
+        before = server.status()
+        cpu_window = (time.time(), before.get("ticks", 0))
+        window_start: float | None = None
+        results: list[dict[str, Any]] = []
+        deadline = start + args.duration + 60
+        for proc, receiver in procs:
+            if receiver.poll(max(0.0, deadline - time.time())):
+                results.append(receiver.recv())
+            else:
+                results.append(Stats(errors={"worker did not report": 1}).to_data())
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+        after = server.status()
+    finally:
+        stderr = server.stop()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (after.get("ticks", 0) - cpu_window[1]) / ticks / max(1e-9, time.time() - cpu_window[0])
+
+    seconds = max(len(r["results_per_second"]) for r in results) if results else 0
+    results_per_second = [0] * seconds
+    open_per_second = [0] * seconds
+    for r in results:
+        for i, v in enumerate(r["results_per_second"]):
+            results_per_second[i] += v
+        for i, v in enumerate(r["open_per_second"]):
+            open_per_second[i] += v
+    turns_per_second = [v / 4 for v in results_per_second]
+    ready = [r["all_connected_at"] for r in results]
+    if all(t is not None for t in ready) and ready:
+        window_start = max(ready)
+    first = int(window_start) + 2 if window_start is not None else 2
+    window = turns_per_second[first : int(args.duration)]
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    for r in results:
+        samples = array("d")
+        samples.frombytes(r["latencies"])
+        latencies.extend(samples)
+        for key, n in r["errors"].items():
+            errors[key] = errors.get(key, 0) + n
+    latencies.sort()
+    server_errors = [line for line in stderr.splitlines() if "level=" in line]
+    return {
+        "mode": args.mode,
+        "games_concurrent": games,
+        "connections_made": sum(r["connected"] for r in results),
+        "connections_peak": max(open_per_second, default=0),
+        "games_completed": sum(r["games"] for r in results),
+        "turns_total": sum(turns_per_second),
+        "turns_per_second_sustained": sum(window) / len(window) if window else 0.0,
+        "turns_per_second_best": max(turns_per_second, default=0.0),
+        "all_connected_after_s": window_start,
+        "latency_samples": len(latencies),
+        "latency_p50_ms": 1000 * _percentile(latencies, 0.50),
+        "latency_p99_ms": 1000 * _percentile(latencies, 0.99),
+        "latency_max_ms": 1000 * (latencies[-1] if latencies else float("nan")),
+        "errors": sum(errors.values()),
+        "error_kinds": errors,
+        "server_peak_memory_mib": after.get("VmHWM", 0) / 1024,
+        "server_cpu_fraction": cpu,
+        "turns_per_server_cpu_second": sum(turns_per_second) / max(1e-9, cpu * args.duration),
+        "logged_in": sum(r["logged_in"] for r in results),
+        "last_message": _merge([r["last_message"] for r in results]),
+        "client_cpu_fraction": sum(r["cpu_seconds"] for r in results) / args.duration,
+        "server_log_lines": len(server_errors),
+        "server_log_sample": server_errors[:5],
+        "turns_per_second_by_second": turns_per_second,
+    }
+
+
+def report(figures: dict[str, Any]) -> str:
+    """The figures as a few readable lines."""
+    f = figures
+    lines = [
+        f"mode {f['mode']}: {f['games_concurrent']} concurrent 4-player games",
+        f"connections: {f['connections_peak']} open at peak ({f['connections_made']} made;"
+        f" all logged in after {f['all_connected_after_s']} s)",
+        f"games completed: {f['games_completed']}",
+        f"turns/s: {f['turns_per_second_sustained']:.0f} sustained,"
+        f" {f['turns_per_second_best']:.0f} best second ({f['turns_total']:.0f} turns)",
+        f"reveal->turn_result latency: p50 {f['latency_p50_ms']:.1f} ms,"
+        f" p99 {f['latency_p99_ms']:.1f} ms, max {f['latency_max_ms']:.1f} ms"
+        f" ({f['latency_samples']} samples)",
+        f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
+        f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
+        f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"
+        f" ({f['turns_per_server_cpu_second']:.0f} turns per CPU-second),"
+        f" {f['server_log_lines']} warning/error log lines",
+        f"clients: {f['logged_in']} logged in, CPU {100 * f['client_cpu_fraction']:.0f}% of one"
+        " core (all client processes)",
+        f"  last message per seat: {f['last_message']}",
+    ]
+    lines += [f"  server log: {line}" for line in f["server_log_sample"]]
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        prog="loadtest.py",
+        description="Drive a local sushigo-server with many concurrent 4-player games.",
+    )
+    p.add_argument(
+        "--mode",
+        choices=["human", "saturation"],
+        default="human",
+        help="human: one pick about every --pick-seconds; saturation: pick at once",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="concurrent 4-player games (default 1000 human, 200 saturation)",
+    )
+    p.add_argument("--duration", type=float, default=60.0, help="seconds the run lasts")
+    p.add_argument("--pick-seconds", type=float, default=2.0, help="mean pick delay (human mode)")
+    p.add_argument(
+        "--ramp-seconds", type=float, default=5.0, help="spread the connections over this long"
+    )
+    p.add_argument("--clients-procs", type=int, default=1, help="client processes")
+    p.add_argument(
+        "--turn-seconds", type=int, default=60, help="server turn timer (auto-pick after it)"
+    )
+    p.add_argument(
+        "--strict-clients",
+        action="store_true",
+        help="also validate every frame with protocol.ClientConnection (costs client CPU)",
+    )
+    p.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="do not pin the server to CPU 0 and the clients to the other CPUs",
+    )
+    p.add_argument(
+        "--no-barrier",
+        dest="barrier",
+        action="store_false",
+        help="quick match as soon as each seat logs in (default: once a process's seats all have)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="random seed of the clients' picks")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one load test and print its figures."""
+    args = parser().parse_args(argv)
+    if args.games is not None and args.games < 1:
+        parser().error("--games must be at least 1")
+    if args.clients_procs < 1 or args.duration <= 0:
+        parser().error("--clients-procs must be at least 1 and --duration positive")
+    figures = run(args)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(report(figures))
+    return 0 if figures["errors"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
