@@ -90,6 +90,7 @@ class Game:
         "_tableaus",
         "_turn",
         "_turns_played",
+        "_views",
         "options",
         "seed",
     )
@@ -127,6 +128,8 @@ class Game:
         self._over = False
         self._passes_left = True
         self._history: list[tuple[Action, ...]] = []
+        self._views: tuple[TableauView, ...] | None = None
+        """The public tableau views of this turn, once built (see `_public_views`)."""
         self._legal: list[LegalSet] = []
         """Each seat's legal set this turn."""
         self._index: list[dict[Action, Entry]] = []
@@ -188,6 +191,7 @@ class Game:
         game._over = False
         game._passes_left = obs.pass_direction == 1
         game._history = []
+        game._views = None
         size = len(deck) + sum(map(len, hands)) + len(dummy_pile)
         size += sum(map(len, game._tableaus)) + sum(game._puddings)
         game._discarded = len(cards_deck(options.soy_sauce)) - size
@@ -318,6 +322,21 @@ class Game:
         """What `seat` may see now (None: a spectator, who sees no hand)."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
             raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        return Observation(
+            options=self.options,
+            seat=seat,
+            round=self._round,
+            turn=self._turn,
+            hand=() if seat is None else unpack(self._hands[seat]),
+            tableaus=self._views or self._public_views(),
+            pass_direction=self.pass_direction,
+            dummy_controller=self._controller,
+            is_over=self._over,
+        )
+
+    def _public_views(self) -> tuple[TableauView, ...]:
+        """Every tableau as everyone sees it: built once per turn, shared by every observation
+        of that turn (they are immutable), and dropped by the next `apply`."""
         views = []
         for i, cards in enumerate(self._tableaus):
             dummy = i == self._n
@@ -341,17 +360,8 @@ class Game:
                     is_dummy=dummy,
                 )
             )
-        return Observation(
-            options=self.options,
-            seat=seat,
-            round=self._round,
-            turn=self._turn,
-            hand=() if seat is None else unpack(self._hands[seat]),
-            tableaus=tuple(views),
-            pass_direction=self.pass_direction,
-            dummy_controller=self._controller,
-            is_over=self._over,
-        )
+        self._views = tuple(views)
+        return self._views
 
     # -- playing -----------------------------------------------------------------------------
 
@@ -377,6 +387,7 @@ class Game:
         if None in found:
             self._refuse(actions)
         entries: list[Entry] = found  # type: ignore[assignment]  # None was just ruled out
+        self._views = None
         revealed: tuple[Action, ...] = tuple(map(_first, entries))
         after = list(map(_sub, self._hands, map(_second, entries)))
         # tuple.__new__ skips the Python-level __new__ of a NamedTuple on this hot path.

@@ -177,6 +177,7 @@ class Hub:
                 log.error("table %s could not be restored: %s", table_id, exc)
                 continue
             self.tables[table_id] = table
+            self.lobby.restored(table)
             self._watch(table)
             count += 1
         return count

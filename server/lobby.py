@@ -54,6 +54,8 @@ class Lobby:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
+        self._quick: dict[tuple[str, int], list[Table]] = {}
+        """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
 
     def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
         """Answer `msg`; False when it is not a lobby or table request."""
@@ -186,25 +188,39 @@ class Lobby:
         self._seated(session, table, taken.index, msg.ref, now)
 
     def _quick_match(self, session: Session, msg: QuickMatch, now: float) -> None:
-        for table in self.hub.tables.values():
-            if (
-                table.quick
-                and table.phase is TablePhase.OPEN
-                and table.settings.kind == msg.kind
-                and table.settings.players == msg.players
-                and not table.full
-            ):
-                break
+        # Open quick-match tables by (kind, size): with a thousand tables running, scanning them
+        # all for every request would cost more than the games. Tables that filled, started or
+        # closed since are dropped from the front as they are met.
+        waiting = self._quick.setdefault((str(msg.kind), msg.players), [])
+        while waiting and not self._joinable(waiting[0]):
+            waiting.pop(0)
+        if waiting:
+            table = waiting[0]
         else:
             settings = TableSettings(
                 kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds
             )
             table = self._new_table(settings, session.player_id)
             table.quick = True
+            waiting.append(table)
         taken = table.sit(session)
         if table.host_player is None:
             table.host_player = session.player_id
         self._seated(session, table, taken.index, msg.ref, now)
+
+    def restored(self, table: Table) -> None:
+        """A table loaded after a restart: an open quick-match one takes players again."""
+        if table.quick and self._joinable(table):
+            self._quick.setdefault((str(table.settings.kind), table.settings.players), []).append(
+                table
+            )
+
+    def _joinable(self, table: Table) -> bool:
+        return (
+            table.phase is TablePhase.OPEN
+            and not table.full
+            and self.hub.tables.get(table.table_id) is table
+        )
 
     def _seated(
         self, session: Session, table: Table, seat: int, ref: int | None, now: float

@@ -7,6 +7,7 @@ when the server died resumes at the start of that turn.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import msgpack
@@ -16,15 +17,16 @@ from protocol import GameKind, Opening, TableSettings, TurnRecord, derive_game_s
 
 from .table import SEED_SECONDS, Table, TableHost, TablePhase
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+"""2: a msgpack stream (header, then one value per turn); 1: one map with every turn."""
 
 
 class StateError(ValueError):
     """A saved table that cannot be read back."""
 
 
-def table_state(table: Table) -> dict[str, Any]:
-    """The table as plain data."""
+def _header(table: Table) -> dict[str, Any]:
+    """Everything but the turns."""
     settings = table.settings
     return {
         "v": STATE_VERSION,
@@ -46,24 +48,41 @@ def table_state(table: Table) -> dict[str, Any]:
         "phase": str(table.phase),
         "server_seed": table.server_seed,
         "client_seeds": list(table.client_seeds),
-        "turns": [
-            {
-                "round": t.round,
-                "turn": t.turn,
-                "commitments": list(t.commitments),
-                "openings": [
-                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
-                    for o in t.openings
-                ],
-            }
-            for t in table.turns
+    }
+
+
+def _turn(t: TurnRecord) -> dict[str, Any]:
+    return {
+        "round": t.round,
+        "turn": t.turn,
+        "commitments": list(t.commitments),
+        "openings": [
+            {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto} for o in t.openings
         ],
     }
 
 
+def table_state(table: Table) -> dict[str, Any]:
+    """The table as plain data."""
+    return {**_header(table), "turns": [_turn(t) for t in table.turns]}
+
+
 def dump(table: Table) -> bytes:
-    """The table's saved bytes."""
-    data: bytes = msgpack.packb(table_state(table), use_bin_type=True)
+    """The table's saved bytes: a msgpack stream of the header, then one value per turn.
+
+    Saved at every turn boundary, so each turn is packed once (kept on the table, per game) and
+    only the small header is packed again: the cost of a save does not grow with the game.
+    """
+    packed = table.packed_turns
+    if packed[0] != table.server_seed or len(packed[1]) > len(table.turns):
+        packed = table.packed_turns = (table.server_seed, [])
+    turns = packed[1]
+    turns.extend(_pack(_turn(t)) for t in table.turns[len(turns) :])
+    return _pack(_header(table)) + b"".join(turns)
+
+
+def _pack(value: Any) -> bytes:
+    data: bytes = msgpack.packb(value, use_bin_type=True)
     return data
 
 
@@ -71,8 +90,11 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
     """Rebuild a saved table. Its players are away until they resume; a game in progress
     continues at the start of the turn it was in. `StateError` if the bytes make no table."""
     try:
-        data = msgpack.unpackb(blob, raw=False)
-        if data.get("v") != STATE_VERSION:
+        values = list(msgpack.Unpacker(io.BytesIO(blob), raw=False))
+        data = values[0]
+        if "turns" not in data:
+            data["turns"] = values[1:]
+        if data.get("v") not in (1, STATE_VERSION):
             raise StateError(f"unknown table state version {data.get('v')!r}")
         saved = dict(data["settings"])
         saved["kind"] = GameKind(saved["kind"])  # msgpack gives back the plain str

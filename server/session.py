@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sushigo.server")
 
-REPLAY_LIMIT = 512
+REPLAY_LIMIT = 128
 """Server messages kept per session for replay on resume (PROTOCOL.md section 8)."""
 
 

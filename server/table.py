@@ -176,6 +176,8 @@ class Table:
         self.commitments: list[bytes | None] = []
         self.openings: list[Opening | None] = []
         self._committed: list[bool] = []
+        self.packed_turns: tuple[bytes, list[bytes]] = (b"", [])
+        """The saved form of this game's turns, packed once each (see `server.persist.dump`)."""
 
     # -- the lobby view ------------------------------------------------------------------------
 
