@@ -13,6 +13,7 @@ round's end): one system call instead of three.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import ssl
@@ -107,7 +108,7 @@ class Server:
         self.hub = hub
         self.host, self.port, self.tls = host, port, tls
         self.loop = asyncio.get_running_loop()
-        self._server: asyncio.Server | None = None
+        self._listeners: list[socket.socket] = []
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self.dirty: list[_Connection] = []
@@ -118,18 +119,56 @@ class Server:
         return self.loop.time()
 
     async def start(self) -> list[tuple[str, int]]:
-        """Start listening; the bound (host, port) pairs."""
+        """Start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now())
-        self._server = await self.loop.create_server(
-            lambda: _Connection(self),
-            self.host,
-            self.port,
-            ssl=self.tls,
-            backlog=4096,
-            reuse_address=True,
-        )
+        port = self.port
+        try:
+            for family, kind, proto, _, address in socket.getaddrinfo(
+                self.host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            ):
+                sock = socket.socket(family, kind, proto)
+                self._listeners.append(sock)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind((address[0], port, *address[2:]))
+                port = port or sock.getsockname()[1]  # port 0: every family on the same port
+                sock.listen(4096)
+                sock.setblocking(False)
+        except OSError:
+            self._close_listeners()
+            raise
+        for sock in self._listeners:
+            self.loop.add_reader(sock.fileno(), self._accept, sock)
         self.rearm()
-        return [_address(sock.getsockname()) for sock in self._server.sockets]
+        return [_address(sock.getsockname()) for sock in self._listeners]
+
+    def _accept(self, listener: socket.socket) -> None:
+        """Take every waiting connection at once. (A loop that accepts one per iteration, as
+        libuv does, lets a busy server fall behind its backlog by thousands of clients.)"""
+        for _ in range(512):
+            try:
+                sock, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # e.g. out of file descriptors: say so, keep serving
+                log.warning("accept failed: %s", exc)
+                return
+            self.loop.create_task(self._serve(sock))
+
+    async def _serve(self, sock: socket.socket) -> None:
+        try:
+            await self.loop.connect_accepted_socket(lambda: _Connection(self), sock, ssl=self.tls)
+        except (OSError, ssl.SSLError) as exc:  # a failed TLS handshake or a peer gone already
+            log.info("connection setup failed: %s", exc)
+            sock.close()
+
+    def _close_listeners(self) -> None:
+        for sock in self._listeners:
+            with contextlib.suppress(Exception):
+                self.loop.remove_reader(sock.fileno())
+            sock.close()
+        self._listeners = []
 
     def done(self) -> None:
         """The hub has handled an input: write what it sent, and follow its next deadline."""
@@ -164,9 +203,7 @@ class Server:
         self.done()
         if self._timer is not None:
             self._timer.cancel()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
+        self._close_listeners()
 
 
 def _address(name: Any) -> tuple[str, int]:
