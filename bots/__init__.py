@@ -2,7 +2,7 @@
 
 Use `get_strategy("heuristic")` (or a spec such as ``"ismcts@iterations=500"``,
 ``"path/to/bot.py:MyBot"``, ``"package.module:MyBot"``) for a ready strategy, and see docs/BOTS.md
-for the interface a strategy implements. The `sushigo-arena` command is `bots.arena:main`.
+for the interface a strategy implements. The `sushigo-arena` command (`client.arena`) plays them against each other offline.
 """
 
 from ._base import Strategy, StrategyError

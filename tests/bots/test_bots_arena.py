@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bots._stats import GameResult, tally, wilson
-from bots.arena import ArenaConfig, _Progress, lineup, main, run, summary
+from client.arena import ArenaConfig, _Progress, lineup, main, run, summary
 from engine import GameOptions
 
 

@@ -16,7 +16,7 @@ from bots import (
     get_strategy,
     strategy_factory,
 )
-from bots.arena import main
+from client.arena import main
 from engine import Game, GameOptions
 
 ROOT = Path(__file__).resolve().parents[2]

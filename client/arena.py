@@ -27,11 +27,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from bots import StrategyError, StrategyFactory, strategy_factory
+from bots._stats import GameResult, StrategyStats, tally, wilson
 from engine import Game, GameOptions, OptionsError
-
-from ._base import StrategyError
-from ._registry import StrategyFactory, strategy_factory
-from ._stats import GameResult, StrategyStats, tally, wilson
 
 VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
 
