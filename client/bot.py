@@ -17,6 +17,7 @@ import random
 import secrets
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from bots import Strategy, StrategyError, get_strategy
 from protocol import (
@@ -30,6 +31,7 @@ from protocol import (
 
 from .address import AddressError, parse_address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+from .tournament import load_key
 
 
 @dataclass(slots=True)
@@ -143,7 +145,10 @@ async def run(args: argparse.Namespace) -> int:
         return 2
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
     try:
-        client = await Client.connect(host, port, name=name, tls=args.tls, software="sushigo-bot")
+        key = load_key(args.key) if args.key is not None else None
+        client = await Client.connect(
+            host, port, name=name, tls=args.tls, key=key, software="sushigo-bot"
+        )
     except ConnectError as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
@@ -184,6 +189,12 @@ def parser() -> argparse.ArgumentParser:
         "--players", type=_players, default=4, help="table size to quick-match into (2-5)"
     )
     p.add_argument("--name", default=None, help="display name (default: the strategy's name)")
+    p.add_argument(
+        "--key",
+        type=Path,
+        default=None,
+        help="Ed25519 key file (made if missing): a lasting identity whose games are rated",
+    )
     p.add_argument(
         "--tls",
         action="store_true",

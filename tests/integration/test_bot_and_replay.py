@@ -96,3 +96,24 @@ def test_bot_says_why_when_the_server_is_not_there(capsys: pytest.CaptureFixture
     assert bot_main(["127.0.0.1:1", "--games", "1"]) == 1
     err = capsys.readouterr().err
     assert "refused" in err and "Traceback" not in err
+
+
+async def test_bots_with_keys_are_rated_under_their_identities(
+    server: tuple[str, int, Path], tmp_path: Path
+) -> None:
+    host, port, db = server
+    argv = [f"{host}:{port}", "--players", "2", "--games", "2", "--strategy", "greedy"]
+    codes = await asyncio.wait_for(
+        asyncio.gather(
+            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "a.key")])),
+            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "b.key")])),
+        ),
+        timeout=60,
+    )
+    assert codes == [0, 0]
+    assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
+    with Storage(db) as storage:
+        board = storage.leaderboard()
+    assert len(board) == 2
+    assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)
+    assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty
