@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .actions import Action
 from .errors import EngineError, RecordError
 from .game import Game
 from .options import GameOptions
+
+T = TypeVar("T")
 
 RECORD_VERSION = 1
 GAME_KIND = "sushi-go"
@@ -42,31 +44,44 @@ class GameRecord:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> GameRecord:
         """The record `to_data` produced; `RecordError` naming what is wrong otherwise."""
-        if not isinstance(data, Mapping):
-            raise RecordError(f"a record must be a map, got {type(data).__name__}")
-        if data.get("game") != GAME_KIND:
-            raise RecordError(f"not a {GAME_KIND} record: game is {data.get('game')!r}")
-        if data.get("version") != RECORD_VERSION:
-            raise RecordError(f"unsupported record version {data.get('version')!r}")
-        try:
-            options = GameOptions.from_data(data.get("options", {}))
-            seed_hex = data.get("seed")
-            if not isinstance(seed_hex, str):
-                raise RecordError("the seed must be a hex string")
-            seed = bytes.fromhex(seed_hex)
-            turns_data = data.get("turns")
-            if not isinstance(turns_data, list):
-                raise RecordError("turns must be a list")
-            turns = []
-            for i, turn in enumerate(turns_data, 1):
-                if not isinstance(turn, list):
-                    raise RecordError(f"turn {i} must be a list of actions")
-                turns.append(tuple(Action.from_data(a) for a in turn))
-        except RecordError:
-            raise
-        except (EngineError, ValueError, TypeError) as exc:
-            raise RecordError(f"bad record: {exc}") from None
-        return cls(options, seed, tuple(turns))
+        seed, (options, turns) = read_record(data, GAME_KIND, RECORD_VERSION, _parse_turns)
+        return cls(options, seed, turns)
+
+
+def _parse_turns(data: Mapping[str, Any]) -> tuple[GameOptions, tuple[tuple[Action, ...], ...]]:
+    options = GameOptions.from_data(data.get("options", {}))
+    turns_data = data.get("turns")
+    if not isinstance(turns_data, list):
+        raise RecordError("turns must be a list")
+    turns = []
+    for i, turn in enumerate(turns_data, 1):
+        if not isinstance(turn, list):
+            raise RecordError(f"turn {i} must be a list of actions")
+        turns.append(tuple(Action.from_data(a) for a in turn))
+    return options, tuple(turns)
+
+
+def read_record(
+    data: object, kind: str, version: int, parse: Callable[[Mapping[str, Any]], T]
+) -> tuple[bytes, T]:
+    """Check a record's envelope (a map naming the game `kind` and `version`, with a hex seed),
+    then read the rest with `parse`. Any problem becomes a `RecordError` naming it. Shared by the
+    records of both games."""
+    if not isinstance(data, Mapping):
+        raise RecordError(f"a record must be a map, got {type(data).__name__}")
+    if data.get("game") != kind:
+        raise RecordError(f"not a {kind} record: game is {data.get('game')!r}")
+    if data.get("version") != version:
+        raise RecordError(f"unsupported record version {data.get('version')!r}")
+    try:
+        seed_hex = data.get("seed")
+        if not isinstance(seed_hex, str):
+            raise RecordError("the seed must be a hex string")
+        return bytes.fromhex(seed_hex), parse(data)
+    except RecordError:
+        raise
+    except (EngineError, ValueError, TypeError) as exc:
+        raise RecordError(f"bad record: {exc}") from None
 
 
 def replay(record: GameRecord) -> Game:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EngineError, RecordError
+from engine.record import read_record
 
 from .actions import RollAction, action_from_data
 from .game import RollGame
@@ -50,31 +51,23 @@ class RollRecord:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> RollRecord:
         """The record `to_data` produced; `RecordError` naming what is wrong otherwise."""
-        if not isinstance(data, Mapping):
-            raise RecordError(f"a record must be a map, got {type(data).__name__}")
-        if data.get("game") != GAME_KIND:
-            raise RecordError(f"not a {GAME_KIND} record: game is {data.get('game')!r}")
-        if data.get("version") != RECORD_VERSION:
-            raise RecordError(f"unsupported record version {data.get('version')!r}")
-        try:
-            options = RollOptions.from_data(data.get("options", {}))
-            seed_hex = data.get("seed")
-            if not isinstance(seed_hex, str):
-                raise RecordError("the seed must be a hex string")
-            seed = bytes.fromhex(seed_hex)
-            items = data.get("actions")
-            if not isinstance(items, list):
-                raise RecordError("actions must be a list")
-            actions = []
-            for i, item in enumerate(items, 1):
-                if not isinstance(item, list | tuple) or len(item) != 2 or type(item[0]) is not int:
-                    raise RecordError(f"action {i} must be [seat, action]")
-                actions.append((item[0], action_from_data(item[1])))
-        except RecordError:
-            raise
-        except (EngineError, ValueError, TypeError) as exc:
-            raise RecordError(f"bad record: {exc}") from None
-        return cls(options, seed, tuple(actions))
+        seed, (options, actions) = read_record(data, GAME_KIND, RECORD_VERSION, _parse_actions)
+        return cls(options, seed, actions)
+
+
+def _parse_actions(
+    data: Mapping[str, Any],
+) -> tuple[RollOptions, tuple[tuple[int, RollAction], ...]]:
+    options = RollOptions.from_data(data.get("options", {}))
+    items = data.get("actions")
+    if not isinstance(items, list):
+        raise RecordError("actions must be a list")
+    actions = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, list | tuple) or len(item) != 2 or type(item[0]) is not int:
+            raise RecordError(f"action {i} must be [seat, action]")
+        actions.append((item[0], action_from_data(item[1])))
+    return options, tuple(actions)
 
 
 def replay(record: RollRecord) -> RollGame:
