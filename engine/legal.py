@@ -57,14 +57,6 @@ def count(code: int, card: int) -> int:
     return code >> (card << 2) & 15
 
 
-def interned(action: Action) -> Action:
-    """The shared instance equal to `action` (for callers that build many actions)."""
-    first, second, dummy = action
-    if dummy is not None:
-        return _WITH_DUMMY[first, second, dummy]
-    return _SINGLE[first] if second is None else _PAIR[first][second]
-
-
 def legal_actions(
     code: int, size: int, chopsticks: bool, controls_dummy: bool
 ) -> tuple[Action, ...]:

@@ -18,7 +18,7 @@ import random
 import secrets
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bots import Strategy
 from engine import Action, Game, GameOptions, GameOver, Observation, RoundScored
@@ -617,9 +617,3 @@ class Table:
     def observation(self, seat: int | None) -> Observation | None:
         """The current observation for a seat (None: spectator), during a game."""
         return self.game.observation(seat) if self.game is not None and self.playing else None
-
-    def to_state(self) -> dict[str, Any]:
-        """Everything needed to rebuild the table after a crash (see `server.persist`)."""
-        from .persist import table_state  # noqa: PLC0415  (persist imports this module)
-
-        return table_state(self)
