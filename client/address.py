@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 
 class AddressError(ValueError):
     """Not a usable host:port; the message says what is wrong."""
 
 
+_V6 = re.compile(r"\[([0-9A-Fa-f:.%\w]+)\]:(\d+)")
+_NAME = re.compile(r"([^\s:\[\]]+):(\d+)")
+
+
 def parse_address(text: str) -> tuple[str, int]:
     """``"localhost:7777"`` -> ("localhost", 7777); ``"[::1]:7777"`` -> ("::1", 7777)."""
-    text = text.strip()
-    if text.startswith("["):
-        host, sep, rest = text[1:].partition("]")
-        if not sep or not rest.startswith(":"):
-            raise AddressError(f"{text!r}: an IPv6 address is written [address]:port")
-        port_text = rest[1:]
-    else:
-        host, sep, port_text = text.rpartition(":")
-        if not sep:
-            raise AddressError(f"{text!r}: expected host:port, e.g. localhost:7777")
-        if ":" in host:
-            raise AddressError(f"{text!r}: write an IPv6 address in brackets, e.g. [::1]:7777")
-    if not host:
-        raise AddressError(f"{text!r}: the host is missing")
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise AddressError(f"{text!r}: the port must be a number from 1 to 65535")
-    return host, int(port_text)
+    match = _V6.fullmatch(text) or _NAME.fullmatch(text)
+    if match is None:
+        if text.count(":") > 1 and not text.startswith("["):
+            raise AddressError(f"bad address {text!r}: write IPv6 addresses as [::1]:7777")
+        raise AddressError(f"bad address {text!r}: expected HOST:PORT, e.g. localhost:7777")
+    host, port = match.group(1), int(match.group(2))
+    if not 1 <= port <= 65535:
+        raise AddressError(f"bad address {text!r}: the port must be 1-65535")
+    return host, port

@@ -31,7 +31,7 @@ from protocol import (
 
 from .address import AddressError, parse_address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
-from .tournament import load_key
+from .identity import KeyFileError, load_or_create_key
 
 
 @dataclass(slots=True)
@@ -145,11 +145,11 @@ async def run(args: argparse.Namespace) -> int:
         return 2
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
     try:
-        key = load_key(args.key) if args.key is not None else None
+        key = load_or_create_key(args.key) if args.key is not None else None
         client = await Client.connect(
             host, port, name=name, tls=args.tls, key=key, software="sushigo-bot"
         )
-    except ConnectError as exc:
+    except (ConnectError, KeyFileError) as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
     failed = 0

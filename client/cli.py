@@ -23,14 +23,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    load_pem_private_key,
-)
 
+from client.address import AddressError
+from client.address import parse_address as _parse_address
 from client.connection import Client, ConnectError, ConnectionLost, ServerError
+from client.identity import KeyFileError, load_or_create_key
 from client.known_hosts import KnownHosts, KnownHostsError
 from client.tui import AppState, run_tui
 from client.tui.ops import seat_with_bots
@@ -46,51 +43,12 @@ class UsageError(Exception):
     """A bad command line (exit code 2)."""
 
 
-class KeyFileError(Exception):
-    """The identity key file cannot be used (exit code 1)."""
-
-
 def parse_address(text: str) -> tuple[str, int]:
     """``host:port``, ``[v6]:port`` → (host, port); `UsageError` saying what is wrong."""
-    match = re.fullmatch(r"\[([0-9A-Fa-f:.%\w]+)\]:(\d+)", text) or re.fullmatch(
-        r"([^\s:\[\]]+):(\d+)", text
-    )
-    if match is None:
-        if text.count(":") > 1 and not text.startswith("["):
-            raise UsageError(f"bad address {text!r}: write IPv6 addresses as [::1]:7777")
-        raise UsageError(f"bad address {text!r}: expected HOST:PORT, e.g. localhost:7777")
-    host, port = match.group(1), int(match.group(2))
-    if not 1 <= port <= 65535:
-        raise UsageError(f"bad address {text!r}: the port must be 1-65535")
-    return host, port
-
-
-def load_or_create_key(path: Path) -> Ed25519PrivateKey:
-    """The player's lasting identity: an Ed25519 PEM key, created (mode 0600) when missing."""
-    if not path.exists():
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return load_or_create_key(path)
-        except OSError as exc:
-            raise KeyFileError(f"cannot create the key file {path}: {exc.strerror}") from None
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-        return key
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise KeyFileError(f"cannot read the key file {path}: {exc.strerror}") from None
-    try:
-        loaded = load_pem_private_key(data, password=None)
-    except (ValueError, TypeError):
-        raise KeyFileError(f"{path} is not an unencrypted PEM private key") from None
-    if not isinstance(loaded, Ed25519PrivateKey):
-        raise KeyFileError(f"{path} holds a {type(loaded).__name__}, not an Ed25519 key")
-    return loaded
+        return _parse_address(text)
+    except AddressError as exc:
+        raise UsageError(str(exc)) from None
 
 
 class _Parser(argparse.ArgumentParser):

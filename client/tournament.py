@@ -19,17 +19,8 @@ import asyncio
 import csv
 import io
 import json
-import os
 import sys
 from pathlib import Path
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    load_pem_private_key,
-)
 
 from protocol import (
     GameKind,
@@ -42,24 +33,7 @@ from protocol import (
 
 from .address import AddressError, parse_address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
-
-
-def load_key(path: Path) -> Ed25519PrivateKey:
-    """An Ed25519 identity key from a PEM file, created (mode 0600) when missing."""
-    if not path.exists():
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "xb", opener=lambda name, flags: os.open(name, flags, 0o600)) as out:
-            out.write(pem)
-        return key
-    try:
-        loaded = load_pem_private_key(path.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        raise ConnectError(f"{path} is not a usable key file: {exc}") from None
-    if not isinstance(loaded, Ed25519PrivateKey):
-        raise ConnectError(f"{path} holds a key that is not Ed25519")
-    return loaded
+from .identity import KeyFileError, load_or_create_key
 
 
 def standings_rows(info: TournamentInfo) -> list[dict[str, object]]:
@@ -156,7 +130,7 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
 async def run(args: argparse.Namespace) -> int:
     """Carry out the subcommand."""
     host, port = args.address
-    key = load_key(args.key) if args.key is not None else None
+    key = load_or_create_key(args.key) if args.key is not None else None
     client = await Client.connect(
         host, port, name=args.name, key=key, software="sushigo-tournament"
     )
@@ -254,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--turn-seconds must be 0-600")
     try:
         return asyncio.run(run(args))
-    except (ConnectError, ServerError) as exc:
+    except (ConnectError, ServerError, KeyFileError) as exc:
         print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -87,7 +87,7 @@ def test_bot_refuses_a_bad_address_and_an_unknown_strategy(
     with pytest.raises(SystemExit) as exit_info:
         bot_main(["localhost", "--games", "1"])
     assert exit_info.value.code == 2
-    assert "host:port" in capsys.readouterr().err
+    assert "expected HOST:PORT" in capsys.readouterr().err
     assert bot_main(["127.0.0.1:1", "--strategy", "no-such-bot", "--games", "1"]) == 2
     assert "no-such-bot" in capsys.readouterr().err
 
