@@ -63,9 +63,9 @@ async def play_game(client: Client, strategy: Strategy, rng: random.Random) -> G
         try:
             event = await client.next_event()
         except ConnectionLost:
-            resumed = await auto_reconnect(client)
+            await auto_reconnect(client)
             obs = client.observation
-            if resumed.phase.value == "committing" and obs is not None and not obs.is_over:
+            if client.awaiting_pick and obs is not None and not obs.is_over:
                 client.pick(strategy.choose(obs, obs.legal_actions(), rng))
             continue
         if isinstance(event, TurnStart):

@@ -322,18 +322,32 @@ class Client:
                 self.fairness = self._game.fairness
             if snap.commitments and self._game is not None and reply.round and reply.turn:
                 self._game.commitments[reply.round, reply.turn] = tuple(snap.commitments)
-        self._continue_pick(reply.phase, reply.round, reply.turn)
+        self._continue_pick()
         return reply
 
-    def _continue_pick(self, phase: Phase, round_: int | None, turn: int | None) -> None:
-        """After a resume, finish this turn's commit or reveal if it was cut off."""
+    def _continue_pick(self) -> None:
+        """After a resume, finish this turn's commit or reveal if it was cut off.
+
+        Judged by the protocol state now, not by the phase RESUMED named: the replayed messages
+        that follow it have already moved the state on (and may have had us reveal)."""
         pick = self._pick
-        if pick is None or (round_, turn) != (pick[0], pick[1]):
+        if pick is None or self.proto.position != (pick[0], pick[1]):
             return
-        if phase is Phase.COMMITTING:
+        if self.proto.phase is Phase.COMMITTING:
             self._send_commit()
-        elif phase is Phase.REVEALING:
+        elif self.proto.phase is Phase.REVEALING:
             self._send_reveal()
+
+    @property
+    def awaiting_pick(self) -> bool:
+        """A turn is waiting for our pick: we are committing and have not chosen for this turn
+        (after a resume, the caller should choose if this is true)."""
+        position = self.proto.position
+        return (
+            self.proto.phase is Phase.COMMITTING
+            and position is not None
+            and (self._pick is None or (self._pick[0], self._pick[1]) != position)
+        )
 
     async def close(self) -> None:
         """Close the connection (the session ends on the server after its resume window)."""

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from bots import get_strategy
 from client.bot import main as bot_main
 from client.bot import parser as bot_parser
+from client.bot import play_one
 from client.bot import run as run_bot
+from client.connection import Client
 from server.app import Server
 from server.hub import Hub
 from server.keys import load_or_create_server_key
@@ -117,3 +121,35 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     assert len(board) == 2
     assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)
     assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty
+
+
+async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
+    server: tuple[str, int, Path],
+) -> None:
+    host, port, _ = server
+    dropper = await Client.connect(host, port, name="dropper")
+    steady = await Client.connect(host, port, name="steady")
+    rng = random.Random(5)
+
+    async def cut_once_in_round_two() -> None:
+        while dropper.observation is None or dropper.observation.round < 2:
+            await asyncio.sleep(0)  # yield until the game reaches round 2 (bounded by wait_for)
+        assert dropper._writer is not None
+        dropper._writer.transport.abort()
+
+    original = dropper.proto
+    try:
+        games = asyncio.gather(
+            play_one(dropper, get_strategy("greedy"), rng, 2),
+            play_one(steady, get_strategy("greedy"), random.Random(6), 2),
+        )
+        cut = asyncio.create_task(cut_once_in_round_two())
+        first, second = await asyncio.wait_for(games, timeout=60)
+        await asyncio.wait_for(cut, timeout=1)
+        # A new connection carried the game on to its end.
+        assert dropper.proto is not original and dropper.connected
+    finally:
+        await dropper.close()
+        await steady.close()
+    assert first.verified and second.verified, (first.problems, second.problems)
+    assert first.players == second.players == 2
