@@ -48,9 +48,12 @@ class SignedRecord:
 
 
 def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value, key=lambda k: k.encode("utf-8"))}
-    if isinstance(value, list | tuple):
+    # Sorting str keys by code point is sorting them by their UTF-8 bytes (UTF-8 keeps code point
+    # order), so plain sorted() gives the canonical order without encoding every key.
+    kind = type(value)
+    if kind is dict:
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if kind is list or kind is tuple:
         return [_sorted(v) for v in value]
     return value
 
@@ -73,7 +76,7 @@ def parse_record_bytes(data: bytes) -> FairRecord:
     value = decode_body(data, SERVER_LIMITS)
     try:
         canonical = canonical_bytes(value)
-    except RecursionError:  # absurd nesting: certainly not a record
+    except (RecursionError, TypeError):  # absurd nesting, or keys of mixed types: not a record
         canonical = b""
     if canonical != data:
         raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "the record is not canonical")

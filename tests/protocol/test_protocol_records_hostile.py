@@ -1,0 +1,25 @@
+"""Hostile record bytes are refused with a protocol error, never an uncaught exception."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from protocol import ErrorCode, ProtocolError
+from protocol.records import parse_record_bytes
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"format": "sushigo-fair-record", b"version": 1},  # keys of mixed types
+        {b"format": b"sushigo-fair-record"},  # bytes keys only
+        [1, 2, 3],  # not a map at all
+        {"format": "sushigo-fair-record", "version": 999},
+    ],
+    ids=["mixed-keys", "bytes-keys", "array", "version"],
+)
+def test_a_malformed_record_is_refused(value: object) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        parse_record_bytes(msgpack.packb(value, use_bin_type=True))
+    assert refused.value.code is ErrorCode.FAIRNESS_VIOLATION
