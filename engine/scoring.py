@@ -40,6 +40,7 @@ _V_EGG, _V_SALMON, _V_SQUID = NIGIRI_POINTS[_EGG], NIGIRI_POINTS[_SALMON], NIGIR
 _NIGIRI = {int(c): n for c, n in NIGIRI_POINTS.items()}
 _FAMILY = [COLOUR_FAMILIES[Card(v)] for v in range(NUM_KINDS)]
 _MAX_DUMPLINGS = len(DUMPLING_POINTS) - 1
+_tuple_new = tuple.__new__
 
 
 class RoundPoints(NamedTuple):
@@ -70,18 +71,19 @@ def _split(points: int, k: int) -> int:
 
 def _maki_points(icons: Sequence[int]) -> list[int]:
     """Most icons 6, second 3; ties split and a tie for first awards no second. Zero icons: out."""
-    out = [0] * len(icons)
-    present = sorted({n for n in icons if n > 0}, reverse=True)
-    if not present:
-        return out
-    first = [i for i, n in enumerate(icons) if n == present[0]]
-    for i in first:
-        out[i] = _split(MAKI_FIRST, len(first))
-    if len(first) == 1 and len(present) > 1:
-        second = [i for i, n in enumerate(icons) if n == present[1]]
-        for i in second:
-            out[i] = _split(MAKI_SECOND, len(second))
-    return out
+    first = max(icons, default=0)
+    if first <= 0:
+        return [0] * len(icons)
+    tied = icons.count(first)
+    if tied > 1:
+        share = _split(MAKI_FIRST, tied)
+        return [share if n == first else 0 for n in icons]
+    second = 0
+    for n in icons:
+        if second < n < first:
+            second = n
+    share2 = _split(MAKI_SECOND, icons.count(second)) if second else 0
+    return [MAKI_FIRST if n == first else share2 if n == second and second else 0 for n in icons]
 
 
 def _soy_points(colours: Sequence[int], has_soy: Sequence[bool]) -> list[int]:
@@ -129,7 +131,11 @@ def round_breakdown(tableaus: Sequence[list[Card]]) -> list[RoundPoints]:
         soy = _soy_points(colours, [_SOY in tableau for tableau in tableaus])
     else:
         soy = [0] * len(partial)
-    return [RoundPoints(maki[i], t, s, d, n, soy[i]) for i, (t, s, d, n) in enumerate(partial)]
+    # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
+    return [
+        _tuple_new(RoundPoints, (maki[i], t, s, d, n, soy[i]))
+        for i, (t, s, d, n) in enumerate(partial)
+    ]
 
 
 def _wasabi_nigiri(tableau: list[Card]) -> int:
