@@ -97,7 +97,10 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("--bots", type=_count(0, 4), help="seat N server bots and start")
     game.add_argument("--players", type=_count(2, 5), help="seats at the table (default 4)")
     game.add_argument(
-        "--game", choices=[k.value for k in GameKind], default=GameKind.SUSHI_GO.value
+        "--game",
+        choices=[GameKind.SUSHI_GO.value],
+        default=GameKind.SUSHI_GO.value,
+        help="the game (Sushi Roll is not playable over the network yet)",
     )
     game.add_argument("--variant", action="append", choices=VARIANTS, default=[], help="repeatable")
     game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")

@@ -2,7 +2,7 @@
 
 Frames (`frames`), typed messages (`messages`), engine values on the wire (`gamewire`), the
 connection state machines (`connection`), commit-reveal (`commitment`), provable fairness
-(`fairness`), signed records (`records`) and key login (`identity`). docs/PROTOCOL.md is the
+(`fairness`), signed records (`records`), Sushi Roll's fair record (`roll`) and key login (`identity`). docs/PROTOCOL.md is the
 normative description.
 """
 
@@ -45,9 +45,15 @@ from .gamewire import (
     decode_action,
     decode_event,
     decode_observation,
+    decode_roll_action,
+    decode_roll_event,
+    decode_roll_observation,
     encode_action,
     encode_event,
     encode_observation,
+    encode_roll_action,
+    encode_roll_event,
+    encode_roll_observation,
 )
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import (
@@ -80,6 +86,11 @@ from .messages import (
     Resume,
     Resumed,
     Reveal,
+    RollGameOver,
+    RollPlay,
+    RollRoundScores,
+    RollTurn,
+    RollUpdate,
     RoundScores,
     SeatInfo,
     Seed,
@@ -114,6 +125,15 @@ from .messages import (
     message_types,
 )
 from .records import SignedRecord, record_bytes, sign_record, verify_signed_record
+from .roll import (
+    RollFairnessReport,
+    RollFairRecord,
+    RollStep,
+    roll_record_bytes,
+    sign_roll_record,
+    verify_roll_record,
+    verify_signed_roll_record,
+)
 from .versions import (
     CAPABILITIES,
     CURRENT_VERSION,
@@ -176,6 +196,14 @@ __all__ = [
     "Resume",
     "Resumed",
     "Reveal",
+    "RollFairRecord",
+    "RollFairnessReport",
+    "RollGameOver",
+    "RollPlay",
+    "RollRoundScores",
+    "RollStep",
+    "RollTurn",
+    "RollUpdate",
     "RoundScores",
     "SeatInfo",
     "Seed",
@@ -216,12 +244,18 @@ __all__ = [
     "decode_event",
     "decode_message",
     "decode_observation",
+    "decode_roll_action",
+    "decode_roll_event",
+    "decode_roll_observation",
     "derive_game_seed",
     "encode_action",
     "encode_event",
     "encode_frame",
     "encode_message",
     "encode_observation",
+    "encode_roll_action",
+    "encode_roll_event",
+    "encode_roll_observation",
     "error_for",
     "handshake_reply",
     "login_key_message",
@@ -231,10 +265,14 @@ __all__ = [
     "new_nonce",
     "new_seed",
     "record_bytes",
+    "roll_record_bytes",
     "server_seed_hash",
     "sign_record",
+    "sign_roll_record",
     "verify_commitment",
     "verify_login",
     "verify_record",
+    "verify_roll_record",
     "verify_signed_record",
+    "verify_signed_roll_record",
 ]

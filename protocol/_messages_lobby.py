@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from engine import GameOptions
+from engine import GameOptions, OptionsError
+from engine.roll import RollOptions
 
 from ._codec import Range, Size
 from ._registry import (
@@ -29,7 +30,9 @@ class GameKind(StrEnum):
     """The game a table plays. A str on the wire, so later versions can add kinds."""
 
     SUSHI_GO = "sushi-go"
-    """Sushi Go!, the card game (the only kind in protocol 1.0)."""
+    """Sushi Go!, the card game."""
+    SUSHI_ROLL = "sushi-roll"
+    """Sushi Roll, the dice game: sequential turns (docs/PROTOCOL.md, "Sushi Roll")."""
 
 
 class TableStatus(StrEnum):
@@ -61,13 +64,25 @@ class TableSettings:
     """Seconds to commit, and again to reveal, before the seat is auto-picked; 0: no timer."""
 
     def options(self) -> GameOptions:
-        """The engine options; `engine.OptionsError` when the combination makes no game."""
+        """The card game's engine options; `engine.OptionsError` when the combination makes no
+        game, and for a ``sushi-roll`` table (use `roll_options`)."""
+        if self.kind != GameKind.SUSHI_GO:
+            raise OptionsError(f"a {GameKind(self.kind).value} table has no card-game options")
         return GameOptions(
             players=self.players,
             pass_both_ways=self.pass_both_ways,
             dummy=self.dummy,
             soy_sauce=self.soy_sauce,
         )
+
+    def roll_options(self) -> RollOptions:
+        """The dice game's engine options (players only); `engine.OptionsError` for a table that is
+        not ``sushi-roll`` or that sets a card-game variant."""
+        if self.kind != GameKind.SUSHI_ROLL:
+            raise OptionsError(f"a {GameKind(self.kind).value} table has no Sushi Roll options")
+        if self.pass_both_ways or self.dummy or self.soy_sauce:
+            raise OptionsError("Sushi Roll has no variants (pass_both_ways, dummy, soy_sauce)")
+        return RollOptions(players=self.players)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -56,6 +56,10 @@ class Phase(StrEnum):
     """COMMITMENTS received: the seat owes its REVEAL."""
     REVEALED = "revealed"
     """REVEAL sent; waiting for TURN_RESULT."""
+    ROLL_WAITING = "roll_waiting"
+    """Sushi Roll: another seat is to move (or between turns); ROLL_UPDATEs arrive."""
+    ROLL_MOVING = "roll_moving"
+    """Sushi Roll: the seat is to move and may send ROLL_ACTION until its take."""
     CLOSED = "closed"
     """The connection is over; nothing more is sent or received."""
 
@@ -69,6 +73,8 @@ GAME_PHASES: Final = frozenset(
         Phase.COMMITTED,
         Phase.REVEALING,
         Phase.REVEALED,
+        Phase.ROLL_WAITING,
+        Phase.ROLL_MOVING,
     }
 )
 """The phases of a seated player during a game."""
@@ -82,7 +88,14 @@ AFTER_WELCOME: Final = frozenset({Phase.IDENTIFY} | LOGGED_IN)
 FROM_MESSAGE: Final = "from_message"
 """Target of RESUMED: the phase it names (one of `LOGGED_IN`), checked when it is sent/received."""
 
-Target = Phase | Literal["from_message"]
+ROLL_MOVER: Final = "roll_mover"
+"""Target of ROLL_TURN: ROLL_MOVING for the receiver whose turn it is (its observation's seat is
+the seat to move), ROLL_WAITING for every other seat."""
+
+ROLL_TAKE: Final = "roll_take"
+"""Target of ROLL_UPDATE for the mover: ROLL_WAITING after its take, else still ROLL_MOVING."""
+
+Target = Phase | Literal["from_message", "roll_mover", "roll_take"]
 
 C, S = Role.CLIENT, Role.SERVER
 P = Phase
@@ -142,6 +155,10 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
         "turn_result",
         "round_scores",
         "game_over",
+        "roll_turn",
+        "roll_update",
+        "roll_round_scores",
+        "roll_game_over",
     )
 
     # A seat's game: seed, then per turn commit and reveal. Server messages may overtake the
@@ -158,6 +175,16 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     t[C, P.REVEALING, "reveal"] = P.REVEALED
     t[S, P.REVEALING, "turn_result"] = P.WAITING  # auto-picked: no reveal in time
     t[S, P.REVEALED, "turn_result"] = P.WAITING
+
+    # Sushi Roll: the same seeding (GAME_STARTED leads to WAITING), then sequential turns. ROLL_TURN
+    # goes to everyone and moves only the seat to move to ROLL_MOVING; that seat sends ROLL_ACTION
+    # any number of times, each answered by ROLL_UPDATE, until the update of its take.
+    t[S, P.WAITING, "roll_turn"] = ROLL_MOVER
+    t[S, P.ROLL_WAITING, "roll_turn"] = ROLL_MOVER
+    stay(S, {P.ROLL_WAITING}, "roll_update", "roll_round_scores")
+    t[C, P.ROLL_MOVING, "roll_action"] = P.ROLL_MOVING
+    t[S, P.ROLL_MOVING, "roll_update"] = ROLL_TAKE
+    t[S, P.ROLL_WAITING, "roll_game_over"] = P.TABLE
     return t
 
 

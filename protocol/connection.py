@@ -21,9 +21,19 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
+from ._messages_roll import RollPlay, RollTurn, RollUpdate
 from ._messages_session import Error, Hello, Welcome
 from ._registry import Role, to_bytes
-from ._state import AFTER_WELCOME, FROM_MESSAGE, LOGGED_IN, Phase, describe_refusal, next_phase
+from ._state import (
+    AFTER_WELCOME,
+    FROM_MESSAGE,
+    LOGGED_IN,
+    ROLL_MOVER,
+    ROLL_TAKE,
+    Phase,
+    describe_refusal,
+    next_phase,
+)
 from .errors import (
     FATAL_CODES,
     ErrorCode,
@@ -65,7 +75,8 @@ class Connection:
         self.version: Version | None = None
         """The negotiated version, once WELCOME has been sent or received."""
         self.position: tuple[int, int] | None = None
-        """(round, turn) of the last TURN_START: COMMIT, REVEAL and their answers must match."""
+        """(round, turn) of the last TURN_START (Sushi Roll: (round, cycle) of the last ROLL_TURN):
+        COMMIT, REVEAL, ROLL_ACTION and their answers must match."""
         self.last_seq = 0
         """The seq of the last server message sent (server) or received (client)."""
         self.failed: ProtocolError | None = None
@@ -158,8 +169,12 @@ class Connection:
             if self.phase is Phase.HANDSHAKE and role is Role.CLIENT:
                 code = ErrorCode.HANDSHAKE_REQUIRED
             raise self._refuse(role, code, describe_refusal(role, self.phase, message.TYPE), ref)
-        if isinstance(message, Commit | Reveal | Commitments | TurnResult):
-            here = (message.round, message.turn)
+        if isinstance(message, Commit | Reveal | Commitments | TurnResult | RollPlay | RollUpdate):
+            here = (
+                (message.round, message.cycle)
+                if isinstance(message, RollPlay | RollUpdate)
+                else (message.round, message.turn)
+            )
             if here != self.position:
                 raise self._refuse(
                     role,
@@ -182,12 +197,20 @@ class Connection:
             )
         elif isinstance(message, TurnStart):
             self.position = (message.round, message.turn)
+        elif target == ROLL_MOVER:
+            assert isinstance(message, RollTurn)
+            target = Phase.ROLL_MOVING if message.moving else Phase.ROLL_WAITING
+        elif target == ROLL_TAKE:
+            assert isinstance(message, RollUpdate)
+            target = Phase.ROLL_WAITING if message.ends_turn else Phase.ROLL_MOVING
         elif isinstance(message, Welcome):
             self.version = message.version
         elif isinstance(message, Error) and message.code in FATAL_CODES:
             # A fatal ERROR ends the connection in any phase (the peer closes right after it).
             target = Phase.CLOSED
-        assert target != FROM_MESSAGE
+        if isinstance(message, RollTurn):  # a spectator's ROLL_TURN moves the position too
+            self.position = (message.round, message.cycle)
+        assert target not in (FROM_MESSAGE, ROLL_MOVER, ROLL_TAKE)
         self.phase = Phase(target)
 
 

@@ -1,4 +1,4 @@
-"""Engine values on the wire: cards, actions, options, observations and the game's events.
+"""Engine values on the wire: cards, actions, options, observations and events, of both games.
 
 The encodings are plain msgpack data built from the engine's own names (``Card.label``), so a bot
 in any language can read them from docs/PROTOCOL.md. The decoders are the client's boundary: they
@@ -29,6 +29,33 @@ from engine import (
 )
 from engine.cards import HAND_SIZES
 from engine.observation import wasabi_placements
+from engine.roll import (
+    CHOPSTICKS_SUPPLY,
+    DICE_PER_PLAYER,
+    DIE_FACES,
+    MENU_SUPPLY,
+    TOTAL_DICE,
+    BeltsSlid,
+    DiceRolled,
+    Die,
+    DieKind,
+    Face,
+    PlayerView,
+    Reroll,
+    Rerolled,
+    RollAction,
+    RollEvent,
+    RollObservation,
+    RollOptions,
+    Swap,
+    Swapped,
+    Take,
+    Taken,
+)
+from engine.roll import GameOver as RollGameOver
+from engine.roll import RoundPoints as RollRoundPoints
+from engine.roll import RoundScored as RollRoundScored
+from engine.roll import RoundStarted as RollRoundStarted
 
 from ._codec import FieldError, Range, Size, codec, kind_of, register, struct_codec
 from .errors import ErrorCode, RemoteProtocolError
@@ -38,10 +65,18 @@ __all__ = [
     "decode_event",
     "decode_observation",
     "decode_options",
+    "decode_roll_action",
+    "decode_roll_event",
+    "decode_roll_observation",
+    "decode_roll_options",
     "encode_action",
     "encode_event",
     "encode_observation",
     "encode_options",
+    "encode_roll_action",
+    "encode_roll_event",
+    "encode_roll_observation",
+    "encode_roll_options",
 ]
 
 _MAX_HAND = max(HAND_SIZES.values()) + 1  # the dummy's controller holds one drawn card more
@@ -340,3 +375,318 @@ def decode_options(value: Any) -> GameOptions:
 
 # Resolve the tuple-of-card codec eagerly so a schema error shows at import, not mid-game.
 codec(Annotated[tuple[Card, ...], Size(0, _MAX_HAND)])
+
+
+# == Sushi Roll ==================================================================================
+#
+# The dice game's values, built the same way: a die is ``[kind, face]`` (the engine's labels), an
+# action the tagged map of `engine.roll` ``to_data`` (``{"type": "reroll", "dice": [...]}``), an
+# event ``{"event": tag, ...fields}``. Decoders check types, ranges and that an observation hangs
+# together; whether an action is legal stays the engine's business.
+
+_MAX_BELT = max(DICE_PER_PLAYER.values())
+"""The most dice a belt or a round's tray ever holds (8, in a 2-player game)."""
+BeltPosition = Annotated[int, Range(0, _MAX_BELT - 1)]
+Cycle = Annotated[int, Range(1, _MAX_BELT)]
+_RollSeats = Size(2, 5)
+_Dice = Annotated[tuple[Die, ...], Size(0, _MAX_BELT)]
+_Tokens = Annotated[int, Range(0, max(MENU_SUPPLY, CHOPSTICKS_SUPPLY))]
+_Puddings = Annotated[int, Range(0, 3 * TOTAL_DICE)]
+_KIND_BY_LABEL = {kind.label: kind for kind in DieKind}
+_FACE_BY_LABEL = {face.label: face for face in Face}
+
+
+def _encode_die(die: Die) -> list[str]:
+    return [die.kind.label, die.face.label]
+
+
+def _decode_die(value: Any) -> Die:
+    if type(value) is not list and type(value) is not tuple:
+        raise FieldError(ErrorCode.WRONG_TYPE, f"expected [kind, face], got {kind_of(value)}")
+    if len(value) != 2 or type(value[0]) is not str or type(value[1]) is not str:
+        raise FieldError(ErrorCode.WRONG_TYPE, "a die is [kind, face], two names")
+    kind, face = _KIND_BY_LABEL.get(value[0]), _FACE_BY_LABEL.get(value[1])
+    if kind is None or face is None:
+        raise FieldError(ErrorCode.OUT_OF_RANGE, f"unknown die kind or face {list(value)!r}")
+    if face not in DIE_FACES[kind]:
+        raise FieldError(ErrorCode.OUT_OF_RANGE, f"a {kind.label} die has no {face.label} face")
+    return Die(kind, face)
+
+
+register(Die, _encode_die, _decode_die)
+
+_encode_roll_options, _decode_roll_options = struct_codec(
+    RollOptions, {"players": Annotated[int, Range(2, 5)]}
+)
+register(RollOptions, _encode_roll_options, _decode_roll_options)
+
+_ROLL_ACTION_CODECS: dict[type[Any], tuple[str, Any, Any]] = {
+    cls: (tag, *struct_codec(cls, hints))
+    for cls, tag, hints in (
+        (Reroll, "reroll", {"dice": Annotated[tuple[BeltPosition, ...], Size(1, _MAX_BELT)]}),
+        (Swap, "swap", {"mine": BeltPosition, "other_seat": SeatIndex, "theirs": BeltPosition}),
+        (Take, "take", {"position": BeltPosition}),
+    )
+}
+_ROLL_ACTION_BY_TAG = {tag: dec for tag, _, dec in _ROLL_ACTION_CODECS.values()}
+
+
+def encode_roll_action(action: RollAction) -> dict[str, Any]:
+    """``{"type": "reroll", "dice": [positions]}``, ``{"type": "swap", "mine", "other_seat",
+    "theirs"}`` or ``{"type": "take", "position"}``: the shape of `engine.roll` ``to_data``."""
+    tag, enc, _ = _ROLL_ACTION_CODECS[type(action)]
+    out: dict[str, Any] = {"type": tag}
+    out.update(enc(action))
+    return out
+
+
+def _tagged(value: Any, key: str, by_tag: dict[str, Any], what: str) -> Any:
+    if type(value) is not dict:
+        raise FieldError(ErrorCode.WRONG_TYPE, f"expected a map, got {kind_of(value)}")
+    tag = value.get(key)
+    dec = by_tag.get(tag) if type(tag) is str else None
+    if dec is None:
+        err = FieldError(
+            ErrorCode.MISSING_FIELD if tag is None else ErrorCode.OUT_OF_RANGE,
+            "required field is missing" if tag is None else f"unknown {what} {tag!r}",
+        )
+        err.path.append(key)
+        raise err
+    return dec(value)
+
+
+def _decode_roll_action(value: Any) -> RollAction:
+    action: RollAction = _tagged(value, "type", _ROLL_ACTION_BY_TAG, "action")
+    return action
+
+
+register(RollAction, encode_roll_action, _decode_roll_action)
+
+
+def _check_player_view(view: PlayerView) -> None:
+    if len(set(view.on_wasabi)) != len(view.on_wasabi) or any(
+        i >= len(view.tray) or view.tray[i].kind is not DieKind.NIGIRI for i in view.on_wasabi
+    ):
+        raise _bad("on_wasabi must name distinct nigiri on the tray")
+    if view.fresh_menu > view.menu or view.fresh_chopsticks > view.chopsticks:
+        raise _bad("more fresh tokens than tokens held")
+
+
+register(
+    PlayerView,
+    *struct_codec(
+        PlayerView,
+        {
+            "belt": _Dice,
+            "has_red_belt": bool,
+            "tray": _Dice,
+            "on_wasabi": Annotated[tuple[BeltPosition, ...], Size(0, _MAX_BELT)],
+            "open_wasabi": Annotated[int, Range(0, _MAX_BELT)],
+            "menu": _Tokens,
+            "chopsticks": _Tokens,
+            "fresh_menu": _Tokens,
+            "fresh_chopsticks": _Tokens,
+            "puddings": _Puddings,
+            "score": Score,
+            "round_scores": Annotated[tuple[Score, ...], Size(0, 3)],
+            "taken_this_cycle": bool,
+        },
+        _check_player_view,
+    ),
+)
+
+
+def _check_roll_observation(obs: RollObservation) -> None:
+    n = obs.options.players
+    k = obs.options.dice_per_player
+    if obs.seat is not None and obs.seat >= n:
+        raise _bad(f"seat {obs.seat} in a {n}-player game")
+    if len(obs.players) != n:
+        raise _bad(f"{len(obs.players)} players, expected {n}")
+    if obs.red_belt >= n:
+        raise _bad(f"red_belt {obs.red_belt} in a {n}-player game")
+    if [p.has_red_belt for p in obs.players] != [s == obs.red_belt for s in range(n)]:
+        raise _bad("exactly the red_belt seat must have has_red_belt")
+    if obs.cycle > k:
+        raise _bad(f"cycle {obs.cycle} beyond the {k} dice per player")
+    if any(len(p.belt) > k or len(p.tray) > k for p in obs.players):
+        raise _bad(f"a belt or tray holds more than {k} dice")
+    if not obs.is_over and obs.bag > TOTAL_DICE - n * k:
+        raise _bad(f"{obs.bag} dice in the bag")
+    if obs.is_over != (obs.to_move is None):
+        raise _bad("to_move is nil exactly when the game is over")
+    if obs.to_move is not None and obs.to_move >= n:
+        raise _bad(f"to_move {obs.to_move} in a {n}-player game")
+    ends = n if obs.is_over else 0
+    if len(obs.pudding_points) != ends or len(obs.token_bonus) != ends:
+        raise _bad("pudding_points and token_bonus are per seat once the game is over, else empty")
+    if sum(p.menu for p in obs.players) + obs.menu_supply != MENU_SUPPLY:
+        raise _bad("menu tokens held and in the supply do not add up")
+    if sum(p.chopsticks for p in obs.players) + obs.chopsticks_supply != CHOPSTICKS_SUPPLY:
+        raise _bad("chopsticks tokens held and in the supply do not add up")
+
+
+_ROLL_OBS_HINTS = {
+    "options": RollOptions,
+    "seat": SeatIndex | None,
+    "round": Annotated[int, Range(1, 3)],
+    "cycle": Cycle,
+    "to_move": SeatIndex | None,
+    "red_belt": SeatIndex,
+    "players": Annotated[tuple[PlayerView, ...], _RollSeats],
+    "bag": Annotated[int, Range(0, TOTAL_DICE)],
+    "menu_supply": _Tokens,
+    "chopsticks_supply": _Tokens,
+    "is_over": bool,
+    "pudding_points": Annotated[tuple[Score, ...], Size(0, 5)],
+    "token_bonus": Annotated[tuple[Score, ...], Size(0, 5)],
+}
+_encode_roll_obs, _decode_roll_obs = struct_codec(
+    RollObservation, _ROLL_OBS_HINTS, _check_roll_observation
+)
+register(RollObservation, _encode_roll_obs, _decode_roll_obs)
+
+register(
+    RollRoundPoints,
+    *struct_codec(
+        RollRoundPoints,
+        {
+            name: Annotated[int, Range(0, 1000)]
+            for name in ("maki", "dumpling", "tempura", "sashimi", "nigiri")
+        },
+    ),
+)
+
+_Round = Annotated[int, Range(1, 3)]
+_PerSeat = Size(2, 5)
+_ROLL_EVENT_HINTS: dict[type[Any], tuple[str, dict[str, Any]]] = {
+    RollRoundStarted: (
+        "round_started",
+        {"round": _Round, "first_seat": SeatIndex, "dice_per_player": Cycle},
+    ),
+    DiceRolled: (
+        "dice_rolled",
+        {"seat": SeatIndex, "dice": _Dice, "cause": Annotated[str, Size(1, 16)]},
+    ),
+    Rerolled: (
+        "rerolled",
+        {
+            "seat": SeatIndex,
+            "positions": Annotated[tuple[BeltPosition, ...], Size(1, _MAX_BELT)],
+            "dice": Annotated[tuple[Die, ...], Size(1, _MAX_BELT)],
+        },
+    ),
+    Swapped: (
+        "swapped",
+        {
+            "seat": SeatIndex,
+            "mine": BeltPosition,
+            "other_seat": SeatIndex,
+            "theirs": BeltPosition,
+            "received": Die,
+            "given": Die,
+        },
+    ),
+    Taken: (
+        "taken",
+        {
+            "seat": SeatIndex,
+            "position": BeltPosition,
+            "die": Die,
+            "on_wasabi": bool,
+            "puddings": Annotated[int, Range(0, 3)],
+            "menu": Annotated[int, Range(0, 2)],
+            "chopsticks": Annotated[int, Range(0, 2)],
+        },
+    ),
+    BeltsSlid: ("belts_slid", {"red_belt": SeatIndex, "between_rounds": bool}),
+    RollRoundScored: (
+        "round_scored",
+        {
+            "round": _Round,
+            "points": Annotated[tuple[RollRoundPoints, ...], _PerSeat],
+            "totals": Annotated[tuple[Score, ...], _PerSeat],
+            "puddings": Annotated[tuple[_Puddings, ...], _PerSeat],
+        },
+    ),
+    RollGameOver: (
+        "game_over",
+        {
+            "pudding_points": Annotated[tuple[Score, ...], _PerSeat],
+            "token_bonus": Annotated[tuple[Score, ...], _PerSeat],
+            "totals": Annotated[tuple[Score, ...], _PerSeat],
+            "places": Annotated[tuple[Annotated[int, Range(1, 5)], ...], _PerSeat],
+            "winners": Annotated[tuple[SeatIndex, ...], Size(1, 5)],
+        },
+    ),
+}
+
+
+def _check_roll_event(event: Any) -> None:
+    if isinstance(event, DiceRolled) and event.cause not in ("round", "slide"):
+        raise _bad(f"unknown cause {event.cause!r}")
+    if isinstance(event, Rerolled) and len(event.positions) != len(event.dice):
+        raise _bad("a re-roll shows one die per position")
+
+
+_ROLL_EVENT_CODECS = {
+    cls: (tag, *struct_codec(cls, hints, _check_roll_event))
+    for cls, (tag, hints) in _ROLL_EVENT_HINTS.items()
+}
+_ROLL_EVENT_BY_TAG = {tag: dec for tag, _, dec in _ROLL_EVENT_CODECS.values()}
+
+
+def encode_roll_event(event: RollEvent) -> dict[str, Any]:
+    """A Sushi Roll event as ``{"event": tag, ...its fields}`` (tags: ``round_started``,
+    ``dice_rolled``, ``rerolled``, ``swapped``, ``taken``, ``belts_slid``, ``round_scored``,
+    ``game_over``). The same tags as the card game's where the meaning matches; a message says
+    which game its events belong to."""
+    tag, enc, _ = _ROLL_EVENT_CODECS[type(event)]
+    out: dict[str, Any] = {"event": tag}
+    out.update(enc(event))
+    return out
+
+
+def _decode_roll_event(value: Any) -> RollEvent:
+    event: RollEvent = _tagged(value, "event", _ROLL_EVENT_BY_TAG, "event")
+    return event
+
+
+register(RollEvent, encode_roll_event, _decode_roll_event)
+
+
+def encode_roll_observation(observation: RollObservation) -> dict[str, Any]:
+    """A Sushi Roll observation as plain data (the field names of `engine.roll.RollObservation`)."""
+    out: dict[str, Any] = _encode_roll_obs(observation)
+    return out
+
+
+def decode_roll_observation(value: Any) -> RollObservation:
+    """Validate plain data into an `engine.roll.RollObservation`; `RemoteProtocolError` naming the
+    field."""
+    obs: RollObservation = _wrap(_decode_roll_obs, value, "observation")
+    return obs
+
+
+def decode_roll_action(value: Any) -> RollAction:
+    """Validate plain data into a Sushi Roll action (its legality is the engine's business)."""
+    action: RollAction = _wrap(_decode_roll_action, value, "action")
+    return action
+
+
+def decode_roll_event(value: Any) -> RollEvent:
+    """Validate plain data into a Sushi Roll event; `RemoteProtocolError` naming the field."""
+    event: RollEvent = _wrap(_decode_roll_event, value, "event")
+    return event
+
+
+def encode_roll_options(options: RollOptions) -> dict[str, Any]:
+    """Sushi Roll options as ``{"players"}``."""
+    out: dict[str, Any] = _encode_roll_options(options)
+    return out
+
+
+def decode_roll_options(value: Any) -> RollOptions:
+    """Validate plain data into `engine.roll.RollOptions`."""
+    options: RollOptions = _wrap(_decode_roll_options, value, "options")
+    return options

@@ -1,7 +1,8 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER), reconnect (RESUME, RESUMED),
+(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER), Sushi Roll (ROLL_TURN ... ROLL_GAME_OVER),
+reconnect (RESUME, RESUMED),
 heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
@@ -46,6 +47,7 @@ from ._messages_lobby import (
     TableStatus,
     TableUpdate,
 )
+from ._messages_roll import RollGameOver, RollPlay, RollRoundScores, RollTurn, RollUpdate
 from ._messages_session import (
     Error,
     Hello,
@@ -123,6 +125,11 @@ __all__ = [
     "Resume",
     "Resumed",
     "Reveal",
+    "RollGameOver",
+    "RollPlay",
+    "RollRoundScores",
+    "RollTurn",
+    "RollUpdate",
     "RoundScores",
     "SeatInfo",
     "Seed",

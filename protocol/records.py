@@ -71,8 +71,9 @@ def record_bytes(record: FairRecord) -> bytes:
     return canonical_bytes(data)
 
 
-def parse_record_bytes(data: bytes) -> FairRecord:
-    """The record in canonical `data`; `RemoteProtocolError` when it is not one."""
+def parse_signed(data: bytes, fmt: str, version: int, decoder: Any, what: str) -> Any:
+    """The record of format `fmt` in canonical `data`, built by `decoder`; `RemoteProtocolError`
+    when it is not one (shared by both games' records)."""
     value = decode_body(data, SERVER_LIMITS)
     try:
         canonical = canonical_bytes(value)
@@ -80,18 +81,25 @@ def parse_record_bytes(data: bytes) -> FairRecord:
         canonical = b""
     if canonical != data:
         raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "the record is not canonical")
-    if type(value) is not dict or value.get("format") != RECORD_FORMAT:
-        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "not a sushigo game record")
-    if value.get("version") != RECORD_VERSION:
+    if type(value) is not dict or value.get("format") != fmt:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, f"not a {what}")
+    if value.get("version") != version:
         raise RemoteProtocolError(
             ErrorCode.FAIRNESS_VIOLATION, f"unsupported record version {value.get('version')!r}"
         )
     try:
-        record: FairRecord = _decode_record(value)
+        return decoder(value)
     except FieldError as exc:
         raise RemoteProtocolError(
             exc.code, f"record.{exc.where()}: {exc.message}", fatal=False
         ) from None
+
+
+def parse_record_bytes(data: bytes) -> FairRecord:
+    """The record in canonical `data`; `RemoteProtocolError` when it is not one."""
+    record: FairRecord = parse_signed(
+        data, RECORD_FORMAT, RECORD_VERSION, _decode_record, "sushigo game record"
+    )
     return record
 
 
@@ -101,21 +109,21 @@ def public_key_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
     return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def sign_record(record: FairRecord, key: Ed25519PrivateKey) -> SignedRecord:
-    """Sign `record` with the server's key."""
-    data = record_bytes(record)
+def sign_bytes(data: bytes, key: Ed25519PrivateKey) -> SignedRecord:
+    """Sign canonical record bytes with the server's key."""
     return SignedRecord(
         record=data, signature=key.sign(_SIGN_PREFIX + data), server_key=public_key_bytes(key)
     )
 
 
-def verify_signed_record(signed: SignedRecord, server_key: bytes | None = None) -> FairRecord:
-    """Check the signature (and, if given, that `server_key` signed it) and return the record.
+def sign_record(record: FairRecord, key: Ed25519PrivateKey) -> SignedRecord:
+    """Sign `record` with the server's key."""
+    return sign_bytes(record_bytes(record), key)
 
-    Raises `RemoteProtocolError` with FAIRNESS_VIOLATION for a wrong key or signature or a
-    non-canonical record. This proves who vouches for the record; `fairness.verify_record` then
-    checks that what it claims is true.
-    """
+
+def check_signature(signed: SignedRecord, server_key: bytes | None = None) -> None:
+    """Check the signature (and, if given, that `server_key` signed it); FAIRNESS_VIOLATION if
+    not."""
     if server_key is not None and not hmac.compare_digest(server_key, signed.server_key):
         raise RemoteProtocolError(
             ErrorCode.FAIRNESS_VIOLATION, "the record is signed by another key than the server's"
@@ -128,4 +136,14 @@ def verify_signed_record(signed: SignedRecord, server_key: bytes | None = None) 
         raise RemoteProtocolError(
             ErrorCode.FAIRNESS_VIOLATION, "the record's signature does not verify"
         ) from None
+
+
+def verify_signed_record(signed: SignedRecord, server_key: bytes | None = None) -> FairRecord:
+    """Check the signature (and, if given, that `server_key` signed it) and return the record.
+
+    Raises `RemoteProtocolError` with FAIRNESS_VIOLATION for a wrong key or signature or a
+    non-canonical record. This proves who vouches for the record; `fairness.verify_record` then
+    checks that what it claims is true.
+    """
+    check_signature(signed, server_key)
     return parse_record_bytes(signed.record)

@@ -21,6 +21,21 @@ from engine import (
     Observation,
     RoundPoints,
 )
+from engine.roll import (
+    Die,
+    DieKind,
+    Reroll,
+    RollAction,
+    RollEvent,
+    RollGame,
+    RollObservation,
+    RollOptions,
+    Swap,
+    Take,
+)
+from engine.roll import GameOver as RollGameOverEvent
+from engine.roll import RoundPoints as RollRoundPoints
+from engine.roll import RoundScored as RollRoundScored
 from protocol import (
     ClientConnection,
     Connection,
@@ -39,6 +54,7 @@ from protocol import (
 )
 from protocol._codec import Range, Size
 from protocol.commitment import Opening
+from protocol.roll import RollFairRecord, RollStep, sign_roll_record
 
 OPTIONS = [
     GameOptions(players=2),
@@ -80,7 +96,95 @@ def events(draw: st.DrawFn) -> Event:
 cards = st.sampled_from(list(Card))
 actions = st.builds(Action, cards, st.none() | cards, st.none() | cards)
 
+
+def random_roll_game(
+    players: int, seed: int, actions: int
+) -> tuple[RollGame, list[tuple[int, RollAction, list[RollEvent]]]]:
+    """A Sushi Roll game after up to `actions` random legal actions, with each action's events."""
+    rnd = random.Random(seed)
+    game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
+    played: list[tuple[int, RollAction, list[RollEvent]]] = []
+    for _ in range(actions):
+        if game.is_terminal():
+            break
+        seat = game.to_move
+        assert seat is not None
+        action = rnd.choice(game.legal_actions(seat))
+        played.append((seat, action, game.apply(seat, action)))
+    return game, played
+
+
+@st.composite
+def roll_observations(draw: st.DrawFn) -> RollObservation:
+    players = draw(st.integers(2, 5))
+    game, _ = random_roll_game(players, draw(st.integers(0, 2**32)), draw(st.integers(0, 200)))
+    return game.observation(draw(st.none() | st.integers(0, players - 1)))
+
+
+@st.composite
+def roll_events(draw: st.DrawFn) -> RollEvent:
+    game, played = random_roll_game(draw(st.integers(2, 5)), draw(st.integers(0, 2**16)), 400)
+    evs = [*game.initial_events(), *(e for _, _, es in played for e in es)]
+    return draw(st.sampled_from(evs))
+
+
+def roll_turn(game: RollGame, seat: int | None) -> messages.RollTurn:
+    """The ROLL_TURN `seat` (None: a spectator) receives now."""
+    obs = game.observation(seat)
+    assert obs.to_move is not None
+    return messages.RollTurn(round=obs.round, cycle=obs.cycle, seat=obs.to_move, observation=obs)
+
+
+def roll_update(
+    round_: int, cycle: int, seat: int, action: RollAction, events: list[RollEvent], game: RollGame
+) -> messages.RollUpdate:
+    """The ROLL_UPDATE for an action just applied to `game`."""
+    return messages.RollUpdate(
+        round=round_,
+        cycle=cycle,
+        seat=seat,
+        action=action,
+        events=tuple(e for e in events if not isinstance(e, RollRoundScored | RollGameOverEvent)),
+        observation=game.observation(None),
+    )
+
+
+@st.composite
+def roll_turns(draw: st.DrawFn) -> messages.RollTurn:
+    players = draw(st.integers(2, 5))
+    game, _ = random_roll_game(players, draw(st.integers(0, 2**16)), draw(st.integers(0, 60)))
+    return roll_turn(game, draw(st.none() | st.integers(0, players - 1)))
+
+
+@st.composite
+def roll_updates(draw: st.DrawFn) -> messages.RollUpdate:
+    game, _ = random_roll_game(draw(st.integers(2, 5)), draw(st.integers(0, 2**16)), 0)
+    for _ in range(draw(st.integers(1, 60))):
+        seat = game.to_move
+        if seat is None:
+            break
+        r, c = game.round, game.cycle
+        action = draw(st.sampled_from(game.legal_actions(seat)))
+        update = roll_update(r, c, seat, action, game.apply(seat, action), game)
+    return update
+
+
+positions = st.integers(0, 7)
+roll_actions: st.SearchStrategy[RollAction] = st.one_of(
+    st.lists(positions, min_size=1, max_size=8).map(lambda d: Reroll(tuple(d))),
+    st.builds(Swap, positions, st.integers(0, 4), positions),
+    st.builds(Take, positions),
+)
+
 _CUSTOM: dict[Any, st.SearchStrategy[Any]] = {
+    RollAction: roll_actions,
+    RollObservation: roll_observations(),
+    RollEvent: roll_events(),
+    RollOptions: st.builds(RollOptions, st.integers(2, 5)),
+    Die: st.sampled_from([Die(DieKind.NIGIRI, f) for f in (6, 7, 8)]),  # type: ignore[misc]
+    RollRoundPoints: st.builds(RollRoundPoints, *[st.integers(0, 30)] * 5),
+    messages.RollTurn: roll_turns(),
+    messages.RollUpdate: roll_updates(),
     Action: actions,
     Card: cards,
     GameOptions: st.sampled_from(OPTIONS),
@@ -173,6 +277,63 @@ def play_record(
         turns=tuple(turns),
         scores=game.scores(),
     )
+
+
+def play_roll_record(
+    table_id: str, players: int, server_seed: bytes, seeds: tuple[bytes, ...], seed: int
+) -> RollFairRecord:
+    """A complete Sushi Roll fair record played with random legal actions."""
+    rnd = random.Random(seed)
+    game = RollGame(RollOptions(players), derive_game_seed(table_id, server_seed, seeds))
+    steps = []
+    while not game.is_terminal():
+        seat = game.to_move
+        assert seat is not None
+        action = rnd.choice(game.legal_actions(seat))
+        steps.append(RollStep(seat=seat, action=action))
+        game.apply(seat, action)
+    return RollFairRecord(
+        table_id=table_id,
+        options=RollOptions(players),
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(server_seed),
+        client_seeds=seeds,
+        steps=tuple(steps),
+        scores=game.scores(),
+    )
+
+
+def roll_samples() -> list[messages.Message]:
+    """One valid Sushi Roll message of each type, at round 1, cycle 1 of a 3-player game."""
+    m = messages
+    game = RollGame(RollOptions(3), b"seed")
+    mover = game.to_move
+    assert mover is not None
+    turn = roll_turn(game, mover)  # the receiver is the mover
+    take = Take(0)
+    after = game.clone()
+    update = roll_update(1, 1, mover, take, after.apply(mover, take), after)
+    record = play_roll_record(TABLE, 2, b"\x11" * 32, (b"\x22" * 32, b"\x33" * 32), seed=7)
+    return [
+        turn,
+        m.RollPlay(ref=9, round=1, cycle=1, action=take),
+        update,
+        m.RollRoundScores(
+            round=1,
+            points=(RollRoundPoints(6, 2, 1, 0, 3),) * 3,
+            totals=(12, 12, 12),
+            puddings=(0, 1, 2),
+        ),
+        m.RollGameOver(
+            pudding_points=(6, -6),
+            token_bonus=(1, 0),
+            totals=record.scores,
+            places=(1, 2),
+            winners=(0,),
+            server_seed=b"\x11" * 32,
+            record=sign_roll_record(record, SERVER_KEY),
+        ),
+    ]
 
 
 def samples() -> dict[tuple[str, str], messages.Message]:
@@ -275,6 +436,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
             resume_token=b"r" * 16,
             phase=Phase.LOBBY,
         ),
+        *roll_samples(),
     ]
     return {(msg.SENDER.value, msg.TYPE): msg for msg in out}
 

@@ -68,6 +68,12 @@ def test_every_allowed_transition(role: Role, phase: Phase, name: str) -> None:
     if target == "from_message":
         assert isinstance(message, m.Resumed)
         target = message.phase
+    elif target == "roll_mover":  # the sample goes to the seat to move
+        assert isinstance(message, m.RollTurn) and message.moving
+        target = Phase.ROLL_MOVING
+    elif target == "roll_take":  # the sample is a take: the mover's turn ends
+        assert isinstance(message, m.RollUpdate) and message.ends_turn
+        target = Phase.ROLL_WAITING
     sender, receiver = ends(role, phase)
     receiver.receive_data(sender.send(message))
     assert receiver.next_event() == message

@@ -107,7 +107,9 @@ def test_errors_name_the_field_and_keep_the_ref() -> None:
 
 def test_nested_errors_and_enums() -> None:
     data, sender = _data(("client", "create_table"))
-    data["settings"]["kind"] = "sushi-roll"
+    data["settings"]["kind"] = "sushi-roll"  # a known kind since Sushi Roll
+    assert messages.decode_message(data, sender)[0].settings.kind is messages.GameKind.SUSHI_ROLL  # type: ignore[attr-defined]
+    data["settings"]["kind"] = "mahjong"
     assert _code(data, sender) is ErrorCode.OUT_OF_RANGE
     data["settings"] = {"kind": "sushi-go", "players": 6}
     assert _code(data, sender) is ErrorCode.OUT_OF_RANGE

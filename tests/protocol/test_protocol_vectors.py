@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Action, Card, Game, GameOptions
+from engine.roll import Reroll
 from protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
@@ -52,6 +53,10 @@ FRAMES: dict[str, tuple[messages.Message, int | None]] = {
         None,
     ),
     "frame-error": (messages.Error(ref=6, code=ErrorCode.WRONG_TURN, message="late"), 3),
+    "frame-roll-action": (
+        messages.RollPlay(ref=8, round=2, cycle=3, action=Reroll((0, 2))),
+        None,
+    ),
 }
 
 
