@@ -12,7 +12,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from ._base import Strategy, StrategyError
 from ._heuristic import HeuristicStrategy
 from ._ismcts import IsmctsStrategy
 from ._simple import GreedyStrategy, RandomStrategy
+from .roll._strategies import ROLL_BUILTIN
 
 StrategyFactory = Callable[[], Strategy]
 """Makes a fresh strategy instance (one per game keeps games independent)."""
@@ -32,27 +33,44 @@ BUILTIN: dict[str, Callable[..., Strategy]] = {
 }
 """The built-in strategies by name."""
 
+GAMES = ("sushi-go", "sushi-roll")
+"""The game kinds a strategy can be asked for; the same built-in names play each of them."""
 
-def get_strategy(spec: str) -> Strategy:
+
+def _builtins(game: str) -> Mapping[str, Callable[..., Any]]:
+    if game == "sushi-go":
+        return BUILTIN
+    if game == "sushi-roll":
+        return ROLL_BUILTIN
+    raise StrategyError(f"unknown game kind {game!r}: use one of {', '.join(GAMES)}")
+
+
+def get_strategy(spec: str, *, game: str = "sushi-go") -> Strategy:
     """A new strategy instance from a name or spec (see the module docstring).
+
+    `game` picks the built-in names' implementation: ``"sushi-go"`` (the card game, `BUILTIN`) or
+    ``"sushi-roll"`` (`bots.roll.ROLL_BUILTIN`, whose instances take `engine.roll` observations).
 
     Raises `StrategyError` with a one-line reason: unknown name, missing file or module, no such
     class, a class without ``choose``, or constructor arguments it does not take.
     """
-    return strategy_factory(spec)()
+    return strategy_factory(spec, game=game)()
 
 
-def strategy_factory(spec: str, *, clock: Callable[[], float] | None = None) -> StrategyFactory:
+def strategy_factory(
+    spec: str, *, clock: Callable[[], float] | None = None, game: str = "sushi-go"
+) -> StrategyFactory:
     """A function that makes a new instance of the strategy `spec` names, checked once here.
 
     `clock` (seconds, e.g. `time.perf_counter`) is passed to strategies whose constructor takes a
-    `clock` argument, for time budgets: strategies never read a clock of their own.
+    `clock` argument, for time budgets: strategies never read a clock of their own. `game`
+    picks the built-in names' implementation, as in `get_strategy`.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise StrategyError("a strategy spec must be a non-empty string")
     target, *options = spec.strip().split("@")
     kwargs = dict(_option(spec, option) for option in options)
-    cls = _resolve(target)
+    cls = _resolve(target, _builtins(game))
     if clock is not None and "clock" not in kwargs and _takes(cls, "clock"):
         kwargs["clock"] = clock
 
@@ -100,12 +118,12 @@ def _option(spec: str, option: str) -> tuple[str, Any]:
     return key, value
 
 
-def _resolve(target: str) -> Callable[..., Any]:
+def _resolve(target: str, builtins: Mapping[str, Callable[..., Any]]) -> Callable[..., Any]:
     if ":" not in target:
-        if target in BUILTIN:
-            return BUILTIN[target]
+        if target in builtins:
+            return builtins[target]
         raise StrategyError(
-            f"unknown strategy {target!r}: use one of {', '.join(BUILTIN)}, "
+            f"unknown strategy {target!r}: use one of {', '.join(builtins)}, "
             "path/to/file.py:ClassName or module:ClassName"
         )
     where, _, name = target.rpartition(":")

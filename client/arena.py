@@ -1,7 +1,11 @@
 """`sushigo-arena`: strategies play many games offline, in-process, and are measured.
 
     sushigo-arena --strategies heuristic,random,random,random --games 2000 [--players P]
-                  [--variant V] [--seed S] [--workers K] [--json FILE]
+                  [--variant V] [--game sushi-go|sushi-roll] [--seed S] [--workers K]
+                  [--json FILE]
+
+``--game sushi-roll`` plays Sushi Roll (`engine.roll`) with the Sushi Roll implementations of the
+same strategy names (`bots.roll`); seats, seeds, the table and the JSON are the same.
 
 Seat i of game g gets strategy ``(i + g) mod L`` of the L listed, so over L games every strategy
 plays every seat once. Each game's deal and each seat's `random.Random` derive from the master seed
@@ -23,15 +27,18 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from bots import StrategyError, StrategyFactory, strategy_factory
+from bots import StrategyError, strategy_factory
 from bots._stats import GameResult, StrategyStats, tally, wilson
+from bots.roll import RollStrategy
 from engine import Game, GameOptions, OptionsError
+from engine.roll import RollGame, RollOptions
 
 VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
+GAMES = ("sushi-go", "sushi-roll")
 
 
 class ArenaError(Exception):
@@ -45,9 +52,15 @@ class ArenaConfig:
     strategies: tuple[str, ...]
     """Strategy specs, rotated over the seats."""
     games: int
-    options: GameOptions
+    options: GameOptions | RollOptions
+    """`GameOptions` plays Sushi Go!; `RollOptions` plays Sushi Roll."""
     seed: int = 1
     workers: int = 1
+
+    @property
+    def game(self) -> str:
+        """The game kind: ``"sushi-go"`` or ``"sushi-roll"``."""
+        return "sushi-roll" if isinstance(self.options, RollOptions) else "sushi-go"
 
 
 def game_seed(master: int, index: int) -> bytes:
@@ -68,19 +81,22 @@ def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ..
 
 # -- playing (in worker processes) --------------------------------------------------------------
 
-_FACTORIES: dict[str, StrategyFactory] = {}
+_FACTORIES: dict[tuple[str, str], Callable[[], Any]] = {}
 
 
-def _factories(specs: Sequence[str]) -> dict[str, StrategyFactory]:
+def _factories(specs: Sequence[str], game: str = "sushi-go") -> dict[str, Callable[[], Any]]:
+    """A factory per spec, for the strategy names' implementation for `game` (cached)."""
     for spec in specs:
-        if spec not in _FACTORIES:
-            _FACTORIES[spec] = strategy_factory(spec, clock=time.perf_counter)
-    return _FACTORIES
+        if (game, spec) not in _FACTORIES:
+            _FACTORIES[game, spec] = strategy_factory(spec, clock=time.perf_counter, game=game)
+    return {spec: _FACTORIES[game, spec] for spec in specs}
 
 
 def play_game(config: ArenaConfig, index: int) -> GameResult:
     """Play game `index` of the run with fresh strategy instances."""
     options = config.options
+    if isinstance(options, RollOptions):
+        return play_roll_game(config, options, index)
     names = lineup(config.strategies, options.players, index)
     factories = _factories(config.strategies)
     bots = [factories[name]() for name in names]
@@ -108,6 +124,36 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
                 )
             actions.append(action)
         game.apply(actions)
+    return GameResult(index, names, game.returns(), game.places(), game.winners())
+
+
+def play_roll_game(config: ArenaConfig, options: RollOptions, index: int) -> GameResult:
+    """Play Sushi Roll game `index` of the run: the seat to move chooses one action at a time
+    (re-rolls and swaps, then a take), from the same seeds as a card game of that number."""
+    names = lineup(config.strategies, options.players, index)
+    factories = _factories(config.strategies, "sushi-roll")
+    bots: list[RollStrategy] = [factories[name]() for name in names]
+    rngs = [seat_rng(config.seed, index, seat) for seat in range(options.players)]
+    for bot in bots:
+        reset = getattr(bot, "reset", None)
+        if callable(reset):
+            reset()
+    game = RollGame(options, game_seed(config.seed, index))
+    while not game.is_terminal():
+        seat = game.to_move
+        assert seat is not None
+        legal = game.legal_actions(seat)
+        try:
+            action = bots[seat].choose(game.observation(seat), legal, rngs[seat])
+        except Exception as exc:
+            raise ArenaError(
+                f"strategy {names[seat]!r} failed in game {index}: {type(exc).__name__}: {exc}"
+            ) from None
+        if action not in legal:
+            raise ArenaError(
+                f"strategy {names[seat]!r} returned an illegal action {action!r} in game {index}"
+            )
+        game.apply(seat, action)
     return GameResult(index, names, game.returns(), game.places(), game.winners())
 
 
@@ -215,7 +261,8 @@ def table(stats: dict[str, StrategyStats]) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sushigo-arena",
-        description="Play Sushi Go! strategies against each other offline and measure them.",
+        description="Play Sushi Go! (or Sushi Roll) strategies against each other offline and "
+        "measure them.",
         epilog="Strategies: random, greedy, heuristic, ismcts, path/to/file.py:Class or "
         "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
         "Ratings are openskill PlackettLuce mu.",
@@ -232,6 +279,12 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help=f"a variant to turn on ({', '.join(VARIANTS)}); repeat or separate with commas",
+    )
+    parser.add_argument(
+        "--game",
+        choices=GAMES,
+        default="sushi-go",
+        help="the game kind (default sushi-go); sushi-roll has no variants",
     )
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument(
@@ -266,13 +319,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if v not in VARIANTS:
             parser.error(f"--variant: unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
     players = args.players if args.players is not None else len(specs)
+    if args.game == "sushi-roll" and variants:
+        parser.error("--variant: Sushi Roll has no variants")
+    options: GameOptions | RollOptions
     try:
-        options = GameOptions(players, **dict.fromkeys(variants, True))
+        if args.game == "sushi-roll":
+            options = RollOptions(players)
+        else:
+            options = GameOptions(players, **dict.fromkeys(variants, True))
     except OptionsError as exc:
         parser.error(str(exc))
     try:
         for spec in dict.fromkeys(specs):
-            _factories([spec])
+            _factories([spec], args.game)
     except StrategyError as exc:
         parser.error(str(exc))
     config = ArenaConfig(specs, args.games, options, args.seed, args.workers)
@@ -287,7 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
-    variant_text = ", ".join(options.variants()) or "no variants"
+    if isinstance(options, RollOptions):
+        variant_text = "Sushi Roll"
+    else:
+        variant_text = ", ".join(options.variants()) or "no variants"
     print(
         f"{config.games} games, {players} players, {variant_text}, seed {config.seed}: "
         f"{elapsed:.1f} s, {config.games / max(elapsed, 1e-9):.1f} games/s "

@@ -1,0 +1,115 @@
+"""Sushi Roll strategies: always legal, always finish, resolved by name for the game kind."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import bots
+from bots import GreedyStrategy, HeuristicStrategy, RandomStrategy, StrategyError
+from bots.roll import (
+    ROLL_BUILTIN,
+    RollGreedyStrategy,
+    RollHeuristicStrategy,
+    RollRandomStrategy,
+    RollStrategy,
+    get_roll_strategy,
+    roll_strategy_factory,
+)
+from engine.roll import Reroll, RollGame, RollOptions, Swap, Take
+
+NAMES = sorted(ROLL_BUILTIN)
+
+
+def _play(players: int, names: list[str], seed: int) -> tuple[RollGame, int]:
+    game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
+    strategies = [get_roll_strategy(names[s % len(names)]) for s in range(players)]
+    rngs = [random.Random(seed * 10 + s) for s in range(players)]
+    actions = 0
+    while not game.is_terminal():
+        seat = game.to_move
+        assert seat is not None
+        legal = game.legal_actions(seat)
+        action = strategies[seat].choose(game.observation(seat), legal, rngs[seat])
+        assert action in legal
+        game.apply(seat, action)
+        actions += 1
+        assert actions < 5000, "a game that never ends"
+    return game, actions
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("name", NAMES)
+def test_every_strategy_plays_legal_actions_and_finishes(name: str, players: int) -> None:
+    for seed in range(4):
+        game, _ = _play(players, [name, "random"], seed)
+        assert len(game.returns()) == players and game.winners()
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_a_table_of_every_strategy(players: int) -> None:
+    game, _ = _play(players, NAMES, 11)
+    assert game.is_terminal()
+
+
+def test_names_resolve_to_the_game_kinds_implementation() -> None:
+    pairs = {
+        "random": (RandomStrategy, RollRandomStrategy),
+        "greedy": (GreedyStrategy, RollGreedyStrategy),
+        "heuristic": (HeuristicStrategy, RollHeuristicStrategy),
+    }
+    for name, (card, roll) in pairs.items():
+        assert type(bots.get_strategy(name)) is card
+        assert type(bots.get_strategy(name, game="sushi-go")) is card
+        assert type(bots.get_strategy(name, game="sushi-roll")) is roll
+        assert type(get_roll_strategy(name)) is roll
+        assert isinstance(get_roll_strategy(name), RollStrategy)
+    assert type(roll_strategy_factory("heuristic@swap_margin=3")()) is RollHeuristicStrategy
+    with pytest.raises(StrategyError, match="unknown strategy"):
+        get_roll_strategy("ismcts")
+    with pytest.raises(StrategyError, match="unknown game kind"):
+        bots.get_strategy("random", game="chess")
+
+
+def test_greedy_never_spends_tokens_and_heuristic_does() -> None:
+    spent = {"greedy": 0, "heuristic": 0}
+    for name in spent:
+        for seed in range(6):
+            game, _ = _play(4, [name], seed)
+            spent[name] += sum(type(a) is not Take for _, a in game.history)
+    assert spent["greedy"] == 0
+    assert spent["heuristic"] > 0
+
+
+def test_random_takes_often_enough_that_games_end() -> None:
+    rng = random.Random(3)
+    game = RollGame(RollOptions(4), b"seed")
+    seat = game.to_move
+    assert seat is not None
+    legal = game.legal_actions(seat)
+    assert any(type(a) is Reroll for a in legal) and any(type(a) is Swap for a in legal)
+    picks = [RollRandomStrategy().choose(game.observation(seat), legal, rng) for _ in range(400)]
+    takes = sum(type(a) is Take for a in picks)
+    assert 0.45 < takes / len(picks) < 0.7
+
+
+def test_heuristic_swaps_for_a_much_better_die_and_rerolls_a_poor_belt() -> None:
+    strategy = RollHeuristicStrategy()
+    rng = random.Random(0)
+    kinds = {"swap": 0, "reroll": 0}
+    for seed in range(10):
+        game, _ = _play(4, ["heuristic"], seed)
+        for _, action in game.history:
+            if type(action) is Swap:
+                kinds["swap"] += 1
+            elif type(action) is Reroll:
+                kinds["reroll"] += 1
+    assert kinds["swap"] > 0 and kinds["reroll"] > 0
+    strategy.reset()
+    game = RollGame(RollOptions(2), b"x")
+    seat = game.to_move
+    assert seat is not None
+    assert strategy.choose(game.observation(seat), game.legal_actions(seat), rng) in (
+        game.legal_actions(seat)
+    )
