@@ -524,9 +524,6 @@ class Hub:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
 
-    def _new_table(self, settings: Any, host: str | None) -> Table:
-        return self.lobby.open_table(settings, host)
-
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self.lobby.seat_tokens(table)

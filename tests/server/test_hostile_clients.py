@@ -395,7 +395,7 @@ async def test_client_that_never_reads_is_dropped(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="sushigo.server")
     for _ in range(1000):  # a long table list: each answer is hundreds of KB
-        running.hub._new_table(TableSettings(players=5), None)
+        running.hub.open_table(TableSettings(players=5), None)
     game = await with_bystanders(running)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
