@@ -4,19 +4,24 @@ Shaped like an OpenSpiel game (STYLE.md item 8): `legal_actions(seat)`, `apply(a
 seat's action at once, `is_terminal()`, `returns()`, and per-seat `observation(seat)`. Chance comes
 only from the seed, through `engine.rng`, so a game replays from its record.
 
-The state is built for speed: a hand is one packed int (see `engine.legal`), a tableau a list of
-`Card` in play order, everything else small per-tableau counters. `apply` checks every action before
-it changes anything, so an illegal action leaves the game exactly as it was.
+The state is built for speed: a hand is one packed int of counts (see `engine.legal`), and so is
+a tableau, with its nigiri points worked out as cards are placed; everything else is small
+per-tableau counters. A turn is a few C-level maps over the seats, with Python code only for the
+cards that need more than a count (nigiri, wasabi, chopsticks, the dummy's card). The tableaus in
+play order, which only observations need, are rebuilt from the history when one is asked for.
+`apply` checks every action before it changes anything, so an illegal action leaves the game
+exactly as it was.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from itertools import compress
 from typing import NoReturn
 
 from .actions import Action
-from .cards import ROUNDS, Card
+from .cards import NIGIRI_POINTS, ROUNDS, WASABI_MULTIPLIER, Card
 from .cards import deck as cards_deck
 from .errors import (
     CardNotInHandError,
@@ -36,11 +41,20 @@ from .events import (
     RoundStarted,
     WasabiUsed,
 )
-from .legal import CHOPSTICKS_KEY, Entry, LegalSet, pack, turn_sets, unpack
+from .legal import (
+    CHOPSTICKS_KEY,
+    NO_ACTIONS,
+    Entry,
+    LegalSet,
+    exact_set,
+    pack,
+    turn_sets,
+    unpack,
+)
 from .observation import Observation, TableauView, wasabi_placements
 from .options import GameOptions
 from .rng import DeterministicRng
-from .scoring import RoundPoints, round_breakdown, score_puddings
+from .scoring import RoundPoints, packed_breakdown, round_breakdown, score_puddings
 
 DECK_STREAM = b"deck"
 """The generator stream (see engine.rng) that shuffles the deck."""
@@ -48,18 +62,31 @@ DECK_STREAM = b"deck"
 _CHOP = Card.CHOPSTICKS
 _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
-_CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
+_PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
+_NIGIRI = [NIGIRI_POINTS.get(card, 0) for card in Card]
+_ON_WASABI = [points * WASABI_MULTIPLIER for points in _NIGIRI]
 
-
-_NO_ACTIONS: LegalSet = ((), {})
 _get = dict.get
 _first = operator.itemgetter(0)
 _second = operator.itemgetter(1)
+_third = operator.itemgetter(2)
+_fourth = operator.itemgetter(3)
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
-"""The packed-hand code of one card of each kind."""
+"""The packed code of one card of each kind."""
 _sub = operator.sub
+_add = operator.add
+_or = operator.or_
+_SEATS = [range(n) for n in range(6)]
+_EVEN = sum(15 << (8 * lane) for lane in range(7))
+_LANES = sum(1 << (8 * lane) for lane in range(7))
+
+
+def _size(code: int) -> int:
+    """How many cards a packed code holds: its 13 nibbles summed in 8-bit lanes, then the lanes
+    summed by one multiplication into the top lane (at most 13 * 15 < 256, so nothing carries)."""
+    return ((code & _EVEN) + (code >> 4 & _EVEN)) * _LANES >> 48 & 255
 
 
 class Game:
@@ -76,9 +103,9 @@ class Game:
         "_hand_len",
         "_hands",
         "_history",
-        "_index",
         "_legal",
         "_n",
+        "_nigiri",
         "_open_wasabi",
         "_over",
         "_passes_left",
@@ -87,7 +114,9 @@ class Game:
         "_round",
         "_round_points",
         "_scores",
+        "_shown",
         "_tableaus",
+        "_tcodes",
         "_turn",
         "_turns_played",
         "_views",
@@ -111,7 +140,13 @@ class Game:
         self._hands = [0] * n
         self._hand_len = 0
         self._dummy_pile: list[Card] = []
+        self._tcodes = [0] * t
+        """Each tableau's cards this round, packed like a hand."""
+        self._nigiri = [0] * t
+        """Each tableau's nigiri points this round (tripled on wasabi)."""
         self._tableaus: list[list[Card]] = [[] for _ in range(t)]
+        """This round's tableaus in play order, as of `_shown` turns of the history."""
+        self._shown = 0
         self._open_wasabi = [0] * t
         self._chop = [0] * t
         self._chop_keys = [0] * t
@@ -132,8 +167,6 @@ class Game:
         """The public tableau views of this turn, once built (see `_public_views`)."""
         self._legal: list[LegalSet] = []
         """Each seat's legal set this turn."""
-        self._index: list[dict[Action, Entry]] = []
-        """The index of each seat's legal set (see `engine.legal.LegalSet`)."""
         self._start_round()
 
     @classmethod
@@ -177,6 +210,9 @@ class Game:
         game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
         game._dummy_pile = list(dummy_pile)[::-1]
         game._tableaus = [list(view.cards) for view in views]
+        game._shown = 0
+        game._tcodes = [pack(tableau) for tableau in game._tableaus]
+        game._nigiri = [points.nigiri for points in round_breakdown(game._tableaus)]
         game._open_wasabi = [view.open_wasabi for view in views]
         # At a turn's start every chopsticks card in a tableau was played on an earlier turn.
         game._chop = [tableau.count(_CHOP) for tableau in game._tableaus]
@@ -207,6 +243,8 @@ class Game:
         other._hands = self._hands[:]
         other._dummy_pile = self._dummy_pile[:]
         other._tableaus = [t[:] for t in self._tableaus]
+        other._tcodes = self._tcodes[:]
+        other._nigiri = self._nigiri[:]
         other._open_wasabi = self._open_wasabi[:]
         other._chop = self._chop[:]
         other._chop_keys = self._chop_keys[:]
@@ -215,7 +253,6 @@ class Game:
         other._round_points = self._round_points[:]
         other._history = self._history[:]
         other._legal = self._legal[:]
-        other._index = self._index[:]
         return other
 
     # -- reading the state ------------------------------------------------------------------
@@ -257,7 +294,7 @@ class Game:
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action `seat` may take this turn (empty once the game is over)."""
         if type(seat) is int and 0 <= seat < self._n:
-            return self._legal[seat][0]
+            return self._legal[seat].actions
         raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
     def hand(self, seat: int) -> tuple[Card, ...]:
@@ -273,8 +310,8 @@ class Game:
     def puddings(self) -> tuple[int, ...]:
         """Pudding cards kept per tableau, this round's included."""
         return tuple(
-            kept + tableau.count(_PUDDING)
-            for kept, tableau in zip(self._puddings, self._tableaus, strict=True)
+            kept + (code >> _PUDDING_SHIFT & 15)
+            for kept, code in zip(self._puddings, self._tcodes, strict=True)
         )
 
     def returns(self) -> tuple[int, ...]:
@@ -311,7 +348,7 @@ class Game:
                 for s in range(self._n)
             )
             + len(self._dummy_pile)
-            + sum(map(len, self._tableaus))
+            + sum(map(_size, self._tcodes))
             + sum(self._puddings)
             + self._discarded
             + len(self._deck)
@@ -338,7 +375,7 @@ class Game:
         """Every tableau as everyone sees it: built once per turn, shared by every observation
         of that turn (they are immutable), and dropped by the next `apply`."""
         views = []
-        for i, cards in enumerate(self._tableaus):
+        for i, cards in enumerate(self._tableau_lists()):
             dummy = i == self._n
             on, open_wasabi = wasabi_placements(tuple(cards))
             if dummy:
@@ -381,7 +418,7 @@ class Game:
         # action is legal exactly when this turn's legal set indexes it (one C-level map over the
         # seats); only a refused action pays for working out which rule it breaks.
         try:
-            found = list(map(_get, self._index, actions))
+            found = list(map(_get, self._legal, actions))
         except TypeError:  # something unhashable: certainly not an action
             found = [None]
         if None in found:
@@ -394,59 +431,108 @@ class Game:
         events: list[Event] = [
             _tuple_new(PicksRevealed, (self._round, self._turn, revealed, self._controller))
         ]
-        tableaus = self._tableaus
-        for s, entry in enumerate(entries):
-            card = entry[2]
-            if card is not None:
-                tableaus[s].append(card)
-            else:
-                self._place_all(s, entry[0], events)
-        size = self._hand_len
+        codes = self._tcodes
+        placed = list(map(_add, codes, map(_third, entries)))
+        if len(codes) > n:
+            placed.append(codes[n])  # the dummy's: its card, if any, is placed below
+        self._tcodes = placed
+        for s in compress(_SEATS[n], map(_fourth, entries)):
+            self._place_more(s, revealed[s], events)
         self._history.append(revealed)
         self._turns_played += 1
-        size -= 1
+        size = self._hand_len - 1
         self._hand_len = size
         if size == 0:
             self._hands = after
             self._end_round(events)
             return events
-        if self._passes_left:
-            self._hands = after[-1:] + after[:-1]  # seat i's hand goes to seat i+1
-        else:
-            self._hands = after[1:] + after[:1]  # seat i's hand goes to seat i-1
+        # Seat i's hand goes to seat i+1 (passing left), or to seat i-1.
+        hands = after[-1:] + after[:-1] if self._passes_left else after[1:] + after[:1]
+        self._hands = hands
         self._turn += 1
         if self._dummy_pile:
             self._dummy_draw()
-        self._begin_turn()
+            self._begin_turn()
+            return events
+        # `_begin_turn`, inlined for the common case: every hand in the exact cache.
+        sets = list(map(exact_set, map(_or, hands, self._chop_keys)))
+        if None in sets:
+            self._begin_turn()
+        else:
+            self._legal = sets  # type: ignore[assignment]  # None was just ruled out
         return events
 
     def _begin_turn(self) -> None:
         """Work out every seat's legal actions for the turn that starts now."""
-        sets = self._legal = turn_sets(
-            self._hands, self._hand_len, self._chop_keys, self._controller
-        )
-        self._index = list(map(_second, sets))
+        self._legal = turn_sets(self._hands, self._hand_len, self._chop_keys, self._controller)
 
-    def _place_all(self, s: int, action: Action, events: list[Event]) -> None:
-        """Place an action's cards: its picks, a used chopsticks card back to the hand (the
-        caller's packed hand already has it), the dummy's card."""
+    def _place_more(self, s: int, action: Action, events: list[Event]) -> None:
+        """What placing an action needs beyond the counts `apply` added: nigiri points, wasabi,
+        chopsticks (a used one goes back to the hand), and the dummy's card."""
         first, second, dummy = action
-        self._place(s, first, events)
+        # `_placed(s, first, events)`, inlined: most calls are one nigiri, wasabi or chopsticks.
+        if _EGG <= first <= _SQUID:
+            if self._open_wasabi[s]:
+                self._open_wasabi[s] -= 1
+                self._nigiri[s] += _ON_WASABI[first]
+                events.append(_tuple_new(WasabiUsed, (s, first)))
+            else:
+                self._nigiri[s] += _NIGIRI[first]
+        elif first == _WASABI:
+            self._open_wasabi[s] += 1
+        elif first == _CHOP:
+            self._chop[s] += 1
+            self._chop_keys[s] = CHOPSTICKS_KEY
         if second is not None:
-            self._place(s, second, events)
-            self._tableaus[s].remove(_CHOP)  # the oldest: it was played on an earlier turn
+            self._placed(s, second, events)
             self._chop[s] -= 1
             if not self._chop[s]:
                 self._chop_keys[s] = 0
-            events.append(ChopsticksReturned(s))
+            events.append(_tuple_new(ChopsticksReturned, (s,)))
         if dummy is not None:
-            self._place(self._n, dummy, events)
+            n = self._n
+            self._tcodes[n] += _BITS[dummy]
+            self._placed(n, dummy, events)
+
+    def _placed(self, t: int, card: Card, events: list[Event]) -> None:
+        """`card` was just counted into tableau `t`: a nigiri goes on the oldest open wasabi."""
+        if _EGG <= card <= _SQUID:
+            if self._open_wasabi[t]:
+                self._open_wasabi[t] -= 1
+                self._nigiri[t] += _ON_WASABI[card]
+                events.append(_tuple_new(WasabiUsed, (t, card)))
+            else:
+                self._nigiri[t] += _NIGIRI[card]
+        elif card == _WASABI:
+            self._open_wasabi[t] += 1
+        elif card == _CHOP:
+            self._chop[t] += 1
+            self._chop_keys[t] = CHOPSTICKS_KEY
+
+    def _tableau_lists(self) -> list[list[Card]]:
+        """This round's tableaus in play order, brought up to date from the history."""
+        tableaus = self._tableaus
+        history = self._history
+        if self._shown < len(history):
+            dummy_tableau = tableaus[self._n] if self.options.dummy else None
+            for revealed in history[self._shown :]:
+                for tableau, (first, second, dummy) in zip(
+                    tableaus[: self._n], revealed, strict=True
+                ):
+                    tableau.append(first)
+                    if second is not None:
+                        tableau.append(second)
+                        tableau.remove(_CHOP)  # the oldest: it was played on an earlier turn
+                    if dummy is not None and dummy_tableau is not None:
+                        dummy_tableau.append(dummy)
+            self._shown = len(history)
+        return tableaus
 
     def _refuse(self, actions: Sequence[object]) -> NoReturn:
         """Raise the specific error for the first action that this turn's legal sets refuse."""
         for s, a in enumerate(actions):
             try:
-                if self._index[s].get(a) is None:  # type: ignore[call-overload]
+                if self._legal[s].get(a) is None:  # type: ignore[call-overload]
                     self._refuse_one(s, a)
             except TypeError:
                 self._refuse_one(s, a)
@@ -486,19 +572,6 @@ class Game:
                 raise CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
         raise IllegalActionError(s, f"{Action(*a).describe()} is not a legal action")
 
-    def _place(self, t: int, card: Card, events: list[Event]) -> None:
-        """Put `card` in tableau `t`, on the oldest open wasabi if it is a nigiri."""
-        self._tableaus[t].append(card)
-        if _EGG <= card <= _SQUID:
-            if self._open_wasabi[t]:
-                self._open_wasabi[t] -= 1
-                events.append(WasabiUsed(t, card))
-        elif card == _WASABI:
-            self._open_wasabi[t] += 1
-        elif card == _CHOP:
-            self._chop[t] += 1
-            self._chop_keys[t] = CHOPSTICKS_KEY
-
     # -- rounds ------------------------------------------------------------------------------
 
     def _start_round(self) -> None:
@@ -534,29 +607,41 @@ class Game:
         return [RoundStarted(1, self.options.hand_size, 1)]
 
     def _end_round(self, events: list[Event]) -> None:
-        points = tuple(round_breakdown(self._tableaus))
+        codes = self._tcodes
+        points = tuple(packed_breakdown(codes, self._nigiri))
         self._round_points.append(points)
-        for i, tableau in enumerate(self._tableaus):
-            self._scores[i] += sum(points[i])
-            kept = tableau.count(_PUDDING)
-            self._puddings[i] += kept
-            self._discarded += len(tableau) - kept
+        kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
+        self._scores = list(map(_add, self._scores, map(sum, points)))
+        self._puddings = list(map(_add, self._puddings, kept))
+        self._discarded += sum(map(_size, codes)) - sum(kept)
+        t = len(codes)
+        self._tcodes = [0] * t
+        self._nigiri = [0] * t
+        self._open_wasabi = [0] * t
+        self._chop = [0] * t
+        self._chop_keys = [0] * t
+        for tableau in self._tableaus:
             tableau.clear()
-            self._open_wasabi[i] = 0
-            self._chop[i] = 0
-            self._chop_keys[i] = 0
+        self._shown = len(self._history)
         self._controller = None
-        events.append(RoundScored(self._round, points, tuple(self._scores), tuple(self._puddings)))
+        events.append(
+            _tuple_new(
+                RoundScored, (self._round, points, tuple(self._scores), tuple(self._puddings))
+            )
+        )
         if self._round < ROUNDS:
             self._start_round()
-            events.append(RoundStarted(self._round, self._hand_len, self.pass_direction))
+            events.append(
+                _tuple_new(
+                    RoundStarted, (self._round, self._hand_len, 1 if self._passes_left else -1)
+                )
+            )
             return
         self._pudding_points = tuple(score_puddings(self._puddings))
         for i, p in enumerate(self._pudding_points):
             self._scores[i] += p
         self._over = True
-        self._legal = [_NO_ACTIONS] * self._n
-        self._index = [_NO_ACTIONS[1]] * self._n
+        self._legal = [NO_ACTIONS] * self._n
         places = self.places()
         events.append(
             GameOver(

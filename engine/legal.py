@@ -16,12 +16,21 @@ from collections.abc import Iterable
 from .actions import Action
 from .cards import CARDS, NUM_KINDS, Card
 
-Entry = tuple[Action, int, Card | None]
-"""An interned action, the packed cards it takes out of the hand (less a chopsticks card it puts
-back), and its card when placing it is trivial (one card that is no nigiri, wasabi or chopsticks,
-and no dummy pick), else None."""
-LegalSet = tuple[tuple[Action, ...], dict[Action, Entry]]
-"""The legal actions in order, and an index from each (or anything equal to it) to its `Entry`."""
+Entry = tuple[Action, int, int, bool]
+"""An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts
+back); the packed cards it adds to the seat's own tableau (less that chopsticks card; the dummy's
+card excluded); and whether placing it needs more than adding those counts (a nigiri, wasabi or
+chopsticks card, a chopsticks pair, or a dummy pick)."""
+
+
+class LegalSet(dict[Action, Entry]):
+    """A seat's legal actions: an index from each (or anything equal to it) to its `Entry`, with
+    `actions`, every legal action in a fixed order. Shared and never changed once built."""
+
+    __slots__ = ("actions",)
+
+    actions: tuple[Action, ...]
+
 
 _CACHE: dict[int, LegalSet] = {}
 _DUMMY_CACHE: dict[int, LegalSet] = {}
@@ -65,7 +74,7 @@ def legal_actions(
     `size` is the number of cards in the hand. Chopsticks need a second card in hand (a third for the
     dummy's controller, who also gives the dummy one card from the same hand).
     """
-    return legal_set(code, size, chopsticks, controls_dummy)[0]
+    return legal_set(code, size, chopsticks, controls_dummy).actions
 
 
 def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
@@ -123,16 +132,19 @@ def turn_sets(
     return out
 
 
-_SIMPLE = frozenset(CARDS) - {Card.EGG, Card.SALMON, Card.SQUID, Card.WASABI, Card.CHOPSTICKS}
+_SPECIAL = frozenset({Card.EGG, Card.SALMON, Card.SQUID, Card.WASABI, Card.CHOPSTICKS})
 _CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
 
 
 def _entry(action: Action) -> Entry:
-    taken = sum(1 << (c << 2) for c in action.cards)
-    if action.second is not None:
-        taken -= _CHOP_BIT
-    simple = action.second is None and action.dummy is None and action.first in _SIMPLE
-    return action, taken, action.first if simple else None
+    first, second, dummy = action
+    own = 1 << (first << 2)
+    special = first in _SPECIAL or dummy is not None
+    if second is not None:
+        own += (1 << (second << 2)) - _CHOP_BIT
+        special = True
+    taken = own if dummy is None else own + (1 << (dummy << 2))
+    return action, taken, own, special
 
 
 def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
@@ -146,4 +158,15 @@ def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> Le
             left = code - sum(1 << (c << 2) for c in action.cards)
             out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
         own = out
-    return tuple(own), {action: _entry(action) for action in own}
+    found = LegalSet((action, _entry(action)) for action in own)
+    found.actions = tuple(own)
+    return found
+
+
+NO_ACTIONS = LegalSet()
+"""The legal set of a seat once the game is over."""
+NO_ACTIONS.actions = ()
+
+exact_set = _EXACT.get
+"""The exact cache of `turn_sets` by key (a packed hand, plus `CHOPSTICKS_KEY` when its seat has
+chopsticks ready): the seat's `LegalSet`, or None when it is not cached yet."""

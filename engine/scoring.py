@@ -8,6 +8,8 @@ values that also reports the points per category, so there is exactly one scorer
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import reduce
+from operator import or_
 from typing import NamedTuple
 
 from .cards import (
@@ -29,7 +31,7 @@ from .cards import (
     Card,
 )
 
-__all__ = ["RoundPoints", "round_breakdown", "score_puddings", "score_round"]
+__all__ = ["RoundPoints", "packed_breakdown", "round_breakdown", "score_puddings", "score_round"]
 
 _TEMPURA, _SASHIMI, _DUMPLING = Card.TEMPURA, Card.SASHIMI, Card.DUMPLING
 _WASABI, _SOY = Card.WASABI, Card.SOY_SAUCE
@@ -106,7 +108,6 @@ def round_breakdown(tableaus: Sequence[list[Card]]) -> list[RoundPoints]:
     """
     icons: list[int] = []
     partial: list[tuple[int, int, int, int]] = []
-    soy_played = False
     for tableau in tableaus:
         # list.count runs in C and matches cards by identity first: cheaper than a Python loop
         # over the tableau, for the dozen kinds a round's scoring needs.
@@ -124,17 +125,62 @@ def round_breakdown(tableaus: Sequence[list[Card]]) -> list[RoundPoints]:
                 nigiri,
             )
         )
-        soy_played = soy_played or _SOY in tableau
-    maki = _maki_points(icons)
-    if soy_played:
+    soy = None
+    if any(_SOY in tableau for tableau in tableaus):
         colours = [len({_FAMILY[card] for card in tableau}) for tableau in tableaus]
         soy = _soy_points(colours, [_SOY in tableau for tableau in tableaus])
-    else:
+    return _assemble(icons, partial, soy)
+
+
+def _assemble(
+    icons: list[int], partial: list[tuple[int, int, int, int]], soy: list[int] | None
+) -> list[RoundPoints]:
+    """Every tableau's RoundPoints from its maki icons, its (tempura, sashimi, dumpling, nigiri)
+    points and the soy sauce points (None: nobody played soy sauce)."""
+    maki = _maki_points(icons)
+    if soy is None:
         soy = [0] * len(partial)
     # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
     return [
         _tuple_new(RoundPoints, (maki[i], t, s, d, n, soy[i]))
         for i, (t, s, d, n) in enumerate(partial)
+    ]
+
+
+# The packed layout (4 bits per kind, as `engine.legal` packs hands) puts tempura, sashimi and
+# dumplings in the low 12 bits and the three maki in the next 12: one table look-up each.
+assert tuple(range(6)) == (_TEMPURA, _SASHIMI, _DUMPLING, _M1, _M2, _M3)
+_SHIFT_SOY = 4 * _SOY
+_SETS_BY_CODE = [
+    (
+        (c & 15) // TEMPURA_SET * TEMPURA_POINTS,
+        (c >> 4 & 15) // SASHIMI_SET * SASHIMI_POINTS,
+        DUMPLING_POINTS[min(c >> 8 & 15, _MAX_DUMPLINGS)],
+    )
+    for c in range(1 << 12)
+]
+"""(tempura, sashimi, dumpling) points by the low 12 bits of a packed tableau."""
+_ICONS_BY_CODE = [
+    (c & 15) * _I1 + (c >> 4 & 15) * _I2 + (c >> 8 & 15) * _I3 for c in range(1 << 12)
+]
+"""Maki icons by bits 12-23 of a packed tableau."""
+
+
+def packed_breakdown(codes: Sequence[int], nigiri: Sequence[int]) -> list[RoundPoints]:
+    """`round_breakdown` for the game's own state: each tableau as a packed count code (4 bits per
+    card kind, as `engine.legal` packs hands; no kind more than 15 times) and its nigiri points,
+    worked out in play order as the cards were placed."""
+    maki = _maki_points([_ICONS_BY_CODE[c >> 12 & 4095] for c in codes])
+    if reduce(or_, codes) >> _SHIFT_SOY & 15:
+        kinds = range(NUM_KINDS)
+        colours = [len({_FAMILY[k] for k in kinds if c >> (k << 2) & 15}) for c in codes]
+        soy = _soy_points(colours, [c >> _SHIFT_SOY & 15 > 0 for c in codes])
+    else:
+        soy = [0] * len(codes)
+    # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
+    return [
+        _tuple_new(RoundPoints, (m, *_SETS_BY_CODE[c & 4095], n, y))
+        for m, c, n, y in zip(maki, codes, nigiri, soy, strict=True)
     ]
 
 
