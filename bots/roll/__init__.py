@@ -1,8 +1,9 @@
 """Sushi Roll strategies: a `RollObservation` in, a `RollAction` out. Pure, like `bots`.
 
-The built-in names are the card game's (`random`, `greedy`, `heuristic`); ask for the Sushi Roll
-ones with `get_roll_strategy(spec)` or `bots.get_strategy(spec, game="sushi-roll")`. User specs
-(``path/to/file.py:Class``, ``module:Class``, ``@key=value``) work as for the card game.
+The built-in names are the card game's (`random`, `greedy`, `heuristic`, and `ismcts`: the search
+bot, `RollSearchStrategy`); ask for the Sushi Roll ones with `get_roll_strategy(spec)` or
+`bots.get_strategy(spec, game="sushi-roll")`. User specs (``path/to/file.py:Class``,
+``module:Class``, ``@key=value``) work as for the card game.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import cast
 from bots import _registry
 
 from ._base import RollStrategy, RollStrategyFactory
+from ._search import RollSearchStrategy
 from ._strategies import (
     ROLL_BUILTIN,
     RollGreedyStrategy,
@@ -27,6 +29,7 @@ __all__ = [
     "RollGreedyStrategy",
     "RollHeuristicStrategy",
     "RollRandomStrategy",
+    "RollSearchStrategy",
     "RollStrategy",
     "RollStrategyFactory",
     "get_roll_strategy",

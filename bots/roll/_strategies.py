@@ -1,4 +1,5 @@
-"""The built-in Sushi Roll strategies: `random`, `greedy` and `heuristic`."""
+"""The built-in Sushi Roll strategies: `random`, `greedy` and `heuristic` (and, in `ROLL_BUILTIN`,
+`ismcts`, the search bot of `_search`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable, Sequence
 from engine.roll import Reroll, RollAction, RollObservation, Swap, Take
 
 from ._base import RollStrategy
+from ._search import RollSearchStrategy
 from ._values import Context, context, greedy_value, heuristic_value, kind_faces
 
 
@@ -160,5 +162,6 @@ ROLL_BUILTIN: dict[str, Callable[..., RollStrategy]] = {
     "random": RollRandomStrategy,
     "greedy": RollGreedyStrategy,
     "heuristic": RollHeuristicStrategy,
+    "ismcts": RollSearchStrategy,
 }
 """The built-in Sushi Roll strategies by name (the card game's names, Sushi Roll's play)."""

@@ -47,7 +47,7 @@ def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     "argv",
     [
         ["--strategies", "random", "--games", "1", "--game", "sushi-roll", "--variant", "dummy"],
-        ["--strategies", "ismcts", "--games", "1", "--game", "sushi-roll"],
+        ["--strategies", "alphazero,random", "--games", "1", "--game", "sushi-roll"],
         ["--strategies", "random", "--games", "1", "--game", "sushi-roll", "--players", "6"],
         ["--strategies", "random", "--games", "1", "--game", "chess"],
     ],
