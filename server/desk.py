@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from protocol import (
     CreateTournament,
     ErrorCode,
-    GameKind,
     ListTournaments,
     Message,
     RegisterTournament,
@@ -28,7 +27,8 @@ from protocol import (
 )
 
 from .session import Session
-from .table import Table, TableError
+from .table import TableError
+from .tables import AnyTable, check_settings
 from .tournament import Tournament
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class TournamentDesk:
         self.entrants: dict[tuple[str, str], Session] = {}
         """(tournament, player id) -> the entrant's session."""
         self.watchers: dict[str, list[Session]] = {}
-        self._finished: list[Table] = []
+        self._finished: list[AnyTable] = []
         self._dirty: set[str] = set()
 
     # -- requests -----------------------------------------------------------------------------
@@ -95,8 +95,8 @@ class TournamentDesk:
 
     def _create(self, session: Session, msg: CreateTournament) -> None:
         settings = msg.settings
-        if settings.kind != GameKind.SUSHI_GO:
-            raise TableError(ErrorCode.UNSUPPORTED_GAME_KIND, f"no {settings.kind!r} here")
+        t = Tournament(settings, session.player_id)
+        check_settings(t.table_settings())  # either game kind; BAD_SETTINGS for no game
         if not _NAME.match(settings.name):
             raise TableError(
                 ErrorCode.BAD_SETTINGS, "a tournament name is letters, digits, space . _ -"
@@ -107,11 +107,6 @@ class TournamentDesk:
             )
         if len(self.tournaments) >= MAX_TOURNAMENTS:
             raise TableError(ErrorCode.NOT_ALLOWED, "too many tournaments on this server")
-        t = Tournament(settings, session.player_id)
-        try:
-            t.table_settings().options()
-        except ValueError as exc:
-            raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
         self.tournaments[settings.name] = t
         self._watch(settings.name, session)
         log.info("tournament %s created by %s", settings.name, session.player_id)
@@ -130,7 +125,7 @@ class TournamentDesk:
 
     # -- games ----------------------------------------------------------------------------------
 
-    def game_over(self, table: Table) -> None:
+    def game_over(self, table: AnyTable) -> None:
         """A tournament table's game ended: record it; close the table at the next flush."""
         t = self.tournaments.get(table.tournament or "")
         game = table.game

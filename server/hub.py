@@ -26,13 +26,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
 
 from bots import BUILTIN, Strategy, get_strategy
+from bots.roll import ROLL_BUILTIN, RollStrategy, get_roll_strategy
 from protocol import (
     Commit,
     ConnectionClosed,
     Error,
     ErrorCode,
     FairRecord,
-    GameKind,
     Hello,
     LoginGuest,
     LoginKey,
@@ -44,6 +44,8 @@ from protocol import (
     RemoteProtocolError,
     Resume,
     Reveal,
+    RollFairRecord,
+    RollPlay,
     Seed,
     ServerConnection,
     ServerPing,
@@ -55,6 +57,7 @@ from protocol import (
     handshake_reply,
     new_challenge,
     sign_record,
+    sign_roll_record,
 )
 
 from .desk import TournamentDesk
@@ -63,7 +66,8 @@ from .persist import StateError, dump, load
 from .resume import resume_session
 from .session import Session, Transport
 from .storage import PlayerResult, Storage
-from .table import Table, TableError
+from .table import TableError
+from .tables import AnyTable
 
 log = logging.getLogger("sushigo.server")
 
@@ -154,7 +158,7 @@ class Hub:
         self.per_address: dict[str, int] = {}
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, AnyTable] = {}
         self._ids = itertools.count(1)
         self._timers: list[tuple[float, int, str, Any]] = []
         self._timer_seq = itertools.count()
@@ -240,13 +244,17 @@ class Hub:
             if isinstance(event, ConnectionClosed):
                 self.lost(conn, now)
                 return
-            # A game move the phase check let through comes once per turn at most: it costs
-            # nothing, so fast bots are never slowed. Everything else spends from the bucket.
+            # A game move the phase check let through comes once per turn at most (a Sushi Roll
+            # mover's few, bounded by its tokens): it costs nothing, so fast bots are never
+            # slowed. Everything else spends from the bucket.
             if not isinstance(event, _FREE) and not self._spend(conn, now, _ref(event)):
                 continue
             try:
                 self._handle(conn, event, now)
             except TableError as exc:
+                # A move the table refuses costs after all, so a mover cannot spam illegal ones.
+                if isinstance(event, _FREE) and not self._spend(conn, now, _ref(event)):
+                    continue
                 self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
             except Exception:  # a server bug: log it, tell the client, keep everyone else going
                 log.exception("internal error handling %s from %s", event.TYPE, conn.peer)
@@ -288,12 +296,15 @@ class Hub:
         """Fire every timer that is due."""
         self.now = now
         while self._timers and self._timers[0][0] <= now:
-            _, _, kind, target = heapq.heappop(self._timers)
+            when, _, kind, target = heapq.heappop(self._timers)
             if kind == "table":
-                table: Table = target
-                if self.tables.get(table.table_id) is table and table.deadline is not None:
-                    self._watched.pop(table.table_id, None)
-                    table.on_timer(now)
+                table: AnyTable = target
+                # Only the table's scheduled timer counts (see `_watch`); older ones are spent.
+                if self._watched.get(table.table_id) == when and (
+                    self.tables.get(table.table_id) is table
+                ):
+                    del self._watched[table.table_id]
+                    table.on_timer(now)  # early (the deadline moved on): does nothing
                     self._watch(table)
             elif kind == "handshake":
                 self._handshake_deadline(target, now)
@@ -320,10 +331,18 @@ class Hub:
     def _at(self, when: float, kind: str, target: object) -> None:
         heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
 
-    def _watch(self, table: Table) -> None:
-        """Schedule the table's deadline if it changed."""
+    def _watch(self, table: AnyTable) -> None:
+        """Schedule the table's deadline, unless its timer is due by then anyway.
+
+        Deadlines mostly move later (each turn's phase sets its own), so a table keeps one timer
+        until it fires, and only then is the current deadline scheduled: a few timers per table
+        per turn time, instead of two heap entries per turn that outlive it (in the heap, which
+        the garbage collector walks, for a whole turn time)."""
         deadline = table.deadline
-        if deadline is not None and self._watched.get(table.table_id) != deadline:
+        if deadline is None:
+            return
+        scheduled = self._watched.get(table.table_id)
+        if scheduled is None or deadline < scheduled:
             self._watched[table.table_id] = deadline
             self._at(deadline, "table", table)
 
@@ -404,15 +423,19 @@ class Hub:
 
     # -- the TableHost interface ---------------------------------------------------------------
 
-    def save_table(self, table: Table) -> None:
-        """Persist a table at a turn boundary."""
+    def save_table(self, table: AnyTable) -> None:
+        """Persist a table at a turn boundary (a Sushi Roll table: after every action)."""
         self.storage.save_table(table.table_id, dump(table))
 
     def sign(self, record: FairRecord) -> SignedRecord:
         """Sign a record with the server key."""
         return sign_record(record, self.key)
 
-    def game_finished(self, table: Table, signed: SignedRecord) -> None:
+    def sign_roll(self, record: RollFairRecord) -> SignedRecord:
+        """Sign a Sushi Roll record with the server key."""
+        return sign_roll_record(record, self.key)
+
+    def game_finished(self, table: AnyTable, signed: SignedRecord) -> None:
         """Store the record and results; update ratings of identified players."""
         game = table.game
         assert game is not None
@@ -430,25 +453,27 @@ class Hub:
             for seat in table.seats
         ]
         game_id = signed.signature[:16].hex()
+        kind = str(table.settings.kind)
         self.storage.finish_game(
             table.table_id,
             game_id,
-            str(GameKind.SUSHI_GO),
+            kind,
             signed.record,
             signed.signature,
             results,
             finished_ms=self.wall_ms(),
         )
-        self._rate(results)
+        self._rate(results, kind)
         self.desk.game_over(table)
         log.info(
-            "game over at table %s: %s",
+            "game over at table %s (%s): %s",
             table.table_id,
+            kind,
             ", ".join(f"{r.name} {r.score}" for r in results),
         )
         self.seat_tokens(table)
 
-    def _rate(self, results: list[PlayerResult]) -> None:
+    def _rate(self, results: list[PlayerResult], kind: str) -> None:
         rated = [r for r in results if r.player_id is not None]
         if len(rated) < 2:
             return
@@ -456,7 +481,7 @@ class Hub:
         teams = []
         for r in rated:
             assert r.player_id is not None
-            old = self.storage.get_rating(r.player_id)
+            old = self.storage.get_rating(r.player_id, kind)
             teams.append([model.rating(mu=old[0], sigma=old[1]) if old else model.rating()])
         new = model.rate(teams, ranks=[r.place for r in rated])
         self.storage.set_ratings(
@@ -464,7 +489,8 @@ class Hub:
                 r.player_id: (t[0].mu, t[0].sigma)
                 for r, t in zip(rated, new, strict=True)
                 if r.player_id
-            }
+            },
+            kind,
         )
 
     def make_bot(self, strategy: str) -> Strategy:
@@ -477,7 +503,18 @@ class Hub:
             )
         return get_strategy(name)
 
-    def table_changed(self, table: Table) -> None:
+    def make_roll_bot(self, strategy: str) -> RollStrategy:
+        """A built-in Sushi Roll strategy by name (the card game's names, Sushi Roll's play)."""
+        name = DEFAULT_BOT if strategy == "default" else strategy
+        if name not in ROLL_BUILTIN:
+            raise TableError(
+                ErrorCode.UNKNOWN_BOT,
+                f"no Sushi Roll bot {strategy!r}: choose one of "
+                f"{', '.join(['default', *sorted(ROLL_BUILTIN)])}",
+            )
+        return get_roll_strategy(name)
+
+    def table_changed(self, table: AnyTable) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
         for person in table.people():
@@ -520,19 +557,19 @@ class Hub:
 
     # -- what other parts of the server call ---------------------------------------------------
 
-    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+    def open_table(self, settings: TableSettings, host: str | None) -> AnyTable:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
 
-    def seat_tokens(self, table: Table) -> None:
+    def seat_tokens(self, table: AnyTable) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self.lobby.seat_tokens(table)
 
-    def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
+    def _leave(self, session: Session, table: AnyTable, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)
 
 
-_FREE = (Commit, Reveal, Seed, Pong)
+_FREE = (Commit, Reveal, Seed, RollPlay, Pong)
 
 
 def _ref(message: Message) -> int | None:

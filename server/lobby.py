@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 import secrets
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from engine import OptionsError
 from protocol import (
     AddBot,
     Chat,
@@ -19,7 +18,6 @@ from protocol import (
     Commit,
     CreateTable,
     ErrorCode,
-    GameKind,
     JoinTable,
     LeaveTable,
     ListTables,
@@ -29,6 +27,7 @@ from protocol import (
     Message,
     QuickMatch,
     Reveal,
+    RollPlay,
     Seed,
     Spectate,
     Spectating,
@@ -37,11 +36,14 @@ from protocol import (
     TableLeft,
     TableList,
     TableSettings,
+    TableStatus,
     verify_login,
 )
 
+from .roll_table import RollTable
 from .session import Session, new_token
-from .table import Table, TableError, TablePhase
+from .table import Table, TableError
+from .tables import AnyTable, describe, make_table
 
 if TYPE_CHECKING:
     from .hub import Conn, Hub
@@ -54,7 +56,7 @@ class Lobby:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self._quick: dict[tuple[str, int], list[Table]] = {}
+        self._quick: dict[tuple[str, int], list[AnyTable]] = {}
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
 
     def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
@@ -75,7 +77,7 @@ class Lobby:
         elif isinstance(msg, QuickMatch):
             self._quick_match(session, msg, now)
         elif isinstance(msg, Spectate):
-            self._spectate(session, msg)
+            self._spectate(session, msg, now)
         elif isinstance(msg, LeaveTable):
             table = self._current(session)
             self.leave(session, table, msg.ref)
@@ -96,10 +98,15 @@ class Lobby:
             table.seed(seat, msg.seed, now)
         elif isinstance(msg, Commit):
             table, seat = self._seat_of(session)
-            table.commit(seat, msg.round, msg.turn, msg.commitment, now)
+            _card_table(table).commit(seat, msg.round, msg.turn, msg.commitment, now)
         elif isinstance(msg, Reveal):
             table, seat = self._seat_of(session)
-            table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+            _card_table(table).reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+        elif isinstance(msg, RollPlay):
+            table, seat = self._seat_of(session)
+            if not isinstance(table, RollTable):
+                raise TableError(ErrorCode.OUT_OF_PHASE, "this table plays the card game")
+            table.act(seat, msg.round, msg.cycle, msg.action, now)
         else:
             return False
         return True
@@ -131,55 +138,41 @@ class Lobby:
             "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
         )
 
-    def _table(self, table_id: str) -> Table:
+    def _table(self, table_id: str) -> AnyTable:
         table = self.hub.tables.get(table_id)
         if table is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
-    def _current(self, session: Session) -> Table:
+    def _current(self, session: Session) -> AnyTable:
         if session.table is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "not at a table")
         return session.table
 
-    def _hosted(self, session: Session) -> Table:
+    def _hosted(self, session: Session) -> AnyTable:
         table = self._current(session)
         if table.host_player != session.player_id or session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "only the table's host may do that")
         return table
 
-    def _seat_of(self, session: Session) -> tuple[Table, int]:
+    def _seat_of(self, session: Session) -> tuple[AnyTable, int]:
         table = self._current(session)
         if session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "spectators do not play")
         return table, session.seat
 
-    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+    def open_table(self, settings: TableSettings, host: str | None) -> AnyTable:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self._new_table(settings, host)
 
-    def seat_tokens(self, table: Table) -> None:
+    def seat_tokens(self, table: AnyTable) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
-    def _new_table(self, settings: Any, host: str | None) -> Table:
-        if settings.kind != GameKind.SUSHI_GO:
-            raise TableError(
-                ErrorCode.UNSUPPORTED_GAME_KIND, f"this server does not host {settings.kind!r}"
-            )
-        try:
-            settings.options()
-        except OptionsError as exc:
-            raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
-        table_id = secrets.token_hex(6)
-        table = Table(table_id, settings, self.hub, host)
-        self.hub.tables[table_id] = table
-        log.info(
-            "table %s created (%d seats%s)",
-            table_id,
-            settings.players,
-            "".join(f", {v}" for v in table.options.variants()),
-        )
+    def _new_table(self, settings: TableSettings, host: str | None) -> AnyTable:
+        table = make_table(secrets.token_hex(6), settings, self.hub, host)
+        self.hub.tables[table.table_id] = table
+        log.info("table %s created (%s)", table.table_id, describe(table))
         return table
 
     def _create(self, session: Session, msg: CreateTable, now: float) -> None:
@@ -208,22 +201,22 @@ class Lobby:
             table.host_player = session.player_id
         self._seated(session, table, taken.index, msg.ref, now)
 
-    def restored(self, table: Table) -> None:
+    def restored(self, table: AnyTable) -> None:
         """A table loaded after a restart: an open quick-match one takes players again."""
         if table.quick and self._joinable(table):
             self._quick.setdefault((str(table.settings.kind), table.settings.players), []).append(
                 table
             )
 
-    def _joinable(self, table: Table) -> bool:
+    def _joinable(self, table: AnyTable) -> bool:
         return (
-            table.phase is TablePhase.OPEN
+            table.status is TableStatus.OPEN
             and not table.full
             and self.hub.tables.get(table.table_id) is table
         )
 
     def _seated(
-        self, session: Session, table: Table, seat: int, ref: int | None, now: float
+        self, session: Session, table: AnyTable, seat: int, ref: int | None, now: float
     ) -> None:
         session.table, session.seat = table, seat
         session.send(TableJoined(ref=ref, table=table.info(), seat=seat))
@@ -238,7 +231,7 @@ class Lobby:
             self._save_seat_tokens(table)
             table.start(now)
 
-    def _save_seat_tokens(self, table: Table) -> None:
+    def _save_seat_tokens(self, table: AnyTable) -> None:
         expires = self.hub.wall_ms() + self.hub.config.token_lifetime_ms
         for seat in table.seats:
             if seat.session is not None:
@@ -246,14 +239,18 @@ class Lobby:
                     seat.session.token_hash, table.table_id, seat.index, expires
                 )
 
-    def _spectate(self, session: Session, msg: Spectate) -> None:
+    def _spectate(self, session: Session, msg: Spectate, now: float) -> None:
         table = self._table(msg.table_id)
         session.table, session.seat = table, None
         table.spectators.append(session)
         session.send(Spectating(ref=msg.ref, table=table.info()))
+        if isinstance(table, RollTable) and table.in_turn:
+            # Mid-turn: the turn's ROLL_TURN first, so the ROLL_UPDATEs that follow make sense
+            # (they name the round and cycle it set).
+            session.send(table.turn_message(None, now))
         self.hub.table_changed(table)
 
-    def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
+    def leave(self, session: Session, table: AnyTable, ref: int | None = None) -> None:
         table.leave(session)
         session.table = session.seat = None
         session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
@@ -284,6 +281,13 @@ class Lobby:
             audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
         for person in audience:
             person.send(out)
+
+
+def _card_table(table: AnyTable) -> Table:
+    """The table as a card table; OUT_OF_PHASE for a Sushi Roll table (no commit-reveal there)."""
+    if not isinstance(table, Table):
+        raise TableError(ErrorCode.OUT_OF_PHASE, "a Sushi Roll table has no commit-reveal")
+    return table
 
 
 def _clean_name(name: str) -> str | None:

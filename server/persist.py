@@ -3,19 +3,37 @@
 A game is saved as its seeds and every turn's commitments and openings: the engine replays it to
 the exact same hands, tableaus and scores, so nothing derived is stored. A game that was mid-turn
 when the server died resumes at the start of that turn.
+
+A Sushi Roll table (``settings.kind == "sushi-roll"``) is saved the same way with its actions
+(steps) in place of turns, after every action: the engine replays them to the exact same dice, so
+a game resumes at the very action it was at, re-rolls and swaps of the turn included. Card tables'
+states are unchanged (still loaded from versions 1 and 2).
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from engine import Action, Game
-from protocol import GameKind, Opening, TableSettings, TurnRecord, derive_game_seed
+from engine import Action, EngineError, Game
+from engine.roll import RollGame, action_from_data
+from protocol import (
+    GameKind,
+    Opening,
+    RollStep,
+    TableSettings,
+    TurnRecord,
+    derive_game_seed,
+)
 
-from .table import SEED_SECONDS, Table, TableHost, TablePhase
+from .roll_table import RollPhase, RollTable
+from .table import SEED_SECONDS, Table, TablePhase
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .tables import AnyTable
 
 STATE_VERSION = 2
 """2: a msgpack stream (header, then one value per turn); 1: one map with every turn."""
@@ -25,7 +43,7 @@ class StateError(ValueError):
     """A saved table that cannot be read back."""
 
 
-def _header(table: Table) -> dict[str, Any]:
+def _header(table: AnyTable) -> dict[str, Any]:
     """Everything but the turns."""
     settings = table.settings
     return {
@@ -62,17 +80,26 @@ def _turn(t: TurnRecord) -> dict[str, Any]:
     }
 
 
-def table_state(table: Table) -> dict[str, Any]:
+def _step(step: RollStep) -> dict[str, Any]:
+    return {"seat": step.seat, "action": step.action.to_data(), "auto": step.auto}
+
+
+def table_state(table: AnyTable) -> dict[str, Any]:
     """The table as plain data."""
+    if isinstance(table, RollTable):
+        return {**_header(table), "steps": [_step(s) for s in table.steps]}
     return {**_header(table), "turns": [_turn(t) for t in table.turns]}
 
 
-def dump(table: Table) -> bytes:
-    """The table's saved bytes: a msgpack stream of the header, then one value per turn.
+def dump(table: AnyTable) -> bytes:
+    """The table's saved bytes: a msgpack stream of the header, then one value per turn (per
+    action for Sushi Roll).
 
     Saved at every turn boundary, so each turn is packed once (kept on the table, per game) and
     only the small header is packed again: the cost of a save does not grow with the game.
     """
+    if isinstance(table, RollTable):
+        return _dump_roll(table)
     packed = table.packed_turns
     if packed[0] != table.server_seed or len(packed[1]) > len(table.turns):
         packed = table.packed_turns = (table.server_seed, [])
@@ -81,24 +108,48 @@ def dump(table: Table) -> bytes:
     return _pack(_header(table)) + b"".join(turns)
 
 
+def _dump_roll(table: RollTable) -> bytes:
+    packed = table.packed_steps
+    if packed[0] != table.server_seed or len(packed[1]) > len(table.steps):
+        packed = table.packed_steps = (table.server_seed, [])
+    steps = packed[1]
+    steps.extend(_pack(_step(s)) for s in table.steps[len(steps) :])
+    return _pack(_header(table)) + b"".join(steps)
+
+
 def _pack(value: Any) -> bytes:
     data: bytes = msgpack.packb(value, use_bin_type=True)
     return data
 
 
-def load(blob: bytes, host: TableHost, now: float) -> Table:
+def load(blob: bytes, host: Hub, now: float) -> AnyTable:
     """Rebuild a saved table. Its players are away until they resume; a game in progress
-    continues at the start of the turn it was in. `StateError` if the bytes make no table."""
+    continues at the start of the turn it was in (Sushi Roll: at the action it was at).
+    `StateError` if the bytes make no table."""
     try:
         values = list(msgpack.Unpacker(io.BytesIO(blob), raw=False))
         data = values[0]
-        if "turns" not in data:
-            data["turns"] = values[1:]
         if data.get("v") not in (1, STATE_VERSION):
             raise StateError(f"unknown table state version {data.get('v')!r}")
         saved = dict(data["settings"])
         saved["kind"] = GameKind(saved["kind"])  # msgpack gives back the plain str
-        table = Table(data["table_id"], TableSettings(**saved), host, data.get("host"))
+        settings = TableSettings(**saved)
+    except StateError:
+        raise
+    except Exception as exc:  # whatever is wrong with the bytes, say so in one line
+        raise StateError(f"unreadable table state: {exc!r}") from None
+    if settings.kind == GameKind.SUSHI_ROLL:
+        return _load_roll(data, values[1:], settings, host, now)
+    return _load_card(data, values[1:], settings, host, now)
+
+
+def _load_card(
+    data: dict[str, Any], rest: list[Any], settings: TableSettings, host: Hub, now: float
+) -> Table:
+    try:
+        if "turns" not in data:
+            data["turns"] = rest
+        table = Table(data["table_id"], settings, host, data.get("host"))
         table.quick = bool(data.get("quick"))
         for seat, held in zip(table.seats, data["seats"], strict=True):
             seat.player_id, seat.name = held["player_id"], held["name"]
@@ -141,4 +192,48 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         table.finish()  # the server died between saving the last turn and storing the record
     else:
         table._begin_turn(now)
+    return table
+
+
+def _load_roll(
+    data: dict[str, Any], rest: list[Any], settings: TableSettings, host: Hub, now: float
+) -> RollTable:
+    try:
+        table = RollTable(data["table_id"], settings, host, data.get("host"))
+        table.quick = bool(data.get("quick"))
+        for seat, held in zip(table.seats, data["seats"], strict=True):
+            seat.player_id, seat.name = held["player_id"], held["name"]
+            if held["bot"]:
+                seat.bot = held["bot"]
+                table.strategies[seat.index] = host.make_roll_bot(held["bot"])
+        phase = RollPhase(data["phase"])
+        table.server_seed = data["server_seed"]
+        table.client_seeds = list(data["client_seeds"])
+        steps = [
+            RollStep(seat=s["seat"], action=action_from_data(s["action"]), auto=bool(s["auto"]))
+            for s in data.get("steps", rest)
+        ]
+    except Exception as exc:  # whatever is wrong with the bytes, say so in one line
+        raise StateError(f"unreadable table state: {exc!r}") from None
+    if phase in (RollPhase.OPEN, RollPhase.OVER):
+        table.phase = RollPhase.OPEN
+        return table
+    table._now_hint = now
+    if phase is RollPhase.SEEDING:
+        table.phase = RollPhase.SEEDING
+        table.deadline = now + SEED_SECONDS
+        return table
+    seeds = tuple(s for s in table.client_seeds if s is not None)
+    game = RollGame(table.options, derive_game_seed(table.table_id, table.server_seed, seeds))
+    for i, step in enumerate(steps, 1):
+        try:
+            game.apply(step.seat, step.action)
+        except EngineError as exc:
+            raise StateError(f"saved action {i} does not replay: {exc}") from None
+    table.game, table.steps = game, steps
+    table.phase = RollPhase.MOVING
+    if game.is_terminal():
+        table.finish()  # the server died between saving the last action and storing the record
+    else:
+        table.resume_turn(now)
     return table

@@ -6,6 +6,12 @@ of where things stand. The token is single-use: every resume rotates it, so a st
 useless, and a resume replaces a connection that is still open. After a server restart sessions
 are gone, but seated players' token hashes are in the database: they resume into their seat with
 a snapshot.
+
+Sushi Roll: a replay works the same way (RESUMED's `turn` is the cycle). A snapshot cannot carry a
+Sushi Roll observation (its `observation` is the card game's), so a snapshot of a Sushi Roll game
+in progress names the phase `waiting` (a seat) or `watching` (a spectator), and the current
+ROLL_TURN follows it at once with the receiver's observation as it is now and the time left: the
+client continues from there exactly as at the start of a turn (docs/PROTOCOL.md section 2.7).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from protocol import (
     server_seed_hash,
 )
 
+from .roll_table import RollPhase, RollTable
 from .session import Session, new_token, token_hash
 from .table import Table, TableError, TablePhase
 
@@ -72,8 +79,11 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
 
     table = session.table
     if table is not None and session.seat is not None:
-        seat = table.seats[session.seat]
-        seat.misses, seat.bot_control = 0, False  # the player is back
+        if isinstance(table, RollTable):
+            table.player_back(session.seat)
+        else:
+            seat = table.seats[session.seat]
+            seat.misses, seat.bot_control = 0, False  # the player is back
 
     if replay is not None and state is not None:
         phase, position = state
@@ -92,7 +102,7 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
         for sent in replay:
             session.send(sent.message)
     else:
-        phase, position, snapshot = _snapshot(session)
+        phase, position, snapshot = _snapshot(session, now)
         session.send(
             Resumed(
                 ref=msg.ref,
@@ -105,13 +115,26 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
                 snapshot=snapshot,
             )
         )
+        if isinstance(table, RollTable) and table.in_turn:
+            session.send(table.turn_message(session.seat, now))
     if table is not None:
         hub.table_changed(table)
 
 
 LOGGED_IN = GAME_PHASES | {Phase.LOBBY, Phase.TABLE, Phase.WATCHING}
 _GAME = frozenset(
-    {Phase.COMMITTING, Phase.COMMITTED, Phase.REVEALING, Phase.REVEALED, Phase.WAITING}
+    {
+        Phase.COMMITTING,
+        Phase.COMMITTED,
+        Phase.REVEALING,
+        Phase.REVEALED,
+        Phase.WAITING,
+        Phase.ROLL_WAITING,
+        Phase.ROLL_MOVING,
+        # A spectator follows the turns too: its replayed COMMITMENTS, TURN_RESULT or ROLL_UPDATE
+        # must name the round and turn RESUMED gives.
+        Phase.WATCHING,
+    }
 )
 
 
@@ -139,20 +162,25 @@ def _from_storage(hub: Hub, conn: Conn, digest: bytes) -> Session | None:
     return session
 
 
-def _snapshot(session: Session) -> tuple[Phase, tuple[int, int] | None, Snapshot | None]:
-    """The session's phase, turn and state as things stand now."""
-    table: Table | None = session.table
+def _snapshot(
+    session: Session, now: float
+) -> tuple[Phase, tuple[int, int] | None, Snapshot | None]:
+    """The session's phase, turn and state as things stand `now`."""
+    table = session.table
     if table is None:
         return Phase.LOBBY, None, None
+    if isinstance(table, RollTable):
+        return _roll_snapshot(table, session.seat, now)
     seat = session.seat
     game = table.game
     position = (game.round, game.turn) if game is not None and table.playing else None
     phase = Phase.WATCHING if seat is None else _seat_phase(table, seat)
-    if phase in (Phase.TABLE, Phase.WATCHING, Phase.SEEDING, Phase.SEEDED):
+    # A spectator keeps the turn: the COMMITMENTS and TURN_RESULT still to come must match it.
+    if phase in (Phase.TABLE, Phase.SEEDING, Phase.SEEDED):
         position = None
     deadline_ms = 0
     if table.deadline is not None:
-        deadline_ms = max(0, int((table.deadline - table._now_hint) * 1000))
+        deadline_ms = max(0, int((table.deadline - now) * 1000))
     snapshot = Snapshot(
         table=table.info(),
         seat=seat,
@@ -162,6 +190,37 @@ def _snapshot(session: Session) -> tuple[Phase, tuple[int, int] | None, Snapshot
         if table.game is not None and table.playing
         else (),
         commitments=tuple(table.commitments) if table.phase is TablePhase.REVEALING else (),
+        deadline_ms=deadline_ms,
+    )
+    return phase, position, snapshot
+
+
+def _roll_snapshot(
+    table: RollTable, seat: int | None, now: float
+) -> tuple[Phase, tuple[int, int] | None, Snapshot]:
+    """A Sushi Roll table's snapshot (its ROLL_TURN follows when a turn is on)."""
+    game = table.game
+    position = None
+    if seat is None:
+        phase = Phase.WATCHING
+    elif table.phase is RollPhase.SEEDING:
+        phase = Phase.SEEDED if table.client_seeds[seat] is not None else Phase.SEEDING
+    elif table.in_turn:
+        phase = Phase.WAITING  # the ROLL_TURN that follows moves it to roll_moving/roll_waiting
+    else:
+        phase = Phase.TABLE
+    if table.in_turn and game is not None:
+        position = (game.round, game.cycle)
+    deadline_ms = 0
+    if table.deadline is not None:
+        deadline_ms = max(0, int((table.deadline - now) * 1000))
+    snapshot = Snapshot(
+        table=table.info(),
+        seat=seat,
+        server_seed_hash=server_seed_hash(table.server_seed) if table.playing else None,
+        client_seeds=tuple(s for s in table.client_seeds if s is not None)
+        if game is not None and table.playing
+        else (),
         deadline_ms=deadline_ms,
     )
     return phase, position, snapshot

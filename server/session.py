@@ -20,7 +20,7 @@ from protocol.frames import HEADER_SIZE, decode_body
 from protocol.messages import decode_message
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .tables import AnyTable
 
 log = logging.getLogger("sushigo.server")
 
@@ -79,6 +79,11 @@ TURN_START's observation is a dozen small objects). A full collection then has t
 walk, which is what kept turn latency high. Only a resume needs the typed message back."""
 
 
+_VALUE = {phase: phase.value for phase in Phase}
+"""A phase's plain str (quicker than ``.value``, an enum property)."""
+_CLOSED = Phase.CLOSED
+
+
 def _sent(entry: LogEntry) -> Sent:
     generation, seq, frame, phase, position = entry
     return Sent(generation, seq, frame, Phase(phase), position)
@@ -97,7 +102,7 @@ class Session:
     """The protocol state of the current connection, or of the last one while detached."""
     transport: Transport | None = None
     """None while the player is away."""
-    table: Table | None = None
+    table: AnyTable | None = None
     seat: int | None = None
     """The seat at `table`; None when only watching."""
     generation: int = 0
@@ -112,7 +117,7 @@ class Session:
 
     def send(self, message: Message) -> None:
         """Send (or, while away, only record) a message to this player."""
-        if self.conn.phase is Phase.CLOSED:
+        if self.conn.phase is _CLOSED:
             return  # closed by a fatal error: a resume will get a snapshot
         try:
             frame = self.conn.send(message)
@@ -122,7 +127,7 @@ class Session:
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
         conn = self.conn
-        self.log.append((self.generation, conn.last_seq, frame, conn.phase.value, conn.position))
+        self.log.append((self.generation, conn.last_seq, frame, _VALUE[conn.phase], conn.position))
         if self.transport is not None:
             self.transport.write(frame)
 

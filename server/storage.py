@@ -13,6 +13,16 @@ The class is synchronous and guards its connection with a lock, so the asyncio s
 it directly or from a worker thread (`asyncio.to_thread`). Nothing here reads the clock: times
 are passed in as integer milliseconds.
 
+Write-behind (``write_behind=True``, the server's mode). The writes of play (a table's state at
+every turn boundary, reconnect tokens, a finished game, a table's removal) are held in memory, in
+order, until `flush`, which commits all of them in one transaction: the server flushes once per
+pass of its event loop, before it writes any message to a socket, so a turn is still saved before
+anyone hears its result, and a busy server pays one commit for many tables. Every other call
+flushes the held writes first, so reads see them and the order of writes is kept. WAL checkpoints (which copy the log into the database and
+fsync, a stall of tens of milliseconds on a busy disk) then run in a background thread instead of
+inside whichever commit crossed SQLite's threshold; while one runs, `flush` declines at once
+rather than wait (the server holds its messages meanwhile) and `on_ready` says when to try again.
+
 Schema versions live in ``PRAGMA user_version``; `_MIGRATIONS[i]` upgrades version ``i`` to
 ``i + 1``, and all pending steps run in one transaction at open. A database from a newer version
 is refused rather than guessed at.
@@ -21,6 +31,8 @@ is refused rather than guessed at.
 from __future__ import annotations
 
 import contextlib
+import itertools
+import logging
 import math
 import os
 import sqlite3
@@ -28,12 +40,14 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from protocol.identity import player_id_for_key
 
 __all__ = [
     "APPLICATION_ID",
+    "CARD_GAME",
+    "OWN_LADDERS",
     "SCHEMA_VERSION",
     "Identity",
     "LeaderboardEntry",
@@ -50,6 +64,29 @@ APPLICATION_ID: Final = 0x5355_5348
 program's SQLite file is refused instead of being written into."""
 
 DEFAULT_BUSY_TIMEOUT_MS: Final = 5_000
+
+CHECKPOINT_BYTES: Final = 16 * 1024 * 1024
+"""With write-behind: the size of the write-ahead log past which the background thread copies it
+into the database. Four times SQLite's default: a table's state is rewritten every turn, and a
+checkpoint copies only the newest version of each page, so copying less often copies less."""
+CHECKPOINT_POLL_SECONDS: Final = 0.25
+"""How often the background thread looks at the log's size."""
+CACHE_KIB: Final = 64 * 1024
+"""With write-behind: SQLite's page cache, in KiB (a server's working set: thousands of tables)."""
+
+log = logging.getLogger("sushigo.server")
+
+_Held = tuple[str, tuple[Any, ...]] | tuple[Callable[[sqlite3.Connection], None], None]
+"""A held write: a statement and its parameters, or a function of the connection."""
+
+_SAVE_TABLE: Final = (
+    "INSERT INTO tables_in_progress (table_id, state) VALUES (?, ?) "
+    "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state"
+)
+_SAVE_TOKEN: Final = (
+    "INSERT OR REPLACE INTO tokens (token_hash, table_id, seat, expires_ms) VALUES (?, ?, ?, ?)"
+)
+_DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
 
 
 class StorageError(Exception):
@@ -88,7 +125,7 @@ class RecordSummary:
     table_id: str
     """The table it was played at."""
     kind: str
-    """The game kind (e.g. ``"sushigo"``)."""
+    """The game kind: ``"sushi-go"`` or ``"sushi-roll"``."""
     finished_ms: int
     """When it ended, Unix milliseconds (the server's clock, passed in)."""
     players: tuple[PlayerResult, ...]
@@ -156,7 +193,7 @@ class TokenEntry(NamedTuple):
 # --- schema -----------------------------------------------------------------------------------
 
 # Each migration is a list of statements run inside the open transaction (never executescript,
-# which would commit half-way). Version 1 is the first release; tournaments will be version 2.
+# which would commit half-way). Version 1 is the first release.
 _V1: Final = (
     f"PRAGMA application_id = {APPLICATION_ID}",
     # A rowid table (not WITHOUT ROWID) on purpose: states are kilobytes, and SQLite stores
@@ -219,7 +256,24 @@ def _statements(statements: Sequence[str]) -> Callable[[sqlite3.Connection], Non
     return run
 
 
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1)]
+# Version 2: ratings of game kinds other than the card game (Sushi Roll has a ladder of its own;
+# a dice game's results must not move a card player's rating). The card game's stay in `ratings`.
+_V2: Final = (
+    """CREATE TABLE game_ratings (
+        kind TEXT NOT NULL,
+        player_id TEXT NOT NULL REFERENCES identities (player_id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        PRIMARY KEY (kind, player_id)
+    ) WITHOUT ROWID""",
+)
+
+CARD_GAME: Final = "sushi-go"
+"""The game kind whose ratings live in the original ``ratings`` table."""
+OWN_LADDERS: Final = ("sushi-roll",)
+"""Game kinds rated in ``game_ratings``, apart from the card game."""
+
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
 """``_MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
 SCHEMA_VERSION: Final = len(_MIGRATIONS)
@@ -244,6 +298,8 @@ class Storage:
     ``Storage(":memory:")`` gives a private in-memory database for tests. With
     ``exclusive=True`` the file stays locked while open, so a second server started on the same
     database fails at once with a clear `StorageError` instead of both resuming the same tables.
+    ``write_behind=True`` holds the hot writes until `flush` and checkpoints in a background
+    thread (see the module docstring).
     """
 
     def __init__(
@@ -252,10 +308,27 @@ class Storage:
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         exclusive: bool = False,
+        write_behind: bool = False,
     ) -> None:
         self.path = os.fspath(path)
         """The path as given."""
+        self.write_behind = write_behind
+        """Hot writes wait for `flush` (see the module docstring)."""
+        self.on_ready: Callable[[], None] | None = None
+        """Called (from the checkpoint thread) when a `flush` that declined may be tried again."""
         self._lock = threading.RLock()
+        self._held: dict[object, _Held] = {}
+        """Write-behind: the held writes in order, each a statement and its parameters or a
+        function of the connection (several statements). A table's state is keyed by its id (a
+        newer state replaces the held one and moves to the end); every other write has a key of
+        its own."""
+        self._held_lock = threading.Lock()
+        """Guards `_held` and `_declined` (never held while SQLite works)."""
+        self._keys = itertools.count()
+        self._declined = False
+        """A `flush` declined while the checkpoint thread had the database."""
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
         memory = self.path == ":memory:"
         if not memory:
             _prepare_file(self.path)
@@ -279,6 +352,16 @@ class Storage:
         except sqlite3.Error as exc:
             self._conn.close()
             raise StorageError(self.path, f"cannot open the database: {_reason(exc)}") from None
+        if write_behind and not memory:
+            # Commits never checkpoint; the thread does, off the event loop. A page cache that
+            # holds every table in play: rewriting a state whose pages must be read back first
+            # costs a third more (SQLite's default cache is 2 MB).
+            self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+            self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            self._checkpointer = threading.Thread(
+                target=self._checkpoints, name="sushigo-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
 
     def _configure(self, *, memory: bool, busy_timeout_ms: int, exclusive: bool) -> None:
         conn = self._conn
@@ -333,6 +416,8 @@ class Storage:
     def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
         """One write transaction; sqlite errors become a `StorageError` saying what failed."""
         with self._lock:
+            if self._held:
+                self._write_held()
             conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -352,15 +437,128 @@ class Storage:
     def _using(self, what: str) -> Iterator[sqlite3.Connection]:
         """The connection for reads and single-statement (autocommit) writes."""
         with self._lock:
+            if self._held:
+                self._write_held()
             try:
                 yield self._conn
             except sqlite3.Error as exc:
                 raise StorageError(self.path, f"{what}: {_reason(exc)}") from None
 
     def close(self) -> None:
-        """Close the database (idempotent). The last close also checkpoints the WAL."""
+        """Write any held changes, then close the database (idempotent). The last close also
+        checkpoints the WAL."""
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join()
+            self._checkpointer = None
         with self._lock:
-            self._conn.close()
+            try:
+                if self._held:
+                    self._write_held()
+            finally:
+                self._conn.close()
+
+    # --- write-behind ----------------------------------------------------------------------------
+
+    def _hold(self, key: object, sql: str, params: tuple[Any, ...]) -> None:
+        with self._held_lock:
+            held = self._held
+            if key in held:
+                del held[key]
+            held[key] = (sql, params)
+
+    def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
+        with self._held_lock:
+            self._held[next(self._keys)] = (writes, None)
+
+    @property
+    def held(self) -> int:
+        """How many writes wait for `flush`."""
+        return len(self._held)
+
+    def flush(self, *, wait: bool = False) -> bool:
+        """Commit every held write in one transaction. True when nothing is held any more.
+
+        While the checkpoint thread has the database this declines at once (False, nothing
+        written) unless `wait`; `on_ready` is then called when it lets go. A `StorageError` keeps
+        the writes held, to be tried again by the next flush.
+        """
+        if not self._held:
+            return True
+        if not wait:
+            with self._held_lock:
+                self._declined = True
+            if not self._lock.acquire(blocking=False):
+                return False
+        else:
+            self._lock.acquire()
+        try:
+            with self._held_lock:
+                self._declined = False
+            self._write_held()
+        finally:
+            self._lock.release()
+        return True
+
+    def _write_held(self) -> None:
+        """Commit the held writes (the caller holds `_lock`); on failure they stay held."""
+        with self._held_lock:
+            held, self._held = self._held, {}
+        if not held:
+            return
+        conn = self._conn
+        try:
+            first, params = next(iter(held.values()))
+            if len(held) == 1 and isinstance(first, str):
+                conn.execute(first, params or ())  # one statement commits by itself, cheaper
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+                for write, params in held.values():
+                    if isinstance(write, str):
+                        conn.execute(write, params or ())
+                    else:
+                        write(conn)
+                conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            with self._held_lock:
+                # Held again, before anything held meanwhile (which, for a table, is newer).
+                newer, self._held = self._held, held
+                for key, again in newer.items():
+                    self._held.pop(key, None)
+                    self._held[key] = again
+            if isinstance(exc, sqlite3.Error):
+                raise StorageError(
+                    self.path, f"write {len(held)} held changes: {_reason(exc)}"
+                ) from None
+            raise
+
+    def _checkpoints(self) -> None:
+        """The checkpoint thread: copy the log into the database once it has grown."""
+        wal = self.path + "-wal"
+        while not self._stop.wait(CHECKPOINT_POLL_SECONDS):
+            try:
+                size = os.stat(wal).st_size
+            except OSError:
+                continue
+            if size < CHECKPOINT_BYTES:
+                continue
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                try:
+                    # TRUNCATE: no other connection can be using the file (the server holds it
+                    # exclusively), so this completes, and the log's size says what is left.
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                except sqlite3.Error as exc:
+                    log.warning("checkpoint of %s failed: %s", self.path, _reason(exc))
+            with self._held_lock:
+                declined, self._declined = self._declined, False
+            callback = self.on_ready
+            if declined and callback is not None:
+                callback()
 
     def __enter__(self) -> Storage:
         return self
@@ -380,20 +578,28 @@ class Storage:
         """Store (insert or replace) a table's resumable state; called at every turn boundary.
 
         One statement, so SQLite's autocommit makes it a transaction of its own: a third of the
-        work of an explicit BEGIN / INSERT / COMMIT, on the server's hottest write path.
+        work of an explicit BEGIN / INSERT / COMMIT, on the server's hottest write path. With
+        write-behind it is held until `flush` (only the newest state of a table is written).
         """
+        if self.write_behind:
+            self._hold(table_id, _SAVE_TABLE, (table_id, state))
+            return
         with self._using(f"save table {table_id!r}") as conn:
-            conn.execute(
-                "INSERT INTO tables_in_progress (table_id, state) VALUES (?, ?) "
-                "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
-                (table_id, state),
-            )
+            conn.execute(_SAVE_TABLE, (table_id, state))
 
     def delete_table(self, table_id: str) -> None:
-        """Forget a table in progress (abandoned, not finished) and its reconnect tokens."""
-        with self._transaction(f"delete table {table_id!r}") as conn:
+        """Forget a table in progress (abandoned, not finished) and its reconnect tokens (held
+        until `flush` with write-behind)."""
+
+        def delete(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
             conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+
+        if self.write_behind:
+            self._hold_writes(delete)
+            return
+        with self._transaction(f"delete table {table_id!r}") as conn:
+            delete(conn)
 
     def load_tables(self) -> list[tuple[str, bytes]]:
         """Every table in progress as ``(table_id, state)``, ordered by table id."""
@@ -421,15 +627,18 @@ class Storage:
         Inserts the signed record and one result row per seat, and deletes the table's
         in-progress row and reconnect tokens. After a crash either the game is stored and the
         table gone, or the table is still there to resume: never both, never neither. A
-        `game_id` already stored raises `StorageError` and changes nothing.
+        `game_id` already stored raises `StorageError` and changes nothing. With write-behind
+        it is held until `flush` (committed with the writes around it, in order), and a game id
+        already stored is logged and skipped there instead.
         """
         seats = [p.seat for p in players]
         if len(set(seats)) != len(seats):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
-        with self._transaction(f"store game {game_id!r}") as conn:
+
+        def store(conn: sqlite3.Connection) -> bool:
             exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
             if exists.fetchone() is not None:
-                raise StorageError(self.path, f"game {game_id!r} is already stored")
+                return False
             conn.execute(
                 "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -442,6 +651,19 @@ class Storage:
             )
             conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
             conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+            return True
+
+        if self.write_behind:
+
+            def held(conn: sqlite3.Connection) -> None:
+                if not store(conn):
+                    log.error("game %s is already stored; not storing it again", game_id)
+
+            self._hold_writes(held)
+            return
+        with self._transaction(f"store game {game_id!r}") as conn:
+            if not store(conn):
+                raise StorageError(self.path, f"game {game_id!r} is already stored")
 
     def get_record(self, game_id: str) -> StoredRecord | None:
         """A finished game with its record and signature, or None if unknown."""
@@ -522,16 +744,25 @@ class Storage:
         # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
         return None if row is None else Identity(player_id, *row)
 
-    def get_rating(self, player_id: str) -> tuple[float, float] | None:
-        """The player's ``(mu, sigma)``, or None if never rated (use the model's defaults)."""
+    def get_rating(self, player_id: str, kind: str = CARD_GAME) -> tuple[float, float] | None:
+        """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it (use the
+        model's defaults). Each game kind has its own ratings."""
         with self._using(f"read rating {player_id}") as conn:
-            row = conn.execute(
-                "SELECT mu, sigma FROM ratings WHERE player_id = ?", (player_id,)
-            ).fetchone()
+            if kind == CARD_GAME:
+                row = conn.execute(
+                    "SELECT mu, sigma FROM ratings WHERE player_id = ?", (player_id,)
+                ).fetchone()
+            else:
+                row = conn.execute(
+                    "SELECT mu, sigma FROM game_ratings WHERE kind = ? AND player_id = ?",
+                    (kind, player_id),
+                ).fetchone()
         return None if row is None else (row[0], row[1])
 
-    def set_ratings(self, ratings: Mapping[str, tuple[float, float]]) -> None:
-        """Store new ``(mu, sigma)`` values for several players in one transaction.
+    def set_ratings(
+        self, ratings: Mapping[str, tuple[float, float]], kind: str = CARD_GAME
+    ) -> None:
+        """Store new ``(mu, sigma)`` values at game `kind` for several players in one transaction.
 
         Every player must have a stored identity (guests are not rated): an unknown id raises
         `StorageError` and no rating changes.
@@ -540,34 +771,59 @@ class Storage:
             if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
                 raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
         with self._transaction("store ratings") as conn:
-            conn.executemany(
-                "INSERT INTO ratings (player_id, mu, sigma) VALUES (?, ?, ?) "
-                "ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
-                [(player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
-            )
+            if kind == CARD_GAME:
+                conn.executemany(
+                    "INSERT INTO ratings (player_id, mu, sigma) VALUES (?, ?, ?) "
+                    "ON CONFLICT (player_id) DO UPDATE SET "
+                    "mu = excluded.mu, sigma = excluded.sigma",
+                    [(player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
+                )
+            else:
+                conn.executemany(
+                    "INSERT INTO game_ratings (kind, player_id, mu, sigma) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (kind, player_id) DO UPDATE SET "
+                    "mu = excluded.mu, sigma = excluded.sigma",
+                    [(kind, player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
+                )
 
-    def leaderboard(self, limit: int = 20) -> list[LeaderboardEntry]:
-        """Rated players, best first by ``mu - 3 * sigma`` (openskill's ordinal)."""
+    def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
+        """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
+        `games` counts their finished games of that kind."""
         with self._using("read the leaderboard") as conn:
-            rows = conn.execute(
-                "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                "(SELECT count(*) FROM results s WHERE s.player_id = r.player_id) "
-                "FROM ratings r JOIN identities i USING (player_id) "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-                (limit,),
-            ).fetchall()
+            if kind == CARD_GAME:
+                # Every game but those of kinds with a ladder of their own is a card game (older
+                # databases may name the card game differently).
+                marks = ", ".join("?" * len(OWN_LADDERS))
+                rows = conn.execute(
+                    "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                    "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                    f"WHERE s.player_id = r.player_id AND g.kind NOT IN ({marks})) "
+                    "FROM ratings r JOIN identities i USING (player_id) "
+                    "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+                    (*OWN_LADDERS, limit),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                    "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                    "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+                    "FROM game_ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
+                    "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+                    (kind, limit),
+                ).fetchall()
         return [LeaderboardEntry(*row) for row in rows]
 
     # --- reconnect tokens ----------------------------------------------------------------------
 
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
-        """Store a token's SHA-256 hash for a seat, revoking any earlier token of that seat."""
+        """Store a token's SHA-256 hash for a seat, revoking any earlier token of that seat
+        (held until `flush` with write-behind)."""
+        params = (token_hash, table_id, seat, expires_ms)
+        if self.write_behind:
+            self._hold(next(self._keys), _SAVE_TOKEN, params)
+            return
         with self._transaction(f"save token for {table_id!r} seat {seat}") as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO tokens (token_hash, table_id, seat, expires_ms) "
-                "VALUES (?, ?, ?, ?)",
-                (token_hash, table_id, seat, expires_ms),
-            )
+            conn.execute(_SAVE_TOKEN, params)
 
     def find_token(self, token_hash: bytes) -> TokenEntry | None:
         """Where the token with this hash leads, or None. Expiry is the caller's to check."""
@@ -598,9 +854,12 @@ class Storage:
         return entry
 
     def delete_token(self, token_hash: bytes) -> None:
-        """Forget one token (no error if unknown)."""
+        """Forget one token (no error if unknown; held until `flush` with write-behind)."""
+        if self.write_behind:
+            self._hold(next(self._keys), _DELETE_TOKEN, (token_hash,))
+            return
         with self._transaction("delete token") as conn:
-            conn.execute("DELETE FROM tokens WHERE token_hash = ?", (token_hash,))
+            conn.execute(_DELETE_TOKEN, (token_hash,))
 
     def delete_tokens_for(self, table_id: str) -> None:
         """Forget every token of a table."""

@@ -1,0 +1,381 @@
+"""Sushi Roll tables on the sans-IO hub: the lobby (create, list, join, spectate, bots, quick
+match, tournaments), whole games with server bots and a spectator checked from the client side,
+and hostile moves, each refused with its documented error while the game goes on."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
+from server_helpers import Peer, errors_of, make_hub, raw_frame
+
+from engine.roll import Reroll, RollAction, Swap, Take
+from protocol import (
+    AddBot,
+    Commit,
+    CreateTable,
+    CreateTournament,
+    Error,
+    ErrorCode,
+    GameKind,
+    JoinTable,
+    LeaveTable,
+    ListTables,
+    QuickMatch,
+    RegisterTournament,
+    RollPlay,
+    RollTurn,
+    RollUpdate,
+    Seed,
+    Spectate,
+    Spectating,
+    StartTournament,
+    TableJoined,
+    TableList,
+    TableSettings,
+    TableStatus,
+    TournamentSettings,
+    TurnStart,
+    new_seed,
+)
+from server.roll_table import RollTable
+from server.table import TableError
+
+# -- the lobby ----------------------------------------------------------------------------------
+
+
+def test_roll_tables_are_created_listed_joined_and_watched() -> None:
+    hub, clock = make_hub()
+    host = RollPeer(hub, clock)
+    host.login("host")
+    roll_ids = []
+    for players in (2, 3, 4, 5):
+        other = Peer(hub, clock)
+        other.login(f"maker{players}")
+        joined = other.create(roll_settings(players))
+        assert joined.table.settings.kind is GameKind.SUSHI_ROLL
+        assert len(joined.table.seats) == players
+        roll_ids.append(joined.table.table_id)
+    card = Peer(hub, clock)
+    card.login("card")
+    card_id = card.create(TableSettings(players=3)).table.table_id
+
+    host.send(ListTables(ref=host.ref(), kind=GameKind.SUSHI_ROLL))
+    listed = host.expect(TableList)
+    assert sorted(t.table_id for t in listed.tables) == sorted(roll_ids)
+    host.send(ListTables(ref=host.ref(), kind=GameKind.SUSHI_GO))
+    assert [t.table_id for t in host.expect(TableList).tables] == [card_id]
+    host.send(ListTables(ref=host.ref()))
+    assert len(host.expect(TableList).tables) == 5
+
+    host.send(JoinTable(ref=host.ref(), table_id=roll_ids[0]))
+    joined = host.joined(host.expect(TableJoined))
+    assert joined.seat == 1 and joined.table.settings.kind is GameKind.SUSHI_ROLL
+    watcher = Peer(hub, clock)
+    watcher.login("watcher")
+    watcher.send(Spectate(ref=watcher.ref(), table_id=roll_ids[1]))
+    assert watcher.expect(Spectating).table.settings.kind is GameKind.SUSHI_ROLL
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [{"pass_both_ways": True}, {"dummy": True}, {"soy_sauce": True}],
+    ids=["pass_both_ways", "dummy", "soy_sauce"],
+)
+def test_card_variants_on_a_roll_table_are_bad_settings(variant: dict[str, bool]) -> None:
+    hub, clock = make_hub()
+    peer = Peer(hub, clock)
+    peer.login("variant")
+    settings = TableSettings(kind=GameKind.SUSHI_ROLL, players=2, **variant)
+    peer.send(CreateTable(ref=peer.ref(), settings=settings))
+    (error,) = [m for m in peer.drain() if isinstance(m, Error)]
+    assert error.code == ErrorCode.BAD_SETTINGS
+    assert "no variants" in error.message
+    assert not hub.tables
+
+
+def test_roll_bots_are_the_builtin_names_only() -> None:
+    hub, clock = make_hub()
+    peer = RollPeer(hub, clock)
+    peer.login("host")
+    peer.create(roll_settings(5))
+    for name in ("random", "greedy", "heuristic"):
+        peer.add_bot(name)
+    for name in ("nonsense", "bots/_simple.py:RandomStrategy", "bots.roll:RollRandomStrategy"):
+        peer.send(AddBot(ref=peer.ref(), strategy=name))
+    peer.add_bot("default")
+    errors = [m for m in peer.drain() if isinstance(m, Error)]
+    assert [e.code for e in errors] == [ErrorCode.UNKNOWN_BOT] * 3
+    assert "heuristic" in errors[0].message
+    table = hub.tables[peer.table_id]
+    assert isinstance(table, RollTable)
+    assert [s.bot for s in table.seats] == [None, "random", "greedy", "heuristic", "default"]
+    assert all(type(s).__module__ == "bots.roll._strategies" for s in table.strategies[1:])
+    peer.add_bot("random")
+    assert errors_of(peer.drain()) == [ErrorCode.TABLE_FULL]
+
+
+def test_quick_match_fills_a_roll_table_and_the_game_starts() -> None:
+    hub, clock = make_hub()
+    card = Peer(hub, clock)
+    card.login("card")
+    card.send(QuickMatch(ref=card.ref(), kind=GameKind.SUSHI_GO, players=2))
+    card.expect(TableJoined)
+    peers = [RollPeer(hub, clock, address=f"10.0.2.{i}") for i in range(2)]
+    for i, peer in enumerate(peers):
+        peer.login(f"quick{i}")
+        peer.send(QuickMatch(ref=peer.ref(), kind=GameKind.SUSHI_ROLL, players=2))
+        joined = peer.joined(peer.expect(TableJoined))
+        assert joined.table.settings.kind is GameKind.SUSHI_ROLL
+    assert peers[0].table_id == peers[1].table_id != card.table_id
+    play_out(peers, random.Random(3))
+    for peer in peers:
+        peer.witness.verify()
+    assert hub.tables[peers[0].table_id].status is TableStatus.FINISHED
+
+
+def test_a_roll_tournament_runs_its_games() -> None:
+    hub, clock = make_hub()
+    peers = [RollPeer(hub, clock, address=f"10.0.3.{i}") for i in range(3)]
+    for i, peer in enumerate(peers):
+        peer.login(f"entrant{i}")
+    settings = TournamentSettings(
+        name="dice cup", kind=GameKind.SUSHI_ROLL, players=2, games=3, turn_seconds=30
+    )
+    peers[0].send(CreateTournament(ref=peers[0].ref(), settings=settings))
+    for peer in peers:
+        peer.send(RegisterTournament(ref=peer.ref(), name="dice cup"))
+    peers[0].send(StartTournament(ref=peers[0].ref(), name="dice cup"))
+    rng = random.Random(5)
+    for _ in range(200):
+        for peer in peers:
+            peer.play(rng)
+        if hub.desk.tournaments["dice cup"].games_done == 3:
+            break
+    for peer in peers:
+        peer.play(rng)  # read what is left (the last game's end)
+    tournament = hub.desk.tournaments["dice cup"]
+    assert tournament.games_done == 3
+    for peer in peers:
+        for seen in [*peer.games, peer.witness]:
+            seen.verify()
+    assert sum(len(p.games) + 1 for p in peers) == 6
+    assert sum(e.games for e in tournament.entrants.values()) == 6
+    records = hub.storage.list_records()
+    assert len(records) == 3 and {r.kind for r in records} == {"sushi-roll"}
+    bad = TournamentSettings(name="bad", kind=GameKind.SUSHI_ROLL, players=2, dummy=True)
+    peers[0].send(CreateTournament(ref=peers[0].ref(), settings=bad))
+    assert ErrorCode.BAD_SETTINGS in errors_of(peers[0].drain())
+
+
+# -- whole games ---------------------------------------------------------------------------------
+
+
+def test_players_bots_and_a_spectator_see_the_same_checked_game() -> None:
+    hub, clock = make_hub()
+    a, b = RollPeer(hub, clock), RollPeer(hub, clock, address="10.0.0.2")
+    a.login("ann")
+    b.login("bob")
+    a.create(roll_settings(4))
+    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
+    b.joined(b.expect(TableJoined))
+    a.add_bot("heuristic")
+    a.add_bot("greedy")
+    watcher = RollPeer(hub, clock, address="10.0.0.3")
+    watcher.login("watcher")
+    watcher.send(Spectate(ref=watcher.ref(), table_id=a.table_id))
+    watcher.expect(Spectating)
+    a.start()
+    play_out([a, b, watcher], random.Random(8))
+
+    records = [p.witness.verify() for p in (a, b, watcher)]
+    assert records[0] == records[1] == records[2]
+    record = records[0]
+    assert {s.seat for s in record.steps} == {0, 1, 2, 3}
+    assert not any(s.auto for s in record.steps), "bots are players; nobody timed out"
+    # Nothing in Sushi Roll is private: every view is the spectators' but for its seat field.
+    assert [t.observation.seat for t in watcher.witness.turns] == [None] * len(
+        watcher.witness.turns
+    )
+    for seen in (a.witness, b.witness):
+        assert len(seen.turns) == len(watcher.witness.turns)
+        for mine, public in zip(seen.turns, watcher.witness.turns, strict=True):
+            assert dataclasses.replace(mine.observation, seat=None) == public.observation
+            assert (mine.round, mine.cycle, mine.seat) == (public.round, public.cycle, public.seat)
+    stored = hub.storage.list_records()
+    assert len(stored) == 1 and stored[0].kind == "sushi-roll"
+    assert [r.score for r in stored[0].players] == list(record.scores)
+    assert hub.tables[a.table_id].status is TableStatus.FINISHED
+
+
+def test_a_spectator_arriving_mid_turn_gets_the_turn_first() -> None:
+    hub, clock = make_hub()
+    a, b = seated(hub, clock, 2)
+    mover = mover_of([a, b])
+    mover.act(Reroll((0, 1)))
+    watcher = RollPeer(hub, clock, address="10.0.0.9")
+    watcher.login("late")
+    watcher.send(Spectate(ref=watcher.ref(), table_id=a.table_id))
+    watcher.expect(Spectating)
+    turn = watcher.expect(RollTurn)
+    assert turn.observation.seat is None
+    assert turn.observation == dataclasses.replace(mover.expect(RollUpdate).observation)
+    mover.act(Take(0))
+    update = watcher.expect(RollUpdate)
+    assert update.action == Take(0) and watcher.witness.errors == []
+
+
+def test_a_player_leaving_mid_game_is_replaced_by_a_bot() -> None:
+    hub, clock = make_hub()
+    a, b, c = seated(hub, clock, 3)
+    rng = random.Random(2)
+    for _ in range(5):
+        for p in (a, b, c):
+            p.play(rng)
+    leaver = c
+    leaver.send(LeaveTable(ref=leaver.ref()))
+    leaver.drain()
+    play_out([a, b], rng)
+    record = a.witness.verify()
+    assert b.witness.verify() == record
+    table = hub.tables[a.table_id]
+    assert table.seats[leaver.seat or 0].bot == "default"
+
+
+# -- hostile moves --------------------------------------------------------------------------------
+
+
+def test_wrong_seat_wrong_turn_and_illegal_actions_are_refused_and_change_nothing() -> None:
+    hub, clock = make_hub()
+    peers = seated(hub, clock, 3)
+    mover = mover_of(peers)
+    waiting = next(p for p in peers if p is not mover)
+    assert mover.seat is not None and mover.last is not None
+    round_, cycle = mover.last.round, mover.last.cycle
+
+    # Not this seat's turn: OUT_OF_PHASE (its connection is in roll_waiting).
+    waiting.act_raw(RollPlay(ref=7, round=round_, cycle=cycle, action=Take(0)))
+    assert errors_of(waiting.drain()) == [ErrorCode.OUT_OF_PHASE]
+    # The mover, naming another cycle or round: WRONG_TURN.
+    mover.act_raw(RollPlay(ref=8, round=round_, cycle=cycle + 1, action=Take(0)))
+    mover.act_raw(RollPlay(ref=9, round=round_ + 1, cycle=cycle, action=Take(0)))
+    # Card-game messages on a roll table: OUT_OF_PHASE.
+    mover.act_raw(Commit(ref=10, round=1, turn=1, commitment=bytes(32)))
+    mover.act_raw(Seed(ref=11, seed=new_seed()))
+    belt = len(mover.last.players[mover.seat].belt)
+    other = (mover.seat + 1) % 3
+    illegal: list[RollAction] = [
+        Take(belt),  # no die there
+        Reroll((1, 0)),  # not increasing
+        Reroll((0, belt)),  # off the belt
+        Swap(0, mover.seat, 0),  # with its own belt
+        Swap(0, other, 7),  # no die there on the other belt
+    ]
+    for action in illegal:
+        mover.act(action)
+    got = mover.drain()
+    codes = errors_of(got)
+    assert codes == [ErrorCode.WRONG_TURN] * 2 + [ErrorCode.OUT_OF_PHASE] * 2 + [
+        ErrorCode.ILLEGAL_ACTION
+    ] * len(illegal)
+    assert not [m for m in got if isinstance(m, RollUpdate)], "nothing changed"
+    messages = [m.message for m in got if isinstance(m, Error)]
+    assert "no die at position" in messages[4] and "strictly increasing" in messages[5]
+    # Spend every menu token, then one re-roll too many.
+    for _ in range(3):
+        mover.act(Reroll((0,)))
+    mover.act(Reroll((0,)))
+    got = mover.drain()
+    assert sum(isinstance(m, RollUpdate) for m in got) == 3
+    assert errors_of(got) == [ErrorCode.ILLEGAL_ACTION]
+    last = got[-1]
+    assert isinstance(last, Error) and "no menu token" in last.message
+    # The seat may still take, and the game goes on to its end for everyone.
+    mover.act(Take(0))
+    play_out(peers, random.Random(1))
+    records = [p.witness.verify() for p in peers]
+    assert records[0] == records[1] == records[2]
+
+
+def test_roll_action_on_a_card_table_is_out_of_phase() -> None:
+    hub, clock = make_hub()
+    card = Peer(hub, clock)
+    card.login("card")
+    card.create(TableSettings(players=2))
+    card.add_bot("random")
+    card.start()
+    card.seed()
+    card.expect(TurnStart)
+    # The seat is committing, not roll_moving.
+    card.send_bytes(raw_frame(RollPlay(ref=3, round=1, cycle=1, action=Take(0))))
+    assert errors_of(card.drain()) == [ErrorCode.OUT_OF_PHASE]
+    # The card table's own check, should a roll action ever reach it.
+    table = hub.tables[card.table_id]
+    session = card.conn.session
+    assert session is not None
+    with pytest.raises(TableError) as info:
+        hub.lobby.handle(card.conn, session, RollPlay(ref=4, round=1, cycle=1, action=Take(0)), 0)
+    assert info.value.code is ErrorCode.OUT_OF_PHASE
+    assert not isinstance(table, RollTable)
+
+
+def test_the_roll_tables_own_checks() -> None:
+    """Defence in depth: what the protocol's phase check already stops, the table refuses too."""
+    hub, clock = make_hub()
+    peers = seated(hub, clock, 2)
+    mover = mover_of(peers)
+    table = hub.tables[mover.table_id]
+    assert isinstance(table, RollTable) and table.game is not None
+    other = 1 - (mover.seat or 0)
+    game = table.game
+    cases = [
+        ((other, game.round, game.cycle, Take(0)), ErrorCode.OUT_OF_PHASE),
+        ((mover.seat, game.round, game.cycle + 1, Take(0)), ErrorCode.WRONG_TURN),
+        ((mover.seat, game.round, game.cycle, Take(9)), ErrorCode.ILLEGAL_ACTION),
+    ]
+    for (seat, round_, cycle, action), code in cases:
+        with pytest.raises(TableError) as info:
+            table.act(seat or 0, round_, cycle, action, clock.now)
+        assert info.value.code is code
+    with pytest.raises(TableError) as info:
+        table.seed(0, new_seed(), clock.now)
+    assert info.value.code is ErrorCode.OUT_OF_PHASE
+    assert table.steps == []
+
+
+def test_a_mover_flooding_illegal_actions_is_rate_limited_then_closed() -> None:
+    hub, clock = make_hub()
+    peers = seated(hub, clock, 2)
+    mover = mover_of(peers)
+    assert mover.seat is not None
+    for _ in range(80):
+        mover.act(Swap(0, mover.seat, 0))  # with its own belt: illegal
+    codes = errors_of(mover.drain())
+    assert codes[:40] == [ErrorCode.ILLEGAL_ACTION] * 40  # the burst (less the lobby's share)
+    assert ErrorCode.RATE_LIMITED in codes
+    assert mover.transport.closed
+
+
+def test_another_tables_game_finishes_while_one_is_attacked() -> None:
+    hub, clock = make_hub()
+    attacked = seated(hub, clock, 2)
+    bystanders = seated(hub, clock, 3)
+    rng = random.Random(12)
+    attacker = mover_of(attacked)
+    assert attacker.seat is not None
+    assert attacker.last is not None
+    here = (attacker.last.round, attacker.last.cycle)
+    for step in range(40):
+        attacker.act_raw(RollPlay(ref=1, round=here[0], cycle=here[1], action=Swap(0, 0, 0)))
+        attacker.act_raw(Commit(ref=2, round=1, turn=1, commitment=bytes(32)))
+        for peer in bystanders:
+            peer.play(rng)
+        if step % 10 == 0:
+            attacker.drain()
+    play_out(bystanders, rng)
+    records = [p.witness.verify() for p in bystanders]
+    assert records[0] == records[1] == records[2]
+    codes = set(errors_of(attacker.drain()))
+    assert codes <= {ErrorCode.ILLEGAL_ACTION, ErrorCode.OUT_OF_PHASE, ErrorCode.RATE_LIMITED}
