@@ -267,6 +267,117 @@ def _struct_encoder(cls: type[Any], plain: list[tuple[str, Encoder]]) -> Encoder
     return encode
 
 
+def _slot_setters(cls: type[Any], names: list[str]) -> dict[str, Any] | None:
+    """Each field's slot setter, when `cls` is a dataclass built by its generated ``__init__``
+    alone (slots, no ``__post_init__``) and `names` are all its fields; None otherwise."""
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
+        return None
+    code = getattr(cls.__init__, "__code__", None)
+    if code is None or code.co_filename != "<string>":  # a hand-written __init__ must run
+        return None
+    if [f.name for f in dataclasses.fields(cls)] != names:
+        return None
+    setters = {}
+    for name in names:
+        slot = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+        if type(slot) is not types.MemberDescriptorType:
+            return None
+        setters[name] = slot.__set__
+    return setters
+
+
+def _struct_decoder(
+    cls: type[Any], fields: list[tuple[str, Decoder, bool]], check: Callable[[Any], None] | None
+) -> Decoder | None:
+    """The decoder of `struct_codec`, compiled into one function for the class.
+
+    Decoding is the server's other hot path (every COMMIT and REVEAL), so the per-field loop and
+    keyword dict go: fields are decoded in order by generated code that raises exactly what the
+    loop would. A plain dataclass (see `_slot_setters`) is filled through its slots, as its frozen
+    ``__init__`` would do, defaults included; any other class is called with keyword arguments.
+    """
+    names = [name for name, _, _ in fields]
+    setters = _slot_setters(cls, names)
+    namespace: dict[str, Any] = {
+        "cls": cls,
+        "check": check,
+        "FieldError": FieldError,
+        "kind_of": kind_of,
+        "WRONG_TYPE": ErrorCode.WRONG_TYPE,
+        "OUT_OF_RANGE": ErrorCode.OUT_OF_RANGE,
+        "MISSING_FIELD": ErrorCode.MISSING_FIELD,
+        "new": object.__new__,
+        "ABSENT": _ABSENT,
+    }
+    defaults = {}
+    if setters is not None:
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                defaults[f.name] = ("value", f.default)
+            elif f.default_factory is not dataclasses.MISSING:
+                defaults[f.name] = ("factory", f.default_factory)
+    lines = [
+        "def decode(value):",
+        "    if type(value) is not dict:",
+        '        raise FieldError(WRONG_TYPE, f"expected a map, got {kind_of(value)}")',
+    ]
+    for i, (name, dec, needed) in enumerate(fields):
+        namespace[f"dec{i}"] = dec
+        lines += [
+            f"    v{i} = value.get({name!r}, ABSENT)",
+            f"    if v{i} is not ABSENT:",
+            "        try:",
+            f"            v{i} = dec{i}(v{i})",
+            "        except FieldError as exc:",
+            f"            exc.path.insert(0, {name!r})",
+            "            raise",
+        ]
+        if needed:
+            lines += [
+                "    else:",
+                '        err = FieldError(MISSING_FIELD, "required field is missing")',
+                f"        err.path.append({name!r})",
+                "        raise err",
+            ]
+        elif setters is not None:
+            how, default = defaults[name]
+            namespace[f"default{i}"] = default
+            lines += [
+                "    else:",
+                f"        v{i} = default{i}" + ("()" if how == "factory" else ""),
+            ]
+    if setters is not None:
+        lines.append("    obj = new(cls)")
+        for i, name in enumerate(names):
+            namespace[f"set{i}"] = setters[name]
+            lines.append(f"    set{i}(obj, v{i})")
+    else:
+        lines.append("    kwargs = {}")
+        for i, name in enumerate(names):
+            lines.append(f"    if v{i} is not ABSENT:")
+            lines.append(f"        kwargs[{name!r}] = v{i}")
+        lines += [
+            "    try:",
+            "        obj = cls(**kwargs)",
+            "    except (ValueError, TypeError) as exc:",
+            "        raise FieldError(OUT_OF_RANGE, str(exc)) from None",
+        ]
+    if check is not None:
+        lines.append("    check(obj)")
+    lines.append("    return obj")
+    exec(compile("\n".join(lines) + "\n", f"<decoder of {cls.__qualname__}>", "exec"), namespace)
+    decode: Decoder = namespace["decode"]
+    return decode
+
+
+class _Absent:
+    __slots__ = ()
+
+
+_ABSENT = _Absent()
+"""A field missing from the map (None is a value: nil)."""
+
+
 def struct_codec(
     cls: type[Any],
     hints: dict[str, Any] | None = None,
@@ -292,6 +403,10 @@ def struct_codec(
         required = set(hints)
     fields = [(name, *codec(tp), name in required) for name, tp in hints.items()]
     encode = _struct_encoder(cls, [(name, enc) for name, enc, _, _ in fields])
+    if all(name.isidentifier() for name in hints):
+        fast = _struct_decoder(cls, [(name, dec, needed) for name, _, dec, needed in fields], check)
+        if fast is not None:
+            return encode, fast
 
     def decode(value: Any) -> Any:
         if type(value) is not dict:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
+import msgpack
+
 from engine import Action, Event, GameOptions, Observation, RoundPoints, RoundScored
 
-from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
+from . import gamewire as _gamewire  # (registers the engine types' codecs)
 from ._codec import Range, Size
 from ._messages_lobby import GameKind, PlayerId, TableInfo
 from ._registry import (
@@ -23,6 +25,7 @@ from ._registry import (
     TableId,
     Turn,
     register,
+    register_packer,
 )
 from ._state import Phase
 from .commitment import Opening
@@ -100,6 +103,31 @@ class TurnStart(ServerMessage):
     """Exactly `engine.Game.observation(seat)` for the receiver (see `protocol.gamewire`)."""
     deadline_ms: DeadlineMs = 0
     """Time to COMMIT before the server auto-picks; 0: no timer."""
+
+
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_TURN_START_KEYS = tuple(_pack(name) for name in ("round", "turn", "observation", "deadline_ms"))
+
+
+def _pack_turn_start(message: TurnStart) -> tuple[int, bytes]:
+    """TURN_START's fields packed (see `register_packer`): the seats' observations of a turn share
+    their packed tableaus (`gamewire.packed_observation`)."""
+    k_round, k_turn, k_observation, k_deadline = _TURN_START_KEYS
+    return 4, b"".join(
+        (
+            k_round,
+            _pack(message.round),
+            k_turn,
+            _pack(message.turn),
+            k_observation,
+            _gamewire.packed_observation(message.observation),
+            k_deadline,
+            _pack(message.deadline_ms),
+        )
+    )
+
+
+register_packer(TurnStart, _pack_turn_start)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,6 +8,7 @@ messages carry ``ref``, a client-chosen request id that replies and errors repea
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, cast
@@ -108,8 +109,17 @@ _PACK = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 called while packing protocol data), and a reused packer saves a buffer per call."""
 _HEADS: dict[type[Any], bytes] = {}
 """Per message class: the packed ``"type": TYPE`` entry."""
+_PACKERS: dict[type[Any], Callable[[Any], tuple[int, bytes]]] = {}
+"""Per message class, optionally: a faster way to its (field count, packed fields)."""
 _last_body: tuple[Any, int, bytes] = (None, 0, b"")
 """The last message whose fields were packed: (message, field count, packed fields)."""
+
+
+def register_packer(cls: type[Any], packer: Callable[[Any], tuple[int, bytes]]) -> None:
+    """Pack `cls`'s fields with `packer` (its field count and their packed keys and values, the
+    very bytes msgpack gives for the encoded map without its header) instead of encoding the map
+    and packing it. For the hottest messages, which can reuse parts packed for another seat."""
+    _PACKERS[cls] = packer
 
 
 def _map_header(n: int) -> bytes:
@@ -136,6 +146,9 @@ def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
     cached = _last_body
     if cached[0] is message:
         count, fields = cached[1], cached[2]
+    elif cls in _PACKERS:
+        count, fields = _PACKERS[cls](message)
+        _last_body = (message, count, fields)
     else:
         body = _codec_for(cls)[0](message)
         count = len(body)

@@ -172,25 +172,29 @@ class FrameDecoder:
         """The next complete frame's value, or `NEED_DATA` until more data arrives."""
         if self._error is not None:
             raise self._error
-        self._read_header()
+        buf = self._buf
+        if self._need < 0:
+            self._read_header()
         need = self._need
-        if need < 0 or len(self._buf) < HEADER_SIZE + need:
-            if self._eof and self._buf:
+        end = HEADER_SIZE + need
+        if need < 0 or len(buf) < end:
+            if self._eof and buf:
                 raise self._fail(
                     RemoteProtocolError(
                         ErrorCode.TRUNCATED_FRAME,
-                        f"stream ended inside a frame ({len(self._buf)} bytes pending)",
+                        f"stream ended inside a frame ({len(buf)} bytes pending)",
                     )
                 )
             return NEED_DATA
-        body = bytes(self._buf[HEADER_SIZE : HEADER_SIZE + need])
-        del self._buf[: HEADER_SIZE + need]
+        body = bytes(buf[HEADER_SIZE:end])
+        del buf[:end]
         self._need = -1
         try:
             value = decode_body(body, self.limits)
         except RemoteProtocolError as exc:
             raise self._fail(exc) from None
-        self._read_header()
+        if len(buf) >= HEADER_SIZE:
+            self._read_header()
         return value
 
     def __iter__(self) -> Iterator[Any]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgpack
+
 from engine import (
     Action,
     Card,
@@ -239,6 +241,73 @@ _OBS_HINTS = {
 }
 _encode_obs, _decode_obs = struct_codec(Observation, _OBS_HINTS, _check_observation)
 register(Observation, _encode_obs, _decode_obs)
+
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_OBS_KEYS = {name: _pack(name) for name in _OBS_HINTS}
+if list(_OBS_KEYS) != [
+    "options",
+    "seat",
+    "round",
+    "turn",
+    "hand",
+    "tableaus",
+    "pass_direction",
+    "dummy_controller",
+    "is_over",
+]:  # pragma: no cover - packed_observation writes the fields in this order
+    raise AssertionError("packed_observation is out of step with the observation's fields")
+_OBS_HEAD = bytes((0x80 | len(_OBS_HINTS),))
+_encode_tableau = codec(TableauView)[0]
+_encode_game_options = codec(GameOptions)[0]
+_packed_views: tuple[Any, bytes] = ((), b"")
+"""The last tableaus packed: every seat's observation of a turn shares the engine's tuple."""
+_packed_options: dict[GameOptions, bytes] = {}
+
+
+def packed_observation(obs: Observation) -> bytes:
+    """``msgpack.packb(encode_observation(obs))``, byte for byte, built faster.
+
+    The server sends one observation to every seat each turn, and all of them hold the same
+    tableaus (the engine builds them once per turn): those are packed once and reused while the
+    next observation holds the very same tuple. Observations are immutable, so identity is enough.
+    """
+    global _packed_views  # noqa: PLW0603  (a one-entry cache)
+    views = obs.tableaus
+    cached = _packed_views
+    if cached[0] is views:
+        tableaus = cached[1]
+    else:
+        tableaus = _pack([_encode_tableau(v) for v in views])
+        _packed_views = (views, tableaus)
+    options = _packed_options.get(obs.options)
+    if options is None:
+        if len(_packed_options) >= 64:  # pragma: no cover - there are 16 option sets per size
+            _packed_options.clear()
+        options = _packed_options[obs.options] = _pack(_encode_game_options(obs.options))
+    k = _OBS_KEYS
+    return b"".join(
+        (
+            _OBS_HEAD,
+            k["options"],
+            options,
+            k["seat"],
+            _pack(obs.seat),
+            k["round"],
+            _pack(obs.round),
+            k["turn"],
+            _pack(obs.turn),
+            k["hand"],
+            _pack([_LABEL[card] for card in obs.hand]),
+            k["tableaus"],
+            tableaus,
+            k["pass_direction"],
+            _pack(obs.pass_direction),
+            k["dummy_controller"],
+            _pack(obs.dummy_controller),
+            k["is_over"],
+            _pack(obs.is_over),
+        )
+    )
 
 
 # -- events -------------------------------------------------------------------------------------

@@ -47,14 +47,18 @@ class SignedRecord:
     """The signing server's Ed25519 public key (raw 32 bytes)."""
 
 
+_NESTED = frozenset({dict, list, tuple})
+
+
 def _sorted(value: Any) -> Any:
     # Sorting str keys by code point is sorting them by their UTF-8 bytes (UTF-8 keeps code point
-    # order), so plain sorted() gives the canonical order without encoding every key.
+    # order), so plain sorted() gives the canonical order without encoding every key. Leaves
+    # (most of a record: bytes, ints, strs) are kept as they are without a call each.
     kind = type(value)
     if kind is dict:
-        return {k: _sorted(value[k]) for k in sorted(value)}
+        return {k: _sorted(v) if type(v := value[k]) in _NESTED else v for k in sorted(value)}
     if kind is list or kind is tuple:
-        return [_sorted(v) for v in value]
+        return [_sorted(v) if type(v) in _NESTED else v for v in value]
     return value
 
 

@@ -8,6 +8,17 @@ Writes are coalesced: what the hub sends while it handles one input (bytes, a ti
 opening or ending) is held per connection and written with one `transport.write` when the hub
 returns. A turn ending sends each seat TURN_RESULT and the next TURN_START (and ROUND_SCORES at a
 round's end): one system call instead of three.
+
+Inputs are batched too: the bytes of every connection that one pass of the event loop finds ready
+are handled first, and what they saved and sent is committed and written once, at the end of the
+pass (`Server.soon`; frames wait so for at most `BATCH_SECONDS`). A busy server pays one SQLite
+commit for many tables' turns; a quiet one commits each input as it comes.
+
+Saved before sent: the server's storage holds its hot writes (write-behind), and before any held
+frame is written the adapter commits them (`Storage.flush`). So a turn's result never reaches a
+client before the turn is in the database, even though the hub itself never waits for SQLite.
+While the storage's checkpoint thread has the database the frames wait, and go out when it calls
+back. A connection the hub closes is closed after its held frames, in the same way.
 """
 
 from __future__ import annotations
@@ -17,14 +28,19 @@ import contextlib
 import logging
 import socket
 import ssl
+import time
 from typing import Any, cast
 
 from .hub import Conn, Hub
+from .storage import StorageError
 
 log = logging.getLogger("sushigo.server")
 
 MAX_UNSENT = 4 * 1024 * 1024
 """Bytes queued for a client that is not reading before it is dropped (four maximum frames)."""
+BATCH_SECONDS = 0.002
+"""How long the first input of a batch waits for its writes to be committed and sent, at most
+(see the module docstring): a pass of the loop over many game ends takes longer than that."""
 
 
 class _Connection(asyncio.Protocol):
@@ -34,6 +50,8 @@ class _Connection(asyncio.Protocol):
         self.conn: Conn | None = None
         self.pending: list[bytes] | None = None
         """Frames the hub sent during the current input, not yet given to the transport."""
+        self.closing = False
+        """The hub closed the connection: close it once the held frames are written."""
 
     # asyncio.Protocol
 
@@ -54,7 +72,7 @@ class _Connection(asyncio.Protocol):
             try:
                 self.server.hub.data(self.conn, data, self.server.now())
             finally:
-                self.server.done()
+                self.server.soon()
 
     def eof_received(self) -> bool:
         if self.conn is not None:
@@ -66,8 +84,9 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.pending = None
-        if self.conn is not None:
-            self.server.hub.lost(self.conn, self.server.now())
+        conn, self.conn = self.conn, None  # the hub's Conn and this refer to each other
+        if conn is not None:
+            self.server.hub.lost(conn, self.server.now())
             self.server.done()
 
     # the hub's Transport
@@ -81,9 +100,10 @@ class _Connection(asyncio.Protocol):
             pending.append(data)
 
     def close(self) -> None:
-        self.flush()
-        if self.transport is not None:
-            self.transport.close()
+        self.closing = True
+        if self.pending is None:
+            self.pending = []
+            self.server.dirty.append(self)
 
     def flush(self) -> None:
         """Give the transport everything the hub sent since the last flush, in one write."""
@@ -94,7 +114,11 @@ class _Connection(asyncio.Protocol):
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        if pending:
+            transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        if self.closing:
+            transport.close()
+            return
         if transport.get_write_buffer_size() > MAX_UNSENT:
             peer = self.conn.peer if self.conn else "?"
             log.warning("dropping %s: it does not read (%d bytes unsent)", peer, MAX_UNSENT)
@@ -113,6 +137,11 @@ class Server:
         self._timer_at: float | None = None
         self.dirty: list[_Connection] = []
         """Connections with frames waiting for `done` to write them."""
+        self._unsaved = False
+        """The last commit failed (logged once until one succeeds)."""
+        self._batch: float | None = None
+        """When the first input since the last `done` was handled (`time.perf_counter`)."""
+        hub.storage.on_ready = self._storage_ready
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
@@ -121,6 +150,7 @@ class Server:
     async def start(self) -> list[tuple[str, int]]:
         """Start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now())
+        self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
         port = self.port
         try:
             for family, kind, proto, _, address in socket.getaddrinfo(
@@ -170,14 +200,53 @@ class Server:
             sock.close()
         self._listeners = []
 
-    def done(self) -> None:
-        """The hub has handled an input: write what it sent, and follow its next deadline."""
-        dirty = self.dirty
-        if dirty:
-            self.dirty = []
-            for connection in dirty:
-                connection.flush()
+    def soon(self) -> None:
+        """The hub has handled bytes from a connection: `done` at the end of this pass of the loop
+        (after every other ready connection's bytes), or now if the batch began long ago."""
+        now = time.perf_counter()
+        began = self._batch
+        if began is None:
+            self._batch = now
+            self.loop.call_soon(self._done_soon)
+        elif now - began >= BATCH_SECONDS:
+            self.done()
+
+    def _done_soon(self) -> None:
+        if self._batch is not None:
+            self.done()
+
+    def done(self, *, wait: bool = False) -> None:
+        """The hub has handled an input: commit what it saved, write what it sent, and follow its
+        next deadline. The frames wait while the storage declines (a checkpoint is running)."""
+        self._batch = None
+        if self._commit(wait):
+            dirty = self.dirty
+            if dirty:
+                self.dirty = []
+                for connection in dirty:
+                    connection.flush()
         self.rearm()
+
+    def _commit(self, wait: bool) -> bool:
+        """Commit the storage's held writes; False while it declines."""
+        try:
+            if not self.hub.storage.flush(wait=wait):
+                return False
+        except StorageError as exc:
+            # Nothing can be saved: the games go on (unsaved) rather than stop for everyone.
+            if not self._unsaved:
+                log.error("cannot save; playing on unsaved until saving works again: %s", exc)
+            self._unsaved = True
+            return True
+        if self._unsaved:
+            log.warning("saving works again")
+            self._unsaved = False
+        return True
+
+    def _storage_ready(self) -> None:
+        """From the storage's checkpoint thread: a declined commit may go ahead now."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing is waiting
+            self.loop.call_soon_threadsafe(self.done)
 
     def rearm(self) -> None:
         """Follow the hub's next deadline with the one loop timer."""
@@ -200,7 +269,7 @@ class Server:
     async def stop(self) -> None:
         """Save every table, tell every client, stop listening."""
         self.hub.shutdown()
-        self.done()
+        self.done(wait=True)
         if self._timer is not None:
             self._timer.cancel()
         self._close_listeners()

@@ -79,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(
         prog="sushigo-server",
-        description="Host Sushi Go! tables for terminal clients and bots.",
+        description="Host Sushi Go! and Sushi Roll tables for terminal clients and bots.",
     )
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=_port, default=7777, help="TCP port; 0 picks a free one")
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     db: Path = args.db or default_db()
-    storage = Storage(db, exclusive=True)
+    storage = Storage(db, exclusive=True, write_behind=True)
     try:
         key = load_or_create_server_key(db.with_name(db.name + ".key"))
         tls = None
@@ -183,6 +183,39 @@ def _run(args: argparse.Namespace) -> int:
         storage.close()
 
 
+GC_SWEEP_SECONDS = 600.0
+"""How often the cyclic collector walks every object, frozen ones included (see `tune_gc`)."""
+
+
+def tune_gc(loop: asyncio.AbstractEventLoop) -> None:
+    """Keep the cyclic garbage collector's pauses short while thousands of players play.
+
+    A full collection walks every tracked object: every session, table and game, a few hundred
+    milliseconds with thousands of players, during which no table moves. So whatever survives a
+    collection of the middle generation (it has lived through a dozen young collections) is
+    frozen (`gc.freeze`): the oldest generation stays empty, and no collection walks the players'
+    objects. Frozen objects still die by reference counting; only cyclic garbage among them would
+    wait, and the server makes none as it plays (measured with scripts/bench_server.py; a closed
+    connection's objects are unlinked by the adapter). As a safety net, every `GC_SWEEP_SECONDS`
+    everything is unfrozen and walked once: the one long pause, a few hundred milliseconds with
+    thousands of players.
+    """
+    gc.collect()
+    gc.freeze()  # modules, keys and configuration: frozen for good, until the sweeps
+
+    def frozen_after(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] >= 1:
+            gc.freeze()
+
+    def sweep() -> None:
+        gc.unfreeze()
+        gc.collect()  # freezes again when it stops
+        loop.call_later(GC_SWEEP_SECONDS, sweep)
+
+    gc.callbacks.append(frozen_after)
+    loop.call_later(GC_SWEEP_SECONDS, sweep)
+
+
 def _loop(coro: Coroutine[Any, Any, int]) -> int:
     if uvloop is not None:  # faster sockets where it is installed; the stdlib loop otherwise
         result: int = uvloop.run(coro)
@@ -194,15 +227,7 @@ async def _serve(
     hub: Hub, host: str, port: int, tls: ssl.SSLContext | None, fingerprint: str
 ) -> int:
     server = Server(hub, host, port, tls)
-    # Modules, keys and configuration live as long as the process: take them out of the cyclic
-    # collector's generations, so its full collections (which stop every table) walk less.
-    gc.collect()
-    gc.freeze()
-    # A full collection walks every table and session (a few hundred ms with thousands of
-    # players): allow one per 100 middle-generation collections (about a minute at full load)
-    # instead of one per 10. Cycles still go, only later.
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 100)
+    tune_gc(asyncio.get_running_loop())
     try:
         addresses = await server.start()
     except OSError as exc:

@@ -83,6 +83,8 @@ TRANSITIONS: dict[tuple[TablePhase, str], TablePhase] = {
     (TablePhase.REVEALING, "game_over"): TablePhase.OVER,
 }
 """Every legal (phase, event) -> phase of a table."""
+_COMMITTING, _REVEALING = TablePhase.COMMITTING, TablePhase.REVEALING
+"""As module constants, for the hot path (an enum's class attribute is slow in Python 3.11)."""
 
 
 class TableError(Exception):
@@ -361,31 +363,32 @@ class Table:
         self._committed = [False] * n
         self.deadline = now + self.settings.turn_seconds if self.settings.turn_seconds else None
         deadline_ms = self.settings.turn_seconds * 1000
+        round_, turn = game.round, game.turn
         for seat in self.seats:
             if seat.session is not None:
                 seat.session.send(
                     TurnStart(
-                        round=game.round,
-                        turn=game.turn,
+                        round=round_,
+                        turn=turn,
                         observation=game.observation(seat.index),
                         deadline_ms=deadline_ms,
                     )
                 )
         if self.spectators:
-            public = TurnStart(round=game.round, turn=game.turn, observation=game.observation(None))
+            public = TurnStart(round=round_, turn=turn, observation=game.observation(None))
             for watcher in self.spectators:
                 watcher.send(public)
         self._act_for_bots(now)
 
     def _act_for_bots(self, now: float) -> None:
         """Bots commit at once; so do seats a bot plays for an absent player (auto-picks)."""
-        if self.phase is TablePhase.COMMITTING:
+        if self.phase is _COMMITTING:
             for seat in self.seats:
                 if not self._committed[seat.index] and (seat.bot or seat.bot_control):
                     self._bot_commit(seat)
             if all(self._committed):
                 self._all_committed(now)
-        elif self.phase is TablePhase.REVEALING:
+        elif self.phase is _REVEALING:
             for seat in self.seats:
                 if self.openings[seat.index] is None and (seat.bot or seat.bot_control):
                     self._auto_pick(seat)
@@ -443,7 +446,7 @@ class Table:
         was_bot = seat.bot_control
         self._player_acted(seat)
         game = self.game
-        if self.phase is not TablePhase.COMMITTING or game is None:
+        if self.phase is not _COMMITTING or game is None:
             raise TableError(ErrorCode.OUT_OF_PHASE, "commitments are not being collected")
         if (round_, turn) != (game.round, game.turn):
             raise TableError(ErrorCode.WRONG_TURN, f"this is round {game.round}, turn {game.turn}")
@@ -492,7 +495,7 @@ class Table:
         seat = self.seats[seat_index]
         self._player_acted(seat)
         game = self.game
-        if self.phase is not TablePhase.REVEALING or game is None:
+        if self.phase is not _REVEALING or game is None:
             raise TableError(ErrorCode.OUT_OF_PHASE, "reveals are not being collected")
         if (round_, turn) != (game.round, game.turn):
             raise TableError(ErrorCode.WRONG_TURN, f"this is round {game.round}, turn {game.turn}")
@@ -500,13 +503,14 @@ class Table:
             raise TableError(ErrorCode.ALREADY_DONE, "this seat's pick is already settled")
         commitment = self.commitments[seat_index]
         error: TableError | None = None
+        legal = game.legal_actions(seat_index)
         if commitment is None or not verify_commitment(
             commitment, self.table_id, round_, turn, seat_index, action, nonce
         ):
             error = TableError(
                 ErrorCode.COMMITMENT_MISMATCH, "the reveal does not open this seat's commitment"
             )
-        elif action not in game.legal_actions(seat_index):
+        elif action not in legal:
             error = TableError(
                 ErrorCode.ILLEGAL_ACTION, f"{action.describe()} is not a legal action now"
             )
@@ -514,6 +518,9 @@ class Table:
             # The seat cannot reveal twice: pick for it now, so the table does not wait.
             self._auto_pick(seat)
         else:
+            # The engine's own equal action, which lives on anyway: the decoded one can go now,
+            # rather than stay with the game's record until it ends (less for the collector).
+            action = legal[legal.index(action)]
             self.openings[seat_index] = Opening(action=action, nonce=nonce)
         if all(o is not None for o in self.openings):
             self._all_revealed(now)

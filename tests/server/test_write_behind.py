@@ -1,0 +1,324 @@
+"""Write-behind storage: held writes keep their order, reads see them, a failed commit keeps them,
+checkpoints run in a thread; and the server never sends a frame while a write is held, so a
+turn is in the database before anyone hears its result (also across SIGKILL)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from server_helpers import play
+
+import server.app as app_module
+import server.storage as storage_module
+from client.connection import Client
+from protocol import TableSettings, TurnStart
+from server.app import Server
+from server.hub import Hub
+from server.storage import PlayerResult, Storage, StorageError, TokenEntry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rows(path: Path) -> dict[str, bytes]:
+    """The saved tables as another connection sees them (what survives this process)."""
+    raw = sqlite3.connect(path)
+    try:
+        return dict(raw.execute("SELECT table_id, state FROM tables_in_progress").fetchall())
+    finally:
+        raw.close()
+
+
+def test_writes_wait_for_flush_and_commit_together(tmp_path: Path) -> None:
+    path = tmp_path / "wb.db"
+    with Storage(path, write_behind=True) as storage:
+        storage.save_table("a", b"1")
+        storage.save_token(b"t" * 32, "a", 0, 99)
+        storage.save_table("b", b"1")
+        assert storage.held == 3
+        assert rows(path) == {}
+        assert storage.flush()
+        assert storage.held == 0
+        assert rows(path) == {"a": b"1", "b": b"1"}
+        assert storage.flush()  # nothing held: nothing to do
+
+
+def test_newest_state_of_a_table_wins_and_order_is_kept(tmp_path: Path) -> None:
+    with Storage(tmp_path / "wb.db", write_behind=True) as storage:
+        storage.save_table("t", b"old")
+        storage.save_token(b"k" * 32, "t", 1, 50)
+        storage.save_table("t", b"new")
+        assert storage.held == 2  # the older state of "t" is never written
+        storage.delete_token(b"k" * 32)
+        storage.save_token(b"k" * 32, "t", 2, 60)
+        # A read first commits what is held, so it sees every write, in order.
+        assert storage.find_token(b"k" * 32) == TokenEntry("t", 2, 60)
+        assert storage.held == 0
+        assert storage.load_tables() == [("t", b"new")]
+
+
+def test_a_game_stored_after_a_held_save_retires_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "wb.db"
+    with Storage(path, write_behind=True) as storage:
+        storage.save_table("t", b"last turn")
+        storage.save_token(b"k" * 32, "t", 0, 99)
+        players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
+        storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", players, finished_ms=1)
+        assert storage.held == 3  # held too, after the writes before it
+        assert rows(path) == {}
+        assert storage.flush()
+        assert rows(path) == {}
+        assert storage.get_record("g") is not None
+        assert storage.find_token(b"k" * 32) is None
+        # A new game at the same table saves again afterwards.
+        storage.save_table("t", b"next game")
+        storage.flush()
+        assert rows(path) == {"t": b"next game"}
+
+
+def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
+    with Storage(tmp_path / "wb.db", write_behind=True) as storage:
+        storage.finish_game("t", "g", "sushi-go", b"first", b"sig", players, finished_ms=1)
+        storage.save_table("u", b"state")
+        storage.finish_game("t", "g", "sushi-go", b"second", b"sig", players, finished_ms=2)
+        storage.delete_table("u")
+        assert storage.flush()  # the rest of the batch is written all the same
+        stored = storage.get_record("g")
+        assert stored is not None and stored.record == b"first"
+        assert storage.load_tables() == []
+    assert "game g is already stored" in caplog.text
+
+
+def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
+    path = tmp_path / "wb.db"
+    with Storage(path, write_behind=True) as storage:
+        blocker = sqlite3.connect(path, isolation_level=None, timeout=0)
+        blocker.execute("BEGIN EXCLUSIVE")  # another writer: the commit cannot get the lock
+        storage.save_table("a", b"1")
+        storage.save_table("b", b"2")
+        storage._conn.execute("PRAGMA busy_timeout = 0")
+        with pytest.raises(StorageError, match="2 held changes"):
+            storage.flush()
+        assert storage.held == 2
+        storage.save_table("a", b"3")  # newer than the held one: replaces it
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        assert storage.flush()
+        assert rows(path) == {"a": b"3", "b": b"2"}
+
+
+def test_flush_declines_while_the_database_is_busy_and_says_when_to_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(storage_module, "CHECKPOINT_BYTES", 0)  # a checkpoint at every pass
+    monkeypatch.setattr(storage_module, "CHECKPOINT_POLL_SECONDS", 0.01)
+    path = tmp_path / "wb.db"
+    ready = threading.Event()
+    with Storage(path, exclusive=True, write_behind=True) as storage:
+        storage.on_ready = ready.set
+        # Stand in for a long checkpoint: another thread holds the database.
+        holding, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with storage._lock:
+                holding.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(10)
+        storage.save_table("t", b"1")
+        assert not storage.flush()
+        assert storage.held == 1
+        release.set()
+        holder.join()
+        # The checkpoint thread's next pass calls back; then the flush goes ahead.
+        assert ready.wait(10)
+        assert storage.flush()
+        assert storage.held == 0
+    with Storage(path) as again:
+        assert again.load_tables() == [("t", b"1")]
+
+
+def test_the_checkpoint_thread_empties_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(storage_module, "CHECKPOINT_BYTES", 64 * 1024)
+    monkeypatch.setattr(storage_module, "CHECKPOINT_POLL_SECONDS", 0.01)
+    path = tmp_path / "wb.db"
+    wal = Path(str(path) + "-wal")
+    called = threading.Event()
+    with Storage(path, exclusive=True, write_behind=True) as storage:
+        storage.on_ready = called.set
+        with storage._lock:  # the thread waits for this before it checkpoints
+            for n in range(60):
+                storage.save_table(f"t{n}", bytes([n]) * 3000)
+            storage.flush()
+            assert wal.stat().st_size >= 64 * 1024
+            # The thread reports on a declined flush: pretend one, so that it calls back.
+            with storage._held_lock:
+                storage._declined = True
+        assert called.wait(10)
+        assert wal.stat().st_size == 0
+        assert len(storage.load_tables()) == 60
+
+
+def test_close_writes_what_is_held(tmp_path: Path) -> None:
+    path = tmp_path / "wb.db"
+    storage = Storage(path, exclusive=True, write_behind=True)
+    storage.save_table("t", b"kept")
+    storage.close()
+    storage.close()
+    assert rows(path) == {"t": b"kept"}
+
+
+_CHILD = """
+import sys
+from server.storage import Storage
+storage = Storage(sys.argv[1], exclusive=True, write_behind=True)
+for n in range(20):
+    storage.save_table(f"t{n}", bytes([n]) * 3000)
+storage.save_token(b"k" * 32, "t7", 1, 99)
+storage.flush()
+storage.save_table("t0", b"held, never flushed")
+storage.save_table("late", b"held, never flushed")
+print("ready", flush=True)
+sys.stdin.read()  # wait to be killed
+"""
+
+
+def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(tmp_path: Path) -> None:
+    path = tmp_path / "crash.db"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        readable, _, _ = select.select([child.stdout], [], [], 20)
+        assert readable, "the child did not report in time"
+        assert child.stdout.readline() == "ready\n"
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    with Storage(path) as storage:
+        tables = dict(storage.load_tables())
+        assert len(tables) == 20
+        assert tables["t0"] == bytes([0]) * 3000
+        assert "late" not in tables
+        assert storage.find_token(b"k" * 32) == TokenEntry("t7", 1, 99)
+
+
+# -- the server: saved before sent -----------------------------------------------------------------
+
+
+@asynccontextmanager
+async def write_behind_server(path: Path) -> AsyncIterator[tuple[Hub, Server, int]]:
+    storage = Storage(path, exclusive=True, write_behind=True)
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    server = Server(hub, "127.0.0.1", 0, None)
+    try:
+        (_, port), *_ = await server.start()
+        yield hub, server, port
+    finally:
+        await server.stop()
+        storage.close()
+
+
+async def test_no_frame_is_written_while_a_write_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[int] = []
+    hubs: list[Hub] = []
+    original: Callable[[Any], None] = app_module._Connection.flush
+
+    def checked(self: Any) -> None:
+        if self.pending:
+            written.append(hubs[0].storage.held)
+        original(self)
+
+    monkeypatch.setattr(app_module._Connection, "flush", checked)
+    async with write_behind_server(tmp_path / "s.db") as (hub, _, port):
+        hubs.append(hub)
+        clients = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(3)]
+        joined = await clients[0].create_table(TableSettings(players=3, turn_seconds=60))
+        for c in clients[1:]:
+            await c.join_table(joined.table.table_id)
+        clients[0].start_game()
+        played = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(clients)))
+        for c, p in zip(clients, played, strict=True):
+            assert not p.errors
+            assert c.fairness.final == "verified"
+            await c.close()
+    assert len(written) > 100
+    assert set(written) == {0}
+
+
+async def test_results_wait_while_the_storage_declines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with write_behind_server(tmp_path / "s.db") as (hub, server, port):
+        declined = asyncio.Event()
+        flush = hub.storage.flush
+
+        def watched(*, wait: bool = False) -> bool:
+            done = flush(wait=wait)
+            if not done:
+                declined.set()
+            return done
+
+        monkeypatch.setattr(hub.storage, "flush", watched)
+        players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
+        joined = await players[0].create_table(TableSettings(players=2, turn_seconds=60))
+        await players[1].join_table(joined.table.table_id)
+        players[0].start_game()
+        starts = [await c.wait_for(TurnStart, 10) for c in players]
+        # Stand in for a checkpoint: another thread holds the database while the turn ends.
+        holding, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with hub.storage._lock:
+                holding.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert await asyncio.to_thread(holding.wait, 10)
+        for c, s in zip(players, starts, strict=True):
+            c.pick(s.observation.legal_actions()[0])
+        # Both picks are revealed and the turn is saved, held: its frames wait in the server.
+        await asyncio.wait_for(declined.wait(), 10)
+        for _ in range(20):  # the loop goes on; nothing is written while the save is held
+            await asyncio.sleep(0)
+        assert hub.storage.held >= 1
+        assert any(connection.pending for connection in server.dirty)
+        release.set()
+        await asyncio.to_thread(holder.join)
+        assert hub.storage.on_ready is not None
+        hub.storage.on_ready()  # what the checkpoint thread does when it lets go
+        nxt = await players[0].wait_for(TurnStart, 10)
+        assert (nxt.round, nxt.turn) == (1, 2)
+        assert hub.storage.held == 0
+        for c in players:
+            await c.close()
