@@ -1,12 +1,16 @@
 """`sushigo-bot host:port --strategy NAME`: a headless bot that plays games on a server.
 
     sushigo-bot localhost:7777 --strategy heuristic --games 10 --players 4 --name robo
+    sushigo-bot localhost:7777 --strategy greedy --game sushi-roll --games 3 --players 3
     sushigo-bot localhost:7777 --strategy ismcts --tournament spring-cup
 
-It quick-matches into a table of P seats, plays with the strategy (which sees only its seat's
-observation), verifies every commitment and each game's fairness record, reconnects by itself if
-the connection drops, and prints one line per game. Exit codes: 0 after N games all verified,
-1 on a failure (unreachable server, a fairness check that failed), 2 for a usage error.
+It quick-matches into a table of P seats of the game asked for, plays with the strategy (which
+sees only its seat's observation), verifies every commitment (the card game), every action and
+die (Sushi Roll) and each game's fairness record, reconnects by itself if the connection drops,
+and prints one line per game. The strategy names are the same for both games: the kind of each
+table the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
+tournament of either game works too. Exit codes: 0 after N games all verified, 1 on a failure
+(unreachable server, a fairness check that failed), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -20,8 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots import Strategy, StrategyError, get_strategy
+from bots.roll import RollStrategy, get_roll_strategy
+from engine.roll import Take
 from protocol import (
+    Error,
+    ErrorCode,
     GameEnded,
+    GameKind,
+    GameStarting,
+    RollGameOver,
+    RollTurn,
+    RollUpdate,
     TableJoined,
     TableLeft,
     TournamentStatus,
@@ -56,9 +69,73 @@ class GameResult:
         )
 
 
-async def play_game(client: Client, strategy: Strategy, rng: random.Random) -> GameResult:
-    """Play the game at the table we were just seated at, to its end."""
-    strategy.reset()
+MAX_REFUSALS = 3
+"""Sushi Roll: actions in a row the server may refuse before the bot gives up (after the first
+refusal it takes a die, which is always legal)."""
+
+
+class Strategies:
+    """One strategy spec, played in each game kind by that kind's implementation (made when first
+    needed and kept, so its memory lasts across games)."""
+
+    def __init__(
+        self, spec: str = "", *, card: Strategy | None = None, roll: RollStrategy | None = None
+    ) -> None:
+        self.spec = spec
+        self._card, self._roll = card, roll
+
+    def card(self) -> Strategy:
+        """The Sushi Go! implementation; `StrategyError` if the spec has none."""
+        if self._card is None:
+            if not self.spec:
+                raise StrategyError("no Sushi Go! strategy was given")
+            self._card = get_strategy(self.spec)
+        return self._card
+
+    def roll(self) -> RollStrategy:
+        """The Sushi Roll implementation; `StrategyError` if the spec has none."""
+        if self._roll is None:
+            if not self.spec:
+                raise StrategyError("no Sushi Roll strategy was given")
+            self._roll = get_roll_strategy(self.spec)
+        return self._roll
+
+    def check(self, kind: GameKind) -> None:
+        """Make the implementation for `kind` now (`StrategyError` if there is none)."""
+        if kind == GameKind.SUSHI_ROLL:
+            self.roll()
+        else:
+            self.card()
+
+
+def _roll_move(client: Client, strategy: RollStrategy, rng: random.Random) -> None:
+    """Our Sushi Roll move, if one is wanted: the strategy's choice, or after a refusal a take
+    (always legal); `ServerError` when the server keeps refusing."""
+    obs = client.roll_state
+    if not client.awaiting_roll or obs is None:
+        return
+    if client.roll_refusals >= MAX_REFUSALS:
+        raise ServerError(
+            Error(
+                code=ErrorCode.ILLEGAL_ACTION,
+                message=f"the server refused {client.roll_refusals} Sushi Roll actions in a row",
+            )
+        )
+    legal = obs.legal_actions()
+    action = strategy.choose(obs, legal, rng) if not client.roll_refusals else Take(0)
+    client.roll(action)
+
+
+async def play_game(
+    client: Client, strategy: Strategy | Strategies, rng: random.Random
+) -> GameResult:
+    """Play the game at the table we were just seated at, to its end (either kind of game)."""
+    strategies = strategy if isinstance(strategy, Strategies) else Strategies(card=strategy)
+    kind = client.table.settings.kind if client.table is not None else GameKind.SUSHI_GO
+    if kind == GameKind.SUSHI_ROLL:
+        strategies.roll().reset()
+    else:
+        strategies.card().reset()
     while True:
         try:
             event = await client.next_event()
@@ -66,12 +143,26 @@ async def play_game(client: Client, strategy: Strategy, rng: random.Random) -> G
             await auto_reconnect(client)
             obs = client.observation
             if client.awaiting_pick and obs is not None and not obs.is_over:
-                client.pick(strategy.choose(obs, obs.legal_actions(), rng))
+                card = strategies.card()
+                client.pick(card.choose(obs, obs.legal_actions(), rng))
+            if client.awaiting_roll:
+                _roll_move(client, strategies.roll(), rng)
             continue
-        if isinstance(event, TurnStart):
+        if isinstance(event, GameStarting) and event.kind != kind:
+            kind = event.kind
+            strategies.check(kind)
+            if kind == GameKind.SUSHI_ROLL:
+                strategies.roll().reset()
+            else:
+                strategies.card().reset()
+        elif isinstance(event, TurnStart):
             obs = event.observation
-            client.pick(strategy.choose(obs, obs.legal_actions(), rng))
-        elif isinstance(event, GameEnded):
+            card = strategies.card()
+            client.pick(card.choose(obs, obs.legal_actions(), rng))
+        elif isinstance(event, RollTurn | RollUpdate | Error):
+            if client.awaiting_roll:
+                _roll_move(client, strategies.roll(), rng)
+        elif isinstance(event, GameEnded | RollGameOver):
             seat = client.seat if client.seat is not None else 0
             names = [s.name or f"seat {s.seat}" for s in client.table.seats] if client.table else []
             return GameResult(
@@ -85,20 +176,26 @@ async def play_game(client: Client, strategy: Strategy, rng: random.Random) -> G
 
 
 async def play_one(
-    client: Client, strategy: Strategy, rng: random.Random, players: int
+    client: Client,
+    strategy: Strategy | Strategies,
+    rng: random.Random,
+    players: int,
+    kind: GameKind = GameKind.SUSHI_GO,
 ) -> GameResult:
-    """Quick-match into a table, play one game, leave."""
-    await client.quick_match(players)
+    """Quick-match into a table of `kind`, play one game, leave."""
+    await client.quick_match(players, kind)
     result = await play_game(client, strategy, rng)
     await client.leave()
     return result
 
 
 async def play_tournament(
-    client: Client, name: str, strategy: Strategy, rng: random.Random
+    client: Client, name: str, strategy: Strategy | Strategies, rng: random.Random
 ) -> list[GameResult]:
     """Enter a tournament and play every game the server seats us at until it finishes."""
     info = await client.register_tournament(name)
+    if isinstance(strategy, Strategies):
+        strategy.check(info.settings.kind)  # StrategyError now, not in the first game
     print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)
     results: list[GameResult] = []
     while True:
@@ -138,8 +235,10 @@ async def run(args: argparse.Namespace) -> int:
     """Connect and play `args.games` games (forever when None)."""
     host, port = args.address
     name = args.name or f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
+    kind = GameKind(args.game)
+    strategy = Strategies(args.strategy)
     try:
-        strategy = get_strategy(args.strategy)
+        strategy.check(kind)
     except StrategyError as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 2
@@ -159,11 +258,11 @@ async def run(args: argparse.Namespace) -> int:
             results = await play_tournament(client, args.tournament, strategy, rng)
             failed = sum(not r.verified for r in results)
         while not args.tournament and (args.games is None or played < args.games):
-            result = await play_one(client, strategy, rng, args.players)
+            result = await play_one(client, strategy, rng, args.players, kind)
             played += 1
             failed += not result.verified
             print(result.line(played), flush=True)
-    except (ConnectError, ServerError) as exc:
+    except (ConnectError, ServerError, StrategyError) as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -181,6 +280,12 @@ def parser() -> argparse.ArgumentParser:
         "--strategy",
         default="heuristic",
         help="random, greedy, heuristic, ismcts, or path/file.py:Class",
+    )
+    p.add_argument(
+        "--game",
+        choices=[kind.value for kind in GameKind],
+        default=GameKind.SUSHI_GO.value,
+        help="the game to quick-match into (a tournament's own game is played regardless)",
     )
     p.add_argument(
         "--games", type=_count, default=None, help="games to play (default: until stopped)"

@@ -1,12 +1,13 @@
 """`sushigo-client`: the terminal client.
 
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
-                   [--bots N [--players N] [--game sushi-go] [--variant V]... [--bot-strategy S]
-                   [--turn-seconds N]]
+                   [--bots N [--players N] [--game sushi-go|sushi-roll] [--variant V]...
+                   [--bot-strategy S] [--turn-seconds N]]
 
 Without ``--bots`` it opens the lobby. With ``--bots N`` it creates a table with the given
 settings, seats N server bots and starts the game as soon as every seat is taken (the play
-command uses this). Failures are one line on stderr, never a traceback. Exit codes: 0 after a
+command uses this). ``--game sushi-roll`` plays Sushi Roll, the dice game, which has no
+variants. Failures are one line on stderr, never a traceback. Exit codes: 0 after a
 normal quit, 2 for a usage error (a bad address or option), 1 for anything else (unreachable,
 refused, version mismatch, changed TLS certificate, a bad key file).
 """
@@ -84,7 +85,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = _Parser(
         prog="sushigo-client",
-        description="Play Sushi Go! on a sushigo server, in the terminal.",
+        description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )
     p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
     p.add_argument("--name", default=None, help="your name at the table (default: login name)")
@@ -98,11 +99,17 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("--players", type=_count(2, 5), help="seats at the table (default 4)")
     game.add_argument(
         "--game",
-        choices=[GameKind.SUSHI_GO.value],
+        choices=[kind.value for kind in GameKind],
         default=GameKind.SUSHI_GO.value,
-        help="the game (Sushi Roll is not playable over the network yet)",
+        help="sushi-go (the card game, default) or sushi-roll (the dice game)",
     )
-    game.add_argument("--variant", action="append", choices=VARIANTS, default=[], help="repeatable")
+    game.add_argument(
+        "--variant",
+        action="append",
+        choices=VARIANTS,
+        default=[],
+        help="a Sushi Go! variant, repeatable",
+    )
     game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")
     game.add_argument(
         "--turn-seconds", type=_count(0, 600), default=60, help="0: no timer (default 60)"
@@ -113,13 +120,18 @@ def parser() -> argparse.ArgumentParser:
 def table_settings(args: argparse.Namespace) -> TableSettings:
     """The table `--bots` creates; `UsageError` for settings that make no game."""
     variants = set(args.variant)
+    kind = GameKind(args.game)
+    if kind == GameKind.SUSHI_ROLL and variants:
+        raise UsageError(
+            f"Sushi Roll has no variants: drop --variant {' --variant '.join(sorted(variants))}"
+        )
     players = args.players
     if players is None:
         players = 2 if "dummy" in variants else (args.bots + 1 if args.bots else 4)
     if args.bots is not None and args.bots > players - 1:
         raise UsageError(f"--bots {args.bots} leaves no seat for you at a {players}-player table")
     settings = TableSettings(
-        kind=GameKind(args.game),
+        kind=kind,
         players=players,
         pass_both_ways="pass_both_ways" in variants,
         dummy="dummy" in variants,
@@ -127,7 +139,10 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
         turn_seconds=args.turn_seconds,
     )
     try:
-        settings.options()
+        if kind == GameKind.SUSHI_ROLL:
+            settings.roll_options()
+        else:
+            settings.options()
     except OptionsError as exc:
         raise UsageError(str(exc)) from None
     return settings

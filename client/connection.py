@@ -10,6 +10,11 @@
 - every opening in every TURN_RESULT is checked against the commitment shown before, and at
   GAME_OVER the signed record is checked and the whole game re-derived (`fairness`). A failure is
   recorded loudly in `fairness.failures`, never ignored;
+- Sushi Roll tables (sequential turns, no commit-reveal): `roll(action)` sends one action of our
+  turn, `awaiting_roll` says when one is wanted; every ROLL_UPDATE is checked to be a legal action
+  of the seat to move (and ours to be one we sent), and at ROLL_GAME_OVER the signed roll record is
+  verified, replayed from the seeds, and every action, die and score shown during the game is
+  compared with the replay;
 - `resume()` takes the session back on a new connection after a drop (replayed messages or a
   snapshot), and `auto_reconnect` does it by itself.
 """
@@ -18,17 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import logging
 import ssl
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine import Action, Observation
+from engine import Action, EngineError, Observation
+from engine.roll import RollAction, RollGame, RollObservation
+from engine.roll import RoundScored as RollRoundScored
+from engine.roll import legal_actions as roll_legal_actions
 from protocol import (
     PROTOCOL_NAME,
     SUPPORTED_VERSIONS,
@@ -63,6 +72,13 @@ from protocol import (
     Resume,
     Resumed,
     Reveal,
+    RollFairRecord,
+    RollGameOver,
+    RollPlay,
+    RollRoundScores,
+    RollStep,
+    RollTurn,
+    RollUpdate,
     Seed,
     ServerPing,
     Spectate,
@@ -74,6 +90,7 @@ from protocol import (
     TableLeft,
     TableList,
     TableSettings,
+    TableStatus,
     TableUpdate,
     TournamentInfo,
     TournamentList,
@@ -90,7 +107,9 @@ from protocol import (
     server_seed_hash,
     verify_commitment,
     verify_record,
+    verify_roll_record,
     verify_signed_record,
+    verify_signed_roll_record,
 )
 
 from .known_hosts import (
@@ -129,18 +148,38 @@ class Fairness:
     """What this client has verified of the current game. Failures are never silent."""
 
     openings_verified: int = 0
-    """Openings checked against their commitments this game."""
+    """Openings checked against their commitments this game (the card game)."""
     auto_picks: int = 0
-    """Seats the server picked for (shown, not failures)."""
+    """Seats the server picked for (shown, not failures); in Sushi Roll, actions it chose."""
     failures: list[str] = field(default_factory=list)
     """Every check that failed, in words."""
     final: str = "pending"
     """"pending" until GAME_OVER, then "verified" or "FAILED"."""
+    kind: GameKind = GameKind.SUSHI_GO
+    """The game these checks are of."""
+    actions_seen: int = 0
+    """Sushi Roll: actions shown (ROLL_UPDATE), each checked legal for the seat to move when it
+    came; their dice can only be checked once the server seed is revealed."""
+    actions_verified: int = 0
+    """Sushi Roll: actions (with every die they showed) found equal to the replay of the record
+    from the seeds, at ROLL_GAME_OVER."""
 
     @property
     def ok(self) -> bool:
         """No check has failed."""
         return not self.failures
+
+
+@dataclass(slots=True)
+class _RollRun:
+    """An unbroken run of Sushi Roll actions as this client saw them (a resume from a snapshot,
+    or joining a game under way, starts a new run: what happened in between was not shown)."""
+
+    from_start: bool
+    """The run began with the game (its first action is the record's first)."""
+    steps: list[RollStep] = field(default_factory=list)
+    states: list[tuple[int, RollObservation]] = field(default_factory=list)
+    """Each table state shown, as (actions of this run applied before it, the spectators' view)."""
 
 
 @dataclass(slots=True)
@@ -150,11 +189,25 @@ class _Game:
     table_id: str
     seat: int | None
     server_seed_hash: bytes
+    """As GAME_STARTING published it; empty when we came to watch a game under way."""
     client_seeds: tuple[bytes, ...] = ()
     my_seed: bytes | None = None
     commitments: dict[tuple[int, int], tuple[bytes | None, ...]] = field(default_factory=dict)
     fairness: Fairness = field(default_factory=Fairness)
     """This game's checks (the caller sees them as `Client.fairness` once it reads its start)."""
+    kind: GameKind = GameKind.SUSHI_GO
+    roll_runs: list[_RollRun] = field(default_factory=list)
+    """Sushi Roll: what was shown, run by run, to compare with the record's replay at the end."""
+    roll_last: RollObservation | None = None
+    """Sushi Roll: the table as last shown (the spectators' view), to check the next action."""
+    roll_rounds: dict[int, RollRoundScores] = field(default_factory=dict)
+    """Sushi Roll: the round scores shown."""
+
+    def roll_run(self) -> _RollRun:
+        """The current run (a new one, not from the start, if none is open)."""
+        if not self.roll_runs:
+            self.roll_runs.append(_RollRun(from_start=False))
+        return self.roll_runs[-1]
 
 
 class Client:
@@ -185,6 +238,11 @@ class Client:
         self.seat: int | None = None
         self.observation: Observation | None = None
         """The latest observation (TURN_START or a resume snapshot)."""
+        self.game_kind: GameKind | None = None
+        """The kind of the game last started (GAME_STARTING), as the caller has read it."""
+        self.roll_observation: RollObservation | None = None
+        """Sushi Roll: the table after the last ROLL_TURN or ROLL_UPDATE the caller read, seen
+        from our seat (nil seat for a spectator)."""
         self.fairness = Fairness()
         self.connected = False
         self.protocol_error: ProtocolError | None = None
@@ -193,6 +251,14 @@ class Client:
         self._pick: tuple[int, int, Action, bytes] | None = None
         """(round, turn, action, nonce) of this turn's pick."""
         self._revealed: tuple[int, int] | None = None
+        self._roll_state: RollObservation | None = None
+        """Sushi Roll: the table as it stands on arrival (ahead of the caller's view)."""
+        self._roll_pending: tuple[int, RollAction] | None = None
+        """Sushi Roll: (ref, action) of our action the server has not answered yet."""
+        self._roll_sent: list[RollAction] = []
+        """Sushi Roll: our actions of this turn not yet seen applied."""
+        self.roll_refusals = 0
+        """Sushi Roll: our actions the server refused (ERROR) since our last accepted one."""
         self._starts: deque[Fairness] = deque()
         """Each arrived game's checks, until the caller reads that game's start."""
         self._writer: asyncio.StreamWriter | None = None
@@ -325,6 +391,37 @@ class Client:
         self._continue_pick()
         return reply
 
+    def _resumed(self, msg: Resumed) -> None:
+        """RESUMED arrived (before any message replayed or sent after it is read).
+
+        Sushi Roll: an action of ours still unanswered was lost with the connection or is
+        answered among the replayed messages; either way we may act again on the table as it
+        now stands. A snapshot of a Sushi Roll game is followed by the current ROLL_TURN (the
+        snapshot's observation is the card game's): what happened in between was not shown, so
+        the checks start a new run of actions, which must still be found in the record."""
+        self._roll_pending = None
+        snap = msg.snapshot
+        table = snap.table if snap is not None else None
+        if snap is None or table is None or table.settings.kind != GameKind.SUSHI_ROLL:
+            return
+        self.game_kind = GameKind.SUSHI_ROLL
+        game = self._game
+        if game is None or game.table_id != table.table_id:
+            if snap.server_seed_hash is None:
+                return
+            # A game this client never saw start (a new process resuming with a saved token).
+            game = self._game = _Game(
+                table.table_id,
+                snap.seat,
+                snap.server_seed_hash,
+                client_seeds=tuple(snap.client_seeds),
+                kind=GameKind.SUSHI_ROLL,
+            )
+            game.fairness.kind = GameKind.SUSHI_ROLL
+            self.fairness = game.fairness
+        game.roll_runs.append(_RollRun(from_start=False))
+        game.roll_last = None
+
     def _continue_pick(self) -> None:
         """After a resume, finish this turn's commit or reveal if it was cut off.
 
@@ -348,6 +445,33 @@ class Client:
             and position is not None
             and (self._pick is None or (self._pick[0], self._pick[1]) != position)
         )
+
+    @property
+    def awaiting_roll(self) -> bool:
+        """Sushi Roll: it is our move and no action of ours awaits the server's answer (the
+        caller should choose one from `roll_state`)."""
+        obs = self._roll_state
+        return (
+            self.proto.phase is Phase.ROLL_MOVING
+            and self.proto.position is not None
+            and self._roll_pending is None
+            and obs is not None
+            and obs.seat is not None
+            and obs.to_move == obs.seat
+        )
+
+    @property
+    def roll_pending(self) -> RollAction | None:
+        """Sushi Roll: our action the server has not answered yet (None: none in flight)."""
+        return self._roll_pending[1] if self._roll_pending is not None else None
+
+    @property
+    def roll_state(self) -> RollObservation | None:
+        """Sushi Roll: the table as it stands now, from our seat: what `roll` checks against.
+
+        It may be ahead of `roll_observation` (the caller's view, which moves as events are read):
+        choose from this one."""
+        return self._roll_state
 
     async def close(self) -> None:
         """Close the connection (the session ends on the server after its resume window)."""
@@ -506,6 +630,40 @@ class Client:
         self._pick = (round_, turn, action, new_nonce())
         self._send_commit()
 
+    def roll(self, action: RollAction, seen: RollObservation | None = None) -> None:
+        """Sushi Roll: send one action of our turn (re-rolls and swaps, then the take).
+
+        Refused here, with nothing sent (`ServerError` with the code the server would give), when
+        it is not our move, while our previous action awaits its answer, when the table is no
+        longer `seen` (the choice was made on a table that has changed since), or when the action
+        is not legal. The answer is a ROLL_UPDATE (or an ERROR) event."""
+        obs = self._roll_state
+        position = self.proto.position
+        if obs is None or self.proto.phase is not Phase.ROLL_MOVING or position is None:
+            raise ServerError(Error(code=ErrorCode.OUT_OF_PHASE, message="it is not your move"))
+        if self._roll_pending is not None:
+            raise ServerError(
+                Error(
+                    code=ErrorCode.ALREADY_DONE,
+                    message="your last action has not been answered yet",
+                )
+            )
+        if seen is not None and dataclasses.replace(seen, seat=obs.seat) != obs:
+            raise ServerError(
+                Error(code=ErrorCode.WRONG_TURN, message="the table has changed: choose again")
+            )
+        if action not in obs.legal_actions():
+            raise ServerError(
+                Error(
+                    code=ErrorCode.ILLEGAL_ACTION, message=f"{action.describe()} is not legal now"
+                )
+            )
+        round_, cycle = position
+        ref = self.proto.next_ref()
+        self.send(RollPlay(ref=ref, round=round_, cycle=cycle, action=action))
+        self._roll_pending = (ref, action)
+        self._roll_sent.append(action)
+
     def _send_commit(self) -> None:
         game = self._game
         assert self._pick is not None and game is not None and game.seat is not None
@@ -599,10 +757,16 @@ class Client:
             self.table = msg.table
         elif isinstance(msg, GameStarting):
             self.seat = msg.seat
+            self.game_kind = msg.kind
+            self.roll_observation = None
             if self._starts:
                 self.fairness = self._starts.popleft()
         elif isinstance(msg, TurnStart):
             self.observation = msg.observation
+        elif isinstance(msg, RollTurn):
+            self.roll_observation = msg.observation
+        elif isinstance(msg, RollUpdate):
+            self.roll_observation = dataclasses.replace(msg.observation, seat=self.seat)
 
     def _duty(self, msg: Message) -> None:
         """As `msg` arrives: the seat's part of the protocol (seed, reveal) and every check.
@@ -610,9 +774,13 @@ class Client:
         Done on arrival, not when the caller gets round to reading, so the game never waits on a
         slow reader; each game's checks go to that game's own `Fairness`.
         """
-        if isinstance(msg, GameStarting):
-            new = self._game = _Game(msg.table_id, msg.seat, msg.server_seed_hash)
+        if isinstance(msg, TableJoined | Spectating):
+            self._watch(msg)
+        elif isinstance(msg, GameStarting):
+            new = self._game = _Game(msg.table_id, msg.seat, msg.server_seed_hash, kind=msg.kind)
+            new.fairness.kind = msg.kind
             self._starts.append(new.fairness)
+            self._roll_state, self._roll_pending, self._roll_sent = None, None, []
             if msg.seat is not None:
                 new.my_seed = new_seed()
                 with contextlib.suppress(ConnectionLost, ProtocolError):
@@ -621,6 +789,8 @@ class Client:
             game = self._game
             if game is not None:
                 game.client_seeds = msg.client_seeds
+                if game.kind == GameKind.SUSHI_ROLL:
+                    game.roll_runs.append(_RollRun(from_start=True))
                 if msg.server_seed_hash != game.server_seed_hash:
                     self._fail("the server changed its seed commitment after the game started")
                 if (
@@ -642,6 +812,36 @@ class Client:
             self._verify_turn(msg)
         elif isinstance(msg, GameEnded):
             self._verify_game(msg)
+        elif isinstance(msg, RollTurn):
+            self._roll_turn(msg)
+        elif isinstance(msg, RollUpdate):
+            self._roll_update(msg)
+        elif isinstance(msg, RollRoundScores):
+            if self._game is not None:
+                self._game.roll_rounds[msg.round] = msg
+        elif isinstance(msg, RollGameOver):
+            self._roll_pending = None
+            self._verify_roll_game(msg)
+        elif isinstance(msg, Resumed):
+            self._resumed(msg)
+        elif isinstance(msg, Error):
+            pending = self._roll_pending
+            if pending is not None and msg.ref == pending[0]:
+                # Refused: it changed nothing, and the seat may send another.
+                self._roll_pending = None
+                self.roll_refusals += 1
+                with contextlib.suppress(ValueError):
+                    self._roll_sent.remove(pending[1])
+
+    def _watch(self, msg: TableJoined | Spectating) -> None:
+        """We are at a new table: the last game's checks are over. Watching a game under way,
+        we check what is left of it from here on (its start was never shown to us)."""
+        self._game = None
+        table = msg.table
+        if isinstance(msg, Spectating) and table.status is TableStatus.PLAYING:
+            game = self._game = _Game(table.table_id, None, b"", kind=table.settings.kind)
+            game.fairness.kind = table.settings.kind
+            self.fairness = game.fairness
 
     def _checks(self) -> Fairness:
         """Where the checks of the game now arriving go."""
@@ -695,7 +895,9 @@ class Client:
             self._checks().final = "FAILED"
             return
         if game is not None:
-            if not hmac.compare_digest(server_seed_hash(msg.server_seed), game.server_seed_hash):
+            if game.server_seed_hash and not hmac.compare_digest(
+                server_seed_hash(msg.server_seed), game.server_seed_hash
+            ):
                 self._fail("the revealed server seed does not match its commitment")
             if record.server_seed != msg.server_seed or record.table_id != game.table_id:
                 self._fail("the record is not this game's")
@@ -712,6 +914,185 @@ class Client:
             self._fail(problem)
         checks = self._checks()
         checks.final = "verified" if checks.ok else "FAILED"
+
+    # -- Sushi Roll -------------------------------------------------------------------------------
+
+    def _roll_game(self) -> _Game | None:
+        """The game Sushi Roll messages are checked against (None: one we never saw start)."""
+        game = self._game
+        if game is None:
+            return None
+        if game.kind != GameKind.SUSHI_ROLL:
+            text = "the server sent Sushi Roll turns in a game announced as Sushi Go!"
+            if text not in game.fairness.failures:
+                self._fail(text)
+            return None
+        return game
+
+    def _roll_turn(self, msg: RollTurn) -> None:
+        if msg.moving:
+            self._roll_sent = []
+            self._roll_pending = None
+        self._roll_state = msg.observation
+        game = self._roll_game()
+        if game is None:
+            return
+        view = dataclasses.replace(msg.observation, seat=None)
+        run = game.roll_run()
+        run.states.append((len(run.steps), view))
+        game.roll_last = view
+
+    def _roll_update(self, msg: RollUpdate) -> None:
+        if self._roll_state is not None:
+            seat = self._roll_state.seat
+        else:
+            seat = self._game.seat if self._game is not None else None
+        mine = msg.seat == seat
+        self._roll_state = dataclasses.replace(msg.observation, seat=seat)
+        game = self._roll_game()
+        checks = self._checks()
+        checks.actions_seen += 1
+        if msg.auto:
+            checks.auto_picks += 1
+        where = f"round {msg.round} cycle {msg.cycle}"
+        if mine:
+            # Whatever was applied answers our action in flight (an auto take overtakes it).
+            self._roll_pending = None
+            self.roll_refusals = 0
+            if not msg.auto:
+                if msg.action in self._roll_sent:
+                    self._roll_sent.remove(msg.action)
+                else:
+                    self._fail(
+                        f"{where}: the server played {msg.action.describe()} for us,"
+                        " which we did not send"
+                    )
+        if game is None:
+            return
+        before = game.roll_last
+        if before is not None:
+            if before.to_move != msg.seat:
+                self._fail(f"{where}: seat {msg.seat} acted, but it was not its move")
+            else:
+                me = before.players[msg.seat]
+                legal = roll_legal_actions(
+                    msg.seat,
+                    [p.belt for p in before.players],
+                    me.usable_menu,
+                    me.usable_chopsticks,
+                )
+                if msg.action not in legal:
+                    self._fail(f"{where}: seat {msg.seat}'s {msg.action.describe()} was not legal")
+        run = game.roll_run()
+        run.steps.append(RollStep(seat=msg.seat, action=msg.action, auto=msg.auto))
+        run.states.append((len(run.steps), msg.observation))
+        game.roll_last = msg.observation
+
+    def _verify_roll_game(self, msg: RollGameOver) -> None:
+        game = self._game
+        try:
+            record = verify_signed_roll_record(msg.record, self.server_key or None)
+        except ProtocolError as exc:
+            self._fail(f"the game record's signature does not check out: {exc}")
+            self._checks().final = "FAILED"
+            return
+        if game is not None:
+            if game.server_seed_hash and not hmac.compare_digest(
+                server_seed_hash(msg.server_seed), game.server_seed_hash
+            ):
+                self._fail("the revealed server seed does not match its commitment")
+            if record.server_seed != msg.server_seed or record.table_id != game.table_id:
+                self._fail("the record is not this game's")
+            if game.client_seeds and record.client_seeds != game.client_seeds:
+                self._fail("the record's seeds differ from the ones announced")
+        report = verify_roll_record(record)
+        for problem in report.problems:
+            self._fail(problem)
+        if report.ok:
+            for problem in _compare_roll_game(record, msg, game):
+                self._fail(problem)
+            if game is not None and self._checks().ok:
+                self._checks().actions_verified = sum(len(r.steps) for r in game.roll_runs)
+        checks = self._checks()
+        checks.final = "verified" if checks.ok else "FAILED"
+
+
+def _compare_roll_game(record: RollFairRecord, msg: RollGameOver, game: _Game | None) -> list[str]:
+    """Replay a verified roll record and compare it with everything the game showed: the final
+    scores and places, each round's scores, and every action with the table after it."""
+    replay = RollGame(record.options, record.game_seed())
+    states = [replay.observation(None)]
+    rounds: dict[int, RollRoundScored] = {}
+    try:
+        for step in record.steps:
+            for event in replay.apply(step.seat, step.action):
+                if isinstance(event, RollRoundScored):
+                    rounds[event.round] = event
+            states.append(replay.observation(None))
+    except EngineError as exc:  # verify_roll_record replayed it already; never expected
+        return [f"the record does not replay: {exc}"]
+    problems: list[str] = []
+    if (msg.totals, msg.pudding_points, msg.token_bonus) != (
+        replay.scores(),
+        replay.pudding_points(),
+        replay.token_bonus(),
+    ):
+        problems.append(
+            f"the final scores shown {list(msg.totals)} are not the replay's {list(replay.scores())}"
+        )
+    if (msg.places, msg.winners) != (replay.places(), replay.winners()):
+        problems.append("the places and winners shown are not the replay's")
+    if game is None:
+        return problems
+    for number, shown in sorted(game.roll_rounds.items()):
+        scored = rounds.get(number)
+        if scored is None or shown.event() != scored:
+            problems.append(f"round {number}: the scores shown are not the replay's")
+    problems.extend(_match_runs(game.roll_runs, record.steps, states))
+    return problems
+
+
+def _match_runs(
+    runs: Sequence[_RollRun], steps: Sequence[RollStep], states: Sequence[RollObservation]
+) -> list[str]:
+    """Find each run of shown actions in the record, in order: the first at the record's start if
+    it began with the game, the last ending at the record's end; every table shown on the way
+    must be the replay's (so every die rolled matches the seeds)."""
+    at = 0
+    for i, run in enumerate(runs):
+        n = len(run.steps)
+        starts = [0] if run.from_start else range(at, len(steps) - n + 1)
+        found = next((p for p in starts if p >= at and _fits(run, p, steps, states)), None)
+        if found is None:
+            return [_mismatch(run, steps, states)]
+        at = found + n
+        if i == len(runs) - 1 and at != len(steps):
+            return [f"the record holds {len(steps) - at} actions after the last one shown"]
+    return []
+
+
+def _fits(
+    run: _RollRun, p: int, steps: Sequence[RollStep], states: Sequence[RollObservation]
+) -> bool:
+    n = len(run.steps)
+    if p + n > len(steps) or tuple(steps[p : p + n]) != tuple(run.steps):
+        return False
+    return all(p + k < len(states) and states[p + k] == view for k, view in run.states)
+
+
+def _mismatch(run: _RollRun, steps: Sequence[RollStep], states: Sequence[RollObservation]) -> str:
+    """The first difference between a run that began with the game and the replay, in words."""
+    if run.from_start:
+        for k, view in run.states:
+            if k >= len(states) or states[k] != view:
+                return (
+                    f"round {view.round} cycle {view.cycle}: the dice shown are not the ones"
+                    " the seeds give"
+                )
+            if k < len(run.steps) and (k >= len(steps) or steps[k] != run.steps[k]):
+                return f"action {k + 1}: the record's is not the one shown"
+        return "the actions shown are not the record's"
+    return "the actions and dice shown after joining are not found in the record"
 
 
 def _expect(message: Message, kind: type[T]) -> T:

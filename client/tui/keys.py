@@ -13,7 +13,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bin
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
+from protocol import GameKind
+
 from . import ops
+from .form import GAME_TITLES
+from .roll import Intent
 from .state import AppState, CreateForm
 
 __all__ = [
@@ -22,6 +26,7 @@ __all__ = [
     "load_global_bindings",
     "load_key_bindings",
     "load_lobby_bindings",
+    "load_roll_bindings",
 ]
 
 
@@ -145,6 +150,12 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     def _refresh(event: KeyPressEvent) -> None:
         _spawn(state, ops.refresh_tables(state))
 
+    @kb.add("g", filter=listing)
+    def _game(event: KeyPressEvent) -> None:
+        kinds = list(GameKind)
+        state.quick_kind = kinds[(kinds.index(state.quick_kind) + 1) % len(kinds)]
+        state.say(f"quick match (m) now finds {GAME_TITLES[state.quick_kind]} tables")
+
     @kb.add("n", filter=listing)
     def _new(event: KeyPressEvent) -> None:
         state.form = CreateForm()
@@ -213,7 +224,11 @@ def load_game_bindings(state: AppState) -> KeyBindings:
     kb = KeyBindings()
     game = _free(state) & Condition(lambda: state.in_game)
     round_summary = game & Condition(lambda: state.summary == "round" and state.final is None)
-    playing = game & Condition(lambda: state.summary != "round" and state.final is None)
+    playing = (
+        game
+        & Condition(lambda: state.summary != "round" and state.final is None)
+        & Condition(lambda: not state.is_roll)
+    )
     over = game & Condition(lambda: state.final is not None)
 
     @kb.add("enter", filter=round_summary)
@@ -271,6 +286,46 @@ def load_game_bindings(state: AppState) -> KeyBindings:
     return kb
 
 
+ROLL_BINDINGS: tuple[tuple[tuple[str, ...], Intent], ...] = (
+    (("left", "h"), "left"),
+    (("right", "l"), "right"),
+    (("up", "k"), "up"),
+    (("down", "j"), "down"),
+    (("space",), "mark"),
+    (("r",), "reroll"),
+    (("s",), "swap"),
+    (("enter",), "enter"),
+    (("escape",), "cancel"),
+)
+"""Sushi Roll's keys and what each asks of the turn's choice (`roll.TRANSITIONS` says what it
+does in each mode)."""
+
+
+def load_roll_bindings(state: AppState) -> KeyBindings:
+    """Sushi Roll: walk the belt, mark dice and re-roll them, choose a swap, take a die."""
+    kb = KeyBindings()
+    playing = (
+        _free(state)
+        & Condition(lambda: state.in_game and state.is_roll)
+        & Condition(lambda: state.summary != "round" and state.final is None)
+    )
+    for keys, intent in ROLL_BINDINGS:
+
+        def _key(event: KeyPressEvent, intent: Intent = intent) -> None:
+            ops.roll_key(state, intent)
+
+        for key in keys:
+            kb.add(key, filter=playing)(_key)
+
+    for digit in "12345678":
+
+        @kb.add(digit, filter=playing)
+        def _select(event: KeyPressEvent, index: int = int(digit) - 1) -> None:
+            ops.roll_key(state, "digit", index)
+
+    return kb
+
+
 def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> KeyBindingsBase:
     """Every binding of the client, merged."""
     return merge_key_bindings(
@@ -279,5 +334,6 @@ def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> Key
             load_chat_bindings(state, chat_buffer, home),
             load_lobby_bindings(state),
             load_game_bindings(state),
+            load_roll_bindings(state),
         ]
     )

@@ -38,6 +38,18 @@ from engine.cards import MAKI_ICONS, NIGIRI_POINTS
 
 from .cards import KIND_ORDER, NAMES, SHORT, card_style, family, hint
 from .lobby import form_text, lobby_text, seats_text
+from .roll_layout import (
+    ROLL_HELP,
+    ROLL_SCORING,
+    belts_text,
+    my_belt_text,
+    roll_default_status,
+    roll_fairness_text,
+    roll_game_summary_text,
+    roll_header_text,
+    roll_keys,
+    roll_round_summary_text,
+)
 from .state import AppState, Fragments
 
 __all__ = [
@@ -91,6 +103,11 @@ STYLE = Style.from_dict(
         "card.chopsticks": "fg:ansicyan",
         "card.pudding": "fg:ansibrightmagenta",
         "card.soy": "fg:ansibrightyellow",
+        "die.appetizer": "fg:ansiblue",
+        "die.maki": "fg:ansired",
+        "die.nigiri": "fg:ansiyellow",
+        "die.specials": "fg:ansigreen",
+        "die.pudding": "fg:ansimagenta",
         "overlay": "",
     }
 )
@@ -105,6 +122,8 @@ _TAIL = 60
 
 def header_text(state: AppState) -> Fragments:
     """Top bar: game, round and turn, pass direction, the turn countdown and fairness."""
+    if state.is_roll and state.roll is not None:
+        return roll_header_text(state)
     obs = state.observation
     out: Fragments = [("class:header", " Sushi Go! ")]
     if obs is None:
@@ -126,6 +145,8 @@ def fairness_bar_text(state: AppState) -> Fragments:
 
 def fairness_text(state: AppState) -> Fragments:
     """The fairness status: openings verified, the final seed check, any failure loudly."""
+    if state.is_roll:
+        return roll_fairness_text(state)
     fair = state.fairness
     if fair.failures:
         return [("class:fair.fail", f"!!! FAIRNESS CHECK FAILED: {fair.failures[0]} !!!")]
@@ -192,7 +213,10 @@ _COMMIT_WORDS = {
 
 
 def players_text(state: AppState) -> Fragments:
-    """One line per tableau: name, score, puddings, hand size, this turn's commit, the cards."""
+    """One line per tableau: name, score, puddings, hand size, this turn's commit, the cards
+    (Sushi Roll: every seat's belt and tray)."""
+    if state.is_roll:
+        return belts_text(state)
     obs = state.observation
     if obs is None:
         return []
@@ -222,7 +246,10 @@ def players_text(state: AppState) -> Fragments:
 
 
 def hand_text(state: AppState) -> Fragments:
-    """The hand: number, marks, name in its colour, and a scoring hint; the cursor reversed."""
+    """The hand: number, marks, name in its colour, and a scoring hint; the cursor reversed
+    (Sushi Roll: our belt, die by die)."""
+    if state.is_roll:
+        return my_belt_text(state)
     obs = state.observation
     if obs is None:
         return []
@@ -330,6 +357,8 @@ def status_text(state: AppState) -> Fragments:
 
 
 def _default_status(state: AppState) -> str:
+    if state.is_roll and state.roll is not None:
+        return roll_default_status(state)
     obs = state.observation
     if state.final is not None:
         return "the game is over"
@@ -362,6 +391,8 @@ def keys_text(state: AppState) -> Fragments:
         keys = "Enter/space: continue · ?: help"
     elif state.final is not None:
         keys = ("n: new game · " if state.is_host else "") + "l: leave table · c: chat · q: quit"
+    elif state.is_roll and state.roll is not None:
+        keys = roll_keys(state)
     elif state.observation is not None:
         parts = ["↑↓/1-9: choose", "Enter: play"]
         me = state.me
@@ -377,7 +408,7 @@ def keys_text(state: AppState) -> Fragments:
             "b: add bot · s: start · " if state.is_host else ""
         ) + "l: leave · c: chat · q: quit"
     else:
-        keys = "↑↓ table · Enter join · w watch · n new · m quick match · r refresh · q quit"
+        keys = "↑↓ table · Enter join · w watch · n new · m quick match · g game · r refresh"
     return [("class:keys", " " + keys)]
 
 
@@ -396,6 +427,8 @@ def _categories(state: AppState) -> tuple[str, ...]:
 
 def round_summary_text(state: AppState) -> Fragments:
     """After a round: points by category per player, the round's total and the running total."""
+    if state.is_roll:
+        return roll_round_summary_text(state)
     if not state.round_scores:
         return []
     scored = state.round_scores[-1]
@@ -415,6 +448,8 @@ def round_summary_text(state: AppState) -> Fragments:
 
 def game_summary_text(state: AppState) -> Fragments:
     """At game over: points by category over the game, puddings, totals, places and winners."""
+    if state.is_roll:
+        return roll_game_summary_text(state, fairness_text(state))
     final = state.final
     if final is None:
         return []
@@ -444,30 +479,46 @@ def game_summary_text(state: AppState) -> Fragments:
     return out
 
 
+_HELP_LOBBY: Fragments = [
+    ("class:title", "Keys\n"),
+    ("", "Lobby   ↑↓ table · Enter join · w watch · m quick match · g its game\n"),
+    ("", "        n new table (↑↓ field, ←→ change, Enter create) · r refresh\n"),
+    ("", "Table   b add a bot · s start (host) · l leave\n"),
+]
+_HELP_CARDS: Fragments = [
+    ("", "Game    ↑↓←→ or 1-9, 0 move to a card · Enter play it\n"),
+    ("", "        space marks cards for a chopsticks double pick, in order\n"),
+    ("", "        d gives the card under the cursor to the dummy (when you control it)\n"),
+]
+_HELP_ALWAYS: Fragments = [
+    ("", "Over    n new game (host) · l leave\n"),
+    ("", "Always  c chat · ? this help · q quit (asks first) · Ctrl-L redraw\n"),
+]
+_HELP_CARD_SCORING: Fragments = [
+    ("class:title", "Scoring\n"),
+    ("", "maki most 6, second 3 · tempura pair 5 · sashimi three 10\n"),
+    ("", "dumplings 1 3 6 10 15 · nigiri 1/2/3, x3 on wasabi\n"),
+    ("", "pudding at game end: most +6, fewest -6 · chopsticks: 2 cards later\n"),
+]
+
+
 def help_text(state: AppState) -> Fragments:
-    """The help overlay: every key, and the point of the game in two lines."""
-    lines = [
-        ("class:title", "Keys\n"),
-        ("", "Lobby   ↑↓ choose a table · Enter join · w watch · m quick match\n"),
-        ("", "        n new table (↑↓ field, ←→ change, Enter create) · r refresh\n"),
-        ("", "Table   b add a bot · s start (host) · l leave\n"),
-        ("", "Game    ↑↓←→ or 1-9, 0 move to a card · Enter play it\n"),
-        ("", "        space marks cards for a chopsticks double pick, in order\n"),
-        ("", "        d gives the card under the cursor to the dummy (when you control it)\n"),
-        ("", "        n new game and l leave, once the game is over\n"),
-        ("", "Always  c chat · ? this help · q quit (asks first) · Ctrl-L redraw\n\n"),
-        ("class:title", "Scoring\n"),
-        ("", "maki most 6, second 3 · tempura pair 5 · sashimi three 10\n"),
-        ("", "dumplings 1 3 6 10 15 · nigiri 1/2/3, x3 on wasabi\n"),
-        ("", "pudding at game end: most +6, fewest -6 · chopsticks: 2 cards later\n"),
-        ("class:dim", "\n? or Enter closes this help"),
-    ]
-    return list(lines)
+    """The help overlay: every key, and the point of the game on screen in a few lines (in the
+    lobby, the keys of both games)."""
+    lines = list(_HELP_LOBBY)
+    if not state.in_game:
+        lines += [*_HELP_CARDS, *ROLL_HELP, *_HELP_ALWAYS]
+    elif state.is_roll:
+        lines += [*ROLL_HELP, *_HELP_ALWAYS, ("", "\n"), *ROLL_SCORING]
+    else:
+        lines += [*_HELP_CARDS, *_HELP_ALWAYS, ("", "\n"), *_HELP_CARD_SCORING]
+    lines.append(("class:dim", "\n? or Enter closes this help"))
+    return lines
 
 
 def quit_text(state: AppState) -> Fragments:
     """The quit confirmation."""
-    during = state.observation is not None and state.final is None
+    during = state.in_game and state.final is None
     extra = "\nYour seat is kept for a while: run the client again to resume." if during else ""
     return [("class:title", "Quit sushigo?"), ("", extra), ("", "\n\ny: quit   n: stay")]
 
@@ -501,6 +552,15 @@ def _window(state: AppState, text: Callable[[AppState], Fragments], **kw: object
     return Window(control, always_hide_cursor=True, **kw)  # type: ignore[arg-type]
 
 
+def _players_height(state: AppState) -> D:
+    """The players' window: Sushi Roll's belts keep every line (two or three per seat) before the
+    panels below get any; the card game's line per seat sizes itself."""
+    if not state.is_roll or state.roll is None:
+        return D()
+    lines = 1 + sum(text.count("\n") for _, text, *_ in belts_text(state))
+    return D(min=lines, preferred=lines)
+
+
 def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, Window]:
     """The whole screen, and the window that holds the focus when not chatting."""
     in_game = Condition(lambda: state.in_game)
@@ -515,7 +575,13 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         [
             _window(state, header_text, height=1),
             ConditionalContainer(_window(state, fairness_text, height=1, wrap_lines=True), failing),
-            _window(state, players_text, wrap_lines=True, dont_extend_height=True),
+            _window(
+                state,
+                players_text,
+                wrap_lines=True,
+                dont_extend_height=True,
+                height=lambda: _players_height(state),
+            ),
             _window(state, fairness_bar_text, height=1),
             VSplit(
                 [

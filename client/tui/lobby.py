@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from protocol import GameKind
+
+from .form import GAME_TITLES
 from .state import AppState, CreateForm, Fragments
 
 __all__ = ["form_text", "lobby_text", "seats_text"]
@@ -20,8 +23,12 @@ def _variants(settings: object) -> str:
 
 def lobby_text(state: AppState) -> Fragments:
     """The server's tables: game, variants, seats taken, turn time, status, spectators."""
-    out: Fragments = [("class:title", f"Tables on {state.address}\n")]
-    head = f"  {'table':<13}{'game':<9}{'seats':<6}{'variants':<19}{'turn':<6}{'status':<9}watch"
+    quick = GAME_TITLES.get(state.quick_kind, str(state.quick_kind))
+    out: Fragments = [
+        ("class:title", f"Tables on {state.address}"),
+        ("class:dim", f"   (m: quick match of {quick}, g switches)\n"),
+    ]
+    head = f"  {'table':<13}{'game':<11}{'seats':<6}{'variants':<17}{'turn':<6}{'status':<9}watch"
     out.append(("class:dim", head))
     if not state.tables:
         out.append(("class:dim", "\n  no tables yet: n creates one, m finds a quick match"))
@@ -29,9 +36,10 @@ def lobby_text(state: AppState) -> Fragments:
         s = table.settings
         taken = sum(1 for seat in table.seats if seat.player_id is not None)
         turn = f"{s.turn_seconds}s" if s.turn_seconds else "-"
+        game = GAME_TITLES.get(s.kind, str(s.kind))
         row = (
-            f"{table.table_id[:12]:<13}{s.kind.value[:8]:<9}{taken}/{s.players:<4}"
-            f"{_variants(s)[:18]:<19}{turn:<6}{table.status.value:<9}{table.spectators}"
+            f"{table.table_id[:12]:<13}{game[:10]:<11}{taken}/{s.players:<4}"
+            f"{_variants(s)[:16]:<17}{turn:<6}{table.status.value:<9}{table.spectators}"
         )
         cursor = i == state.table_cursor
         out.append(("", "\n"))
@@ -45,7 +53,9 @@ def form_text(state: AppState) -> Fragments:
     """The create-table form."""
     form = state.form or CreateForm()
     box = {True: "[x]", False: "[ ]"}
+    roll = form.game != GameKind.SUSHI_GO
     values = {
+        "game": ("game", f"‹ {GAME_TITLES.get(form.game, str(form.game))} ›"),
         "players": ("players", f"‹ {form.players} ›"),
         "pass_both_ways": ("pass both ways", box[form.pass_both_ways]),
         "dummy": ("2-player dummy", box[form.dummy]),
@@ -58,11 +68,13 @@ def form_text(state: AppState) -> Fragments:
         "strategy": ("bot strategy", f"‹ {form.strategy} ›"),
         "create": ("", "[ Create ]"),
     }
-    out: Fragments = [("class:title", "Create a table (Sushi Go!)\n")]
+    out: Fragments = [("class:title", "Create a table\n")]
     for i, name in enumerate(CreateForm.FIELDS):
         label, value = values[name]
         focused = i == form.field
         style = "class:cursor" if focused else ""
+        if roll and not form.applies(name):
+            value, style = "-   (Sushi Go! only)", "class:dim"
         out.append(("", "▸ " if focused else "  "))
         out.append((style, f"{label:<16}{value}"))
         out.append(("", "\n"))
@@ -76,8 +88,9 @@ def seats_text(state: AppState) -> Fragments:
         return []
     s = table.settings
     turn = f"{s.turn_seconds} s turns" if s.turn_seconds else "no timer"
+    game = GAME_TITLES.get(s.kind, str(s.kind))
     out: Fragments = [
-        ("class:title", f"Table {table.table_id} · {s.players} players · "),
+        ("class:title", f"Table {table.table_id} · {game} · {s.players} players · "),
         ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),
     ]
     for seat in table.seats:

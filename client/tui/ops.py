@@ -13,6 +13,8 @@ from typing import Any
 from client.connection import Client, ConnectError, ConnectionLost, ServerError
 from protocol import TableSettings, TableStatus
 
+from .form import GAME_TITLES
+from .roll import Intent
 from .state import AppState
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "leave",
     "quick_match",
     "refresh_tables",
+    "roll_key",
     "seat_with_bots",
     "send_chat",
     "start_game",
@@ -95,9 +98,10 @@ async def watch_selected(state: AppState) -> None:
 
 
 async def quick_match(state: AppState, players: int = 4) -> None:
-    """Be seated at a table that starts by itself when full."""
-    state.say(f"looking for a {players}-player table…")
-    await _client(state).quick_match(players)
+    """Be seated at a table of the lobby's chosen game that starts by itself when full."""
+    title = GAME_TITLES.get(state.quick_kind, str(state.quick_kind))
+    state.say(f"looking for a {players}-player {title} table…")
+    await _client(state).quick_match(players, state.quick_kind)
     state.say("seated: the game starts when the table is full")
 
 
@@ -139,8 +143,7 @@ async def start_game(state: AppState) -> None:
 async def leave(state: AppState) -> None:
     """Leave the table for the lobby."""
     await _client(state).leave()
-    state.table = state.observation = state.final = None
-    state.summary, state.seat = None, None
+    state.left_table()
     state.say("back in the lobby")
     await refresh_tables(state)
 
@@ -165,4 +168,22 @@ def confirm_pick(state: AppState) -> bool:
         state.say("not connected: your pick was not sent; try again once reconnected", error=True)
         return False
     state.picked(action)
+    return True
+
+
+def roll_key(state: AppState, intent: Intent, index: int = 0) -> bool:
+    """A key of the dice screen: change the choice, or send the action it plays (re-roll, swap,
+    take) if it is legal now; else say why and send nothing."""
+    action = state.roll_key(intent, index)
+    if action is None:
+        return False
+    try:
+        _client(state).roll(action, seen=state.roll)
+    except ServerError as exc:
+        state.say(f"cannot {action.describe()}: {exc.error.message}", error=True)
+        return False
+    except (ConnectionLost, ConnectError):
+        state.say("not connected: nothing was sent; try again once reconnected", error=True)
+        return False
+    state.rolled(action)
     return True

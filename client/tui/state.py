@@ -1,14 +1,20 @@
 """The terminal client's one state object: everything the screen shows, and every change to it.
 
 `AppState` holds no widget and does no IO. Server messages come in through `apply`, keystrokes
-through the selection methods (`move`, `select`, `toggle_mark`, `toggle_dummy`, `chosen_action`),
-and each change ends with `notify()`, which redraws the screen (the app installs
-`app.invalidate` as a listener) and wakes whoever waits for a change (tests). The clock is passed
-in (`now`), so the turn countdown is tested without waiting.
+through the selection methods (the card game: `move`, `select`, `toggle_mark`, `toggle_dummy`,
+`chosen_action`; Sushi Roll: `die_move`, `die_select`, `die_mark`, `swap_start`, `swap_belt`,
+`swap_cancel`, `roll_action`), and each change ends with `notify()`, which redraws the screen (the
+app installs `app.invalidate` as a listener) and wakes whoever waits for a change (tests). The
+clock is passed in (`now`), so the turn countdown is tested without waiting.
+
+A Sushi Roll turn is a little state machine of its own, in one table (`ROLL_KEYS`): while it is
+our move we may mark dice and re-roll them (a menu token), choose one of our dice and then a die
+on another belt to swap (a chopsticks token), and finally take a die, which ends the turn.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections import deque
@@ -21,104 +27,45 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from client.connection import Client, Fairness
 from engine import Action, Card, GameOver, Observation, RoundScored, TableauView
 from engine.events import ChopsticksReturned, Event, RoundStarted, WasabiUsed
+from engine.roll import GameOver as RollGameOverEvent
+from engine.roll import PlayerView, RollAction, RollObservation, Take
+from engine.roll import RoundScored as RollRoundScored
 from protocol import (
     ChatMessage,
     Commitments,
     Error,
     GameEnded,
+    GameKind,
     GameStarted,
     GameStarting,
     Message,
     Opening,
     Phase,
     Resumed,
+    RollGameOver,
+    RollRoundScores,
+    RollTurn,
+    RollUpdate,
     RoundScores,
     Spectating,
     TableInfo,
     TableJoined,
     TableLeft,
     TableList,
-    TableSettings,
     TableUpdate,
     TurnResult,
     TurnStart,
 )
 
 from .cards import SHORT, card_style
+from .dice import FACE_SHORT
+from .form import BOT_STRATEGIES, GAME_TITLES, CreateForm
+from .roll import DiceChoice, Intent, Table, update_lines
 
 __all__ = ["BOT_STRATEGIES", "AppState", "CreateForm", "Fragments"]
 
 Fragments = StyleAndTextTuples
 """prompt_toolkit formatted text: (style, text) pairs."""
-
-BOT_STRATEGIES: tuple[str, ...] = ("default", "heuristic", "greedy", "random")
-"""The server's built-in bots, as the create-table form offers them."""
-
-TURN_SECONDS_CHOICES: tuple[int, ...] = (0, 15, 30, 60, 90, 120, 300)
-"""Turn times the form cycles through (0: no timer)."""
-
-
-@dataclass(slots=True)
-class CreateForm:
-    """The create-table form: the table's settings and the bots to seat."""
-
-    FIELDS = (
-        "players",
-        "pass_both_ways",
-        "dummy",
-        "soy_sauce",
-        "turn_seconds",
-        "bots",
-        "strategy",
-        "create",
-    )
-
-    players: int = 4
-    pass_both_ways: bool = False
-    dummy: bool = False
-    soy_sauce: bool = False
-    turn_seconds: int = 60
-    bots: int = 3
-    """Server bots for the empty seats (the rest stay open for people)."""
-    strategy: str = "default"
-    field: int = 0
-    """The focused field, an index into FIELDS."""
-
-    def move(self, delta: int) -> None:
-        """Focus the next or previous field."""
-        self.field = (self.field + delta) % len(self.FIELDS)
-
-    def change(self, step: int) -> None:
-        """Change the focused field: numbers step, switches flip, the bot strategy cycles."""
-        name = self.FIELDS[self.field]
-        if name == "players":
-            self.players = min(5, max(2, self.players + step))
-            if self.players != 2:
-                self.dummy = False
-            self.bots = min(self.bots, self.players - 1)
-        elif name in ("pass_both_ways", "dummy", "soy_sauce"):
-            setattr(self, name, not getattr(self, name))
-            if self.dummy:
-                self.players, self.bots = 2, min(self.bots, 1)
-        elif name == "turn_seconds":
-            choices = TURN_SECONDS_CHOICES
-            index = choices.index(self.turn_seconds) if self.turn_seconds in choices else 3
-            self.turn_seconds = choices[(index + step) % len(choices)]
-        elif name == "bots":
-            self.bots = min(self.players - 1, max(0, self.bots + step))
-        elif name == "strategy":
-            index = BOT_STRATEGIES.index(self.strategy) if self.strategy in BOT_STRATEGIES else 0
-            self.strategy = BOT_STRATEGIES[(index + step) % len(BOT_STRATEGIES)]
-
-    def settings(self) -> TableSettings:
-        """The table settings to send."""
-        return TableSettings(
-            players=self.players,
-            pass_both_ways=self.pass_both_ways,
-            dummy=self.dummy,
-            soy_sauce=self.soy_sauce,
-            turn_seconds=self.turn_seconds,
-        )
 
 
 @dataclass(eq=False)
@@ -137,6 +84,8 @@ class AppState:
     table_cursor: int = 0
     form: CreateForm | None = None
     """The create-table form while it is open."""
+    quick_kind: GameKind = GameKind.SUSHI_GO
+    """The game a quick match asks for (g switches it)."""
     table: TableInfo | None = None
     """Our table (seated or watching)."""
     seat: int | None = None
@@ -160,13 +109,32 @@ class AppState:
     dummy_index: int | None = None
     """The hand index given to the dummy (when we control it)."""
     round_scores: list[RoundScored] = field(default_factory=list)
-    final: GameOver | None = None
+    final: GameOver | RollGameOverEvent | None = None
+    """The game's end (either game's: totals, places and winners alike)."""
     summary: str | None = None
     """The summary shown over the game: "round" or "game"; None when dismissed."""
     log: deque[Fragments] = field(default_factory=lambda: deque(maxlen=200))
     chat: deque[Fragments] = field(default_factory=lambda: deque(maxlen=100))
     _deferred: list[Fragments] = field(default_factory=list)
     """Log lines held back until the round's scores are logged."""
+
+    # -- Sushi Roll ---------------------------------------------------------------------------
+    kind: GameKind = GameKind.SUSHI_GO
+    """The game on screen (from GAME_STARTING, or the table's settings)."""
+    roll: RollObservation | None = None
+    """The dice table, seen from our seat (nil seat when watching)."""
+    roll_moving: bool = False
+    """It is our move and the server is not busy with an action of ours."""
+    roll_pending: RollAction | None = None
+    """Our action sent and not answered yet."""
+    dice: DiceChoice = field(default_factory=DiceChoice)
+    """The cursor, the dice marked for a re-roll and the swap being chosen."""
+    roll_rounds: list[RollRoundScored] = field(default_factory=list)
+    """Each Sushi Roll round's scores so far."""
+    roll_turn: tuple[int, int, int | None] | None = None
+    """(round, cycle, seat to move) of the last ROLL_TURN."""
+    roll_did: dict[int, str] = field(default_factory=dict)
+    """Per seat, what it did last this cycle ("took salmon"), for the belts' status column."""
 
     # -- the frame ----------------------------------------------------------------------------
     show_help: bool = False
@@ -208,7 +176,12 @@ class AppState:
     @property
     def in_game(self) -> bool:
         """The game screen is up (a game runs, or its end is still shown)."""
-        return self.observation is not None or self.final is not None
+        return self.observation is not None or self.roll is not None or self.final is not None
+
+    @property
+    def is_roll(self) -> bool:
+        """The game on screen is Sushi Roll."""
+        return self.kind == GameKind.SUSHI_ROLL
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -237,7 +210,7 @@ class AppState:
         """A tableau's owner: "you", a player's name, or "dummy". Server bots ("greedy-bot-2")
         show as "greedy-bot2", or "bot2" when `short`."""
         obs = self.observation
-        if obs is not None and tableau >= obs.players:
+        if obs is not None and tableau >= obs.players and not self.is_roll:
             return "dummy"
         if tableau == self.seat and self.seat is not None:
             return "you"
@@ -378,8 +351,7 @@ class AppState:
         elif isinstance(msg, TableUpdate):
             self._table_update(msg.table)
         elif isinstance(msg, TableLeft):
-            self.table = self.observation = self.final = None
-            self.seat, self.summary, self.picking = None, None, False
+            self.left_table()
             self.status, self.status_error = f"left the table. {msg.reason}".strip(), False
         elif isinstance(msg, ChatMessage):
             self.chat.append([("class:chat.name", f"{msg.name}: "), ("", msg.text)])
@@ -397,9 +369,34 @@ class AppState:
             self.record_round(msg.event())
         elif isinstance(msg, GameEnded):
             self.record_game_over(GameOver(msg.pudding_points, msg.totals, msg.places, msg.winners))
+        elif isinstance(msg, RollTurn):
+            self._roll_turn(msg)
+        elif isinstance(msg, RollUpdate):
+            self._roll_update(msg)
+        elif isinstance(msg, RollRoundScores):
+            self.record_roll_round(msg.event())
+        elif isinstance(msg, RollGameOver):
+            self.record_game_over(
+                RollGameOverEvent(
+                    msg.pudding_points, msg.token_bonus, msg.totals, msg.places, msg.winners
+                )
+            )
         elif isinstance(msg, Error):
+            if self.roll_pending is not None and (
+                self.client is None or self.client.roll_pending is None
+            ):
+                # Our action was refused (it changed nothing): we may choose again.
+                self.roll_pending = None
+                self.roll_moving = self.roll is not None and self.roll.to_move == self.seat
             self.status, self.status_error = f"server: {msg.message}", True
         self.notify()
+
+    def left_table(self) -> None:
+        """We are back in the lobby: no table, no game on screen."""
+        self.table = self.observation = self.final = self.roll = None
+        self.seat, self.summary, self.picking = None, None, False
+        self.roll_moving, self.roll_pending = False, None
+        self.dice.reset()
 
     def _table_update(self, table: TableInfo) -> None:
         if self.table is not None and self.table.table_id == table.table_id:
@@ -412,8 +409,12 @@ class AppState:
         self.round_scores = []
         self.commits = [""] * len(msg.players)
         self.my_pick, self.picking = None, False
+        self.kind, self.roll, self.roll_rounds, self.roll_turn = msg.kind, None, [], None
+        self.roll_moving, self.roll_pending, self.roll_did = False, None, {}
+        self.dice.reset()
         self.form = None
-        self._log([("class:log.round", "game starting: " + ", ".join(msg.players))])
+        title = GAME_TITLES.get(msg.kind, str(msg.kind))
+        self._log([("class:log.round", f"{title} starting: " + ", ".join(msg.players))])
 
     def _turn_start(self, obs: Observation, deadline_ms: int) -> None:
         self._flush_deferred()
@@ -491,11 +492,12 @@ class AppState:
         self._log([("class:log.round", f"round {event.round} scored: "), ("", text)])
         self._flush_deferred()
 
-    def record_game_over(self, event: GameOver) -> None:
+    def record_game_over(self, event: GameOver | RollGameOverEvent) -> None:
         """The game ended: show the final summary (and the seed check, by now complete)."""
         self.final = event
         self.summary = "game"
         self.picking, self.deadline = False, None
+        self.roll_moving, self.roll_pending = False, None
         names = ", ".join(self.name_of(s) for s in event.winners)
         verb = "share the win" if len(event.winners) > 1 else "wins"
         if event.winners == (self.seat,):
@@ -508,7 +510,18 @@ class AppState:
         client = self.client
         self.reconnecting = False
         self.reconnects += 1
-        if client is not None:
+        if client is not None and (self.is_roll or client.game_kind == GameKind.SUSHI_ROLL):
+            self.table, self.seat = client.table, client.seat
+            self.kind = GameKind.SUSHI_ROLL
+            if client.roll_observation is not None:
+                self.roll = client.roll_observation
+                self.dice.fit(self.roll)
+            self.roll_pending = None
+            self.roll_moving = client.proto.phase is Phase.ROLL_MOVING
+            snap = reply.snapshot
+            if snap is not None and snap.deadline_ms:
+                self.deadline = self.now() + snap.deadline_ms / 1000
+        elif client is not None:
             self.table, self.seat = client.table, client.seat
             obs = client.observation
             if obs is not None and self.observation is not None:
@@ -523,6 +536,119 @@ class AppState:
                 self.deadline = self.now() + snap.deadline_ms / 1000
         where = f" at seat {self.seat + 1}" if self.seat is not None else ""
         self.say(f"reconnected: the session is back{where}")
+
+    # -- Sushi Roll ---------------------------------------------------------------------------
+
+    def _short_name(self, seat: int) -> str:
+        return self.name_of(seat, short=True)[:12]
+
+    @property
+    def roll_me(self) -> PlayerView | None:
+        """Our own place at the dice table, when seated in a Sushi Roll game."""
+        obs = self.roll
+        if obs is None or obs.seat is None:
+            return None
+        return obs.players[obs.seat]
+
+    def roll_table(self) -> Table | None:
+        """What the dice keys see (None: no dice game on screen)."""
+        obs = self.roll
+        if obs is None:
+            return None
+        moving = self.roll_moving and self.final is None
+        return Table(obs, moving, self.roll_pending, self.name_of)
+
+    def roll_key(self, intent: Intent, index: int = 0) -> RollAction | None:
+        """One key of the dice screen: move, mark, choose a swap; returns the action to send when
+        the key plays one (already checked legal), else None (the status line says why)."""
+        table = self.roll_table()
+        if table is None:
+            self.say("no game is running", error=True)
+            return None
+        outcome = self.dice.key(table, intent, index)
+        self.say(outcome.text, error=outcome.error)
+        return outcome.action
+
+    def rolled(self, action: RollAction) -> None:
+        """Our action was sent: wait for the server's answer."""
+        self.roll_pending = action
+        self.notify()
+
+    def _roll_turn(self, msg: RollTurn) -> None:
+        self._flush_deferred()
+        obs = msg.observation
+        turn = (obs.round, obs.cycle, obs.to_move)
+        new_turn, previous, self.roll_turn = turn != self.roll_turn, self.roll_turn, turn
+        if previous is None or previous[0] != obs.round:
+            self.roll_did = {}  # a new round: last round's trays are gone
+        elif new_turn and obs.to_move is not None:
+            self.roll_did.pop(obs.to_move, None)
+        self.roll = obs
+        self.seat = obs.seat
+        if not self.names:  # watching a game under way: its start (with the names) was not shown
+            seats = self.table.seats if self.table is not None else ()
+            self.names = tuple(
+                (seats[i].name if i < len(seats) else None) or f"seat {i + 1}"
+                for i in range(obs.player_count)
+            )
+        self.kind = GameKind.SUSHI_ROLL
+        self.roll_moving = msg.moving
+        self.roll_pending = None
+        if msg.moving and new_turn:
+            self.dice.swap_from = self.dice.swap_seat = None
+        self.dice.fit(obs)
+        self.deadline = self.now() + msg.deadline_ms / 1000 if msg.deadline_ms else None
+        if new_turn:  # the same turn again (after a resume) keeps what the status line says
+            self.status, self.status_error = "", False
+
+    def _roll_update(self, msg: RollUpdate) -> None:
+        before = self.roll
+        obs = dataclasses.replace(msg.observation, seat=self.seat)
+        where = f"R{msg.round}C{msg.cycle}"
+        now, later = update_lines(before, msg.seat, msg.events, msg.auto, self._short_name, where)
+        for line in now:
+            self._log(line)
+        self._deferred.extend(later)
+        mine = msg.seat == self.seat and self.seat is not None
+        action = msg.action
+        verb = action.describe()
+        if isinstance(action, Take) and before is not None:
+            belt = before.players[msg.seat].belt
+            if action.position < len(belt):
+                verb = f"took {FACE_SHORT[belt[action.position].face]}"
+        self.roll_did[msg.seat] = verb + (" (auto)" if msg.auto else "")
+        self.roll = obs
+        if mine:
+            self.roll_pending = None
+            self.roll_moving = not msg.ends_turn
+            if msg.auto and msg.ends_turn:
+                self.status, self.status_error = "time ran out: the server took a die for you", True
+            elif msg.auto:
+                self.status, self.status_error = f"the server played {verb} for you", True
+            if msg.ends_turn or type(action) is not Take:
+                # Our belt changed under the choice: positions no longer mean the same dice.
+                self.dice.marked.clear()
+                self.dice.swap_from = self.dice.swap_seat = None
+            if msg.ends_turn:
+                self.dice.cursor = 0
+                self.deadline = None
+        elif (
+            before is not None
+            and self.seat is not None
+            and len(before.players[self.seat].belt) != len(obs.players[self.seat].belt)
+        ):
+            self.dice.marked.clear()  # the belts slid: other dice now
+        self.dice.fit(obs)
+
+    def record_roll_round(self, event: RollRoundScored) -> None:
+        """A Sushi Roll round was scored: keep it and show the round summary."""
+        self.roll_rounds = [r for r in self.roll_rounds if r.round != event.round] + [event]
+        self.summary = "round"
+        text = "  ".join(
+            f"{self.name_of(s, short=True)[:8]} {total}" for s, total in enumerate(event.totals)
+        )
+        self._log([("class:log.round", f"round {event.round} scored: "), ("", text)])
+        self._flush_deferred()
 
     def _log(self, line: Fragments) -> None:
         self.log.append(line)

@@ -22,7 +22,7 @@ from client.cli import (
     table_settings,
 )
 from client.connection import ServerError
-from protocol import Error, ErrorCode
+from protocol import Error, ErrorCode, GameKind
 from protocol.versions import Version
 from server.app import Server
 from server.hub import Hub
@@ -90,6 +90,21 @@ def test_table_settings_from_options() -> None:
     assert (settings.players, settings.soy_sauce, settings.turn_seconds) == (4, True, 60)
     args = parser().parse_args(["h:1", "--bots", "1", "--players", "5"])
     assert table_settings(args).players == 5
+
+
+def test_sushi_roll_tables_and_their_refused_variants(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parser().parse_args(["h:1", "--game", "sushi-roll", "--bots", "2"])
+    settings = table_settings(args)
+    assert (settings.kind, settings.players, settings.turn_seconds) == (GameKind.SUSHI_ROLL, 3, 60)
+    assert settings.roll_options().players == 3
+    argv = ["h:1", "--game", "sushi-roll", "--bots", "1", "--variant", "soy_sauce"]
+    assert main(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line == "sushigo-client: error: Sushi Roll has no variants: drop --variant soy_sauce"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["h:1", "--game", "sushi-dice"])
+    assert exit_info.value.code == 2
+    assert "sushi-roll" in capsys.readouterr().err
 
 
 def _closed_port() -> int:

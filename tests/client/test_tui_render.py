@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from prompt_toolkit.application.current import set_app
 from tui_helpers import Output80x24
 
 from client.tui import AppState, CreateForm, build_application, screen_text
@@ -37,11 +38,12 @@ NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12"
 
 
 def _render_all(state: AppState, app: object) -> str:
-    for name, widget in WIDGETS.items():
-        fragments = widget(state)
-        assert isinstance(fragments, list), name
-        for fragment in fragments:
-            assert isinstance(fragment[0], str) and isinstance(fragment[1], str), name
+    with set_app(app):  # type: ignore[arg-type]  # (outside an app, get_app() builds one each call)
+        for name, widget in WIDGETS.items():
+            fragments = widget(state)
+            assert isinstance(fragments, list), name
+            for fragment in fragments:
+                assert isinstance(fragment[0], str) and isinstance(fragment[1], str), name
     screen = screen_text(app, 80, 24)  # type: ignore[arg-type]
     lines = screen.split("\n")
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
@@ -159,7 +161,12 @@ def test_lobby_widgets_render() -> None:
             state.form.change(1)
             screen = _render_all(state, app)
             assert "Create a table" in screen
-            assert state.form.settings().options() is not None
+            settings = state.form.settings()
+            if settings.kind == GameKind.SUSHI_ROLL:
+                assert settings.roll_options() is not None
+                assert "Sushi Go! only" in screen
+            else:
+                assert settings.options() is not None
     state.form = None
     state.table, state.seat = tables[-1], 0
     screen = _render_all(state, app)

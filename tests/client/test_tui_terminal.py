@@ -13,7 +13,7 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -51,7 +51,15 @@ class Terminal:
         return await self.tmux("capture-pane", "-p", "-t", "play")
 
 
-async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
+Until = Callable[[Callable[[str], bool], str], Awaitable[str]]
+Keys = Callable[..., Awaitable[str]]
+
+
+async def _in_terminal(
+    tmp_path: Path, game_args: list[str], play: Callable[[Until, Keys], Awaitable[None]]
+) -> None:
+    """Run `sushigo-client ... --bots 1 --players 2 <game_args>` in an 80x24 tmux window against a
+    real server, let `play` type and look, then check it quits with exit code 0."""
     fifo = tmp_path / "output.fifo"
     os.mkfifo(fifo)
     # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.
@@ -81,6 +89,7 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
                 "0",
                 "--bot-strategy",
                 "random",
+                *game_args,
             ]
             tmux = f"tmux -L {term.socket} -f /dev/null"
             script = (
@@ -108,18 +117,13 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
                     with contextlib.suppress(TimeoutError):  # the next output, or the deadline
                         await asyncio.wait_for(reader.read(65536), remaining)
 
-            screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
-            assert "round 1/3 · turn 1/10" in screen
-            assert "random-bot-1" in screen and "▸ 1" in screen
-            await term.tmux("send-keys", "-t", "play", "2", "Enter")
-            screen = await until(lambda s: "turn 2/10" in s and "R1T1" in s, "second turn")
-            assert "you:" in screen and "picks verified" in screen
-            await term.tmux("send-keys", "-t", "play", "?")
-            await until(lambda s: "Keys" in s and "Scoring" in s, "help")
-            await term.tmux("send-keys", "-t", "play", "?")
-            await term.tmux("send-keys", "-t", "play", "q")
+            async def keys(*names: str) -> str:
+                return await term.tmux("send-keys", "-t", "play", *names)
+
+            await play(until, keys)
+            await keys("q")
             await until(lambda s: "Quit sushigo?" in s, "quit question")
-            await term.tmux("send-keys", "-t", "play", "y")
+            await keys("y")
             await term.tmux("wait-for", "done")
         assert rc_file.read_text().strip() == "0"
     finally:
@@ -130,3 +134,46 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip
         await proc.wait()
+
+
+async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys) -> None:
+        screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
+        assert "round 1/3 · turn 1/10" in screen
+        assert "random-bot-1" in screen and "▸ 1" in screen
+        await keys("2", "Enter")
+        screen = await until(lambda s: "turn 2/10" in s and "R1T1" in s, "second turn")
+        assert "you:" in screen and "picks verified" in screen
+        await keys("?")
+        await until(lambda s: "Keys" in s and "Scoring" in s, "help")
+        await keys("?")
+
+    await _in_terminal(tmp_path, [], play)
+
+
+async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys) -> None:
+        screen = await until(lambda s: "your move" in s and "Your move" in s, "our first move")
+        assert screen.startswith(" Sushi Roll ") and "round 1/3 · cycle" in screen
+        assert "RED" in screen and "belt" in screen and "tray" in screen and "menu 3" in screen
+        # Mark dice 1 and 2, re-roll them (a menu token), then take die 1.
+        await keys("1", "Space", "2", "Space")
+        await until(lambda s: "[x]" in s and "2 marked" in s, "two marked dice")
+        await keys("r")
+        screen = await until(lambda s: "you re-rolled" in s, "the re-roll")
+        assert "menu 2" in screen
+        await keys("1", "Enter")
+        # Our tray (the line after our belt's) now holds the die; the log may have scrolled on.
+        await until(lambda s: "(empty tray)" not in _our_tray(s), "the take")
+        await keys("?")
+        await until(lambda s: "Sushi Roll" in s and "re-rolls" in s and "Scoring" in s, "help")
+        await keys("?")
+
+    await _in_terminal(tmp_path, ["--game", "sushi-roll"], play)
+
+
+def _our_tray(screen: str) -> str:
+    """The tray line of our seat on the Sushi Roll screen (2 players: name, belt, tray lines)."""
+    lines = screen.split("\n")
+    mine = next(i for i, line in enumerate(lines) if line.startswith("▸you"))
+    return lines[mine + 2]
