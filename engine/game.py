@@ -68,10 +68,6 @@ _NIGIRI = [NIGIRI_POINTS.get(card, 0) for card in Card]
 _ON_WASABI = [points * WASABI_MULTIPLIER for points in _NIGIRI]
 
 _get = dict.get
-_first = operator.itemgetter(0)
-_second = operator.itemgetter(1)
-_third = operator.itemgetter(2)
-_fourth = operator.itemgetter(3)
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
 """The packed code of one card of each kind."""
@@ -425,18 +421,19 @@ class Game:
             self._refuse(actions)
         entries: list[Entry] = found  # type: ignore[assignment]  # None was just ruled out
         self._views = None
-        revealed: tuple[Action, ...] = tuple(map(_first, entries))
-        after = list(map(_sub, self._hands, map(_second, entries)))
+        # One C-level transpose instead of a getter call per seat and field.
+        revealed, taken, own, special = zip(*entries, strict=True)
+        after = list(map(_sub, self._hands, taken))
         # tuple.__new__ skips the Python-level __new__ of a NamedTuple on this hot path.
         events: list[Event] = [
             _tuple_new(PicksRevealed, (self._round, self._turn, revealed, self._controller))
         ]
         codes = self._tcodes
-        placed = list(map(_add, codes, map(_third, entries)))
+        placed = list(map(_add, codes, own))
         if len(codes) > n:
             placed.append(codes[n])  # the dummy's: its card, if any, is placed below
         self._tcodes = placed
-        for s in compress(_SEATS[n], map(_fourth, entries)):
+        for s in compress(_SEATS[n], special):
             self._place_more(s, revealed[s], events)
         self._history.append(revealed)
         self._turns_played += 1
@@ -446,9 +443,12 @@ class Game:
             self._hands = after
             self._end_round(events)
             return events
-        # Seat i's hand goes to seat i+1 (passing left), or to seat i-1.
-        hands = after[-1:] + after[:-1] if self._passes_left else after[1:] + after[:1]
-        self._hands = hands
+        # Seat i's hand goes to seat i+1 (passing left), or to seat i-1: rotated in place.
+        if self._passes_left:
+            after.insert(0, after.pop())
+        else:
+            after.append(after.pop(0))
+        self._hands = hands = after
         self._turn += 1
         if self._dummy_pile:
             self._dummy_draw()
