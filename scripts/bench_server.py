@@ -258,7 +258,8 @@ def measuring_steps(meter: Meter) -> Iterator[None]:
 
     wrap(Storage, "save_table", "storage.save_table")
     wrap(Storage, "flush", "storage.flush")
-    wrap(hub_module, "dump", "persist.dump")
+    wrap(Storage, "append_turns", "storage.append_turns")
+    wrap(hub_module, "changes", "persist.changes")
     wrap(Storage, "finish_game", "storage.finish_game")
     wrap(Storage, "save_token", "storage.save_token")
     wrap(Storage, "delete_token", "storage.delete_token")

@@ -62,7 +62,7 @@ from protocol import (
 
 from .desk import TournamentDesk
 from .lobby import Lobby
-from .persist import StateError, dump, load
+from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
 from .session import Session, Transport
 from .storage import PlayerResult, Storage
@@ -424,8 +424,16 @@ class Hub:
     # -- the TableHost interface ---------------------------------------------------------------
 
     def save_table(self, table: AnyTable) -> None:
-        """Persist a table at a turn boundary (a Sushi Roll table: after every action)."""
-        self.storage.save_table(table.table_id, dump(table))
+        """Persist a table at a turn boundary (a Sushi Roll table: after every action): the
+        turns (actions) since its last save, appended, and its header if that changed; the whole
+        state at a game's first save."""
+        save = changes(table)
+        if save.whole:
+            self.storage.save_table(table.table_id, save.head, save.turns)
+        elif save.turns or save.head_changed:
+            head = save.head if save.head_changed else None
+            self.storage.append_turns(table.table_id, save.first, save.turns, head)
+        saved(table, save)
 
     def sign(self, record: FairRecord) -> SignedRecord:
         """Sign a record with the server key."""
@@ -463,6 +471,7 @@ class Hub:
             results,
             finished_ms=self.wall_ms(),
         )
+        forget(table)  # the storage retired the table's state with the record
         self._rate(results, kind)
         self.desk.game_over(table)
         log.info(

@@ -8,12 +8,16 @@ A Sushi Roll table (``settings.kind == "sushi-roll"``) is saved the same way wit
 (steps) in place of turns, after every action: the engine replays them to the exact same dice, so
 a game resumes at the very action it was at, re-rolls and swaps of the turn included. Card tables'
 states are unchanged (still loaded from versions 1 and 2).
+
+The storage keeps a state in parts (`changes`): the header, rewritten only when it changes, and
+one value per turn, appended as it is played, so a save writes only the new turn's bytes. What
+it loads back is the header and the turns joined, which is exactly the stream `dump` makes.
 """
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgpack
 
@@ -93,28 +97,70 @@ def table_state(table: AnyTable) -> dict[str, Any]:
 
 def dump(table: AnyTable) -> bytes:
     """The table's saved bytes: a msgpack stream of the header, then one value per turn (per
-    action for Sushi Roll).
+    action for Sushi Roll)."""
+    return _pack(_header(table)) + b"".join(_packed(table))
 
-    Saved at every turn boundary, so each turn is packed once (kept on the table, per game) and
-    only the small header is packed again: the cost of a save does not grow with the game.
-    """
+
+def _packed(table: AnyTable) -> list[bytes]:
+    """This game's turns (Sushi Roll: actions) as saved: each packed once, kept on the table
+    (per game), so the cost of a save does not grow with the game."""
     if isinstance(table, RollTable):
-        return _dump_roll(table)
+        cache = table.packed_steps
+        if cache[0] != table.server_seed or len(cache[1]) > len(table.steps):
+            cache = table.packed_steps = (table.server_seed, [])
+        steps = cache[1]
+        steps.extend(_pack(_step(s)) for s in table.steps[len(steps) :])
+        return steps
     packed = table.packed_turns
     if packed[0] != table.server_seed or len(packed[1]) > len(table.turns):
         packed = table.packed_turns = (table.server_seed, [])
     turns = packed[1]
     turns.extend(_pack(_turn(t)) for t in table.turns[len(turns) :])
-    return _pack(_header(table)) + b"".join(turns)
+    return turns
 
 
-def _dump_roll(table: RollTable) -> bytes:
-    packed = table.packed_steps
-    if packed[0] != table.server_seed or len(packed[1]) > len(table.steps):
-        packed = table.packed_steps = (table.server_seed, [])
-    steps = packed[1]
-    steps.extend(_pack(_step(s)) for s in table.steps[len(steps) :])
-    return _pack(_header(table)) + b"".join(steps)
+class Save(NamedTuple):
+    """What a save must write to bring the stored state of a table up to date (`changes`)."""
+
+    whole: bool
+    """The storage holds nothing of this game (a new game, or a table never saved by this
+    process): write `head` and every turn, replacing whatever is stored."""
+    head: bytes
+    """The header's bytes."""
+    head_changed: bool
+    """`head` differs from the stored one (always true when `whole`)."""
+    first: int
+    """The number of the first turn in `turns` (0 when `whole`)."""
+    turns: list[bytes]
+    """The turns the storage does not hold yet, packed."""
+
+
+def changes(table: AnyTable) -> Save:
+    """What saving the table now writes: with `whole`, its head and every turn; else its new
+    turns, and its head only if that changed (seats, phase). Pure: `saved` records the write."""
+    turns = _packed(table)
+    head = _pack(_header(table))
+    seed, stored_head, count = table.stored
+    if not stored_head or seed != table.server_seed or count > len(turns):
+        return Save(whole=True, head=head, head_changed=True, first=0, turns=list(turns))
+    return Save(
+        whole=False,
+        head=head,
+        head_changed=head != stored_head,
+        first=count,
+        turns=turns[count:],
+    )
+
+
+def saved(table: AnyTable, save: Save) -> None:
+    """`save` (from `changes`) is written: later saves append to it."""
+    table.stored = (table.server_seed, save.head, save.first + len(save.turns))
+
+
+def forget(table: AnyTable) -> None:
+    """The storage no longer holds the table's state (its game was stored, or it was deleted):
+    the next save writes it whole."""
+    table.stored = (b"", b"", 0)
 
 
 def _pack(value: Any) -> bytes:

@@ -143,6 +143,9 @@ class RollTable:
         """Every action of this game, in order: the record, and what a save replays."""
         self.packed_steps: tuple[bytes, list[bytes]] = (b"", [])
         """The saved form of this game's steps, packed once each (see `server.persist.dump`)."""
+        self.stored: tuple[bytes, bytes, int] = (b"", b"", 0)
+        """What the storage holds of this table: the game's server seed, the header's bytes and
+        how many steps (see `server.persist.changes`)."""
         self._grace_over = False
         """The current mover's bot grace has passed: the bot plays even if the player is here."""
         self._server_actions = 0

@@ -5,7 +5,7 @@ Durability model. The database runs in WAL mode with ``synchronous=NORMAL``: a c
 the write-ahead log and returns without an fsync, so a committed transaction survives the server
 process being killed (SIGKILL, OOM killer, a crash), because the bytes are already in the OS page
 cache. Only a power cut or kernel crash can lose the last few commits; that is the trade SQLite
-documents for this mode and it is what lets `save_table` run at every turn boundary cheaply.
+documents for this mode and it is what lets a table be saved at every turn boundary cheaply.
 Every multi-row change (a finished game, a token rotation, a rating update) is one transaction,
 so a crash leaves either all of it or none of it.
 
@@ -13,7 +13,13 @@ The class is synchronous and guards its connection with a lock, so the asyncio s
 it directly or from a worker thread (`asyncio.to_thread`). Nothing here reads the clock: times
 are passed in as integer milliseconds.
 
-Write-behind (``write_behind=True``, the server's mode). The writes of play (a table's state at
+Tables in progress are saved as a head (`save_table`: the table's header, rewritten only when it
+changes) followed by its turns, one row each, appended as they are played (`append_turns`): a
+turn writes only its own bytes, not the whole game again. `load_tables` gives back the head and
+the turns joined, in order, so a state saved whole (schema version 2 and earlier) and one saved in
+parts read the same.
+
+Write-behind (``write_behind=True``, the server's mode). The writes of play (a table's turns at
 every turn boundary, reconnect tokens, a finished game, a table's removal) are held in memory, in
 order, until `flush`, which commits all of them in one transaction: the server flushes once per
 pass of its event loop, before it writes any message to a socket, so a turn is still saved before
@@ -67,7 +73,7 @@ DEFAULT_BUSY_TIMEOUT_MS: Final = 5_000
 
 CHECKPOINT_BYTES: Final = 16 * 1024 * 1024
 """With write-behind: the size of the write-ahead log past which the background thread copies it
-into the database. Four times SQLite's default: a table's state is rewritten every turn, and a
+into the database. Four times SQLite's default: the last pages of turns are rewritten at every commit, and a
 checkpoint copies only the newest version of each page, so copying less often copies less."""
 CHECKPOINT_POLL_SECONDS: Final = 0.25
 """How often the background thread looks at the log's size."""
@@ -83,6 +89,8 @@ _SAVE_TABLE: Final = (
     "INSERT INTO tables_in_progress (table_id, state) VALUES (?, ?) "
     "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state"
 )
+_APPEND_TURN: Final = "INSERT OR REPLACE INTO table_turns (table_id, n, value) VALUES (?, ?, ?)"
+_DELETE_TURNS: Final = "DELETE FROM table_turns WHERE table_id = ?"
 _SAVE_TOKEN: Final = (
     "INSERT OR REPLACE INTO tokens (token_hash, table_id, seat, expires_ms) VALUES (?, ?, ?, ?)"
 )
@@ -273,7 +281,28 @@ CARD_GAME: Final = "sushi-go"
 OWN_LADDERS: Final = ("sushi-roll",)
 """Game kinds rated in ``game_ratings``, apart from the card game."""
 
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
+# Version 3: a table's turns appended one row each, after the head in `tables_in_progress`
+# (whose `state` is then the head alone), so a turn does not rewrite the whole game. Rows saved
+# whole by version 2 stay as they are and load the same (they simply have no turn rows).
+# A rowid table, written in rowid order: the turns of every table in a commit go into the last
+# page or two, where a table keyed by (table_id, n) would dirty (and split) a page per table;
+# the index finds a table's turns to load or delete them. Measured with 64 writes per commit, a
+# turn then costs 3.7 KiB of log instead of 9 (version 2) or 11 (keyed by table_id, n).
+_V3: Final = (
+    """CREATE TABLE table_turns (
+        id INTEGER PRIMARY KEY,
+        table_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        value BLOB NOT NULL
+    )""",
+    "CREATE UNIQUE INDEX table_turns_by_table ON table_turns (table_id, n)",
+)
+
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _statements(_V1),
+    _statements(_V2),
+    _statements(_V3),
+]
 """``_MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
 SCHEMA_VERSION: Final = len(_MIGRATIONS)
@@ -319,9 +348,10 @@ class Storage:
         self._lock = threading.RLock()
         self._held: dict[object, _Held] = {}
         """Write-behind: the held writes in order, each a statement and its parameters or a
-        function of the connection (several statements). A table's state is keyed by its id (a
-        newer state replaces the held one and moves to the end); every other write has a key of
-        its own."""
+        function of the connection (several statements). A table's whole state (`save_table`)
+        is keyed by its id (a newer one replaces the held one and moves to the end: it holds
+        everything the writes before it did for that table); every other write, appended turns
+        included, has a key of its own."""
         self._held_lock = threading.Lock()
         """Guards `_held` and `_declined` (never held while SQLite works)."""
         self._keys = itertools.count()
@@ -460,16 +490,16 @@ class Storage:
 
     # --- write-behind ----------------------------------------------------------------------------
 
-    def _hold(self, key: object, sql: str, params: tuple[Any, ...]) -> None:
+    def _hold(self, key: object, write: _Held) -> None:
+        """Hold `write` under `key`, replacing (and moving to the end) a write held under it."""
         with self._held_lock:
             held = self._held
             if key in held:
                 del held[key]
-            held[key] = (sql, params)
+            held[key] = write
 
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
-        with self._held_lock:
-            self._held[next(self._keys)] = (writes, None)
+        self._hold(next(self._keys), (writes, None))
 
     @property
     def held(self) -> int:
@@ -574,25 +604,68 @@ class Storage:
 
     # --- tables in progress --------------------------------------------------------------------
 
-    def save_table(self, table_id: str, state: bytes) -> None:
-        """Store (insert or replace) a table's resumable state; called at every turn boundary.
+    def save_table(self, table_id: str, state: bytes, turns: Sequence[bytes] = ()) -> None:
+        """Store (insert or replace) a table's whole resumable state: its head `state`, then
+        `turns` (numbered from 0), replacing any turns saved before. Called when a game's first
+        save comes (or its turns were never stored); later turns go through `append_turns`.
 
-        One statement, so SQLite's autocommit makes it a transaction of its own: a third of the
-        work of an explicit BEGIN / INSERT / COMMIT, on the server's hottest write path. With
-        write-behind it is held until `flush` (only the newest state of a table is written).
+        With write-behind it is held until `flush` (only the newest whole state of a table is
+        written, after everything held before it).
         """
-        if self.write_behind:
-            self._hold(table_id, _SAVE_TABLE, (table_id, state))
-            return
-        with self._using(f"save table {table_id!r}") as conn:
+        rows = [(table_id, n, value) for n, value in enumerate(turns)]
+
+        def save(conn: sqlite3.Connection) -> None:
             conn.execute(_SAVE_TABLE, (table_id, state))
+            conn.execute(_DELETE_TURNS, (table_id,))
+            conn.executemany(_APPEND_TURN, rows)
+
+        if self.write_behind:
+            self._hold(table_id, (save, None))
+            return
+        with self._transaction(f"save table {table_id!r}") as conn:
+            save(conn)
+
+    def append_turns(
+        self, table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
+    ) -> None:
+        """Append turns numbered `first`, `first + 1`, ... to a table saved by `save_table`, and
+        replace its head by `state` when given (the turns already saved stay); called at every
+        turn boundary, so it writes only that turn's bytes.
+
+        A single turn without a new head is one statement, which SQLite's autocommit makes a
+        transaction of its own (the server's hottest write). With write-behind it is held until
+        `flush`, in order with every other write.
+        """
+        if first < 0:
+            raise ValueError(f"turns are numbered from 0, not {first}")
+        if state is None and len(turns) == 1:
+            params = (table_id, first, turns[0])
+            if self.write_behind:
+                self._hold(next(self._keys), (_APPEND_TURN, params))
+                return
+            with self._using(f"save table {table_id!r}") as conn:
+                conn.execute(_APPEND_TURN, params)
+            return
+        rows = [(table_id, first + i, value) for i, value in enumerate(turns)]
+
+        def append(conn: sqlite3.Connection) -> None:
+            if state is not None:
+                conn.execute(_SAVE_TABLE, (table_id, state))
+            conn.executemany(_APPEND_TURN, rows)
+
+        if self.write_behind:
+            self._hold(next(self._keys), (append, None))
+            return
+        with self._transaction(f"save table {table_id!r}") as conn:
+            append(conn)
 
     def delete_table(self, table_id: str) -> None:
-        """Forget a table in progress (abandoned, not finished) and its reconnect tokens (held
-        until `flush` with write-behind)."""
+        """Forget a table in progress (abandoned, not finished), its turns and its reconnect
+        tokens (held until `flush` with write-behind)."""
 
         def delete(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
+            conn.execute(_DELETE_TURNS, (table_id,))
             conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
 
         if self.write_behind:
@@ -602,12 +675,30 @@ class Storage:
             delete(conn)
 
     def load_tables(self) -> list[tuple[str, bytes]]:
-        """Every table in progress as ``(table_id, state)``, ordered by table id."""
+        """Every table in progress as ``(table_id, state)``, ordered by table id: the head saved
+        by `save_table` followed by the table's turns in order (up to the first missing number,
+        which a correct server never leaves; it is logged). Turns of no table are ignored."""
         with self._using("load tables") as conn:
-            rows = conn.execute(
+            heads = conn.execute(
                 "SELECT table_id, state FROM tables_in_progress ORDER BY table_id"
             ).fetchall()
-        return [(table_id, state) for table_id, state in rows]
+            rows = conn.execute(
+                "SELECT table_id, n, value FROM table_turns ORDER BY table_id, n"
+            ).fetchall()
+        turns: dict[str, list[bytes]] = {}
+        gaps: set[str] = set()
+        for table_id, n, value in rows:
+            kept = turns.setdefault(table_id, [])
+            if n == len(kept):
+                kept.append(value)
+            elif table_id not in gaps:  # rows come in order: past a gap, every row is past it
+                gaps.add(table_id)
+                log.error(
+                    "table %s: turn %d is missing; its turns from there on are ignored",
+                    table_id,
+                    len(kept),
+                )
+        return [(table_id, state + b"".join(turns.get(table_id, ()))) for table_id, state in heads]
 
     # --- finished games ------------------------------------------------------------------------
 
@@ -625,7 +716,7 @@ class Storage:
         """Store a finished game and retire its table, all in one transaction.
 
         Inserts the signed record and one result row per seat, and deletes the table's
-        in-progress row and reconnect tokens. After a crash either the game is stored and the
+        in-progress state (head and turns) and reconnect tokens. After a crash either the game is stored and the
         table gone, or the table is still there to resume: never both, never neither. A
         `game_id` already stored raises `StorageError` and changes nothing. With write-behind
         it is held until `flush` (committed with the writes around it, in order), and a game id
@@ -650,6 +741,7 @@ class Storage:
                 [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
             )
             conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
+            conn.execute(_DELETE_TURNS, (table_id,))
             conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
             return True
 
@@ -820,7 +912,7 @@ class Storage:
         (held until `flush` with write-behind)."""
         params = (token_hash, table_id, seat, expires_ms)
         if self.write_behind:
-            self._hold(next(self._keys), _SAVE_TOKEN, params)
+            self._hold(next(self._keys), (_SAVE_TOKEN, params))
             return
         with self._transaction(f"save token for {table_id!r} seat {seat}") as conn:
             conn.execute(_SAVE_TOKEN, params)
@@ -856,7 +948,7 @@ class Storage:
     def delete_token(self, token_hash: bytes) -> None:
         """Forget one token (no error if unknown; held until `flush` with write-behind)."""
         if self.write_behind:
-            self._hold(next(self._keys), _DELETE_TOKEN, (token_hash,))
+            self._hold(next(self._keys), (_DELETE_TOKEN, (token_hash,)))
             return
         with self._transaction("delete token") as conn:
             conn.execute(_DELETE_TOKEN, (token_hash,))

@@ -180,6 +180,9 @@ class Table:
         self._committed: list[bool] = []
         self.packed_turns: tuple[bytes, list[bytes]] = (b"", [])
         """The saved form of this game's turns, packed once each (see `server.persist.dump`)."""
+        self.stored: tuple[bytes, bytes, int] = (b"", b"", 0)
+        """What the storage holds of this table: the game's server seed, the header's bytes and
+        how many turns (see `server.persist.changes`)."""
 
     # -- the lobby view ------------------------------------------------------------------------
 

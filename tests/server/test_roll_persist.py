@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgpack
@@ -51,13 +52,21 @@ def test_every_action_is_saved_incrementally_and_loads_back() -> None:
     table = hub.tables[peers[0].table_id]
     assert isinstance(table, RollTable)
     saved_at: list[int] = []
-    real_save = hub.storage.save_table
+    real_save, real_append = hub.storage.save_table, hub.storage.append_turns
 
-    def save(table_id: str, state: bytes) -> None:
+    def save(table_id: str, state: bytes, turns: Sequence[bytes] = ()) -> None:
         saved_at.append(len(table.steps))
-        real_save(table_id, state)
+        real_save(table_id, state, turns)
+
+    def append(
+        table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
+    ) -> None:
+        assert first + len(turns) == len(table.steps), "only the new action is written"
+        saved_at.append(len(table.steps))
+        real_append(table_id, first, turns, state)
 
     hub.storage.save_table = save  # type: ignore[method-assign]
+    hub.storage.append_turns = append  # type: ignore[method-assign]
     rng = random.Random(3)
     over = False
     while not over:

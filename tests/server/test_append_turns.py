@@ -1,0 +1,244 @@
+"""Tables saved in parts (schema version 3): a head row, rewritten only when it changes, and one
+row per turn, appended as it is played. What loads back is the head and the turns joined, which
+is the same state a save from scratch gives; databases of version 2 (whole states) still load and
+resume; a finished or removed table leaves no turn rows; a head and its turns change together."""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from server_helpers import Clock, Peer, check_ended
+
+import server.storage as storage_module
+from protocol import TableSettings
+from server.hub import Hub
+from server.persist import dump, load, table_state
+from server.storage import SCHEMA_VERSION, PlayerResult, Storage, StorageError
+from server.table import Table
+
+PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
+
+
+def turn_rows(path: Path) -> dict[str, list[int]]:
+    """The turn numbers stored per table, as another connection sees them."""
+    raw = sqlite3.connect(path)
+    try:
+        found: dict[str, list[int]] = {}
+        for table_id, n in raw.execute("SELECT table_id, n FROM table_turns ORDER BY 1, 2"):
+            found.setdefault(table_id, []).append(n)
+        return found
+    finally:
+        raw.close()
+
+
+def heads(path: Path) -> dict[str, bytes]:
+    raw = sqlite3.connect(path)
+    try:
+        return dict(raw.execute("SELECT table_id, state FROM tables_in_progress").fetchall())
+    finally:
+        raw.close()
+
+
+# --- the storage ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("write_behind", [False, True])
+def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
+    tmp_path: Path, write_behind: bool
+) -> None:
+    path = tmp_path / "parts.db"
+    with Storage(path, write_behind=write_behind) as storage:
+        storage.save_table("t", b"H", [b"a"])
+        storage.append_turns("t", 1, [b"b"])
+        storage.append_turns("t", 2, [b"c", b"d"])
+        storage.save_table("u", b"U")
+        assert storage.load_tables() == [("t", b"Habcd"), ("u", b"U")]
+        storage.append_turns("t", 4, [b"e"], b"G")  # a new head; the turns stay
+        assert storage.load_tables() == [("t", b"Gabcde"), ("u", b"U")]
+        storage.save_table("t", b"N", [b"x"])  # a new game: the old turns go
+        storage.flush()
+        assert turn_rows(path) == {"t": [0]}
+        assert storage.load_tables() == [("t", b"Nx"), ("u", b"U")]
+
+
+def test_held_appends_keep_their_order_around_a_newer_whole_save(tmp_path: Path) -> None:
+    path = tmp_path / "wb.db"
+    with Storage(path, write_behind=True) as storage:
+        storage.save_table("t", b"H", [b"a"])
+        storage.append_turns("t", 1, [b"b"])
+        storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
+        storage.save_table("t", b"N")  # the next game at the table, held with the rest
+        storage.append_turns("t", 0, [b"z"])
+        assert heads(path) == {}
+        assert storage.flush()
+        assert storage.load_tables() == [("t", b"Nz")]
+        assert turn_rows(path) == {"t": [0]}
+        assert storage.get_record("g") is not None
+
+
+def test_finished_and_removed_tables_leave_no_turn_rows(tmp_path: Path) -> None:
+    path = tmp_path / "gone.db"
+    with Storage(path) as storage:
+        storage.save_table("done", b"H", [b"1", b"2"])
+        storage.save_table("left", b"H", [b"1"])
+        storage.append_turns("left", 1, [b"2"])
+        storage.save_table("kept", b"K", [b"1"])
+        storage.finish_game("done", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
+        storage.delete_table("left")
+        assert turn_rows(path) == {"kept": [0]}
+        assert storage.load_tables() == [("kept", b"K1")]
+
+
+def test_a_head_and_its_turns_are_written_together_or_not_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "atomic.db"
+    with Storage(path) as storage:
+        storage.save_table("t", b"H", [b"a"])
+        with pytest.raises(StorageError):
+            # The second turn cannot be stored (NOT NULL): neither the head nor the first is.
+            storage.append_turns("t", 1, [b"b", None], b"G")  # type: ignore[list-item]
+        assert storage.load_tables() == [("t", b"Ha")]
+        with pytest.raises(ValueError, match="from 0"):
+            storage.append_turns("t", -1, [b"x"])
+
+
+def test_a_missing_turn_ends_what_loads_and_is_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "gap.db"
+    with Storage(path) as storage:
+        storage.save_table("t", b"H", [b"a", b"b"])
+        storage.append_turns("t", 3, [b"d"])  # turn 2 never came
+        storage.append_turns("t", 5, [b"f"])
+        storage.append_turns("orphan", 0, [b"o"])  # turns of no table
+        with caplog.at_level(logging.ERROR, logger="sushigo.server"):
+            assert storage.load_tables() == [("t", b"Hab")]
+    assert caplog.text.count("turn 2 is missing") == 1
+
+
+def make_v2_database(path: Path, states: dict[str, bytes]) -> None:
+    """A database as version 2 left it: whole states, no table of turns."""
+    raw = sqlite3.connect(path, isolation_level=None)
+    try:
+        raw.execute("BEGIN")
+        for step in storage_module._MIGRATIONS[:2]:
+            step(raw)
+        raw.execute("PRAGMA user_version = 2")
+        raw.executemany("INSERT INTO tables_in_progress VALUES (?, ?)", list(states.items()))
+        raw.execute("COMMIT")
+    finally:
+        raw.close()
+
+
+def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    make_v2_database(path, {"a": b"whole state a", "b": b"whole state b"})
+    with Storage(path) as storage:
+        assert storage.schema_version == SCHEMA_VERSION == 3
+        assert storage.load_tables() == [("a", b"whole state a"), ("b", b"whole state b")]
+        storage.save_table("a", b"H", [b"1"])
+        assert storage.load_tables() == [("a", b"H1"), ("b", b"whole state b")]
+
+
+# --- the hub ----------------------------------------------------------------------------------
+
+
+def loaded(hub: Hub, storage: Storage) -> list[dict[str, Any]]:
+    """The stored tables, loaded back, as plain data."""
+    return [table_state(load(blob, hub, hub.now)) for _, blob in storage.load_tables()]
+
+
+def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
+    peer = Peer(hub, clock)
+    peer.login(name)
+    peer.create(TableSettings(players=3, soy_sauce=True, turn_seconds=60))
+    peer.add_bot("random")
+    peer.add_bot("greedy")
+    peer.start()
+    peer.seed()
+    return peer
+
+
+def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) -> None:
+    path = tmp_path / "hub.db"
+    storage = Storage(path)
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    clock = Clock(hub)
+    peer = started(hub, clock)
+    table = hub.tables[peer.table_id]
+    assert isinstance(table, Table)
+    rng = random.Random(5)
+    head = b""
+    for turn in range(1, 15):  # into round 2
+        peer.play_turn(rng)
+        assert turn_rows(path) == {table.table_id: list(range(turn))}
+        stored = heads(path)[table.table_id]
+        assert not head or stored == head, "the head is not rewritten while it stays the same"
+        head = stored
+        assert loaded(hub, storage) == [table_state(table)]
+    ended = None
+    while ended is None:
+        ended = peer.play_turn(rng)
+    assert heads(path) == {} and turn_rows(path) == {}, "a finished game leaves nothing behind"
+    check_ended(peer, ended, table.options)
+    storage.close()
+
+
+def test_a_changed_head_is_saved_with_the_turns_it_came_with(tmp_path: Path) -> None:
+    path = tmp_path / "head.db"
+    storage = Storage(path)
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    clock = Clock(hub)
+    peer = started(hub, clock)
+    table = hub.tables[peer.table_id]
+    rng = random.Random(6)
+    for _ in range(3):
+        peer.play_turn(rng)
+    before = heads(path)[table.table_id]
+    hub.shutdown()  # saved mid-turn: a header of another phase, no new turn
+    assert heads(path)[table.table_id] != before
+    assert turn_rows(path) == {table.table_id: [0, 1, 2]}
+    assert storage.load_tables() == [(table.table_id, dump(table))]
+    storage.close()
+
+
+def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) -> None:
+    """A version 2 database: the whole state is in the head row. The restored table's first save
+    writes it whole again (in parts), so its turns are never doubled, and it restores again."""
+    key = Ed25519PrivateKey.generate()
+    first = Hub(storage=Storage(":memory:"), key=key)
+    clock = Clock(first)
+    peer = started(first, clock, "keeper")
+    rng = random.Random(7)
+    for _ in range(4):
+        peer.play_turn(rng)
+    table = first.tables[peer.table_id]
+    path = tmp_path / "v2.db"
+    make_v2_database(path, {table.table_id: dump(table)})
+
+    storage = Storage(path)
+    hub = Hub(storage=storage, key=key)
+    clock2 = Clock(hub, now=5.0)
+    assert hub.restore(clock2.now) == 1
+    again = hub.tables[peer.table_id]
+    assert isinstance(again, Table)
+    assert table_state(again) == table_state(table)
+    # Its player is away: the turn runs out and is picked for them (the rest are bots).
+    clock2.advance(61)
+    assert len(again.turns) == 5
+    assert turn_rows(path) == {again.table_id: list(range(5))}
+    assert heads(path)[again.table_id] != dump(table), "the head alone, not the whole state"
+    assert loaded(hub, storage) == [table_state(again)]
+
+    third = Hub(storage=storage, key=key)
+    assert third.restore(clock2.now) == 1
+    assert table_state(third.tables[again.table_id]) == table_state(again)
+    clock2.advance(61)  # a second miss: a bot plays for them, to the end
+    assert not again.playing
+    assert heads(path) == {} and turn_rows(path) == {}
+    storage.close()
