@@ -42,7 +42,6 @@ from protocol import (
     RollTurn,
     RollUpdate,
     SignedRecord,
-    TableInfo,
     TableSettings,
     TableStatus,
     derive_game_seed,
@@ -50,7 +49,7 @@ from protocol import (
     server_seed_hash,
 )
 
-from .table import MISSES_BEFORE_BOT, SEED_SECONDS, Seat, TableError
+from .table import MISSES_BEFORE_BOT, SEED_SECONDS, Seat, Seating, TableError
 
 if TYPE_CHECKING:
     from .session import Session
@@ -107,7 +106,7 @@ class RollTableHost(Protocol):
         """Seats, status or spectators changed: tell the table's people."""
 
 
-class RollTable:
+class RollTable(Seating):
     """One Sushi Roll table and the game at it."""
 
     def __init__(
@@ -153,7 +152,7 @@ class RollTable:
         self._now_hint = 0.0
         """The `now` of the last input, for moves that have none of their own (a leave)."""
 
-    # -- the lobby view (as the card table's) -----------------------------------------------------
+    # -- the lobby view (the rest is `Seating`) -----------------------------------------------------
 
     @property
     def status(self) -> TableStatus:
@@ -166,45 +165,6 @@ class RollTable:
     def playing(self) -> bool:
         """A game is in progress."""
         return self.phase in (RollPhase.SEEDING, RollPhase.MOVING)
-
-    def info(self) -> TableInfo:
-        """The table as the lobby shows it."""
-        return TableInfo(
-            table_id=self.table_id,
-            settings=self.settings,
-            status=self.status,
-            host=self.host_player,
-            seats=tuple(seat.info() for seat in self.seats),
-            spectators=len(self.spectators),
-        )
-
-    def people(self) -> list[Session]:
-        """Everyone to tell about the table: seated players and spectators."""
-        seated = [s.session for s in self.seats if s.session is not None]
-        return seated + self.spectators
-
-    def free_seat(self, wanted: int | None) -> Seat:
-        """The seat a newcomer may take (TableError when there is none)."""
-        if self.playing:
-            raise TableError(ErrorCode.GAME_IN_PROGRESS, f"table {self.table_id} is playing")
-        if wanted is not None:
-            if wanted >= len(self.seats):
-                raise TableError(
-                    ErrorCode.OUT_OF_RANGE, f"table {self.table_id} has no seat {wanted}"
-                )
-            if not self.seats[wanted].empty:
-                raise TableError(ErrorCode.TABLE_FULL, f"seat {wanted} is taken")
-            return self.seats[wanted]
-        for seat in self.seats:
-            if seat.empty:
-                return seat
-        raise TableError(ErrorCode.TABLE_FULL, f"table {self.table_id} is full")
-
-    def sit(self, session: Session, wanted: int | None = None) -> Seat:
-        """Seat a player."""
-        seat = self.free_seat(wanted)
-        seat.player_id, seat.name, seat.session = session.player_id, session.name, session
-        return seat
 
     def add_bot(self, strategy: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot (the Sushi Roll implementation of the strategy name)."""
@@ -235,16 +195,6 @@ class RollTable:
                     self.host_player = next(
                         (s.player_id for s in self.seats if s.session is not None), None
                     )
-
-    @property
-    def full(self) -> bool:
-        """Every seat is taken."""
-        return all(not seat.empty for seat in self.seats)
-
-    @property
-    def abandoned(self) -> bool:
-        """No player is seated or watching: the table can go."""
-        return not self.spectators and all(seat.player_id is None for seat in self.seats)
 
     # -- phases and seeding ---------------------------------------------------------------------
 

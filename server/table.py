@@ -149,7 +149,77 @@ class Seat:
         )
 
 
-class Table:
+class Seating:
+    """What both kinds of table share on the lobby side: seats, spectators and the lobby view.
+    A table class sets the attributes below and says, by `status` and `playing`, where its game is."""
+
+    table_id: str
+    settings: TableSettings
+    host_player: str | None
+    seats: list[Seat]
+    spectators: list[Session]
+
+    @property
+    def status(self) -> TableStatus:
+        """Open, playing or finished."""
+        raise NotImplementedError
+
+    @property
+    def playing(self) -> bool:
+        """A game is in progress."""
+        raise NotImplementedError
+
+    def info(self) -> TableInfo:
+        """The table as the lobby shows it."""
+        return TableInfo(
+            table_id=self.table_id,
+            settings=self.settings,
+            status=self.status,
+            host=self.host_player,
+            seats=tuple(seat.info() for seat in self.seats),
+            spectators=len(self.spectators),
+        )
+
+    def people(self) -> list[Session]:
+        """Everyone to tell about the table: seated players and spectators."""
+        seated = [s.session for s in self.seats if s.session is not None]
+        return seated + self.spectators
+
+    def free_seat(self, wanted: int | None) -> Seat:
+        """The seat a newcomer may take (TableError when there is none)."""
+        if self.playing:
+            raise TableError(ErrorCode.GAME_IN_PROGRESS, f"table {self.table_id} is playing")
+        if wanted is not None:
+            if wanted >= len(self.seats):
+                raise TableError(
+                    ErrorCode.OUT_OF_RANGE, f"table {self.table_id} has no seat {wanted}"
+                )
+            if not self.seats[wanted].empty:
+                raise TableError(ErrorCode.TABLE_FULL, f"seat {wanted} is taken")
+            return self.seats[wanted]
+        for seat in self.seats:
+            if seat.empty:
+                return seat
+        raise TableError(ErrorCode.TABLE_FULL, f"table {self.table_id} is full")
+
+    def sit(self, session: Session, wanted: int | None = None) -> Seat:
+        """Seat a player."""
+        seat = self.free_seat(wanted)
+        seat.player_id, seat.name, seat.session = session.player_id, session.name, session
+        return seat
+
+    @property
+    def full(self) -> bool:
+        """Every seat is taken."""
+        return all(not seat.empty for seat in self.seats)
+
+    @property
+    def abandoned(self) -> bool:
+        """No player is seated or watching: the table can go."""
+        return not self.spectators and all(seat.player_id is None for seat in self.seats)
+
+
+class Table(Seating):
     """One table and the game at it."""
 
     def __init__(
@@ -198,45 +268,6 @@ class Table:
         """A game is in progress."""
         return self.phase not in (TablePhase.OPEN, TablePhase.OVER)
 
-    def info(self) -> TableInfo:
-        """The table as the lobby shows it."""
-        return TableInfo(
-            table_id=self.table_id,
-            settings=self.settings,
-            status=self.status,
-            host=self.host_player,
-            seats=tuple(seat.info() for seat in self.seats),
-            spectators=len(self.spectators),
-        )
-
-    def people(self) -> list[Session]:
-        """Everyone to tell about the table: seated players and spectators."""
-        seated = [s.session for s in self.seats if s.session is not None]
-        return seated + self.spectators
-
-    def free_seat(self, wanted: int | None) -> Seat:
-        """The seat a newcomer may take (TableError when there is none)."""
-        if self.playing:
-            raise TableError(ErrorCode.GAME_IN_PROGRESS, f"table {self.table_id} is playing")
-        if wanted is not None:
-            if wanted >= len(self.seats):
-                raise TableError(
-                    ErrorCode.OUT_OF_RANGE, f"table {self.table_id} has no seat {wanted}"
-                )
-            if not self.seats[wanted].empty:
-                raise TableError(ErrorCode.TABLE_FULL, f"seat {wanted} is taken")
-            return self.seats[wanted]
-        for seat in self.seats:
-            if seat.empty:
-                return seat
-        raise TableError(ErrorCode.TABLE_FULL, f"table {self.table_id} is full")
-
-    def sit(self, session: Session, wanted: int | None = None) -> Seat:
-        """Seat a player."""
-        seat = self.free_seat(wanted)
-        seat.player_id, seat.name, seat.session = session.player_id, session.name, session
-        return seat
-
     def add_bot(self, strategy: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot."""
         seat = self.free_seat(wanted)
@@ -264,16 +295,6 @@ class Table:
                     self.host_player = next(
                         (s.player_id for s in self.seats if s.session is not None), None
                     )
-
-    @property
-    def full(self) -> bool:
-        """Every seat is taken."""
-        return all(not seat.empty for seat in self.seats)
-
-    @property
-    def abandoned(self) -> bool:
-        """No player is seated or watching: the table can go."""
-        return not self.spectators and all(seat.player_id is None for seat in self.seats)
 
     # -- phases ---------------------------------------------------------------------------------
 
