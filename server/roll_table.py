@@ -33,8 +33,6 @@ from engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundSc
 from protocol import (
     ErrorCode,
     GameKind,
-    GameStarted,
-    GameStarting,
     RollFairRecord,
     RollGameOver,
     RollRoundScores,
@@ -44,12 +42,10 @@ from protocol import (
     SignedRecord,
     TableSettings,
     TableStatus,
-    derive_game_seed,
-    new_seed,
     server_seed_hash,
 )
 
-from .table import MISSES_BEFORE_BOT, SEED_SECONDS, Seat, Seating, TableError
+from .table import MISSES_BEFORE_BOT, Seat, Seating, TableError
 
 if TYPE_CHECKING:
     from .session import Session
@@ -206,72 +202,27 @@ class RollTable(Seating):
             )
         self.phase = target
 
-    def start(self, now: float) -> None:
-        """Begin a game: commit to a server seed, then collect every seat's seed."""
-        self._now_hint = now
-        if self.playing:
-            raise TableError(ErrorCode.GAME_IN_PROGRESS, "a game is already in progress")
-        if not self.full:
-            raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
-        self._move("start")
-        self.server_seed = new_seed()
-        self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
+    KIND = GameKind.SUSHI_ROLL
+
+    @property
+    def _seeding(self) -> bool:
+        return self.phase is RollPhase.SEEDING
+
+    def _new_game(self) -> None:
         self.steps = []
         self.game = None
-        for seat in self.seats:
-            seat.misses, seat.bot_control = 0, False
         for strategy in self.strategies:
             if strategy is not None:
                 strategy.reset()
-        self.deadline = now + SEED_SECONDS
-        names = tuple(seat.name or f"seat {seat.index}" for seat in self.seats)
-        digest = server_seed_hash(self.server_seed)
-        for seat in self.seats:
-            if seat.session is not None:
-                seat.session.send(self._starting(names, digest, seat.index))
-        for watcher in self.spectators:
-            watcher.send(self._starting(names, digest, None))
+
+    def _starting_options(self) -> GameOptions:
+        return self.wire_options
+
+    def _changed(self) -> None:
         self.host.table_changed(self)
-        if all(seed is not None for seed in self.client_seeds):
-            self._seeded(now)
 
-    def _starting(self, names: tuple[str, ...], digest: bytes, seat: int | None) -> GameStarting:
-        return GameStarting(
-            table_id=self.table_id,
-            kind=GameKind.SUSHI_ROLL,
-            options=self.wire_options,
-            seat=seat,
-            players=names,
-            server_seed_hash=digest,
-            deadline_ms=int(SEED_SECONDS * 1000),
-        )
-
-    def seed(self, seat: int, seed: bytes, now: float) -> None:
-        """A seat's SEED."""
-        self._now_hint = now
-        if self.phase is not RollPhase.SEEDING:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "no game is being seeded")
-        if self.client_seeds[seat] is not None:
-            raise TableError(ErrorCode.ALREADY_DONE, "this seat's seed is already in")
-        if seed in self.client_seeds:
-            # A copied seed adds nothing to the mix; demand a seed of the seat's own.
-            raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that seed is another seat's")
-        self.client_seeds[seat] = seed
-        if all(s is not None for s in self.client_seeds):
-            self._seeded(now)
-
-    def _seeded(self, now: float) -> None:
-        seeds = tuple(s if s is not None else new_seed() for s in self.client_seeds)
-        self.client_seeds = list(seeds)
-        self._move("seeded")
-        self.game = RollGame(self.options, derive_game_seed(self.table_id, self.server_seed, seeds))
-        started = GameStarted(
-            table_id=self.table_id,
-            server_seed_hash=server_seed_hash(self.server_seed),
-            client_seeds=seeds,
-        )
-        for person in self.people():
-            person.send(started)
+    def _begin_game(self, game_seed: bytes, now: float) -> None:
+        self.game = RollGame(self.options, game_seed)
         self._begin_turn(now)
         self._run_bots(now)
 

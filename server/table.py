@@ -18,7 +18,7 @@ import random
 import secrets
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from bots import Strategy
 from engine import Action, Game, GameOptions, GameOver, Observation, RoundScored
@@ -150,8 +150,9 @@ class Seat:
 
 
 class Seating:
-    """What both kinds of table share on the lobby side: seats, spectators and the lobby view.
-    A table class sets the attributes below and says, by `status` and `playing`, where its game is."""
+    """What both kinds of table share: seats, spectators, the lobby view and the seed chain. A table
+    class sets the attributes below, says by `status` and `playing` where its game is, and fills in
+    the seeding hooks (`_new_game`, `_begin_game` and the few below them)."""
 
     table_id: str
     settings: TableSettings
@@ -217,6 +218,102 @@ class Seating:
     def abandoned(self) -> bool:
         """No player is seated or watching: the table can go."""
         return not self.spectators and all(seat.player_id is None for seat in self.seats)
+
+    # -- seeding: the same chain for both games (docs/PROTOCOL.md section 6) --------------------
+
+    KIND: ClassVar[GameKind]
+    server_seed: bytes
+    client_seeds: list[bytes | None]
+    deadline: float | None
+    _now_hint: float
+
+    def _move(self, event: str) -> None:
+        """Follow the table's transition table."""
+        raise NotImplementedError
+
+    @property
+    def _seeding(self) -> bool:
+        """GAME_STARTING was sent and the seats' seeds are being collected."""
+        raise NotImplementedError
+
+    def _new_game(self) -> None:
+        """Forget the last game's moves and reset the bots' strategies."""
+        raise NotImplementedError
+
+    def _starting_options(self) -> GameOptions:
+        """GAME_STARTING's options."""
+        raise NotImplementedError
+
+    def _changed(self) -> None:
+        """Tell the host the table changed (its lobby view)."""
+        raise NotImplementedError
+
+    def _begin_game(self, game_seed: bytes, now: float) -> None:
+        """Every seed is in: make the game from `game_seed` and begin its first turn."""
+        raise NotImplementedError
+
+    def start(self, now: float) -> None:
+        """Begin a game: commit to a server seed, then collect every seat's seed."""
+        self._now_hint = now
+        if self.playing:
+            raise TableError(ErrorCode.GAME_IN_PROGRESS, "a game is already in progress")
+        if not self.full:
+            raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
+        self._move("start")
+        self.server_seed = new_seed()
+        self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
+        for seat in self.seats:
+            seat.misses, seat.bot_control = 0, False
+        self._new_game()
+        self.deadline = now + SEED_SECONDS
+        names = tuple(seat.name or f"seat {seat.index}" for seat in self.seats)
+        digest = server_seed_hash(self.server_seed)
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.send(self._starting(names, digest, seat.index))
+        for watcher in self.spectators:
+            watcher.send(self._starting(names, digest, None))
+        self._changed()
+        if all(seed is not None for seed in self.client_seeds):
+            self._seeded(now)
+
+    def _starting(self, names: tuple[str, ...], digest: bytes, seat: int | None) -> GameStarting:
+        return GameStarting(
+            table_id=self.table_id,
+            kind=self.KIND,
+            options=self._starting_options(),
+            seat=seat,
+            players=names,
+            server_seed_hash=digest,
+            deadline_ms=int(SEED_SECONDS * 1000),
+        )
+
+    def seed(self, seat: int, seed: bytes, now: float) -> None:
+        """A seat's SEED."""
+        self._now_hint = now
+        if not self._seeding:
+            raise TableError(ErrorCode.OUT_OF_PHASE, "no game is being seeded")
+        if self.client_seeds[seat] is not None:
+            raise TableError(ErrorCode.ALREADY_DONE, "this seat's seed is already in")
+        if seed in self.client_seeds:
+            # A copied seed adds nothing to the mix; demand a seed of the seat's own.
+            raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that seed is another seat's")
+        self.client_seeds[seat] = seed
+        if all(s is not None for s in self.client_seeds):
+            self._seeded(now)
+
+    def _seeded(self, now: float) -> None:
+        seeds = tuple(s if s is not None else new_seed() for s in self.client_seeds)
+        self.client_seeds = list(seeds)
+        self._move("seeded")
+        started = GameStarted(
+            table_id=self.table_id,
+            server_seed_hash=server_seed_hash(self.server_seed),
+            client_seeds=seeds,
+        )
+        for person in self.people():
+            person.send(started)
+        self._begin_game(derive_game_seed(self.table_id, self.server_seed, seeds), now)
 
 
 class Table(Seating):
@@ -309,71 +406,27 @@ class Table(Seating):
             )
         self.phase = target
 
-    def start(self, now: float) -> None:
-        """Begin a game: commit to a server seed, then collect every seat's seed."""
-        self._now_hint = now
-        if self.playing:
-            raise TableError(ErrorCode.GAME_IN_PROGRESS, "a game is already in progress")
-        if not self.full:
-            raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
-        self._move("start")
-        self.server_seed = new_seed()
-        self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
+    KIND = GameKind.SUSHI_GO
+
+    @property
+    def _seeding(self) -> bool:
+        return self.phase is TablePhase.SEEDING
+
+    def _new_game(self) -> None:
         self.turns = []
         self.game = None
         for seat in self.seats:
-            seat.misses, seat.bot_control = 0, False
             if seat.strategy is not None:
                 seat.strategy.reset()
-        self.deadline = now + SEED_SECONDS
-        names = tuple(seat.name or f"seat {seat.index}" for seat in self.seats)
-        digest = server_seed_hash(self.server_seed)
-        for seat in self.seats:
-            if seat.session is not None:
-                seat.session.send(self._starting(names, digest, seat.index))
-        for watcher in self.spectators:
-            watcher.send(self._starting(names, digest, None))
+
+    def _starting_options(self) -> GameOptions:
+        return self.options
+
+    def _changed(self) -> None:
         self.host.table_changed(self)
-        if all(seed is not None for seed in self.client_seeds):
-            self._seeded(now)
 
-    def _starting(self, names: tuple[str, ...], digest: bytes, seat: int | None) -> GameStarting:
-        return GameStarting(
-            table_id=self.table_id,
-            kind=GameKind.SUSHI_GO,
-            options=self.options,
-            seat=seat,
-            players=names,
-            server_seed_hash=digest,
-            deadline_ms=int(SEED_SECONDS * 1000),
-        )
-
-    def seed(self, seat: int, seed: bytes, now: float) -> None:
-        """A seat's SEED."""
-        self._now_hint = now
-        if self.phase is not TablePhase.SEEDING:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "no game is being seeded")
-        if self.client_seeds[seat] is not None:
-            raise TableError(ErrorCode.ALREADY_DONE, "this seat's seed is already in")
-        if seed in self.client_seeds:
-            # A copied seed adds nothing to the mix; demand a seed of the seat's own.
-            raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that seed is another seat's")
-        self.client_seeds[seat] = seed
-        if all(s is not None for s in self.client_seeds):
-            self._seeded(now)
-
-    def _seeded(self, now: float) -> None:
-        seeds = tuple(s if s is not None else new_seed() for s in self.client_seeds)
-        self.client_seeds = list(seeds)
-        self._move("seeded")
-        self.game = Game(self.options, derive_game_seed(self.table_id, self.server_seed, seeds))
-        started = GameStarted(
-            table_id=self.table_id,
-            server_seed_hash=server_seed_hash(self.server_seed),
-            client_seeds=seeds,
-        )
-        for person in self.people():
-            person.send(started)
+    def _begin_game(self, game_seed: bytes, now: float) -> None:
+        self.game = Game(self.options, game_seed)
         self._begin_turn(now, first=True)
 
     def _begin_turn(self, now: float, first: bool = False) -> None:
