@@ -52,6 +52,7 @@ from protocol import (
     CreateTournament,
     Error,
     ErrorCode,
+    FairRecord,
     GameEnded,
     GameKind,
     GameStarted,
@@ -886,6 +887,20 @@ class Client:
                     f"round {msg.round} turn {msg.turn}: the server played another card for us"
                 )
 
+    def _check_seed_chain(
+        self, game: _Game, server_seed: bytes, record: FairRecord | RollFairRecord
+    ) -> None:
+        """The revealed server seed opens its commitment, and the record is this game's, with
+        the seeds announced in GAME_STARTED."""
+        if game.server_seed_hash and not hmac.compare_digest(
+            server_seed_hash(server_seed), game.server_seed_hash
+        ):
+            self._fail("the revealed server seed does not match its commitment")
+        if record.server_seed != server_seed or record.table_id != game.table_id:
+            self._fail("the record is not this game's")
+        if game.client_seeds and record.client_seeds != game.client_seeds:
+            self._fail("the record's seeds differ from the ones announced")
+
     def _verify_game(self, msg: GameEnded) -> None:
         game = self._game
         try:
@@ -895,14 +910,7 @@ class Client:
             self._checks().final = "FAILED"
             return
         if game is not None:
-            if game.server_seed_hash and not hmac.compare_digest(
-                server_seed_hash(msg.server_seed), game.server_seed_hash
-            ):
-                self._fail("the revealed server seed does not match its commitment")
-            if record.server_seed != msg.server_seed or record.table_id != game.table_id:
-                self._fail("the record is not this game's")
-            if game.client_seeds and record.client_seeds != game.client_seeds:
-                self._fail("the record's seeds differ from the ones announced")
+            self._check_seed_chain(game, msg.server_seed, record)
             for t in record.turns:
                 seen = game.commitments.get((t.round, t.turn))
                 if seen is not None and tuple(seen) != tuple(t.commitments):
@@ -997,14 +1005,7 @@ class Client:
             self._checks().final = "FAILED"
             return
         if game is not None:
-            if game.server_seed_hash and not hmac.compare_digest(
-                server_seed_hash(msg.server_seed), game.server_seed_hash
-            ):
-                self._fail("the revealed server seed does not match its commitment")
-            if record.server_seed != msg.server_seed or record.table_id != game.table_id:
-                self._fail("the record is not this game's")
-            if game.client_seeds and record.client_seeds != game.client_seeds:
-                self._fail("the record's seeds differ from the ones announced")
+            self._check_seed_chain(game, msg.server_seed, record)
         report = verify_roll_record(record)
         for problem in report.problems:
             self._fail(problem)
