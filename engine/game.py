@@ -43,6 +43,7 @@ from .events import (
 )
 from .legal import (
     CHOPSTICKS_KEY,
+    EXACT_MAX_SIZE,
     NO_ACTIONS,
     Entry,
     LegalSet,
@@ -71,6 +72,8 @@ _get = dict.get
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
 """The packed code of one card of each kind."""
+_BIT_DECKS = {soy: [_BITS[card] for card in cards_deck(soy)] for soy in (False, True)}
+"""The unshuffled decks of `engine.cards.deck`, each card as its packed code."""
 _sub = operator.sub
 _add = operator.add
 _or = operator.or_
@@ -129,13 +132,16 @@ class Game:
         self.seed = seed
         n = self._n = options.players
         t = options.tableaus
-        cards = cards_deck(options.soy_sauce)
+        # The deck holds each card as its packed code, so that a deal is a sum of slices. The
+        # shuffle moves items without looking at them: the order is that of the cards themselves.
+        cards = _BIT_DECKS[options.soy_sauce][:]
         DeterministicRng(seed, DECK_STREAM).shuffle(cards)
         self._deck = cards
         self._deck_pos = 0
         self._hands = [0] * n
         self._hand_len = 0
-        self._dummy_pile: list[Card] = []
+        self._dummy_pile: list[int] = []
+        """Dummy variant: the pile's packed cards, its top last."""
         self._tcodes = [0] * t
         """Each tableau's cards this round, packed like a hand."""
         self._nigiri = [0] * t
@@ -199,12 +205,12 @@ class Game:
         game.options = options
         game.seed = b""
         game._n = n
-        game._deck = list(deck)
+        game._deck = [_BITS[card] for card in deck]
         game._deck_pos = 0
         game._hands = [pack(hand) for hand in hands]
         game._controller = obs.dummy_controller
         game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
-        game._dummy_pile = list(dummy_pile)[::-1]
+        game._dummy_pile = [_BITS[card] for card in dummy_pile][::-1]
         game._tableaus = [list(view.cards) for view in views]
         game._shown = 0
         game._tcodes = [pack(tableau) for tableau in game._tableaus]
@@ -421,8 +427,9 @@ class Game:
             self._refuse(actions)
         entries: list[Entry] = found  # type: ignore[assignment]  # None was just ruled out
         self._views = None
-        # One C-level transpose instead of a getter call per seat and field.
-        revealed, taken, own, special = zip(*entries, strict=True)
+        # One C-level transpose instead of a getter call per seat and field. (Not strict=True:
+        # keyword arguments send zip down CPython's slow call path, and every entry is a 4-tuple.)
+        revealed, taken, own, special = zip(*entries)  # noqa: B905
         after = list(map(_sub, self._hands, taken))
         # tuple.__new__ skips the Python-level __new__ of a NamedTuple on this hot path.
         events: list[Event] = [
@@ -452,14 +459,15 @@ class Game:
         self._turn += 1
         if self._dummy_pile:
             self._dummy_draw()
-            self._begin_turn()
-            return events
-        # `_begin_turn`, inlined for the common case: every hand in the exact cache.
-        sets = list(map(exact_set, map(_or, hands, self._chop_keys)))
-        if None in sets:
-            self._begin_turn()
-        else:
-            self._legal = sets  # type: ignore[assignment]  # None was just ruled out
+        elif size <= EXACT_MAX_SIZE:
+            # `_begin_turn`, inlined for the common case: every hand in the exact cache (whose
+            # keys are the bare hands while no seat has chopsticks ready).
+            keys = self._chop_keys
+            sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+            if None not in sets:
+                self._legal = sets  # type: ignore[assignment]  # None was just ruled out
+                return events
+        self._begin_turn()
         return events
 
     def _begin_turn(self) -> None:
@@ -582,11 +590,9 @@ class Game:
         size = self.options.hand_size
         cards = self._deck
         pos = self._deck_pos
-        hands = []
-        for _ in range(self._n):
-            hands.append(sum(map(_BITS.__getitem__, cards[pos : pos + size])))
-            pos += size
-        self._hands = hands
+        end = pos + self._n * size
+        self._hands = [sum(cards[p : p + size]) for p in range(pos, end, size)]
+        pos = end
         self._hand_len = size
         if self.options.dummy:
             # The pile's top card is the first one dealt to it; keep it reversed to pop() the top.
@@ -600,7 +606,7 @@ class Game:
         """Dummy variant: control alternates every turn, across rounds too (seat 0 first); the
         controller draws the pile's top card into their hand."""
         ctrl = self._controller = self._turns_played % 2
-        self._hands[ctrl] += 1 << (self._dummy_pile.pop() << 2)
+        self._hands[ctrl] += self._dummy_pile.pop()
 
     def initial_events(self) -> list[Event]:
         """The event of the first deal, for a log that begins with the game."""
@@ -613,7 +619,8 @@ class Game:
         kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
         self._scores = list(map(_add, self._scores, map(sum, points)))
         self._puddings = list(map(_add, self._puddings, kept))
-        self._discarded += sum(map(_size, codes)) - sum(kept)
+        # Every card dealt this round is in a tableau now: hand_size for each one.
+        self._discarded += self.options.hand_size * len(codes) - sum(kept)
         t = len(codes)
         self._tcodes = [0] * t
         self._nigiri = [0] * t

@@ -101,10 +101,12 @@ def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> L
 
 
 _EXACT: dict[int, LegalSet] = {}
-_EXACT_LIMIT = 1 << 18
-"""Enough that a long run (a bench, a search bot, a busy server) keeps hitting instead of clearing
-the cache every few thousand games. Memory: 16,000 random two-player games (the widest hands) grew
-a process by 45 MiB, with 189,000 exact keys and 21,000 distinct legal sets."""
+EXACT_MAX_SIZE = 5
+"""The exact cache holds hands of at most this many cards. Bigger hands are so varied (a
+four-player game deals one of tens of thousands of 8-card hands, and a 7-card key still missed one
+time in six after 5,000 random games) that working out their presence key costs less than a miss;
+small hands are few (under 10,000 keys with 5 cards or fewer, chopsticks included), so the cache
+fills once and then always hits, and never needs clearing."""
 CHOPSTICKS_KEY = 1 << 62
 """Added to a packed hand, in `turn_sets`' keys, when its seat has chopsticks ready."""
 
@@ -114,24 +116,35 @@ def turn_sets(
 ) -> list[LegalSet]:
     """Every seat's legal set at the start of a turn (the game's hot path).
 
-    A second cache keyed by the exact packed hand (which also fixes the hand's size) plus
-    `chop_keys[s]` (`CHOPSTICKS_KEY` when seat s has chopsticks ready, else 0) makes the common
-    case one C-level `map` over the seats; misses and the dummy's controller take `legal_set`.
+    For hands of up to `EXACT_MAX_SIZE` cards, a second cache keyed by the exact packed hand plus
+    `chop_keys[s]` (`CHOPSTICKS_KEY` when seat s has chopsticks ready, else 0) makes the common case
+    one C-level `map` over the seats; misses, bigger hands and the dummy's controller take
+    `legal_set`.
     """
-    found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
+    small = size <= EXACT_MAX_SIZE
+    found: list[LegalSet | None]
+    if small:
+        found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
+    elif controller is None and not any(chop_keys):
+        get = _CACHE.get
+        low = _LOW_BITS
+        # `legal_set`'s key without chopsticks, for every seat in one comprehension.
+        found = [get((c | c >> 1 | c >> 2 | c >> 3) & low) for c in hands]
+    else:
+        found = [None] * len(hands)
     if controller is None and None not in found:
         return found  # type: ignore[return-value]  # None was just ruled out
     out = []
     for s, code in enumerate(hands):
-        entry = found[s]
         chopsticks = chop_keys[s] != 0
+        cached = found[s]
         if s == controller:
-            entry = legal_set(code, size + 1, chopsticks, True)
-        elif entry is None:
-            if len(_EXACT) >= _EXACT_LIMIT:
-                _EXACT.clear()
-            entry = _EXACT[code | chop_keys[s]] = legal_set(code, size, chopsticks, False)
-        out.append(entry)
+            cached = legal_set(code, size + 1, chopsticks, True)
+        elif cached is None:
+            cached = legal_set(code, size, chopsticks, False)
+            if small:
+                _EXACT[code | chop_keys[s]] = cached
+        out.append(cached)
     return out
 
 
@@ -182,5 +195,6 @@ NO_ACTIONS = LegalSet()
 NO_ACTIONS.actions = ()
 
 exact_set = _EXACT.get
-"""The exact cache of `turn_sets` by key (a packed hand, plus `CHOPSTICKS_KEY` when its seat has
-chopsticks ready): the seat's `LegalSet`, or None when it is not cached yet."""
+"""The exact cache of `turn_sets` by key (a packed hand of at most `EXACT_MAX_SIZE` cards, plus
+`CHOPSTICKS_KEY` when its seat has chopsticks ready): the seat's `LegalSet`, or None when it is
+not cached yet."""

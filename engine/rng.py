@@ -102,9 +102,8 @@ class DeterministicRng:
             )
         else:
             k = n - 1
-        for i, j in zip(
-            range(n - 1, n - 1 - k, -1), map(operator.mod, words[:k], bounds), strict=True
-        ):
+        # zip without strict=True (both have k items): keyword arguments take a slow call path.
+        for i, j in zip(range(n - 1, n - 1 - k, -1), map(operator.mod, words[:k], bounds)):  # noqa: B905
             items[i], items[j] = items[j], items[i]
         self._pos = start + k
         for i in range(n - 1 - k, 0, -1):

@@ -166,11 +166,21 @@ _ICONS_BY_CODE = [
 """Maki icons by bits 12-23 of a packed tableau."""
 
 
+_MAKI_CACHE: dict[tuple[int, ...], list[int]] = {}
+"""`_maki_points` by the table's icons: a few thousand distinct tuples cover nearly every round."""
+_MAKI_CACHE_LIMIT = 1 << 16
+
+
 def packed_breakdown(codes: Sequence[int], nigiri: Sequence[int]) -> list[RoundPoints]:
     """`round_breakdown` for the game's own state: each tableau as a packed count code (4 bits per
     card kind, as `engine.legal` packs hands; no kind more than 15 times) and its nigiri points,
     worked out in play order as the cards were placed."""
-    maki = _maki_points([_ICONS_BY_CODE[c >> 12 & 4095] for c in codes])
+    icons = tuple([_ICONS_BY_CODE[c >> 12 & 4095] for c in codes])
+    maki = _MAKI_CACHE.get(icons)
+    if maki is None:
+        if len(_MAKI_CACHE) >= _MAKI_CACHE_LIMIT:
+            _MAKI_CACHE.clear()
+        maki = _MAKI_CACHE[icons] = _maki_points(icons)
     if reduce(or_, codes) >> _SHIFT_SOY & 15:
         kinds = range(NUM_KINDS)
         colours = [len({_FAMILY[k] for k in kinds if c >> (k << 2) & 15}) for c in codes]
@@ -180,7 +190,7 @@ def packed_breakdown(codes: Sequence[int], nigiri: Sequence[int]) -> list[RoundP
     # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
     return [
         _tuple_new(RoundPoints, (m, *_SETS_BY_CODE[c & 4095], n, y))
-        for m, c, n, y in zip(maki, codes, nigiri, soy, strict=True)
+        for m, c, n, y in zip(maki, codes, nigiri, soy)  # noqa: B905 (equal lengths; strict=True is slow)
     ]
 
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from engine import Card, Game, GameOptions
+from engine.legal import unpack
 
 OPTIONS = [
     GameOptions(2),
@@ -20,8 +21,9 @@ OPTIONS = [
 def _hidden(game: Game) -> tuple[list[list[Card]], list[Card], list[Card]]:
     """The true hidden parts of a game (test-only access to private state)."""
     hands = [list(game.hand(s)) for s in range(game.players)]
-    deck = game._deck[game._deck_pos :]
-    pile = game._dummy_pile[::-1]
+    # The game keeps the deck and the dummy pile as packed codes of one card each.
+    deck = [unpack(code)[0] for code in game._deck[game._deck_pos :]]
+    pile = [unpack(code)[0] for code in game._dummy_pile[::-1]]
     return hands, deck, pile
 
 
