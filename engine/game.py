@@ -21,7 +21,7 @@ from itertools import compress
 from typing import NoReturn
 
 from .actions import Action
-from .cards import NIGIRI_POINTS, ROUNDS, WASABI_MULTIPLIER, Card
+from .cards import ROUNDS, WASABI_MULTIPLIER, Card
 from .cards import deck as cards_deck
 from .errors import (
     CardNotInHandError,
@@ -44,8 +44,9 @@ from .events import (
 from .legal import (
     CHOPSTICKS_KEY,
     EXACT_MAX_SIZE,
+    NIGIRI_CODES,
+    NIGIRI_SHIFT,
     NO_ACTIONS,
-    Entry,
     LegalSet,
     exact_set,
     pack,
@@ -65,13 +66,15 @@ _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
 _PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
-_NIGIRI = [NIGIRI_POINTS.get(card, 0) for card in Card]
-_ON_WASABI = [points * WASABI_MULTIPLIER for points in _NIGIRI]
+_WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
+"""What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
 _get = dict.get
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
 """The packed code of one card of each kind."""
+_COUNTED = [bit + code for bit, code in zip(_BITS, NIGIRI_CODES, strict=True)]
+"""A card as it is added to a tableau's code: its count, with its plain nigiri points."""
 _BIT_DECKS = {soy: [_BITS[card] for card in cards_deck(soy)] for soy in (False, True)}
 """The unshuffled decks of `engine.cards.deck`, each card as its packed code."""
 _sub = operator.sub
@@ -82,9 +85,14 @@ _EVEN = sum(15 << (8 * lane) for lane in range(7))
 _LANES = sum(1 << (8 * lane) for lane in range(7))
 
 
+_KINDS_MASK = (1 << NIGIRI_SHIFT) - 1
+
+
 def _size(code: int) -> int:
-    """How many cards a packed code holds: its 13 nibbles summed in 8-bit lanes, then the lanes
-    summed by one multiplication into the top lane (at most 13 * 15 < 256, so nothing carries)."""
+    """How many cards a packed code holds: its 13 nibbles (a tableau's nigiri points left out)
+    summed in 8-bit lanes, then the lanes summed by one multiplication into the top lane (at most
+    13 * 15 < 256, so nothing carries)."""
+    code &= _KINDS_MASK
     return ((code & _EVEN) + (code >> 4 & _EVEN)) * _LANES >> 48 & 255
 
 
@@ -104,7 +112,6 @@ class Game:
         "_history",
         "_legal",
         "_n",
-        "_nigiri",
         "_open_wasabi",
         "_over",
         "_passes_left",
@@ -143,9 +150,8 @@ class Game:
         self._dummy_pile: list[int] = []
         """Dummy variant: the pile's packed cards, its top last."""
         self._tcodes = [0] * t
-        """Each tableau's cards this round, packed like a hand."""
-        self._nigiri = [0] * t
-        """Each tableau's nigiri points this round (tripled on wasabi)."""
+        """Each tableau's cards this round, packed like a hand, with its nigiri points this round
+        (tripled on wasabi) from `engine.legal.NIGIRI_SHIFT` up."""
         self._tableaus: list[list[Card]] = [[] for _ in range(t)]
         """This round's tableaus in play order, as of `_shown` turns of the history."""
         self._shown = 0
@@ -213,8 +219,10 @@ class Game:
         game._dummy_pile = [_BITS[card] for card in dummy_pile][::-1]
         game._tableaus = [list(view.cards) for view in views]
         game._shown = 0
-        game._tcodes = [pack(tableau) for tableau in game._tableaus]
-        game._nigiri = [points.nigiri for points in round_breakdown(game._tableaus)]
+        game._tcodes = [
+            pack(tableau) + (points.nigiri << NIGIRI_SHIFT)
+            for tableau, points in zip(game._tableaus, round_breakdown(game._tableaus), strict=True)
+        ]
         game._open_wasabi = [view.open_wasabi for view in views]
         # At a turn's start every chopsticks card in a tableau was played on an earlier turn.
         game._chop = [tableau.count(_CHOP) for tableau in game._tableaus]
@@ -246,7 +254,6 @@ class Game:
         other._dummy_pile = self._dummy_pile[:]
         other._tableaus = [t[:] for t in self._tableaus]
         other._tcodes = self._tcodes[:]
-        other._nigiri = self._nigiri[:]
         other._open_wasabi = self._open_wasabi[:]
         other._chop = self._chop[:]
         other._chop_keys = self._chop_keys[:]
@@ -418,18 +425,16 @@ class Game:
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
         # Check everything first: nothing below may raise once the state starts changing. An
         # action is legal exactly when this turn's legal set indexes it (one C-level map over the
-        # seats); only a refused action pays for working out which rule it breaks.
+        # seats), and its entry is (action, taken, own, special): one C-level transpose gives each
+        # field for every seat. A refused action's None cannot be transposed, and an unhashable
+        # action cannot be looked up: both raise TypeError, and only then do we work out which
+        # rule the action breaks. (zip without strict=True: keyword arguments send it down
+        # CPython's slow call path, and the lengths were checked above.)
         try:
-            found = list(map(_get, self._legal, actions))
-        except TypeError:  # something unhashable: certainly not an action
-            found = [None]
-        if None in found:
+            revealed, taken, own, special = zip(*map(_get, self._legal, actions))  # noqa: B905
+        except TypeError:
             self._refuse(actions)
-        entries: list[Entry] = found  # type: ignore[assignment]  # None was just ruled out
         self._views = None
-        # One C-level transpose instead of a getter call per seat and field. (Not strict=True:
-        # keyword arguments send zip down CPython's slow call path, and every entry is a 4-tuple.)
-        revealed, taken, own, special = zip(*entries)  # noqa: B905
         after = list(map(_sub, self._hands, taken))
         # tuple.__new__ skips the Python-level __new__ of a NamedTuple on this hot path.
         events: list[Event] = [
@@ -440,8 +445,14 @@ class Game:
         if len(codes) > n:
             placed.append(codes[n])  # the dummy's: its card, if any, is placed below
         self._tcodes = placed
-        for s in compress(_SEATS[n], special):
-            self._place_more(s, revealed[s], events)
+        # The seats whose actions need more than adding their codes: the special ones, and any
+        # plain nigiri played by a seat with a wasabi waiting.
+        waiting = self._open_wasabi
+        for s in compress(_SEATS[n], map(_or, special, waiting) if any(waiting) else special):
+            if special[s]:
+                self._place_more(s, revealed[s], events)
+            elif _EGG <= (card := revealed[s][0]) <= _SQUID:
+                self._placed(s, card, events)
         self._history.append(revealed)
         self._turns_played += 1
         size = self._hand_len - 1
@@ -475,17 +486,15 @@ class Game:
         self._legal = turn_sets(self._hands, self._hand_len, self._chop_keys, self._controller)
 
     def _place_more(self, s: int, action: Action, events: list[Event]) -> None:
-        """What placing an action needs beyond the counts `apply` added: nigiri points, wasabi,
-        chopsticks (a used one goes back to the hand), and the dummy's card."""
+        """What placing an action needs beyond the code `apply` added: wasabi, chopsticks (a used
+        one goes back to the hand), and the dummy's card."""
         first, second, dummy = action
-        # `_placed(s, first, events)`, inlined: most calls are one nigiri, wasabi or chopsticks.
+        # `_placed(s, first, events)`, inlined: most calls are one wasabi or chopsticks.
         if _EGG <= first <= _SQUID:
             if self._open_wasabi[s]:
                 self._open_wasabi[s] -= 1
-                self._nigiri[s] += _ON_WASABI[first]
+                self._tcodes[s] += _WASABI_EXTRA[first]
                 events.append(_tuple_new(WasabiUsed, (s, first)))
-            else:
-                self._nigiri[s] += _NIGIRI[first]
         elif first == _WASABI:
             self._open_wasabi[s] += 1
         elif first == _CHOP:
@@ -499,18 +508,17 @@ class Game:
             events.append(_tuple_new(ChopsticksReturned, (s,)))
         if dummy is not None:
             n = self._n
-            self._tcodes[n] += _BITS[dummy]
+            self._tcodes[n] += _COUNTED[dummy]
             self._placed(n, dummy, events)
 
     def _placed(self, t: int, card: Card, events: list[Event]) -> None:
-        """`card` was just counted into tableau `t`: a nigiri goes on the oldest open wasabi."""
+        """`card` was just counted into tableau `t`'s code, with its plain nigiri points: a nigiri
+        goes on the oldest open wasabi, and a wasabi or chopsticks card waits for later."""
         if _EGG <= card <= _SQUID:
             if self._open_wasabi[t]:
                 self._open_wasabi[t] -= 1
-                self._nigiri[t] += _ON_WASABI[card]
+                self._tcodes[t] += _WASABI_EXTRA[card]
                 events.append(_tuple_new(WasabiUsed, (t, card)))
-            else:
-                self._nigiri[t] += _NIGIRI[card]
         elif card == _WASABI:
             self._open_wasabi[t] += 1
         elif card == _CHOP:
@@ -614,7 +622,7 @@ class Game:
 
     def _end_round(self, events: list[Event]) -> None:
         codes = self._tcodes
-        points = tuple(packed_breakdown(codes, self._nigiri))
+        points = tuple(packed_breakdown(codes))
         self._round_points.append(points)
         kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
         self._scores = list(map(_add, self._scores, map(sum, points)))
@@ -623,7 +631,6 @@ class Game:
         self._discarded += self.options.hand_size * len(codes) - sum(kept)
         t = len(codes)
         self._tcodes = [0] * t
-        self._nigiri = [0] * t
         self._open_wasabi = [0] * t
         self._chop = [0] * t
         self._chop_keys = [0] * t

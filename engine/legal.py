@@ -14,13 +14,14 @@ import operator
 from collections.abc import Iterable
 
 from .actions import Action
-from .cards import CARDS, NUM_KINDS, Card
+from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
 
 Entry = tuple[Action, int, int, bool]
 """An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts
-back); the packed cards it adds to the seat's own tableau (less that chopsticks card; the dummy's
-card excluded); and whether placing it needs more than adding those counts (a nigiri, wasabi or
-chopsticks card, a chopsticks pair, or a dummy pick)."""
+back); what it adds to the seat's own tableau code (those cards less the dummy's, with their plain
+nigiri points, see `NIGIRI_SHIFT`); and whether placing it needs more than that addition (a wasabi
+or chopsticks card, a chopsticks pair, or a dummy pick). A plain nigiri needs more only when its
+seat has a wasabi waiting, which the game checks per seat."""
 
 
 class LegalSet(dict[Action, Entry]):
@@ -148,7 +149,14 @@ def turn_sets(
     return out
 
 
-_SPECIAL = frozenset({Card.EGG, Card.SALMON, Card.SQUID, Card.WASABI, Card.CHOPSTICKS})
+NIGIRI_SHIFT = 4 * NUM_KINDS
+"""A tableau's code (a hand's never) also keeps the tableau's nigiri points this round, wasabi
+included, from this bit up: just above the kinds' nibbles, where reading a kind's count never sees
+them (and the code stays under 2**60, a two-digit int for CPython)."""
+NIGIRI_CODES = [NIGIRI_POINTS.get(card, 0) << NIGIRI_SHIFT for card in CARDS]
+"""Each card's plain nigiri points, placed in a tableau code."""
+
+_SPECIAL = frozenset({Card.WASABI, Card.CHOPSTICKS})
 _CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
 
 
@@ -165,13 +173,15 @@ def _entry(action: Action) -> Entry:
 
 def _new_entry(action: Action) -> Entry:
     first, second, dummy = action
-    own = 1 << (first << 2)
+    cards = 1 << (first << 2)
+    nigiri = NIGIRI_CODES[first]
     special = first in _SPECIAL or dummy is not None
     if second is not None:
-        own += (1 << (second << 2)) - _CHOP_BIT
+        cards += (1 << (second << 2)) - _CHOP_BIT
+        nigiri += NIGIRI_CODES[second]
         special = True
-    taken = own if dummy is None else own + (1 << (dummy << 2))
-    return action, taken, own, special
+    taken = cards if dummy is None else cards + (1 << (dummy << 2))
+    return action, taken, cards + nigiri, special
 
 
 def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:

@@ -95,8 +95,10 @@ class DeterministicRng:
             self._refill(-(-need // _WORDS_PER_BLOCK))
         start = self._pos
         words = self._words[start : start + n - 1]
-        limits, bounds = _tables(n)
-        if any(map(operator.ge, words, limits)):
+        limits, bounds, lowest = _tables(n)
+        # A pass whose words are all under the lowest limit (nearly every one: the limits are all
+        # within n of 65536) skips the word-by-word comparison.
+        if max(words) >= lowest and any(map(operator.ge, words, limits)):
             k = next(
                 i for i, (w, limit) in enumerate(zip(words, limits, strict=True)) if w >= limit
             )
@@ -112,7 +114,9 @@ class DeterministicRng:
 
 
 @functools.cache
-def _tables(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A shuffle of n items draws below n, n-1, ..., 2: those bounds, and their rejection limits."""
+def _tables(n: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """A shuffle of n items draws below n, n-1, ..., 2: their rejection limits, those bounds, and
+    the lowest of the limits."""
     bounds = tuple(range(n, 1, -1))
-    return tuple(_SPAN - _SPAN % b for b in bounds), bounds
+    limits = tuple(_SPAN - _SPAN % b for b in bounds)
+    return limits, bounds, min(limits)

@@ -30,6 +30,7 @@ from .cards import (
     WASABI_MULTIPLIER,
     Card,
 )
+from .legal import NIGIRI_SHIFT
 
 __all__ = ["RoundPoints", "packed_breakdown", "round_breakdown", "score_puddings", "score_round"]
 
@@ -171,10 +172,10 @@ _MAKI_CACHE: dict[tuple[int, ...], list[int]] = {}
 _MAKI_CACHE_LIMIT = 1 << 16
 
 
-def packed_breakdown(codes: Sequence[int], nigiri: Sequence[int]) -> list[RoundPoints]:
+def packed_breakdown(codes: Sequence[int]) -> list[RoundPoints]:
     """`round_breakdown` for the game's own state: each tableau as a packed count code (4 bits per
-    card kind, as `engine.legal` packs hands; no kind more than 15 times) and its nigiri points,
-    worked out in play order as the cards were placed."""
+    card kind, as `engine.legal` packs hands; no kind more than 15 times) with its nigiri points
+    from `engine.legal.NIGIRI_SHIFT` up, worked out in play order as the cards were placed."""
     icons = tuple([_ICONS_BY_CODE[c >> 12 & 4095] for c in codes])
     maki = _MAKI_CACHE.get(icons)
     if maki is None:
@@ -189,8 +190,8 @@ def packed_breakdown(codes: Sequence[int], nigiri: Sequence[int]) -> list[RoundP
         soy = [0] * len(codes)
     # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
     return [
-        _tuple_new(RoundPoints, (m, *_SETS_BY_CODE[c & 4095], n, y))
-        for m, c, n, y in zip(maki, codes, nigiri, soy)  # noqa: B905 (equal lengths; strict=True is slow)
+        _tuple_new(RoundPoints, (m, *_SETS_BY_CODE[c & 4095], c >> NIGIRI_SHIFT, y))
+        for m, c, y in zip(maki, codes, soy)  # noqa: B905 (equal lengths; strict=True is slow)
     ]
 
 
