@@ -139,6 +139,25 @@ def ref_puddings(puddings: Sequence[int]) -> list[int]:
     return out
 
 
+def ref_legal(hand: Sequence[Card], chopsticks_ready: bool, controls_dummy: bool) -> set[Action]:
+    """Every legal action of a hand, by brute force over its cards (RULES.md section 1): any one
+    card; with chopsticks ready, any two different cards of the hand in either order, when the
+    hand holds one more card than the turn needs; the dummy's controller adds one card from what
+    is left for the dummy."""
+    own = {Action(card) for card in hand}
+    if chopsticks_ready and len(hand) >= (3 if controls_dummy else 2):
+        own |= {Action(a, b) for i, a in enumerate(hand) for j, b in enumerate(hand) if i != j}
+    if not controls_dummy:
+        return own
+    out = set()
+    for action in own:
+        rest = list(hand)
+        for card in action.cards:
+            rest.remove(card)
+        out |= {Action(action.first, action.second, card) for card in rest}
+    return out
+
+
 def ref_places(totals: Sequence[int], puddings: Sequence[int]) -> list[int]:
     """1 + the number of seats strictly ahead by (total, then puddings)."""
     keys = list(zip(totals, puddings, strict=True))

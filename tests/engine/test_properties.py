@@ -8,6 +8,7 @@ from collections import Counter
 
 from engine_helpers import (
     public_part,
+    ref_legal,
     ref_places,
     ref_puddings,
     ref_round,
@@ -70,6 +71,10 @@ def check_playout(options: GameOptions, seed: bytes, policy_seed: bytes) -> Game
             assert obs.hand == game.hand(s)
             assert public_part(obs) == spectator
             assert obs.legal_actions() == game.legal_actions(s)
+            legal = game.legal_actions(s)
+            assert len(set(legal)) == len(legal)
+            ready = spectator.tableaus[s].chopsticks_ready
+            assert set(legal) == ref_legal(game.hand(s), ready, s == ctrl)
         before = [list(v.cards) for v in spectator.tableaus]
         actions = [policy(game, s) for s in range(n)]
         for s, a in enumerate(actions):
