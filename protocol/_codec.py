@@ -157,6 +157,12 @@ def _bool(value: Any) -> bool:
     return value
 
 
+_INLINE: dict[Decoder, str] = {_bool: "type({v}) is bool"}
+"""Decoders whose test of a good value a generated struct decoder writes inline (see
+`_struct_decoder`): a condition on ``{v}`` that holds exactly when the decoder returns the value
+unchanged. A value that fails it goes to the decoder, which raises the precise error."""
+
+
 def _int(lo: int, hi: int) -> Decoder:
     def decode(value: Any) -> int:
         if type(value) is not int:
@@ -165,6 +171,7 @@ def _int(lo: int, hi: int) -> Decoder:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{value} is not within {lo}..{hi}")
         return value
 
+    _INLINE[decode] = f"type({{v}}) is int and {lo!r} <= {{v}} <= {hi!r}"
     return decode
 
 
@@ -180,6 +187,7 @@ def _str(size: Size) -> Decoder:
             )
         return value
 
+    _INLINE[decode] = f"type({{v}}) is str and {lo!r} <= len({{v}}) <= {hi!r}"
     return decode
 
 
@@ -193,6 +201,7 @@ def _bytes(size: Size) -> Decoder:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} bytes is not within {lo}..{hi}")
         return value
 
+    _INLINE[decode] = f"type({{v}}) is bytes and {lo!r} <= len({{v}}) <= {hi!r}"
     return decode
 
 
@@ -323,14 +332,18 @@ def _struct_decoder(
     ]
     for i, (name, dec, needed) in enumerate(fields):
         namespace[f"dec{i}"] = dec
+        lines += [f"    v{i} = value.get({name!r}, ABSENT)", f"    if v{i} is not ABSENT:"]
+        test = _INLINE.get(dec)
+        indent = "        "
+        if test is not None:  # a good value passes the inline test; only a bad one is decoded
+            lines.append(f"        if not ({test.format(v=f'v{i}')}):")
+            indent = "            "
         lines += [
-            f"    v{i} = value.get({name!r}, ABSENT)",
-            f"    if v{i} is not ABSENT:",
-            "        try:",
-            f"            v{i} = dec{i}(v{i})",
-            "        except FieldError as exc:",
-            f"            exc.path.insert(0, {name!r})",
-            "            raise",
+            f"{indent}try:",
+            f"{indent}    v{i} = dec{i}(v{i})",
+            f"{indent}except FieldError as exc:",
+            f"{indent}    exc.path.insert(0, {name!r})",
+            f"{indent}    raise",
         ]
         if needed:
             lines += [

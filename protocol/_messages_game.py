@@ -193,6 +193,39 @@ class TurnResult(ServerMessage):
     chopsticks_returned, round_started), in the engine's order."""
 
 
+_TURN_RESULT_KEYS = tuple(_pack(name) for name in ("round", "turn", "openings", "events"))
+_OPENING_KEYS = tuple(_pack(name) for name in ("action", "nonce", "auto"))
+
+
+def _pack_turn_result(message: TurnResult) -> tuple[int, bytes]:
+    """TURN_RESULT's fields packed (see `register_packer`): each opening from its action's bytes,
+    packed once per action (`gamewire.packed_action`)."""
+    k_round, k_turn, k_openings, k_events = _TURN_RESULT_KEYS
+    k_action, k_nonce, k_auto = _OPENING_KEYS
+    openings = message.openings
+    parts = [k_round, _pack(message.round), k_turn, _pack(message.turn), k_openings]
+    parts.append(_array_header(len(openings)))
+    for opening in openings:
+        parts += (
+            b"\x83",
+            k_action,
+            _gamewire.packed_action(opening.action),
+            k_nonce,
+            _pack(opening.nonce),
+            k_auto,
+            _pack(opening.auto),
+        )
+    parts += (k_events, _pack([_gamewire.encode_event(event) for event in message.events]))
+    return 4, b"".join(parts)
+
+
+def _array_header(n: int) -> bytes:
+    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+
+
+register_packer(TurnResult, _pack_turn_result)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundScores(ServerMessage):
     """A round was scored (the engine's RoundScored), after its last TURN_RESULT."""

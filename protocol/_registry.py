@@ -11,12 +11,12 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, cast
+from typing import Annotated, Any, ClassVar
 
 import msgpack
 
 from ._codec import FieldError, Range, Size, kind_of, struct_codec
-from .errors import ErrorCode, RemoteProtocolError
+from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 
 U32_MAX = 2**32 - 1
 SEQ_MAX = 2**63 - 1
@@ -107,12 +107,14 @@ def to_data(message: MessageT, seq: int | None = None) -> dict[str, Any]:
 _PACK = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 """One packer for the process: `pack` runs entirely in C under the GIL (no Python hook is ever
 called while packing protocol data), and a reused packer saves a buffer per call."""
-_HEADS: dict[type[Any], bytes] = {}
-"""Per message class: the packed ``"type": TYPE`` entry."""
 _PACKERS: dict[type[Any], Callable[[Any], tuple[int, bytes]]] = {}
 """Per message class, optionally: a faster way to its (field count, packed fields)."""
-_last_body: tuple[Any, int, bytes] = (None, 0, b"")
-"""The last message whose fields were packed: (message, field count, packed fields)."""
+_last_body: tuple[Any, bytes] = (None, b"")
+"""The last message whose fields were packed, and its packed fields."""
+_LEADS: dict[type[Any], tuple[bytes, bytes]] = {}
+"""Per message class, what comes before its fields: without a ``seq`` (a client message) and
+with one (up to the ``seq`` key): the map's header and the ``type`` entry. Every message of a
+class has the same fields, so the same header."""
 
 
 def register_packer(cls: type[Any], packer: Callable[[Any], tuple[int, bytes]]) -> None:
@@ -127,37 +129,61 @@ def _map_header(n: int) -> bytes:
     return bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
 
 
-def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
-    """``msgpack.packb(to_data(message, seq))``, byte for byte, built faster.
-
-    The map is ``type``, ``seq`` (server messages), then the fields; msgpack packs a map as its
-    header and then each key and value in order, so the packed fields do not depend on the
-    ``seq``. They are packed once per message object and kept for the next call, because the
-    server sends one message to every seat of a table in a row, each with its own ``seq``.
-    Messages are frozen, so a message object always packs the same.
-    """
+def _fields(message: MessageT) -> bytes:
+    """The message's packed fields: its map without the header and the ``type`` and ``seq``
+    entries (which come first). Packed once per message object and kept for the next call,
+    because the server sends one message to every seat of a table in a row, each with its own
+    ``seq``; messages are frozen, so a message object always packs the same."""
     global _last_body  # noqa: PLW0603  (a one-entry cache)
-    cls = type(message)
-    prefix = _HEADS.get(cls)
-    if prefix is None:
-        if {f.name for f in dataclasses.fields(cls)} & {"type", "seq"}:  # pragma: no cover
-            return cast(bytes, _PACK(to_data(message, seq)))  # no message has such a field
-        prefix = _HEADS[cls] = _PACK("type") + _PACK(cls.TYPE)
     cached = _last_body
     if cached[0] is message:
-        count, fields = cached[1], cached[2]
-    elif cls in _PACKERS:
-        count, fields = _PACKERS[cls](message)
-        _last_body = (message, count, fields)
+        return cached[1]
+    cls = type(message)
+    packer = _PACKERS.get(cls)
+    if packer is not None:
+        count, fields = packer(message)
     else:
         body = _codec_for(cls)[0](message)
         count = len(body)
         packed: bytes = _PACK(body)
         fields = packed[1 if count < 16 else 3 :]
-        _last_body = (message, count, fields)
+    if cls not in _LEADS:
+        if {f.name for f in dataclasses.fields(cls)} & {"type", "seq"}:  # pragma: no cover
+            raise TypeError(f"{cls.__name__} has a field named type or seq")
+        head = _PACK("type") + _PACK(cls.TYPE)
+        _LEADS[cls] = (_map_header(count + 1) + head, _map_header(count + 2) + head + b"\xa3seq")
+    _last_body = (message, fields)
+    return fields
+
+
+def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
+    """``msgpack.packb(to_data(message, seq))``, byte for byte, built faster.
+
+    The map is ``type``, ``seq`` (server messages), then the fields; msgpack packs a map as its
+    header and then each key and value in order, so the packed fields do not depend on the
+    ``seq`` (see `_fields`).
+    """
+    fields = _fields(message)
+    plain, with_seq = _LEADS[type(message)]
     if seq is None:
-        return _map_header(count + 1) + prefix + fields
-    return b"".join((_map_header(count + 2), prefix, b"\xa3seq", _PACK(seq), fields))
+        return plain + fields
+    return b"".join((with_seq, _PACK(seq), fields))
+
+
+def to_frame(message: MessageT, seq: int, max_body: int) -> bytes:
+    """A server message's whole frame: the length header and ``to_bytes(message, seq)``, built in
+    one piece. `LocalProtocolError` FRAME_TOO_LARGE for a body over `max_body` bytes."""
+    cached = _last_body
+    fields = cached[1] if cached[0] is message else _fields(message)
+    lead = _LEADS[type(message)][1]
+    packed_seq = _PACK(seq)
+    size = len(lead) + len(packed_seq) + len(fields)
+    if size > max_body:
+        raise LocalProtocolError(
+            ErrorCode.FRAME_TOO_LARGE,
+            f"a {size}-byte frame body exceeds the {max_body}-byte limit",
+        )
+    return b"".join((size.to_bytes(4, "big"), lead, packed_seq, fields))
 
 
 def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
@@ -170,10 +196,21 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
         raise RemoteProtocolError(
             ErrorCode.NOT_A_MESSAGE, f"a message must be a map, got {kind_of(value)}", fatal=False
         )
-    ref = value.get("ref") if sender is Role.CLIENT else None
+    name = value.get("type")
+    decode = _DECODERS.get((sender, name)) if type(name) is str and sender is _CLIENT else None
+    if decode is not None:  # a client message of a type met before: the hot path
+        try:
+            return decode(value), None
+        except FieldError as exc:
+            ref = value.get("ref")
+            if type(ref) is not int or not 0 <= ref <= U32_MAX:
+                ref = None
+            raise RemoteProtocolError(
+                exc.code, f"{name}.{exc.where()}: {exc.message}", ref=ref, fatal=False
+            ) from None
+    ref = value.get("ref") if sender is _CLIENT else None
     if type(ref) is not int or not 0 <= ref <= U32_MAX:
         ref = None
-    name = value.get("type")
     if type(name) is not str:
         raise RemoteProtocolError(
             ErrorCode.NOT_A_MESSAGE, "a message needs a string 'type'", ref=ref, fatal=False
@@ -200,10 +237,19 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
                 f"{name}.seq: a server message needs an integer seq >= 1",
                 fatal=False,
             )
+    decode = _codec_for(cls)[1]
+    _DECODERS[sender, name] = decode
     try:
-        msg = _codec_for(cls)[1](value)
+        msg = decode(value)
     except FieldError as exc:
         raise RemoteProtocolError(
             exc.code, f"{name}.{exc.where()}: {exc.message}", ref=ref, fatal=False
         ) from None
     return msg, seq
+
+
+_DECODERS: dict[tuple[Role, Any], Callable[[Any], Any]] = {}
+"""The decoder of each message type met so far, by (sender, type name)."""
+_CLIENT = Role.CLIENT
+"""As a module constant: on the hot path, an enum's class attribute costs ten times a global's
+lookup (Python 3.11)."""

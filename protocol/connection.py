@@ -23,7 +23,7 @@ from typing import ClassVar
 from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
 from ._messages_roll import RollPlay, RollTurn, RollUpdate
 from ._messages_session import Error, Hello, Welcome
-from ._registry import Role, from_data, to_bytes
+from ._registry import Role, from_data, to_bytes, to_frame
 from ._state import (
     AFTER_WELCOME,
     FROM_MESSAGE,
@@ -63,8 +63,15 @@ _PLAIN = 4
 """Nothing but the transition table to look at (and TURN_START's position)."""
 _FLAGS: dict[type[Message], int] = {}
 """Per message class, what `Connection._advance` must look at (worked out once per class)."""
+_SETS_TURN = 8
+"""TURN_START: the move sets the connection's (round, turn)."""
+_SETTLED: dict[tuple[Role, Phase, type[Message]], tuple[Phase, int]] = {}
+"""(sender, phase, message class) -> (next phase, what to check first) for every move the table
+decides alone (the hot path of a game: no lookup of the message's fields but its position).
+Learnt from `Connection._advance` as moves are made."""
 _CLOSED = Phase.CLOSED
 _SERVER = Role.SERVER
+_CLIENT = Role.CLIENT
 """Enum members as module constants: on the hot path, a class attribute of an enum costs ten
 times a global's lookup (Python 3.11)."""
 
@@ -132,21 +139,22 @@ class Connection:
         except RemoteProtocolError as exc:
             raise self._fail(exc) from None
         if value is NEED_DATA:
-            if self._decoder.at_eof:
+            if self._decoder.eof and self._decoder.at_eof:
                 self.phase = Phase.CLOSED
                 return ConnectionClosed()
             return None
+        their_role = self.their_role
         try:
-            message, seq = from_data(value, self.their_role)
+            message, seq = from_data(value, their_role)
             if seq is not None:
                 if seq != self.last_seq + 1:
                     raise RemoteProtocolError(
                         ErrorCode.SEQUENCE_ERROR, f"seq {seq} after {self.last_seq}"
                     )
                 self.last_seq = seq
-            self._advance(self.their_role, message)
+            self._advance(their_role, message)
         except RemoteProtocolError as exc:
-            if exc.fatal or self.our_role is Role.CLIENT or self.phase not in AFTER_WELCOME:
+            if exc.fatal or self.our_role is _CLIENT or self.phase not in AFTER_WELCOME:
                 raise self._fail(exc) from None
             raise
         return message
@@ -172,11 +180,14 @@ class Connection:
             self.last_seq += 1
             self.phase = Phase.CLOSED
             return frame
-        seq = self.last_seq + 1 if self.our_role is _SERVER else None
-        frame = frame_of(to_bytes(message, seq), self._limits)
-        self._advance(self.our_role, message)
-        if seq is not None:
+        if self.our_role is _SERVER:
+            seq = self.last_seq + 1
+            frame = to_frame(message, seq, self._limits.max_body)
+            self._advance(_SERVER, message)
             self.last_seq = seq
+            return frame
+        frame = frame_of(to_bytes(message), self._limits)
+        self._advance(self.our_role, message)
         return frame
 
     # -- the state machine -----------------------------------------------------------------
@@ -188,7 +199,30 @@ class Connection:
 
     def _advance(self, role: Role, message: Message) -> None:
         """Check `message` (sent by `role`) against the table and the turn, then move."""
-        target = TRANSITIONS.get((role, self.phase, message.TYPE))
+        settled = _SETTLED.get((role, self.phase, type(message)))
+        if settled is not None:
+            target, check = settled
+            if check:
+                if check & _POSITIONED:
+                    here = (message.round, message.turn)  # type: ignore[union-attr]
+                elif check & _CYCLED:
+                    here = (message.round, message.cycle)  # type: ignore[union-attr]
+                else:  # TURN_START
+                    self.position = (message.round, message.turn)  # type: ignore[union-attr]
+                    self.phase = target
+                    return
+                if here != self.position:
+                    self._advance_slowly(role, message)  # refuses it, naming the turns
+                    return
+            self.phase = target
+            return
+        self._advance_slowly(role, message)
+
+    def _advance_slowly(self, role: Role, message: Message) -> None:
+        """`_advance` for a move met for the first time, a refusal, or one whose next phase
+        depends on the message (RESUMED, ROLL_TURN, ROLL_UPDATE, WELCOME, a fatal ERROR)."""
+        phase = self.phase
+        target = TRANSITIONS.get((role, phase, message.TYPE))
         if target is None:
             code = ErrorCode.OUT_OF_PHASE
             if self.phase is Phase.HANDSHAKE and role is Role.CLIENT:
@@ -215,8 +249,11 @@ class Connection:
                     getattr(message, "ref", None),
                 )
         if flags & _PLAIN and type(target) is Phase:  # the common case: the table says it all
+            check = flags & (_POSITIONED | _CYCLED)
             if isinstance(message, TurnStart):
                 self.position = (message.round, message.turn)
+                check |= _SETS_TURN
+            _SETTLED[role, phase, type(message)] = (target, check)  # all of it per class
             self.phase = target
             return
         ref = getattr(message, "ref", None)

@@ -9,6 +9,7 @@ refuses all further input, because the byte stream can no longer be trusted.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -84,28 +85,59 @@ def frame_of(body: bytes, limits: Limits) -> bytes:
     return size.to_bytes(HEADER_SIZE, "big") + body
 
 
+def _options(limits: Limits) -> dict[str, Any]:
+    """msgpack's strict decoding options for bodies within `limits`."""
+    return {
+        "raw": False,
+        "strict_map_key": True,
+        "use_list": True,
+        "ext_hook": _no_ext,
+        "max_str_len": limits.max_str_len,
+        "max_bin_len": limits.max_bin_len,
+        "max_array_len": limits.max_array_len,
+        "max_map_len": limits.max_map_len,
+        "max_ext_len": 0,
+    }
+
+
+def _malformed(exc: Exception) -> RemoteProtocolError:
+    # msgpack signals bad input with several exception types (ExtraData, FormatError,
+    # StackError, ValueError, UnicodeDecodeError, TypeError for unhashable keys, ...); all of
+    # them mean the same thing here.
+    return RemoteProtocolError(
+        ErrorCode.MALFORMED_FRAME, f"invalid msgpack body: {type(exc).__name__}: {exc}"
+    )
+
+
 def decode_body(body: bytes, limits: Limits) -> Any:
     """The single msgpack value of a frame body; `RemoteProtocolError` (fatal) otherwise."""
     try:
-        return msgpack.unpackb(
-            body,
-            raw=False,
-            strict_map_key=True,
-            use_list=True,
-            ext_hook=_no_ext,
-            max_str_len=limits.max_str_len,
-            max_bin_len=limits.max_bin_len,
-            max_array_len=limits.max_array_len,
-            max_map_len=limits.max_map_len,
-            max_ext_len=0,
-        )
+        return msgpack.unpackb(body, **_options(limits))
     except Exception as exc:
-        # msgpack signals bad input with several exception types (ExtraData, FormatError,
-        # StackError, ValueError, UnicodeDecodeError, TypeError for unhashable keys, ...); all of
-        # them mean the same thing here.
-        raise RemoteProtocolError(
-            ErrorCode.MALFORMED_FRAME, f"invalid msgpack body: {type(exc).__name__}: {exc}"
-        ) from None
+        raise _malformed(exc) from None
+
+
+def _unpacker(limits: Limits) -> msgpack.Unpacker:
+    """An unpacker for bodies within `limits`: its buffer starts small and grows to the largest
+    body seen."""
+    return msgpack.Unpacker(
+        read_size=256, max_buffer_size=max(limits.max_body, 256), **_options(limits)
+    )
+
+
+class _Shared(threading.local):
+    """Each thread's unpackers, by the id of their limits (with the limits, to check it).
+
+    Every body is decoded by one of these, fed the whole body and emptied at once: the options
+    are parsed once, not per frame, and one is shared by every connection of the thread (an
+    unpacker holds a 40 KiB parsing stack: one per connection would cost the server more than
+    the connection itself)."""
+
+    def __init__(self) -> None:
+        self.unpackers: dict[int, tuple[Limits, msgpack.Unpacker]] = {}
+
+
+_shared = _Shared()
 
 
 class FrameDecoder:
@@ -117,14 +149,15 @@ class FrameDecoder:
     body within the limit): a declared length over the limit is refused before its body arrives.
     """
 
-    __slots__ = ("_buf", "_eof", "_error", "_need", "limits")
+    __slots__ = ("_buf", "_error", "_need", "eof", "limits")
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         """The limits of the peer's frames."""
         self._buf = bytearray()
         self._need = -1  # the current body's length once its header is read
-        self._eof = False
+        self.eof = False
+        """The peer closed its side (frames may still be buffered: see `at_eof`)."""
         self._error: RemoteProtocolError | None = None
 
     @property
@@ -135,16 +168,16 @@ class FrameDecoder:
     @property
     def at_eof(self) -> bool:
         """The stream has ended and every complete frame has been returned."""
-        return self._eof and not self._buf
+        return self.eof and not self._buf
 
     def receive_data(self, data: bytes) -> None:
         """Add received bytes; `b""` means the peer closed its side."""
         if self._error is not None:
             raise self._error
-        if self._eof and data:
+        if self.eof and data:
             raise LocalProtocolError(ErrorCode.TRUNCATED_FRAME, "data received after the end")
         if not data:
-            self._eof = True
+            self.eof = True
         else:
             self._buf += data
             # Read the header now so an oversized length is refused at once, however the caller
@@ -173,12 +206,15 @@ class FrameDecoder:
         if self._error is not None:
             raise self._error
         buf = self._buf
-        if self._need < 0:
-            self._read_header()
         need = self._need
+        if need < 0:
+            if not buf:  # between frames, the common case
+                return NEED_DATA
+            self._read_header()
+            need = self._need
         end = HEADER_SIZE + need
         if need < 0 or len(buf) < end:
-            if self._eof and buf:
+            if self.eof and buf:
                 raise self._fail(
                     RemoteProtocolError(
                         ErrorCode.TRUNCATED_FRAME,
@@ -186,13 +222,23 @@ class FrameDecoder:
                     )
                 )
             return NEED_DATA
-        body = bytes(buf[HEADER_SIZE:end])
+        limits = self.limits
+        unpackers = _shared.unpackers
+        kept = unpackers.get(id(limits))
+        if kept is None or kept[0] is not limits:
+            kept = unpackers[id(limits)] = (limits, _unpacker(limits))
+        unpacker = kept[1]
+        unpacker.feed(buf[HEADER_SIZE:end])
         del buf[:end]
         self._need = -1
+        start = unpacker.tell()
         try:
-            value = decode_body(body, self.limits)
-        except RemoteProtocolError as exc:
-            raise self._fail(exc) from None
+            value = unpacker.unpack()
+            if unpacker.tell() - start != need:
+                raise msgpack.ExtraData(value, b"")  # more than one value in the body
+        except Exception as exc:
+            del unpackers[id(limits)]  # what is left of the body must not reach the next one
+            raise self._fail(_malformed(exc)) from None
         if len(buf) >= HEADER_SIZE:
             self._read_header()
         return value

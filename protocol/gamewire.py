@@ -79,8 +79,10 @@ __all__ = [
     "encode_roll_event",
     "encode_roll_observation",
     "encode_roll_options",
+    "packed_action",
 ]
 
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _MAX_HAND = max(HAND_SIZES.values()) + 1  # the dummy's controller holds one drawn card more
 Score = Annotated[int, Range(-10_000, 10_000)]
 Small = Annotated[int, Range(0, 64)]
@@ -121,10 +123,33 @@ def encode_action(action: Action) -> dict[str, Any]:
     return out
 
 
+_packed_actions: dict[Action, bytes] = {}
+"""Each action met so far, packed (a few hundred distinct actions at most)."""
+
+
+def packed_action(action: Action) -> bytes:
+    """``msgpack.packb(encode_action(action))``, kept per action (its keys are in sorted order,
+    so these are also the canonical bytes a record holds)."""
+    packed = _packed_actions.get(action)
+    if packed is None:
+        if len(_packed_actions) >= 4096:  # pragma: no cover - far more than the cards can make
+            _packed_actions.clear()
+        packed = _packed_actions[action] = _pack(encode_action(action))
+    return packed
+
+
+_SINGLE = {label: Action(card) for card, label in _LABEL.items()}
+"""The action of taking one card, by the card's name: most actions, made once."""
+
+
 def _decode_action(value: Any) -> Action:
     if type(value) is not dict:
         raise FieldError(ErrorCode.WRONG_TYPE, f"expected a map, got {kind_of(value)}")
     cards = value.get("cards")
+    if type(cards) is list and len(cards) == 1 and value.get("dummy") is None:
+        single = _SINGLE.get(cards[0]) if type(cards[0]) is str else None
+        if single is not None:  # one known card, no dummy pick: the common case
+            return single
     if cards is None:
         err = FieldError(ErrorCode.MISSING_FIELD, "required field is missing")
         err.path.append("cards")
@@ -179,24 +204,18 @@ def _check_tableau(view: TableauView) -> None:
         raise FieldError(ErrorCode.OUT_OF_RANGE, "wasabi placements do not match the cards")
 
 
-register(
-    TableauView,
-    *struct_codec(
-        TableauView,
-        {
-            "cards": Annotated[tuple[Card, ...], Size(0, 40)],
-            "on_wasabi": Annotated[tuple[Card, ...], Size(0, 40)],
-            "open_wasabi": Small,
-            "puddings": Small,
-            "score": Score,
-            "round_scores": Annotated[tuple[Score, ...], Size(0, 3)],
-            "hand_size": Annotated[int, Range(0, _MAX_HAND)],
-            "chopsticks_ready": bool,
-            "is_dummy": bool,
-        },
-        _check_tableau,
-    ),
-)
+_TABLEAU_HINTS = {
+    "cards": Annotated[tuple[Card, ...], Size(0, 40)],
+    "on_wasabi": Annotated[tuple[Card, ...], Size(0, 40)],
+    "open_wasabi": Small,
+    "puddings": Small,
+    "score": Score,
+    "round_scores": Annotated[tuple[Score, ...], Size(0, 3)],
+    "hand_size": Annotated[int, Range(0, _MAX_HAND)],
+    "chopsticks_ready": bool,
+    "is_dummy": bool,
+}
+register(TableauView, *struct_codec(TableauView, _TABLEAU_HINTS, _check_tableau))
 
 
 def _bad(message: str) -> FieldError:
@@ -242,7 +261,6 @@ _OBS_HINTS = {
 _encode_obs, _decode_obs = struct_codec(Observation, _OBS_HINTS, _check_observation)
 register(Observation, _encode_obs, _decode_obs)
 
-_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _OBS_KEYS = {name: _pack(name) for name in _OBS_HINTS}
 if list(_OBS_KEYS) != [
     "options",
@@ -257,57 +275,124 @@ if list(_OBS_KEYS) != [
 ]:  # pragma: no cover - packed_observation writes the fields in this order
     raise AssertionError("packed_observation is out of step with the observation's fields")
 _OBS_HEAD = bytes((0x80 | len(_OBS_HINTS),))
-_encode_tableau = codec(TableauView)[0]
 _encode_game_options = codec(GameOptions)[0]
-_packed_views: tuple[Any, bytes] = ((), b"")
-"""The last tableaus packed: every seat's observation of a turn shares the engine's tuple."""
+_packed_turn: tuple[Any, Any, bytes] = ((), (), b"")
+"""The last observation's shared part packed (its tableaus, pass direction, dummy controller and
+whether the game is over): every seat's observation of a turn holds the engine's same tableaus."""
 _packed_options: dict[GameOptions, bytes] = {}
+_CARD_BYTES = {card: _pack(label) for card, label in _LABEL.items()}
+"""Each card's label, packed."""
+_TABLEAU_KEYS = tuple(_pack(name) for name in _TABLEAU_HINTS)
+if list(_TABLEAU_HINTS) != [
+    "cards",
+    "on_wasabi",
+    "open_wasabi",
+    "puddings",
+    "score",
+    "round_scores",
+    "hand_size",
+    "chopsticks_ready",
+    "is_dummy",
+]:  # pragma: no cover - _packed_tableau writes the fields in this order
+    raise AssertionError("_packed_tableau is out of step with the tableau's fields")
+
+
+def _array_header(n: int) -> bytes:
+    """msgpack's header of an array of `n` items, in the shortest form (as msgpack writes it)."""
+    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+
+
+def _packed_cards(cards: tuple[Card, ...]) -> bytes:
+    """``msgpack.packb([card labels])``, byte for byte, from each card's packed label."""
+    return _array_header(len(cards)) + b"".join(map(_CARD_BYTES.__getitem__, cards))
+
+
+def _packed_tableau(view: TableauView) -> bytes:
+    """``msgpack.packb(encode(view))`` of a tableau view, byte for byte, built directly."""
+    k_cards, k_wasabi, k_open, k_puddings, k_score, k_rounds, k_hand, k_chop, k_dummy = (
+        _TABLEAU_KEYS
+    )
+    return b"".join(
+        (
+            b"\x89",
+            k_cards,
+            _packed_cards(view.cards),
+            k_wasabi,
+            _packed_cards(view.on_wasabi),
+            k_open,
+            _pack(view.open_wasabi),
+            k_puddings,
+            _pack(view.puddings),
+            k_score,
+            _pack(view.score),
+            k_rounds,
+            _pack(view.round_scores),
+            k_hand,
+            _pack(view.hand_size),
+            k_chop,
+            _pack(view.chopsticks_ready),
+            k_dummy,
+            _pack(view.is_dummy),
+        )
+    )
 
 
 def packed_observation(obs: Observation) -> bytes:
     """``msgpack.packb(encode_observation(obs))``, byte for byte, built faster.
 
     The server sends one observation to every seat each turn, and all of them hold the same
-    tableaus (the engine builds them once per turn): those are packed once and reused while the
-    next observation holds the very same tuple. Observations are immutable, so identity is enough.
+    tableaus (the engine builds them once per turn): the part after the hand (tableaus, pass
+    direction, dummy controller, over) is packed once and reused while the next observation holds
+    the very same tuple and the same values. Observations are immutable, so identity is enough.
     """
-    global _packed_views  # noqa: PLW0603  (a one-entry cache)
+    global _packed_turn  # noqa: PLW0603  (a one-entry cache)
     views = obs.tableaus
-    cached = _packed_views
-    if cached[0] is views:
-        tableaus = cached[1]
+    shared = (obs.pass_direction, obs.dummy_controller, obs.is_over)
+    cached = _packed_turn
+    if cached[0] is views and cached[1] == shared:
+        tail = cached[2]
     else:
-        tableaus = _pack([_encode_tableau(v) for v in views])
-        _packed_views = (views, tableaus)
+        k = _OBS_KEYS
+        tail = b"".join(
+            (
+                k["tableaus"],
+                _array_header(len(views)),
+                *map(_packed_tableau, views),
+                k["pass_direction"],
+                _pack(obs.pass_direction),
+                k["dummy_controller"],
+                _pack(obs.dummy_controller),
+                k["is_over"],
+                _pack(obs.is_over),
+            )
+        )
+        _packed_turn = (views, shared, tail)
     options = _packed_options.get(obs.options)
     if options is None:
         if len(_packed_options) >= 64:  # pragma: no cover - there are 16 option sets per size
             _packed_options.clear()
         options = _packed_options[obs.options] = _pack(_encode_game_options(obs.options))
-    k = _OBS_KEYS
     return b"".join(
         (
             _OBS_HEAD,
-            k["options"],
+            _K_OPTIONS,
             options,
-            k["seat"],
+            _K_SEAT,
             _pack(obs.seat),
-            k["round"],
+            _K_ROUND,
             _pack(obs.round),
-            k["turn"],
+            _K_TURN,
             _pack(obs.turn),
-            k["hand"],
-            _pack([_LABEL[card] for card in obs.hand]),
-            k["tableaus"],
-            tableaus,
-            k["pass_direction"],
-            _pack(obs.pass_direction),
-            k["dummy_controller"],
-            _pack(obs.dummy_controller),
-            k["is_over"],
-            _pack(obs.is_over),
+            _K_HAND,
+            _packed_cards(obs.hand),
+            tail,
         )
     )
+
+
+_K_OPTIONS, _K_SEAT, _K_ROUND, _K_TURN, _K_HAND = (
+    _OBS_KEYS[name] for name in ("options", "seat", "round", "turn", "hand")
+)
 
 
 # -- events -------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ encoding and any changed byte breaks either the signature or the check. The sign
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 import msgpack
@@ -23,8 +24,9 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
 from ._codec import FieldError, Size, codec
 from .errors import ErrorCode, RemoteProtocolError
-from .fairness import FairRecord
+from .fairness import FairRecord, TurnRecord
 from .frames import SERVER_LIMITS, decode_body
+from .gamewire import packed_action as _packed_action
 
 RECORD_FORMAT = "sushigo-fair-record"
 RECORD_VERSION = 1
@@ -68,11 +70,61 @@ def canonical_bytes(value: Any) -> bytes:
     return out
 
 
-def record_bytes(record: FairRecord) -> bytes:
-    """The canonical bytes of `record`: ``{"format", "version", ...FairRecord fields}``."""
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_TURN_HEAD = b"\x84" + _pack("commitments")
+"""A turn's map (four entries) up to its first key, ``commitments`` (the keys sorted)."""
+_OPENINGS, _ROUND, _TURN = _pack("openings"), _pack("round"), _pack("turn")
+_OPENING_HEAD = b"\x83" + _pack("action")
+_AUTO = {False: _pack("auto") + _pack(False), True: _pack("auto") + _pack(True)}
+_NONCE = _pack("nonce")
+
+
+def _array_header(n: int) -> bytes:
+    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+
+
+def turn_record_bytes(turn: TurnRecord) -> bytes:
+    """The canonical bytes of one turn of a record: exactly what `record_bytes` writes for it
+    (``canonical_bytes`` of the turn's plain data), built directly and quickly. A server packs
+    each turn once, as it is played, and hands the turns to `record_bytes` at the game's end."""
+    openings = turn.openings
+    parts = [_TURN_HEAD, _pack(turn.commitments), _OPENINGS, _array_header(len(openings))]
+    for opening in openings:
+        parts += (
+            _OPENING_HEAD,
+            _packed_action(opening.action),  # "cards" before "dummy": canonical already
+            _AUTO[opening.auto],
+            _NONCE,
+            _pack(opening.nonce),
+        )
+    parts += (_ROUND, _pack(turn.round), _TURN, _pack(turn.turn))
+    return b"".join(parts)
+
+
+_TURNS_KEY = _pack("turns")
+
+
+def record_bytes(record: FairRecord, turns: Sequence[bytes] | None = None) -> bytes:
+    """The canonical bytes of `record`: ``{"format", "version", ...FairRecord fields}``.
+
+    `turns`, when given, are the record's turns already packed by `turn_record_bytes` (one per
+    turn of `record`, in order): the record is then put together around them, not packed again.
+    """
+    if turns is None:
+        turns = [turn_record_bytes(t) for t in record.turns]
+    elif len(turns) != len(record.turns):
+        raise ValueError(f"{len(turns)} packed turns for a record of {len(record.turns)}")
     data = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
-    data.update(_encode_record(record))
-    return canonical_bytes(data)
+    data.update(_encode_record(replace(record, turns=())))  # the turns are packed already
+    parts = [bytes((0x80 | len(data),))]
+    for key in sorted(data):
+        parts.append(_pack(key))
+        if key == "turns":
+            parts.append(_array_header(len(turns)))
+            parts += turns
+        else:
+            parts.append(canonical_bytes(data[key]))
+    return b"".join(parts)
 
 
 def parse_signed(data: bytes, fmt: str, version: int, decoder: Any, what: str) -> Any:
@@ -120,9 +172,11 @@ def sign_bytes(data: bytes, key: Ed25519PrivateKey) -> SignedRecord:
     )
 
 
-def sign_record(record: FairRecord, key: Ed25519PrivateKey) -> SignedRecord:
-    """Sign `record` with the server's key."""
-    return sign_bytes(record_bytes(record), key)
+def sign_record(
+    record: FairRecord, key: Ed25519PrivateKey, turns: Sequence[bytes] | None = None
+) -> SignedRecord:
+    """Sign `record` with the server's key (`turns`: its turns packed, see `record_bytes`)."""
+    return sign_bytes(record_bytes(record, turns), key)
 
 
 def check_signature(signed: SignedRecord, server_key: bytes | None = None) -> None:

@@ -6,7 +6,7 @@ import dataclasses
 import random
 
 import pytest
-from protocol_helpers import SERVER_KEY, connected_pair, pump, samples
+from protocol_helpers import OPTIONS, SERVER_KEY, connected_pair, pump, random_game, samples
 
 from engine import Game, GameOptions, RoundScored
 from engine import GameOver as EngineGameOver
@@ -133,6 +133,40 @@ def test_wrong_turn_is_refused_without_moving() -> None:
         server.next_event()
     assert remote.value.code is ErrorCode.WRONG_TURN and not remote.value.fatal
     assert server.phase is Phase.COMMITTING
+
+
+def test_a_wrong_turn_is_refused_after_the_same_move_was_learnt() -> None:
+    """Moves the table decides alone are remembered per (sender, phase, class); the position of
+    each message is still checked, on both ends, and a refusal names the turns."""
+    for _ in range(2):  # the second time through, the move is a learnt one
+        client, server = ends(Role.CLIENT, Phase.COMMITTING)
+        good = m.Commit(ref=3, round=1, turn=1, commitment=b"c" * 32)
+        server.receive_data(client.send(good))
+        assert server.next_event() == good and server.phase is Phase.COMMITTED
+        client, server = ends(Role.CLIENT, Phase.COMMITTING)
+        late = m.Commit(ref=4, round=1, turn=2, commitment=b"c" * 32)
+        with pytest.raises(LocalProtocolError) as local:
+            client.send(late)
+        assert local.value.code is ErrorCode.WRONG_TURN and "turn 2" in local.value.message
+        server.receive_data(encode_frame(m.encode_message(late), limits_for(Role.CLIENT)))
+        with pytest.raises(RemoteProtocolError) as remote:
+            server.next_event()
+        assert remote.value.code is ErrorCode.WRONG_TURN and remote.value.ref == 4
+        assert (client.phase, server.phase) == (Phase.COMMITTING, Phase.COMMITTING)
+
+
+def test_turn_start_moves_the_position_every_time() -> None:
+    client, server = ends(Role.CLIENT, Phase.WAITING)
+    game, _ = random_game(OPTIONS[0], 3, 0)
+    for _ in range(3):
+        obs = game.observation(0)
+        start = m.TurnStart(round=obs.round, turn=obs.turn, observation=obs)
+        client.receive_data(server.send(start))
+        assert client.next_event() == start
+        assert client.position == server.position == (obs.round, obs.turn)
+        actions = [game.legal_actions(s)[0] for s in range(OPTIONS[0].players)]
+        server.phase = client.phase = Phase.WAITING  # (the rest of the turn, skipped)
+        game.apply(actions)
 
 
 def test_handshake_and_versions() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import threading
+from typing import Any
 
 import msgpack
 import pytest
@@ -158,3 +160,41 @@ def test_valid_streams_decode_in_any_chunking(values: list[object], step: int) -
         decoder.receive_data(stream[i : i + step])
         got.extend(drain(decoder))
     assert got == values
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"\x92\x01",  # an array of two holding one: the unpacker is left waiting for more
+        msgpack.packb(1) + msgpack.packb(2),  # a second value left behind
+        b"\xc1",
+    ],
+)
+def test_a_bad_body_leaves_nothing_behind_for_the_next_connection(bad: bytes) -> None:
+    """Connections of a thread share one unpacker: after a bad body, the next connection's
+    frames decode as themselves."""
+    hostile, honest = FrameDecoder(CLIENT_LIMITS), FrameDecoder(CLIENT_LIMITS)
+    hostile.receive_data(frame(bad))
+    honest.receive_data(encode_frame({"a": 1}, CLIENT_LIMITS) + encode_frame([2], CLIENT_LIMITS))
+    with pytest.raises(RemoteProtocolError):
+        hostile.next_value()
+    assert honest.next_value() == {"a": 1}
+    assert honest.next_value() == [2]
+    assert honest.next_value() is NEED_DATA
+
+
+def test_decoders_in_several_threads_do_not_mix_their_frames() -> None:
+    def run(tag: int, out: list[Any]) -> None:
+        decoder = FrameDecoder(CLIENT_LIMITS)
+        for i in range(3000):
+            decoder.receive_data(encode_frame({"t": tag, "i": i}, CLIENT_LIMITS))
+            out.append(decoder.next_value())
+
+    results: list[list[Any]] = [[], [], []]
+    threads = [threading.Thread(target=run, args=(n, results[n])) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    for n, got in enumerate(results):
+        assert got == [{"t": n, "i": i} for i in range(3000)]

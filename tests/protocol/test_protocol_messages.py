@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protocol_helpers import OPTIONS, random_game, samples, strategy_for
 
-from engine import Card
+from engine import Action, Card
 from protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
@@ -25,6 +25,7 @@ from protocol import (
     messages,
 )
 from protocol._registry import Role
+from protocol.gamewire import decode_action
 
 ALL_TYPES = messages.message_types()
 
@@ -87,12 +88,17 @@ def test_unknown_extra_fields_are_ignored() -> None:
         (lambda d: d.update(type="turn_start"), ErrorCode.WRONG_DIRECTION),
         (lambda d: d.pop("type"), ErrorCode.NOT_A_MESSAGE),
         (lambda d: d.update(type=3), ErrorCode.NOT_A_MESSAGE),
+        (lambda d: d.update(type=["commit"]), ErrorCode.NOT_A_MESSAGE),
     ],
 )
 def test_bad_fields_give_specific_codes(change: Any, code: ErrorCode) -> None:
     data, sender = _data(("client", "commit"))
+    messages.decode_message(dict(data), sender)  # a commit met before: the decoder's fast path
     change(data)
     assert _code(data, sender) is code
+    with pytest.raises(RemoteProtocolError) as info:
+        messages.decode_message(data, sender)
+    assert info.value.ref == data["ref"], "the request's ref, whatever went wrong"
 
 
 def test_errors_name_the_field_and_keep_the_ref() -> None:
@@ -178,3 +184,30 @@ def test_inconsistent_observations_are_refused(change: Any) -> None:
     with pytest.raises(RemoteProtocolError) as info:
         decode_observation(data)
     assert info.value.code in (ErrorCode.OUT_OF_RANGE, ErrorCode.WRONG_TYPE)
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        ({"cards": ["caviar"]}, ErrorCode.OUT_OF_RANGE),
+        ({"cards": [7]}, ErrorCode.WRONG_TYPE),
+        ({"cards": [["salmon"]]}, ErrorCode.WRONG_TYPE),
+        ({"cards": []}, ErrorCode.OUT_OF_RANGE),
+        ({"cards": "salmon"}, ErrorCode.WRONG_TYPE),
+        ({"cards": ["salmon"], "dummy": "caviar"}, ErrorCode.OUT_OF_RANGE),
+        ({"dummy": "egg"}, ErrorCode.MISSING_FIELD),
+    ],
+)
+def test_actions_decode_exactly_the_cards_named(value: Any, code: ErrorCode) -> None:
+    for card in Card:  # a single known card: the shared action of taking it
+        assert decode_action({"cards": [card.label]}) == Action(card)
+        assert decode_action({"cards": [card.label], "extra": 1}) == Action(card)
+    assert decode_action({"cards": ["salmon"], "dummy": "egg"}) == Action(
+        Card.SALMON, None, Card.EGG
+    )
+    assert decode_action({"cards": ["chopsticks", "salmon"]}) == Action(
+        Card.CHOPSTICKS, Card.SALMON
+    )
+    with pytest.raises(RemoteProtocolError) as info:
+        decode_action(value)
+    assert info.value.code is code

@@ -1,19 +1,46 @@
 """The fast packers give exactly the bytes of the generic path (``msgpack.packb(to_data(...))``):
-a TURN_START whose observation's tableaus were packed for another seat must not differ by a byte."""
+a TURN_START whose observation's tableaus were packed for another seat, or a TURN_RESULT, must not
+differ by a byte; and a record put together from its turns packed one by one is canonical."""
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import msgpack
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, random_game, strategy_for
+from protocol_helpers import OPTIONS, random_game, sample_record, samples, strategy_for
 
-from protocol import TurnStart, encode_observation
-from protocol._registry import to_bytes, to_data
+from engine import GameOver, RoundScored
+from protocol import (
+    SERVER_LIMITS,
+    Commitments,
+    ErrorCode,
+    FairRecord,
+    LocalProtocolError,
+    Message,
+    Opening,
+    TurnResult,
+    TurnStart,
+    encode_frame,
+    encode_observation,
+)
+from protocol._codec import codec
+from protocol._registry import to_bytes, to_data, to_frame
 from protocol.gamewire import packed_observation
+from protocol.records import (
+    RECORD_FORMAT,
+    RECORD_VERSION,
+    canonical_bytes,
+    parse_record_bytes,
+    record_bytes,
+    turn_record_bytes,
+)
 
 
-def generic(message: TurnStart, seq: int) -> bytes:
+def generic(message: Message, seq: int) -> bytes:
     data: bytes = msgpack.packb(to_data(message, seq), use_bin_type=True)
     return data
 
@@ -47,3 +74,80 @@ def test_the_shared_tableaus_follow_the_game() -> None:
 @given(message=strategy_for(TurnStart), seq=st.integers(1, 2**40))
 def test_any_turn_start_packs_as_the_generic_path(message: TurnStart, seq: int) -> None:
     assert to_bytes(message, seq) == generic(message, seq)
+
+
+def test_turn_results_of_real_games_pack_as_the_generic_path() -> None:
+    for options in OPTIONS:
+        game, _ = random_game(options, 11, 0)
+        rng = random.Random(options.players)
+        seq = 0
+        while not game.is_terminal():
+            actions = [rng.choice(game.legal_actions(s)) for s in range(options.players)]
+            round_, turn = game.round, game.turn
+            events = game.apply(actions)
+            openings = tuple(
+                Opening(action=a, nonce=None if i == 0 else bytes([i]) * 32, auto=i == 0)
+                for i, a in enumerate(actions)
+            )
+            kept = tuple(e for e in events if not isinstance(e, RoundScored | GameOver))
+            message = TurnResult(round=round_, turn=turn, openings=openings, events=kept)
+            for _ in range(2):  # the body packed once, sent twice
+                seq += 1
+                assert to_bytes(message, seq) == generic(message, seq)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(message=strategy_for(TurnResult), seq=st.integers(1, 2**40))
+def test_any_turn_result_packs_as_the_generic_path(message: TurnResult, seq: int) -> None:
+    assert to_bytes(message, seq) == generic(message, seq)
+
+
+def canonical_record(record: FairRecord) -> bytes:
+    """The definition: every map of the record's plain data sorted, packed."""
+    data: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
+    data.update(codec(FairRecord)[0](record))
+    return canonical_bytes(data)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(record=strategy_for(FairRecord))
+def test_records_put_together_from_packed_turns_are_canonical(record: FairRecord) -> None:
+    expected = canonical_record(record)
+    assert record_bytes(record) == expected
+    assert record_bytes(record, [turn_record_bytes(t) for t in record.turns]) == expected
+    assert parse_record_bytes(expected) == record
+
+
+def test_a_record_of_a_real_game_is_canonical_and_refuses_a_wrong_turn_count() -> None:
+    signed = sample_record()
+    record = parse_record_bytes(signed.record)
+    turns = [turn_record_bytes(t) for t in record.turns]
+    assert record_bytes(record, turns) == canonical_record(record) == signed.record
+    with pytest.raises(ValueError, match="packed turns"):
+        record_bytes(record, turns[1:])
+
+
+def test_a_broadcast_is_packed_once_and_each_frame_is_the_recipients_own() -> None:
+    """The server sends one message object to every seat in a row: the frames, each with its
+    own seq, are exactly the frames of the message encoded for that recipient alone, however
+    the sends of several messages interleave."""
+    game, _ = random_game(OPTIONS[2], 8, 4)
+    obs = game.observation(1)
+    commitments = Commitments(
+        round=obs.round, turn=obs.turn, commitments=(b"a" * 32, None, b"b" * 32)
+    )
+    start = TurnStart(round=obs.round, turn=obs.turn, observation=obs, deadline_ms=60_000)
+    sends = [commitments, commitments, start, commitments, start, start]
+    for seq, message in enumerate(sends, start=1):
+        expected = encode_frame(to_data(message, seq), SERVER_LIMITS)
+        assert to_frame(message, seq, SERVER_LIMITS.max_body) == expected
+        assert to_bytes(message, seq) == expected[4:]
+
+
+def test_an_oversized_frame_is_refused_before_it_is_sent() -> None:
+    message = samples()["server", "table_update"]
+    size = len(to_bytes(message, 1))
+    assert to_frame(message, 1, size)[4:] == to_bytes(message, 1)
+    with pytest.raises(LocalProtocolError) as info:
+        to_frame(message, 1, size - 1)
+    assert info.value.code is ErrorCode.FRAME_TOO_LARGE
