@@ -25,6 +25,12 @@ memory (VmHWM) and CPU use. The server's stderr is read as it comes (a chatty se
 on a full pipe). Every run stops by itself after ``--duration`` seconds, and only
 127.0.0.1 is ever contacted. With two or more CPUs the server is pinned to CPU 0 and the clients to
 the others (``--no-pin`` to turn that off).
+
+To see where the server spends its time under load, ``--server-prefix`` runs it under another
+command: ``--server-prefix "py-spy record --format raw -o prof.txt --"`` samples it, and
+``--server-prefix "valgrind --tool=callgrind --callgrind-out-file=cg.out"`` counts its instructions
+(slowly: use a few games; the difference of two durations divided by the difference of their
+turns is the server's instructions per turn, start-up left out).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ import os
 import random
 import resource
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
@@ -564,11 +571,15 @@ class ServerProcess:
         return "\n".join(lines)
 
 
-def start_server(turn_seconds: int, cpus: set[int] | None, extra: list[str]) -> ServerProcess:
-    """Start the server on a free port of 127.0.0.1 and wait for its "listening" line."""
+def start_server(
+    turn_seconds: int, cpus: set[int] | None, extra: list[str], prefix: list[str] | None = None
+) -> ServerProcess:
+    """Start the server on a free port of 127.0.0.1 and wait for its "listening" line. `prefix`
+    runs it under another command (a profiler: ``py-spy record -o out.txt --``, valgrind)."""
     tmp = tempfile.TemporaryDirectory(prefix="sushigo-load-")
     exe = ROOT / ".venv" / "bin" / "sushigo-server"
-    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "server.cli"]
+    command = [*(prefix or [])]
+    command += [str(exe)] if exe.exists() else [sys.executable, "-m", "server.cli"]
     command += [
         "--host",
         HOST,
@@ -633,7 +644,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pin else None
     games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
     seats = 4 * games
-    server = start_server(args.turn_seconds, server_cpus, [])
+    server = start_server(args.turn_seconds, server_cpus, [], shlex.split(args.server_prefix))
     try:
         start = time.time() + 0.5
         settings = Settings(
@@ -821,6 +832,13 @@ def parser() -> argparse.ArgumentParser:
         help="quick match as soon as each seat logs in (default: once a process's seats all have)",
     )
     p.add_argument("--seed", type=int, default=1, help="random seed of the clients' picks")
+    p.add_argument(
+        "--server-prefix",
+        default="",
+        metavar="COMMAND",
+        help="run the server under this command, e.g. a profiler: 'py-spy record -o prof.txt"
+        " --format raw --' or 'valgrind --tool=callgrind --callgrind-out-file=cg.out'",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     return p
 

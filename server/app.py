@@ -35,6 +35,7 @@ from .hub import Conn, Hub
 from .storage import StorageError
 
 log = logging.getLogger("sushigo.server")
+_perf_counter = time.perf_counter
 
 MAX_UNSENT = 4 * 1024 * 1024
 """Bytes queued for a client that is not reading before it is dropped (four maximum frames)."""
@@ -68,11 +69,13 @@ class _Connection(asyncio.Protocol):
         self.server.done()
 
     def data_received(self, data: bytes) -> None:
-        if self.conn is not None:
+        conn = self.conn
+        if conn is not None:
+            server = self.server
             try:
-                self.server.hub.data(self.conn, data, self.server.now())
+                server.hub.data(conn, data, server.clock())
             finally:
-                self.server.soon()
+                server.soon()
 
     def eof_received(self) -> bool:
         if self.conn is not None:
@@ -141,6 +144,8 @@ class Server:
         """The last commit failed (logged once until one succeeds)."""
         self._batch: float | None = None
         """When the first input since the last `done` was handled (`time.perf_counter`)."""
+        self.clock = self.loop.time
+        """`now`, without the call around it (every input reads it)."""
         hub.storage.on_ready = self._storage_ready
 
     def now(self) -> float:
@@ -203,7 +208,7 @@ class Server:
     def soon(self) -> None:
         """The hub has handled bytes from a connection: `done` at the end of this pass of the loop
         (after every other ready connection's bytes), or now if the batch began long ago."""
-        now = time.perf_counter()
+        now = _perf_counter()
         began = self._batch
         if began is None:
             self._batch = now

@@ -135,6 +135,11 @@ class TournamentDesk:
         self._finished.append(table)
         self._dirty.add(t.settings.name)
 
+    @property
+    def pending(self) -> bool:
+        """`flush` has something to do."""
+        return bool(self._finished or self._dirty)
+
     def flush(self, now: float) -> None:
         """Close finished tables, seat the games that can start, publish what changed."""
         for table in self._finished:

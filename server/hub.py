@@ -18,7 +18,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,14 +224,15 @@ class Hub:
         conn.last_received = now
         if not conn.volume.take(len(data), now) and not self._strike(conn, now):
             return
+        proto = conn.proto
         try:
-            conn.proto.receive_data(data)
+            proto.receive_data(data)
         except ProtocolError as exc:
             self._fatal(conn, exc)
             return
         while not conn.closed:
             try:
-                event = conn.proto.next_event()
+                event = proto.next_event()
             except RemoteProtocolError as exc:
                 if exc.fatal:
                     self._fatal(conn, exc)
@@ -247,13 +248,14 @@ class Hub:
             # A game move the phase check let through comes once per turn at most (a Sushi Roll
             # mover's few, bounded by its tokens): it costs nothing, so fast bots are never
             # slowed. Everything else spends from the bucket.
-            if not isinstance(event, _FREE) and not self._spend(conn, now, _ref(event)):
+            free = type(event) in _FREE
+            if not free and not self._spend(conn, now, _ref(event)):
                 continue
             try:
                 self._handle(conn, event, now)
             except TableError as exc:
                 # A move the table refuses costs after all, so a mover cannot spam illegal ones.
-                if isinstance(event, _FREE) and not self._spend(conn, now, _ref(event)):
+                if free and not self._spend(conn, now, _ref(event)):
                     continue
                 self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
             except Exception:  # a server bug: log it, tell the client, keep everyone else going
@@ -262,10 +264,11 @@ class Hub:
                     conn,
                     Error(ref=_ref(event), code=ErrorCode.INTERNAL_ERROR, message="internal error"),
                 )
-            table = conn.session.table if conn.session is not None else None
-            if table is not None:
-                self._watch(table)
-            self.desk.flush(now)
+            session = conn.session
+            if session is not None and session.table is not None:
+                self._watch(session.table)
+            if self.desk.pending:
+                self.desk.flush(now)
 
     def lost(self, conn: Conn, now: float) -> None:
         """The connection ended (closed by the peer, by us, or broken)."""
@@ -312,7 +315,8 @@ class Hub:
                 self._heartbeat(target, now)
             elif kind == "expire":
                 self._expire(target, now)
-        self.desk.flush(now)
+        if self.desk.pending:
+            self.desk.flush(now)
 
     def shutdown(self) -> None:
         """Save every table and tell every connection the server is going away."""
@@ -435,9 +439,9 @@ class Hub:
             self.storage.append_turns(table.table_id, save.first, save.turns, head)
         saved(table, save)
 
-    def sign(self, record: FairRecord) -> SignedRecord:
-        """Sign a record with the server key."""
-        return sign_record(record, self.key)
+    def sign(self, record: FairRecord, turns: Sequence[bytes] | None = None) -> SignedRecord:
+        """Sign a record with the server key (`turns`: its turns already packed, if known)."""
+        return sign_record(record, self.key, turns)
 
     def sign_roll(self, record: RollFairRecord) -> SignedRecord:
         """Sign a Sushi Roll record with the server key."""
@@ -534,6 +538,8 @@ class Hub:
 
     def _handle(self, conn: Conn, msg: Message, now: float) -> None:
         session = conn.session
+        if session is not None and self.lobby.handle(conn, session, msg, now):
+            return  # a lobby or table request, game moves included: the common case
         if isinstance(msg, Hello):
             reply = handshake_reply(
                 msg,
@@ -559,9 +565,7 @@ class Hub:
             resume_session(self, conn, msg, now)
             return
         assert session is not None  # the protocol allows nothing else before login
-        if self.desk.handle(session, msg, now):
-            return
-        if not self.lobby.handle(conn, session, msg, now):
+        if not self.desk.handle(session, msg, now):
             raise TableError(ErrorCode.UNKNOWN_MESSAGE_TYPE, f"{msg.TYPE!r} is not handled here")
 
     # -- what other parts of the server call ---------------------------------------------------
@@ -578,7 +582,8 @@ class Hub:
         self.lobby.leave(session, table, ref)
 
 
-_FREE = (Commit, Reveal, Seed, RollPlay, Pong)
+_FREE = frozenset((Commit, Reveal, Seed, RollPlay, Pong))
+"""The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
 
 
 def _ref(message: Message) -> int | None:

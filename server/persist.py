@@ -31,6 +31,7 @@ from protocol import (
     TurnRecord,
     derive_game_seed,
 )
+from protocol.records import turn_record_bytes
 
 from .roll_table import RollPhase, RollTable
 from .table import SEED_SECONDS, Table, TablePhase
@@ -101,6 +102,23 @@ def dump(table: AnyTable) -> bytes:
     return _pack(_header(table)) + b"".join(_packed(table))
 
 
+def _head(table: AnyTable) -> bytes:
+    """The header's bytes (`_header` packed), packed again only when something in it changed:
+    a table saves at every turn, and its header changes a few times a game."""
+    key = (
+        table.host_player,
+        table.quick,
+        table.phase,
+        table.server_seed,
+        tuple(table.client_seeds),
+        tuple([(seat.player_id, seat.name, seat.bot) for seat in table.seats]),
+    )
+    cached = table.packed_head
+    if cached[0] != key:
+        cached = table.packed_head = (key, _pack(_header(table)))
+    return cached[1]
+
+
 def _packed(table: AnyTable) -> list[bytes]:
     """This game's turns (Sushi Roll: actions) as saved: each packed once, kept on the table
     (per game), so the cost of a save does not grow with the game."""
@@ -115,7 +133,9 @@ def _packed(table: AnyTable) -> list[bytes]:
     if packed[0] != table.server_seed or len(packed[1]) > len(table.turns):
         packed = table.packed_turns = (table.server_seed, [])
     turns = packed[1]
-    turns.extend(_pack(_turn(t)) for t in table.turns[len(turns) :])
+    # A turn is saved as the record's canonical bytes of it (the same map as `_turn`, its keys
+    # sorted), so the signed record at the game's end is put together from these.
+    turns.extend(map(turn_record_bytes, table.turns[len(turns) :]))
     return turns
 
 
@@ -139,7 +159,7 @@ def changes(table: AnyTable) -> Save:
     """What saving the table now writes: with `whole`, its head and every turn; else its new
     turns, and its head only if that changed (seats, phase). Pure: `saved` records the write."""
     turns = _packed(table)
-    head = _pack(_header(table))
+    head = _head(table)
     seed, stored_head, count = table.stored
     if not stored_head or seed != table.server_seed or count > len(turns):
         return Save(whole=True, head=head, head_changed=True, first=0, turns=list(turns))

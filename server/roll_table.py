@@ -136,6 +136,8 @@ class RollTable(Seating):
         self.client_seeds: list[bytes | None] = []
         self.steps: list[RollStep] = []
         """Every action of this game, in order: the record, and what a save replays."""
+        self.packed_head: tuple[tuple[object, ...], bytes] = ((), b"")
+        """The saved header's bytes and what they were made from (see `server.persist`)."""
         self.packed_steps: tuple[bytes, list[bytes]] = (b"", [])
         """The saved form of this game's steps, packed once each (see `server.persist.dump`)."""
         self.stored: tuple[bytes, bytes, int] = (b"", b"", 0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -102,8 +103,9 @@ class TableHost(Protocol):
     def save_table(self, table: Table) -> None:
         """Persist the table (called at every turn boundary, before results go out)."""
 
-    def sign(self, record: FairRecord) -> SignedRecord:
-        """Sign a finished game's record with the server's key."""
+    def sign(self, record: FairRecord, turns: Sequence[bytes] | None = None) -> SignedRecord:
+        """Sign a finished game's record with the server's key (`turns`: its turns packed by
+        `protocol.records.turn_record_bytes`, when the table has them)."""
 
     def game_finished(self, table: Table, signed: SignedRecord) -> None:
         """Store the finished game (record, results, ratings)."""
@@ -345,6 +347,8 @@ class Table(Seating):
         self.commitments: list[bytes | None] = []
         self.openings: list[Opening | None] = []
         self._committed: list[bool] = []
+        self.packed_head: tuple[tuple[object, ...], bytes] = ((), b"")
+        """The saved header's bytes and what they were made from (see `server.persist`)."""
         self.packed_turns: tuple[bytes, list[bytes]] = (b"", [])
         """The saved form of this game's turns, packed once each (see `server.persist.dump`)."""
         self.stored: tuple[bytes, bytes, int] = (b"", b"", 0)
@@ -647,7 +651,9 @@ class Table(Seating):
             turns=tuple(self.turns),
             scores=game.scores(),
         )
-        signed = self.host.sign(record)
+        packed = self.packed_turns  # the saved turns are the record's bytes of them
+        turns = packed[1] if packed[0] == self.server_seed else None
+        signed = self.host.sign(record, turns if turns and len(turns) == len(self.turns) else None)
         self.host.game_finished(self, signed)
         message = GameEnded(
             pudding_points=game.pudding_points(),

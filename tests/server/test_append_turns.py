@@ -1,7 +1,8 @@
-"""Tables saved in parts (schema version 3): a head row, rewritten only when it changes, and one
-row per turn, appended as it is played. What loads back is the head and the turns joined, which
-is the same state a save from scratch gives; databases of version 2 (whole states) still load and
-resume; a finished or removed table leaves no turn rows; a head and its turns change together."""
+"""Tables saved in parts (schema version 3, generations since 4): a head row, rewritten only when
+it changes, and one row per turn, appended as it is played. What loads back is the head and the
+turns of its generation joined, which is the same state a save from scratch gives; databases of
+version 2 (whole states) still load and resume; a finished or removed table's turn rows never load
+and are purged in a batch; a head and its turns change together."""
 
 from __future__ import annotations
 
@@ -63,8 +64,12 @@ def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
         assert storage.load_tables() == [("t", b"Gabcde"), ("u", b"U")]
         storage.save_table("t", b"N", [b"x"])  # a new game: the old turns go
         storage.flush()
-        assert turn_rows(path) == {"t": [0]}
         assert storage.load_tables() == [("t", b"Nx"), ("u", b"U")]
+        assert storage.retired_turns == 5, "left for the next purge"
+        storage.purge_turns()
+        storage.flush()
+        assert turn_rows(path) == {"t": [0]}
+        assert storage.retired_turns == 0
 
 
 def test_held_appends_keep_their_order_around_a_newer_whole_save(tmp_path: Path) -> None:
@@ -78,6 +83,8 @@ def test_held_appends_keep_their_order_around_a_newer_whole_save(tmp_path: Path)
         assert heads(path) == {}
         assert storage.flush()
         assert storage.load_tables() == [("t", b"Nz")]
+        storage.purge_turns()
+        assert storage.flush()
         assert turn_rows(path) == {"t": [0]}
         assert storage.get_record("g") is not None
 
@@ -91,6 +98,8 @@ def test_finished_and_removed_tables_leave_no_turn_rows(tmp_path: Path) -> None:
         storage.save_table("kept", b"K", [b"1"])
         storage.finish_game("done", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
         storage.delete_table("left")
+        assert storage.load_tables() == [("kept", b"K1")]
+        storage.purge_turns()
         assert turn_rows(path) == {"kept": [0]}
         assert storage.load_tables() == [("kept", b"K1")]
 
@@ -121,6 +130,102 @@ def test_a_missing_turn_ends_what_loads_and_is_logged(
     assert caplog.text.count("turn 2 is missing") == 1
 
 
+def test_retired_turns_are_purged_in_one_batch_after_the_writes_they_follow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(storage_module, "PURGE_ROWS", 6)
+    path = tmp_path / "purge.db"
+    with Storage(path, write_behind=True) as storage:
+        storage.save_table("a", b"A", [b"1", b"2"])
+        storage.append_turns("a", 2, [b"3"])
+        storage.save_table("b", b"B", [b"1"])
+        storage.finish_game("a", "ga", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
+        storage.save_table("b", b"B2", [b"x", b"y"])  # b's first row retires too
+        assert storage.retired_turns == 1, "a's rows wait until its game is stored"
+        assert storage.flush()
+        assert storage.retired_turns == 4
+        storage.delete_table("b")  # six retired: purged with this batch, after its writes
+        assert storage.retired_turns == 0
+        storage.save_table("c", b"C", [b"1"])
+        assert storage.flush()
+        assert turn_rows(path) == {"c": [0]}
+        assert storage.load_tables() == [("c", b"C1")]
+        assert storage.get_record("ga") is not None
+
+
+def test_rows_of_an_earlier_game_at_a_table_never_load_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "stale.db"
+    with Storage(path) as storage:
+        storage.save_table("t", b"H", [b"a", b"b", b"c"])
+        storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
+        storage.save_table("t", b"N", [b"x"])  # the next game at the same table
+        storage.append_turns("t", 1, [b"y"])
+    # Closed before any purge: the old rows are still there, as after a crash.
+    assert turn_rows(path) == {"t": [0, 0, 1, 1, 2]}
+    with Storage(path) as storage:
+        assert storage.retired_turns == 3, "found again at open"
+        assert storage.load_tables() == [("t", b"Nxy")]
+        storage.append_turns("t", 2, [b"z"])
+        assert storage.load_tables() == [("t", b"Nxyz")]
+        storage.purge_turns()
+        assert turn_rows(path) == {"t": [0, 1, 2]}
+        storage.save_table("u", b"U", [b"1"])  # a new generation, above every one stored
+        assert storage.load_tables() == [("t", b"Nxyz"), ("u", b"U1")]
+
+
+def test_a_turn_appended_again_replaces_the_earlier_one(tmp_path: Path) -> None:
+    with Storage(tmp_path / "again.db") as storage:
+        storage.save_table("t", b"H", [b"a", b"b"])
+        storage.append_turns("t", 1, [b"B"])
+        storage.append_turns("t", 2, [b"c"])
+        assert storage.load_tables() == [("t", b"HaBc")]
+
+
+def test_a_game_stored_twice_keeps_the_table_and_its_turns(tmp_path: Path) -> None:
+    with Storage(tmp_path / "twice.db") as storage:
+        storage.finish_game("t1", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
+        storage.save_table("t2", b"H", [b"a"])
+        with pytest.raises(StorageError, match="already stored"):
+            storage.finish_game("t2", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=2)
+        storage.append_turns("t2", 1, [b"b"])
+        storage.purge_turns()
+        assert storage.load_tables() == [("t2", b"Hab")]
+
+
+def make_v3_database(path: Path, heads: dict[str, bytes], turns: dict[str, list[bytes]]) -> None:
+    """A database as version 3 left it: heads, and turn rows keyed by (table_id, n)."""
+    raw = sqlite3.connect(path, isolation_level=None)
+    try:
+        raw.execute("BEGIN")
+        for step in storage_module._MIGRATIONS[:3]:
+            step(raw)
+        raw.execute("PRAGMA user_version = 3")
+        raw.executemany("INSERT INTO tables_in_progress VALUES (?, ?)", list(heads.items()))
+        raw.executemany(
+            "INSERT INTO table_turns (table_id, n, value) VALUES (?, ?, ?)",
+            [(t, n, v) for t, values in turns.items() for n, v in enumerate(values)],
+        )
+        raw.execute("COMMIT")
+    finally:
+        raw.close()
+
+
+def test_a_version_3_database_is_upgraded_and_its_turns_load(tmp_path: Path) -> None:
+    path = tmp_path / "v3.db"
+    make_v3_database(path, {"a": b"A", "b": b"B"}, {"a": [b"1", b"2"], "gone": [b"x"]})
+    with Storage(path) as storage:
+        assert storage.schema_version == SCHEMA_VERSION
+        assert storage.load_tables() == [("a", b"A12"), ("b", b"B")]
+        assert storage.retired_turns == 1, "the turns of no table"
+        storage.append_turns("a", 2, [b"3"])
+        storage.append_turns("b", 0, [b"1"])
+        assert storage.load_tables() == [("a", b"A123"), ("b", b"B1")]
+        storage.save_table("a", b"N")
+        storage.purge_turns()
+        assert storage.load_tables() == [("a", b"N"), ("b", b"B1")]
+        assert turn_rows(path) == {"b": [0]}
+
+
 def make_v2_database(path: Path, states: dict[str, bytes]) -> None:
     """A database as version 2 left it: whole states, no table of turns."""
     raw = sqlite3.connect(path, isolation_level=None)
@@ -139,7 +244,7 @@ def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Pa
     path = tmp_path / "v2.db"
     make_v2_database(path, {"a": b"whole state a", "b": b"whole state b"})
     with Storage(path) as storage:
-        assert storage.schema_version == SCHEMA_VERSION == 3
+        assert storage.schema_version == SCHEMA_VERSION == 4
         assert storage.load_tables() == [("a", b"whole state a"), ("b", b"whole state b")]
         storage.save_table("a", b"H", [b"1"])
         assert storage.load_tables() == [("a", b"H1"), ("b", b"whole state b")]
@@ -184,7 +289,9 @@ def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) 
     ended = None
     while ended is None:
         ended = peer.play_turn(rng)
-    assert heads(path) == {} and turn_rows(path) == {}, "a finished game leaves nothing behind"
+    assert heads(path) == {} and storage.load_tables() == []
+    storage.purge_turns()
+    assert turn_rows(path) == {}, "a finished game leaves nothing behind"
     check_ended(peer, ended, table.options)
     storage.close()
 
@@ -240,5 +347,6 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     assert table_state(third.tables[again.table_id]) == table_state(again)
     clock2.advance(61)  # a second miss: a bot plays for them, to the end
     assert not again.playing
+    storage.purge_turns()
     assert heads(path) == {} and turn_rows(path) == {}
     storage.close()

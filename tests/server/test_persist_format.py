@@ -4,15 +4,19 @@ and what loads back is the same table."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import msgpack
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer
+from server_helpers import Clock, Peer, check_ended
 
-from protocol import TableSettings
+from protocol import FairRecord, LeaveTable, SignedRecord, TableSettings, verify_signed_record
+from protocol.records import record_bytes, turn_record_bytes
 from server.hub import Hub
-from server.persist import dump, load, table_state
+from server.persist import changes, dump, load, table_state
 from server.storage import Storage
+from server.table import Table
 
 
 def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
@@ -53,3 +57,57 @@ def test_a_single_map_save_of_version_1_still_loads() -> None:
     old = msgpack.packb({**table_state(table), "v": 1}, use_bin_type=True)
     again = load(old, hub, clock.now)
     assert table_state(again) == table_state(table)
+
+
+def test_the_saved_turns_are_the_records_and_the_record_is_made_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
+    clock = Clock(hub)
+    peer = Peer(hub, clock)
+    peer.login("signer")
+    peer.create(TableSettings(players=2, turn_seconds=60))
+    peer.add_bot("greedy")
+    peer.start()
+    peer.seed()
+    table = hub.tables[peer.table_id]
+    assert isinstance(table, Table)
+    given: list[Sequence[bytes] | None] = []
+    sign = hub.sign
+
+    def spied(record: FairRecord, turns: Sequence[bytes] | None = None) -> SignedRecord:
+        given.append(turns)
+        return sign(record, turns)
+
+    monkeypatch.setattr(hub, "sign", spied)
+    rng = random.Random(3)
+    ended = None
+    while ended is None:
+        ended = peer.play_turn(rng)
+    record = verify_signed_record(ended.record, hub.server_key)  # canonical, or refused
+    packed = [turn_record_bytes(t) for t in record.turns]
+    assert given == [packed], "signed from the turns saved as they were played"
+    assert table.packed_turns[1] == packed
+    assert ended.record.record == record_bytes(record)
+    check_ended(peer, ended, table.options)
+
+
+def test_the_header_is_packed_again_only_when_it_changes() -> None:
+    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
+    clock = Clock(hub)
+    peer = Peer(hub, clock)
+    peer.login("header")
+    peer.create(TableSettings(players=3, turn_seconds=60))
+    peer.add_bot("random")
+    peer.add_bot("greedy")
+    peer.start()
+    peer.seed()
+    table = hub.tables[peer.table_id]
+    peer.play_turn(random.Random(4))
+    first = changes(table).head
+    assert dump(table).startswith(first)
+    assert changes(table).head is first, "nothing in it changed: the same bytes, not packed again"
+    peer.send(LeaveTable(ref=peer.ref()))  # a bot takes the seat over: the header changes
+    again = changes(table).head
+    assert again != first and dump(table).startswith(again)
+    assert changes(table).head is again

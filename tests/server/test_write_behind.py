@@ -69,6 +69,48 @@ def test_newest_state_of_a_table_wins_and_order_is_kept(tmp_path: Path) -> None:
         assert storage.load_tables() == [("t", b"new")]
 
 
+def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) -> None:
+    """Held statements of the same text in a row are written in one go (the turns of many
+    tables): the writes between them still come in between."""
+    path = tmp_path / "wb.db"
+    with Storage(path, write_behind=True) as storage:
+        for table in ("a", "b"):
+            storage.save_table(table, table.encode(), [b"0"])
+        assert storage.flush()
+        traced: list[str] = []
+        storage._conn.set_trace_callback(traced.append)
+        storage.append_turns("a", 1, [b"1"])
+        storage.append_turns("b", 1, [b"1"])
+        storage.save_token(b"k" * 32, "a", 0, 50)
+        storage.append_turns("a", 2, [b"2"])
+        storage.delete_token(b"k" * 32)
+        storage.save_token(b"k" * 32, "b", 1, 60)
+        storage.append_turns("b", 2, [b"2"])
+        storage.save_token(b"j" * 32, "a", 0, 70)
+        storage.delete_table("b")  # its token goes with it, after it was saved
+        assert storage.flush()
+        storage._conn.set_trace_callback(None)
+        done = [" ".join(t.replace("OR REPLACE ", "").split()[:3]) for t in traced]
+        turn, token, untoken = "INSERT INTO table_turns", "INSERT INTO tokens", "DELETE FROM tokens"
+        assert done == [
+            "BEGIN IMMEDIATE",
+            turn,
+            turn,
+            token,
+            turn,
+            untoken,
+            token,
+            turn,
+            token,
+            "DELETE FROM tables_in_progress",
+            untoken,
+            "COMMIT",
+        ]
+        assert storage.load_tables() == [("a", b"a012")]
+        assert storage.find_token(b"k" * 32) is None
+        assert storage.find_token(b"j" * 32) == TokenEntry("a", 0, 70)
+
+
 def test_a_game_stored_after_a_held_save_retires_the_table(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
     with Storage(path, write_behind=True) as storage:
