@@ -368,42 +368,47 @@ class Game:
         """What `seat` may see now (None: a spectator, who sees no hand)."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
             raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        # Positional, in the order of Observation's fields (options, seat, round, turn, hand,
+        # tableaus, pass_direction, dummy_controller, is_over): a server builds one per seat
+        # every turn, and a frozen dataclass's keyword arguments cost a third more.
         return Observation(
-            options=self.options,
-            seat=seat,
-            round=self._round,
-            turn=self._turn,
-            hand=() if seat is None else unpack(self._hands[seat]),
-            tableaus=self._views or self._public_views(),
-            pass_direction=self.pass_direction,
-            dummy_controller=self._controller,
-            is_over=self._over,
+            self.options,
+            seat,
+            self._round,
+            self._turn,
+            () if seat is None else unpack(self._hands[seat]),
+            self._views or self._public_views(),
+            1 if self._passes_left else -1,
+            self._controller,
+            self._over,
         )
 
     def _public_views(self) -> tuple[TableauView, ...]:
         """Every tableau as everyone sees it: built once per turn, shared by every observation
         of that turn (they are immutable), and dropped by the next `apply`."""
         views = []
-        for i, cards in enumerate(self._tableau_lists()):
+        for i, tableau in enumerate(self._tableau_lists()):
             dummy = i == self._n
-            on, open_wasabi = wasabi_placements(tuple(cards))
+            cards = tuple(tableau)
+            on, open_wasabi = wasabi_placements(cards)
             if dummy:
                 size = len(self._dummy_pile)
             elif i == self._controller:
                 size = self._hand_len + 1
             else:
                 size = self._hand_len
+            # Positional: a frozen dataclass's keyword arguments cost a third more.
             views.append(
                 TableauView(
-                    cards=tuple(cards),
-                    on_wasabi=on,
-                    open_wasabi=open_wasabi,
-                    puddings=self._puddings[i] + cards.count(_PUDDING),
-                    score=self._scores[i],
-                    round_scores=tuple(points[i].total for points in self._round_points),
-                    hand_size=size,
-                    chopsticks_ready=not dummy and self._chop[i] > 0 and not self._over,
-                    is_dummy=dummy,
+                    cards,
+                    on,
+                    open_wasabi,
+                    self._puddings[i] + cards.count(_PUDDING),
+                    self._scores[i],
+                    tuple([points[i].total for points in self._round_points]),
+                    size,
+                    not dummy and self._chop[i] > 0 and not self._over,
+                    dummy,
                 )
             )
         self._views = tuple(views)

@@ -58,8 +58,19 @@ def pack(cards: Iterable[int]) -> int:
 
 
 def unpack(code: int) -> tuple[Card, ...]:
-    """The hand of a packed code, sorted by card value."""
-    return tuple(card for card in CARDS for _ in range(code >> (card << 2) & 15))
+    """The hand of a packed code, sorted by card value (cached: a server unpacks every seat's
+    hand every turn)."""
+    found = _UNPACKED.get(code)
+    if found is None:
+        if len(_UNPACKED) >= _CACHE_LIMIT:
+            _UNPACKED.clear()
+        found = _UNPACKED[code] = tuple(
+            card for card in CARDS for _ in range(code >> (card << 2) & 15)
+        )
+    return found
+
+
+_UNPACKED: dict[int, tuple[Card, ...]] = {}
 
 
 def count(code: int, card: int) -> int:

@@ -75,12 +75,17 @@ class Observation:
 
 def wasabi_placements(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], int]:
     """The nigiri placed on wasabi and the wasabi left uncovered, from a tableau in play order."""
+    if _WASABI not in cards:  # most tableaus: one C-level scan
+        return (), 0
     on: list[Card] = []
     open_wasabi = 0
     for card in cards:
-        if card == Card.WASABI:
+        if card == _WASABI:
             open_wasabi += 1
         elif card in NIGIRI_POINTS and open_wasabi:
             open_wasabi -= 1
             on.append(card)
     return tuple(on), open_wasabi
+
+
+_WASABI = Card.WASABI
