@@ -19,16 +19,24 @@ from server.storage import Storage
 from server.table import Table
 
 
-def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
+def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:
+    """A hub (in-memory storage) where `name` sits at a new table with `bots`, seeds in."""
     hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
     clock = Clock(hub)
     peer = Peer(hub, clock)
-    peer.login("saver")
-    peer.create(TableSettings(players=3, pass_both_ways=True, turn_seconds=60))
-    peer.add_bot("random")
-    peer.add_bot("greedy")
+    peer.login(name)
+    peer.create(settings)
+    for bot in bots:
+        peer.add_bot(bot)
     peer.start()
     peer.seed()
+    return hub, clock, peer
+
+
+def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
+    hub, clock, peer = started(
+        "saver", TableSettings(players=3, pass_both_ways=True, turn_seconds=60), "random", "greedy"
+    )
     table = hub.tables[peer.table_id]
     rng = random.Random(9)
     for turn in range(1, 14):
@@ -44,14 +52,7 @@ def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
 
 
 def test_a_single_map_save_of_version_1_still_loads() -> None:
-    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
-    clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login("old")
-    peer.create(TableSettings(players=2, turn_seconds=60))
-    peer.add_bot("random")
-    peer.start()
-    peer.seed()
+    hub, clock, peer = started("old", TableSettings(players=2, turn_seconds=60), "random")
     peer.play_turn(random.Random(1))
     table = hub.tables[peer.table_id]
     old = msgpack.packb({**table_state(table), "v": 1}, use_bin_type=True)
@@ -62,14 +63,7 @@ def test_a_single_map_save_of_version_1_still_loads() -> None:
 def test_the_saved_turns_are_the_records_and_the_record_is_made_of_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
-    clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login("signer")
-    peer.create(TableSettings(players=2, turn_seconds=60))
-    peer.add_bot("greedy")
-    peer.start()
-    peer.seed()
+    hub, _, peer = started("signer", TableSettings(players=2, turn_seconds=60), "greedy")
     table = hub.tables[peer.table_id]
     assert isinstance(table, Table)
     given: list[Sequence[bytes] | None] = []
@@ -93,15 +87,7 @@ def test_the_saved_turns_are_the_records_and_the_record_is_made_of_them(
 
 
 def test_the_header_is_packed_again_only_when_it_changes() -> None:
-    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
-    clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login("header")
-    peer.create(TableSettings(players=3, turn_seconds=60))
-    peer.add_bot("random")
-    peer.add_bot("greedy")
-    peer.start()
-    peer.seed()
+    hub, _, peer = started("header", TableSettings(players=3, turn_seconds=60), "random", "greedy")
     table = hub.tables[peer.table_id]
     peer.play_turn(random.Random(4))
     first = changes(table).head
