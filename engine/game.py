@@ -494,17 +494,7 @@ class Game:
         """What placing an action needs beyond the code `apply` added: wasabi, chopsticks (a used
         one goes back to the hand), and the dummy's card."""
         first, second, dummy = action
-        # `_placed(s, first, events)`, inlined: most calls are one wasabi or chopsticks.
-        if _EGG <= first <= _SQUID:
-            if self._open_wasabi[s]:
-                self._open_wasabi[s] -= 1
-                self._tcodes[s] += _WASABI_EXTRA[first]
-                events.append(_tuple_new(WasabiUsed, (s, first)))
-        elif first == _WASABI:
-            self._open_wasabi[s] += 1
-        elif first == _CHOP:
-            self._chop[s] += 1
-            self._chop_keys[s] = CHOPSTICKS_KEY
+        self._placed(s, first, events)
         if second is not None:
             self._placed(s, second, events)
             self._chop[s] -= 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgpack
@@ -87,15 +88,10 @@ def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
         for event in game.apply([o.action for o in t.openings]):
             if isinstance(event, RoundScored):
                 lines.append(
-                    f"  round {event.round} scores: "
-                    + ", ".join(f"{p.total:+}" for p in event.points)
-                    + "  totals: "
-                    + ", ".join(map(str, event.totals))
+                    _round_line(event.round, [p.total for p in event.points], event.totals)
                 )
     if game.is_terminal():
-        lines.append(
-            "final: " + ", ".join(map(str, game.scores())) + f"  winners: {list(game.winners())}"
-        )
+        lines.append(_final_line(game.scores(), game.winners()))
     lines.append("(* = picked by the server after a timeout)")
     return lines
 
@@ -121,17 +117,27 @@ def describe_roll(record: RollFairRecord, names: list[str] | None = None) -> lis
         for event in events:
             if isinstance(event, RollRoundScored):
                 lines.append(
-                    f"  round {event.round} scores: "
-                    + ", ".join(f"{p.total:+}" for p in event.points)
-                    + "  totals: "
-                    + ", ".join(map(str, event.totals))
+                    _round_line(event.round, [p.total for p in event.points], event.totals)
                 )
     if game.is_terminal():
-        lines.append(
-            "final: " + ", ".join(map(str, game.scores())) + f"  winners: {list(game.winners())}"
-        )
+        lines.append(_final_line(game.scores(), game.winners()))
     lines.append("(* = chosen by the server after a timeout)")
     return lines
+
+
+def _round_line(round_: int, points: Sequence[int], totals: Sequence[int]) -> str:
+    """A round's scores in a replay listing (both games)."""
+    return (
+        f"  round {round_} scores: "
+        + ", ".join(f"{p:+}" for p in points)
+        + "  totals: "
+        + ", ".join(map(str, totals))
+    )
+
+
+def _final_line(scores: Sequence[int], winners: Sequence[int]) -> str:
+    """A finished game's last line in a replay listing (both games)."""
+    return "final: " + ", ".join(map(str, scores)) + f"  winners: {list(winners)}"
 
 
 def _is_roll(signed: SignedRecord) -> bool:

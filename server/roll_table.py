@@ -45,7 +45,7 @@ from protocol import (
     server_seed_hash,
 )
 
-from .table import MISSES_BEFORE_BOT, Seat, Seating, TableError
+from .table import Seat, Seating, TableError
 
 if TYPE_CHECKING:
     from .session import Session
@@ -172,27 +172,11 @@ class RollTable(Seating):
         self.strategies[seat.index] = bot
         return seat
 
-    def leave(self, session: Session) -> None:
-        """A player leaves (a bot takes the seat over during a game) or stops watching."""
-        if session in self.spectators:
-            self.spectators.remove(session)
-            return
-        for seat in self.seats:
-            if seat.session is session:
-                seat.session = None
-                if self.playing:
-                    # The game goes on: the seat becomes a bot's for the rest of it.
-                    seat.bot = "default"
-                    seat.bot_control = False
-                    strategy = self.strategies[seat.index] = self.host.make_roll_bot("default")
-                    strategy.reset()
-                    self._run_bots(self._now_hint)
-                else:
-                    seat.player_id = seat.name = None
-                if self.host_player == session.player_id:
-                    self.host_player = next(
-                        (s.player_id for s in self.seats if s.session is not None), None
-                    )
+    def _bot_takes_over(self, seat: Seat) -> None:
+        seat.bot_control = False
+        strategy = self.strategies[seat.index] = self.host.make_roll_bot("default")
+        strategy.reset()
+        self._run_bots(self._now_hint)
 
     # -- phases and seeding ---------------------------------------------------------------------
 
@@ -418,11 +402,7 @@ class RollTable(Seating):
             server_seed=self.server_seed,
             record=signed,
         )
-        for person in self.people():
-            person.send(message)
-        for seat in self.seats:
-            seat.bot_control = False
-        self.host.table_changed(self)
+        self._announce_end(message)
 
     # -- timers -----------------------------------------------------------------------------------
 
@@ -450,15 +430,6 @@ class RollTable(Seating):
             self.deadline = self.turn_deadline
             return
         self._run_bots(now)
-
-    def _missed(self, seat: Seat) -> None:
-        seat.misses += 1
-        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
-            seat.bot_control = True
-            log.info(
-                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
-            )
-            self.host.table_changed(self)
 
     def player_back(self, seat_index: int) -> None:
         """The seat's player resumed: the seat is theirs again (no bot, no misses)."""

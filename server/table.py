@@ -31,6 +31,7 @@ from protocol import (
     GameKind,
     GameStarted,
     GameStarting,
+    Message,
     Opening,
     RoundScores,
     SeatInfo,
@@ -211,6 +212,29 @@ class Seating:
         seat.player_id, seat.name, seat.session = session.player_id, session.name, session
         return seat
 
+    def leave(self, session: Session) -> None:
+        """A player leaves (a bot takes the seat over during a game) or stops watching."""
+        if session in self.spectators:
+            self.spectators.remove(session)
+            return
+        for seat in self.seats:
+            if seat.session is session:
+                seat.session = None
+                if self.playing:
+                    # The game goes on: the seat becomes a bot's for the rest of it.
+                    seat.bot = "default"
+                    self._bot_takes_over(seat)
+                else:
+                    seat.player_id = seat.name = None
+                if self.host_player == session.player_id:
+                    self.host_player = next(
+                        (s.player_id for s in self.seats if s.session is not None), None
+                    )
+
+    def _bot_takes_over(self, seat: Seat) -> None:
+        """`seat`'s player left during a game: give the seat the default bot and let it act."""
+        raise NotImplementedError
+
     @property
     def full(self) -> bool:
         """Every seat is taken."""
@@ -317,6 +341,26 @@ class Seating:
             person.send(started)
         self._begin_game(derive_game_seed(self.table_id, self.server_seed, seeds), now)
 
+    # -- what both games do when seats miss their turns, and at the end ---------------------------
+
+    def _missed(self, seat: Seat) -> None:
+        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row a bot plays it."""
+        seat.misses += 1
+        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
+            seat.bot_control = True
+            log.info(
+                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
+            )
+            self._changed()
+
+    def _announce_end(self, message: Message) -> None:
+        """Send the game's last message to everyone; the seats are their players' again."""
+        for person in self.people():
+            person.send(message)
+        for seat in self.seats:
+            seat.bot_control = False
+        self._changed()
+
 
 class Table(Seating):
     """One table and the game at it."""
@@ -376,26 +420,10 @@ class Table(Seating):
         seat.bot, seat.strategy, seat.name = strategy, bot, f"{strategy}-bot-{seat.index}"
         return seat
 
-    def leave(self, session: Session) -> None:
-        """A player leaves (a bot takes the seat over during a game) or stops watching."""
-        if session in self.spectators:
-            self.spectators.remove(session)
-            return
-        for seat in self.seats:
-            if seat.session is session:
-                seat.session = None
-                if self.playing:
-                    # The game goes on: the seat becomes a bot's for the rest of it.
-                    seat.bot = "default"
-                    seat.strategy = self.host.make_bot("default")
-                    seat.strategy.reset()
-                    self._act_for_bots(self._now_hint)
-                else:
-                    seat.player_id = seat.name = None
-                if self.host_player == session.player_id:
-                    self.host_player = next(
-                        (s.player_id for s in self.seats if s.session is not None), None
-                    )
+    def _bot_takes_over(self, seat: Seat) -> None:
+        seat.strategy = self.host.make_bot("default")
+        seat.strategy.reset()
+        self._act_for_bots(self._now_hint)
 
     # -- phases ---------------------------------------------------------------------------------
 
@@ -663,11 +691,7 @@ class Table(Seating):
             server_seed=self.server_seed,
             record=signed,
         )
-        for person in self.people():
-            person.send(message)
-        for seat in self.seats:
-            seat.bot_control = False
-        self.host.table_changed(self)
+        self._announce_end(message)
 
     # -- timers ---------------------------------------------------------------------------------
 
@@ -692,15 +716,6 @@ class Table(Seating):
                     self._missed(seat)
                     self._auto_pick(seat)
             self._all_revealed(now)
-
-    def _missed(self, seat: Seat) -> None:
-        seat.misses += 1
-        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
-            seat.bot_control = True
-            log.info(
-                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
-            )
-            self.host.table_changed(self)
 
     # -- what a resuming player needs -------------------------------------------------------------
 
