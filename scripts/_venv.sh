@@ -2,10 +2,54 @@
 # The install is skipped when pyproject.toml has not changed since the last one.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv="$root/.venv"
-python=${PYTHON:-python3}
+
+# The interpreters to build .venv from, best first: $PYTHON alone when it is set; otherwise every
+# Python 3.11 or newer among python3 on PATH and the system's own, those with libpython linked into
+# the executable first. A build that loads libpython as a shared library (the --enable-shared
+# source builds of pyenv and the like, unless also built with --enable-optimizations) runs this
+# project's engine and server about 20% slower than a distribution's build of the same version:
+# see "Which Python" in docs/ARCHITECTURE.md.
+python_candidates() {
+    if [ -n "${PYTHON:-}" ]; then
+        echo "$PYTHON"
+        return
+    fi
+    local static="" shared="" cand exe
+    for cand in python3 python3.11 python3.12 python3.13 /usr/bin/python3 /usr/local/bin/python3; do
+        exe=$("$cand" -c 'import sys; sys.version_info >= (3, 11) and print(sys.executable)' 2>/dev/null) \
+            || continue
+        [ -n "$exe" ] || continue
+        exe=$(readlink -f "$exe")
+        case " $static $shared " in *" $exe "*) continue ;; esac
+        if ldd "$exe" 2>/dev/null | grep -q libpython; then
+            shared="$shared $exe"
+        else
+            static="$static $exe"
+        fi
+    done
+    # shellcheck disable=SC2086  # one path per word
+    printf '%s\n' $static $shared
+}
+
 if [ ! -x "$venv/bin/python" ]; then
-    echo "creating $venv" >&2
-    "$python" -m venv "$venv" || { echo "error: could not create a virtual environment with $python" >&2; exit 1; }
+    made=""
+    while read -r python; do
+        [ -n "$python" ] || continue
+        echo "creating $venv with $python" >&2
+        if "$python" -m venv "$venv"; then
+            made=$python
+            break
+        fi
+        rm -rf "$venv"
+    done < <(python_candidates)
+    if [ -z "$made" ] && [ -n "${PYTHON:-}" ]; then
+        echo "error: could not create a virtual environment with PYTHON=$PYTHON" >&2
+        exit 1
+    elif [ -z "$made" ]; then
+        echo "error: could not create a virtual environment: no Python 3.11 or newer with its" \
+            "venv module was found (set PYTHON to choose one)" >&2
+        exit 1
+    fi
 fi
 stamp="$venv/.sushigo-installed"
 want=$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)
