@@ -182,17 +182,24 @@ def packed_breakdown(codes: Sequence[int]) -> list[RoundPoints]:
         if len(_MAKI_CACHE) >= _MAKI_CACHE_LIMIT:
             _MAKI_CACHE.clear()
         maki = _MAKI_CACHE[icons] = _maki_points(icons)
+    soy: Sequence[int]
     if reduce(or_, codes) >> _SHIFT_SOY & 15:
         kinds = range(NUM_KINDS)
         colours = [len({_FAMILY[k] for k in kinds if c >> (k << 2) & 15}) for c in codes]
         soy = _soy_points(colours, [c >> _SHIFT_SOY & 15 > 0 for c in codes])
     else:
-        soy = [0] * len(codes)
-    # tuple.__new__ skips the NamedTuple's Python-level __new__ (this runs every round end).
-    return [
-        _tuple_new(RoundPoints, (m, *_SETS_BY_CODE[c & 4095], c >> NIGIRI_SHIFT, y))
-        for m, c, y in zip(maki, codes, soy)  # noqa: B905 (equal lengths; strict=True is slow)
-    ]
+        soy = _NO_SOY[len(codes)]
+    # A plain loop (a comprehension would star-unpack each look-up into a list first), and
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs every round end.
+    out = []
+    for m, c, y in zip(maki, codes, soy):  # noqa: B905 (equal lengths; strict=True is slow)
+        t, s, d = _SETS_BY_CODE[c & 4095]
+        out.append(_tuple_new(RoundPoints, (m, t, s, d, c >> NIGIRI_SHIFT, y)))
+    return out
+
+
+_NO_SOY = [(0,) * n for n in range(8)]
+"""Everyone's soy sauce points in a round where nobody played one, by the number of tableaus."""
 
 
 def _wasabi_nigiri(tableau: list[Card]) -> int:
