@@ -29,10 +29,10 @@ def play(options: GameOptions, seed: bytes, rng: random.Random) -> int:
     game = Game(options, seed)
     seats = range(options.players)
     r = rng.random
+    legal, apply, over = game.legal_actions, game.apply, game.is_terminal
     turns = 0
-    while not game.is_terminal():
-        legal = game.legal_actions
-        game.apply([(a := legal(s))[int(r() * len(a))] for s in seats])
+    while not over():
+        apply([(a := legal(s))[int(r() * len(a))] for s in seats])
         turns += 1
     return turns
 
