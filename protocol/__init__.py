@@ -6,6 +6,7 @@ connection state machines (`connection`), commit-reveal (`commitment`), provable
 normative description.
 """
 
+from ._codec import maker
 from ._state import GAME_PHASES, TRANSITIONS, Phase
 from .commitment import (
     Opening,
@@ -21,6 +22,7 @@ from .connection import (
     ServerConnection,
     error_for,
     handshake_reply,
+    send_each,
 )
 from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from .fairness import (
@@ -260,12 +262,14 @@ __all__ = [
     "handshake_reply",
     "login_key_message",
     "make_commitment",
+    "maker",
     "message_types",
     "new_challenge",
     "new_nonce",
     "new_seed",
     "record_bytes",
     "roll_record_bytes",
+    "send_each",
     "server_seed_hash",
     "sign_record",
     "sign_roll_record",

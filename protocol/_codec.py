@@ -17,12 +17,15 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+import msgpack
 
 from .errors import ErrorCode
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,38 @@ _KINDS = {
 
 _CUSTOM: dict[Any, tuple[Encoder, Decoder]] = {}
 _COMPILED: dict[Any, tuple[Encoder, Decoder]] = {}
+
+
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+PACKED_SMALL: tuple[bytes, ...] = tuple(_pack(n) for n in range(256))
+"""``msgpack.packb(n)`` of the ints 0-255, by the int: the hand-packed messages look their small
+ints up here (``PACKED_SMALL[n] if 0 <= n < 256 else ...``; never with a bool, which msgpack
+packs as true/false) instead of calling the packer, which costs several times a lookup."""
+PACKED_BOOL = (_pack(False), _pack(True))
+"""``msgpack.packb(flag)`` of a bool, by the bool."""
+
+
+def packed_int(n: int) -> bytes:
+    """``msgpack.packb(n)`` of an int (not a bool), byte for byte: up to 65535 without the packer."""
+    if 0 <= n < 256:
+        return PACKED_SMALL[n]
+    if 0 <= n < 65536:
+        return b"\xcd" + n.to_bytes(2, "big")
+    packed: bytes = _pack(n)
+    return packed
+
+
+def packed_bin(value: bytes | None) -> bytes:
+    """``msgpack.packb(value)`` of a bin up to 255 bytes (a nonce, a commitment) or nil."""
+    if value is None:
+        return b"\xc0"
+    if len(value) < 256:
+        return b"\xc4" + PACKED_LENGTH[len(value)] + value
+    packed: bytes = _pack(value)  # pragma: no cover - no hand-packed field is that long
+    return packed
+
+
+PACKED_LENGTH = tuple(bytes((n,)) for n in range(256))
 
 
 def register(tp: Any, encoder: Encoder, decoder: Decoder) -> None:
@@ -293,6 +328,28 @@ def _slot_setters(cls: type[Any], names: list[str]) -> dict[str, Any] | None:
             return None
         setters[name] = slot.__set__
     return setters
+
+
+def maker(cls: type[T]) -> Callable[..., T]:
+    """A positional constructor of a frozen, slotted dataclass: ``maker(cls)(a, b, c)`` is
+    ``cls(a, b, c)`` (every field given, in field order), built as the generated decoders build
+    theirs, through the slots. A frozen ``__init__`` sets each field through `object.__setattr__`,
+    which costs three times as much: this is for the few messages a server makes every turn.
+    Any class `_slot_setters` does not accept (a hand-written ``__init__``, a ``__post_init__``)
+    gets itself back, called the ordinary way."""
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    setters = _slot_setters(cls, names)
+    if setters is None or not all(name.isidentifier() for name in names):
+        return cls  # pragma: no cover - every class given one is a plain slotted dataclass
+    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
+    lines = [f"def make({', '.join(names)}):", "    obj = new(cls)"]
+    for i, name in enumerate(names):
+        namespace[f"set{i}"] = setters[name]
+        lines.append(f"    set{i}(obj, {name})")
+    lines.append("    return obj")
+    exec(compile("\n".join(lines) + "\n", f"<maker of {cls.__qualname__}>", "exec"), namespace)
+    make: Callable[..., T] = namespace["make"]
+    return make
 
 
 def _struct_decoder(

@@ -10,7 +10,7 @@ import msgpack
 from engine import Action, Event, GameOptions, Observation, RoundPoints, RoundScored
 
 from . import gamewire as _gamewire  # (registers the engine types' codecs)
-from ._codec import Range, Size
+from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
 from ._messages_lobby import GameKind, PlayerId, TableInfo
 from ._registry import (
     U32,
@@ -106,6 +106,8 @@ class TurnStart(ServerMessage):
 
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_SMALL, _BOOL = PACKED_SMALL, PACKED_BOOL
+"""Rounds and turns (1-11), and bools, packed by lookup (see `protocol._codec.PACKED_SMALL`)."""
 _TURN_START_KEYS = tuple(_pack(name) for name in ("round", "turn", "observation", "deadline_ms"))
 
 
@@ -116,13 +118,13 @@ def _pack_turn_start(message: TurnStart) -> tuple[int, bytes]:
     return 4, b"".join(
         (
             k_round,
-            _pack(message.round),
+            _SMALL[message.round],
             k_turn,
-            _pack(message.turn),
+            _SMALL[message.turn],
             k_observation,
             _gamewire.packed_observation(message.observation),
             k_deadline,
-            _pack(message.deadline_ms),
+            packed_int(message.deadline_ms),
         )
     )
 
@@ -158,6 +160,31 @@ class Commitments(ServerMessage):
     """Per seat; nil for a seat the server auto-picked (it does not reveal)."""
     deadline_ms: DeadlineMs = 0
     """Time to REVEAL before the seat is auto-picked."""
+
+
+_COMMITMENTS_KEYS = tuple(_pack(name) for name in ("round", "turn", "commitments", "deadline_ms"))
+
+
+def _pack_commitments(message: Commitments) -> tuple[int, bytes]:
+    """COMMITMENTS' fields packed (see `register_packer`): every seat's, once a turn."""
+    k_round, k_turn, k_commitments, k_deadline = _COMMITMENTS_KEYS
+    commitments = message.commitments
+    return 4, b"".join(
+        (
+            k_round,
+            _SMALL[message.round],
+            k_turn,
+            _SMALL[message.turn],
+            k_commitments,
+            _array_header(len(commitments)),
+            *map(packed_bin, commitments),
+            k_deadline,
+            packed_int(message.deadline_ms),
+        )
+    )
+
+
+register_packer(Commitments, _pack_commitments)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,7 +230,7 @@ def _pack_turn_result(message: TurnResult) -> tuple[int, bytes]:
     k_round, k_turn, k_openings, k_events = _TURN_RESULT_KEYS
     k_action, k_nonce, k_auto = _OPENING_KEYS
     openings = message.openings
-    parts = [k_round, _pack(message.round), k_turn, _pack(message.turn), k_openings]
+    parts = [k_round, _SMALL[message.round], k_turn, _SMALL[message.turn], k_openings]
     parts.append(_array_header(len(openings)))
     for opening in openings:
         parts += (
@@ -211,11 +238,15 @@ def _pack_turn_result(message: TurnResult) -> tuple[int, bytes]:
             k_action,
             _gamewire.packed_action(opening.action),
             k_nonce,
-            _pack(opening.nonce),
+            packed_bin(opening.nonce),
             k_auto,
-            _pack(opening.auto),
+            _BOOL[opening.auto],
         )
-    parts += (k_events, _pack([_gamewire.encode_event(event) for event in message.events]))
+    events = message.events
+    parts += (
+        k_events,
+        _pack([_gamewire.encode_event(event) for event in events]) if events else b"\x90",
+    )
     return 4, b"".join(parts)
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar
 
 import msgpack
 
-from ._codec import FieldError, Range, Size, kind_of, struct_codec
+from ._codec import PACKED_SMALL, FieldError, Range, Size, kind_of, packed_int, struct_codec
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 
 U32_MAX = 2**32 - 1
@@ -170,13 +170,22 @@ def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
     return b"".join((with_seq, _PACK(seq), fields))
 
 
+def frame_parts(message: MessageT) -> tuple[bytes, bytes]:
+    """A server message's body around its ``seq`` value: what comes before it (the map's header,
+    the ``type`` entry and the ``seq`` key) and after it (the packed fields). A frame is the
+    body's length (4 bytes, big-endian), then these two with the packed seq between them."""
+    cached = _last_body
+    fields = cached[1] if cached[0] is message else _fields(message)
+    return _LEADS[type(message)][1], fields
+
+
 def to_frame(message: MessageT, seq: int, max_body: int) -> bytes:
     """A server message's whole frame: the length header and ``to_bytes(message, seq)``, built in
     one piece. `LocalProtocolError` FRAME_TOO_LARGE for a body over `max_body` bytes."""
     cached = _last_body
     fields = cached[1] if cached[0] is message else _fields(message)
     lead = _LEADS[type(message)][1]
-    packed_seq = _PACK(seq)
+    packed_seq = _SMALL[seq] if 0 <= seq < 256 else packed_int(seq)
     size = len(lead) + len(packed_seq) + len(fields)
     if size > max_body:
         raise LocalProtocolError(
@@ -239,6 +248,8 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
             )
     decode = _codec_for(cls)[1]
     _DECODERS[sender, name] = decode
+    if sender is _CLIENT:
+        CLIENT_DECODERS[name] = decode
     try:
         msg = decode(value)
     except FieldError as exc:
@@ -250,6 +261,9 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
 
 _DECODERS: dict[tuple[Role, Any], Callable[[Any], Any]] = {}
 """The decoder of each message type met so far, by (sender, type name)."""
+CLIENT_DECODERS: dict[str, Callable[[Any], Any]] = {}
+"""The same for client messages, by type name alone (the server's hot path: one lookup)."""
+_SMALL = PACKED_SMALL
 _CLIENT = Role.CLIENT
 """As a module constant: on the hot path, an enum's class attribute costs ten times a global's
 lookup (Python 3.11)."""

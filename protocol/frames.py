@@ -149,12 +149,14 @@ class FrameDecoder:
     body within the limit): a declared length over the limit is refused before its body arrives.
     """
 
-    __slots__ = ("_buf", "_error", "_need", "eof", "limits")
+    __slots__ = ("_error", "_need", "buffer", "eof", "limits")
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         """The limits of the peer's frames."""
-        self._buf = bytearray()
+        self.buffer = bytearray()
+        """Bytes received and not yet returned as values (always this one bytearray, so a
+        caller may keep it: empty means `next_value` has nothing to give until more comes)."""
         self._need = -1  # the current body's length once its header is read
         self.eof = False
         """The peer closed its side (frames may still be buffered: see `at_eof`)."""
@@ -163,35 +165,37 @@ class FrameDecoder:
     @property
     def buffered(self) -> int:
         """Bytes received and not yet returned as values."""
-        return len(self._buf)
+        return len(self.buffer)
 
     @property
     def at_eof(self) -> bool:
         """The stream has ended and every complete frame has been returned."""
-        return self.eof and not self._buf
+        return self.eof and not self.buffer
 
     def receive_data(self, data: bytes) -> None:
         """Add received bytes; `b""` means the peer closed its side."""
         if self._error is not None:
             raise self._error
-        if self.eof and data:
-            raise LocalProtocolError(ErrorCode.TRUNCATED_FRAME, "data received after the end")
         if not data:
             self.eof = True
-        else:
-            self._buf += data
-            # Read the header now so an oversized length is refused at once, however the caller
-            # paces next_value().
+            return
+        if self.eof:
+            raise LocalProtocolError(ErrorCode.TRUNCATED_FRAME, "data received after the end")
+        buf = self.buffer
+        buf += data
+        # Read the header now so an oversized length is refused at once, however the caller
+        # paces next_value().
+        if self._need < 0 and len(buf) >= HEADER_SIZE:
             self._read_header()
 
     def _fail(self, error: RemoteProtocolError) -> RemoteProtocolError:
         self._error = error
-        self._buf = bytearray()
+        self.buffer.clear()
         return error
 
     def _read_header(self) -> None:
-        if self._need < 0 and len(self._buf) >= HEADER_SIZE:
-            need = int.from_bytes(self._buf[:HEADER_SIZE], "big")
+        if self._need < 0 and len(self.buffer) >= HEADER_SIZE:
+            need = int.from_bytes(self.buffer[:HEADER_SIZE], "big")
             if need > self.limits.max_body:
                 raise self._fail(
                     RemoteProtocolError(
@@ -205,7 +209,7 @@ class FrameDecoder:
         """The next complete frame's value, or `NEED_DATA` until more data arrives."""
         if self._error is not None:
             raise self._error
-        buf = self._buf
+        buf = self.buffer
         need = self._need
         if need < 0:
             if not buf:  # between frames, the common case
@@ -241,6 +245,32 @@ class FrameDecoder:
             raise self._fail(_malformed(exc)) from None
         if len(buf) >= HEADER_SIZE:
             self._read_header()
+        return value
+
+    def whole_frame(self, data: bytes) -> Any:
+        """The value of `data` when it is exactly one whole frame and nothing is buffered: what
+        ``receive_data(data)`` then `next_value` would give, without buffering it. `NEED_DATA`,
+        having done nothing, for any other `data` (feed it to `receive_data` then)."""
+        if self._error is not None or self.eof or self.buffer:
+            return NEED_DATA
+        need = len(data) - HEADER_SIZE
+        limits = self.limits
+        if need < 0 or need > limits.max_body or int.from_bytes(data[:HEADER_SIZE], "big") != need:
+            return NEED_DATA
+        unpackers = _shared.unpackers
+        kept = unpackers.get(id(limits))
+        if kept is None or kept[0] is not limits:
+            kept = unpackers[id(limits)] = (limits, _unpacker(limits))
+        unpacker = kept[1]
+        unpacker.feed(data[HEADER_SIZE:])
+        start = unpacker.tell()
+        try:
+            value = unpacker.unpack()
+            if unpacker.tell() - start != need:
+                raise msgpack.ExtraData(value, b"")  # more than one value in the body
+        except Exception as exc:
+            del unpackers[id(limits)]  # what is left of the body must not reach the next one
+            raise self._fail(_malformed(exc)) from None
         return value
 
     def __iter__(self) -> Iterator[Any]:

@@ -59,7 +59,18 @@ from engine.roll import RoundPoints as RollRoundPoints
 from engine.roll import RoundScored as RollRoundScored
 from engine.roll import RoundStarted as RollRoundStarted
 
-from ._codec import FieldError, Range, Size, codec, kind_of, register, struct_codec
+from ._codec import (
+    PACKED_BOOL,
+    PACKED_SMALL,
+    FieldError,
+    Range,
+    Size,
+    codec,
+    kind_of,
+    packed_int,
+    register,
+    struct_codec,
+)
 from .errors import ErrorCode, RemoteProtocolError
 
 __all__ = [
@@ -280,6 +291,9 @@ _packed_turn: tuple[Any, Any, bytes] = ((), (), b"")
 """The last observation's shared part packed (its tableaus, pass direction, dummy controller and
 whether the game is over): every seat's observation of a turn holds the engine's same tableaus."""
 _packed_options: dict[GameOptions, bytes] = {}
+_last_options: tuple[GameOptions | None, bytes] = (None, b"")
+_SMALL, _BOOL, _int = PACKED_SMALL, PACKED_BOOL, packed_int
+"""Small ints and bools packed by lookup (see `protocol._codec.PACKED_SMALL`)."""
 _CARD_BYTES = {card: _pack(label) for card, label in _LABEL.items()}
 """Each card's label, packed."""
 _TABLEAU_KEYS = tuple(_pack(name) for name in _TABLEAU_HINTS)
@@ -292,12 +306,19 @@ _require_order(
 
 def _array_header(n: int) -> bytes:
     """msgpack's header of an array of `n` items, in the shortest form (as msgpack writes it)."""
-    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+    return _ARRAYS[n] if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+
+
+_ARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
+"""The one-byte headers of arrays of 0-15 items."""
+_card_bytes = _CARD_BYTES.__getitem__
 
 
 def _packed_cards(cards: tuple[Card, ...]) -> bytes:
     """``msgpack.packb([card labels])``, byte for byte, from each card's packed label."""
-    return _array_header(len(cards)) + b"".join(map(_CARD_BYTES.__getitem__, cards))
+    n = len(cards)
+    head = _ARRAYS[n] if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+    return head + b"".join(map(_card_bytes, cards))
 
 
 def _packed_tableau(view: TableauView) -> bytes:
@@ -313,19 +334,19 @@ def _packed_tableau(view: TableauView) -> bytes:
             k_wasabi,
             _packed_cards(view.on_wasabi),
             k_open,
-            _pack(view.open_wasabi),
+            _SMALL[view.open_wasabi],  # counts of cards: 0-64 (see _TABLEAU_HINTS)
             k_puddings,
-            _pack(view.puddings),
+            _SMALL[view.puddings],
             k_score,
-            _pack(view.score),
+            _int(view.score),
             k_rounds,
             _pack(view.round_scores),
             k_hand,
-            _pack(view.hand_size),
+            _SMALL[view.hand_size],
             k_chop,
-            _pack(view.chopsticks_ready),
+            _BOOL[view.chopsticks_ready],
             k_dummy,
-            _pack(view.is_dummy),
+            _BOOL[view.is_dummy],
         )
     )
 
@@ -352,30 +373,37 @@ def packed_observation(obs: Observation) -> bytes:
                 _array_header(len(views)),
                 *map(_packed_tableau, views),
                 k["pass_direction"],
-                _pack(obs.pass_direction),
+                _int(obs.pass_direction),
                 k["dummy_controller"],
-                _pack(obs.dummy_controller),
+                b"\xc0" if obs.dummy_controller is None else _int(obs.dummy_controller),
                 k["is_over"],
-                _pack(obs.is_over),
+                _BOOL[obs.is_over],
             )
         )
         _packed_turn = (views, shared, tail)
-    options = _packed_options.get(obs.options)
-    if options is None:
-        if len(_packed_options) >= 64:  # pragma: no cover - there are 16 option sets per size
-            _packed_options.clear()
-        options = _packed_options[obs.options] = _pack(_encode_game_options(obs.options))
+    global _last_options  # noqa: PLW0603  (a one-entry cache, by identity: the seats' in a row)
+    last = _last_options
+    if last[0] is obs.options:
+        options = last[1]
+    else:
+        known = _packed_options.get(obs.options)  # (a dataclass's hash: a Python call)
+        if known is None:
+            if len(_packed_options) >= 64:  # pragma: no cover - there are 16 option sets a size
+                _packed_options.clear()
+            known = _packed_options[obs.options] = _pack(_encode_game_options(obs.options))
+        options = known
+        _last_options = (obs.options, options)
     return b"".join(
         (
             _OBS_HEAD,
             _K_OPTIONS,
             options,
             _K_SEAT,
-            _pack(obs.seat),
+            b"\xc0" if obs.seat is None else _SMALL[obs.seat],
             _K_ROUND,
-            _pack(obs.round),
+            _SMALL[obs.round],
             _K_TURN,
-            _pack(obs.turn),
+            _SMALL[obs.turn],
             _K_HAND,
             _packed_cards(obs.hand),
             tail,

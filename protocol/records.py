@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
-from ._codec import FieldError, Size, codec
+from ._codec import FieldError, Size, codec, packed_bin, packed_int
 from .errors import ErrorCode, RemoteProtocolError
 from .fairness import FairRecord, TurnRecord
 from .frames import SERVER_LIMITS, decode_body
@@ -88,16 +88,19 @@ def turn_record_bytes(turn: TurnRecord) -> bytes:
     (``canonical_bytes`` of the turn's plain data), built directly and quickly. A server packs
     each turn once, as it is played, and hands the turns to `record_bytes` at the game's end."""
     openings = turn.openings
-    parts = [_TURN_HEAD, _pack(turn.commitments), _OPENINGS, _array_header(len(openings))]
+    commitments = turn.commitments
+    parts = [_TURN_HEAD, _array_header(len(commitments))]
+    parts += map(packed_bin, commitments)
+    parts += (_OPENINGS, _array_header(len(openings)))
     for opening in openings:
         parts += (
             _OPENING_HEAD,
             _packed_action(opening.action),  # "cards" before "dummy": canonical already
             _AUTO[opening.auto],
             _NONCE,
-            _pack(opening.nonce),
+            packed_bin(opening.nonce),
         )
-    parts += (_ROUND, _pack(turn.round), _TURN, _pack(turn.turn))
+    parts += (_ROUND, packed_int(turn.round), _TURN, packed_int(turn.turn))
     return b"".join(parts)
 
 
