@@ -24,8 +24,13 @@ not, run the hub under valgrind, which counts only inside the hub's calls (made 
 `operator.call` for this), and take the difference of two lengths to leave start-up out:
 
     valgrind --tool=callgrind --toggle-collect=_operator_call --callgrind-out-file=/dev/null \
-        .venv/bin/python scripts/bench_server.py --tables 10 --warmup 10 --turns 290
-    (the same with --turns 50; instructions per turn = the difference / 240)
+        .venv/bin/python scripts/bench_server.py --tables 10 --warmup 10 --turns 530 --fixed
+    (the same with --turns 50; instructions per turn = the difference / 480)
+
+`--fixed` draws every random byte (the server's seeds, nonces, table ids and tokens, the seats'
+too) from `--seed`, and the server key from it: two runs then play the very same games, and
+the difference between two versions of the code is the code's alone (without it, the games
+differ from run to run, and so does the engine's work: about 1% either way).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import cProfile
 import gc
 import operator
 import pstats
+import random
 import secrets
 import sys
 import tempfile
@@ -211,13 +217,13 @@ class Bench:
         self.inputs = 0
         self.hub = Hub(
             storage=storage,
-            key=Ed25519PrivateKey.generate(),
+            key=Ed25519PrivateKey.from_private_bytes(secrets.token_bytes(32)),
             config=HubConfig(max_per_address=1_000_000, max_connections=1_000_000),
         )
         self.now = 1000.0
         self.meter = Meter()
         self.stopping = False
-        self._rng = __import__("random").Random(seed)
+        self._rng = random.Random(seed)
         self.seats = [Seat(self, i) for i in range(4 * tables)]
 
     def pick(self, hand: list[str]) -> str:
@@ -316,9 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--profile", action="store_true", help="cProfile the run; top functions")
     parser.add_argument("--seed", type=int, default=1, help="seed of the seats' picks")
+    parser.add_argument(
+        "--fixed", action="store_true", help="every random byte from --seed too (A/B runs)"
+    )
     args = parser.parse_args(argv)
     if args.tables < 1 or args.turns < 1 or args.batch < 1 or args.warmup < 0:
         parser.error("--tables, --turns and --batch must be positive, --warmup not negative")
+    if args.fixed:
+        _fix_randomness(args.seed)
     with tempfile.TemporaryDirectory(prefix="sushigo-bench-") as folder:
         storage = Storage(
             ":memory:" if args.memory else Path(folder) / "bench.db",
@@ -355,6 +366,23 @@ def main(argv: list[str] | None = None) -> int:
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
+
+
+def _fix_randomness(seed: int) -> None:
+    """Draw what the server and the seats take from `secrets` from a generator seeded by `seed`
+    (for this benchmark process only: nothing here is secret)."""
+    rng = random.Random(seed)
+
+    def token_bytes(nbytes: int | None = None) -> bytes:
+        return rng.randbytes(32 if nbytes is None else nbytes)
+
+    def token_hex(nbytes: int | None = None) -> str:
+        return token_bytes(nbytes).hex()
+
+    def randbits(k: int) -> int:
+        return rng.getrandbits(k)
+
+    secrets.token_bytes, secrets.token_hex, secrets.randbits = token_bytes, token_hex, randbits
 
 
 if __name__ == "__main__":

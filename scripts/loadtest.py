@@ -21,7 +21,8 @@ Reported: connections (peak open at once, from the clients' per-second samples),
 completed, four-player turns per second (sustained over the window after every seat connected,
 and the best second), latency from a seat's REVEAL to its TURN_RESULT (p50/p99/max), errors (any
 ERROR message, unexpected close, refused connection or bad sequence number) and the server's peak
-memory (VmHWM) and CPU use. The server's stderr is read as it comes (a chatty server never blocks
+memory (VmHWM) and CPU use (in all, and per turn its user and system time apart: the one the
+server's Python work costs, the other its system calls). The server's stderr is read as it comes (a chatty server never blocks
 on a full pipe). Every run stops by itself after ``--duration`` seconds, and only
 127.0.0.1 is ever contacted. With two or more CPUs the server is pinned to CPU 0 and the clients to
 the others (``--no-pin`` to turn that off).
@@ -544,7 +545,8 @@ class ServerProcess:
         self.reader.start()
 
     def status(self) -> dict[str, int]:
-        """VmHWM, VmRSS (KiB) and CPU ticks (utime + stime) of the server."""
+        """VmHWM, VmRSS (KiB) and CPU ticks of the server: ``ticks`` (utime + stime), and
+        ``user`` and ``system`` apart."""
         out: dict[str, int] = {}
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -552,7 +554,8 @@ class ServerProcess:
                 if key in ("VmHWM", "VmRSS"):
                     out[key] = int(value.split()[0])
             fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            out["ticks"] = int(fields[11]) + int(fields[12])
+            out["user"], out["system"] = int(fields[11]), int(fields[12])
+            out["ticks"] = out["user"] + out["system"]
         return out
 
     def stop(self) -> str:
@@ -678,6 +681,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(max(0.0, start - time.time()))
         before = server.status()
         cpu_window = (time.time(), before.get("ticks", 0))
+        split_before = (before.get("user", 0), before.get("system", 0))
         window_start: float | None = None
         results: list[dict[str, Any]] = []
         deadline = start + args.duration + 60
@@ -694,6 +698,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         stderr = server.stop()
     ticks = os.sysconf("SC_CLK_TCK")
     cpu = (after.get("ticks", 0) - cpu_window[1]) / ticks / max(1e-9, time.time() - cpu_window[0])
+    user = (after.get("user", 0) - split_before[0]) / ticks
+    system = (after.get("system", 0) - split_before[1]) / ticks
 
     seconds = max(len(r["results_per_second"]) for r in results) if results else 0
     results_per_second = [0] * seconds
@@ -746,6 +752,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_peak_memory_mib": after.get("VmHWM", 0) / 1024,
         "server_cpu_fraction": cpu,
         "turns_per_server_cpu_second": sum(turns_per_second) / max(1e-9, cpu * args.duration),
+        "server_user_us_per_turn": 1e6 * user / max(1.0, sum(turns_per_second)),
+        "server_system_us_per_turn": 1e6 * system / max(1.0, sum(turns_per_second)),
         "logged_in": sum(r["logged_in"] for r in results),
         "last_message": _merge([r["last_message"] for r in results]),
         "client_cpu_fraction": sum(r["cpu_seconds"] for r in results) / args.duration,
@@ -771,8 +779,9 @@ def report(figures: dict[str, Any]) -> str:
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
         f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
         f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"
-        f" ({f['turns_per_server_cpu_second']:.0f} turns per CPU-second),"
-        f" {f['server_log_lines']} warning/error log lines",
+        f" ({f['turns_per_server_cpu_second']:.0f} turns per CPU-second; per turn"
+        f" {f['server_user_us_per_turn']:.0f} us user, {f['server_system_us_per_turn']:.0f} us"
+        f" system), {f['server_log_lines']} warning/error log lines",
         f"clients: {f['logged_in']} logged in, CPU {100 * f['client_cpu_fraction']:.0f}% of one"
         f" core (all client processes), event-loop lag p99 {f['client_lag_p99_ms']:.1f} ms,"
         f" max {f['client_lag_max_ms']:.1f} ms",

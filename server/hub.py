@@ -64,7 +64,7 @@ from .desk import TournamentDesk
 from .lobby import Lobby
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
-from .session import Session, Transport
+from .session import Session, Transport, broadcast
 from .storage import PlayerResult, Storage
 from .table import TableError
 from .tables import AnyTable
@@ -167,6 +167,8 @@ class Hub:
         self.now = 0.0
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
+        self._routes = self.lobby.handlers
+        """The lobby's handler of each request it answers, by message class (see `data`)."""
 
     # -- the adapter's entry points ---------------------------------------------------------
 
@@ -226,49 +228,81 @@ class Hub:
             return
         proto = conn.proto
         try:
+            # One whole frame, the usual input, is read in one step; anything else is buffered
+            # and drained below.
+            event = proto.receive_frame(data)
+        except RemoteProtocolError as exc:
+            self._refused(conn, exc, now)
+            return
+        if event is not None:
+            self._event(conn, event, now)
+            return
+        try:
             proto.receive_data(data)
         except ProtocolError as exc:
             self._fatal(conn, exc)
             return
+        unread = proto.unread
         while not conn.closed:
             try:
-                event = proto.next_event()
+                got = proto.next_event()
             except RemoteProtocolError as exc:
-                if exc.fatal:
-                    self._fatal(conn, exc)
+                if self._refused(conn, exc, now):
                     return
-                if self._spend(conn, now, exc.ref):
-                    self._reply(conn, error_for(exc))
                 continue
-            if event is None:
+            if got is None:
                 return
-            if isinstance(event, ConnectionClosed):
+            if isinstance(got, ConnectionClosed):
                 self.lost(conn, now)
                 return
-            # A game move the phase check let through comes once per turn at most (a Sushi Roll
-            # mover's few, bounded by its tokens): it costs nothing, so fast bots are never
-            # slowed. Everything else spends from the bucket.
-            free = type(event) in _FREE
-            if not free and not self._spend(conn, now, _ref(event)):
-                continue
-            try:
+            self._event(conn, got, now)
+            if not unread:  # no more frames: the next event would be None (the common case)
+                return
+
+    def _refused(self, conn: Conn, exc: RemoteProtocolError, now: float) -> bool:
+        """A frame the protocol refused: close for a fatal error (True), else answer it."""
+        if exc.fatal:
+            self._fatal(conn, exc)
+            return True
+        if self._spend(conn, now, exc.ref):
+            self._reply(conn, error_for(exc))
+        return False
+
+    def _event(self, conn: Conn, event: Message, now: float) -> None:
+        """Handle one message the protocol let through."""
+        # A game move the phase check let through comes once per turn at most (a Sushi Roll
+        # mover's few, bounded by its tokens): it costs nothing, so fast bots are never slowed.
+        # Everything else spends from the bucket.
+        kind = type(event)
+        free = kind in _FREE
+        if not free and not self._spend(conn, now, _ref(event)):
+            return
+        session = conn.session
+        try:
+            # A lobby or table request (game moves included, the common case) goes straight to
+            # its handler; the handshake, heartbeats, logins and the rest through `_handle`.
+            if session is not None and (route := self._routes.get(kind)) is not None:
+                route(conn, session, event, now)
+            else:
                 self._handle(conn, event, now)
-            except TableError as exc:
-                # A move the table refuses costs after all, so a mover cannot spam illegal ones.
-                if free and not self._spend(conn, now, _ref(event)):
-                    continue
-                self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
-            except Exception:  # a server bug: log it, tell the client, keep everyone else going
-                log.exception("internal error handling %s from %s", event.TYPE, conn.peer)
-                self._reply(
-                    conn,
-                    Error(ref=_ref(event), code=ErrorCode.INTERNAL_ERROR, message="internal error"),
-                )
-            session = conn.session
-            if session is not None and session.table is not None:
-                self._watch(session.table)
-            if self.desk.pending:
-                self.desk.flush(now)
+        except TableError as exc:
+            # A move the table refuses costs after all, so a mover cannot spam illegal ones.
+            if free and not self._spend(conn, now, _ref(event)):
+                return
+            self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
+        except Exception:  # a server bug: log it, tell the client, keep everyone else going
+            log.exception("internal error handling %s from %s", event.TYPE, conn.peer)
+            self._reply(
+                conn,
+                Error(ref=_ref(event), code=ErrorCode.INTERNAL_ERROR, message="internal error"),
+            )
+        session = conn.session
+        if session is not None:
+            table = session.table
+            if table is not None and table.deadline is not None:
+                self._watch(table)
+        if self.desk.pending:
+            self.desk.flush(now)
 
     def lost(self, conn: Conn, now: float) -> None:
         """The connection ended (closed by the peer, by us, or broken)."""
@@ -530,8 +564,7 @@ class Hub:
     def table_changed(self, table: AnyTable) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
-        for person in table.people():
-            person.send(update)
+        broadcast(table.people(), update)
         self._watch(table)
 
     # -- requests ------------------------------------------------------------------------------
@@ -539,7 +572,7 @@ class Hub:
     def _handle(self, conn: Conn, msg: Message, now: float) -> None:
         session = conn.session
         if session is not None and self.lobby.handle(conn, session, msg, now):
-            return  # a lobby or table request, game moves included: the common case
+            return  # a lobby or table request (`data` routes these itself)
         if isinstance(msg, Hello):
             reply = handshake_reply(
                 msg,

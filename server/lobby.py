@@ -59,7 +59,7 @@ class Lobby:
         self.hub = hub
         self._quick: dict[tuple[str, int], list[AnyTable]] = {}
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
-        self._handlers: dict[type[Message], Callable[[Conn, Session, Any, float], None]] = {
+        self.handlers: dict[type[Message], Callable[[Conn, Session, Any, float], None]] = {
             ListTables: self._list_tables,
             CreateTable: self._create,
             JoinTable: self._join,
@@ -78,14 +78,14 @@ class Lobby:
 
     def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
         """Answer `msg`; False when it is not a lobby or table request."""
-        handler = self._handlers.get(type(msg))
+        handler = self.handlers.get(type(msg))
         if handler is None:
             return False
         handler(conn, session, msg, now)
         return True
 
-    # One handler per request type, found by the message's class (`_handlers`): a game move
-    # is one dict lookup away, not a dozen isinstance tests.
+    # One handler per request type, found by the message's class (`handlers`): a game move
+    # is one dict lookup away, not a dozen isinstance tests (the hub looks it up itself).
 
     def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
         tables = [
@@ -120,12 +120,18 @@ class Lobby:
         table.seed(seat, msg.seed, now)
 
     def _commit(self, conn: Conn, session: Session, msg: Commit, now: float) -> None:
-        table, seat = self._seat_of(session)
-        _card_table(table).commit(seat, msg.round, msg.turn, msg.commitment, now)
+        table, seat = session.table, session.seat
+        if type(table) is not Table or seat is None:  # not a seat at a card table: say why
+            at, seat = self._seat_of(session)
+            table = _card_table(at)
+        table.commit(seat, msg.round, msg.turn, msg.commitment, now)
 
     def _reveal(self, conn: Conn, session: Session, msg: Reveal, now: float) -> None:
-        table, seat = self._seat_of(session)
-        _card_table(table).reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+        table, seat = session.table, session.seat
+        if type(table) is not Table or seat is None:
+            at, seat = self._seat_of(session)
+            table = _card_table(at)
+        table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
 
     def _roll_play(self, conn: Conn, session: Session, msg: RollPlay, now: float) -> None:
         table, seat = self._seat_of(session)

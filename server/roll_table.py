@@ -45,6 +45,7 @@ from protocol import (
     server_seed_hash,
 )
 
+from .session import broadcast
 from .table import Seat, Seating, TableError
 
 if TYPE_CHECKING:
@@ -323,13 +324,11 @@ class RollTable(Seating):
             observation=game.observation(None),
         )
         people = self.people()
-        for person in people:
-            person.send(update)
+        broadcast(people, update)
         for event in events:
             if isinstance(event, RoundScored):
                 scores = RollRoundScores.of(event)
-                for person in people:
-                    person.send(scores)
+                broadcast(people, scores)
         if game.is_terminal():
             self.finish()
         elif took:

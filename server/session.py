@@ -11,10 +11,18 @@ import hashlib
 import logging
 import secrets
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from protocol import SERVER_LIMITS, LocalProtocolError, Message, Phase, ServerConnection
+from protocol import (
+    SERVER_LIMITS,
+    LocalProtocolError,
+    Message,
+    Phase,
+    ServerConnection,
+    send_each,
+)
 from protocol._registry import Role
 from protocol.frames import HEADER_SIZE, decode_body
 from protocol.messages import decode_message
@@ -84,6 +92,25 @@ _VALUE = {phase: phase.value for phase in Phase}
 _CLOSED = Phase.CLOSED
 
 
+def broadcast(sessions: Sequence[Session], message: Message) -> None:
+    """`Session.send` of one message to each of `sessions` (a table's people): the frames come
+    from `protocol.send_each`, which packs the message once for all of them."""
+    frames = send_each([session.conn for session in sessions], message)
+    for session, frame in zip(sessions, frames, strict=True):
+        if frame is None:
+            continue  # closed by a fatal error: a resume will get a snapshot
+        if type(frame) is not bytes:
+            log.error("not sending %s to %s: %s", message.TYPE, session.player_id, frame)
+            continue
+        conn = session.conn
+        session.log.append(
+            (session.generation, conn.last_seq, frame, _VALUE[conn.phase], conn.position)
+        )
+        transport = session.transport
+        if transport is not None:
+            transport.write(frame)
+
+
 def _sent(entry: LogEntry) -> Sent:
     generation, seq, frame, phase, position = entry
     return Sent(generation, seq, frame, Phase(phase), position)
@@ -117,19 +144,20 @@ class Session:
 
     def send(self, message: Message) -> None:
         """Send (or, while away, only record) a message to this player."""
-        if self.conn.phase is _CLOSED:
+        conn = self.conn
+        if conn.phase is _CLOSED:
             return  # closed by a fatal error: a resume will get a snapshot
         try:
-            frame = self.conn.send(message)
+            frame = conn.send(message)
         except LocalProtocolError as exc:
             # Our own state machine refused: a server bug, never the player's fault. Say so in
             # the log and drop the message rather than break the connection.
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
-        conn = self.conn
         self.log.append((self.generation, conn.last_seq, frame, _VALUE[conn.phase], conn.position))
-        if self.transport is not None:
-            self.transport.write(frame)
+        transport = self.transport
+        if transport is not None:
+            transport.write(frame)
 
     def missed_since(self, last_seq: int) -> list[Sent] | None:
         """The logged messages after `last_seq` on the current connection, or None when they are

@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from bots import Strategy
 from engine import Action, Game, GameOptions, GameOver, Observation, RoundScored
@@ -44,11 +44,14 @@ from protocol import (
     TurnStart,
     derive_game_seed,
     make_commitment,
+    maker,
     new_nonce,
     new_seed,
     server_seed_hash,
     verify_commitment,
 )
+
+from .session import broadcast
 
 if TYPE_CHECKING:
     from .session import Session
@@ -87,6 +90,25 @@ TRANSITIONS: dict[tuple[TablePhase, str], TablePhase] = {
 """Every legal (phase, event) -> phase of a table."""
 _COMMITTING, _REVEALING = TablePhase.COMMITTING, TablePhase.REVEALING
 """As module constants, for the hot path (an enum's class attribute is slow in Python 3.11)."""
+_SCORING = (RoundScored, GameOver)
+"""The engine's events that TURN_RESULT leaves to ROUND_SCORES and GAME_OVER."""
+_turn_start = maker(TurnStart)
+_commitments = maker(Commitments)
+_turn_result = maker(TurnResult)
+_turn_record = maker(TurnRecord)
+_opening = maker(Opening)
+_seat_info = maker(SeatInfo)
+_table_info = maker(TableInfo)
+"""The messages and records of every turn, made positionally through their slots (`maker`)."""
+
+
+def _all_open(openings: list[Opening | None]) -> bool:
+    """Every seat's pick is settled. (``None in openings`` would call `Opening.__eq__` per pick,
+    and ``all`` over a generator costs twice this loop.)"""
+    for opening in openings:  # noqa: SIM110
+        if opening is None:
+            return False
+    return True
 
 
 class TableError(Exception):
@@ -142,13 +164,12 @@ class Seat:
 
     def info(self) -> SeatInfo:
         """The seat as the lobby shows it."""
-        connected = self.bot is not None or (self.session is not None and self.session.attached)
-        return SeatInfo(
-            seat=self.index,
-            player_id=self.player_id,
-            name=self.name,
-            bot=self.bot is not None or self.bot_control,
-            connected=connected or self.empty,
+        bot = self.bot is not None
+        session = self.session
+        connected = bot or (session is not None and session.transport is not None)
+        empty = self.player_id is None and not bot
+        return _seat_info(
+            self.index, self.player_id, self.name, bot or self.bot_control, connected or empty
         )
 
 
@@ -175,13 +196,13 @@ class Seating:
 
     def info(self) -> TableInfo:
         """The table as the lobby shows it."""
-        return TableInfo(
-            table_id=self.table_id,
-            settings=self.settings,
-            status=self.status,
-            host=self.host_player,
-            seats=tuple(seat.info() for seat in self.seats),
-            spectators=len(self.spectators),
+        return _table_info(
+            self.table_id,
+            self.settings,
+            self.status,
+            self.host_player,
+            tuple([seat.info() for seat in self.seats]),
+            len(self.spectators),
         )
 
     def people(self) -> list[Session]:
@@ -337,8 +358,7 @@ class Seating:
             server_seed_hash=server_seed_hash(self.server_seed),
             client_seeds=seeds,
         )
-        for person in self.people():
-            person.send(started)
+        broadcast(self.people(), started)
         self._begin_game(derive_game_seed(self.table_id, self.server_seed, seeds), now)
 
     # -- what both games do when seats miss their turns, and at the end ---------------------------
@@ -355,8 +375,7 @@ class Seating:
 
     def _announce_end(self, message: Message) -> None:
         """Send the game's last message to everyone; the seats are their players' again."""
-        for person in self.people():
-            person.send(message)
+        broadcast(self.people(), message)
         for seat in self.seats:
             seat.bot_control = False
         self._changed()
@@ -391,6 +410,8 @@ class Table(Seating):
         self.commitments: list[bytes | None] = []
         self.openings: list[Opening | None] = []
         self._committed: list[bool] = []
+        self.position = (0, 0)
+        """(round, turn) of the turn being played (set as it begins: see `_begin_turn`)."""
         self.packed_head: tuple[tuple[object, ...], bytes] = ((), b"")
         """The saved header's bytes and what they were made from (see `server.persist`)."""
         self.packed_turns: tuple[bytes, list[bytes]] = (b"", [])
@@ -473,20 +494,15 @@ class Table(Seating):
         self.deadline = now + self.settings.turn_seconds if self.settings.turn_seconds else None
         deadline_ms = self.settings.turn_seconds * 1000
         round_, turn = game.round, game.turn
+        self.position = (round_, turn)
+        observation = game.observation
         for seat in self.seats:
-            if seat.session is not None:
-                seat.session.send(
-                    TurnStart(
-                        round=round_,
-                        turn=turn,
-                        observation=game.observation(seat.index),
-                        deadline_ms=deadline_ms,
-                    )
-                )
+            session = seat.session
+            if session is not None:
+                session.send(_turn_start(round_, turn, observation(seat.index), deadline_ms))
         if self.spectators:
             public = TurnStart(round=round_, turn=turn, observation=game.observation(None))
-            for watcher in self.spectators:
-                watcher.send(public)
+            broadcast(self.spectators, public)
         self._act_for_bots(now)
 
     def _act_for_bots(self, now: float) -> None:
@@ -501,7 +517,7 @@ class Table(Seating):
             for seat in self.seats:
                 if self.openings[seat.index] is None and (seat.bot or seat.bot_control):
                     self._auto_pick(seat)
-            if all(o is not None for o in self.openings):
+            if _all_open(self.openings):
                 self._all_revealed(now)
 
     def _choose(self, seat: Seat) -> Action:
@@ -553,11 +569,12 @@ class Table(Seating):
         self._now_hint = now
         seat = self.seats[seat_index]
         was_bot = seat.bot_control
-        self._player_acted(seat)
+        seat.misses = 0  # the player acted (see `_player_acted`)
+        seat.bot_control = False
         game = self.game
         if self.phase is not _COMMITTING or game is None:
             raise TableError(ErrorCode.OUT_OF_PHASE, "commitments are not being collected")
-        if (round_, turn) != (game.round, game.turn):
+        if (round_, turn) != self.position:
             raise TableError(ErrorCode.WRONG_TURN, f"this is round {game.round}, turn {game.turn}")
         if self._committed[seat_index]:
             if was_bot:
@@ -585,15 +602,12 @@ class Table(Seating):
         assert game is not None
         self._move("committed")
         self.deadline = now + self.settings.turn_seconds if self.settings.turn_seconds else None
-        message = Commitments(
-            round=game.round,
-            turn=game.turn,
-            commitments=tuple(self.commitments),
-            deadline_ms=self.settings.turn_seconds * 1000,
+        round_, turn = self.position
+        message = _commitments(
+            round_, turn, tuple(self.commitments), self.settings.turn_seconds * 1000
         )
-        for person in self.people():
-            person.send(message)
-        if all(o is not None for o in self.openings):
+        broadcast(self.people(), message)
+        if _all_open(self.openings):
             self._all_revealed(now)
 
     def reveal(
@@ -602,11 +616,12 @@ class Table(Seating):
         """A seat's REVEAL: it must open the seat's commitment and be a legal action."""
         self._now_hint = now
         seat = self.seats[seat_index]
-        self._player_acted(seat)
+        seat.misses = 0  # the player acted (see `_player_acted`)
+        seat.bot_control = False
         game = self.game
         if self.phase is not _REVEALING or game is None:
             raise TableError(ErrorCode.OUT_OF_PHASE, "reveals are not being collected")
-        if (round_, turn) != (game.round, game.turn):
+        if (round_, turn) != self.position:
             raise TableError(ErrorCode.WRONG_TURN, f"this is round {game.round}, turn {game.turn}")
         if self.openings[seat_index] is not None:
             raise TableError(ErrorCode.ALREADY_DONE, "this seat's pick is already settled")
@@ -630,8 +645,8 @@ class Table(Seating):
             # The engine's own equal action, which lives on anyway: the decoded one can go now,
             # rather than stay with the game's record until it ends (less for the collector).
             action = legal[legal.index(action)]
-            self.openings[seat_index] = Opening(action=action, nonce=nonce)
-        if all(o is not None for o in self.openings):
+            self.openings[seat_index] = _opening(action, nonce, False)
+        if _all_open(self.openings):
             self._all_revealed(now)
         if error is not None:
             raise error
@@ -639,26 +654,24 @@ class Table(Seating):
     def _all_revealed(self, now: float) -> None:
         game = self.game
         assert game is not None
-        openings = tuple(o for o in self.openings if o is not None)
-        record = TurnRecord(
-            round=game.round, turn=game.turn, commitments=tuple(self.commitments), openings=openings
-        )
-        round_, turn = game.round, game.turn
+        openings = cast(tuple[Opening, ...], tuple(self.openings))  # every one is in
+        round_, turn = self.position
+        record = _turn_record(round_, turn, tuple(self.commitments), openings)
         events = game.apply([o.action for o in openings])
         self.turns.append(record)
         over = game.is_terminal()
         # Saved before anyone hears the result: after a crash the game resumes from here.
         self.host.save_table(self)
-        turn_events = tuple(e for e in events if not isinstance(e, RoundScored | GameOver))
-        result = TurnResult(round=round_, turn=turn, openings=openings, events=turn_events)
+        scored = [e for e in events if isinstance(e, _SCORING)]
+        turn_events = tuple(
+            [e for e in events if not isinstance(e, _SCORING)] if scored else events
+        )
+        result = _turn_result(round_, turn, openings, turn_events)
         people = self.people()
-        for person in people:
-            person.send(result)
-        for event in events:
+        broadcast(people, result)
+        for event in scored:
             if isinstance(event, RoundScored):
-                scores = RoundScores.of(event)
-                for person in people:
-                    person.send(scores)
+                broadcast(people, RoundScores.of(event))
         if over:
             self.finish()
         else:

@@ -364,3 +364,62 @@ async def test_results_wait_while_the_storage_declines(
         assert hub.storage.held == 0
         for c in players:
             await c.close()
+
+
+class _Loop:
+    """What `Server` asks of its loop, recorded: the callbacks and when they would run."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+
+    def call_soon(self, callback: Callable[[], None]) -> None:
+        self.calls.append(("soon", 0.0))
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> None:
+        self.calls.append(("later", round(delay, 6)))
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> None:
+        pass
+
+    def time(self) -> float:
+        return 0.0
+
+
+async def test_commits_are_paced_when_busy_and_immediate_when_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(app_module, "_perf_counter", lambda: clock[0])
+    commits: list[float] = []
+    storage = Storage(tmp_path / "p.db", write_behind=True)
+    flush = storage.flush
+
+    def counted(*, wait: bool = False) -> bool:
+        commits.append(clock[0])
+        return flush(wait=wait)
+
+    monkeypatch.setattr(storage, "flush", counted)
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    server = Server(hub, "127.0.0.1", 0, None)
+    loop = _Loop()
+    server.loop = loop  # type: ignore[assignment]
+    try:
+        server.soon()  # quiet: at the end of this pass
+        assert loop.calls == [("soon", 0.0)] and not commits
+        server._done_soon()
+        assert commits == [100.0]
+        clock[0] = 100.001
+        server.soon()  # busy: the next commit waits until COMMIT_SPACING after the last
+        server.soon()
+        assert loop.calls[1:] == [("later", round(app_module.COMMIT_SPACING - 0.001, 6))]
+        assert commits == [100.0]
+        clock[0] = 100.001 + app_module.BATCH_SECONDS
+        server.soon()  # the batch waited its longest: committed now
+        assert commits == [100.0, clock[0]]
+        server._done_soon()  # the timer, late: nothing waits any more
+        assert len(commits) == 2
+        clock[0] += 1.0
+        server.soon()  # quiet again
+        assert loop.calls[-1] == ("soon", 0.0)
+    finally:
+        storage.close()
