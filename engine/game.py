@@ -53,7 +53,13 @@ from .legal import (
     turn_sets,
     unpack,
 )
-from .observation import Observation, TableauView, wasabi_placements
+from .observation import (
+    Observation,
+    TableauView,
+    make_observation,
+    make_tableau_view,
+    wasabi_placements,
+)
 from .options import GameOptions
 from .rng import DeterministicRng
 from .scoring import RoundPoints, packed_breakdown, round_breakdown, score_puddings
@@ -369,9 +375,9 @@ class Game:
         if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
             raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
         # Positional, in the order of Observation's fields (options, seat, round, turn, hand,
-        # tableaus, pass_direction, dummy_controller, is_over): a server builds one per seat
-        # every turn, and a frozen dataclass's keyword arguments cost a third more.
-        return Observation(
+        # tableaus, pass_direction, dummy_controller, is_over), filled through the slots: a
+        # server builds one per seat every turn (see `engine.observation.positional`).
+        return make_observation(
             self.options,
             seat,
             self._round,
@@ -397,9 +403,9 @@ class Game:
                 size = self._hand_len + 1
             else:
                 size = self._hand_len
-            # Positional: a frozen dataclass's keyword arguments cost a third more.
+            # Positional, filled through the slots (see `engine.observation.positional`).
             views.append(
-                TableauView(
+                make_tableau_view(
                     cards,
                     on,
                     open_wasabi,

@@ -8,6 +8,7 @@ import pytest
 from engine_helpers import first_legal, play_out, play_turn, public_part, seeded_policy
 
 from engine import Card, Game, GameOptions, Observation, TableauView
+from engine.observation import make_tableau_view
 
 OBSERVATION_FIELDS = {
     "options",
@@ -107,6 +108,43 @@ def test_observations_are_immutable_values() -> None:
     play_turn(game, first_legal)
     assert obs == copy  # an observation does not change as the game goes on
     assert game.observation(0) != obs
+
+
+def test_observations_built_through_the_slots_equal_the_dataclass_constructors() -> None:
+    """The game builds observations with `positional` constructors: each must give exactly what
+    the dataclass's own constructor gives, field for field, and stay frozen."""
+    game = Game(GameOptions(4, soy_sauce=True), b"positional")
+    policy = seeded_policy(b"slots")
+    for _ in range(9):  # into round 2: finished rounds' scores, wasabi and puddings are likely
+        play_turn(game, policy)
+    for seat in (0, 3, None):
+        obs = game.observation(seat)
+        values = {f.name: getattr(obs, f.name) for f in dataclasses.fields(Observation)}
+        assert type(obs) is Observation
+        assert obs == Observation(**values)
+        assert hash(obs) == hash(Observation(**values))
+        for view in obs.tableaus:
+            fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(TableauView)}
+            assert type(view) is TableauView
+            assert view == TableauView(**fields)
+    view = make_tableau_view(
+        (Card.WASABI, Card.SQUID), (Card.SQUID,), 0, 1, 2, (3,), 4, True, False
+    )
+    assert view == TableauView(
+        cards=(Card.WASABI, Card.SQUID),
+        on_wasabi=(Card.SQUID,),
+        open_wasabi=0,
+        puddings=1,
+        score=2,
+        round_scores=(3,),
+        hand_size=4,
+        chopsticks_ready=True,
+        is_dummy=False,
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.score = 5  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        make_tableau_view((), (), 0)  # every field must be given
 
 
 def test_game_over_observation() -> None:
