@@ -7,8 +7,8 @@ venv="$root/.venv"
 # Python 3.11 or newer among python3 on PATH and the system's own, those with libpython linked into
 # the executable first. A build that loads libpython as a shared library (the --enable-shared
 # source builds of pyenv and the like, unless also built with --enable-optimizations) runs this
-# project's engine and server about 20% slower than a distribution's build of the same version:
-# see "Which Python" in docs/ARCHITECTURE.md.
+# project's engine about 20% slower than a distribution's build of the same version: see "Which
+# Python" in docs/ARCHITECTURE.md.
 python_candidates() {
     if [ -n "${PYTHON:-}" ]; then
         echo "$PYTHON"
