@@ -226,23 +226,10 @@ class FrameDecoder:
                     )
                 )
             return NEED_DATA
-        limits = self.limits
-        unpackers = _shared.unpackers
-        kept = unpackers.get(id(limits))
-        if kept is None or kept[0] is not limits:
-            kept = unpackers[id(limits)] = (limits, _unpacker(limits))
-        unpacker = kept[1]
-        unpacker.feed(buf[HEADER_SIZE:end])
+        body = buf[HEADER_SIZE:end]
         del buf[:end]
         self._need = -1
-        start = unpacker.tell()
-        try:
-            value = unpacker.unpack()
-            if unpacker.tell() - start != need:
-                raise msgpack.ExtraData(value, b"")  # more than one value in the body
-        except Exception as exc:
-            del unpackers[id(limits)]  # what is left of the body must not reach the next one
-            raise self._fail(_malformed(exc)) from None
+        value = self._unpack(body, need)
         if len(buf) >= HEADER_SIZE:
             self._read_header()
         return value
@@ -254,15 +241,24 @@ class FrameDecoder:
         if self._error is not None or self.eof or self.buffer:
             return NEED_DATA
         need = len(data) - HEADER_SIZE
-        limits = self.limits
-        if need < 0 or need > limits.max_body or int.from_bytes(data[:HEADER_SIZE], "big") != need:
+        if (
+            need < 0
+            or need > self.limits.max_body
+            or int.from_bytes(data[:HEADER_SIZE], "big") != need
+        ):
             return NEED_DATA
+        return self._unpack(data[HEADER_SIZE:], need)
+
+    def _unpack(self, body: bytes | bytearray, need: int) -> Any:
+        """The one value of a frame's body of `need` bytes, through this thread's shared unpacker
+        for these limits; a malformed body fails the stream."""
+        limits = self.limits
         unpackers = _shared.unpackers
         kept = unpackers.get(id(limits))
         if kept is None or kept[0] is not limits:
             kept = unpackers[id(limits)] = (limits, _unpacker(limits))
         unpacker = kept[1]
-        unpacker.feed(data[HEADER_SIZE:])
+        unpacker.feed(body)
         start = unpacker.tell()
         try:
             value = unpacker.unpack()
