@@ -22,7 +22,6 @@ from .connection import (
     ServerConnection,
     error_for,
     handshake_reply,
-    send_each,
 )
 from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from .fairness import (
@@ -269,7 +268,6 @@ __all__ = [
     "new_seed",
     "record_bytes",
     "roll_record_bytes",
-    "send_each",
     "server_seed_hash",
     "sign_record",
     "sign_roll_record",

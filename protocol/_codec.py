@@ -21,6 +21,8 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, get_typ
 
 import msgpack
 
+from engine.observation import positional
+
 from .errors import ErrorCode
 
 Encoder = Callable[[Any], Any]
@@ -112,6 +114,15 @@ def packed_bin(value: bytes | None) -> bytes:
 
 
 PACKED_LENGTH = tuple(bytes((n,)) for n in range(256))
+
+
+def array_header(n: int) -> bytes:
+    """msgpack's header of an array of `n` items, in the shortest form (as msgpack writes it)."""
+    return _ARRAYS[n] if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+
+
+_ARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
+"""The one-byte headers of arrays of 0-15 items."""
 
 
 def register(tp: Any, encoder: Encoder, decoder: Decoder) -> None:
@@ -332,24 +343,15 @@ def _slot_setters(cls: type[Any], names: list[str]) -> dict[str, Any] | None:
 
 def maker(cls: type[T]) -> Callable[..., T]:
     """A positional constructor of a frozen, slotted dataclass: ``maker(cls)(a, b, c)`` is
-    ``cls(a, b, c)`` (every field given, in field order), built as the generated decoders build
-    theirs, through the slots. A frozen ``__init__`` sets each field through `object.__setattr__`,
-    which costs three times as much: this is for the few messages a server makes every turn.
-    Any class `_slot_setters` does not accept (a hand-written ``__init__``, a ``__post_init__``)
-    gets itself back, called the ordinary way."""
+    ``cls(a, b, c)`` (every field given, in field order), filled through the slots by
+    `engine.observation.positional`, as the generated decoders fill theirs. A frozen ``__init__``
+    sets each field through `object.__setattr__`, which costs three times as much: this is for the
+    few messages a server makes every turn. Any class `_slot_setters` does not accept (a
+    hand-written ``__init__``, a ``__post_init__``) gets itself back, called the ordinary way."""
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    setters = _slot_setters(cls, names)
-    if setters is None or not all(name.isidentifier() for name in names):
+    if _slot_setters(cls, names) is None or not all(name.isidentifier() for name in names):
         return cls  # pragma: no cover - every class given one is a plain slotted dataclass
-    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
-    lines = [f"def make({', '.join(names)}):", "    obj = new(cls)"]
-    for i, name in enumerate(names):
-        namespace[f"set{i}"] = setters[name]
-        lines.append(f"    set{i}(obj, {name})")
-    lines.append("    return obj")
-    exec(compile("\n".join(lines) + "\n", f"<maker of {cls.__qualname__}>", "exec"), namespace)
-    make: Callable[..., T] = namespace["make"]
-    return make
+    return positional(cls)
 
 
 def _struct_decoder(

@@ -11,6 +11,7 @@ from engine import Action, Event, GameOptions, Observation, RoundPoints, RoundSc
 
 from . import gamewire as _gamewire  # (registers the engine types' codecs)
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
+from ._codec import array_header as _array_header
 from ._messages_lobby import GameKind, PlayerId, TableInfo
 from ._registry import (
     U32,
@@ -248,10 +249,6 @@ def _pack_turn_result(message: TurnResult) -> tuple[int, bytes]:
         _pack([_gamewire.encode_event(event) for event in events]) if events else b"\x90",
     )
     return 4, b"".join(parts)
-
-
-def _array_header(n: int) -> bytes:
-    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
 
 
 register_packer(TurnResult, _pack_turn_result)

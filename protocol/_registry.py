@@ -170,15 +170,6 @@ def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
     return b"".join((with_seq, _PACK(seq), fields))
 
 
-def frame_parts(message: MessageT) -> tuple[bytes, bytes]:
-    """A server message's body around its ``seq`` value: what comes before it (the map's header,
-    the ``type`` entry and the ``seq`` key) and after it (the packed fields). A frame is the
-    body's length (4 bytes, big-endian), then these two with the packed seq between them."""
-    cached = _last_body
-    fields = cached[1] if cached[0] is message else _fields(message)
-    return _LEADS[type(message)][1], fields
-
-
 def to_frame(message: MessageT, seq: int, max_body: int) -> bytes:
     """A server message's whole frame: the length header and ``to_bytes(message, seq)``, built in
     one piece. `LocalProtocolError` FRAME_TOO_LARGE for a body over `max_body` bytes."""

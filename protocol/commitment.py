@@ -71,17 +71,32 @@ def commitment_preimage(
     """The exact bytes that are hashed (see the module docstring)."""
     if len(nonce) != NONCE_SIZE:
         raise ValueError(f"a nonce is {NONCE_SIZE} bytes, not {len(nonce)}")
-    table = table_id.encode("utf-8")
-    return b"".join(
-        (
-            _PREFIX,
-            len(table).to_bytes(2, "big"),
-            table,
-            _POSITION.pack(round, turn, seat),
-            encode_action_bytes(action),
-            nonce,
-        )
-    )
+    # The server checks every REVEAL: the cached parts are looked up here, not through calls.
+    table = _tables.get(table_id) or _table_part(table_id)
+    picked = _actions.get(action) or _action_part(action)
+    return b"".join((table, _POSITION.pack(round, turn, seat), picked, nonce))
+
+
+def _table_part(table_id: str) -> bytes:
+    """The preimage up to the position, kept per table id in `_tables` (a table's id recurs
+    every turn)."""
+    if len(_tables) >= 4096:
+        _tables.clear()
+    encoded = table_id.encode("utf-8")
+    found = _tables[table_id] = _PREFIX + len(encoded).to_bytes(2, "big") + encoded
+    return found
+
+
+def _action_part(action: Action) -> bytes:
+    """`encode_action_bytes`, kept per action in `_actions` (a few hundred exist)."""
+    if len(_actions) >= 4096:  # pragma: no cover - far more than the cards can make
+        _actions.clear()
+    found = _actions[action] = encode_action_bytes(action)
+    return found
+
+
+_tables: dict[str, bytes] = {}
+_actions: dict[Action, bytes] = {}
 
 
 def make_commitment(
@@ -100,32 +115,8 @@ def verify_commitment(
     action: Action,
     nonce: bytes,
 ) -> bool:
-    """True if (`action`, `nonce`) opens `commitment` for that seat and turn (constant time).
-
-    The server checks every REVEAL with this, so the preimage is put together here in one piece,
-    from the table's and the action's parts kept from earlier calls (a few tables' ids and a few
-    hundred actions recur): the bytes hashed are exactly `commitment_preimage`'s."""
+    """True if (`action`, `nonce`) opens `commitment` for that seat and turn (constant time)."""
     if len(nonce) != NONCE_SIZE:
         return False
-    table = _tables.get(table_id)
-    if table is None:
-        if len(_tables) >= 4096:
-            _tables.clear()
-        encoded = table_id.encode("utf-8")
-        table = _tables[table_id] = _PREFIX + len(encoded).to_bytes(2, "big") + encoded
-    picked = _actions.get(action)
-    if picked is None:
-        if len(_actions) >= 4096:  # pragma: no cover - far more than the cards can make
-            _actions.clear()
-        picked = _actions[action] = encode_action_bytes(action)
-    expected = _sha256(b"".join((table, _pack_position(round, turn, seat), picked, nonce)))
-    return _compare_digest(expected.digest(), commitment)
-
-
-_tables: dict[str, bytes] = {}
-"""The preimage up to the position, by table id (tables recur turn after turn)."""
-_actions: dict[Action, bytes] = {}
-"""The action part of the preimage, by action."""
-_sha256 = hashlib.sha256
-_compare_digest = hmac.compare_digest
-_pack_position = _POSITION.pack
+    expected = hashlib.sha256(commitment_preimage(table_id, round, turn, seat, action, nonce))
+    return hmac.compare_digest(expected.digest(), commitment)

@@ -17,16 +17,15 @@ raises `LocalProtocolError` for a message the protocol does not allow now, and s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ._codec import PACKED_SMALL, FieldError, packed_int
+from ._codec import FieldError
 from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
 from ._messages_roll import RollPlay, RollTurn, RollUpdate
 from ._messages_session import Error, Hello, Welcome
 from ._registry import CLIENT_DECODERS as _CLIENT_DECODERS
-from ._registry import Role, frame_parts, from_data, to_bytes, to_frame
+from ._registry import Role, from_data, to_bytes, to_frame
 from ._state import (
     AFTER_WELCOME,
     FROM_MESSAGE,
@@ -388,58 +387,6 @@ class ServerConnection(Connection):
         self.position = position
         self.last_seq = seq
         return frame
-
-
-def send_each(
-    conns: Sequence[ServerConnection], message: Message
-) -> list[bytes | LocalProtocolError | None]:
-    """``conn.send(message)`` on each of `conns`, in one loop: for each, the frame; the
-    `LocalProtocolError` that refused it (nothing sent, nothing moved); or None for a closed
-    connection, which is not asked. A table tells its people each event of a turn this way: the
-    message is packed once, and where the move is settled each frame is only the message's packed
-    parts around that connection's seq."""
-    cls = type(message)
-    lead, fields = frame_parts(message)
-    base = len(lead) + len(fields)
-    flags = _FLAGS.get(cls) or _flags(cls)
-    if flags & _CYCLED:
-        here: tuple[int, int] | None = (message.round, message.cycle)  # type: ignore[union-attr]
-    elif flags & _POSITIONED or cls is TurnStart:
-        here = (message.round, message.turn)  # type: ignore[union-attr]
-    else:
-        here = None
-    out: list[bytes | LocalProtocolError | None] = []
-    for conn in conns:
-        phase = conn.phase
-        if phase is _CLOSED:
-            out.append(None)
-            continue
-        settled = _SETTLED.get((_SERVER, phase, cls))
-        if settled is not None and conn.failed is None:
-            target, check = settled
-            position = conn.position
-            if check & _SETS_TURN:
-                position = here
-            elif check and here != position:
-                settled = None  # the long way refuses it, naming the turns
-            if settled is not None:
-                seq = conn.last_seq + 1
-                packed_seq = _SMALL[seq] if seq < 256 else packed_int(seq)
-                size = base + len(packed_seq)
-                if size <= conn._max_body:
-                    out.append(b"".join((size.to_bytes(4, "big"), lead, packed_seq, fields)))
-                    conn.phase = target
-                    conn.position = position
-                    conn.last_seq = seq
-                    continue
-        try:
-            out.append(conn.send(message))
-        except LocalProtocolError as exc:
-            out.append(exc)
-    return out
-
-
-_SMALL = PACKED_SMALL
 
 
 class ClientConnection(Connection):

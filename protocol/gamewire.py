@@ -71,6 +71,7 @@ from ._codec import (
     register,
     struct_codec,
 )
+from ._codec import array_header as _array_header
 from .errors import ErrorCode, RemoteProtocolError
 
 __all__ = [
@@ -304,21 +305,12 @@ _require_order(
 )
 
 
-def _array_header(n: int) -> bytes:
-    """msgpack's header of an array of `n` items, in the shortest form (as msgpack writes it)."""
-    return _ARRAYS[n] if n < 16 else b"\xdc" + n.to_bytes(2, "big")
-
-
-_ARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
-"""The one-byte headers of arrays of 0-15 items."""
 _card_bytes = _CARD_BYTES.__getitem__
 
 
 def _packed_cards(cards: tuple[Card, ...]) -> bytes:
     """``msgpack.packb([card labels])``, byte for byte, from each card's packed label."""
-    n = len(cards)
-    head = _ARRAYS[n] if n < 16 else b"\xdc" + n.to_bytes(2, "big")
-    return head + b"".join(map(_card_bytes, cards))
+    return _array_header(len(cards)) + b"".join(map(_card_bytes, cards))
 
 
 def _packed_tableau(view: TableauView) -> bytes:

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
 from ._codec import FieldError, Size, codec, packed_bin, packed_int
+from ._codec import array_header as _array_header
 from .errors import ErrorCode, RemoteProtocolError
 from .fairness import FairRecord, TurnRecord
 from .frames import SERVER_LIMITS, decode_body
@@ -77,10 +78,6 @@ _OPENINGS, _ROUND, _TURN = _pack("openings"), _pack("round"), _pack("turn")
 _OPENING_HEAD = b"\x83" + _pack("action")
 _AUTO = {False: _pack("auto") + _pack(False), True: _pack("auto") + _pack(True)}
 _NONCE = _pack("nonce")
-
-
-def _array_header(n: int) -> bytes:
-    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
 
 
 def turn_record_bytes(turn: TurnRecord) -> bytes:

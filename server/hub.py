@@ -571,8 +571,6 @@ class Hub:
 
     def _handle(self, conn: Conn, msg: Message, now: float) -> None:
         session = conn.session
-        if session is not None and self.lobby.handle(conn, session, msg, now):
-            return  # a lobby or table request (`data` routes these itself)
         if isinstance(msg, Hello):
             reply = handshake_reply(
                 msg,

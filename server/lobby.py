@@ -120,18 +120,21 @@ class Lobby:
         table.seed(seat, msg.seed, now)
 
     def _commit(self, conn: Conn, session: Session, msg: Commit, now: float) -> None:
-        table, seat = session.table, session.seat
-        if type(table) is not Table or seat is None:  # not a seat at a card table: say why
-            at, seat = self._seat_of(session)
-            table = _card_table(at)
+        table, seat = self._card_seat(session)
         table.commit(seat, msg.round, msg.turn, msg.commitment, now)
 
     def _reveal(self, conn: Conn, session: Session, msg: Reveal, now: float) -> None:
-        table, seat = session.table, session.seat
-        if type(table) is not Table or seat is None:
-            at, seat = self._seat_of(session)
-            table = _card_table(at)
+        table, seat = self._card_seat(session)
         table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+
+    def _card_seat(self, session: Session) -> tuple[Table, int]:
+        """The card table and seat a game move comes from (the common case read directly);
+        `TableError` saying why when the session holds no seat at a card table."""
+        table, seat = session.table, session.seat
+        if type(table) is Table and seat is not None:
+            return table, seat
+        at, seat = self._seat_of(session)
+        return _card_table(at), seat
 
     def _roll_play(self, conn: Conn, session: Session, msg: RollPlay, now: float) -> None:
         table, seat = self._seat_of(session)

@@ -21,7 +21,6 @@ from protocol import (
     Message,
     Phase,
     ServerConnection,
-    send_each,
 )
 from protocol._registry import Role
 from protocol.frames import HEADER_SIZE, decode_body
@@ -93,22 +92,10 @@ _CLOSED = Phase.CLOSED
 
 
 def broadcast(sessions: Sequence[Session], message: Message) -> None:
-    """`Session.send` of one message to each of `sessions` (a table's people): the frames come
-    from `protocol.send_each`, which packs the message once for all of them."""
-    frames = send_each([session.conn for session in sessions], message)
-    for session, frame in zip(sessions, frames, strict=True):
-        if frame is None:
-            continue  # closed by a fatal error: a resume will get a snapshot
-        if type(frame) is not bytes:
-            log.error("not sending %s to %s: %s", message.TYPE, session.player_id, frame)
-            continue
-        conn = session.conn
-        session.log.append(
-            (session.generation, conn.last_seq, frame, _VALUE[conn.phase], conn.position)
-        )
-        transport = session.transport
-        if transport is not None:
-            transport.write(frame)
+    """`Session.send` of one message to each of `sessions` (a table's people). The message is
+    packed once for all of them: the protocol keeps the last message's packed fields."""
+    for session in sessions:
+        session.send(message)
 
 
 def _sent(entry: LogEntry) -> Sent:

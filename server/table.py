@@ -558,10 +558,6 @@ class Table(Seating):
 
     # -- a seat's messages ----------------------------------------------------------------------
 
-    def _player_acted(self, seat: Seat) -> None:
-        seat.misses = 0
-        seat.bot_control = False
-
     def commit(
         self, seat_index: int, round_: int, turn: int, commitment: bytes, now: float
     ) -> None:
@@ -569,7 +565,7 @@ class Table(Seating):
         self._now_hint = now
         seat = self.seats[seat_index]
         was_bot = seat.bot_control
-        seat.misses = 0  # the player acted (see `_player_acted`)
+        seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
         game = self.game
         if self.phase is not _COMMITTING or game is None:
@@ -616,7 +612,7 @@ class Table(Seating):
         """A seat's REVEAL: it must open the seat's commitment and be a legal action."""
         self._now_hint = now
         seat = self.seats[seat_index]
-        seat.misses = 0  # the player acted (see `_player_acted`)
+        seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
         game = self.game
         if self.phase is not _REVEALING or game is None:

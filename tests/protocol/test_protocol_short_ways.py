@@ -45,7 +45,6 @@ from protocol import (
     maker,
     messages,
     new_nonce,
-    send_each,
     verify_commitment,
 )
 from protocol._codec import PACKED_BOOL, PACKED_SMALL, packed_bin, packed_int
@@ -168,40 +167,6 @@ def test_every_server_move_is_sent_the_same_both_ways(phase: Phase, name: str) -
         client = _at(ClientConnection(), phase)
         client.last_seq = 41
         client.receive_data(Connection.send(_at(ServerConnection(), phase), message))
-
-
-@pytest.mark.parametrize(("phase", "name"), [(p, n) for _, p, n in SERVER_MOVES], ids=str)
-def test_send_each_is_each_connection_sending(phase: Phase, name: str) -> None:
-    """Twice (settled the second time), to connections in the move's phase, in the wrong phase,
-    closed, at another turn and failed: what each `send` gives, and the same moves."""
-    message = SAMPLES["server", name]
-
-    def ends() -> list[ServerConnection]:
-        conns = [ServerConnection() for _ in range(6)]
-        phases = (phase, phase, Phase.LOBBY, Phase.CLOSED, phase, phase)
-        for conn, at in zip(conns, phases, strict=True):
-            _at(conn, at).last_seq = 3
-        conns[4].position = (2, 2)
-        conns[5].failed = RemoteProtocolError(ErrorCode.MALFORMED_FRAME, "bad")
-        return conns
-
-    for _ in range(2):
-        each, one = ends(), ends()
-        got = send_each(each, message)
-        for conn, frame in zip(one, got, strict=True):
-            if conn.phase is Phase.CLOSED:
-                assert frame is None
-                continue
-            try:
-                expected: Any = conn.send(message)
-            except LocalProtocolError as exc:
-                assert isinstance(frame, LocalProtocolError)
-                assert (frame.code, frame.message) == (exc.code, exc.message)
-                continue
-            assert frame == expected
-        assert [(c.phase, c.position, c.last_seq) for c in each] == [
-            (c.phase, c.position, c.last_seq) for c in one
-        ]
 
 
 def test_a_server_message_for_another_turn_is_refused_once_settled() -> None:

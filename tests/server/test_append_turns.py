@@ -6,9 +6,11 @@ and are purged in a batch; a head and its turns change together."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -192,22 +194,30 @@ def test_a_game_stored_twice_keeps_the_table_and_its_turns(tmp_path: Path) -> No
         assert storage.load_tables() == [("t2", b"Hab")]
 
 
-def make_v3_database(path: Path, heads: dict[str, bytes], turns: dict[str, list[bytes]]) -> None:
-    """A database as version 3 left it: heads, and turn rows keyed by (table_id, n)."""
+@contextlib.contextmanager
+def old_database(path: Path, version: int) -> Iterator[sqlite3.Connection]:
+    """A database made by the storage's first `version` migrations, as that version left it; the
+    caller fills it inside the one transaction."""
     raw = sqlite3.connect(path, isolation_level=None)
     try:
         raw.execute("BEGIN")
-        for step in storage_module._MIGRATIONS[:3]:
+        for step in storage_module._MIGRATIONS[:version]:
             step(raw)
-        raw.execute("PRAGMA user_version = 3")
+        raw.execute(f"PRAGMA user_version = {version}")
+        yield raw
+        raw.execute("COMMIT")
+    finally:
+        raw.close()
+
+
+def make_v3_database(path: Path, heads: dict[str, bytes], turns: dict[str, list[bytes]]) -> None:
+    """A database as version 3 left it: heads, and turn rows keyed by (table_id, n)."""
+    with old_database(path, 3) as raw:
         raw.executemany("INSERT INTO tables_in_progress VALUES (?, ?)", list(heads.items()))
         raw.executemany(
             "INSERT INTO table_turns (table_id, n, value) VALUES (?, ?, ?)",
             [(t, n, v) for t, values in turns.items() for n, v in enumerate(values)],
         )
-        raw.execute("COMMIT")
-    finally:
-        raw.close()
 
 
 def test_a_version_3_database_is_upgraded_and_its_turns_load(tmp_path: Path) -> None:
@@ -228,16 +238,8 @@ def test_a_version_3_database_is_upgraded_and_its_turns_load(tmp_path: Path) -> 
 
 def make_v2_database(path: Path, states: dict[str, bytes]) -> None:
     """A database as version 2 left it: whole states, no table of turns."""
-    raw = sqlite3.connect(path, isolation_level=None)
-    try:
-        raw.execute("BEGIN")
-        for step in storage_module._MIGRATIONS[:2]:
-            step(raw)
-        raw.execute("PRAGMA user_version = 2")
+    with old_database(path, 2) as raw:
         raw.executemany("INSERT INTO tables_in_progress VALUES (?, ?)", list(states.items()))
-        raw.execute("COMMIT")
-    finally:
-        raw.close()
 
 
 def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Path) -> None:
