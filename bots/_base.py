@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from engine import Action, Observation
+from sushigo.engine import Action, Observation
 
 
 @runtime_checkable

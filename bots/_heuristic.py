@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import Action, Observation
+from sushigo.engine import Action, Observation
 
 from ._memory import SeatMemory
 from ._values import ICONS, PUDDING, Context, Tuning, action_value, card_value

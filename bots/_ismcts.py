@@ -22,7 +22,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from engine import Action, Card, Game, Observation, score_puddings
+from sushigo.engine import Action, Card, Game, Observation, score_puddings
 
 from ._heuristic import rank_actions
 from ._memory import SeatMemory

@@ -17,8 +17,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine import Card, Observation
-from engine.cards import CARDS, NUM_KINDS, deck
+from sushigo.engine import Card, Observation
+from sushigo.engine.cards import CARDS, NUM_KINDS, deck
 
 Counts = list[int]
 """Cards as a count per kind, indexed by `Card` value."""

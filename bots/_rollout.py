@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import Action, Game, Observation
+from sushigo.engine import Action, Game, Observation
 
 from ._memory import counts_of
 from ._values import (

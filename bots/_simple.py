@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import Action, Observation
-from engine.cards import DUMPLING_POINTS, NUM_KINDS
+from sushigo.engine import Action, Observation
+from sushigo.engine.cards import DUMPLING_POINTS, NUM_KINDS
 
 from ._memory import counts_of
 from ._values import (

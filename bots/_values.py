@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine import Card, Observation, score_puddings
-from engine.cards import (
+from sushigo.engine import Card, Observation, score_puddings
+from sushigo.engine.cards import (
     DUMPLING_POINTS,
     MAKI_FIRST,
     MAKI_ICONS,

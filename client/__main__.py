@@ -1,7 +1,7 @@
-"""``python -m client``: the terminal client (same as ``sushigo-client``)."""
+"""``python -m sushigo.client``: the terminal client (same as ``sushigo-client``)."""
 
 import sys
 
-from client.cli import main
+from sushigo.client.cli import main
 
 sys.exit(main())

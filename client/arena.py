@@ -31,11 +31,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from bots import StrategyError, strategy_factory
-from bots._stats import GameResult, StrategyStats, tally, wilson
-from bots.roll import RollStrategy
-from engine import Game, GameOptions, OptionsError
-from engine.roll import RollGame, RollOptions
+from sushigo.bots import StrategyError, strategy_factory
+from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
+from sushigo.bots.roll import RollStrategy
+from sushigo.engine import Game, GameOptions, OptionsError
+from sushigo.engine.roll import RollGame, RollOptions
 
 VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
 GAMES = ("sushi-go", "sushi-roll")

@@ -23,10 +23,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bots import Strategy, StrategyError, get_strategy
-from bots.roll import RollStrategy, get_roll_strategy
-from engine.roll import Take
-from protocol import (
+from sushigo.bots import Strategy, StrategyError, get_strategy
+from sushigo.bots.roll import RollStrategy, get_roll_strategy
+from sushigo.engine.roll import Take
+from sushigo.protocol import (
     Error,
     ErrorCode,
     GameEnded,

@@ -25,15 +25,15 @@ from typing import NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client.address import AddressError
-from client.address import parse_address as _parse_address
-from client.connection import Client, ConnectError, ConnectionLost, ServerError
-from client.identity import KeyFileError, load_or_create_key
-from client.known_hosts import KnownHosts, KnownHostsError
-from client.tui import AppState, run_tui
-from client.tui.ops import seat_with_bots
-from engine import OptionsError
-from protocol import SUPPORTED_VERSIONS, ErrorCode, GameKind, ProtocolError, TableSettings
+from sushigo.client.address import AddressError
+from sushigo.client.address import parse_address as _parse_address
+from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
+from sushigo.client.identity import KeyFileError, load_or_create_key
+from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.tui import AppState, run_tui
+from sushigo.client.tui.ops import seat_with_bots
+from sushigo.engine import OptionsError
+from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, GameKind, ProtocolError, TableSettings
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
 

@@ -34,11 +34,11 @@ from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine import Action, EngineError, Observation
-from engine.roll import RollAction, RollGame, RollObservation
-from engine.roll import RoundScored as RollRoundScored
-from engine.roll import legal_actions as roll_legal_actions
-from protocol import (
+from sushigo.engine import Action, EngineError, Observation
+from sushigo.engine.roll import RollAction, RollGame, RollObservation
+from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.engine.roll import legal_actions as roll_legal_actions
+from sushigo.protocol import (
     PROTOCOL_NAME,
     SUPPORTED_VERSIONS,
     AddBot,

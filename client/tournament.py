@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from protocol import (
+from sushigo.protocol import (
     GameKind,
     TournamentFormat,
     TournamentInfo,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from bots import HeuristicStrategy
-from engine import Action, Card, Observation
+from sushigo.bots import HeuristicStrategy
+from sushigo.engine import Action, Card, Observation
 
 
 class SashimiLover:

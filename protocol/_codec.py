@@ -21,7 +21,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, get_typ
 
 import msgpack
 
-from engine.observation import positional
+from sushigo.engine.observation import positional
 
 from .errors import ErrorCode
 

@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar
 
 import msgpack
 
-from engine import Action, Event, GameOptions, Observation, RoundPoints, RoundScored
+from sushigo.engine import Action, Event, GameOptions, Observation, RoundPoints, RoundScored
 
 from . import gamewire as _gamewire  # (registers the engine types' codecs)
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int

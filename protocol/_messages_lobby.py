@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from engine import GameOptions, OptionsError
-from engine.roll import RollOptions
+from sushigo.engine import GameOptions, OptionsError
+from sushigo.engine.roll import RollOptions
 
 from ._codec import Range, Size
 from ._registry import (

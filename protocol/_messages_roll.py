@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
-from engine.roll import GameOver as RollGameOverEvent
-from engine.roll import RollAction, RollEvent, RollObservation, Take
-from engine.roll import RoundPoints as RollRoundPoints
-from engine.roll import RoundScored as RollRoundScored
+from sushigo.engine.roll import GameOver as RollGameOverEvent
+from sushigo.engine.roll import RollAction, RollEvent, RollObservation, Take
+from sushigo.engine.roll import RoundPoints as RollRoundPoints
+from sushigo.engine.roll import RoundScored as RollRoundScored
 
 from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
 from ._codec import Range, Size

@@ -27,7 +27,7 @@ import struct
 from dataclasses import dataclass
 from typing import Annotated
 
-from engine import Action, Card
+from sushigo.engine import Action, Card
 
 from ._codec import Size
 from .versions import CURRENT_VERSION

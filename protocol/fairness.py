@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from engine import EngineError, Game, GameOptions, GameRecord
+from sushigo.engine import EngineError, Game, GameOptions, GameRecord
 
 from ._codec import Range, Size
 from ._registry import Round, TableId, Turn

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import msgpack
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     ChopsticksReturned,
@@ -29,9 +29,9 @@ from engine import (
     TableauView,
     WasabiUsed,
 )
-from engine.cards import HAND_SIZES
-from engine.observation import wasabi_placements
-from engine.roll import (
+from sushigo.engine.cards import HAND_SIZES
+from sushigo.engine.observation import wasabi_placements
+from sushigo.engine.roll import (
     CHOPSTICKS_SUPPLY,
     DICE_PER_PLAYER,
     DIE_FACES,
@@ -54,10 +54,10 @@ from engine.roll import (
     Take,
     Taken,
 )
-from engine.roll import GameOver as RollGameOver
-from engine.roll import RoundPoints as RollRoundPoints
-from engine.roll import RoundScored as RollRoundScored
-from engine.roll import RoundStarted as RollRoundStarted
+from sushigo.engine.roll import GameOver as RollGameOver
+from sushigo.engine.roll import RoundPoints as RollRoundPoints
+from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.engine.roll import RoundStarted as RollRoundStarted
 
 from ._codec import (
     PACKED_BOOL,

@@ -21,8 +21,8 @@ from typing import Annotated
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine import EngineError
-from engine.roll import RollAction, RollGame, RollOptions, RollRecord
+from sushigo.engine import EngineError
+from sushigo.engine.roll import RollAction, RollGame, RollOptions, RollRecord
 
 from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
 from ._codec import Range, Size, codec

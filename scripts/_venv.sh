@@ -53,7 +53,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.sushigo-installed"
 want=$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! "$venv/bin/python" -c "import engine" 2>/dev/null; then
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! "$venv/bin/python" -c "import sushigo.engine" 2>/dev/null; then
     echo "installing sushigo and its dev tools into $venv" >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root[dev]" \

@@ -18,7 +18,7 @@ import random
 import sys
 import time
 
-from engine import Game, GameOptions, OptionsError
+from sushigo.engine import Game, GameOptions, OptionsError
 
 BATCH = 20
 """Games per timed batch."""

@@ -15,8 +15,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from engine import Game, GameOptions
-from protocol import (
+from sushigo.engine import Game, GameOptions
+from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
     FrameDecoder,
@@ -27,7 +27,7 @@ from protocol import (
     messages,
     verify_commitment,
 )
-from protocol._registry import Role
+from sushigo.protocol._registry import Role
 
 
 def _sample_messages() -> list[tuple[str, messages.Message]]:

@@ -56,8 +56,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 # Run as a file, the script's own folder is on sys.path, not the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import Action, Card, Game
-from protocol import (
+from sushigo.engine import Action, Card, Game
+from sushigo.protocol import (
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     ClientMessage,
@@ -72,9 +72,9 @@ from protocol import (
     encode_message,
     make_commitment,
 )
-from protocol.versions import CURRENT_VERSION
-from server.hub import Conn, Hub, HubConfig
-from server.storage import Storage
+from sushigo.protocol.versions import CURRENT_VERSION
+from sushigo.server.hub import Conn, Hub, HubConfig
+from sushigo.server.storage import Storage
 
 _BY_LABEL = {card.label: card for card in Card}
 _call = operator.call
@@ -243,7 +243,7 @@ class Bench:
 @contextmanager
 def measuring_steps(meter: Meter) -> Iterator[None]:
     """Wrap a few named server functions to add their CPU time to `meter.steps`."""
-    import server.hub as hub_module  # noqa: PLC0415
+    import sushigo.server.hub as hub_module  # noqa: PLC0415
 
     patched: list[tuple[Any, str, Any]] = []
 

@@ -20,7 +20,7 @@ from pathlib import Path
 # Run as a file, the script's own folder is on sys.path, not the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.storage import Storage
+from sushigo.server.storage import Storage
 
 
 def bench(path: Path, seconds: float, tables: int) -> tuple[int, float]:

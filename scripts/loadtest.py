@@ -61,8 +61,8 @@ from typing import Any, cast
 
 import msgpack
 
-from engine import Action, Card
-from protocol import (
+from sushigo.engine import Action, Card
+from sushigo.protocol import (
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     ClientConnection,
@@ -81,7 +81,7 @@ from protocol import (
     encode_message,
     make_commitment,
 )
-from protocol.versions import CURRENT_VERSION
+from sushigo.protocol.versions import CURRENT_VERSION
 
 HOST = "127.0.0.1"
 LOG_LINES = 1000
@@ -582,7 +582,7 @@ def start_server(
     tmp = tempfile.TemporaryDirectory(prefix="sushigo-load-")
     exe = ROOT / ".venv" / "bin" / "sushigo-server"
     command = [*(prefix or [])]
-    command += [str(exe)] if exe.exists() else [sys.executable, "-m", "server.cli"]
+    command += [str(exe)] if exe.exists() else [sys.executable, "-m", "sushigo.server.cli"]
     command += [
         "--host",
         HOST,

@@ -12,7 +12,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from protocol import (
+from sushigo.protocol import (
     CreateTournament,
     ErrorCode,
     ListTournaments,

@@ -25,9 +25,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
 
-from bots import BUILTIN, Strategy, get_strategy
-from bots.roll import ROLL_BUILTIN, RollStrategy, get_roll_strategy
-from protocol import (
+from sushigo.bots import BUILTIN, Strategy, get_strategy
+from sushigo.bots.roll import ROLL_BUILTIN, RollStrategy, get_roll_strategy
+from sushigo.protocol import (
     Commit,
     ConnectionClosed,
     Error,

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
 )
 
-from protocol.records import public_key_bytes as _public_key_bytes
+from sushigo.protocol.records import public_key_bytes as _public_key_bytes
 
 __all__ = [
     "KeyFileError",

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from protocol import (
+from sushigo.protocol import (
     AddBot,
     Chat,
     ChatMessage,

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgpack
 
-from engine import Action, EngineError, Game
-from engine.roll import RollGame, action_from_data
-from protocol import (
+from sushigo.engine import Action, EngineError, Game
+from sushigo.engine.roll import RollGame, action_from_data
+from sushigo.protocol import (
     GameKind,
     Opening,
     RollStep,
@@ -31,7 +31,7 @@ from protocol import (
     TurnRecord,
     derive_game_seed,
 )
-from protocol.records import turn_record_bytes
+from sushigo.protocol.records import turn_record_bytes
 
 from .roll_table import RollPhase, RollTable
 from .table import SEED_SECONDS, Table, TablePhase

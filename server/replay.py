@@ -22,10 +22,10 @@ from pathlib import Path
 
 import msgpack
 
-from engine import Game, RoundScored
-from engine.roll import RollGame, Taken
-from engine.roll import RoundScored as RollRoundScored
-from protocol import (
+from sushigo.engine import Game, RoundScored
+from sushigo.engine.roll import RollGame, Taken
+from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.protocol import (
     FairRecord,
     ProtocolError,
     RollFairRecord,
@@ -35,7 +35,7 @@ from protocol import (
     verify_signed_record,
     verify_signed_roll_record,
 )
-from protocol.roll import ROLL_RECORD_FORMAT
+from sushigo.protocol.roll import ROLL_RECORD_FORMAT
 
 from .cli import default_db
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol import (
+from sushigo.protocol import (
     GAME_PHASES,
     ErrorCode,
     Phase,

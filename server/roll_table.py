@@ -27,10 +27,10 @@ import secrets
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from bots.roll import RollStrategy
-from engine import EngineError, GameOptions
-from engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
-from protocol import (
+from sushigo.bots.roll import RollStrategy
+from sushigo.engine import EngineError, GameOptions
+from sushigo.engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
+from sushigo.protocol import (
     ErrorCode,
     GameKind,
     RollFairRecord,

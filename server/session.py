@@ -15,16 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from protocol import (
+from sushigo.protocol import (
     SERVER_LIMITS,
     LocalProtocolError,
     Message,
     Phase,
     ServerConnection,
 )
-from protocol._registry import Role
-from protocol.frames import HEADER_SIZE, decode_body
-from protocol.messages import decode_message
+from sushigo.protocol._registry import Role
+from sushigo.protocol.frames import HEADER_SIZE, decode_body
+from sushigo.protocol.messages import decode_message
 
 if TYPE_CHECKING:
     from .tables import AnyTable

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from protocol.identity import player_id_for_key
+from sushigo.protocol.identity import player_id_for_key
 
 __all__ = [
     "APPLICATION_ID",

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
-from bots import Strategy
-from engine import Action, Game, GameOptions, GameOver, Observation, RoundScored
-from protocol import (
+from sushigo.bots import Strategy
+from sushigo.engine import Action, Game, GameOptions, GameOver, Observation, RoundScored
+from sushigo.protocol import (
     Commitments,
     ErrorCode,
     FairRecord,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeAlias
 
-from engine import OptionsError
-from protocol import ErrorCode, GameKind, TableSettings
+from sushigo.engine import OptionsError
+from sushigo.protocol import ErrorCode, GameKind, TableSettings
 
 from .roll_table import RollTable
 from .table import Table, TableError

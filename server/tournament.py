@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from openskill.models import PlackettLuce
 
-from protocol import (
+from sushigo.protocol import (
     Standing,
     TableSettings,
     TournamentFormat,

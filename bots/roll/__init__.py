@@ -13,7 +13,7 @@ from typing import cast
 
 # bots._registry imports this package's strategies, so it may be half-initialized here: bind the
 # module and look `strategy_factory` up at call time.
-from bots import _registry
+from sushigo.bots import _registry
 
 from ._base import RollStrategy, RollStrategyFactory
 from ._search import RollSearchStrategy

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from engine.roll import RollAction, RollObservation
+from sushigo.engine.roll import RollAction, RollObservation
 
 
 @runtime_checkable

@@ -34,7 +34,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from engine.roll import Reroll, RollAction, RollObservation, Swap, Take
+from sushigo.engine.roll import Reroll, RollAction, RollObservation, Swap, Take
 
 from ._sim import (
     REROLL_COST,

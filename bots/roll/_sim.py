@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from engine.roll import (
+from sushigo.engine.roll import (
     BAG_ORDER,
     DIE_FACES,
     DieKind,
@@ -31,7 +31,7 @@ from engine.roll import (
     Swap,
     Take,
 )
-from engine.roll.dice import (
+from sushigo.engine.roll.dice import (
     APPETIZER_POINTS,
     CHOPSTICKS_TOKENS,
     MAKI_FIRST,

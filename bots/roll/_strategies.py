@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine.roll import Reroll, RollAction, RollObservation, Swap, Take
+from sushigo.engine.roll import Reroll, RollAction, RollObservation, Swap, Take
 
 from ._base import RollStrategy
 from ._search import RollSearchStrategy

@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.roll import DIE_FACES, Die, DieKind, Face, RollObservation, maki_points, score_puddings
-from engine.roll.dice import (
+from sushigo.engine.roll import (
+    DIE_FACES,
+    Die,
+    DieKind,
+    Face,
+    RollObservation,
+    maki_points,
+    score_puddings,
+)
+from sushigo.engine.roll.dice import (
     APPETIZER_POINTS,
     CHOPSTICKS_TOKENS,
     MAKI_ICONS,

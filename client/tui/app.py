@@ -20,8 +20,8 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import Output
 
-from client.connection import Client, ConnectError, ConnectionLost, auto_reconnect
-from protocol import Resumed
+from sushigo.client.connection import Client, ConnectError, ConnectionLost, auto_reconnect
+from sushigo.protocol import Resumed
 
 from . import ops
 from .keys import close_chat, load_key_bindings

@@ -6,8 +6,8 @@ monochrome terminal (prompt_toolkit drops the colours itself under NO_COLOR or a
 
 from __future__ import annotations
 
-from engine import Card, TableauView
-from engine.cards import (
+from sushigo.engine import Card, TableauView
+from sushigo.engine.cards import (
     DUMPLING_POINTS,
     MAKI_ICONS,
     NIGIRI_POINTS,

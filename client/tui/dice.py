@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from engine.roll import DieKind, Face, PlayerView, appetizer_points
-from engine.roll.dice import (
+from sushigo.engine.roll import DieKind, Face, PlayerView, appetizer_points
+from sushigo.engine.roll.dice import (
     CHOPSTICKS_TOKENS,
     MAKI_ICONS,
     MENU_TOKENS,

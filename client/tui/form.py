@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol import GameKind, TableSettings
+from sushigo.protocol import GameKind, TableSettings
 
 __all__ = ["BOT_STRATEGIES", "CARD_VARIANTS", "GAME_TITLES", "TURN_SECONDS_CHOICES", "CreateForm"]
 

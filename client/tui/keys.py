@@ -13,7 +13,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bin
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
-from protocol import GameKind
+from sushigo.protocol import GameKind
 
 from . import ops
 from .form import GAME_TITLES

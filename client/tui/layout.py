@@ -33,8 +33,8 @@ from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from engine import Card, TableauView
-from engine.cards import MAKI_ICONS, NIGIRI_POINTS
+from sushigo.engine import Card, TableauView
+from sushigo.engine.cards import MAKI_ICONS, NIGIRI_POINTS
 
 from .cards import KIND_ORDER, NAMES, SHORT, card_style, family, hint
 from .lobby import form_text, lobby_text, seats_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol import GameKind
+from sushigo.protocol import GameKind
 
 from .form import GAME_TITLES
 from .state import AppState, CreateForm, Fragments

@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from client.connection import Client, ConnectError, ConnectionLost, ServerError
-from protocol import TableSettings, TableStatus
+from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
+from sushigo.protocol import TableSettings, TableStatus
 
 from .form import GAME_TITLES
 from .roll import Intent

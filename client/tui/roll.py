@@ -21,7 +21,7 @@ from typing import Literal
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from engine.roll import (
+from sushigo.engine.roll import (
     BeltsSlid,
     DiceRolled,
     Die,
@@ -36,7 +36,7 @@ from engine.roll import (
     Take,
     Taken,
 )
-from engine.roll import RoundStarted as RollRoundStarted
+from sushigo.engine.roll import RoundStarted as RollRoundStarted
 
 from .dice import FACE_NAMES, FACE_SHORT, die_style
 

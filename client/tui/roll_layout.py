@@ -9,7 +9,7 @@ only adds.
 
 from __future__ import annotations
 
-from engine.roll import PlayerView
+from sushigo.engine.roll import PlayerView
 
 from .dice import FACE_NAMES, FACE_SHORT, die_style, face_hint, tray_fragments
 from .state import AppState, Fragments

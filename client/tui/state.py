@@ -24,13 +24,13 @@ from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from client.connection import Client, Fairness
-from engine import Action, Card, GameOver, Observation, RoundScored, TableauView
-from engine.events import ChopsticksReturned, Event, RoundStarted, WasabiUsed
-from engine.roll import GameOver as RollGameOverEvent
-from engine.roll import PlayerView, RollAction, RollObservation, Take
-from engine.roll import RoundScored as RollRoundScored
-from protocol import (
+from sushigo.client.connection import Client, Fairness
+from sushigo.engine import Action, Card, GameOver, Observation, RoundScored, TableauView
+from sushigo.engine.events import ChopsticksReturned, Event, RoundStarted, WasabiUsed
+from sushigo.engine.roll import GameOver as RollGameOverEvent
+from sushigo.engine.roll import PlayerView, RollAction, RollObservation, Take
+from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.protocol import (
     ChatMessage,
     Commitments,
     Error,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from engine.errors import MalformedActionError
+from sushigo.engine.errors import MalformedActionError
 
 from .actions import Reroll, Swap, Take
 from .dice import Die

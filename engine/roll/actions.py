@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from engine.errors import MalformedActionError
+from sushigo.engine.errors import MalformedActionError
 
 
 class Reroll(NamedTuple):

@@ -7,7 +7,7 @@ They extend the card game's hierarchy (`engine.errors`), so a caller that catche
 
 from __future__ import annotations
 
-from engine.errors import IllegalActionError
+from sushigo.engine.errors import IllegalActionError
 
 
 class NotYourTurnError(IllegalActionError):

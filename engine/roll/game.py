@@ -31,8 +31,8 @@ from __future__ import annotations
 import copy
 from typing import Literal, NoReturn
 
-from engine.errors import GameOverError, MalformedActionError, WrongSeatError
-from engine.rng import DeterministicRng
+from sushigo.engine.errors import GameOverError, MalformedActionError, WrongSeatError
+from sushigo.engine.rng import DeterministicRng
 
 from ._checks import check_reroll, check_swap, check_take
 from .actions import Reroll, RollAction, Swap, Take

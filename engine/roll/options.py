@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from engine.errors import OptionsError
+from sushigo.engine.errors import OptionsError
 
 from .dice import DICE_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import EngineError, RecordError
-from engine.record import read_record
+from sushigo.engine.errors import EngineError, RecordError
+from sushigo.engine.record import read_record
 
 from .actions import RollAction, action_from_data
 from .game import RollGame

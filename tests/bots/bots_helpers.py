@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from bots import Strategy
-from engine import Game, GameOptions
+from sushigo.bots import Strategy
+from sushigo.engine import Game, GameOptions
 
 ALL_OPTIONS = [
     GameOptions(2),

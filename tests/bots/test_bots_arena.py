@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bots._stats import GameResult, tally, wilson
-from client.arena import ArenaConfig, _Progress, lineup, main, run, summary
-from engine import GameOptions
+from sushigo.bots._stats import GameResult, tally, wilson
+from sushigo.client.arena import ArenaConfig, _Progress, lineup, main, run, summary
+from sushigo.engine import GameOptions
 
 
 def test_lineup_rotates_every_strategy_through_every_seat() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bots import (
+from sushigo.bots import (
     BUILTIN,
     HeuristicStrategy,
     IsmctsStrategy,
@@ -16,8 +16,8 @@ from bots import (
     get_strategy,
     strategy_factory,
 )
-from client.arena import main
-from engine import Game, GameOptions
+from sushigo.client.arena import main
+from sushigo.engine import Game, GameOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 

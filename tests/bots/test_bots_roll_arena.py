@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bots._stats import tally
-from client.arena import ArenaConfig, main, run
-from engine.roll import RollOptions
+from sushigo.bots._stats import tally
+from sushigo.client.arena import ArenaConfig, main, run
+from sushigo.engine.roll import RollOptions
 
 
 def test_same_seed_same_results_whatever_the_worker_count() -> None:

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import pytest
 
-import bots
-from bots import IsmctsStrategy, StrategyError
-from bots.roll import (
+from sushigo import bots
+from sushigo.bots import IsmctsStrategy, StrategyError
+from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollHeuristicStrategy,
     RollRandomStrategy,
@@ -19,10 +19,10 @@ from bots.roll import (
     get_roll_strategy,
     roll_strategy_factory,
 )
-from bots.roll._search import candidates_of
-from bots.roll._sim import KIND_OF, SimState, apply, face_values, play_round, policy_action
-from client.arena import main as arena_main
-from engine.roll import (
+from sushigo.bots.roll._search import candidates_of
+from sushigo.bots.roll._sim import KIND_OF, SimState, apply, face_values, play_round, policy_action
+from sushigo.client.arena import main as arena_main
+from sushigo.engine.roll import (
     Die,
     DieKind,
     Face,

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-import bots
-from bots import GreedyStrategy, HeuristicStrategy, RandomStrategy, StrategyError
-from bots.roll import (
+from sushigo import bots
+from sushigo.bots import GreedyStrategy, HeuristicStrategy, RandomStrategy, StrategyError
+from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollGreedyStrategy,
     RollHeuristicStrategy,
@@ -17,7 +17,7 @@ from bots.roll import (
     get_roll_strategy,
     roll_strategy_factory,
 )
-from engine.roll import Reroll, RollGame, RollOptions, Swap, Take
+from sushigo.engine.roll import Reroll, RollGame, RollOptions, Swap, Take
 
 NAMES = sorted(set(ROLL_BUILTIN) - {"ismcts"})  # the search bot has its own, budgeted tests
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 from bots_helpers import ALL_OPTIONS, needs_from_observation, play, random_game
 
-from bots import (
+from sushigo.bots import (
     GreedyStrategy,
     HeuristicStrategy,
     IsmctsStrategy,
@@ -18,7 +18,7 @@ from bots import (
     Strategy,
     get_strategy,
 )
-from engine import Action, Game, GameOptions, Observation, TableauView
+from sushigo.engine import Action, Game, GameOptions, Observation, TableauView
 
 
 def _ids(options: GameOptions) -> str:

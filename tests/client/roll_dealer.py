@@ -19,10 +19,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from bots.roll import get_roll_strategy
-from client.connection import Client
-from engine import GameOptions
-from engine.roll import (
+from sushigo.bots.roll import get_roll_strategy
+from sushigo.client.connection import Client
+from sushigo.engine import GameOptions
+from sushigo.engine.roll import (
     DIE_FACES,
     Die,
     GameOver,
@@ -34,7 +34,7 @@ from engine.roll import (
     Swap,
     Take,
 )
-from protocol import (
+from sushigo.protocol import (
     SUPPORTED_VERSIONS,
     ClientConnection,
     ClientMessage,
@@ -72,7 +72,7 @@ from protocol import (
     server_seed_hash,
     sign_roll_record,
 )
-from protocol.records import public_key_bytes
+from sushigo.protocol.records import public_key_bytes
 
 TABLE = "t-roll"
 

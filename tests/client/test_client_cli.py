@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from client.cli import (
+from sushigo.client.cli import (
     KeyFileError,
     UsageError,
     describe_server_error,
@@ -21,13 +21,13 @@ from client.cli import (
     parser,
     table_settings,
 )
-from client.connection import ServerError
-from protocol import Error, ErrorCode, GameKind
-from protocol.versions import Version
-from server.app import Server
-from server.hub import Hub
-from server.storage import Storage
-from server.tls import ensure_certificate, server_ssl_context
+from sushigo.client.connection import ServerError
+from sushigo.protocol import Error, ErrorCode, GameKind
+from sushigo.protocol.versions import Version
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.storage import Storage
+from sushigo.server.tls import ensure_certificate, server_ssl_context
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from client.known_hosts import (
+from sushigo.client.known_hosts import (
     CertificateChanged,
     KnownHosts,
     KnownHostsError,
@@ -20,8 +20,13 @@ from client.known_hosts import (
     fingerprint,
     peer_fingerprint,
 )
-from server.keys import sha256_fingerprint
-from server.tls import TlsFiles, certificate_fingerprint, ensure_certificate, server_ssl_context
+from sushigo.server.keys import sha256_fingerprint
+from sushigo.server.tls import (
+    TlsFiles,
+    certificate_fingerprint,
+    ensure_certificate,
+    server_ssl_context,
+)
 
 FP_A = "SHA256:" + ":".join(["AA"] * 32)
 FP_B = "SHA256:" + ":".join(["BB"] * 32)

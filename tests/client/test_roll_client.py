@@ -9,11 +9,11 @@ import random
 import pytest
 from roll_dealer import Dealer, drain, play_through, settle
 
-from bots.roll import get_roll_strategy
-from client.connection import Client, ServerError
-from client.tui import AppState
-from engine.roll import Reroll, RollAction, RollObservation, Take
-from protocol import (
+from sushigo.bots.roll import get_roll_strategy
+from sushigo.client.connection import Client, ServerError
+from sushigo.client.tui import AppState
+from sushigo.engine.roll import Reroll, RollAction, RollObservation, Take
+from sushigo.protocol import (
     ErrorCode,
     GameKind,
     LoginGuest,

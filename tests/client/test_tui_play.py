@@ -6,9 +6,9 @@ from pathlib import Path
 
 from tui_helpers import digit, local_server, log_text, running_app
 
-from client.tui.cards import SHORT
-from engine import Card
-from protocol import Commit, Phase, Reveal, TableSettings
+from sushigo.client.tui.cards import SHORT
+from sushigo.engine import Card
+from sushigo.protocol import Commit, Phase, Reveal, TableSettings
 
 
 async def test_a_complete_game_to_its_final_summary(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ import pytest
 from prompt_toolkit.application.current import set_app
 from tui_helpers import Output80x24
 
-from client.tui import AppState, CreateForm, build_application, screen_text
-from client.tui.layout import WIDGETS
-from engine import Game, GameOptions, GameOver, PicksRevealed, RoundScored
-from protocol import (
+from sushigo.client.tui import AppState, CreateForm, build_application, screen_text
+from sushigo.client.tui.layout import WIDGETS
+from sushigo.engine import Game, GameOptions, GameOver, PicksRevealed, RoundScored
+from sushigo.protocol import (
     GameKind,
     GameStarting,
     Opening,

@@ -17,12 +17,12 @@ from prompt_toolkit.input import create_pipe_input
 from roll_dealer import Dealer, settle
 from tui_helpers import WAIT, Harness, Output80x24
 
-from client.connection import Client
-from client.tui import AppState, build_application, run_application, screen_text
-from client.tui.form import CreateForm
-from client.tui.layout import WIDGETS, help_text, keys_text, status_text
-from engine import GameOptions
-from engine.roll import (
+from sushigo.client.connection import Client
+from sushigo.client.tui import AppState, build_application, run_application, screen_text
+from sushigo.client.tui.form import CreateForm
+from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
+from sushigo.engine import GameOptions
+from sushigo.engine.roll import (
     GameOver,
     Reroll,
     RollGame,
@@ -32,7 +32,7 @@ from engine.roll import (
     Swap,
     Take,
 )
-from protocol import (
+from sushigo.protocol import (
     GameKind,
     GameStarting,
     LoginGuest,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from tui_helpers import Harness, local_server, running_app
 
-from client.connection import Client
-from client.tui import AppState, ops
-from client.tui.lobby import lobby_text
-from engine.roll import RollObservation
-from protocol import GameKind, RollPlay, TableList, TableSettings
+from sushigo.client.connection import Client
+from sushigo.client.tui import AppState, ops
+from sushigo.client.tui.lobby import lobby_text
+from sushigo.engine.roll import RollObservation
+from sushigo.protocol import GameKind, RollPlay, TableList, TableSettings
 
 
 def _settings(players: int) -> TableSettings:

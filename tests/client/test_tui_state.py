@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from client.tui import AppState, CreateForm
-from client.tui.layout import header_text, keys_text, status_text, tableau_fragments
-from engine import Action, Card, Game, GameOptions, Observation, TableauView
-from protocol import Commitments, TurnStart
+from sushigo.client.tui import AppState, CreateForm
+from sushigo.client.tui.layout import header_text, keys_text, status_text, tableau_fragments
+from sushigo.engine import Action, Card, Game, GameOptions, Observation, TableauView
+from sushigo.protocol import Commitments, TurnStart
 
 
 def _text(fragments: list[tuple[str, str]]) -> str:

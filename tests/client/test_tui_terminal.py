@@ -77,7 +77,7 @@ async def _in_terminal(
             command = [
                 sys.executable,
                 "-m",
-                "client.cli",
+                "sushigo.client.cli",
                 f"{host}:{port}",
                 "--name",
                 "e2e",

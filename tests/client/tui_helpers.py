@@ -21,13 +21,13 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from client.connection import Client, auto_reconnect
-from client.tui import AppState, build_application, run_application, screen_text
-from client.tui.ops import seat_with_bots
-from protocol import TableSettings
-from server.app import Server
-from server.hub import Hub
-from server.storage import Storage
+from sushigo.client.connection import Client, auto_reconnect
+from sushigo.client.tui import AppState, build_application, run_application, screen_text
+from sushigo.client.tui.ops import seat_with_bots
+from sushigo.protocol import TableSettings
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.storage import Storage
 
 WAIT = 15.0
 """Longest wait for any one thing (seconds); normally it takes milliseconds."""

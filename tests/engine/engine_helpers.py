@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     DeterministicRng,

@@ -16,7 +16,7 @@ from engine_helpers import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import (
+from sushigo.engine import (
     Card,
     DeterministicRng,
     Game,
@@ -26,7 +26,7 @@ from engine import (
     RoundScored,
     RoundStarted,
 )
-from engine.cards import deck
+from sushigo.engine.cards import deck
 
 # -- the deck -------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from engine_helpers import (
     snapshot,
 )
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     CardNotInHandError,

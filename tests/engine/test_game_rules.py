@@ -30,7 +30,7 @@ from engine_helpers import (
     seeds,
 )
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     ChopsticksReturned,

@@ -17,7 +17,7 @@ from engine_helpers import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     ChopsticksReturned,

@@ -11,9 +11,9 @@ from engine_helpers import ref_puddings, ref_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
-from engine import Card, score_puddings, score_round
-from engine.cards import COLOUR_FAMILIES, DUMPLING_POINTS, SOY_SAUCE_COUNT
+from sushigo import engine
+from sushigo.engine import Card, score_puddings, score_round
+from sushigo.engine.cards import COLOUR_FAMILIES, DUMPLING_POINTS, SOY_SAUCE_COUNT
 
 
 def maki(icons: int) -> list[str]:

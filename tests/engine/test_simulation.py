@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from engine import Card, Game, GameOptions
-from engine.legal import unpack
+from sushigo.engine import Card, Game, GameOptions
+from sushigo.engine.legal import unpack
 
 OPTIONS = [
     GameOptions(2),

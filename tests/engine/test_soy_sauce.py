@@ -19,7 +19,7 @@ from engine_helpers import (
     seeded_policy,
 )
 
-from engine import (
+from sushigo.engine import (
     Card,
     ChopsticksReturned,
     Game,

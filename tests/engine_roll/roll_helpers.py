@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine.roll import (
+from sushigo.engine.roll import (
     Die,
     DieKind,
     Face,

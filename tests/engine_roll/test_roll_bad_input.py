@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from roll_helpers import crafted
 
-from engine.errors import (
+from sushigo.engine.errors import (
     EngineError,
     GameOverError,
     IllegalActionError,
@@ -16,7 +16,7 @@ from engine.errors import (
     OptionsError,
     WrongSeatError,
 )
-from engine.roll import (
+from sushigo.engine.roll import (
     AlreadyTakenError,
     BadPositionError,
     BadTargetError,

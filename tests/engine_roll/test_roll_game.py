@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from roll_helpers import crafted, dice, die
 
-from engine.errors import GameOverError
-from engine.rng import DeterministicRng
-from engine.roll import (
+from sushigo.engine.errors import GameOverError
+from sushigo.engine.rng import DeterministicRng
+from sushigo.engine.roll import (
     BAG_ORDER,
     DICE_COUNTS,
     DIE_FACES,

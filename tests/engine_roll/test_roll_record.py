@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from engine import GameOptions, GameRecord
-from engine.errors import MalformedActionError, RecordError
-from engine.roll import (
+from sushigo.engine import GameOptions, GameRecord
+from sushigo.engine.errors import MalformedActionError, RecordError
+from sushigo.engine.roll import (
     Reroll,
     RollGame,
     RollOptions,

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from bots import get_strategy
-from client.bot import main as bot_main
-from client.bot import parser as bot_parser
-from client.bot import play_one
-from client.bot import run as run_bot
-from client.connection import Client
-from server.app import Server
-from server.hub import Hub
-from server.keys import load_or_create_server_key
-from server.replay import main as replay_main
-from server.storage import Storage
+from sushigo.bots import get_strategy
+from sushigo.client.bot import main as bot_main
+from sushigo.client.bot import parser as bot_parser
+from sushigo.client.bot import play_one
+from sushigo.client.bot import run as run_bot
+from sushigo.client.connection import Client
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.keys import load_or_create_server_key
+from sushigo.server.replay import main as replay_main
+from sushigo.server.storage import Storage
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from server_helpers import dropped, expected_turns, play, replay_scores
 
-from client.connection import Client
-from protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
+from sushigo.client.connection import Client
+from sushigo.protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
 
 SERVER = Path(sys.executable).with_name("sushigo-server")
 LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")

@@ -9,8 +9,8 @@ import socket
 import pytest
 from server_helpers import expected_turns, play, replay_scores, running_server
 
-from engine import GameOptions
-from protocol import GameStarting, TableSettings, verify_record, verify_signed_record
+from sushigo.engine import GameOptions
+from sushigo.protocol import GameStarting, TableSettings, verify_record, verify_signed_record
 
 CASES = [
     pytest.param(TableSettings(players=2), 2, 0, id="2p-plain"),

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 from server_helpers import Running, abort, dropped, expected_turns, play, running_server
 
-from client.connection import Client, ServerError
-from engine import GameOptions
-from protocol import (
+from sushigo.client.connection import Client, ServerError
+from sushigo.engine import GameOptions
+from sushigo.protocol import (
     Commitments,
     Error,
     ErrorCode,

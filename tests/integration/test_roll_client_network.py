@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from client.bot import Strategies, play_one
-from client.bot import main as bot_main
-from client.bot import parser as bot_parser
-from client.bot import run as run_bot
-from client.connection import Client
-from protocol import GameKind
-from server.app import Server
-from server.hub import Hub
-from server.keys import load_or_create_server_key
-from server.storage import Storage
+from sushigo.client.bot import Strategies, play_one
+from sushigo.client.bot import main as bot_main
+from sushigo.client.bot import parser as bot_parser
+from sushigo.client.bot import run as run_bot
+from sushigo.client.connection import Client
+from sushigo.protocol import GameKind
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.keys import load_or_create_server_key
+from sushigo.server.storage import Storage
 
 
 @pytest.fixture

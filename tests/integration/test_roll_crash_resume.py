@@ -19,8 +19,8 @@ from pathlib import Path
 from roll_server_helpers import RollClient, roll_settings, take_only
 from server_helpers import hello
 
-from engine.roll import Reroll, Swap
-from protocol import (
+from sushigo.engine.roll import Reroll, Swap
+from sushigo.protocol import (
     AddBot,
     JoinTable,
     Message,

@@ -14,8 +14,8 @@ import pytest
 from roll_server_helpers import RollClient, RollWitness, roll_settings
 from server_helpers import RawPeer, Running, hello, raw_frame, running_server
 
-from engine.roll import Reroll, Swap, Take
-from protocol import (
+from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.protocol import (
     AddBot,
     Commit,
     ErrorCode,

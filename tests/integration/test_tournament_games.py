@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client.bot import parser as bot_parser
-from client.bot import run as run_bot
-from client.connection import Client, ServerError
-from client.tournament import main as tournament_main
-from client.tournament import parser as tournament_parser
-from client.tournament import run as run_tournament
-from protocol import ErrorCode, TournamentSettings, TournamentStatus
-from server.app import Server
-from server.hub import Hub
-from server.storage import Storage
+from sushigo.client.bot import parser as bot_parser
+from sushigo.client.bot import run as run_bot
+from sushigo.client.connection import Client, ServerError
+from sushigo.client.tournament import main as tournament_main
+from sushigo.client.tournament import parser as tournament_parser
+from sushigo.client.tournament import run as run_tournament
+from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.storage import Storage
 
 
 @pytest.fixture

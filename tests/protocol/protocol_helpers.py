@@ -12,7 +12,7 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import strategies as st
 
-from engine import (
+from sushigo.engine import (
     Action,
     Card,
     Event,
@@ -21,7 +21,7 @@ from engine import (
     Observation,
     RoundPoints,
 )
-from engine.roll import (
+from sushigo.engine.roll import (
     Die,
     DieKind,
     Reroll,
@@ -33,10 +33,10 @@ from engine.roll import (
     Swap,
     Take,
 )
-from engine.roll import GameOver as RollGameOverEvent
-from engine.roll import RoundPoints as RollRoundPoints
-from engine.roll import RoundScored as RollRoundScored
-from protocol import (
+from sushigo.engine.roll import GameOver as RollGameOverEvent
+from sushigo.engine.roll import RoundPoints as RollRoundPoints
+from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.protocol import (
     ClientConnection,
     Connection,
     FairRecord,
@@ -52,9 +52,9 @@ from protocol import (
     server_seed_hash,
     sign_record,
 )
-from protocol._codec import Range, Size
-from protocol.commitment import Opening
-from protocol.roll import RollFairRecord, RollStep, sign_roll_record
+from sushigo.protocol._codec import Range, Size
+from sushigo.protocol.commitment import Opening
+from sushigo.protocol.roll import RollFairRecord, RollStep, sign_roll_record
 
 OPTIONS = [
     GameOptions(players=2),

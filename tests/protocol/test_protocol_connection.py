@@ -8,9 +8,9 @@ import random
 import pytest
 from protocol_helpers import OPTIONS, SERVER_KEY, connected_pair, pump, random_game, samples
 
-from engine import Game, GameOptions, RoundScored
-from engine import GameOver as EngineGameOver
-from protocol import (
+from sushigo.engine import Game, GameOptions, RoundScored
+from sushigo.engine import GameOver as EngineGameOver
+from sushigo.protocol import (
     TRANSITIONS,
     ClientConnection,
     Connection,
@@ -38,9 +38,9 @@ from protocol import (
     verify_record,
     verify_signed_record,
 )
-from protocol._registry import Role
-from protocol.frames import limits_for
-from protocol.records import public_key_bytes
+from sushigo.protocol._registry import Role
+from sushigo.protocol.frames import limits_for
+from sushigo.protocol.records import public_key_bytes
 
 m = messages
 SAMPLES = samples()

@@ -10,8 +10,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from protocol_helpers import SERVER_KEY, actions, play_record
 
-from engine import Action, Card, Game, GameOptions
-from protocol import (
+from sushigo.engine import Action, Card, Game, GameOptions
+from sushigo.protocol import (
     ErrorCode,
     FairRecord,
     RemoteProtocolError,
@@ -29,8 +29,8 @@ from protocol import (
     verify_record,
     verify_signed_record,
 )
-from protocol.commitment import Opening, commitment_preimage, encode_action_bytes
-from protocol.records import _SIGN_PREFIX, public_key_bytes
+from sushigo.protocol.commitment import Opening, commitment_preimage, encode_action_bytes
+from sushigo.protocol.records import _SIGN_PREFIX, public_key_bytes
 
 NONCE = bytes(range(32))
 BASE = ("t-1", 1, 2, 1, Action(Card.WASABI, Card.SQUID), NONCE)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
     ErrorCode,
@@ -21,7 +21,7 @@ from protocol import (
     RemoteProtocolError,
     encode_frame,
 )
-from protocol.frames import HEADER_SIZE, NEED_DATA, Limits
+from sushigo.protocol.frames import HEADER_SIZE, NEED_DATA, Limits
 
 SMALL = Limits(64, 32, 32, 8, 8)
 STRICT = Limits(4096, 32, 32, 8, 8)

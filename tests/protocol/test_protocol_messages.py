@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protocol_helpers import OPTIONS, random_game, samples, strategy_for
 
-from engine import Action, Card
-from protocol import (
+from sushigo.engine import Action, Card
+from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
     ErrorCode,
@@ -24,8 +24,8 @@ from protocol import (
     encode_observation,
     messages,
 )
-from protocol._registry import Role
-from protocol.gamewire import decode_action
+from sushigo.protocol._registry import Role
+from sushigo.protocol.gamewire import decode_action
 
 ALL_TYPES = messages.message_types()
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protocol_helpers import OPTIONS, random_game, sample_record, samples, strategy_for
 
-from engine import GameOver, RoundScored
-from protocol import (
+from sushigo.engine import GameOver, RoundScored
+from sushigo.protocol import (
     SERVER_LIMITS,
     Commitments,
     ErrorCode,
@@ -27,10 +27,10 @@ from protocol import (
     encode_frame,
     encode_observation,
 )
-from protocol._codec import codec
-from protocol._registry import to_bytes, to_data, to_frame
-from protocol.gamewire import packed_observation
-from protocol.records import (
+from sushigo.protocol._codec import codec
+from sushigo.protocol._registry import to_bytes, to_data, to_frame
+from sushigo.protocol.gamewire import packed_observation
+from sushigo.protocol.records import (
     RECORD_FORMAT,
     RECORD_VERSION,
     canonical_bytes,

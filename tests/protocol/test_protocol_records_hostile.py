@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from protocol import ErrorCode, ProtocolError
-from protocol.records import parse_record_bytes
+from sushigo.protocol import ErrorCode, ProtocolError
+from sushigo.protocol.records import parse_record_bytes
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,9 @@ from protocol_helpers import (
     sample_record,
 )
 
-from engine import OptionsError
-from engine.roll import Reroll, RollOptions, Take
-from protocol import (
+from sushigo.engine import OptionsError
+from sushigo.engine.roll import Reroll, RollOptions, Take
+from sushigo.protocol import (
     ClientConnection,
     ErrorCode,
     LocalProtocolError,
@@ -38,7 +38,7 @@ from protocol import (
     verify_roll_record,
     verify_signed_roll_record,
 )
-from protocol.records import public_key_bytes
+from sushigo.protocol.records import public_key_bytes
 
 
 def _rt(value: Any) -> Any:

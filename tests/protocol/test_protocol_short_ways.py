@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protocol_helpers import OPTIONS, random_game, samples, strategy_for
 
-from engine import Action, Card
-from protocol import (
+from sushigo.engine import Action, Card
+from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
     TRANSITIONS,
@@ -47,10 +47,10 @@ from protocol import (
     new_nonce,
     verify_commitment,
 )
-from protocol._codec import PACKED_BOOL, PACKED_SMALL, packed_bin, packed_int
-from protocol._registry import Role, to_bytes, to_data, to_frame
-from protocol.frames import FrameDecoder
-from protocol.messages import encode_message
+from sushigo.protocol._codec import PACKED_BOOL, PACKED_SMALL, packed_bin, packed_int
+from sushigo.protocol._registry import Role, to_bytes, to_data, to_frame
+from sushigo.protocol.frames import FrameDecoder
+from sushigo.protocol.messages import encode_message
 
 m = messages
 SAMPLES = samples()

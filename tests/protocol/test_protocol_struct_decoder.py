@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import pytest
 
-from protocol import ErrorCode
-from protocol._codec import FieldError, Range, Size, struct_codec
+from sushigo.protocol import ErrorCode
+from sushigo.protocol._codec import FieldError, Range, Size, struct_codec
 
 Small = Annotated[int, Range(0, 9)]
 

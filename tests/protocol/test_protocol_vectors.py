@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import Action, Card, Game, GameOptions
-from engine.roll import Reroll
-from protocol import (
+from sushigo.engine import Action, Card, Game, GameOptions
+from sushigo.engine.roll import Reroll
+from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
     ErrorCode,
@@ -23,7 +23,7 @@ from protocol import (
     server_seed_hash,
     verify_commitment,
 )
-from protocol._registry import Role
+from sushigo.protocol._registry import Role
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 NONCE = bytes(range(32))

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from server_helpers import Clock, Peer, RawPeer, hello, raw_frame
 
-from engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
-from protocol import (
+from sushigo.engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
+from sushigo.protocol import (
     ClientMessage,
     Error,
     GameKind,
@@ -38,7 +38,7 @@ from protocol import (
     verify_roll_record,
     verify_signed_roll_record,
 )
-from server.hub import Hub
+from sushigo.server.hub import Hub
 
 Chooser = Callable[[RollObservation, int, random.Random], RollAction]
 """How a scripted player picks its action: (the latest observation, its seat, rng)."""

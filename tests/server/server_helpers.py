@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client.connection import Client, ConnectionLost
-from engine import Action, Game, GameOptions
-from protocol import (
+from sushigo.client.connection import Client, ConnectionLost
+from sushigo.engine import Action, Game, GameOptions
+from sushigo.protocol import (
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     SUPPORTED_VERSIONS,
@@ -58,9 +58,9 @@ from protocol import (
     verify_record,
     verify_signed_record,
 )
-from server.app import Server
-from server.hub import Conn, Hub, HubConfig
-from server.storage import Storage
+from sushigo.server.app import Server
+from sushigo.server.hub import Conn, Hub, HubConfig
+from sushigo.server.storage import Storage
 
 T = TypeVar("T")
 

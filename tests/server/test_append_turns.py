@@ -18,12 +18,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
-import server.storage as storage_module
-from protocol import TableSettings
-from server.hub import Hub
-from server.persist import dump, load, table_state
-from server.storage import SCHEMA_VERSION, PlayerResult, Storage, StorageError
-from server.table import Table
+import sushigo.server.storage as storage_module
+from sushigo.protocol import TableSettings
+from sushigo.server.hub import Hub
+from sushigo.server.persist import dump, load, table_state
+from sushigo.server.storage import SCHEMA_VERSION, PlayerResult, Storage, StorageError
+from sushigo.server.table import Table
 
 PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
 

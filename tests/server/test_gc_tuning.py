@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _CHILD = """
 import asyncio, gc, weakref
-import server.cli as cli
+import sushigo.server.cli as cli
 
 class Node:
     def __init__(self):

@@ -26,8 +26,8 @@ from server_helpers import (
     running_server,
 )
 
-from engine import Action, Card, GameOptions
-from protocol import (
+from sushigo.engine import Action, Card, GameOptions
+from sushigo.protocol import (
     AddBot,
     Commit,
     Commitments,
@@ -55,7 +55,7 @@ from protocol import (
     new_nonce,
     new_seed,
 )
-from server import app
+from sushigo.server import app
 
 
 @pytest.fixture

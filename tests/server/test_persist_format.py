@@ -11,12 +11,18 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
-from protocol import FairRecord, LeaveTable, SignedRecord, TableSettings, verify_signed_record
-from protocol.records import record_bytes, turn_record_bytes
-from server.hub import Hub
-from server.persist import changes, dump, load, table_state
-from server.storage import Storage
-from server.table import Table
+from sushigo.protocol import (
+    FairRecord,
+    LeaveTable,
+    SignedRecord,
+    TableSettings,
+    verify_signed_record,
+)
+from sushigo.protocol.records import record_bytes, turn_record_bytes
+from sushigo.server.hub import Hub
+from sushigo.server.persist import changes, dump, load, table_state
+from sushigo.server.storage import Storage
+from sushigo.server.table import Table
 
 
 def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:

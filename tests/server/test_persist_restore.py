@@ -8,8 +8,8 @@ import random
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended, hello
 
-from engine import GameOptions
-from protocol import (
+from sushigo.engine import GameOptions
+from sushigo.protocol import (
     GameKind,
     Phase,
     Resume,
@@ -20,9 +20,9 @@ from protocol import (
     Welcome,
     encode_message,
 )
-from server.hub import Hub
-from server.persist import dump, load
-from server.storage import Storage
+from sushigo.server.hub import Hub
+from sushigo.server.persist import dump, load
+from sushigo.server.storage import Storage
 
 
 def test_restart_restores_the_game_and_the_token_resumes_it() -> None:

@@ -17,8 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
 from server_helpers import Clock, Peer, hello, make_hub
 
-from engine.roll import Reroll, Swap, Take
-from protocol import (
+from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.protocol import (
     GameKind,
     JoinTable,
     LoggedIn,
@@ -34,14 +34,14 @@ from protocol import (
     encode_message,
     login_key_message,
 )
-from server.hub import Hub
-from server.keys import load_or_create_server_key
-from server.persist import StateError, dump, load, table_state
-from server.replay import export
-from server.replay import main as replay_main
-from server.roll_table import RollTable
-from server.storage import Storage
-from server.table import Table
+from sushigo.server.hub import Hub
+from sushigo.server.keys import load_or_create_server_key
+from sushigo.server.persist import StateError, dump, load, table_state
+from sushigo.server.replay import export
+from sushigo.server.replay import main as replay_main
+from sushigo.server.roll_table import RollTable
+from sushigo.server.storage import Storage
+from sushigo.server.table import Table
 
 NOW_MS = 1_700_000_000_000
 

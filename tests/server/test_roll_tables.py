@@ -11,8 +11,8 @@ import pytest
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
 from server_helpers import Peer, errors_of, make_hub, raw_frame
 
-from engine.roll import Reroll, RollAction, Swap, Take
-from protocol import (
+from sushigo.engine.roll import Reroll, RollAction, Swap, Take
+from sushigo.protocol import (
     AddBot,
     Commit,
     CreateTable,
@@ -40,8 +40,8 @@ from protocol import (
     TurnStart,
     new_seed,
 )
-from server.roll_table import RollTable
-from server.table import TableError
+from sushigo.server.roll_table import RollTable
+from sushigo.server.table import TableError
 
 # -- the lobby ----------------------------------------------------------------------------------
 
@@ -103,7 +103,11 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
     peer.create(roll_settings(5))
     for name in ("random", "greedy", "heuristic"):
         peer.add_bot(name)
-    for name in ("nonsense", "bots/_simple.py:RandomStrategy", "bots.roll:RollRandomStrategy"):
+    for name in (
+        "nonsense",
+        "bots/_simple.py:RandomStrategy",
+        "bots.roll:RollRandomStrategy",
+    ):
         peer.send(AddBot(ref=peer.ref(), strategy=name))
     peer.add_bot("default")
     errors = [m for m in peer.drain() if isinstance(m, Error)]
@@ -112,7 +116,7 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
     table = hub.tables[peer.table_id]
     assert isinstance(table, RollTable)
     assert [s.bot for s in table.seats] == [None, "random", "greedy", "heuristic", "default"]
-    assert all(type(s).__module__ == "bots.roll._strategies" for s in table.strategies[1:])
+    assert all(type(s).__module__ == "sushigo.bots.roll._strategies" for s in table.strategies[1:])
     peer.add_bot("random")
     assert errors_of(peer.drain()) == [ErrorCode.TABLE_FULL]
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from roll_server_helpers import RollPeer, mover_of, play_out, seated
 from server_helpers import Clock, errors_of, hello, make_hub
 
-from engine.roll import Reroll, Take
-from protocol import (
+from sushigo.engine.roll import Reroll, Take
+from sushigo.protocol import (
     Message,
     Phase,
     Resume,
@@ -25,8 +25,8 @@ from protocol import (
     TableUpdate,
     Welcome,
 )
-from server.hub import Hub
-from server.roll_table import BOT_GRACE_SECONDS, RollTable
+from sushigo.server.hub import Hub
+from sushigo.server.roll_table import BOT_GRACE_SECONDS, RollTable
 
 
 def table_of(hub: Hub, peer: RollPeer) -> RollTable:

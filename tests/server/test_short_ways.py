@@ -10,8 +10,8 @@ import random
 import pytest
 from server_helpers import FakeTransport, Peer, hub_game, make_hub, raw_frame
 
-from engine import Action, Card
-from protocol import (
+from sushigo.engine import Action, Card
+from sushigo.protocol import (
     Commit,
     Commitments,
     Error,
@@ -27,7 +27,7 @@ from protocol import (
     make_commitment,
     new_nonce,
 )
-from server.session import Session, broadcast
+from sushigo.server.session import Session, broadcast
 
 
 def _session(phase: Phase, transport: FakeTransport | None) -> Session:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol.identity import player_id_for_key
-from server import storage as storage_module
-from server.storage import (
+from sushigo.protocol.identity import player_id_for_key
+from sushigo.server import storage as storage_module
+from sushigo.server.storage import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     PlayerResult,
@@ -374,7 +374,7 @@ def test_delete_table_drops_its_tokens(db: Storage) -> None:
 
 _CHILD = """
 import sys
-from server.storage import PlayerResult, Storage
+from sushigo.server.storage import PlayerResult, Storage
 storage = Storage(sys.argv[1])
 for n in range(50):
     storage.save_table(f"t{n}", bytes([n]) * 3000)

@@ -8,7 +8,7 @@ import random
 
 from server_helpers import Peer, hub_game, make_hub
 
-from protocol import Commitments, TurnResult, TurnStart
+from sushigo.protocol import Commitments, TurnResult, TurnStart
 
 
 def table_timers(peer: Peer) -> int:

@@ -9,8 +9,8 @@ from typing import TypeVar
 
 from server_helpers import Clock, Peer, check_ended, errors_of, hello, make_hub
 
-from engine import GameOptions
-from protocol import (
+from sushigo.engine import GameOptions
+from sushigo.protocol import (
     Commitments,
     Error,
     ErrorCode,
@@ -28,7 +28,7 @@ from protocol import (
     TurnStart,
     Welcome,
 )
-from server.hub import Hub
+from sushigo.server.hub import Hub
 
 T = TypeVar("T")
 

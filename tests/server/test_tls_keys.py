@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
 )
 
-from server.keys import (
+from sushigo.server.keys import (
     KeyFileError,
     create_new_file,
     key_fingerprint,
@@ -27,7 +27,7 @@ from server.keys import (
     public_key_bytes,
     sha256_fingerprint,
 )
-from server.tls import (
+from sushigo.server.tls import (
     CERT_FILE,
     KEY_FILE,
     certificate_fingerprint,

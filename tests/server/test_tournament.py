@@ -7,8 +7,8 @@ from itertools import combinations
 
 import pytest
 
-from protocol import TournamentFormat, TournamentSettings, TournamentStatus
-from server.tournament import Tournament
+from sushigo.protocol import TournamentFormat, TournamentSettings, TournamentStatus
+from sushigo.server.tournament import Tournament
 
 
 def _tournament(entrants: int, players: int = 3, games: int = 12, **kw: object) -> Tournament:

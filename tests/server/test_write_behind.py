@@ -21,13 +21,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import play
 
-import server.app as app_module
-import server.storage as storage_module
-from client.connection import Client
-from protocol import TableSettings, TurnStart
-from server.app import Server
-from server.hub import Hub
-from server.storage import PlayerResult, Storage, StorageError, TokenEntry
+import sushigo.server.app as app_module
+import sushigo.server.storage as storage_module
+from sushigo.client.connection import Client
+from sushigo.protocol import TableSettings, TurnStart
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.storage import PlayerResult, Storage, StorageError, TokenEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -231,7 +231,7 @@ def test_close_writes_what_is_held(tmp_path: Path) -> None:
 
 _CHILD = """
 import sys
-from server.storage import Storage
+from sushigo.server.storage import Storage
 storage = Storage(sys.argv[1], exclusive=True, write_behind=True)
 for n in range(20):
     storage.save_table(f"t{n}", bytes([n]) * 3000)
