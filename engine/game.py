@@ -21,6 +21,7 @@ from itertools import compress
 from typing import NoReturn
 
 from .actions import Action
+from .api import places_by, winners_of
 from .cards import ROUNDS, WASABI_MULTIPLIER, Card
 from .cards import deck as cards_deck
 from .errors import (
@@ -87,6 +88,7 @@ _sub = operator.sub
 _add = operator.add
 _or = operator.or_
 _SEATS = [range(n) for n in range(6)]
+_ALL_SEATS = [tuple(range(n)) for n in range(6)]
 _EVEN = sum(15 << (8 * lane) for lane in range(7))
 _LANES = sum(1 << (8 * lane) for lane in range(7))
 
@@ -288,6 +290,15 @@ class Game:
         return self._turn
 
     @property
+    def position(self) -> tuple[int, int]:
+        """(round, turn) of the current step (`engine.api.GameState`)."""
+        return (self._round, self._turn)
+
+    def to_act(self) -> tuple[int, ...]:
+        """Every seat acts at every turn (`engine.api.GameState`); none once the game is over."""
+        return () if self._over else _ALL_SEATS[self._n]
+
+    @property
     def pass_direction(self) -> int:
         """+1 when this round's hands pass left (seat i to i+1), -1 when they pass right."""
         return 1 if self._passes_left else -1
@@ -339,12 +350,11 @@ class Game:
         """Per seat, 1 for first: most points, then most puddings; still tied seats share a place."""
         if not self._over:
             raise GameOverError("the game is not over yet: no places")
-        keys = [(self._scores[s], self._puddings[s]) for s in range(self._n)]
-        return tuple(1 + sum(other > key for other in keys) for key in keys)
+        return places_by([(self._scores[s], self._puddings[s]) for s in range(self._n)])
 
     def winners(self) -> tuple[int, ...]:
         """The seats that won; more than one is a shared win."""
-        return tuple(s for s, place in enumerate(self.places()) if place == 1)
+        return winners_of(self.places())
 
     def pudding_points(self) -> tuple[int, ...]:
         """End-of-game pudding points per tableau (empty until the game is over)."""
@@ -491,6 +501,9 @@ class Game:
                 return events
         self._begin_turn()
         return events
+
+    step = apply
+    """`engine.api.GameState.step`: every seat acts at every turn, so a step is `apply`."""
 
     def _begin_turn(self) -> None:
         """Work out every seat's legal actions for the turn that starts now."""
