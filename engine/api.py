@@ -127,7 +127,20 @@ class Rules(Protocol):
         """The action `action_to_data` gave; `EngineError` naming what is wrong."""
 
     def describe(self, action: Any) -> str:
-        """An action in words, for people: ``"salmon + squid (chopsticks)"``."""
+        """An action in words, for people: ``"salmon+squid"``."""
+
+    def describe_event(self, event: Any) -> str | None:
+        """A notable event in words, for a game's listing (a round's scores); None for the rest."""
+
+
+def round_scores_line(round_: int, points: Sequence[int], totals: Sequence[int]) -> str:
+    """A round's scores in words, as every game's listing shows them."""
+    return (
+        f"round {round_} scores: "
+        + ", ".join(f"{p:+}" for p in points)
+        + "  totals: "
+        + ", ".join(map(str, totals))
+    )
 
 
 def places_by(keys: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
@@ -179,6 +192,9 @@ class ValueRules:
     """The options class (``from_data``, and instances with ``to_data``)."""
     game_type: Any
     """The game class, made from ``(options, seed)``."""
+    round_scored: Any = None
+    """The game's event of a round's scoring (with ``round``, ``points``, each with a
+    ``total``, and ``totals``), for `describe_event`."""
 
     def options_to_data(self, options: Any) -> dict[str, Any]:
         """The options' own ``to_data``."""
@@ -202,3 +218,9 @@ class ValueRules:
         """The action's own ``describe``."""
         text: str = action.describe()
         return text
+
+    def describe_event(self, event: Any) -> str | None:
+        """A round's scores (the game's `round_scored` event); None for every other event."""
+        if self.round_scored is not None and type(event) is self.round_scored:
+            return round_scores_line(event.round, [p.total for p in event.points], event.totals)
+        return None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action
 from .api import GameState, Rules, ValueRules, check_variants
+from .events import RoundScored
 from .game import Game
 from .options import MAX_PLAYERS, MIN_PLAYERS, GameOptions
 
@@ -25,6 +26,7 @@ class SushiGoRules(ValueRules):
     secret = True
     options_type = GameOptions
     game_type = Game
+    round_scored = RoundScored
 
     def options(self, players: int, variants: Iterable[str] = ()) -> GameOptions:
         """`GameOptions` for `players` with the named variants on (`OptionsError` otherwise)."""

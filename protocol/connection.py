@@ -177,6 +177,8 @@ class Connection:
         """The message a frame's value holds, after checking it may arrive now."""
         their_role = self.their_role
         try:
+            if their_role is _SERVER and type(value) is dict and value.get("type") == "resumed":
+                self._game_of_resumed(value)
             message, seq = from_data(value, their_role, self.game)
             if seq is not None:
                 if seq != self.last_seq + 1:
@@ -352,6 +354,17 @@ class Connection:
             if snapshot is not None:
                 table = snapshot.table
                 self._set_game(None if table is None else table.settings.kind, snapshot.seat)
+
+    def _game_of_resumed(self, value: dict[str, Any]) -> None:
+        """RESUMED's snapshot holds the receiver's observation, a value of its table's game: a
+        client resuming from a new process does not know that game yet, so it is read from the
+        snapshot's table before the message is decoded (a malformed one fails in decoding)."""
+        snapshot = value.get("snapshot")
+        table = snapshot.get("table") if type(snapshot) is dict else None
+        settings = table.get("settings") if type(table) is dict else None
+        kind = settings.get("kind") if type(settings) is dict else None
+        if type(kind) is str and (self.game is None or self.game.kind != kind):
+            self.game = wire(kind)
 
     def _set_game(self, kind: str | None, seat: int | None) -> None:
         self.game = None if kind is None else wire(kind)

@@ -9,6 +9,7 @@ from sushigo.engine.api import GameState, Rules, ValueRules, check_variants
 
 from .actions import RollAction, action_from_data
 from .dice import MAX_PLAYERS, MIN_PLAYERS
+from .events import RoundScored, Taken
 from .game import RollGame
 from .options import RollOptions
 
@@ -25,6 +26,7 @@ class SushiRollRules(ValueRules):
     secret = False
     options_type = RollOptions
     game_type = RollGame
+    round_scored = RoundScored
 
     def options(self, players: int, variants: Iterable[str] = ()) -> RollOptions:
         """`RollOptions` for `players` (`OptionsError` for any variant: the game has none)."""
@@ -34,6 +36,12 @@ class SushiRollRules(ValueRules):
     def describe_options(self, options: RollOptions) -> tuple[int, tuple[str, ...]]:
         """(players, no variants)."""
         return options.players, ()
+
+    def describe_event(self, event: Any) -> str | None:
+        """A die taken, or a round's scores."""
+        if isinstance(event, Taken):
+            return f"seat {event.seat} took {event.die.describe()}"
+        return super().describe_event(event)
 
     def action_from_data(self, data: Any) -> RollAction:
         """`engine.roll.action_from_data`."""
