@@ -55,7 +55,8 @@ class GameState(Protocol):
         An illegal action raises the engine's specific error and changes nothing."""
 
     def observation(self, seat: int | None) -> Any:
-        """What `seat` may know now (None: a spectator, who sees only what is public)."""
+        """What `seat` may know now (None: a spectator, who sees only what is public): a
+        `SeatView`, equal for two states that differ only in what the seat cannot know."""
 
     def initial_events(self) -> list[Any]:
         """The events of the game's setup (the first round dealt or rolled)."""
@@ -74,6 +75,19 @@ class GameState(Protocol):
 
     def clone(self) -> GameState:
         """An independent copy: play on without touching this game."""
+
+
+@runtime_checkable
+class SeatView(Protocol):
+    """What every game's observation gives: whose it is, and the actions that seat may take now
+    (empty when it does not act: a client chooses from these, never from the game itself)."""
+
+    @property
+    def seat(self) -> int | None:
+        """The observing seat (None: a spectator)."""
+
+    def legal_actions(self) -> Sequence[Any]:
+        """Every action the observing seat may take now."""
 
 
 @runtime_checkable

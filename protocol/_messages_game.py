@@ -100,6 +100,9 @@ class GameStarted(ServerMessage):
     """As in GAME_STARTING (a client checks it did not change)."""
     client_seeds: Annotated[tuple[Bytes32, ...], Seats]
     """Each seat's seed in seat order (the server's for a bot or a silent seat)."""
+    drawn: Annotated[tuple[Seat, ...], Size(0, 8)] = ()
+    """The seats whose seed the server drew because none came before the deadline: such a
+    seat's client sees another seed than its own, and is not to take that for cheating."""
 
 
 # -- steps -------------------------------------------------------------------------------------
@@ -120,6 +123,8 @@ class TurnStart(ServerMessage):
     """The seats that act in this step, in seat order."""
     secret: bool = True
     """The acting seats choose at once, in secret (commit-reveal); false: one seat acts openly."""
+    step: U32 = 0
+    """Steps of the game played before this one (what a client's checks replay to)."""
     observation: GameObservation
     """Exactly the game's observation for the receiver (its wire's encoding)."""
     deadline_ms: DeadlineMs = 0
@@ -137,7 +142,8 @@ def _small(n: int) -> bytes:
 
 
 _TURN_START_KEYS = tuple(
-    _pack(name) for name in ("round", "turn", "seats", "secret", "observation", "deadline_ms")
+    _pack(name)
+    for name in ("round", "turn", "seats", "secret", "step", "observation", "deadline_ms")
 )
 _packed_seats: dict[tuple[int, ...], bytes] = {}
 
@@ -154,8 +160,8 @@ def _seats_bytes(seats: tuple[int, ...]) -> bytes:
 def _pack_turn_start(message: TurnStart, game: object) -> tuple[int, bytes]:
     """TURN_START's fields packed (see `register_packer`): the observation by the game's wire,
     which may share what the seats' observations of a step have in common."""
-    k_round, k_turn, k_seats, k_secret, k_observation, k_deadline = _TURN_START_KEYS
-    return 6, b"".join(
+    k_round, k_turn, k_seats, k_secret, k_step, k_observation, k_deadline = _TURN_START_KEYS
+    return 7, b"".join(
         (
             k_round,
             _SMALL[message.round],
@@ -165,6 +171,8 @@ def _pack_turn_start(message: TurnStart, game: object) -> tuple[int, bytes]:
             _seats_bytes(message.seats),
             k_secret,
             _BOOL[message.secret],
+            k_step,
+            _small(message.step),
             k_observation,
             game.packed("observation", message.observation),  # type: ignore[attr-defined]
             k_deadline,
@@ -327,6 +335,8 @@ class Acted(ServerMessage):
     """The round it was played in."""
     turn: Turn
     """The turn it was played in."""
+    step: U32
+    """Steps of the game played before this one."""
     seat: Seat
     """The seat that acted."""
     action: GameAction
@@ -336,7 +346,7 @@ class Acted(ServerMessage):
     events: Events = ()
     """The game's events of the action, in the game's order."""
     observation: GameObservation
-    """The public state after the action (a spectator's view)."""
+    """The receiver's observation after the action (a spectator's: public)."""
     more: bool = False
     """The same seat acts again in this turn (its turn is not over: no TURN_START comes first)."""
 

@@ -65,6 +65,7 @@ from .table import Table
 
 log = logging.getLogger("sushigo.server")
 
+
 class Hub:
     """Every connection, session and table of one server process."""
 

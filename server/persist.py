@@ -243,4 +243,3 @@ def _old_step(raw: Any, game: Any, decode_action: Any) -> StepRecord:
         seats=(raw["seat"],),
         openings=(Opening(action=decode_action(raw["action"]), auto=bool(raw["auto"])),),
     )
-

@@ -76,7 +76,9 @@ class Sent:
     def message(self) -> Message:
         """The typed message, decoded from the frame."""
         value = decode_body(self.frame[HEADER_SIZE:], SERVER_LIMITS)
-        message, _ = decode_message(value, Role.SERVER, None if self.kind is None else wire(self.kind))
+        message, _ = decode_message(
+            value, Role.SERVER, None if self.kind is None else wire(self.kind)
+        )
         return message
 
 

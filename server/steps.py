@@ -57,6 +57,7 @@ _commitments = maker(Commitments)
 _turn_result = maker(TurnResult)
 _step_record = maker(StepRecord)
 _opening = maker(Opening)
+_acted = maker(Acted)
 """The messages and records of every step, made positionally through their slots (`maker`)."""
 
 
@@ -150,6 +151,7 @@ class StepState:
             turn,
             self.acting,
             self.adapter.rules.secret,
+            len(self.steps),
             self.game.observation(seat),
             left,
         )
@@ -161,15 +163,18 @@ class StepState:
         deadline_ms = self.settings.turn_seconds * 1000
         secret = self.adapter.rules.secret
         acting = self.acting
+        step = len(self.steps)
         observation = game.observation
         for seat in self.seats:
             session = seat.session
             if session is not None:
                 session.send(
-                    _turn_start(round_, turn, acting, secret, observation(seat.index), deadline_ms)
+                    _turn_start(
+                        round_, turn, acting, secret, step, observation(seat.index), deadline_ms
+                    )
                 )
         if self.spectators:
-            public = _turn_start(round_, turn, acting, secret, observation(None), deadline_ms)
+            public = _turn_start(round_, turn, acting, secret, step, observation(None), deadline_ms)
             for watcher in self.spectators:
                 watcher.send(public)
 
@@ -241,7 +246,11 @@ class SecretSteps(StepState):
             round_, turn = self.position
             nonce = new_nonce()
             self.commitments[slot] = make_commitment(
-                self.table_id, round_, turn, seat.index, self.adapter.wire.commit_bytes(action),
+                self.table_id,
+                round_,
+                turn,
+                seat.index,
+                self.adapter.wire.commit_bytes(action),
                 nonce,
             )
             self.openings[slot] = _opening(action, nonce, False)
@@ -249,7 +258,9 @@ class SecretSteps(StepState):
             self.openings[slot] = Opening(action=action, auto=True)
         self.committed[slot] = True
 
-    def commit(self, seat_index: int, round_: int, turn: int, commitment: bytes, now: float) -> None:
+    def commit(
+        self, seat_index: int, round_: int, turn: int, commitment: bytes, now: float
+    ) -> None:
         """A seat's COMMIT."""
         self._now_hint = now
         seat = self.seats[seat_index]
@@ -259,8 +270,9 @@ class SecretSteps(StepState):
         if self.phase is not COMMITTING:
             raise TableError(ErrorCode.OUT_OF_PHASE, "commitments are not being collected")
         if (round_, turn) != self.position:
-            raise TableError(ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn "
-                             f"{self.position[1]}")
+            raise TableError(
+                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
+            )
         slot = self.slots[seat_index]
         if slot < 0:
             raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
@@ -305,8 +317,9 @@ class SecretSteps(StepState):
         if self.phase is not REVEALING:
             raise TableError(ErrorCode.OUT_OF_PHASE, "reveals are not being collected")
         if (round_, turn) != self.position:
-            raise TableError(ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn "
-                             f"{self.position[1]}")
+            raise TableError(
+                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
+            )
         slot = self.slots[seat_index]
         if slot < 0:
             raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
@@ -448,25 +461,37 @@ class OpenSteps(StepState):
         events = game.step([action])
         opening = Opening(action=action, auto=auto)
         self.steps.append(_step_record(round_, turn, self.acting, (), (opening,)))
-        more = not game.is_terminal() and game.to_act() == self.acting and (
-            game.position == self.position
+        more = (
+            not game.is_terminal()
+            and game.to_act() == self.acting
+            and (game.position == self.position)
         )
         if more and (auto or seat.bot is not None):
             self.server_actions += 1
         # Saved before anyone hears of it: after a crash the game goes on from exactly here.
         self.host.save_table(self)
-        update = Acted(
-            round=round_,
-            turn=turn,
-            seat=seat.index,
-            action=action,
-            auto=auto,
-            events=tuple(events),
-            observation=game.observation(None),
-            more=more,
-        )
-        for person in self.people():
-            person.send(update)
+        step, events = len(self.steps) - 1, tuple(events)
+        for other in self.seats:
+            if other.session is not None:
+                other.session.send(
+                    _acted(
+                        round_,
+                        turn,
+                        step,
+                        seat.index,
+                        action,
+                        auto,
+                        events,
+                        game.observation(other.index),
+                        more,
+                    )
+                )
+        if self.spectators:
+            public = _acted(
+                round_, turn, step, seat.index, action, auto, events, game.observation(None), more
+            )
+            for watcher in self.spectators:
+                watcher.send(public)
         if not more:
             self._after_step(now)
 

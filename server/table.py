@@ -215,6 +215,7 @@ class Table(SecretSteps, OpenSteps, Seating):
             table_id=self.table_id,
             server_seed_hash=server_seed_hash(self.server_seed),
             client_seeds=seeds,
+            drawn=tuple(i for i, drawn in enumerate(self.drawn) if drawn),
         )
         _broadcast(self.people(), started)
         self.game = self.adapter.rules.new_game(
