@@ -308,7 +308,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
-    variant_text = ", ".join([game_rules.title, *variants]) if variants else game_rules.title
+    on = game_rules.describe_options(options)[1]
+    variant_text = (
+        ", ".join(on) if on else ("no variants" if game_rules.variants else game_rules.title)
+    )
     print(
         f"{config.games} games, {players} players, {variant_text}, seed {config.seed}: "
         f"{elapsed:.1f} s, {config.games / max(elapsed, 1e-9):.1f} games/s "

@@ -19,7 +19,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.bots.roll import get_roll_strategy
+from sushigo.bots import get_strategy
 from sushigo.client.connection import Client
 from sushigo.engine import GameOptions
 from sushigo.engine.roll import (
@@ -94,7 +94,7 @@ class Dealer:
         self.key = Ed25519PrivateKey.generate()
         self.server_seed = self.rng.randbytes(32)
         self.bot_seeds = [self.rng.randbytes(32) for _ in range(players)]
-        self.bot = get_roll_strategy(strategy)
+        self.bot = get_strategy(strategy, game="sushi-roll")
         self.conn = ServerConnection()
         self.client: Client | None = None
         self.received: list[ClientMessage] = []

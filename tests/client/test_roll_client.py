@@ -9,7 +9,7 @@ import random
 import pytest
 from roll_dealer import Dealer, drain, play_through, settle
 
-from sushigo.bots.roll import get_roll_strategy
+from sushigo.bots import get_strategy
 from sushigo.client.connection import Client, ServerError
 from sushigo.client.tui import AppState
 from sushigo.engine.roll import Reroll, RollAction, RollObservation, Take
@@ -38,7 +38,7 @@ async def _seated(dealer: Dealer) -> Client:
 
 def _chooser(seed: int = 0) -> object:
     rng = random.Random(seed)
-    strategy = get_roll_strategy("heuristic")
+    strategy = get_strategy("heuristic", game="sushi-roll")
 
     def choose(obs: RollObservation) -> RollAction:
         return strategy.choose(obs, obs.legal_actions(), rng)
