@@ -43,7 +43,7 @@ from .frames import (
     Limits,
     encode_frame,
 )
-from .games import Wire, register_wire, wire
+from .games import Wire, decode, encode, register_wire, wire
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import (
     Act,
@@ -217,8 +217,10 @@ __all__ = [
     "auth_payload",
     "choose_version",
     "commitment_preimage",
+    "decode",
     "decode_message",
     "derive_game_seed",
+    "encode",
     "encode_frame",
     "encode_message",
     "error_for",

@@ -216,7 +216,7 @@ class Connection:
             return frame
         if self.our_role is _SERVER:
             seq = self.last_seq + 1
-            frame = to_frame(message, seq, self._limits.max_body, self.game)
+            frame = to_frame(message, seq, self._max_body, self.game)
             self._advance(_SERVER, message)
             self.last_seq = seq
             return frame

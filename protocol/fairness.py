@@ -170,7 +170,10 @@ def verify_record(record: FairRecord) -> FairnessReport:
     auto: list[tuple[int, int, int]] = []
     if not hmac.compare_digest(server_seed_hash(record.server_seed), record.server_seed_hash):
         problems.append("the server seed does not match the hash published before the game")
-    game = game_rules.new_game(record.options, seed)
+    try:
+        game = game_rules.new_game(record.options, seed)
+    except (EngineError, TypeError) as exc:
+        return FairnessReport(seed, (f"the record's options make no {record.game} game: {exc}",))
     if len(record.client_seeds) != game.players:
         problems.append(f"{len(record.client_seeds)} client seeds for {game.players} seats")
     for i, step in enumerate(record.steps, 1):

@@ -18,7 +18,7 @@ import msgpack
 from sushigo.engine.games import plugin
 
 from ._codec import Decoder, Encoder, FieldError, canonical_bytes, kind_of
-from .errors import ErrorCode
+from .errors import ErrorCode, RemoteProtocolError
 
 ENTRY_POINTS = "sushigo.wire"
 """The entry point group of plug-in games' wires (the entry point's name is the game's kind)."""
@@ -115,6 +115,22 @@ def wire(kind: str) -> Wire | None:
         if isinstance(loaded, Wire) and loaded.kind == kind:
             found = _known[kind] = loaded
     return found
+
+
+def decode(game: Wire, part: str, value: Any) -> Any:
+    """`value` (plain data from the wire) read as the game's `part`; `RemoteProtocolError` (not
+    fatal) naming the field that is wrong."""
+    try:
+        return game.codec(part)[1](value)
+    except FieldError as exc:
+        raise RemoteProtocolError(
+            exc.code, f"{part}.{exc.where()}: {exc.message}", fatal=False
+        ) from None
+
+
+def encode(game: Wire, part: str, value: Any) -> Any:
+    """The game's `part` value as plain msgpack data."""
+    return game.codec(part)[0](value)
 
 
 def tagged_codec(

@@ -140,6 +140,11 @@ def parse_record_bytes(data: bytes) -> FairRecord:
     fmt = value.get("format")
     legacy = legacy_record_reader(fmt)
     if legacy is not None:
+        if value.get("version") != 1:  # protocol 1.0's records were all version 1
+            raise RemoteProtocolError(
+                ErrorCode.FAIRNESS_VIOLATION,
+                f"unsupported record version {value.get('version')!r}",
+            )
         try:
             old: FairRecord = legacy(value)
         except FieldError as exc:

@@ -328,10 +328,6 @@ def read_v1_record(value: dict[str, Any]) -> FairRecord:
     version 1: each action with its seat, no positions) as a `FairRecord`; `FieldError` naming what
     is wrong. Each step's round and cycle are the replay's as far as the actions replay (a step
     that does not keeps the last position, and `verify_record` names it)."""
-    if value.get("version") != 1:
-        err = FieldError(ErrorCode.OUT_OF_RANGE, f"unsupported version {value.get('version')!r}")
-        err.path.append("version")
-        raise err
     old: _RecordV1 = codec(_RecordV1, ROLL_WIRE)[1](value)
     game = RollGame(old.options, derive_game_seed(old.table_id, old.server_seed, old.client_seeds))
     steps = []
