@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from sushigo.protocol import ErrorCode, ProtocolError
-from sushigo.protocol.records import parse_record_bytes
+from sushigo.protocol.records import canonical_bytes, parse_record_bytes
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_a_malformed_record_is_refused(value: object) -> None:
 
 
 def test_a_record_of_a_game_not_installed_is_refused_clearly() -> None:
-    data = msgpack.packb({"format": "sushigo-record", "version": 2, "game": "chess"})
+    data = canonical_bytes({"format": "sushigo-record", "game": "chess", "version": 2})
     with pytest.raises(ProtocolError) as refused:
         parse_record_bytes(data)
     assert refused.value.code is ErrorCode.UNSUPPORTED_GAME_KIND
