@@ -429,6 +429,11 @@ class Resumed(ServerMessage):
     phase: Phase
     """The phase to continue from: the phase after the client's last seen message when replaying,
     the current phase with a snapshot. Always a logged-in phase."""
+    kind: GameKindName | None = None
+    """The game of the session's table (nil: at no table): the game values of the snapshot and of
+    every message that follows are that game's."""
+    seat: Seat | None = None
+    """The session's seat at its table (nil: none, or watching)."""
     round: Round | None = None
     """In a game phase: the round of `phase`."""
     turn: Turn | None = None

@@ -179,7 +179,10 @@ class Connection:
         try:
             if their_role is _SERVER and type(value) is dict and value.get("type") == "resumed":
                 self._game_of_resumed(value)
-            message, seq = from_data(value, their_role, self.game)
+            try:
+                message, seq = from_data(value, their_role, self.game)
+            except RemoteProtocolError as exc:
+                raise self._phase_first(value, exc) from None
             if seq is not None:
                 if seq != self.last_seq + 1:
                     raise RemoteProtocolError(
@@ -192,6 +195,28 @@ class Connection:
                 raise self._fail(exc) from None
             raise
         return message
+
+    def _phase_first(self, value: Any, exc: RemoteProtocolError) -> RemoteProtocolError:
+        """A message that would be refused for its phase is refused so, whatever else is wrong
+        with its fields (a game's action sent where no step of that kind is played cannot even
+        be read: the phase says why)."""
+        name = value.get("type") if type(value) is dict else None
+        if (
+            exc.code is ErrorCode.OUT_OF_PHASE
+            or type(name) is not str
+            or exc.code in (ErrorCode.UNKNOWN_MESSAGE_TYPE, ErrorCode.WRONG_DIRECTION)
+            or (self.their_role, self.phase, name) in TRANSITIONS
+        ):
+            return exc
+        code = ErrorCode.OUT_OF_PHASE
+        if self.phase is Phase.HANDSHAKE and self.their_role is _CLIENT:
+            code = ErrorCode.HANDSHAKE_REQUIRED
+        return RemoteProtocolError(
+            code,
+            describe_refusal(self.their_role, self.phase, name),
+            ref=exc.ref,
+            fatal=exc.fatal,
+        )
 
     def _fail(self, exc: ProtocolError) -> ProtocolError:
         exc.fatal = True
@@ -350,19 +375,13 @@ class Connection:
                 )
             self.seat = message.seat
         elif isinstance(message, Resumed):
-            snapshot = message.snapshot
-            if snapshot is not None:
-                table = snapshot.table
-                self._set_game(None if table is None else table.settings.kind, snapshot.seat)
+            self._set_game(message.kind, message.seat)
 
     def _game_of_resumed(self, value: dict[str, Any]) -> None:
-        """RESUMED's snapshot holds the receiver's observation, a value of its table's game: a
-        client resuming from a new process does not know that game yet, so it is read from the
-        snapshot's table before the message is decoded (a malformed one fails in decoding)."""
-        snapshot = value.get("snapshot")
-        table = snapshot.get("table") if type(snapshot) is dict else None
-        settings = table.get("settings") if type(table) is dict else None
-        kind = settings.get("kind") if type(settings) is dict else None
+        """RESUMED's snapshot holds the receiver's observation, a value of its table's game, which
+        a client on a new connection may not know yet: it is read from the message's ``kind``
+        before the message is decoded (a malformed one fails in decoding)."""
+        kind = value.get("kind")
         if type(kind) is str and (self.game is None or self.game.kind != kind):
             self.game = wire(kind)
 

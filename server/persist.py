@@ -72,6 +72,13 @@ def _header(table: Table) -> dict[str, Any]:
     }
 
 
+def table_state(table: Table) -> dict[str, Any]:
+    """The table as plain data: its header and its steps as the record holds them (two tables in
+    the same state give the same data)."""
+    encode = codec(StepRecord, table.wire)[0]
+    return {**_header(table), "steps": [encode(step) for step in table.steps]}
+
+
 def dump(table: Table) -> bytes:
     """The table's saved bytes: a msgpack stream of the header, then one value per step."""
     return _pack(_header(table)) + b"".join(_packed(table))
@@ -168,7 +175,7 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
             seat.player_id, seat.name = held["player_id"], held["name"]
             if held["bot"]:
                 seat.bot, seat.strategy = held["bot"], table.adapter.bot(held["bot"])
-        phase = data["phase"]
+        phase = TablePhase(data["phase"])
         table.server_seed = data["server_seed"]
         table.client_seeds = list(data["client_seeds"])
         table.drawn = list(data.get("drawn", [False] * len(table.seats)))
@@ -177,11 +184,11 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         raise
     except Exception as exc:  # whatever is wrong with the bytes, say so in one line
         raise StateError(f"unreadable table state: {exc!r}") from None
-    if phase in ("open", "over"):
+    if phase in (TablePhase.OPEN, TablePhase.OVER):
         table.phase = TablePhase.OPEN
         return table
     table._now_hint = now
-    if phase == "seeding":
+    if phase is TablePhase.SEEDING:
         table.phase = TablePhase.SEEDING
         table.deadline = now + SEED_SECONDS
         return table
@@ -195,6 +202,10 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
     for i, raw in enumerate(raw_steps, 1):
         try:
             step = decode(raw) if version == STATE_VERSION else _old_step(raw, game, decode_action)
+            if step.seats != game.to_act() or (step.round, step.turn) != game.position:
+                raise ValueError(
+                    f"the game is at {game.position} with seats {list(game.to_act())} acting"
+                )
             game.step([o.action for o in step.openings])
         except (FieldError, EngineError, KeyError, TypeError, ValueError) as exc:
             raise StateError(f"saved step {i} does not replay: {exc}") from None

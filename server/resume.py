@@ -102,6 +102,7 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     if table is not None and session.seat is not None:
         table.player_back(session.seat, now)
 
+    kind = table.settings.kind if table is not None else None
     if replay is not None and state is not None:
         phase, position = state
         session.send(
@@ -111,6 +112,8 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
                 name=session.name,
                 resume_token=token,
                 phase=phase,
+                kind=kind,
+                seat=session.seat,
                 round=position[0] if position and phase in _GAME else None,
                 turn=position[1] if position and phase in _GAME else None,
                 replayed=len(replay),
@@ -127,6 +130,8 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
                 name=session.name,
                 resume_token=token,
                 phase=phase,
+                kind=kind,
+                seat=session.seat,
                 round=position[0] if position else None,
                 turn=position[1] if position else None,
                 snapshot=snapshot,

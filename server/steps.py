@@ -279,7 +279,7 @@ class SecretSteps(StepState):
         if self.committed[slot]:
             if was_bot:
                 self._changed()
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat has already committed this turn")
+            raise TableError(ErrorCode.ALREADY_DONE, "this seat has already committed this turn")
         if commitment in self.commitments:
             # Commitments bind the seat, so a copy could never be opened; refuse it outright and
             # pick for the seat, so a copier cannot hold the table up.
@@ -324,7 +324,7 @@ class SecretSteps(StepState):
         if slot < 0:
             raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
         if self.openings[slot] is not None:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat's pick is already settled")
+            raise TableError(ErrorCode.ALREADY_DONE, "this seat's pick is already settled")
         commitment = self.commitments[slot]
         error: TableError | None = None
         legal = self.game.legal_actions(seat_index)

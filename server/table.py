@@ -57,7 +57,7 @@ MISSES_BEFORE_BOT = 2
 """Timeouts in a row after which a bot plays the seat until its player acts again."""
 
 
-class Table(SecretSteps, OpenSteps, Seating):
+class Table(Seating, SecretSteps, OpenSteps):
     """One table and the game at it."""
 
     def __init__(
@@ -199,7 +199,7 @@ class Table(SecretSteps, OpenSteps, Seating):
         if self.phase is not TablePhase.SEEDING:
             raise TableError(ErrorCode.OUT_OF_PHASE, "no game is being seeded")
         if self.client_seeds[seat] is not None:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat's seed is already in")
+            raise TableError(ErrorCode.ALREADY_DONE, "this seat's seed is already in")
         if seed in self.client_seeds:
             # A copied seed adds nothing to the mix; demand a seed of the seat's own.
             raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that seed is another seat's")

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 import pytest
 
 from sushigo import bots
-from sushigo.bots import IsmctsStrategy, StrategyError
-from sushigo.bots import get_strategy, strategy_factory
+from sushigo.bots import IsmctsStrategy, StrategyError, get_strategy, strategy_factory
 from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollHeuristicStrategy,

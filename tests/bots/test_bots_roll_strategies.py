@@ -7,8 +7,14 @@ import random
 import pytest
 
 from sushigo import bots
-from sushigo.bots import GreedyStrategy, HeuristicStrategy, RandomStrategy, StrategyError
-from sushigo.bots import get_strategy, strategy_factory
+from sushigo.bots import (
+    GreedyStrategy,
+    HeuristicStrategy,
+    RandomStrategy,
+    StrategyError,
+    get_strategy,
+    strategy_factory,
+)
 from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollGreedyStrategy,
@@ -70,7 +76,7 @@ def test_names_resolve_to_the_game_kinds_implementation() -> None:
     )
     with pytest.raises(StrategyError, match="unknown strategy"):
         get_strategy("alphazero", game="sushi-roll")
-    with pytest.raises(StrategyError, match="no strategies for the game .chess."):
+    with pytest.raises(StrategyError, match=r"no strategies for the game .chess."):
         bots.get_strategy("random", game="chess")
 
 

@@ -36,11 +36,13 @@ from sushigo.engine.roll import (
 )
 from sushigo.protocol import (
     SUPPORTED_VERSIONS,
+    Act,
+    Acted,
     ClientConnection,
     ClientMessage,
     Error,
     ErrorCode,
-    GameKind,
+    GameEnded,
     GameStarted,
     GameStarting,
     Hello,
@@ -50,12 +52,8 @@ from sushigo.protocol import (
     Resume,
     Resumed,
     RollFairRecord,
-    RollGameOver,
-    RollPlay,
     RollRoundScores,
     RollStep,
-    RollTurn,
-    RollUpdate,
     SeatInfo,
     Seed,
     ServerConnection,
@@ -66,6 +64,7 @@ from sushigo.protocol import (
     TableJoined,
     TableSettings,
     TableStatus,
+    TurnStart,
     Version,
     Welcome,
     derive_game_seed,
@@ -191,7 +190,7 @@ class Dealer:
             assert self.seat is not None
             self.bot_seeds[self.seat] = message.seed
             self._start()
-        elif isinstance(message, RollPlay):
+        elif isinstance(message, Act):
             self._client_action(message)
         elif isinstance(message, Resume):
             self._resume(message)
@@ -219,7 +218,7 @@ class Dealer:
         )
         obs = game.observation(self.seat)
         assert obs.to_move is not None
-        self.send(RollTurn(round=obs.round, cycle=obs.cycle, seat=obs.to_move, observation=obs))
+        self.send(TurnStart(round=obs.round, cycle=obs.cycle, seat=obs.to_move, observation=obs))
 
     def watch_late(self, steps: int) -> int:
         """The client comes to watch after `steps` actions of a game under way (SPECTATING with
@@ -259,7 +258,7 @@ class Dealer:
         self.send(
             GameStarting(
                 table_id=TABLE,
-                kind=GameKind.SUSHI_ROLL,
+                kind="sushi-roll",
                 options=GameOptions(players=self.players),
                 seat=self.seat,
                 players=self.names,
@@ -276,7 +275,7 @@ class Dealer:
         )
         return TableInfo(
             table_id=TABLE,
-            settings=TableSettings(kind=GameKind.SUSHI_ROLL, players=self.players, turn_seconds=0),
+            settings=TableSettings(kind="sushi-roll", players=self.players, turn_seconds=0),
             status=TableStatus.PLAYING,
             host="p0",
             seats=seats,
@@ -304,7 +303,7 @@ class Dealer:
             assert mover is not None
             obs = game.observation(self.seat)
             self.send(
-                RollTurn(
+                TurnStart(
                     round=obs.round,
                     cycle=obs.cycle,
                     seat=mover,
@@ -324,7 +323,7 @@ class Dealer:
                 action = self.bot.choose(view, view.legal_actions(), self.rng)
                 self._apply(mover, action, auto=False)
 
-    def _client_action(self, message: RollPlay) -> None:
+    def _client_action(self, message: Act) -> None:
         game = self.game
         assert game is not None and self.seat is not None
         if self.refuse_next:
@@ -364,7 +363,7 @@ class Dealer:
         if self.lie_die_at == len(self.steps) - 1:
             obs = _other_face(obs)
         self.send(
-            RollUpdate(
+            Acted(
                 round=r,
                 cycle=c,
                 seat=seat,
@@ -398,7 +397,7 @@ class Dealer:
                 record, server_seed=other, server_seed_hash=server_seed_hash(other)
             )
         key = Ed25519PrivateKey.generate() if self.lie_key else self.key
-        self.send(RollGameOver.of(event, record.server_seed, sign_roll_record(record, key)))
+        self.send(GameEnded.of(event, record.server_seed, sign_roll_record(record, key)))
 
 
 def _version() -> Version:
@@ -448,7 +447,7 @@ async def play_through(
     for _ in range(limit):
         await settle()
         events += await drain(client)
-        if any(isinstance(e, RollGameOver) for e in events):
+        if any(isinstance(e, GameEnded) for e in events):
             return events
         obs = client.roll_state
         if client.awaiting_roll and obs is not None:

@@ -22,7 +22,7 @@ from sushigo.client.cli import (
     table_settings,
 )
 from sushigo.client.connection import ServerError
-from sushigo.protocol import Error, ErrorCode, GameKind
+from sushigo.protocol import Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
@@ -95,7 +95,7 @@ def test_table_settings_from_options() -> None:
 def test_sushi_roll_tables_and_their_refused_variants(capsys: pytest.CaptureFixture[str]) -> None:
     args = parser().parse_args(["h:1", "--game", "sushi-roll", "--bots", "2"])
     settings = table_settings(args)
-    assert (settings.kind, settings.players, settings.turn_seconds) == (GameKind.SUSHI_ROLL, 3, 60)
+    assert (settings.kind, settings.players, settings.turn_seconds) == ("sushi-roll", 3, 60)
     assert settings.roll_options().players == 3
     argv = ["h:1", "--game", "sushi-roll", "--bots", "1", "--variant", "soy_sauce"]
     assert main(argv) == 2
@@ -161,7 +161,7 @@ async def test_changed_tls_certificate_is_refused(
     files = ensure_certificate(tmp_path / "tls")
     storage = Storage(tmp_path / "server.db")
     server = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate()),
+        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
         0,
         server_ssl_context(files),

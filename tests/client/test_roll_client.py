@@ -14,14 +14,13 @@ from sushigo.client.connection import Client, ServerError
 from sushigo.client.tui import AppState
 from sushigo.engine.roll import Reroll, RollAction, RollObservation, Take
 from sushigo.protocol import (
+    Act,
+    Acted,
     ErrorCode,
-    GameKind,
+    GameEnded,
     LoginGuest,
-    RollGameOver,
-    RollPlay,
-    RollTurn,
-    RollUpdate,
     Seed,
+    TurnStart,
 )
 
 
@@ -53,12 +52,12 @@ async def test_an_honest_game_is_played_and_every_die_verified(players: int, sea
     assert any(isinstance(m, Seed) for m in dealer.received)  # the seed duty, as for cards
     events = await play_through(client, dealer, _chooser())  # type: ignore[arg-type]
     fair = client.fairness
-    assert fair.kind == GameKind.SUSHI_ROLL
+    assert fair.kind == "sushi-roll"
     assert fair.failures == [] and fair.final == "verified"
     assert fair.actions_seen == len(dealer.steps) == fair.actions_verified
-    mine = [m for m in dealer.received if isinstance(m, RollPlay)]
+    mine = [m for m in dealer.received if isinstance(m, Act)]
     assert len(mine) >= 3 * dealer.game.options.dice_per_player  # type: ignore[union-attr]
-    over = next(e for e in events if isinstance(e, RollGameOver))
+    over = next(e for e in events if isinstance(e, GameEnded))
     assert over.totals == dealer.game.scores()  # type: ignore[union-attr]
     assert client.roll_observation is not None and client.roll_observation.is_over
     assert client.roll_observation.seat == seat
@@ -69,7 +68,7 @@ async def test_a_spectator_checks_the_game_too() -> None:
     client = await _seated(dealer)
     await settle()
     events = await drain(client)
-    assert any(isinstance(e, RollGameOver) for e in events)
+    assert any(isinstance(e, GameEnded) for e in events)
     assert client.fairness.final == "verified", client.fairness.failures
     assert client.fairness.actions_verified == len(dealer.steps)
     assert not client.awaiting_roll
@@ -86,9 +85,9 @@ async def test_a_spectator_arriving_mid_game_checks_the_rest() -> None:
     unseen = dealer.watch_late(30)
     await settle()
     events = await drain(client)
-    assert any(isinstance(e, RollGameOver) for e in events)
+    assert any(isinstance(e, GameEnded) for e in events)
     fair = client.fairness
-    assert fair is not stale and fair.kind == GameKind.SUSHI_ROLL
+    assert fair is not stale and fair.kind == "sushi-roll"
     assert fair.final == "verified", fair.failures
     assert fair.actions_verified == fair.actions_seen == len(dealer.steps) - unseen > 0
 
@@ -134,7 +133,7 @@ async def test_roll_refuses_what_the_server_would_and_sends_nothing() -> None:
     with pytest.raises(ServerError) as changed:
         client.roll(Take(0), seen=obs)  # chosen on the table before the re-roll
     assert changed.value.code is ErrorCode.WRONG_TURN
-    assert sum(isinstance(m, RollPlay) for m in dealer.received[sent:]) == 1
+    assert sum(isinstance(m, Act) for m in dealer.received[sent:]) == 1
     # A refusal from the server: nothing changed, and we may act again.
     dealer.refuse_next = True
     client.roll(Take(0))
@@ -162,10 +161,10 @@ async def test_a_turn_taken_by_the_timer_is_shown_as_auto() -> None:
     dealer.take_for_client()
     await settle()
     events = await drain(client)
-    auto = [e for e in events if isinstance(e, RollUpdate) and e.auto]
+    auto = [e for e in events if isinstance(e, Acted) and e.auto]
     assert auto and auto[0].seat == 2
     assert client.fairness.auto_picks == 1 and not client.fairness.failures
-    assert any(isinstance(e, RollTurn) for e in events)
+    assert any(isinstance(e, TurnStart) for e in events)
 
 
 async def test_a_resume_from_a_snapshot_checks_the_rest_of_the_game() -> None:
@@ -190,7 +189,7 @@ async def test_a_resume_from_a_snapshot_checks_the_rest_of_the_game() -> None:
     for event in await drain(client):
         state.apply(event)
     reply = await client.resume()
-    assert reply.snapshot is not None and client.game_kind == GameKind.SUSHI_ROLL
+    assert reply.snapshot is not None and client.game_kind == "sushi-roll"
     await settle()
     assert client.awaiting_roll  # the ROLL_TURN after the snapshot: our move again
     state.resumed(reply)

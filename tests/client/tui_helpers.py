@@ -44,7 +44,12 @@ class Output80x24(DummyOutput):
 async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
     """A real server on 127.0.0.1, a free port, its database under `path`."""
     storage = Storage(path / "server.db")
-    server = Server(Hub(storage=storage, key=Ed25519PrivateKey.generate()), "127.0.0.1", 0, None)
+    server = Server(
+        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        "127.0.0.1",
+        0,
+        None,
+    )
     addresses = await server.start()
     try:
         yield addresses[0]

@@ -27,7 +27,9 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
     db = tmp_path / "server.db"
     storage = Storage(db)
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
-    srv = Server(Hub(storage=storage, key=key), "127.0.0.1", 0, None)
+    srv = Server(
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
+    )
     ((host, port),) = await srv.start()
     yield host, port, db
     await srv.stop()

@@ -51,7 +51,7 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
 
 async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
-    settings = TableSettings(players=3, turn_seconds=60)
+    settings = TableSettings(kind="sushi-go", players=3, turn_seconds=60)
     rng = random.Random(11)
     async with server_process(db) as (proc, port):
         players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]

@@ -117,7 +117,7 @@ def test_every_client_move_is_read_the_same_both_ways(phase: Phase, name: str) -
         ({"commitment": None}, ErrorCode.WRONG_TYPE),
         ({"commitment": ...}, ErrorCode.MISSING_FIELD),
         ({"ref": -1}, ErrorCode.OUT_OF_RANGE),
-        ({"type": "reveal"}, ErrorCode.MISSING_FIELD),
+        ({"type": "reveal"}, ErrorCode.OUT_OF_PHASE),  # the phase is checked first
         ({"type": "commitments"}, ErrorCode.WRONG_DIRECTION),
         ({"type": "nonsense"}, ErrorCode.UNKNOWN_MESSAGE_TYPE),
         ({"type": 7}, ErrorCode.NOT_A_MESSAGE),
