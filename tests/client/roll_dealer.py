@@ -449,7 +449,7 @@ async def play_through(
         events += await drain(client)
         if any(isinstance(e, GameEnded) for e in events):
             return events
-        obs = client.roll_state
-        if client.awaiting_roll and obs is not None:
-            client.roll(choose(obs))
+        obs = client.state
+        if client.awaiting and obs is not None:
+            client.act(choose(obs))
     raise AssertionError("the game did not end")

@@ -59,8 +59,8 @@ async def test_an_honest_game_is_played_and_every_die_verified(players: int, sea
     assert len(mine) >= 3 * dealer.game.options.dice_per_player  # type: ignore[union-attr]
     over = next(e for e in events if isinstance(e, GameEnded))
     assert over.totals == dealer.game.scores()  # type: ignore[union-attr]
-    assert client.roll_observation is not None and client.roll_observation.is_over
-    assert client.roll_observation.seat == seat
+    assert client.observation is not None and client.observation.is_over
+    assert client.observation.seat == seat
 
 
 async def test_a_spectator_checks_the_game_too() -> None:
@@ -71,7 +71,7 @@ async def test_a_spectator_checks_the_game_too() -> None:
     assert any(isinstance(e, GameEnded) for e in events)
     assert client.fairness.final == "verified", client.fairness.failures
     assert client.fairness.actions_verified == len(dealer.steps)
-    assert not client.awaiting_roll
+    assert not client.awaiting
 
 
 async def test_a_spectator_arriving_mid_game_checks_the_rest() -> None:
@@ -116,37 +116,37 @@ async def test_roll_refuses_what_the_server_would_and_sends_nothing() -> None:
     dealer = Dealer(3, 0, seed=3)
     client = await _seated(dealer)
     await drain(client)
-    assert client.awaiting_roll  # the bots before us have moved: our turn
-    obs = client.roll_state
+    assert client.awaiting  # the bots before us have moved: our turn
+    obs = client.state
     assert obs is not None and obs.seat == 0 and obs.to_move == 0
     sent = len(dealer.received)
     with pytest.raises(ServerError) as illegal:
-        client.roll(Take(len(obs.players[0].belt)))
+        client.act(Take(len(obs.players[0].belt)))
     assert illegal.value.code is ErrorCode.ILLEGAL_ACTION
-    client.roll(Reroll((0,)))  # legal: 3 menu tokens at the start
+    client.act(Reroll((0,)))  # legal: 3 menu tokens at the start
     with pytest.raises(ServerError) as busy:
-        client.roll(Take(0))
+        client.act(Take(0))
     assert busy.value.code is ErrorCode.ALREADY_DONE
     await settle()
     await drain(client)
-    assert client.awaiting_roll  # the re-roll was answered; still our move
+    assert client.awaiting  # the re-roll was answered; still our move
     with pytest.raises(ServerError) as changed:
-        client.roll(Take(0), seen=obs)  # chosen on the table before the re-roll
+        client.act(Take(0), seen=obs)  # chosen on the table before the re-roll
     assert changed.value.code is ErrorCode.WRONG_TURN
     assert sum(isinstance(m, Act) for m in dealer.received[sent:]) == 1
     # A refusal from the server: nothing changed, and we may act again.
     dealer.refuse_next = True
-    client.roll(Take(0))
+    client.act(Take(0))
     await settle()
     await drain(client)
-    assert client.roll_refusals == 1 and client.awaiting_roll
-    client.roll(Take(0))
+    assert client.refusals == 1 and client.awaiting
+    client.act(Take(0))
     await settle()
     await drain(client)
-    assert client.roll_refusals == 0
+    assert client.refusals == 0
     await play_through(client, dealer, _chooser(2))  # type: ignore[arg-type]
     with pytest.raises(ServerError) as over:
-        client.roll(Take(0))
+        client.act(Take(0))
     assert over.value.code is ErrorCode.OUT_OF_PHASE
     assert client.fairness.final == "verified", client.fairness.failures
 
@@ -157,7 +157,7 @@ async def test_a_turn_taken_by_the_timer_is_shown_as_auto() -> None:
     while dealer.game.to_move != 2:  # type: ignore[union-attr]
         await settle()
     await drain(client)
-    assert client.awaiting_roll
+    assert client.awaiting
     dealer.take_for_client()
     await settle()
     events = await drain(client)
@@ -171,12 +171,12 @@ async def test_a_resume_from_a_snapshot_checks_the_rest_of_the_game() -> None:
     dealer = Dealer(3, 0, seed=13)
     client = await _seated(dealer)
     choose = _chooser(3)
-    while client.roll_state is None or client.roll_state.cycle < 3:
+    while client.state is None or client.state.cycle < 3:
         await settle()
         await drain(client)
-        if client.awaiting_roll:
-            client.roll(choose(client.roll_state))  # type: ignore[operator]
-    while not client.awaiting_roll:  # our action answered: our move again, the bots have played
+        if client.awaiting:
+            client.act(choose(client.state))  # type: ignore[operator]
+    while not client.awaiting:  # our action answered: our move again, the bots have played
         await settle()
     seen = client.fairness.actions_seen
     # The connection drops; the server takes for us meanwhile, and keeps nothing to replay.
@@ -189,13 +189,13 @@ async def test_a_resume_from_a_snapshot_checks_the_rest_of_the_game() -> None:
     for event in await drain(client):
         state.apply(event)
     reply = await client.resume()
-    assert reply.snapshot is not None and client.game_kind == "sushi-roll"
+    assert reply.snapshot is not None and client.kind == "sushi-roll"
     await settle()
-    assert client.awaiting_roll  # the ROLL_TURN after the snapshot: our move again
+    assert client.awaiting  # the ROLL_TURN after the snapshot: our move again
     state.resumed(reply)
     for event in await drain(client):
         state.apply(event)
-    assert state.is_roll and state.roll_moving and state.roll == client.roll_state
+    assert state.is_roll and state.roll_moving and state.roll == client.state
     await play_through(client, dealer, choose)  # type: ignore[arg-type]
     fair = client.fairness
     assert fair.final == "verified", fair.failures

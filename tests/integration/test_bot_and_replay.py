@@ -142,8 +142,10 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
     original = dropper.proto
     try:
         games = asyncio.gather(
-            play_one(dropper, get_strategy("greedy", game="sushi-go"), rng, 2),
-            play_one(steady, get_strategy("greedy", game="sushi-go"), random.Random(6), 2),
+            play_one(dropper, get_strategy("greedy", game="sushi-go"), rng, 2, "sushi-go"),
+            play_one(
+                steady, get_strategy("greedy", game="sushi-go"), random.Random(6), 2, "sushi-go"
+            ),
         )
         cut = asyncio.create_task(cut_once_in_round_two())
         first, second = await asyncio.wait_for(games, timeout=60)

@@ -9,7 +9,7 @@ import socket
 import pytest
 from server_helpers import expected_turns, play, replay_scores, running_server
 
-from sushigo.engine import GameOptions
+from sushigo.engine import SUSHI_GO, GameOptions
 from sushigo.protocol import GameStarting, TableSettings, verify_record, verify_signed_record
 
 CASES = [
@@ -60,7 +60,7 @@ async def full_game(host: str, settings: TableSettings, clients: int, bots: int)
             for c in [*players, watcher]:
                 await c.close()
 
-    options = settings.options()
+    options = SUSHI_GO.options(settings.players, settings.variants)
     turns = expected_turns(options)
     totals = {p.ended.totals for p in played}
     assert len(totals) == 1, "everyone saw the same final scores"
@@ -68,7 +68,7 @@ async def full_game(host: str, settings: TableSettings, clients: int, bots: int)
     assert record.options == options
     assert verify_record(record).ok
     assert replay_scores(record) == record.scores == played[0].ended.totals
-    assert len(record.turns) == turns
+    assert len(record.steps) == turns
     for client, seen in zip([*players, watcher], played, strict=True):
         assert not seen.errors, seen.errors
         assert client.fairness.final == "verified", client.fairness.failures
