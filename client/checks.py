@@ -88,6 +88,12 @@ class GameChecks:
     """The seats acting in the current step (from its TURN_START)."""
     shown: list[tuple[int, Any]] = field(default_factory=list)
     """Every observation shown, with the steps played before it."""
+    results: dict[tuple[int, int], tuple[tuple[int, ...], tuple[Any, ...]]] = field(
+        default_factory=dict
+    )
+    """The actions each secret step's TURN_RESULT showed, by (round, turn): (seats, actions)."""
+    moves: list[tuple[int, int, Any, bool]] = field(default_factory=list)
+    """Every open step's ACTED: (steps before it, seat, action, auto)."""
     my_pick: tuple[int, int, Any] | None = None
     """(round, turn, action) we committed to in the current secret step."""
     sent: list[Any] = field(default_factory=list)
@@ -159,6 +165,10 @@ class GameChecks:
                 self.fail(f"{where}: seat {seat}'s pick does not open its commitment")
             else:
                 self.fairness.openings_verified += 1
+        self.results[msg.round, msg.turn] = (
+            self.acting,
+            tuple(o.action for o in msg.openings),
+        )
         pick = self.my_pick
         if pick is not None and (pick[0], pick[1]) == (msg.round, msg.turn):
             slot = self.acting.index(self.seat) if self.seat in self.acting else -1
@@ -179,6 +189,7 @@ class GameChecks:
                 self.sent.remove(msg.action)
             else:
                 self.fail(f"{where}: the server played an action for us that we did not send")
+        self.moves.append((msg.step, msg.seat, msg.action, msg.auto))
         self.shown.append((msg.step + 1, msg.observation))
 
     # -- at the end ---------------------------------------------------------------------------
@@ -204,6 +215,7 @@ class GameChecks:
         for problem in report.problems:
             self.fail(problem)
         if report.ok and report.game is not None:
+            self._actions(record)
             self._observations(record)
             game = report.game
             if (msg.totals, msg.places, msg.winners) != (
@@ -229,6 +241,32 @@ class GameChecks:
             self.fail("the record is not this game's")
         if self.client_seeds and record.client_seeds != self.client_seeds:
             self.fail("the record's seeds differ from the ones announced")
+
+    def _actions(self, record: FairRecord) -> None:
+        """Every step's actions we were shown are the record's."""
+        steps = record.steps
+        for number, seat, action, auto in self.moves:
+            step = steps[number] if number < len(steps) else None
+            if (
+                step is None
+                or step.seats != (seat,)
+                or (
+                    step.openings[0].action,
+                    step.openings[0].auto,
+                )
+                != (action, auto)
+            ):
+                self.fail(f"step {number + 1}: seat {seat}'s action shown is not the record's")
+                return
+        by_position = {(s.round, s.turn): s for s in steps if s.secret}
+        for position, (seats, actions) in self.results.items():
+            step = by_position.get(position)
+            if step is None or tuple(o.action for o in step.openings) != actions:
+                self.fail(
+                    f"round {position[0]} turn {position[1]}: the actions shown are not the"
+                    " record's"
+                )
+                return
 
     def _observations(self, record: FairRecord) -> None:
         """Replay the record step by step: every observation shown must be the replay's for our

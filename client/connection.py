@@ -418,7 +418,7 @@ class Client:
             raise ServerError(Error(code=ErrorCode.OUT_OF_PHASE, message="it is not your move"))
         if self._pending is not None:
             raise ServerError(
-                Error(code=ErrorCode.OUT_OF_PHASE, message="your last action is not answered yet")
+                Error(code=ErrorCode.ALREADY_DONE, message="your last action is not answered yet")
             )
         if seen is not None and seen != state:
             raise ServerError(
