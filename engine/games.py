@@ -71,6 +71,12 @@ def kinds() -> tuple[str, ...]:
     return (*_known, *extra)
 
 
+def refresh() -> None:
+    """Read the installed plug-ins again (a program that installs one while it runs: tests)."""
+    _looked.clear()
+    _plugins.clear()
+
+
 def register(game: Rules) -> None:
     """Add a game's rules by hand (a program that embeds a game of its own, and tests)."""
     _known[game.kind] = game

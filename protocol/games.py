@@ -17,8 +17,39 @@ import msgpack
 
 from sushigo.engine.games import plugin
 
-from ._codec import Decoder, Encoder, FieldError, canonical_bytes, kind_of
+from ._codec import (
+    Decoder,
+    Encoder,
+    FieldError,
+    Range,
+    Size,
+    canonical_bytes,
+    kind_of,
+    struct_codec,
+)
 from .errors import ErrorCode, RemoteProtocolError
+
+__all__ = [
+    "ENTRY_POINTS",
+    "PARTS",
+    "CodecWire",
+    "Decoder",
+    "Encoder",
+    "FieldError",
+    "Range",
+    "Size",
+    "Wire",
+    "decode",
+    "encode",
+    "kind_of",
+    "legacy_record_reader",
+    "register_wire",
+    "struct_codec",
+    "tagged_codec",
+    "wire",
+]
+"""What a game's wire is written with: the codec builders (`struct_codec` from type hints with
+`Range` and `Size`, `tagged_codec` for a union), `FieldError` for a decoder's refusals."""
 
 ENTRY_POINTS = "sushigo.wire"
 """The entry point group of plug-in games' wires (the entry point's name is the game's kind)."""
