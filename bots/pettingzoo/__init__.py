@@ -7,3 +7,19 @@ gymnasium, pettingzoo): ``pip install sushigo[rl]``. Nothing else in the project
 package, so the game, the server and the client never need numpy. docs/BOTS.md describes the
 encoding.
 """
+
+from . import sushi_go_v0, sushi_roll_v0
+from ._go_encoding import SushiGoEncoding, action_index, action_of, knowledge_from_memory
+from ._roll_encoding import SushiRollEncoding
+from ._single import SingleAgentEnv
+
+__all__ = [
+    "SingleAgentEnv",
+    "SushiGoEncoding",
+    "SushiRollEncoding",
+    "action_index",
+    "action_of",
+    "knowledge_from_memory",
+    "sushi_go_v0",
+    "sushi_roll_v0",
+]

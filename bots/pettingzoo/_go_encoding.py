@@ -124,28 +124,37 @@ class SushiGoEncoding:
         """Length of the observation vector."""
         self.action_size = DUMMY_ACTIONS if options.dummy else PLAIN_ACTIONS
         """Size of the discrete action space."""
-        self._masks: dict[int, tuple[Sequence[Action], Array, frozenset[int]]] = {}
+        self._masks: dict[int, tuple[Sequence[Action], Array, frozenset[int], Array]] = {}
 
-    def legal_indexes(self, legal: Sequence[Action]) -> tuple[Array, frozenset[int]]:
-        """The indexes of `legal` (sorted, as an array) and as a set. Cached by the tuple's
-        identity: the engine shares one tuple among every hand with the same legal actions."""
+    def _legal(
+        self, legal: Sequence[Action]
+    ) -> tuple[Sequence[Action], Array, frozenset[int], Array]:
+        """`legal`'s indexes (sorted, as an array), as a set, and its mask, worked out once.
+        Cached by the tuple's identity (the engine shares one tuple among every hand with the same
+        legal actions), keeping the tuple itself so that an identity is never reused."""
         found = self._masks.get(id(legal))
         if found is None or found[0] is not legal:
             indexes = sorted(map(action_index, legal))
             if len(self._masks) > 50_000:
                 self._masks.clear()
+            mask = np.zeros(self.action_size, dtype=np.int8)
+            mask[indexes] = 1
             found = self._masks[id(legal)] = (
                 legal,
                 np.array(indexes, dtype=np.intp),
                 frozenset(indexes),
+                mask,
             )
+        return found
+
+    def legal_indexes(self, legal: Sequence[Action]) -> tuple[Array, frozenset[int]]:
+        """The indexes of `legal`, sorted as an array and as a set."""
+        found = self._legal(legal)
         return found[1], found[2]
 
     def mask(self, legal: Sequence[Action]) -> Array:
-        """The action mask of `legal` (int8, 1 where legal)."""
-        mask = np.zeros(self.action_size, dtype=np.int8)
-        mask[self.legal_indexes(legal)[0]] = 1
-        return mask
+        """The action mask of `legal` (int8, 1 where legal): a new array each time."""
+        return self._legal(legal)[3].copy()
 
     def encode(
         self,

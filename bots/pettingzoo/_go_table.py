@@ -3,7 +3,9 @@
 What each seat knows beyond its `Observation` is worked out from the game, cheaply: a hand that
 seat i passed k turns ago (k < players) is now at seat i + k in the passing direction, less picks
 everyone saw and plus chopsticks everyone saw go back, so seat i knows exactly the hands of the
-seats that received a hand from it this round, and nothing of the others. With the dummy variant
+seats that received a hand from it this round. Of the others it knows one thing: a used
+chopsticks card goes back into the hand that is passed on, in sight of everyone, and stays known
+to be there until a pick from that hand could be it. With the dummy variant
 a controller also draws a face-down card, which that reasoning cannot follow, so there each seat
 keeps a `bots.SeatMemory` instead. Tests check the fast way against `SeatMemory` and that hidden
 cards never change an observation.
@@ -12,7 +14,7 @@ cards never change an observation.
 from __future__ import annotations
 
 from sushigo.bots._memory import SeatMemory
-from sushigo.engine import Game, GameOptions, Observation
+from sushigo.engine import Card, Game, GameOptions, Observation
 from sushigo.engine.cards import NUM_KINDS
 
 from ._go_encoding import (
@@ -23,6 +25,8 @@ from ._go_encoding import (
     tableau_part,
 )
 from ._table import Array, Table
+
+_CHOPSTICKS = Card.CHOPSTICKS
 
 
 class SushiGoTable(Table):
@@ -39,9 +43,13 @@ class SushiGoTable(Table):
         self._seats = tuple(range(self.players))
         self._game = Game(options, b"")
         self._past: Counts = [0] * NUM_KINDS
+        self._returned = [0] * self.players
+        """Per hand, by the seat holding it: chopsticks cards everyone saw go back into it."""
         self._memories: list[SeatMemory] = []
         self._parts: list[list[int]] | None = None
-        """This turn's `tableau_part` of every tableau, once worked out."""
+        self._hands: list[Counts] | None = None
+        """This turn's `tableau_part` of every tableau and every seat's hand counts, once worked
+        out."""
 
     @property
     def game(self) -> Game:
@@ -51,7 +59,21 @@ class SushiGoTable(Table):
     def reset(self, seed: bytes) -> None:
         self._game = Game(self.options, seed)
         self._past = [0] * NUM_KINDS
-        self._parts = None
+        self._returned = [0] * self.players
+        self._parts = self._hands = None
+        if self.options.dummy:
+            self._memories = [SeatMemory() for _ in self._seats]
+            self._remember()
+
+    def resume(self, game: Game, past: Counts | None = None) -> None:
+        """Continue from `game` (say, `Game.from_observation`), whose earlier rounds played the
+        cards counted in `past`. With the dummy variant the seats' memories start afresh."""
+        if game.options != self.options:
+            raise ValueError("the game's options differ from the table's")
+        self._game = game
+        self._past = list(past) if past is not None else [0] * NUM_KINDS
+        self._returned = [0] * self.players
+        self._parts = self._hands = None
         if self.options.dummy:
             self._memories = [SeatMemory() for _ in self._seats]
             self._remember()
@@ -86,15 +108,20 @@ class SushiGoTable(Table):
         seat = obs.seat
         assert seat is not None
         passed = min(obs.turn - 1, n - 1) if not obs.is_over else 0
+        hands = self._hands
+        if hands is None and passed:
+            hands = self._hands = [hand_counts(game.hand(s)) for s in self._seats]
         known = []
         for r in range(1, n):
             # Seat + r received a hand from this seat k turns ago, k = r passing left, n - r right.
             k = r if obs.pass_direction == 1 else n - r
             other = (seat + r) % n
             if k <= passed:
-                known.append((hand_counts(game.hand(other)), 0))
+                known.append((hands[other], 0))  # type: ignore[index]  # set when passed
             else:
-                known.append(([0] * NUM_KINDS, obs.tableaus[other].hand_size))
+                counts = [0] * NUM_KINDS
+                returned = counts[_CHOPSTICKS] = self._returned[other]
+                known.append((counts, obs.tableaus[other].hand_size - returned))
         return known
 
     def action_mask(self, seat: int) -> Array:
@@ -112,10 +139,22 @@ class SushiGoTable(Table):
         views = game.observation(None).tableaus if last_turn else ()
         actions = [action_of(picks[seat]) for seat in self._seats]
         game.apply(actions)
-        self._parts = None
+        self._parts = self._hands = None
         if self._memories:
             self._remember()
-        elif last_turn:
+            return
+        returned = self._returned
+        for seat, action in enumerate(actions):
+            # What everyone sees of the hand: chopsticks picked from it (each could be one known
+            # to be there), and a used one put back; as `SeatMemory` counts it.
+            net = action.cards.count(_CHOPSTICKS) - (action.second is not None)
+            returned[seat] = max(0, returned[seat] - net)
+        if game.pass_direction == 1:
+            returned.insert(0, returned.pop())
+        else:
+            returned.append(returned.pop(0))
+        if last_turn:
+            self._returned = [0] * self.players
             # Every card of the round is now known to everyone: the tableaus before this last
             # turn, plus its picks.
             past = self._past

@@ -34,6 +34,13 @@ class SushiRollTable(Table):
         self._game = RollGame(self.options, seed)
         self._changed()
 
+    def resume(self, game: RollGame) -> None:
+        """Continue from `game` (say, `RollGame.from_observation`)."""
+        if game.options != self.options:
+            raise ValueError("the game's options differ from the table's")
+        self._game = game
+        self._changed()
+
     def _changed(self) -> None:
         self._obs = None
         self._parts = None
