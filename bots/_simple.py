@@ -37,6 +37,11 @@ class RandomStrategy:
         """Any legal action, all equally likely."""
         return legal[rng.randrange(len(legal))]
 
+    def choose_legal(self, legal: Sequence[Action], rng: random.Random) -> Action:
+        """`choose` without the observation, which this strategy never reads: runners that can
+        skip building one (the arena) call this instead. Draws exactly as `choose` does."""
+        return legal[rng.randrange(len(legal))]
+
 
 class GreedyStrategy:
     """The action with the most immediate points, unfinished sets counted pro rata.
