@@ -121,8 +121,18 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         (seat, getattr(bot, "choose_legal", None), bot.choose, rng)
         for seat, (bot, rng) in enumerate(zip(bots, rngs, strict=True))
     ]
+    blinds = [(seat, blind, rng) for seat, blind, _, rng in seats if blind is not None]
     seat = 0
     try:
+        if len(blinds) == len(seats):
+            # No seat needs an observation: every seat's legal actions in one call a turn.
+            every_legal = game.legal_actions_by_seat
+            while not game.is_terminal():
+                turn_legal = every_legal()
+                actions = []
+                for seat, blind, rng in blinds:
+                    actions.append(blind(turn_legal[seat], rng))
+                apply(actions)
         while not game.is_terminal():
             actions = []
             for seat, blind, choose, rng in seats:

@@ -321,6 +321,11 @@ class Game:
             return self._legal[seat].actions
         raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
+    def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
+        """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
+        for all of them every turn, as the arena does)."""
+        return tuple([found.actions for found in self._legal])
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
         if type(seat) is not int or not 0 <= seat < self._n:
