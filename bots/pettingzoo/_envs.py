@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium.spaces import Box, Dict, Discrete
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
 
 from ._table import Array, Table, check_max_cycles, check_reward, final_rewards
 
@@ -54,15 +55,52 @@ def observation_space(table: Table) -> Dict:
     )
 
 
-class _Seeded:
-    """The environment's generator, and the engine seed of each new game drawn from it."""
+class _TableEnv:
+    """What both forms share: the table, the agents' spaces, the generator of engine seeds,
+    rendering."""
 
+    metadata: ClassVar[dict[str, Any]]
     _np_random: np.random.Generator | None = None
+
+    def _setup(self, table: Table, max_cycles: int, reward: str, render_mode: str | None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.table = table
+        self.max_cycles = check_max_cycles(max_cycles)
+        self.render_mode = render_mode
+        self.reward = reward
+        self._rewards = _Rewards(table, reward)
+        self.possible_agents = agent_names(table.players)
+        self.agents: list[str] = []
+        self.observation_spaces = {a: observation_space(table) for a in self.possible_agents}
+        self.action_spaces = {a: Discrete(table.action_size) for a in self.possible_agents}
+
+    def observation_space(self, agent: str) -> Dict:
+        """The agent's observation space (always the same object)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Discrete:
+        """The agent's action space (always the same object)."""
+        return self.action_spaces[agent]
+
+    def _observe(self, seat: int) -> Obs:
+        table = self.table
+        return {"observation": table.observation(seat), "action_mask": table.action_mask(seat)}
 
     def _game_seed(self, seed: int | None) -> bytes:
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         return self._np_random.bytes(32)
+
+    def render(self) -> str | None:
+        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        return self.table.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class _Rewards:
@@ -89,7 +127,7 @@ class _Rewards:
         return [0.0] * table.players
 
 
-class TableParallelEnv(_Seeded, ParallelEnv):  # type: ignore[misc]
+class TableParallelEnv(_TableEnv, ParallelEnv):  # type: ignore[misc]
     """The parallel form: every live agent sends an action on every step (see module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "table"}
@@ -97,25 +135,8 @@ class TableParallelEnv(_Seeded, ParallelEnv):  # type: ignore[misc]
     def __init__(
         self, table: Table, *, max_cycles: int, reward: str, render_mode: str | None
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.table = table
-        self.max_cycles = check_max_cycles(max_cycles)
-        self.render_mode = render_mode
-        self.possible_agents = agent_names(table.players)
-        self.agents: list[str] = []
-        self.observation_spaces = {a: observation_space(table) for a in self.possible_agents}
-        self.action_spaces = {a: Discrete(table.action_size) for a in self.possible_agents}
-        self._rewards = _Rewards(table, reward)
+        self._setup(table, max_cycles, reward, render_mode)
         self._cycles = 0
-
-    def observation_space(self, agent: str) -> Dict:
-        """The agent's observation space (always the same object)."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> Discrete:
-        """The agent's action space (always the same object)."""
-        return self.action_spaces[agent]
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -128,14 +149,7 @@ class TableParallelEnv(_Seeded, ParallelEnv):  # type: ignore[misc]
         return self._observations(), {agent: {} for agent in self.agents}
 
     def _observations(self) -> dict[str, Obs]:
-        table = self.table
-        return {
-            agent: {
-                "observation": table.observation(seat),
-                "action_mask": table.action_mask(seat),
-            }
-            for seat, agent in enumerate(self.agents)
-        }
+        return {agent: self._observe(seat) for seat, agent in enumerate(self.agents)}
 
     def step(
         self, actions: dict[str, Any]
@@ -180,18 +194,8 @@ class TableParallelEnv(_Seeded, ParallelEnv):  # type: ignore[misc]
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
-    def render(self) -> str | None:
-        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        return self.table.render()
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class TableAECEnv(_Seeded, AECEnv):  # type: ignore[misc]
+class TableAECEnv(_TableEnv, AECEnv):  # type: ignore[misc]
     """The AEC form: one agent at a time (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -204,35 +208,14 @@ class TableAECEnv(_Seeded, AECEnv):  # type: ignore[misc]
         self, table: Table, *, max_cycles: int, reward: str, render_mode: str | None
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.table = table
-        self.max_cycles = check_max_cycles(max_cycles)
-        self.render_mode = render_mode
-        self.possible_agents = agent_names(table.players)
+        self._setup(table, max_cycles, reward, render_mode)
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {a: observation_space(table) for a in self.possible_agents}
-        self.action_spaces = {a: Discrete(table.action_size) for a in self.possible_agents}
-        self._rewards = _Rewards(table, reward)
-        self.agents: list[str] = []
         self._picks: dict[int, int] = {}
         self._acted = [0] * table.players
 
-    def observation_space(self, agent: str) -> Dict:
-        """The agent's observation space (always the same object)."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> Discrete:
-        """The agent's action space (always the same object)."""
-        return self.action_spaces[agent]
-
     def observe(self, agent: str) -> Obs:
         """What `agent` may know now: never another seat's hand, never a pick not yet played."""
-        seat = self.agent_name_mapping[agent]
-        return {
-            "observation": self.table.observation(seat),
-            "action_mask": self.table.action_mask(seat),
-        }
+        return self._observe(self.agent_name_mapping[agent])
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game."""
@@ -309,12 +292,7 @@ class TableAECEnv(_Seeded, AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
         self._deads_step_first()
 
-    def render(self) -> str | None:
-        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        return self.table.render()
 
-    def close(self) -> None:
-        """Nothing to release."""
+def wrapped(aec: TableAECEnv) -> Any:
+    """`aec` with PettingZoo's usual wrappers for classic games (actions in range, call order)."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))

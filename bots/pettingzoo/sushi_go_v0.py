@@ -21,11 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from sushigo.engine import GameOptions
 
-from ._envs import TableAECEnv, TableParallelEnv
+from ._envs import TableAECEnv, TableParallelEnv, wrapped
 from ._go_table import SushiGoTable
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -70,32 +68,15 @@ class SushiGoParallelEnv(TableParallelEnv):
 
     metadata = _METADATA
 
-    def __init__(
-        self,
-        players: int = 4,
-        *,
-        pass_both_ways: bool = False,
-        dummy: bool = False,
-        soy_sauce: bool = False,
-        reward: str = "win",
-        max_cycles: int = 1000,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__(
-            _table(players, pass_both_ways, dummy, soy_sauce),
-            max_cycles=max_cycles,
-            reward=reward,
-            render_mode=render_mode,
-        )
-
 
 def env(**kwargs: Any) -> Any:
     """The AEC environment with PettingZoo's usual wrappers (actions in range, call order)."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrapped(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> SushiGoParallelEnv:
-    """The parallel environment."""
-    return SushiGoParallelEnv(**kwargs)
+    """The parallel environment (the same keyword arguments as `raw_env`)."""
+    aec = raw_env(**kwargs)
+    return SushiGoParallelEnv(
+        aec.table, max_cycles=aec.max_cycles, reward=aec.reward, render_mode=aec.render_mode
+    )

@@ -24,11 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from sushigo.engine.roll import RollOptions
 
-from ._envs import TableAECEnv, TableParallelEnv
+from ._envs import TableAECEnv, TableParallelEnv, wrapped
 from ._roll_table import SushiRollTable
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -66,29 +64,15 @@ class SushiRollParallelEnv(TableParallelEnv):
 
     metadata = _METADATA
 
-    def __init__(
-        self,
-        players: int = 4,
-        *,
-        reward: str = "win",
-        max_cycles: int = 1000,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__(
-            SushiRollTable(RollOptions(players)),
-            max_cycles=max_cycles,
-            reward=reward,
-            render_mode=render_mode,
-        )
-
 
 def env(**kwargs: Any) -> Any:
     """The AEC environment with PettingZoo's usual wrappers (actions in range, call order)."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrapped(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> SushiRollParallelEnv:
-    """The parallel environment."""
-    return SushiRollParallelEnv(**kwargs)
+    """The parallel environment (the same keyword arguments as `raw_env`)."""
+    aec = raw_env(**kwargs)
+    return SushiRollParallelEnv(
+        aec.table, max_cycles=aec.max_cycles, reward=aec.reward, render_mode=aec.render_mode
+    )
