@@ -47,6 +47,8 @@ from .legal import (
     NIGIRI_CODES,
     NIGIRI_SHIFT,
     NO_ACTIONS,
+    ONE_CHOPSTICKS,
+    ONE_WASABI,
     LegalSet,
     exact_set,
     pack,
@@ -72,6 +74,7 @@ _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
 _PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
+_ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
@@ -121,6 +124,7 @@ class Game:
         "_open_wasabi",
         "_over",
         "_passes_left",
+        "_places",
         "_pudding_points",
         "_puddings",
         "_round",
@@ -132,6 +136,7 @@ class Game:
         "_turn",
         "_turns_played",
         "_views",
+        "_winners",
         "options",
         "seed",
     )
@@ -175,6 +180,9 @@ class Game:
         self._turns_played = 0
         self._controller: int | None = None
         self._over = False
+        self._places: tuple[int, ...] = ()
+        self._winners: tuple[int, ...] = ()
+        """Once the game is over: every seat's place and the winners (see `places`)."""
         self._passes_left = True
         self._history: list[tuple[Action, ...]] = []
         self._views: tuple[TableauView, ...] | None = None
@@ -241,6 +249,7 @@ class Game:
         game._turn = obs.turn
         game._turns_played = (obs.round - 1) * options.hand_size + obs.turn - 1
         game._over = False
+        game._places = game._winners = ()
         game._passes_left = obs.pass_direction == 1
         game._history = []
         game._views = None
@@ -312,6 +321,11 @@ class Game:
             return self._legal[seat].actions
         raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
+    def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
+        """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
+        for all of them every turn, as the arena does)."""
+        return tuple([found.actions for found in self._legal])
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
         if type(seat) is not int or not 0 <= seat < self._n:
@@ -339,12 +353,13 @@ class Game:
         """Per seat, 1 for first: most points, then most puddings; still tied seats share a place."""
         if not self._over:
             raise GameOverError("the game is not over yet: no places")
-        keys = [(self._scores[s], self._puddings[s]) for s in range(self._n)]
-        return tuple(1 + sum(other > key for other in keys) for key in keys)
+        return self._places
 
     def winners(self) -> tuple[int, ...]:
         """The seats that won; more than one is a shared win."""
-        return tuple(s for s, place in enumerate(self.places()) if place == 1)
+        if not self._over:
+            raise GameOverError("the game is not over yet: no places")
+        return self._winners
 
     def pudding_points(self) -> tuple[int, ...]:
         """End-of-game pudding points per tableau (empty until the game is over)."""
@@ -460,10 +475,20 @@ class Game:
         # plain nigiri played by a seat with a wasabi waiting.
         waiting = self._open_wasabi
         for s in compress(_SEATS[n], map(_or, special, waiting) if any(waiting) else special):
-            if special[s]:
+            # The usual special cases inline (a call each costs as much as the rest of a seat's
+            # turn): a single wasabi or chopsticks card, and a plain nigiri on a waiting wasabi.
+            kind = special[s]
+            if kind == _ONE_WASABI:
+                waiting[s] += 1
+            elif kind == _ONE_CHOPSTICKS:
+                self._chop[s] += 1
+                self._chop_keys[s] = CHOPSTICKS_KEY
+            elif kind:
                 self._place_more(s, revealed[s], events)
             elif _EGG <= (card := revealed[s][0]) <= _SQUID:
-                self._placed(s, card, events)
+                waiting[s] -= 1
+                placed[s] += _WASABI_EXTRA[card]
+                events.append(_tuple_new(WasabiUsed, (s, card)))
         self._history.append(revealed)
         self._turns_played += 1
         size = self._hand_len - 1
@@ -657,12 +682,10 @@ class Game:
             self._scores[i] += p
         self._over = True
         self._legal = [NO_ACTIONS] * self._n
-        places = self.places()
-        events.append(
-            GameOver(
-                self._pudding_points,
-                tuple(self._scores),
-                places,
-                tuple(s for s, place in enumerate(places) if place == 1),
-            )
-        )
+        # A seat's place is 1 + the number of seats strictly ahead of it, which is where its key
+        # first appears among the keys sorted best first. Worked out once: a runner asks for them.
+        keys = list(zip(self._scores[: self._n], self._puddings))  # noqa: B905 (seats only)
+        ranked = sorted(keys, reverse=True)
+        places = self._places = tuple([1 + ranked.index(key) for key in keys])
+        self._winners = tuple([s for s, place in enumerate(places) if place == 1])
+        events.append(GameOver(self._pudding_points, tuple(self._scores), places, self._winners))
