@@ -35,7 +35,15 @@ class RandomStrategy:
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """Any legal action, all equally likely."""
-        return legal[rng.randrange(len(legal))]
+        # One C call (random.choice's own method before Python 3.2): `randrange` costs three
+        # Python frames, a quarter of a random arena's time. The bias, under len(legal) / 2**53,
+        # is far below anything a game can show.
+        return legal[int(rng.random() * len(legal))]
+
+    def choose_legal(self, legal: Sequence[Action], rng: random.Random) -> Action:
+        """`choose` without the observation, which this strategy never reads: runners that can
+        skip building one (the arena) call this instead. Draws exactly as `choose` does."""
+        return legal[int(rng.random() * len(legal))]
 
 
 class GreedyStrategy:

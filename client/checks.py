@@ -261,7 +261,11 @@ class GameChecks:
         by_position = {(s.round, s.turn): s for s in steps if s.secret}
         for position, (seats, actions) in self.results.items():
             step = by_position.get(position)
-            if step is None or tuple(o.action for o in step.openings) != actions:
+            if (
+                step is None
+                or step.seats != seats
+                or tuple(o.action for o in step.openings) != actions
+            ):
                 self.fail(
                     f"round {position[0]} turn {position[1]}: the actions shown are not the"
                     " record's"

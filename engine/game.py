@@ -48,6 +48,8 @@ from .legal import (
     NIGIRI_CODES,
     NIGIRI_SHIFT,
     NO_ACTIONS,
+    ONE_CHOPSTICKS,
+    ONE_WASABI,
     LegalSet,
     exact_set,
     pack,
@@ -73,6 +75,7 @@ _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
 _PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
+_ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
@@ -123,6 +126,7 @@ class Game:
         "_open_wasabi",
         "_over",
         "_passes_left",
+        "_places",
         "_pudding_points",
         "_puddings",
         "_round",
@@ -134,6 +138,7 @@ class Game:
         "_turn",
         "_turns_played",
         "_views",
+        "_winners",
         "options",
         "seed",
     )
@@ -177,6 +182,9 @@ class Game:
         self._turns_played = 0
         self._controller: int | None = None
         self._over = False
+        self._places: tuple[int, ...] = ()
+        self._winners: tuple[int, ...] = ()
+        """Once the game is over: every seat's place and the winners (see `places`)."""
         self._passes_left = True
         self._history: list[tuple[Action, ...]] = []
         self._views: tuple[TableauView, ...] | None = None
@@ -243,6 +251,7 @@ class Game:
         game._turn = obs.turn
         game._turns_played = (obs.round - 1) * options.hand_size + obs.turn - 1
         game._over = False
+        game._places = game._winners = ()
         game._passes_left = obs.pass_direction == 1
         game._history = []
         game._views = None
@@ -323,6 +332,11 @@ class Game:
             return self._legal[seat].actions
         raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
+    def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
+        """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
+        for all of them every turn, as the arena does)."""
+        return tuple([found.actions for found in self._legal])
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
         if type(seat) is not int or not 0 <= seat < self._n:
@@ -350,11 +364,13 @@ class Game:
         """Per seat, 1 for first: most points, then most puddings; still tied seats share a place."""
         if not self._over:
             raise GameOverError("the game is not over yet: no places")
-        return places_by([(self._scores[s], self._puddings[s]) for s in range(self._n)])
+        return self._places
 
     def winners(self) -> tuple[int, ...]:
         """The seats that won; more than one is a shared win."""
-        return winners_of(self.places())
+        if not self._over:
+            raise GameOverError("the game is not over yet: no places")
+        return self._winners
 
     def pudding_points(self) -> tuple[int, ...]:
         """End-of-game pudding points per tableau (empty until the game is over)."""
@@ -470,10 +486,20 @@ class Game:
         # plain nigiri played by a seat with a wasabi waiting.
         waiting = self._open_wasabi
         for s in compress(_SEATS[n], map(_or, special, waiting) if any(waiting) else special):
-            if special[s]:
+            # The usual special cases inline (a call each costs as much as the rest of a seat's
+            # turn): a single wasabi or chopsticks card, and a plain nigiri on a waiting wasabi.
+            kind = special[s]
+            if kind == _ONE_WASABI:
+                waiting[s] += 1
+            elif kind == _ONE_CHOPSTICKS:
+                self._chop[s] += 1
+                self._chop_keys[s] = CHOPSTICKS_KEY
+            elif kind:
                 self._place_more(s, revealed[s], events)
             elif _EGG <= (card := revealed[s][0]) <= _SQUID:
-                self._placed(s, card, events)
+                waiting[s] -= 1
+                placed[s] += _WASABI_EXTRA[card]
+                events.append(_tuple_new(WasabiUsed, (s, card)))
         self._history.append(revealed)
         self._turns_played += 1
         size = self._hand_len - 1
@@ -670,12 +696,7 @@ class Game:
             self._scores[i] += p
         self._over = True
         self._legal = [NO_ACTIONS] * self._n
-        places = self.places()
-        events.append(
-            GameOver(
-                self._pudding_points,
-                tuple(self._scores),
-                places,
-                tuple(s for s, place in enumerate(places) if place == 1),
-            )
-        )
+        # Worked out once, at the end: a runner asks for them.
+        places = self._places = places_by(list(zip(self._scores[: self._n], self._puddings)))  # noqa: B905 (seats only)
+        self._winners = winners_of(places)
+        events.append(GameOver(self._pudding_points, tuple(self._scores), places, self._winners))

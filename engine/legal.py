@@ -16,12 +16,17 @@ from collections.abc import Iterable
 from .actions import Action
 from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
 
-Entry = tuple[Action, int, int, bool]
+Entry = tuple[Action, int, int, int]
 """An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts
 back); what it adds to the seat's own tableau code (those cards less the dummy's, with their plain
-nigiri points, see `NIGIRI_SHIFT`); and whether placing it needs more than that addition (a wasabi
-or chopsticks card, a chopsticks pair, or a dummy pick). A plain nigiri needs more only when its
-seat has a wasabi waiting, which the game checks per seat."""
+nigiri points, see `NIGIRI_SHIFT`); and what placing it needs beyond that addition, one of the
+`PLAIN`, `ONE_WASABI`, `ONE_CHOPSTICKS` and `MORE` codes below (true when not `PLAIN`). A plain
+nigiri needs more only when its seat has a wasabi waiting, which the game checks per seat."""
+
+PLAIN, ONE_WASABI, ONE_CHOPSTICKS, MORE = 0, 1, 2, 3
+"""An `Entry`'s last field: nothing more to do; a single wasabi, which waits for a nigiri; a
+single chopsticks card, ready from the next turn; anything else (a chopsticks pair, a dummy pick),
+which the game places card by card."""
 
 
 class LegalSet(dict[Action, Entry]):
@@ -167,7 +172,6 @@ them (and the code stays under 2**60, a two-digit int for CPython)."""
 NIGIRI_CODES = [NIGIRI_POINTS.get(card, 0) << NIGIRI_SHIFT for card in CARDS]
 """Each card's plain nigiri points, placed in a tableau code."""
 
-_SPECIAL = frozenset({Card.WASABI, Card.CHOPSTICKS})
 _CHOP_BIT = 1 << (Card.CHOPSTICKS << 2)
 
 
@@ -186,11 +190,17 @@ def _new_entry(action: Action) -> Entry:
     first, second, dummy = action
     cards = 1 << (first << 2)
     nigiri = NIGIRI_CODES[first]
-    special = first in _SPECIAL or dummy is not None
+    if second is not None or dummy is not None:
+        special = MORE
+    elif first == Card.WASABI:
+        special = ONE_WASABI
+    elif first == Card.CHOPSTICKS:
+        special = ONE_CHOPSTICKS
+    else:
+        special = PLAIN
     if second is not None:
         cards += (1 << (second << 2)) - _CHOP_BIT
         nigiri += NIGIRI_CODES[second]
-        special = True
     taken = cards if dummy is None else cards + (1 << (dummy << 2))
     return action, taken, cards + nigiri, special
 

@@ -1,0 +1,298 @@
+"""The AEC and parallel environments around a `Table`, shaped like PettingZoo's classic games.
+
+Agents are ``player_0`` to ``player_{n-1}`` (agent i is seat i). An observation is a dict of
+``"observation"`` (float32) and ``"action_mask"`` (int8), both from the table. An action outside
+the mask is replaced by the seat's lowest legal index and the agent's info says
+``{"illegal_action": True}``: the environments never crash on a bad action, and PettingZoo's own
+tests (which step some environments with unmasked samples) play whole games.
+
+Secrecy in the AEC form of a simultaneous game: every live agent picks in seat order, the picks
+are held by the environment, and the table plays them all at once after the last one, as
+PettingZoo's simultaneous classics do; nothing an agent observes depends on a pick not yet
+played. In a sequential game (`Table.simultaneous` false) the selected agent is the seat to move,
+which may act several times in a row.
+
+`max_cycles`: the parallel form truncates every agent after that many steps. The AEC form
+truncates each agent after that many of its own actions; in a sequential game a truncated seat's
+later moves are then played for it (its lowest legal index), so the others play on to their own
+limit. Every agent thus acts exactly `max_cycles` times unless the game ends first, in both forms.
+
+Seeds: `reset(seed=s)` seeds the environment's generator (numpy, as gymnasium does), and every
+game's engine seed (32 bytes) is drawn from it, so a seed gives the same games on every machine.
+A first `reset()` without a seed takes fresh entropy, as every gymnasium environment does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium.spaces import Box, Dict, Discrete
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from ._table import Array, Table, check_max_cycles, check_reward, final_rewards
+
+Obs = dict[str, Array]
+
+_ILLEGAL: dict[str, Any] = {"illegal_action": True}
+
+
+def agent_names(players: int) -> list[str]:
+    """``player_0`` ... in seat order."""
+    return [f"player_{seat}" for seat in range(players)]
+
+
+def observation_space(table: Table) -> Dict:
+    """One agent's observation space (a new object: each agent seeds its own)."""
+    return Dict(
+        {
+            "observation": Box(0.0, 255.0, (table.observation_size,), np.float32),
+            "action_mask": Box(0, 1, (table.action_size,), np.int8),
+        }
+    )
+
+
+class _TableEnv:
+    """What both forms share: the table, the agents' spaces, the generator of engine seeds,
+    rendering."""
+
+    metadata: ClassVar[dict[str, Any]]
+    _np_random: np.random.Generator | None = None
+
+    def _setup(self, table: Table, max_cycles: int, reward: str, render_mode: str | None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.table = table
+        self.max_cycles = check_max_cycles(max_cycles)
+        self.render_mode = render_mode
+        self.reward = reward
+        self._rewards = _Rewards(table, reward)
+        self.possible_agents = agent_names(table.players)
+        self.agents: list[str] = []
+        self.observation_spaces = {a: observation_space(table) for a in self.possible_agents}
+        self.action_spaces = {a: Discrete(table.action_size) for a in self.possible_agents}
+
+    def observation_space(self, agent: str) -> Dict:
+        """The agent's observation space (always the same object)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Discrete:
+        """The agent's action space (always the same object)."""
+        return self.action_spaces[agent]
+
+    def _observe(self, seat: int) -> Obs:
+        table = self.table
+        return {"observation": table.observation(seat), "action_mask": table.action_mask(seat)}
+
+    def _game_seed(self, seed: int | None) -> bytes:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        return self._np_random.bytes(32)
+
+    def render(self) -> str | None:
+        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        return self.table.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class _Rewards:
+    """Per-seat rewards of one step, by the environment's reward scheme."""
+
+    __slots__ = ("_reward", "_scores", "_table")
+
+    def __init__(self, table: Table, reward: str) -> None:
+        self._table = table
+        self._reward = check_reward(reward)
+        self._scores = [0] * table.players
+
+    def reset(self) -> None:
+        self._scores = list(self._table.scores())
+
+    def step(self) -> list[float]:
+        table = self._table
+        if self._reward == "score":
+            before, after = self._scores, list(table.scores())
+            self._scores = after
+            return [float(a - b) for a, b in zip(after, before, strict=True)]
+        if table.is_over():
+            return final_rewards(table.players, table.winners())
+        return [0.0] * table.players
+
+
+class TableParallelEnv(_TableEnv, ParallelEnv):  # type: ignore[misc]
+    """The parallel form: every live agent sends an action on every step (see module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "table"}
+
+    def __init__(
+        self, table: Table, *, max_cycles: int, reward: str, render_mode: str | None
+    ) -> None:
+        self._setup(table, max_cycles, reward, render_mode)
+        self._cycles = 0
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
+        """A new game; every agent's first observation."""
+        self.table.reset(self._game_seed(seed))
+        self._rewards.reset()
+        self._cycles = 0
+        self.agents = self.possible_agents[:]
+        return self._observations(), {agent: {} for agent in self.agents}
+
+    def _observations(self) -> dict[str, Obs]:
+        return {agent: self._observe(seat) for seat, agent in enumerate(self.agents)}
+
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, Obs],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Play one step; a missing or illegal action is replaced (see the module docstring)."""
+        table = self.table
+        agents = self.agents
+        if not agents:
+            raise ValueError("the game is over: call reset() first")
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in agents}
+        acting = table.acting()
+        picks = {}
+        for seat in acting:
+            agent = agents[seat]
+            action = actions.get(agent)
+            index = -1 if action is None else int(action)
+            if not table.is_legal(seat, index):
+                index = table.default_action(seat)
+                infos[agent] = _ILLEGAL
+            picks[seat] = index
+        if len(acting) < len(agents):
+            # A sequential game: the others may only wait (their mask says which index).
+            for seat, agent in enumerate(agents):
+                action = actions.get(agent)
+                if seat not in picks and (action is None or not table.is_legal(seat, int(action))):
+                    infos[agent] = _ILLEGAL
+        table.play(picks)
+        self._cycles += 1
+        over = table.is_over()
+        truncated = not over and self._cycles >= self.max_cycles
+        rewards = dict(zip(agents, self._rewards.step(), strict=True))
+        observations = self._observations()
+        terminations = dict.fromkeys(agents, over)
+        truncations = dict.fromkeys(agents, truncated)
+        if over or truncated:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+
+class TableAECEnv(_TableEnv, AECEnv):  # type: ignore[misc]
+    """The AEC form: one agent at a time (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "table",
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self, table: Table, *, max_cycles: int, reward: str, render_mode: str | None
+    ) -> None:
+        super().__init__()
+        self._setup(table, max_cycles, reward, render_mode)
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._picks: dict[int, int] = {}
+        self._acted = [0] * table.players
+
+    def observe(self, agent: str) -> Obs:
+        """What `agent` may know now: never another seat's hand, never a pick not yet played."""
+        return self._observe(self.agent_name_mapping[agent])
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game."""
+        self.table.reset(self._game_seed(seed))
+        self._rewards.reset()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._picks = {}
+        self._acted = [0] * self.table.players
+        self.agent_selection = self.possible_agents[self.table.acting()[0]]
+
+    def step(self, action: Any) -> None:
+        """The selected agent's action (None for an agent whose game has ended)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self.table
+        seat = self.agent_name_mapping[agent]
+        self._cumulative_rewards[agent] = 0.0
+        index = -1 if action is None else int(action)
+        self.infos[agent] = {}
+        if not table.is_legal(seat, index):
+            index = table.default_action(seat)
+            self.infos[agent] = dict(_ILLEGAL)
+        self._acted[seat] += 1
+        self._clear_rewards()
+        if table.simultaneous:
+            self._picks[seat] = index
+            waiting = [s for s in table.acting() if s not in self._picks]
+            if waiting:
+                # The picks stay secret until the last one is in.
+                self.agent_selection = self.possible_agents[waiting[0]]
+                self._accumulate_rewards()
+                return
+            picks, self._picks = self._picks, {}
+            table.play(picks)
+        else:
+            table.play({seat: index})
+        self._played()
+
+    def _played(self) -> None:
+        """After a table step: rewards, ends, truncations, and the next agent."""
+        table = self.table
+        names = self.possible_agents
+        rewards = self._rewards.step()
+        over = table.is_over()
+        for agent in self.agents:
+            seat = self.agent_name_mapping[agent]
+            self.rewards[agent] = rewards[seat]
+            if over:
+                self.terminations[agent] = True
+            elif self._acted[seat] >= self.max_cycles:
+                self.truncations[agent] = True
+        if not over:
+            # Seats that no longer play for themselves (truncated) are played for, so that the
+            # others reach their own limit.
+            live = {self.agent_name_mapping[a] for a in self.agents if not self.truncations[a]}
+            acting = table.acting()
+            while live and not table.is_over() and not live.intersection(acting):
+                table.play({seat: table.default_action(seat) for seat in acting})
+                acting = table.acting()
+            if live and table.is_over():
+                final = self._rewards.step()
+                for agent in self.agents:
+                    self.rewards[agent] += final[self.agent_name_mapping[agent]]
+                    self.terminations[agent] = True
+            elif live:
+                self.agent_selection = names[min(s for s in acting if s in live)]
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+def wrapped(aec: TableAECEnv) -> Any:
+    """`aec` with PettingZoo's usual wrappers for classic games (actions in range, call order)."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))

@@ -1,0 +1,180 @@
+"""The PettingZoo environments pass PettingZoo's own tests, and behave as documented: secret picks,
+illegal actions replaced, rewards, rendering, and numpy only where it belongs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.test import (
+    api_test,
+    max_cycles_test,
+    parallel_api_test,
+    parallel_seed_test,
+    seed_test,
+)
+
+from sushigo.bots.pettingzoo import action_of, sushi_go_v0, sushi_roll_v0
+from sushigo.engine import OptionsError
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    # PettingZoo's tests warn that dict observations are not plain arrays: ours are dicts of an
+    # observation and an action mask, as its own classic games' are.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+GO_SETUPS: list[dict[str, Any]] = [
+    {"players": 2},
+    {"players": 3, "pass_both_ways": True},
+    {"players": 4},
+    {"players": 5, "soy_sauce": True},
+    {"players": 2, "dummy": True, "soy_sauce": True, "pass_both_ways": True},
+]
+
+
+@pytest.mark.parametrize(
+    "kwargs", GO_SETUPS, ids=lambda k: "-".join(f"{a}={b}" for a, b in k.items())
+)
+def test_sushi_go_passes_pettingzoo_api_tests(kwargs: dict[str, Any]) -> None:
+    api_test(sushi_go_v0.env(**kwargs), num_cycles=1000)
+    parallel_api_test(sushi_go_v0.parallel_env(**kwargs), num_cycles=1000)
+    api_test(sushi_go_v0.env(reward="score", **kwargs), num_cycles=1000)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_sushi_roll_passes_pettingzoo_api_tests(players: int) -> None:
+    api_test(sushi_roll_v0.env(players=players), num_cycles=1000)
+    parallel_api_test(sushi_roll_v0.parallel_env(players=players), num_cycles=1000)
+
+
+@pytest.mark.parametrize("module", [sushi_go_v0, sushi_roll_v0], ids=lambda m: m.__name__)
+def test_seed_and_max_cycles_tests(module: Any) -> None:
+    seed_test(module.env)
+    parallel_seed_test(module.parallel_env)
+    max_cycles_test(module)
+
+
+def _random_game(env: Any, seed: int) -> list[Any]:
+    """Play an AEC game with masked random actions; the trace of agents, rewards and masks."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        trace.append((agent, reward, obs["action_mask"].nonzero()[0].tolist()))
+        action = None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0]))
+        env.step(action)
+    return trace
+
+
+def test_a_seed_replays_and_another_differs() -> None:
+    one = _random_game(sushi_go_v0.env(players=3), 5)
+    assert one == _random_game(sushi_go_v0.env(players=3), 5)
+    assert one != _random_game(sushi_go_v0.env(players=3), 6)
+
+
+def test_aec_picks_stay_secret_until_all_are_in() -> None:
+    env = sushi_go_v0.raw_env(players=3)
+    env.reset(seed=1)
+    first = {agent: env.observe(agent)["observation"].copy() for agent in env.agents}
+    assert env.agent_selection == "player_0"
+    env.step(int(env.observe("player_0")["action_mask"].nonzero()[0][-1]))
+    assert env.agent_selection == "player_1"
+    for agent in env.agents:  # the pick changed nothing anyone can see
+        assert np.array_equal(env.observe(agent)["observation"], first[agent])
+    assert env.table.game.turn == 1
+    env.step(int(env.observe("player_1")["action_mask"].nonzero()[0][0]))
+    env.step(int(env.observe("player_2")["action_mask"].nonzero()[0][0]))
+    assert env.table.game.turn == 2 and env.agent_selection == "player_0"
+    assert not np.array_equal(env.observe("player_1")["observation"], first["player_1"])
+
+
+def test_an_illegal_action_is_replaced_and_reported() -> None:
+    par = sushi_go_v0.parallel_env(players=2)
+    obs, _ = par.reset(seed=3)
+    masks = {agent: o["action_mask"] for agent, o in obs.items()}
+    illegal = int(np.flatnonzero(masks["player_0"] == 0)[0])
+    legal = int(masks["player_1"].nonzero()[0][-1])
+    _, _, _, _, infos = par.step({"player_0": illegal, "player_1": legal})
+    assert infos == {"player_0": {"illegal_action": True}, "player_1": {}}
+    assert par.table.game.history[0][0] == action_of(int(masks["player_0"].nonzero()[0][0]))
+
+    roll = sushi_roll_v0.parallel_env(players=2)
+    obs, _ = roll.reset(seed=3)
+    mover = f"player_{roll.table.game.to_move}"
+    waiter = next(a for a in roll.agents if a != mover)
+    assert obs[waiter]["action_mask"].nonzero()[0].tolist() == [0]  # only wait
+    _, _, _, _, infos = roll.step({mover: 0, waiter: 5})  # the mover cannot wait; waiter can only
+    assert infos == {mover: {"illegal_action": True}, waiter: {"illegal_action": True}}
+    assert roll.table.game.history[0][1].__class__.__name__ == "Take"
+
+
+def test_rewards_win_is_zero_sum_and_score_adds_up_to_the_final_scores() -> None:
+    for module, kwargs in ((sushi_go_v0, {"players": 4}), (sushi_roll_v0, {"players": 3})):
+        for scheme in ("win", "score"):
+            par = module.parallel_env(reward=scheme, **kwargs)
+            obs, _ = par.reset(seed=11)
+            totals = dict.fromkeys(par.agents, 0.0)
+            rng = np.random.default_rng(0)
+            while par.agents:
+                actions = {
+                    a: int(rng.choice(o["action_mask"].nonzero()[0])) for a, o in obs.items()
+                }
+                obs, rewards, _, _, _ = par.step(actions)
+                for agent, reward in rewards.items():
+                    totals[agent] += reward
+            scores = par.table.scores()
+            if scheme == "score":
+                assert [totals[f"player_{s}"] for s in range(len(scores))] == list(scores)
+            else:
+                assert sum(totals.values()) == pytest.approx(0.0)
+                best = max(totals.values())
+                assert {a for a, r in totals.items() if r == best} == {
+                    f"player_{s}" for s in par.table.winners()
+                }
+
+
+def test_render_ansi_shows_the_table() -> None:
+    env = sushi_go_v0.env(players=2, dummy=True, render_mode="ansi")
+    env.reset(seed=2)
+    text = env.render()
+    assert "round 1, turn 1" in text and "dummy" in text and "hand:" in text
+    roll = sushi_roll_v0.parallel_env(players=2, render_mode="ansi")
+    roll.reset(seed=2)
+    assert "belt:" in roll.render() and "to move" in roll.render()
+    assert sushi_go_v0.parallel_env().render() is None  # no render mode: a warning, no text
+
+
+def test_bad_keyword_arguments_raise_clear_errors() -> None:
+    with pytest.raises(OptionsError, match="dummy variant needs exactly 2 players"):
+        sushi_go_v0.env(players=4, dummy=True)
+    with pytest.raises(OptionsError, match="players must be"):
+        sushi_roll_v0.parallel_env(players=7)
+    with pytest.raises(ValueError, match="reward must be one of win, score"):
+        sushi_go_v0.raw_env(reward="points")
+    with pytest.raises(ValueError, match="max_cycles"):
+        sushi_roll_v0.raw_env(max_cycles=0)
+    with pytest.raises(ValueError, match="render_mode"):
+        sushi_go_v0.parallel_env(render_mode="human")
+    with pytest.raises(TypeError):
+        sushi_go_v0.raw_env(colour="red")  # type: ignore[call-arg]
+
+
+def test_the_core_packages_do_not_need_numpy() -> None:
+    code = (
+        "import sys\n"
+        "import sushigo.engine, sushigo.engine.roll, sushigo.protocol, sushigo.bots\n"
+        "import sushigo.server.hub, sushigo.client.arena, sushigo.client.tui.app\n"
+        "bad = [m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
