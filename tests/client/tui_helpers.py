@@ -23,7 +23,10 @@ from prompt_toolkit.output import DummyOutput
 
 from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
+from sushigo.client.tui.board import Board
+from sushigo.client.tui.card_board import CardBoard
 from sushigo.client.tui.ops import seat_with_bots
+from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
@@ -96,8 +99,8 @@ class Harness:
 
     @property
     def position(self) -> tuple[int, int] | None:
-        obs = self.state.observation
-        return None if obs is None else (obs.round, obs.turn)
+        board = self.state.board
+        return None if board is None else board.position
 
     async def ready_to_pick(self) -> bool:
         """Wait for our turn (dismissing round summaries); False once the game is over."""
@@ -105,7 +108,7 @@ class Harness:
         while True:
             await self.wait(
                 lambda: (
-                    (state.picking and state.summary != "round")
+                    (_waiting(state) and state.summary != "round")
                     or state.summary == "round"
                     or state.final is not None
                 ),
@@ -124,11 +127,7 @@ class Harness:
         before = self.position
         self.keys(keys)
         await self.wait(
-            lambda: (
-                self.state.my_pick is not None
-                or self.position != before
-                or self.state.final is not None
-            ),
+            lambda: _picked(self.state) or self.position != before or self.state.final is not None,
             f"the pick {keys!r} to be committed",
         )
 
@@ -190,3 +189,32 @@ def digit(index: int) -> str:
 def log_text(state: AppState) -> str:
     """The event log as plain text."""
     return "\n".join("".join(text for _, text, *_ in line) for line in state.log)
+
+
+def _waiting(state: AppState) -> bool:
+    return state.board is not None and state.board.waiting
+
+
+def _picked(state: AppState) -> bool:
+    return state.board is not None and state.board.my_pick is not None
+
+
+def card(state: AppState) -> CardBoard:
+    """The card game's board on screen."""
+    board = state.board
+    assert isinstance(board, CardBoard), f"not the card game's board: {board!r}"
+    return board
+
+
+def dice(state: AppState) -> RollBoard:
+    """Sushi Roll's board on screen."""
+    board = state.board
+    assert isinstance(board, RollBoard), f"not Sushi Roll's board: {board!r}"
+    return board
+
+
+def plain(state: AppState) -> Board:
+    """The board on screen, whichever it is."""
+    board = state.board
+    assert board is not None, "no game on screen"
+    return board

@@ -1,0 +1,292 @@
+"""Sushi Roll's board as it looks: round, cycle and who moves; every seat's belt and tray with
+its tokens; our belt die by die with marks and scoring hints; the scores by category.
+
+Monochrome first, as for the cards: the red belt is written ``RED``, the seat to move carries
+``moving``, the die under the cursor is reverse video with a ``▸``, dice marked for a re-roll carry
+``[x]`` (``[S]`` for the die being swapped away), and every face is named; colour (per kind of die)
+only adds.
+"""
+
+from __future__ import annotations
+
+from sushigo.engine.roll import PlayerView
+
+from .board import MENU_WIDTH, Fragments
+from .dice import FACE_NAMES, FACE_SHORT, die_style, face_hint, tray_fragments
+from .roll_state import RollState
+
+__all__ = ["ROLL_HELP", "ROLL_SCORING", "RollBoard"]
+
+ROLL_HELP: Fragments = [
+    ("", "Dice    ←→ or 1-8 choose a die on your belt · Enter takes it (ends turn)\n"),
+    ("", "        space marks dice, r re-rolls the marked ones (1 menu token)\n"),
+    ("", "        s swaps the die under the cursor: ↑↓ other belt, ←→/1-8 its die,\n"),
+    ("", "        Enter swaps (1 chopsticks token), Esc cancels\n"),
+]
+"""The help overlay's lines on the dice keys."""
+
+
+ROLL_SCORING: Fragments = [
+    ("class:title", "Scoring\n"),
+    ("", "maki most 6, second 3 · nigiri 1/2/3, x3 on wasabi\n"),
+    ("", "1/2/3 icons: dumpling 2 4 8 · tempura 1 5 10 · sashimi 0 6 13, repeating\n"),
+    ("", "game end: pudding most +6, fewest -6 · 1 point per 2 unused tokens\n"),
+]
+"""The help overlay's scoring lines in a Sushi Roll game."""
+
+
+_CATEGORIES = ("maki", "dumpling", "tempura", "sashimi", "nigiri")
+
+
+_HEADS = {
+    "maki": "maki",
+    "dumpling": "dump",
+    "tempura": "temp",
+    "sashimi": "sash",
+    "nigiri": "nigi",
+}
+
+
+def _tokens(view: PlayerView) -> str:
+    menu = f"menu {view.usable_menu}" + (f"+{view.fresh_menu}" if view.fresh_menu else "")
+    chop = f"chop {view.usable_chopsticks}" + (
+        f"+{view.fresh_chopsticks}" if view.fresh_chopsticks else ""
+    )
+    return f"{menu:<7} {chop:<7} pud {view.puddings:<2}"
+
+
+class RollBoard(RollState):
+    """The dice game on screen."""
+
+    help_lines = ROLL_HELP
+    scoring_lines = ROLL_SCORING
+
+    def header(self) -> Fragments:
+        """Round, cycle, who is to move."""
+        obs = self.obs
+        if obs is None:
+            return []
+        dice = obs.options.dice_per_player
+        out: Fragments = [("", f" round {obs.round}/3 · cycle {obs.cycle}/{dice}")]
+        if obs.to_move is not None and self.final is None:
+            mover = self.shell.name_of(obs.to_move)
+            out.append(("class:title", " · your move" if mover == "you" else f" · {mover} to move"))
+        return out
+
+    def _belt(self, seat: int) -> Fragments:
+        """A belt's dice by short name; the swap's two dice and our marked dice stand out."""
+        obs = self.obs
+        assert obs is not None
+        choice = self.dice
+        mine = seat == obs.seat
+        out: Fragments = []
+        for i, die in enumerate(obs.players[seat].belt):
+            style = die_style(die.kind)
+            text = FACE_SHORT[die.face]
+            if mine and i == choice.swap_from:
+                style, text = "class:cursor " + style, f"[S]{text}"
+            elif mine and i in choice.marked:
+                style, text = "class:marked " + style, f"[x]{text}"
+            elif (
+                seat == choice.swap_seat
+                and choice.swap_from is not None
+                and i == choice.swap_cursor
+            ):
+                style, text = "class:cursor " + style, f"▸{text}"
+            out += [("", " "), (style, text)]
+        return out or [("", " "), ("class:dim", "(empty)")]
+
+    def players(self) -> Fragments:
+        """Every seat: name, the red belt, score, tokens, what it did; its belt; its tray."""
+        obs = self.obs
+        if obs is None:
+            return []
+        final = self.final
+        own_tray_line = obs.player_count <= 3
+        out: Fragments = []
+        for seat, view in enumerate(obs.players):
+            mine = seat == obs.seat
+            if final is not None and seat < len(final.places):
+                status, style = f"place {final.places[seat]}", "class:title"
+            elif seat == obs.to_move:
+                status, style = "moving", "class:title"
+            else:
+                status, style = self.did.get(seat, ""), "class:dim"
+            score = (
+                final.totals[seat] if final is not None and seat < len(final.totals) else view.score
+            )
+            out += [
+                ("", "\n" if seat else ""),
+                (
+                    "class:me" if mine else "",
+                    ("▸" if mine else " ") + f"{self.shell.name_of(seat)[:12]:<12} ",
+                ),
+                (
+                    "class:status.error" if view.has_red_belt else "",
+                    "RED " if view.has_red_belt else "    ",
+                ),
+                ("", f"{score:>4}pt {_tokens(view)} "),
+                (style, status[:24]),
+                ("", "\n   "),
+                ("class:dim", "belt"),
+            ]
+            out += self._belt(seat)
+            out.append(("", "\n   " if own_tray_line else "  "))
+            out.append(("class:dim", "tray "))
+            out += tray_fragments(view)
+        return out
+
+    def panel(self) -> Fragments:
+        """Our belt, one die a line: number, mark, face in its kind's colour, a scoring hint."""
+        obs = self.obs
+        if obs is None:
+            return []
+        me = self.me
+        if me is None:
+            return [("class:title", "Watching"), ("", "\nspectators see every belt above")]
+        if self.final is not None:
+            title = "Game over"
+        elif self.pending is not None:
+            title = f"Sent: {self.pending.describe()}"
+        elif self.moving:
+            title = "Your move"
+        else:
+            title = "Your belt (waiting)"
+        out: Fragments = [
+            ("class:title", f"{title} · menu {me.usable_menu} · chop {me.usable_chopsticks}")
+        ]
+        choice = self.dice
+        if choice.swap_from is not None and choice.swap_seat is not None:
+            out.append(
+                (
+                    "class:die.specials",
+                    f"\nswap: choose on {self.shell.name_of(choice.swap_seat, short=True)}'s belt"[
+                        :MENU_WIDTH
+                    ],
+                )
+            )
+        elif choice.marked:
+            out.append(("class:die.specials", f"\n{len(choice.marked)} marked: r re-rolls them"))
+        active = self.moving or choice.swap_from is not None
+        for i, die in enumerate(me.belt):
+            out.append(("", "\n"))
+            at_cursor = i == choice.cursor and choice.swap_from is None
+            if at_cursor and active:
+                out.append(("[SetCursorPosition]", ""))
+            if i == choice.swap_from:
+                mark = "[S]"
+            elif i in choice.marked:
+                mark = "[x]"
+            else:
+                mark = "[ ]" if me.menu else "   "
+            line: list[tuple[str, str]] = [
+                ("", f"{'▸' if at_cursor else ' '}{i + 1:>2} "),
+                ("class:marked" if mark.strip("[ ]") else "", f"{mark} "),
+                (die_style(die.kind), f"{FACE_NAMES[die.face]:<13} "),
+                ("class:dim", face_hint(die.face, me)[: MENU_WIDTH - 22]),
+            ]
+            if at_cursor:
+                line = [("class:cursor " + style, text) for style, text in line]
+            out.extend(line)
+        if not me.belt:
+            out.append(("class:dim", "\n(empty)"))
+        return out
+
+    def fairness(self) -> Fragments:
+        """The fairness status of a dice game: actions checked as they come, dice at the end."""
+        fair = self.shell.fairness
+        if fair.failures:
+            return [("class:fair.fail", f"!!! FAIRNESS CHECK FAILED: {fair.failures[0]} !!!")]
+        if fair.final == "verified":
+            return [
+                (
+                    "class:fair.ok",
+                    f"fair ✓ {fair.actions_seen} actions and their dice replayed,"
+                    " seed check passed",
+                )
+            ]
+        if fair.final == "FAILED":
+            return [("class:fair.fail", "!!! SEED CHECK FAILED !!!")]
+        seen = fair.actions_seen
+        return [
+            (
+                "class:fair.ok",
+                f"fair ✓ {seen} action{'' if seen == 1 else 's'} legal · dice checked at the end",
+            )
+        ]
+
+    def default_status(self) -> str:
+        """What to do now, when the status line has nothing else to say."""
+        obs = self.obs
+        if self.final is not None:
+            return "the game is over"
+        if obs is None:
+            return ""
+        if obs.seat is None:
+            return "watching the game"
+        if self.pending is not None:
+            return "waiting for the server…"
+        if self.moving:
+            if self.dice.swap_from is not None:
+                return "choose the die to swap with: ↑↓ belt, ←→ die, Enter swaps, Esc cancels"
+            return "your move: re-roll (space, r), swap (s), or take a die (Enter)"
+        if obs.to_move is not None:
+            return f"{self.shell.name_of(obs.to_move)} is moving"
+        return "waiting for the turn"
+
+    def keys(self) -> str:
+        """The keys that work now on the dice screen (one line)."""
+        if self.dice.swap_from is not None:
+            return "↑↓ belt · ←→/1-8 their die · Enter swap · Esc cancel · c chat · ? help"
+        return "←→/1-8 die · space mark · r re-roll · s swap · Enter take · c chat · ? help"
+
+    def round_summary(self) -> Fragments:
+        """After a round: points by category per seat, the round's total and the running total."""
+        if not self.rounds:
+            return []
+        scored = self.rounds[-1]
+        out: Fragments = [("class:title", f"Round {scored.round} scores\n")]
+        head = (
+            f"{'':<13}"
+            + "".join(f"{_HEADS[c]:>5}" for c in _CATEGORIES)
+            + f"{'round':>6}{'total':>6}"
+        )
+        out.append(("class:dim", head + "\n"))
+        best = max(scored.totals)
+        for seat, points in enumerate(scored.points):
+            row = f"{self.shell.name_of(seat)[:13]:<13}" + "".join(
+                f"{getattr(points, c):>5}" for c in _CATEGORIES
+            )
+            out.append(("class:me" if seat == self.seat else "", row))
+            out.append(("", f"{points.total:>6}{scored.totals[seat]:>6}"))
+            out.append(("class:title", " ◂ leads\n" if scored.totals[seat] == best else "\n"))
+        out.append(("class:dim", f"puddings: {' '.join(str(p) for p in scored.puddings)}\n"))
+        return out
+
+    def game_summary(self) -> Fragments:
+        """Points by category over the game, puddings, leftover tokens, totals and places."""
+        final = self.final
+        if final is None:
+            return []
+        head = f"{'':<13}" + "".join(f"{_HEADS[c]:>5}" for c in _CATEGORIES)
+        head += f"{'pud':>5}{'tok':>4}{'total':>6}  place"
+        out: Fragments = [("class:dim", head + "\n")]
+        end = self.game_over
+        puddings = end.pudding_points if end is not None else ()
+        bonus = end.token_bonus if end is not None else ()
+        for seat, total in enumerate(final.totals):
+            sums = [sum(getattr(r.points[seat], c) for r in self.rounds) for c in _CATEGORIES]
+            place = f"{final.places[seat]:>5}" if seat < len(final.places) else "    -"
+            row = f"{self.shell.name_of(seat)[:13]:<13}" + "".join(f"{n:>5}" for n in sums)
+            pudding = puddings[seat] if seat < len(puddings) else 0
+            tokens = bonus[seat] if seat < len(bonus) else 0
+            row += f"{pudding:>5}{tokens:>4}{total:>6}{place}"
+            out.append(("class:me" if seat == self.seat else "", row))
+            out.append(("class:title", " ★\n" if seat in final.winners else "\n"))
+        return out
+
+    def players_height(self) -> int | None:
+        """Every belt line is kept (two or three per seat) before the panels below get any."""
+        if self.obs is None:
+            return None
+        return 1 + sum(text.count("\n") for _, text, *_ in self.players())
