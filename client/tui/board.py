@@ -22,7 +22,7 @@ comes from that state alone, so rendering tests need no server.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from importlib import import_module
 from typing import Any, ClassVar, Protocol
@@ -38,7 +38,7 @@ from sushigo.engine.api import Rules
 from sushigo.engine.games import plugin, rules
 from sushigo.protocol import Acted, Commitments, GameEnded, Resumed, TurnResult, TurnStart
 
-__all__ = ["ENTRY_POINTS", "Board", "Fragments", "Shell", "board_class"]
+__all__ = ["ENTRY_POINTS", "Board", "Fragments", "Shell", "board_class", "panel_line"]
 
 Fragments = StyleAndTextTuples
 """prompt_toolkit formatted text: (style, text) pairs."""
@@ -486,18 +486,45 @@ class Board:
 
     def game_summary(self) -> Fragments:
         """The final table's rows: totals and places."""
+        return self.game_table([], {})
+
+    def round_table(self, scored: Any, columns: dict[str, str]) -> Fragments:
+        """A round's scores (an event with ``round``, ``points`` and ``totals``): each seat's
+        points in `columns` (attribute: heading), the round's total and the running total."""
+        name_of = self.shell.name_of
+        out: Fragments = [("class:title", f"Round {scored.round} scores\n")]
+        head = "".join(f"{h:>5}" for h in columns.values())
+        out.append(("class:dim", f"{'':<13}{head}{'round':>6}{'total':>6}\n"))
+        best = max(scored.totals)
+        for seat, points in enumerate(scored.points):
+            row = f"{name_of(seat)[:13]:<13}" + "".join(f"{getattr(points, c):>5}" for c in columns)
+            out.append(("class:me" if seat == self.seat else "", row))
+            out.append(("", f"{points.total:>6}{scored.totals[seat]:>6}"))
+            out.append(("class:title", " ◂ leads\n" if scored.totals[seat] == best else "\n"))
+        return out
+
+    def game_table(
+        self,
+        rounds: Sequence[Any],
+        columns: dict[str, str],
+        extras: Sequence[tuple[str, int, Sequence[int]]] = (),
+    ) -> Fragments:
+        """The final table: each seat's points in `columns` summed over the `rounds`' scores,
+        then `extras` (heading, width, a number per seat), the total, the place; ★ the
+        winners."""
         final = self.final
         if final is None:
             return []
-        out: Fragments = [("class:dim", f"{'':<13}{'total':>6}  place\n")]
+        head = "".join(f"{h:>5}" for h in columns.values())
+        head += "".join(f"{h:>{width}}" for h, width, _ in extras)
+        out: Fragments = [("class:dim", f"{'':<13}{head}{'total':>6}  place\n")]
         for seat, total in enumerate(final.totals):
+            sums = [sum(getattr(r.points[seat], c) for r in rounds) for c in columns]
+            row = f"{self.shell.name_of(seat)[:13]:<13}" + "".join(f"{n:>5}" for n in sums)
+            for _, width, values in extras:
+                row += f"{values[seat] if seat < len(values) else 0:>{width}}"
             place = f"{final.places[seat]:>5}" if seat < len(final.places) else "    -"
-            out.append(
-                (
-                    "class:me" if seat == self.seat else "",
-                    f"{self.shell.name_of(seat)[:13]:<13}{total:>6}{place}",
-                )
-            )
+            out.append(("class:me" if seat == self.seat else "", f"{row}{total:>6}{place}"))
             out.append(("class:title", " ★\n" if seat in final.winners else "\n"))
         return out
 
@@ -508,16 +535,43 @@ class Board:
             return [("class:fair.fail", f"!!! FAIRNESS CHECK FAILED: {fair.failures[0]} !!!")]
         if fair.final == "FAILED":
             return [("class:fair.fail", "!!! SEED CHECK FAILED !!!")]
-        done = fair.final == "verified"
+        if fair.final == "verified":
+            return [("class:fair.ok", f"fair ✓ {self.checked()}, seed check passed")]
+        return [("class:fair.ok", f"fair ✓ {self.checking()}")]
+
+    def checking(self) -> str:
+        """What the fairness line says has been checked while the game runs."""
+        fair = self.shell.fairness
         if self.rules is None or self.rules.secret:
-            text = f"fair ✓ {fair.openings_verified} picks verified"
-        else:
-            text = f"fair ✓ {fair.actions_seen} actions legal"
-        return [("class:fair.ok", text + (", seed check passed" if done else ""))]
+            return f"{fair.openings_verified} picks verified"
+        return f"{fair.actions_seen} actions legal"
+
+    def checked(self) -> str:
+        """What the fairness line says was checked, once the record verified."""
+        return self.checking()
 
     def players_height(self) -> int | None:
         """Lines the players' window keeps before the panels below get any (None: as needed)."""
         return None
+
+
+def panel_line(
+    at_cursor: bool, number: str, mark: str, style: str, name: str, hint: str, *, focus: bool
+) -> Fragments:
+    """One line of a panel's list (a card of the hand, a die of the belt): number, mark, name in
+    its style, a hint; reversed under the cursor, which the terminal's own follows when `focus`."""
+    out: Fragments = [("", "\n")]
+    if at_cursor and focus:
+        out.append(("[SetCursorPosition]", ""))
+    line: Fragments = [
+        ("", f"{'▸' if at_cursor else ' '}{number:>2} "),
+        ("class:marked" if mark.strip("[ ]") else "", f"{mark} "),
+        (style, f"{name:<13} "),
+        ("class:dim", hint[: MENU_WIDTH - 22]),
+    ]
+    if at_cursor:
+        line = [("class:cursor " + style, text) for style, text, *_ in line]
+    return out + line
 
 
 def _runner(run: Callable[[], object]) -> Callable[[KeyPressEvent], None]:

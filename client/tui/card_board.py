@@ -10,7 +10,7 @@ from __future__ import annotations
 from sushigo.engine import Card, TableauView
 from sushigo.engine.cards import MAKI_ICONS, NIGIRI_POINTS
 
-from .board import MENU_WIDTH, Fragments
+from .board import MENU_WIDTH, Fragments, panel_line
 from .card_state import CardState
 from .cards import KIND_ORDER, NAMES, SHORT, card_style, family, hint
 
@@ -39,9 +39,9 @@ _COMMIT_WORDS = {
     "revealed": "revealed",
 }
 
-_CATEGORIES = ("maki", "tempura", "sashimi", "dumpling", "nigiri", "soy_sauce")
 _HEADS = {"maki": "maki", "tempura": "temp", "sashimi": "sash", "dumpling": "dump"}
 _HEADS |= {"nigiri": "nigi", "soy_sauce": " soy"}
+"""The score categories in the order of the tables' columns, and their headings."""
 
 
 def tableau_fragments(view: TableauView) -> Fragments:
@@ -158,10 +158,6 @@ class CardBoard(CardState):
         if notes:
             out.append(("class:card.chopsticks", "\n" + ", ".join(notes)))
         for i, card in enumerate(obs.hand):
-            out.append(("", "\n"))
-            at_cursor = i == self.cursor and self.waiting
-            if at_cursor:
-                out.append(("[SetCursorPosition]", ""))
             if i in self.marked:
                 mark = f"[{self.marked.index(i) + 1}]"
             elif i == self.dummy_index:
@@ -169,15 +165,9 @@ class CardBoard(CardState):
             else:
                 mark = "[ ]" if me.chopsticks_ready or self.controls_dummy else "   "
             number = str(i + 1) if i < 9 else ("0" if i == 9 else " ")
-            line: list[tuple[str, str]] = [
-                ("", f"{'▸' if at_cursor else ' '}{number:>2} "),
-                ("class:marked" if mark.strip("[ ]") else "", f"{mark} "),
-                (card_style(card), f"{NAMES[card]:<13} "),
-                ("class:dim", hint(card, me)[: MENU_WIDTH - 22]),
-            ]
-            if at_cursor:
-                line = [("class:cursor " + style, text) for style, text in line]
-            out.extend(line)
+            at_cursor = i == self.cursor and self.waiting
+            style, name = card_style(card), NAMES[card]
+            out += panel_line(at_cursor, number, mark, style, name, hint(card, me), focus=True)
         if not obs.hand:
             out.append(("class:dim", "\n(empty)"))
         return out
@@ -207,45 +197,17 @@ class CardBoard(CardState):
             parts.insert(1, "d: dummy's card")
         return " · ".join([*parts, "c: chat", "?: help", "q: quit"])
 
-    def _categories(self) -> tuple[str, ...]:
+    def _columns(self) -> dict[str, str]:
         obs = self.obs
         soy = obs is not None and obs.options.soy_sauce
-        return _CATEGORIES if soy else _CATEGORIES[:-1]
+        return _HEADS if soy else {c: h for c, h in _HEADS.items() if c != "soy_sauce"}
 
     def round_summary(self) -> Fragments:
         """After a round: points by category per player, the round's total and the running
         total."""
-        if not self.round_scores:
-            return []
-        scored = self.round_scores[-1]
-        cats = self._categories()
-        name_of = self.shell.name_of
-        out: Fragments = [("class:title", f"Round {scored.round} scores\n")]
-        head = f"{'':<13}" + "".join(f"{_HEADS[c]:>5}" for c in cats) + f"{'round':>6}{'total':>6}"
-        out.append(("class:dim", head + "\n"))
-        best = max(scored.totals)
-        for t, points in enumerate(scored.points):
-            row = f"{name_of(t)[:13]:<13}" + "".join(f"{getattr(points, c):>5}" for c in cats)
-            out.append(("class:me" if t == self.seat else "", row))
-            out.append(("", f"{points.total:>6}{scored.totals[t]:>6}"))
-            out.append(("class:title", " ◂ leads\n" if scored.totals[t] == best else "\n"))
-        return out
+        return self.round_table(self.round_scores[-1], self._columns()) if self.round_scores else []
 
     def game_summary(self) -> Fragments:
         """Points by category over the game, puddings, totals and places."""
-        final = self.final
-        if final is None:
-            return []
-        cats = self._categories()
         puddings = self.game_over.pudding_points if self.game_over is not None else ()
-        head = f"{'':<13}" + "".join(f"{_HEADS[c]:>5}" for c in cats)
-        out: Fragments = [("class:dim", head + f"{'pud':>5}{'total':>6}  place\n")]
-        for t, total in enumerate(final.totals):
-            sums = [sum(getattr(r.points[t], c) for r in self.round_scores) for c in cats]
-            place = f"{final.places[t]:>5}" if t < len(final.places) else "    -"
-            row = f"{self.shell.name_of(t)[:13]:<13}" + "".join(f"{n:>5}" for n in sums)
-            pudding = puddings[t] if t < len(puddings) else 0
-            row += f"{pudding:>5}{total:>6}{place}"
-            out.append(("class:me" if t == self.seat else "", row))
-            out.append(("class:title", " ★\n" if t in final.winners else "\n"))
-        return out
+        return self.game_table(self.round_scores, self._columns(), (("pud", 5, puddings),))

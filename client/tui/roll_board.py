@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sushigo.engine.roll import PlayerView
 
-from .board import MENU_WIDTH, Fragments
+from .board import MENU_WIDTH, Fragments, panel_line
 from .dice import FACE_NAMES, FACE_SHORT, die_style, face_hint, tray_fragments
 from .roll_state import RollState
 
@@ -33,9 +33,6 @@ ROLL_SCORING: Fragments = [
     ("", "game end: pudding most +6, fewest -6 · 1 point per 2 unused tokens\n"),
 ]
 """The help overlay's scoring lines in a Sushi Roll game."""
-
-
-_CATEGORIES = ("maki", "dumpling", "tempura", "sashimi", "nigiri")
 
 
 _HEADS = {
@@ -169,51 +166,25 @@ class RollBoard(RollState):
             out.append(("class:die.specials", f"\n{len(choice.marked)} marked: r re-rolls them"))
         active = self.moving or choice.swap_from is not None
         for i, die in enumerate(me.belt):
-            out.append(("", "\n"))
-            at_cursor = i == choice.cursor and choice.swap_from is None
-            if at_cursor and active:
-                out.append(("[SetCursorPosition]", ""))
             if i == choice.swap_from:
                 mark = "[S]"
             elif i in choice.marked:
                 mark = "[x]"
             else:
                 mark = "[ ]" if me.menu else "   "
-            line: list[tuple[str, str]] = [
-                ("", f"{'▸' if at_cursor else ' '}{i + 1:>2} "),
-                ("class:marked" if mark.strip("[ ]") else "", f"{mark} "),
-                (die_style(die.kind), f"{FACE_NAMES[die.face]:<13} "),
-                ("class:dim", face_hint(die.face, me)[: MENU_WIDTH - 22]),
-            ]
-            if at_cursor:
-                line = [("class:cursor " + style, text) for style, text in line]
-            out.extend(line)
+            at_cursor = i == choice.cursor and choice.swap_from is None
+            style, name, tip = die_style(die.kind), FACE_NAMES[die.face], face_hint(die.face, me)
+            out += panel_line(at_cursor, str(i + 1), mark, style, name, tip, focus=active)
         if not me.belt:
             out.append(("class:dim", "\n(empty)"))
         return out
 
-    def fairness(self) -> Fragments:
-        """The fairness status of a dice game: actions checked as they come, dice at the end."""
-        fair = self.shell.fairness
-        if fair.failures:
-            return [("class:fair.fail", f"!!! FAIRNESS CHECK FAILED: {fair.failures[0]} !!!")]
-        if fair.final == "verified":
-            return [
-                (
-                    "class:fair.ok",
-                    f"fair ✓ {fair.actions_seen} actions and their dice replayed,"
-                    " seed check passed",
-                )
-            ]
-        if fair.final == "FAILED":
-            return [("class:fair.fail", "!!! SEED CHECK FAILED !!!")]
-        seen = fair.actions_seen
-        return [
-            (
-                "class:fair.ok",
-                f"fair ✓ {seen} action{'' if seen == 1 else 's'} legal · dice checked at the end",
-            )
-        ]
+    def checking(self) -> str:
+        seen = self.shell.fairness.actions_seen
+        return f"{seen} action{'' if seen == 1 else 's'} legal · dice checked at the end"
+
+    def checked(self) -> str:
+        return f"{self.shell.fairness.actions_seen} actions and their dice replayed"
 
     def default_status(self) -> str:
         """What to do now, when the status line has nothing else to say."""
@@ -241,49 +212,20 @@ class RollBoard(RollState):
         return "←→/1-8 die · space mark · r re-roll · s swap · Enter take · c chat · ? help"
 
     def round_summary(self) -> Fragments:
-        """After a round: points by category per seat, the round's total and the running total."""
+        """After a round: points by category per seat, the round's total and the running total,
+        and every seat's puddings."""
         if not self.rounds:
             return []
         scored = self.rounds[-1]
-        out: Fragments = [("class:title", f"Round {scored.round} scores\n")]
-        head = (
-            f"{'':<13}"
-            + "".join(f"{_HEADS[c]:>5}" for c in _CATEGORIES)
-            + f"{'round':>6}{'total':>6}"
-        )
-        out.append(("class:dim", head + "\n"))
-        best = max(scored.totals)
-        for seat, points in enumerate(scored.points):
-            row = f"{self.shell.name_of(seat)[:13]:<13}" + "".join(
-                f"{getattr(points, c):>5}" for c in _CATEGORIES
-            )
-            out.append(("class:me" if seat == self.seat else "", row))
-            out.append(("", f"{points.total:>6}{scored.totals[seat]:>6}"))
-            out.append(("class:title", " ◂ leads\n" if scored.totals[seat] == best else "\n"))
-        out.append(("class:dim", f"puddings: {' '.join(str(p) for p in scored.puddings)}\n"))
-        return out
+        puddings = " ".join(str(p) for p in scored.puddings)
+        return [*self.round_table(scored, _HEADS), ("class:dim", f"puddings: {puddings}\n")]
 
     def game_summary(self) -> Fragments:
         """Points by category over the game, puddings, leftover tokens, totals and places."""
-        final = self.final
-        if final is None:
-            return []
-        head = f"{'':<13}" + "".join(f"{_HEADS[c]:>5}" for c in _CATEGORIES)
-        head += f"{'pud':>5}{'tok':>4}{'total':>6}  place"
-        out: Fragments = [("class:dim", head + "\n")]
         end = self.game_over
         puddings = end.pudding_points if end is not None else ()
         bonus = end.token_bonus if end is not None else ()
-        for seat, total in enumerate(final.totals):
-            sums = [sum(getattr(r.points[seat], c) for r in self.rounds) for c in _CATEGORIES]
-            place = f"{final.places[seat]:>5}" if seat < len(final.places) else "    -"
-            row = f"{self.shell.name_of(seat)[:13]:<13}" + "".join(f"{n:>5}" for n in sums)
-            pudding = puddings[seat] if seat < len(puddings) else 0
-            tokens = bonus[seat] if seat < len(bonus) else 0
-            row += f"{pudding:>5}{tokens:>4}{total:>6}{place}"
-            out.append(("class:me" if seat == self.seat else "", row))
-            out.append(("class:title", " ★\n" if seat in final.winners else "\n"))
-        return out
+        return self.game_table(self.rounds, _HEADS, (("pud", 5, puddings), ("tok", 4, bonus)))
 
     def players_height(self) -> int | None:
         """Every belt line is kept (two or three per seat) before the panels below get any."""

@@ -22,7 +22,6 @@ from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
 from sushigo.client.tui.form import CreateForm
 from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
-from sushigo.client.tui.roll_board import RollBoard
 from sushigo.engine.roll import Reroll, RollGame, RollObservation, RollOptions, Swap, Take
 from sushigo.protocol import LoginGuest
 
@@ -275,11 +274,6 @@ def test_help_and_form_offer_sushi_roll() -> None:
     assert (settings.kind, settings.players, settings.variants) == ("sushi-roll", 4, ())
 
 
-def _moving(state: AppState) -> bool:
-    board = state.board
-    return isinstance(board, RollBoard) and board.moving and board.pending is None
-
-
 def _moves(obs: RollObservation, rng: random.Random) -> str:
     """Keys for one action of ours: sometimes mark two dice and re-roll, sometimes swap, else take
     the die chosen by number."""
@@ -328,22 +322,7 @@ async def test_a_whole_game_by_keystrokes_against_a_scripted_server() -> None:
         state = h.state
         dealer.seat_client()
         actions = 0
-        while True:
-            await h.wait(
-                lambda: (
-                    (_moving(state) and state.summary != "round")
-                    or state.summary == "round"
-                    or state.final is not None
-                ),
-                "our move",
-            )
-            if state.final is not None:
-                break
-            if state.summary == "round":
-                assert "scores" in h.screen()
-                h.keys(" ")
-                await h.wait(lambda: state.summary != "round", "the summary to close")
-                continue
+        while await h.ready_to_pick():
             obs = dice(state).obs
             assert obs is not None
             sent = len(dealer.received)
@@ -366,7 +345,7 @@ async def test_a_refused_action_is_said_and_the_move_stays_ours() -> None:
     async with _dealt_app(dealer) as h:
         state = h.state
         dealer.seat_client()
-        await h.wait(lambda: _moving(state), "our move")
+        assert await h.ready_to_pick()
         dealer.refuse_next = True
         sent = len(dealer.received)
         h.keys("1\r")

@@ -12,7 +12,6 @@ from tui_helpers import Harness, dice, local_server, running_app
 from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, ops
 from sushigo.client.tui.lobby import lobby_text
-from sushigo.client.tui.roll_board import RollBoard
 from sushigo.engine.roll import RollObservation
 from sushigo.protocol import Act, TableList, TableSettings
 
@@ -33,33 +32,6 @@ def _spy(h: Harness) -> list[Act]:
 
     h.client.send = spy  # type: ignore[method-assign]
     return sent
-
-
-async def _our_move(h: Harness) -> bool:
-    """Wait for our move (closing round summaries); False once the game is over."""
-    state = h.state
-    while True:
-        await h.wait(
-            lambda: (
-                (_moving(state) and state.summary != "round")
-                or state.summary == "round"
-                or state.final is not None
-            ),
-            "our move",
-        )
-        if state.final is not None:
-            return False
-        if state.summary == "round":
-            h.keys(" ")
-            await h.wait(lambda: state.summary != "round", "the summary to close")
-            continue
-        return True
-
-
-def _moving(state: AppState) -> bool:
-    """It is our move and nothing of ours awaits an answer."""
-    board = state.board
-    return isinstance(board, RollBoard) and board.moving and board.pending is None
 
 
 def _keys(obs: RollObservation, rng: random.Random, step: int = 2) -> str:
@@ -84,7 +56,7 @@ async def test_a_whole_sushi_roll_game_by_keystrokes(tmp_path: Path) -> None:
         sent = _spy(h)
         kinds = {"reroll": 0, "swap": 0, "take": 0}
         first_screen = ""
-        while await _our_move(h):
+        while await h.ready_to_pick():
             if not first_screen:
                 first_screen = h.screen()
             obs = dice(state).obs
@@ -111,10 +83,10 @@ async def test_the_connection_drops_and_the_dice_game_goes_on(tmp_path: Path) ->
     rng = random.Random(8)
     async with local_server(tmp_path) as address, running_app(address, _settings(2)) as h:
         state, client = h.state, h.client
-        assert await _our_move(h)
+        assert await h.ready_to_pick()
         h.keys("1\r")
         await h.wait(lambda: not dice(state).moving or dice(state).pending is None, "the take")
-        assert await _our_move(h)
+        assert await h.ready_to_pick()
         where = (dice(state).obs.round, dice(state).obs.cycle) if dice(state).obs else None
         writer = client._writer
         assert writer is not None
@@ -122,11 +94,11 @@ async def test_the_connection_drops_and_the_dice_game_goes_on(tmp_path: Path) ->
         await h.wait(lambda: state.reconnects == 1, "the reconnect")
         assert any("reconnecting" in s for s in h.statuses)
         assert any("reconnected" in s for s in h.statuses)
-        assert await _our_move(h)
+        assert await h.ready_to_pick()
         assert (
             dice(state).obs is not None and (dice(state).obs.round, dice(state).obs.cycle) == where
         )
-        while await _our_move(h):
+        while await h.ready_to_pick():
             obs = dice(state).obs
             assert obs is not None
             moved = state.fairness.actions_seen

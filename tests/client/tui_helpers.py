@@ -103,7 +103,8 @@ class Harness:
         return None if board is None else board.position
 
     async def ready_to_pick(self) -> bool:
-        """Wait for our turn (dismissing round summaries); False once the game is over."""
+        """Wait for our turn, or our next action in it (dismissing round summaries); False once
+        the game is over."""
         state = self.state
         while True:
             await self.wait(
@@ -192,7 +193,9 @@ def log_text(state: AppState) -> str:
 
 
 def _waiting(state: AppState) -> bool:
-    return state.board is not None and state.board.waiting
+    """A step waits for an action of ours, and none is on its way."""
+    board = state.board
+    return board is not None and board.waiting and board.pending is None
 
 
 def _picked(state: AppState) -> bool:
