@@ -1,20 +1,23 @@
-"""Sushi Go! strategies: an observation in, an action out. Pure: no IO, no clock, no global random.
+"""Strategies: an observation in, an action out. Pure: no IO, no clock, no global random.
 
-Use `get_strategy("heuristic")` (or a spec such as ``"ismcts@iterations=500"``,
-``"path/to/bot.py:MyBot"``, ``"package.module:MyBot"``) for a ready strategy, and see docs/BOTS.md
-for the interface a strategy implements. The `sushigo-arena` command (`client.arena`) plays them against each other offline.
+One registry for every game, keyed by the game's kind: `get_strategy("heuristic", game="sushi-go")`
+(or a spec such as ``"ismcts@iterations=500"``, ``"path/to/bot.py:MyBot"``,
+``"package.module:MyBot"``) gives a ready strategy. Sushi Go!'s strategies are this package's
+modules, Sushi Roll's are `bots.roll`; see docs/BOTS.md for the interface a strategy implements.
+The `sushigo-arena` command (`client.arena`) plays them against each other offline.
 """
 
-from ._base import Strategy, StrategyError
+from ._base import Strategy, StrategyError, StrategyFactory
+from ._cards import CARD_BUILTIN
 from ._heuristic import HeuristicStrategy
 from ._ismcts import IsmctsStrategy
 from ._memory import HandKnowledge, SeatMemory
-from ._registry import BUILTIN, StrategyFactory, get_strategy, strategy_factory
+from ._registry import builtin_names, builtins, get_strategy, strategy_factory
 from ._simple import GreedyStrategy, RandomStrategy
 from ._values import Tuning
 
 __all__ = [
-    "BUILTIN",
+    "CARD_BUILTIN",
     "GreedyStrategy",
     "HandKnowledge",
     "HeuristicStrategy",
@@ -25,6 +28,8 @@ __all__ = [
     "StrategyError",
     "StrategyFactory",
     "Tuning",
+    "builtin_names",
+    "builtins",
     "get_strategy",
     "strategy_factory",
 ]

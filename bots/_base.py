@@ -1,24 +1,24 @@
-"""The strategy interface: an observation and its legal actions in, one action out."""
+"""The strategy interface, the same for every game: an observation and its legal actions in, one
+action out."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
-
-from sushigo.engine import Action, Observation
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable
 class Strategy(Protocol):
-    """How a bot plays one seat. See docs/BOTS.md.
+    """How a bot plays one seat of a game. See docs/BOTS.md.
 
-    A strategy sees exactly what a player at the table sees: its seat's `Observation` (its own hand
-    and everything public) and the legal actions computed from it. It never gets the `Game`. All of
-    its randomness must come from the `rng` it is given, so a game replays from its seeds.
+    A strategy sees exactly what a player at the table sees: its seat's observation (the game's
+    own, e.g. `engine.Observation` for Sushi Go!) and the legal actions computed from it. It never
+    gets the game. All of its randomness must come from the `rng` it is given, so a game replays
+    from its seeds.
 
-    One instance plays one seat of one game at a time. `reset()` is called before every new game, so
-    a strategy may remember what it saw on earlier turns (hands passed to it, earlier rounds'
+    One instance plays one seat of one game at a time. `reset()` is called before every new game,
+    so a strategy may remember what it saw on earlier turns (hands passed to it, earlier rounds'
     tableaus) between calls to `choose`. (A user's class loaded from a spec may leave `reset` out:
     runners call it only when it exists.)
     """
@@ -26,11 +26,13 @@ class Strategy(Protocol):
     def reset(self) -> None:
         """Forget everything about the previous game; called before each new game."""
 
-    def choose(
-        self, observation: Observation, legal: Sequence[Action], rng: random.Random
-    ) -> Action:
-        """One of `legal` (never empty) for `observation.seat` this turn."""
+    def choose(self, observation: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+        """One of `legal` (never empty) for `observation`'s seat, now."""
         ...
+
+
+StrategyFactory = Callable[[], Strategy]
+"""Makes a fresh strategy instance (one per game keeps games independent)."""
 
 
 class StrategyError(ValueError):

@@ -1,6 +1,10 @@
-"""Finding strategies by name: the built-ins, or a user's class from a file or a module.
+"""Finding strategies by game and name: the built-ins, a plug-in game's, or a user's class from a
+file or a module.
 
-A spec is ``NAME``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``, optionally
+Every game has its own table of built-in strategies, found by the game's kind: Sushi Go!'s here
+(`bots._cards`), Sushi Roll's in `bots.roll`, and a plug-in game's through the entry point group
+``sushigo.strategies`` (the entry point's name is the game's kind; it names a mapping of strategy
+names to classes). A spec is ``NAME``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``, optionally
 followed by constructor arguments as ``@key=value`` (``ismcts@ms=100``,
 ``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float, true/false, or else
 kept as text.
@@ -16,40 +20,50 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ._base import Strategy, StrategyError
-from ._heuristic import HeuristicStrategy
-from ._ismcts import IsmctsStrategy
-from ._simple import GreedyStrategy, RandomStrategy
+from sushigo.engine import EngineError
+from sushigo.engine.games import plugin
+
+from ._base import Strategy, StrategyError, StrategyFactory
+from ._cards import CARD_BUILTIN
 from .roll._strategies import ROLL_BUILTIN
 
-StrategyFactory = Callable[[], Strategy]
-"""Makes a fresh strategy instance (one per game keeps games independent)."""
+ENTRY_POINTS = "sushigo.strategies"
+"""The entry point group of plug-in games' strategy tables."""
 
-BUILTIN: dict[str, Callable[..., Strategy]] = {
-    "random": RandomStrategy,
-    "greedy": GreedyStrategy,
-    "heuristic": HeuristicStrategy,
-    "ismcts": IsmctsStrategy,
+_BUILTIN: dict[str, Mapping[str, Callable[..., Any]]] = {
+    "sushi-go": CARD_BUILTIN,
+    "sushi-roll": ROLL_BUILTIN,
 }
-"""The built-in strategies by name."""
-
-GAMES = ("sushi-go", "sushi-roll")
-"""The game kinds a strategy can be asked for; the same built-in names play each of them."""
+"""Each game's built-in strategies by name, by the game's kind."""
 
 
-def _builtins(game: str) -> Mapping[str, Callable[..., Any]]:
-    if game == "sushi-go":
-        return BUILTIN
-    if game == "sushi-roll":
-        return ROLL_BUILTIN
-    raise StrategyError(f"unknown game kind {game!r}: use one of {', '.join(GAMES)}")
+def builtins(game: str) -> Mapping[str, Callable[..., Any]]:
+    """The built-in strategies of the game `game`, by name (a plug-in game's are loaded the first
+    time); `StrategyError` when the game has none installed."""
+    found = _BUILTIN.get(game)
+    if found is None:
+        try:
+            loaded = plugin(ENTRY_POINTS, game) if isinstance(game, str) else None
+        except EngineError as exc:
+            raise StrategyError(str(exc)) from None
+        if not isinstance(loaded, Mapping):
+            known = ", ".join(sorted(_BUILTIN))
+            raise StrategyError(f"no strategies for the game {game!r} (installed: {known})")
+        found = _BUILTIN[game] = loaded
+    return found
 
 
-def get_strategy(spec: str, *, game: str = "sushi-go") -> Strategy:
-    """A new strategy instance from a name or spec (see the module docstring).
+def builtin_names(game: str) -> tuple[str, ...]:
+    """The names of the game's built-in strategies (empty when it has none installed)."""
+    try:
+        return tuple(builtins(game))
+    except StrategyError:
+        return ()
 
-    `game` picks the built-in names' implementation: ``"sushi-go"`` (the card game, `BUILTIN`) or
-    ``"sushi-roll"`` (`bots.roll.ROLL_BUILTIN`, whose instances take `engine.roll` observations).
+
+def get_strategy(spec: str, *, game: str) -> Strategy:
+    """A new strategy instance from a name or spec (see the module docstring), for the game
+    `game` (its kind: the built-in names are that game's).
 
     Raises `StrategyError` with a one-line reason: unknown name, missing file or module, no such
     class, a class without ``choose``, or constructor arguments it does not take.
@@ -58,19 +72,19 @@ def get_strategy(spec: str, *, game: str = "sushi-go") -> Strategy:
 
 
 def strategy_factory(
-    spec: str, *, clock: Callable[[], float] | None = None, game: str = "sushi-go"
+    spec: str, *, game: str, clock: Callable[[], float] | None = None
 ) -> StrategyFactory:
     """A function that makes a new instance of the strategy `spec` names, checked once here.
 
     `clock` (seconds, e.g. `time.perf_counter`) is passed to strategies whose constructor takes a
-    `clock` argument, for time budgets: strategies never read a clock of their own. `game`
-    picks the built-in names' implementation, as in `get_strategy`.
+    `clock` argument, for time budgets: strategies never read a clock of their own. `game` is the
+    game's kind, as in `get_strategy`.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise StrategyError("a strategy spec must be a non-empty string")
     target, *options = spec.strip().split("@")
     kwargs = dict(_option(spec, option) for option in options)
-    cls = _resolve(target, _builtins(game))
+    cls = _resolve(target, builtins(game))
     if clock is not None and "clock" not in kwargs and _takes(cls, "clock"):
         kwargs["clock"] = clock
 

@@ -1,11 +1,12 @@
 """`sushigo-arena`: strategies play many games offline, in-process, and are measured.
 
     sushigo-arena --strategies heuristic,random,random,random --games 2000 [--players P]
-                  [--variant V] [--game sushi-go|sushi-roll] [--seed S] [--workers K]
-                  [--json FILE]
+                  [--variant V] [--game KIND] [--seed S] [--workers K] [--json FILE]
 
-``--game sushi-roll`` plays Sushi Roll (`engine.roll`) with the Sushi Roll implementations of the
-same strategy names (`bots.roll`); seats, seeds, the table and the JSON are the same.
+Any installed game plays the same way, through its rules (`engine.api`) and its strategies
+(`bots.get_strategy(spec, game=kind)`): ``--game sushi-roll`` plays Sushi Roll with the Sushi
+Roll implementations of the same strategy names; seats, seeds, the table and the JSON are the
+same.
 
 Seat i of game g gets strategy ``(i + g) mod L`` of the L listed, so over L games every strategy
 plays every seat once. Each game's deal and each seat's `random.Random` derive from the master seed
@@ -34,12 +35,7 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
-from sushigo.bots.roll import RollStrategy
-from sushigo.engine import Game, GameOptions, IllegalActionError, OptionsError
-from sushigo.engine.roll import RollGame, RollOptions
-
-VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
-GAMES = ("sushi-go", "sushi-roll")
+from sushigo.engine import EngineError, IllegalActionError, kinds, rules
 
 
 class ArenaError(Exception):
@@ -53,15 +49,12 @@ class ArenaConfig:
     strategies: tuple[str, ...]
     """Strategy specs, rotated over the seats."""
     games: int
-    options: GameOptions | RollOptions
-    """`GameOptions` plays Sushi Go!; `RollOptions` plays Sushi Roll."""
+    options: Any
+    """The game's options (`engine.api.Rules.options`)."""
     seed: int = 1
     workers: int = 1
-
-    @property
-    def game(self) -> str:
-        """The game kind: ``"sushi-go"`` or ``"sushi-roll"``."""
-        return "sushi-roll" if isinstance(self.options, RollOptions) else "sushi-go"
+    game: str = "sushi-go"
+    """The game's kind."""
 
 
 def game_seed(master: int, index: int) -> bytes:
@@ -85,7 +78,7 @@ def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ..
 _FACTORIES: dict[tuple[str, str], Callable[[], Any]] = {}
 
 
-def _factories(specs: Sequence[str], game: str = "sushi-go") -> dict[str, Callable[[], Any]]:
+def _factories(specs: Sequence[str], game: str) -> dict[str, Callable[[], Any]]:
     """A factory per spec, for the strategy names' implementation for `game` (cached)."""
     for spec in specs:
         if (game, spec) not in _FACTORIES:
@@ -94,93 +87,65 @@ def _factories(specs: Sequence[str], game: str = "sushi-go") -> dict[str, Callab
 
 
 def play_game(config: ArenaConfig, index: int) -> GameResult:
-    """Play game `index` of the run with fresh strategy instances.
+    """Play game `index` of the run with fresh strategy instances: at every step, each seat that
+    acts chooses from its own observation (Sushi Go!: every seat; Sushi Roll: the mover, one
+    action at a time), and the game applies them together.
 
     The loop is the arena's hot path (random strategies play thousands of games a second), so it
     does only what a game needs: a strategy with `choose_legal` (one that never looks at the
     observation, such as `random`) gets the legal actions alone and no observation is built for
-    its seat, and an action is checked once, by `Game.apply`, which refuses anything illegal
-    before changing the game (its error names the seat).
+    its seat, and an action is checked once, by the game's `step`, which refuses anything illegal
+    before changing the game.
     """
-    options = config.options
-    if isinstance(options, RollOptions):
-        return play_roll_game(config, options, index)
-    names = lineup(config.strategies, options.players, index)
-    factories = _factories(config.strategies)
+    game = rules(config.game).new_game(config.options, game_seed(config.seed, index))
+    n = game.players
+    names = lineup(config.strategies, n, index)
+    factories = _factories(config.strategies, config.game)
     bots = [factories[name]() for name in names]
-    rngs = [seat_rng(config.seed, index, seat) for seat in range(options.players)]
+    rngs = [seat_rng(config.seed, index, seat) for seat in range(n)]
     for bot in bots:
         # Fresh instances need no reset, but a strategy may expect the call (it is optional).
         reset = getattr(bot, "reset", None)
         if callable(reset):
             reset()
-    game = Game(options, game_seed(config.seed, index))
-    legal, observe, apply = game.legal_actions, game.observation, game.apply
-    # Per seat: (seat, a blind chooser or None, the full chooser, the seat's generator).
+    legal, observe, step, to_act = game.legal_actions, game.observation, game.step, game.to_act
+    # Per seat: (a blind chooser or None, the full chooser, the seat's generator).
     seats = [
-        (seat, getattr(bot, "choose_legal", None), bot.choose, rng)
-        for seat, (bot, rng) in enumerate(zip(bots, rngs, strict=True))
+        (getattr(bot, "choose_legal", None), bot.choose, rng)
+        for bot, rng in zip(bots, rngs, strict=True)
     ]
-    blinds = [(seat, blind, rng) for seat, blind, _, rng in seats if blind is not None]
-    seat = 0
+    every_legal = getattr(game, "legal_actions_by_seat", None)
+    acting: tuple[int, ...] = ()
     try:
-        if len(blinds) == len(seats):
-            # No seat needs an observation: every seat's legal actions in one call a turn.
-            every_legal = game.legal_actions_by_seat
-            while not game.is_terminal():
-                turn_legal = every_legal()
-                actions = []
-                for seat, blind, rng in blinds:
-                    actions.append(blind(turn_legal[seat], rng))
-                apply(actions)
-        while not game.is_terminal():
+        blinds = [blind for blind, _, _ in seats if blind is not None]
+        if every_legal is not None and len(blinds) == n:
+            # No seat needs an observation, and the game gives the legal actions of every acting
+            # seat in one call: a whole step in one comprehension.
+            while acting := to_act():
+                step_legal = every_legal()
+                step([blinds[s](step_legal[i], rngs[s]) for i, s in enumerate(acting)])
+        while acting := to_act():
             actions = []
-            for seat, blind, choose, rng in seats:
+            for seat in acting:
+                blind, choose, rng = seats[seat]
                 if blind is not None:
                     actions.append(blind(legal(seat), rng))
                 else:
                     actions.append(choose(observe(seat), legal(seat), rng))
-            apply(actions)
+            step(actions)
     except IllegalActionError as exc:
-        culprit = names[exc.seat] if exc.seat is not None else "?"
+        culprits = [exc.seat] if exc.seat is not None else acting
         raise ArenaError(
-            f"strategy {culprit!r} returned an illegal action in game {index}: {exc}"
+            f"strategy {' or '.join(repr(names[s]) for s in culprits)} returned an illegal action"
+            f" in game {index}: {exc}"
         ) from None
     except Exception as exc:
+        culprits = acting
         raise ArenaError(
-            f"strategy {names[seat]!r} failed in game {index}: {type(exc).__name__}: {exc}"
+            f"strategy {' or '.join(repr(names[s]) for s in culprits)} failed in game {index}:"
+            f" {type(exc).__name__}: {exc}"
         ) from None
-    return GameResult(index, names, game.returns(), game.places(), game.winners())
-
-
-def play_roll_game(config: ArenaConfig, options: RollOptions, index: int) -> GameResult:
-    """Play Sushi Roll game `index` of the run: the seat to move chooses one action at a time
-    (re-rolls and swaps, then a take), from the same seeds as a card game of that number."""
-    names = lineup(config.strategies, options.players, index)
-    factories = _factories(config.strategies, "sushi-roll")
-    bots: list[RollStrategy] = [factories[name]() for name in names]
-    rngs = [seat_rng(config.seed, index, seat) for seat in range(options.players)]
-    for bot in bots:
-        reset = getattr(bot, "reset", None)
-        if callable(reset):
-            reset()
-    game = RollGame(options, game_seed(config.seed, index))
-    while not game.is_terminal():
-        seat = game.to_move
-        assert seat is not None
-        legal = game.legal_actions(seat)
-        try:
-            action = bots[seat].choose(game.observation(seat), legal, rngs[seat])
-        except Exception as exc:
-            raise ArenaError(
-                f"strategy {names[seat]!r} failed in game {index}: {type(exc).__name__}: {exc}"
-            ) from None
-        if action not in legal:
-            raise ArenaError(
-                f"strategy {names[seat]!r} returned an illegal action {action!r} in game {index}"
-            )
-        game.apply(seat, action)
-    return GameResult(index, names, game.returns(), game.places(), game.winners())
+    return GameResult(index, names, game.scores()[:n], game.places(), game.winners())
 
 
 def batch_gc() -> None:
@@ -264,7 +229,8 @@ def summary(config: ArenaConfig, stats: dict[str, StrategyStats]) -> dict[str, A
     """The figures as plain data, in the `--json` schema."""
     return {
         "games": config.games,
-        "players": config.options.players,
+        "game": config.game,
+        "players": rules(config.game).describe_options(config.options)[0],
         "strategies": {
             name: {
                 "games": s.games,
@@ -319,13 +285,14 @@ def _parser() -> argparse.ArgumentParser:
         "--variant",
         action="append",
         default=[],
-        help=f"a variant to turn on ({', '.join(VARIANTS)}); repeat or separate with commas",
+        help="a variant of the game to turn on (Sushi Go!: pass_both_ways, dummy, soy_sauce);"
+        " repeat or separate with commas",
     )
     parser.add_argument(
         "--game",
-        choices=GAMES,
-        default="sushi-go",
-        help="the game kind (default sushi-go); sushi-roll has no variants",
+        choices=kinds(),
+        default=kinds()[0],
+        help=f"the game (default {kinds()[0]})",
     )
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument(
@@ -356,26 +323,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not specs:
         parser.error("--strategies: name at least one strategy")
     variants = [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
-    for v in variants:
-        if v not in VARIANTS:
-            parser.error(f"--variant: unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
     players = args.players if args.players is not None else len(specs)
-    if args.game == "sushi-roll" and variants:
-        parser.error("--variant: Sushi Roll has no variants")
-    options: GameOptions | RollOptions
+    game_rules = rules(args.game)
     try:
-        if args.game == "sushi-roll":
-            options = RollOptions(players)
-        else:
-            options = GameOptions(players, **dict.fromkeys(variants, True))
-    except OptionsError as exc:
+        options = game_rules.options(players, variants)
+    except EngineError as exc:
         parser.error(str(exc))
     try:
         for spec in dict.fromkeys(specs):
             _factories([spec], args.game)
     except StrategyError as exc:
         parser.error(str(exc))
-    config = ArenaConfig(specs, args.games, options, args.seed, args.workers)
+    config = ArenaConfig(specs, args.games, options, args.seed, args.workers, args.game)
     batch_gc()
     start = time.perf_counter()
     try:
@@ -388,10 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
-    if isinstance(options, RollOptions):
-        variant_text = "Sushi Roll"
-    else:
-        variant_text = ", ".join(options.variants()) or "no variants"
+    on = game_rules.describe_options(options)[1]
+    variant_text = (
+        ", ".join(on) if on else ("no variants" if game_rules.variants else game_rules.title)
+    )
     print(
         f"{config.games} games, {players} players, {variant_text}, seed {config.seed}: "
         f"{elapsed:.1f} s, {config.games / max(elapsed, 1e-9):.1f} games/s "

@@ -5,11 +5,11 @@
     sushigo-bot localhost:7777 --strategy ismcts --tournament spring-cup
 
 It quick-matches into a table of P seats of the game asked for, plays with the strategy (which
-sees only its seat's observation), verifies every commitment (the card game), every action and
-die (Sushi Roll) and each game's fairness record, reconnects by itself if the connection drops,
-and prints one line per game. The strategy names are the same for both games: the kind of each
-table the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
-tournament of either game works too. Exit codes: 0 after N games all verified, 1 on a failure
+sees only its seat's observation), verifies every commitment, every action, every observation it
+was shown and each game's signed record (`client.checks`), reconnects by itself if the connection
+drops, and prints one line per game. The strategy names are each game's: the kind of each table
+the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
+tournament of any installed game works too. Exit codes: 0 after N games all verified, 1 on a failure
 (unreachable server, a fairness check that failed), 2 for a usage error.
 """
 
@@ -24,17 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sushigo.bots import Strategy, StrategyError, get_strategy
-from sushigo.bots.roll import RollStrategy, get_roll_strategy
-from sushigo.engine.roll import Take
+from sushigo.engine import kinds
 from sushigo.protocol import (
+    Acted,
     Error,
     ErrorCode,
     GameEnded,
-    GameKind,
     GameStarting,
-    RollGameOver,
-    RollTurn,
-    RollUpdate,
     TableJoined,
     TableLeft,
     TournamentStatus,
@@ -57,12 +53,16 @@ class GameResult:
     winners: tuple[str, ...]
     verified: bool
     problems: tuple[str, ...]
+    seed_drawn: bool = False
+    """The server drew our seed (ours came too late): said, not a failure."""
 
     def line(self, index: int) -> str:
         """The one-line summary printed per game."""
         check = (
             "fairness verified" if self.verified else "FAIRNESS FAILED: " + "; ".join(self.problems)
         )
+        if self.seed_drawn:
+            check += " (the server drew our seed: ours came too late)"
         return (
             f"game {index}: place {self.place}/{self.players}, score {self.score}"
             f" (won by {', '.join(self.winners)}); {check}"
@@ -70,99 +70,72 @@ class GameResult:
 
 
 MAX_REFUSALS = 3
-"""Sushi Roll: actions in a row the server may refuse before the bot gives up (after the first
-refusal it takes a die, which is always legal)."""
+"""Actions in a row the server may refuse before the bot gives up (after a refusal it plays a
+random legal action instead of its strategy's)."""
 
 
 class Strategies:
-    """One strategy spec, played in each game kind by that kind's implementation (made when first
+    """One strategy spec, played in each game by that game's implementation (made when first
     needed and kept, so its memory lasts across games)."""
 
-    def __init__(
-        self, spec: str = "", *, card: Strategy | None = None, roll: RollStrategy | None = None
-    ) -> None:
+    def __init__(self, spec: str = "", **made: Strategy) -> None:
         self.spec = spec
-        self._card, self._roll = card, roll
+        self._made: dict[str, Strategy] = {kind.replace("_", "-"): s for kind, s in made.items()}
 
-    def card(self) -> Strategy:
-        """The Sushi Go! implementation; `StrategyError` if the spec has none."""
-        if self._card is None:
+    def of(self, kind: str) -> Strategy:
+        """The implementation for the game `kind`; `StrategyError` if the spec has none."""
+        found = self._made.get(kind)
+        if found is None:
             if not self.spec:
-                raise StrategyError("no Sushi Go! strategy was given")
-            self._card = get_strategy(self.spec)
-        return self._card
-
-    def roll(self) -> RollStrategy:
-        """The Sushi Roll implementation; `StrategyError` if the spec has none."""
-        if self._roll is None:
-            if not self.spec:
-                raise StrategyError("no Sushi Roll strategy was given")
-            self._roll = get_roll_strategy(self.spec)
-        return self._roll
-
-    def check(self, kind: GameKind) -> None:
-        """Make the implementation for `kind` now (`StrategyError` if there is none)."""
-        if kind == GameKind.SUSHI_ROLL:
-            self.roll()
-        else:
-            self.card()
+                raise StrategyError(f"no strategy was given for {kind!r}")
+            found = self._made[kind] = get_strategy(self.spec, game=kind)
+        return found
 
 
-def _roll_move(client: Client, strategy: RollStrategy, rng: random.Random) -> None:
-    """Our Sushi Roll move, if one is wanted: the strategy's choice, or after a refusal a take
-    (always legal); `ServerError` when the server keeps refusing."""
-    obs = client.roll_state
-    if not client.awaiting_roll or obs is None:
+def _move(client: Client, strategy: Strategy, rng: random.Random) -> None:
+    """Our action, if one is wanted: the strategy's choice (after a refusal, a random legal
+    action); `ServerError` when the server keeps refusing."""
+    if not client.awaiting:
         return
-    if client.roll_refusals >= MAX_REFUSALS:
+    if client.refusals >= MAX_REFUSALS:
         raise ServerError(
             Error(
                 code=ErrorCode.ILLEGAL_ACTION,
-                message=f"the server refused {client.roll_refusals} Sushi Roll actions in a row",
+                message=f"the server refused {client.refusals} actions in a row",
             )
         )
-    legal = obs.legal_actions()
-    action = strategy.choose(obs, legal, rng) if not client.roll_refusals else Take(0)
-    client.roll(action)
+    state = client.state
+    legal = list(client.legal_actions())
+    if not legal:
+        return
+    action = strategy.choose(state, legal, rng) if not client.refusals else rng.choice(legal)
+    client.play(action)
 
 
 async def play_game(
     client: Client, strategy: Strategy | Strategies, rng: random.Random
 ) -> GameResult:
-    """Play the game at the table we were just seated at, to its end (either kind of game)."""
-    strategies = strategy if isinstance(strategy, Strategies) else Strategies(card=strategy)
-    kind = client.table.settings.kind if client.table is not None else GameKind.SUSHI_GO
-    if kind == GameKind.SUSHI_ROLL:
-        strategies.roll().reset()
-    else:
-        strategies.card().reset()
+    """Play the game at the table we were just seated at, to its end (any game)."""
+    kind = client.table.settings.kind if client.table is not None else ""
+    strategies = (
+        strategy if isinstance(strategy, Strategies) else Strategies("", **{kind: strategy})
+    )
+    current = strategies.of(kind)
+    _reset(current)
     while True:
         try:
             event = await client.next_event()
         except ConnectionLost:
             await auto_reconnect(client)
-            obs = client.observation
-            if client.awaiting_pick and obs is not None and not obs.is_over:
-                card = strategies.card()
-                client.pick(card.choose(obs, obs.legal_actions(), rng))
-            if client.awaiting_roll:
-                _roll_move(client, strategies.roll(), rng)
+            _move(client, current, rng)
             continue
         if isinstance(event, GameStarting) and event.kind != kind:
             kind = event.kind
-            strategies.check(kind)
-            if kind == GameKind.SUSHI_ROLL:
-                strategies.roll().reset()
-            else:
-                strategies.card().reset()
-        elif isinstance(event, TurnStart):
-            obs = event.observation
-            card = strategies.card()
-            client.pick(card.choose(obs, obs.legal_actions(), rng))
-        elif isinstance(event, RollTurn | RollUpdate | Error):
-            if client.awaiting_roll:
-                _roll_move(client, strategies.roll(), rng)
-        elif isinstance(event, GameEnded | RollGameOver):
+            current = strategies.of(kind)
+            _reset(current)
+        elif isinstance(event, TurnStart | Acted | Error):
+            _move(client, current, rng)
+        elif isinstance(event, GameEnded):
             seat = client.seat if client.seat is not None else 0
             names = [s.name or f"seat {s.seat}" for s in client.table.seats] if client.table else []
             return GameResult(
@@ -172,7 +145,14 @@ async def play_game(
                 winners=tuple(names[w] if w < len(names) else f"seat {w}" for w in event.winners),
                 verified=client.fairness.final == "verified",
                 problems=tuple(client.fairness.failures),
+                seed_drawn=client.fairness.seed_drawn,
             )
+
+
+def _reset(strategy: Strategy) -> None:
+    reset = getattr(strategy, "reset", None)
+    if reset is not None:
+        reset()
 
 
 async def play_one(
@@ -180,7 +160,7 @@ async def play_one(
     strategy: Strategy | Strategies,
     rng: random.Random,
     players: int,
-    kind: GameKind = GameKind.SUSHI_GO,
+    kind: str,
 ) -> GameResult:
     """Quick-match into a table of `kind`, play one game, leave."""
     await client.quick_match(players, kind)
@@ -195,7 +175,7 @@ async def play_tournament(
     """Enter a tournament and play every game the server seats us at until it finishes."""
     info = await client.register_tournament(name)
     if isinstance(strategy, Strategies):
-        strategy.check(info.settings.kind)  # StrategyError now, not in the first game
+        strategy.of(info.settings.kind)  # StrategyError now, not in the first game
     print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)
     results: list[GameResult] = []
     while True:
@@ -235,10 +215,10 @@ async def run(args: argparse.Namespace) -> int:
     """Connect and play `args.games` games (forever when None)."""
     host, port = args.address
     name = args.name or f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
-    kind = GameKind(args.game)
+    kind = args.game
     strategy = Strategies(args.strategy)
     try:
-        strategy.check(kind)
+        strategy.of(kind)
     except StrategyError as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 2
@@ -283,8 +263,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--game",
-        choices=[kind.value for kind in GameKind],
-        default=GameKind.SUSHI_GO.value,
+        choices=kinds(),
+        default=kinds()[0],
         help="the game to quick-match into (a tournament's own game is played regardless)",
     )
     p.add_argument(

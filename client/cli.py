@@ -1,7 +1,7 @@
 """`sushigo-client`: the terminal client.
 
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
-                   [--bots N [--players N] [--game sushi-go|sushi-roll] [--variant V]...
+                   [--bots N [--players N] [--game KIND] [--variant V]...
                    [--bot-strategy S] [--turn-seconds N]]
 
 Without ``--bots`` it opens the lobby. With ``--bots N`` it creates a table with the given
@@ -20,6 +20,7 @@ import getpass
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -32,12 +33,10 @@ from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.ops import seat_with_bots
-from sushigo.engine import OptionsError
-from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, GameKind, ProtocolError, TableSettings
+from sushigo.engine import EngineError, kinds, rules
+from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
-
-VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
 
 
 class UsageError(Exception):
@@ -96,19 +95,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--known-hosts", type=Path, help="pinned TLS certificates file")
     game = p.add_argument_group("start a game with bots at once")
     game.add_argument("--bots", type=_count(0, 4), help="seat N server bots and start")
-    game.add_argument("--players", type=_count(2, 5), help="seats at the table (default 4)")
+    game.add_argument("--players", type=_count(1, 8), help="seats at the table (default 4)")
     game.add_argument(
         "--game",
-        choices=[kind.value for kind in GameKind],
-        default=GameKind.SUSHI_GO.value,
-        help="sushi-go (the card game, default) or sushi-roll (the dice game)",
+        choices=kinds(),
+        default=kinds()[0],
+        help="sushi-go (the card game, default), sushi-roll (the dice game), or another installed",
     )
     game.add_argument(
         "--variant",
         action="append",
-        choices=VARIANTS,
         default=[],
-        help="a Sushi Go! variant, repeatable",
+        help="a variant of the game, repeatable (Sushi Go!: pass_both_ways, dummy, soy_sauce)",
     )
     game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")
     game.add_argument(
@@ -119,33 +117,33 @@ def parser() -> argparse.ArgumentParser:
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
     """The table `--bots` creates; `UsageError` for settings that make no game."""
-    variants = set(args.variant)
-    kind = GameKind(args.game)
-    if kind == GameKind.SUSHI_ROLL and variants:
-        raise UsageError(
-            f"Sushi Roll has no variants: drop --variant {' --variant '.join(sorted(variants))}"
-        )
+    variants = tuple(dict.fromkeys(args.variant))
+    game_rules = rules(args.game)
     players = args.players
     if players is None:
-        players = 2 if "dummy" in variants else (args.bots + 1 if args.bots else 4)
+        # The smallest table the variants allow (the dummy needs two), else one per bot and you.
+        fitting = [n for n in game_rules.players if _fits(game_rules.options, n, variants)]
+        want = args.bots + 1 if args.bots else 4
+        players = want if want in fitting else (fitting[0] if fitting else want)
     if args.bots is not None and args.bots > players - 1:
         raise UsageError(f"--bots {args.bots} leaves no seat for you at a {players}-player table")
-    settings = TableSettings(
-        kind=kind,
-        players=players,
-        pass_both_ways="pass_both_ways" in variants,
-        dummy="dummy" in variants,
-        soy_sauce="soy_sauce" in variants,
-        turn_seconds=args.turn_seconds,
-    )
     try:
-        if kind == GameKind.SUSHI_ROLL:
-            settings.roll_options()
-        else:
-            settings.options()
-    except OptionsError as exc:
+        game_rules.options(players, variants)
+    except EngineError as exc:
         raise UsageError(str(exc)) from None
-    return settings
+    return TableSettings(
+        kind=args.game, players=players, variants=variants, turn_seconds=args.turn_seconds
+    )
+
+
+def _fits(
+    make: Callable[[int, tuple[str, ...]], object], players: int, variants: tuple[str, ...]
+) -> bool:
+    try:
+        make(players, variants)
+    except EngineError:
+        return False
+    return True
 
 
 def describe_server_error(exc: ServerError) -> str:

@@ -22,8 +22,8 @@ import json
 import sys
 from pathlib import Path
 
+from sushigo.engine import EngineError, kinds, rules
 from sushigo.protocol import (
-    GameKind,
     TournamentFormat,
     TournamentInfo,
     TournamentSettings,
@@ -74,7 +74,8 @@ def to_json(info: TournamentInfo) -> str:
             "games": s.games,
             "games_done": info.games_done,
             "format": str(s.format),
-            "variants": [v for v in ("pass_both_ways", "dummy", "soy_sauce") if getattr(s, v)],
+            "game": s.kind,
+            "variants": list(s.variants),
             "standings": standings_rows(info),
         },
         indent=2,
@@ -145,12 +146,12 @@ async def run(args: argparse.Namespace) -> int:
         if args.command == "create":
             settings = TournamentSettings(
                 name=args.tournament,
-                kind=GameKind.SUSHI_GO,
+                kind=args.game,
                 players=args.players,
+                variants=tuple(dict.fromkeys(args.variant)),
                 games=args.games,
                 format=TournamentFormat(args.format),
                 turn_seconds=args.turn_seconds,
-                **dict.fromkeys(args.variant, True),
             )
             info = await client.create_tournament(settings)
             print(
@@ -194,8 +195,12 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument(
         "--format", choices=[f.value for f in TournamentFormat], default="round_robin"
     )
+    create.add_argument("--game", choices=kinds(), default=kinds()[0], help="the game")
     create.add_argument(
-        "--variant", action="append", default=[], choices=["pass_both_ways", "dummy", "soy_sauce"]
+        "--variant",
+        action="append",
+        default=[],
+        help="a variant of the game (Sushi Go!: pass_both_ways, dummy, soy_sauce); repeatable",
     )
     create.add_argument("--turn-seconds", type=int, default=30)
     create.add_argument(
@@ -224,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     args.address_text = next((a for a in (argv or sys.argv[1:]) if not a.startswith("-")), "")
     if args.command == "create" and not 1 <= args.games <= 10_000:
         p.error("--games must be 1-10000")
+    if args.command == "create":
+        try:
+            rules(args.game).options(args.players, args.variant)
+        except EngineError as exc:
+            p.error(str(exc))
     if args.command == "create" and not 0 <= args.turn_seconds <= 600:
         p.error("--turn-seconds must be 0-600")
     try:

@@ -1,6 +1,12 @@
-"""The rules of Sushi Go!: pure, deterministic, no IO. See docs/RULES.md."""
+"""The rules: pure, deterministic, no IO. See docs/RULES.md.
+
+The game interface every game implements is `engine.api` (`Rules`, `GameState`); `engine.games`
+finds a game's rules by kind (`rules("sushi-go")`). Sushi Go! is this package's top level
+(`Game`, `SUSHI_GO`, and the scoring API `score_round`, `score_puddings`); Sushi Roll is
+`engine.roll`."""
 
 from .actions import Action
+from .api import GameState, Rules, play_steps
 from .cards import CARDS, Card
 from .errors import (
     CardNotInHandError,
@@ -24,14 +30,17 @@ from .events import (
     WasabiUsed,
 )
 from .game import Game
+from .games import UnknownGameError, kinds, rules
 from .observation import Observation, TableauView
 from .options import GameOptions
 from .record import GameRecord, replay
 from .rng import DeterministicRng
+from .rules import SUSHI_GO
 from .scoring import RoundPoints, score_puddings, score_round
 
 __all__ = [
     "CARDS",
+    "SUSHI_GO",
     "Action",
     "Card",
     "CardNotInHandError",
@@ -46,6 +55,7 @@ __all__ = [
     "GameOver",
     "GameOverError",
     "GameRecord",
+    "GameState",
     "IllegalActionError",
     "MalformedActionError",
     "Observation",
@@ -55,10 +65,15 @@ __all__ = [
     "RoundPoints",
     "RoundScored",
     "RoundStarted",
+    "Rules",
     "TableauView",
+    "UnknownGameError",
     "WasabiUsed",
     "WrongSeatError",
+    "kinds",
+    "play_steps",
     "replay",
+    "rules",
     "score_puddings",
     "score_round",
 ]

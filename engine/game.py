@@ -21,6 +21,7 @@ from itertools import compress
 from typing import NoReturn
 
 from .actions import Action
+from .api import places_by, winners_of
 from .cards import ROUNDS, WASABI_MULTIPLIER, Card
 from .cards import deck as cards_deck
 from .errors import (
@@ -90,6 +91,7 @@ _sub = operator.sub
 _add = operator.add
 _or = operator.or_
 _SEATS = [range(n) for n in range(6)]
+_ALL_SEATS = [tuple(range(n)) for n in range(6)]
 _EVEN = sum(15 << (8 * lane) for lane in range(7))
 _LANES = sum(1 << (8 * lane) for lane in range(7))
 
@@ -295,6 +297,15 @@ class Game:
     def turn(self) -> int:
         """The current turn of the round, from 1 to the hand size."""
         return self._turn
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(round, turn) of the current step (`engine.api.GameState`)."""
+        return (self._round, self._turn)
+
+    def to_act(self) -> tuple[int, ...]:
+        """Every seat acts at every turn (`engine.api.GameState`); none once the game is over."""
+        return () if self._over else _ALL_SEATS[self._n]
 
     @property
     def pass_direction(self) -> int:
@@ -517,6 +528,9 @@ class Game:
         self._begin_turn()
         return events
 
+    step = apply
+    """`engine.api.GameState.step`: every seat acts at every turn, so a step is `apply`."""
+
     def _begin_turn(self) -> None:
         """Work out every seat's legal actions for the turn that starts now."""
         self._legal = turn_sets(self._hands, self._hand_len, self._chop_keys, self._controller)
@@ -682,10 +696,7 @@ class Game:
             self._scores[i] += p
         self._over = True
         self._legal = [NO_ACTIONS] * self._n
-        # A seat's place is 1 + the number of seats strictly ahead of it, which is where its key
-        # first appears among the keys sorted best first. Worked out once: a runner asks for them.
-        keys = list(zip(self._scores[: self._n], self._puddings))  # noqa: B905 (seats only)
-        ranked = sorted(keys, reverse=True)
-        places = self._places = tuple([1 + ranked.index(key) for key in keys])
-        self._winners = tuple([s for s, place in enumerate(places) if place == 1])
+        # Worked out once, at the end: a runner asks for them.
+        places = self._places = places_by(list(zip(self._scores[: self._n], self._puddings)))  # noqa: B905 (seats only)
+        self._winners = winners_of(places)
         events.append(GameOver(self._pudding_points, tuple(self._scores), places, self._winners))

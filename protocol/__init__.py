@@ -1,13 +1,14 @@
 """The wire protocol of sushigo: pure and sans-IO (no asyncio, sockets, clock or global random).
 
-Frames (`frames`), typed messages (`messages`), engine values on the wire (`gamewire`), the
-connection state machines (`connection`), commit-reveal (`commitment`), provable fairness
-(`fairness`), signed records (`records`), Sushi Roll's fair record (`roll`) and key login (`identity`). docs/PROTOCOL.md is the
-normative description.
+Frames (`frames`), typed messages (`messages`, the same for every game), each game's values on
+the wire (`games`: `cardwire` for Sushi Go!, `rollwire` for Sushi Roll), the connection state
+machines (`connection`), commit-reveal (`commitment`), provable fairness (`fairness`), signed
+records (`records`) and key login (`identity`). docs/PROTOCOL.md is the normative description.
 """
 
 from ._codec import maker
 from ._state import GAME_PHASES, TRANSITIONS, Phase
+from .cardwire import CARD_WIRE  # the built-in games' wires register themselves
 from .commitment import (
     Opening,
     commitment_preimage,
@@ -27,7 +28,7 @@ from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocol
 from .fairness import (
     FairnessReport,
     FairRecord,
-    TurnRecord,
+    StepRecord,
     derive_game_seed,
     new_seed,
     server_seed_hash,
@@ -42,22 +43,11 @@ from .frames import (
     Limits,
     encode_frame,
 )
-from .gamewire import (
-    decode_action,
-    decode_event,
-    decode_observation,
-    decode_roll_action,
-    decode_roll_event,
-    decode_roll_observation,
-    encode_action,
-    encode_event,
-    encode_observation,
-    encode_roll_action,
-    encode_roll_event,
-    encode_roll_observation,
-)
+from .games import Wire, decode, encode, register_wire, wire
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import (
+    Act,
+    Acted,
     AddBot,
     Chat,
     ChatMessage,
@@ -68,7 +58,6 @@ from .messages import (
     CreateTournament,
     Error,
     GameEnded,
-    GameKind,
     GameStarted,
     GameStarting,
     Hello,
@@ -87,12 +76,6 @@ from .messages import (
     Resume,
     Resumed,
     Reveal,
-    RollGameOver,
-    RollPlay,
-    RollRoundScores,
-    RollTurn,
-    RollUpdate,
-    RoundScores,
     SeatInfo,
     Seed,
     ServerMessage,
@@ -125,16 +108,14 @@ from .messages import (
     encode_message,
     message_types,
 )
-from .records import SignedRecord, record_bytes, sign_record, verify_signed_record
-from .roll import (
-    RollFairnessReport,
-    RollFairRecord,
-    RollStep,
-    roll_record_bytes,
-    sign_roll_record,
-    verify_roll_record,
-    verify_signed_roll_record,
+from .records import (
+    SignedRecord,
+    record_bytes,
+    sign_record,
+    step_record_bytes,
+    verify_signed_record,
 )
+from .rollwire import ROLL_WIRE
 from .versions import (
     CAPABILITIES,
     CURRENT_VERSION,
@@ -146,15 +127,19 @@ from .versions import (
 
 __all__ = [
     "CAPABILITIES",
+    "CARD_WIRE",
     "CLIENT_FRAME_LIMIT",
     "CLIENT_LIMITS",
     "CURRENT_VERSION",
     "GAME_PHASES",
     "PROTOCOL_NAME",
+    "ROLL_WIRE",
     "SERVER_FRAME_LIMIT",
     "SERVER_LIMITS",
     "SUPPORTED_VERSIONS",
     "TRANSITIONS",
+    "Act",
+    "Acted",
     "AddBot",
     "Chat",
     "ChatMessage",
@@ -172,7 +157,6 @@ __all__ = [
     "FairnessReport",
     "FrameDecoder",
     "GameEnded",
-    "GameKind",
     "GameStarted",
     "GameStarting",
     "Hello",
@@ -197,15 +181,6 @@ __all__ = [
     "Resume",
     "Resumed",
     "Reveal",
-    "RollFairRecord",
-    "RollFairnessReport",
-    "RollGameOver",
-    "RollPlay",
-    "RollRoundScores",
-    "RollStep",
-    "RollTurn",
-    "RollUpdate",
-    "RoundScores",
     "SeatInfo",
     "Seed",
     "ServerConnection",
@@ -219,6 +194,7 @@ __all__ = [
     "Standing",
     "StartGame",
     "StartTournament",
+    "StepRecord",
     "TableInfo",
     "TableJoined",
     "TableLeft",
@@ -232,31 +208,21 @@ __all__ = [
     "TournamentSettings",
     "TournamentStatus",
     "TournamentUpdate",
-    "TurnRecord",
     "TurnResult",
     "TurnStart",
     "Version",
     "WatchTournament",
     "Welcome",
+    "Wire",
     "auth_payload",
     "choose_version",
     "commitment_preimage",
-    "decode_action",
-    "decode_event",
+    "decode",
     "decode_message",
-    "decode_observation",
-    "decode_roll_action",
-    "decode_roll_event",
-    "decode_roll_observation",
     "derive_game_seed",
-    "encode_action",
-    "encode_event",
+    "encode",
     "encode_frame",
     "encode_message",
-    "encode_observation",
-    "encode_roll_action",
-    "encode_roll_event",
-    "encode_roll_observation",
     "error_for",
     "handshake_reply",
     "login_key_message",
@@ -267,14 +233,13 @@ __all__ = [
     "new_nonce",
     "new_seed",
     "record_bytes",
-    "roll_record_bytes",
+    "register_wire",
     "server_seed_hash",
     "sign_record",
-    "sign_roll_record",
+    "step_record_bytes",
     "verify_commitment",
     "verify_login",
     "verify_record",
-    "verify_roll_record",
     "verify_signed_record",
-    "verify_signed_roll_record",
+    "wire",
 ]

@@ -17,7 +17,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
 
 import msgpack
 
@@ -36,6 +36,27 @@ class Range:
 
     lo: int
     hi: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameField:
+    """Marks a field that holds a value of the table's game (``Annotated[Any,
+    GameField("action")]``): its codec is the game's (`protocol.games.Wire.codec`), chosen when
+    the schema is compiled for a game (`codec(tp, game)`)."""
+
+    part: str
+    """``options``, ``action``, ``observation`` or ``event``."""
+
+
+class GameCodecs(Protocol):
+    """What compiling a schema needs of a game's wire (`protocol.games.Wire`)."""
+
+    @property
+    def kind(self) -> str:
+        """The game's kind."""
+
+    def codec(self, part: str) -> tuple[Encoder, Decoder]:
+        """The codec of one part."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +102,7 @@ _KINDS = {
 }
 
 _CUSTOM: dict[Any, tuple[Encoder, Decoder]] = {}
-_COMPILED: dict[Any, tuple[Encoder, Decoder]] = {}
+_COMPILED: dict[tuple[Any, str | None], tuple[Encoder, Decoder]] = {}
 
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
@@ -125,31 +146,67 @@ _ARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
 """The one-byte headers of arrays of 0-15 items."""
 
 
+_NESTED = frozenset({dict, list, tuple})
+
+
+def _sorted(value: Any) -> Any:
+    # Sorting str keys by code point is sorting them by their UTF-8 bytes (UTF-8 keeps code point
+    # order), so plain sorted() gives the canonical order without encoding every key. Leaves
+    # (most of a record: bytes, ints, strs) are kept as they are without a call each.
+    kind = type(value)
+    if kind is dict:
+        return {k: _sorted(v) if type(v := value[k]) in _NESTED else v for k in sorted(value)}
+    if kind is list or kind is tuple:
+        return [_sorted(v) if type(v) in _NESTED else v for v in value]
+    return value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The canonical msgpack encoding of plain data (maps with str keys only): every map's keys
+    sorted, every header in its shortest form (docs/PROTOCOL.md section 7)."""
+    out: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
+    return out
+
+
 def register(tp: Any, encoder: Encoder, decoder: Decoder) -> None:
     """Use a hand-written codec for `tp` wherever a schema names it."""
     _CUSTOM[tp] = (encoder, decoder)
 
 
-def codec(tp: Any) -> tuple[Encoder, Decoder]:
-    """The (encoder, decoder) pair for a type hint, compiled once."""
+def codec(tp: Any, game: GameCodecs | None = None) -> tuple[Encoder, Decoder]:
+    """The (encoder, decoder) pair for a type hint, compiled once (per game, for a type that
+    holds game values: see `GameField`). Without a game, a game value cannot be encoded, and
+    decoding one raises OUT_OF_PHASE: no game is being played where it arrived."""
+    key = (tp, None if game is None else game.kind)
     try:
-        return _COMPILED[tp]
+        return _COMPILED[key]
     except KeyError:
         pass
-    pair = _compile(tp)
-    _COMPILED[tp] = pair
+    pair = _compile(tp, game)
+    _COMPILED[key] = pair
     return pair
+
+
+def _no_game_encoder(value: Any) -> Any:
+    raise TypeError(f"a game value ({type(value).__name__}) needs the game's wire to encode")
+
+
+def _no_game_decoder(value: Any) -> Any:
+    raise FieldError(ErrorCode.OUT_OF_PHASE, "no game is being played here")
 
 
 def _identity(value: Any) -> Any:
     return value
 
 
-def _compile(tp: Any) -> tuple[Encoder, Decoder]:
+def _compile(tp: Any, game: GameCodecs | None) -> tuple[Encoder, Decoder]:
     meta: tuple[Any, ...] = ()
     if get_origin(tp) is Annotated:
         tp, *rest = get_args(tp)
         meta = tuple(rest)
+    part = _meta(meta, GameField)
+    if part is not None:
+        return (_no_game_encoder, _no_game_decoder) if game is None else game.codec(part.part)
     if tp in _CUSTOM:
         return _CUSTOM[tp]
     origin = get_origin(tp)
@@ -157,13 +214,13 @@ def _compile(tp: Any) -> tuple[Encoder, Decoder]:
         inner = [a for a in get_args(tp) if a is not type(None)]
         if len(inner) != 1:
             raise TypeError(f"only X | None unions are supported, not {tp}")
-        return _optional(*codec(inner[0]))
+        return _optional(*codec(inner[0], game))
     if origin is tuple:
         item, ellipsis = get_args(tp)
         if ellipsis is not Ellipsis:
             raise TypeError(f"only tuple[X, ...] is supported, not {tp}")
         size = _meta(meta, Size) or Size(0, 64)
-        return _array(*codec(item), size)
+        return _array(*codec(item, game), size)
     if tp is bool:
         return _identity, _bool
     if tp is int:
@@ -178,7 +235,7 @@ def _compile(tp: Any) -> tuple[Encoder, Decoder]:
     if isinstance(tp, type) and issubclass(tp, Enum):
         return _enum(tp)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        return struct_codec(tp)
+        return struct_codec(tp, game=game)
     raise TypeError(f"no codec for {tp!r}")
 
 
@@ -454,13 +511,15 @@ def struct_codec(
     cls: type[Any],
     hints: dict[str, Any] | None = None,
     check: Callable[[Any], None] | None = None,
+    game: GameCodecs | None = None,
 ) -> tuple[Encoder, Decoder]:
     """A codec for a dataclass (or any class built from keyword arguments) as a msgpack map.
 
     `hints` overrides the class's own type hints (for engine classes, whose hints carry no ranges);
     `check(obj)` validates the built object as a whole and raises `FieldError`. A dataclass field
     with a default may be absent on the wire (so a minor version can add one); with explicit `hints`
-    every field is required. Unknown keys are ignored (forward compatibility).
+    every field is required. Unknown keys are ignored (forward compatibility). `game` is the wire
+    whose codecs the class's `GameField` fields use.
     """
     if hints is None:
         own = get_type_hints(cls, include_extras=True)
@@ -473,7 +532,7 @@ def struct_codec(
     else:
         # Engine classes described by explicit hints: every field is sent, so every one is required.
         required = set(hints)
-    fields = [(name, *codec(tp), name in required) for name, tp in hints.items()]
+    fields = [(name, *codec(tp, game), name in required) for name, tp in hints.items()]
     encode = _struct_encoder(cls, [(name, enc) for name, enc, _, _ in fields])
     if all(name.isidentifier() for name in hints):
         fast = _struct_decoder(cls, [(name, dec, needed) for name, _, dec, needed in fields], check)

@@ -1,4 +1,15 @@
-"""Game messages (seeding, turns, commit-reveal, scores, game over) and reconnect messages."""
+"""Game messages, the same for every game: seeding, steps, commit-reveal, open moves, game over,
+and reconnecting.
+
+A game is played in steps (`engine.api`). TURN_START opens each step to every seat and spectator
+with the receiver's observation and the seats that act. In a *secret* step (Sushi Go!: every seat
+picks at once) each acting seat sends COMMIT; COMMITMENTS goes out once all have (or the timer
+auto-picked them); each sends REVEAL; TURN_RESULT carries every opening. In an *open* step one seat
+acts in the open (Sushi Roll's mover): it sends ACT, and ACTED tells everyone what it did, with
+the public observation after it, until its turn is over. The game's own values (options, actions,
+observations, events) are encoded by the game's wire (`protocol.games`), chosen by the kind of the
+table the connection is at.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +18,23 @@ from typing import Annotated, ClassVar
 
 import msgpack
 
-from sushigo.engine import Action, Event, GameOptions, Observation, RoundPoints, RoundScored
-
-from . import gamewire as _gamewire  # (registers the engine types' codecs)
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
 from ._codec import array_header as _array_header
-from ._messages_lobby import GameKind, PlayerId, TableInfo
+from ._messages_lobby import GameKindName, PlayerId, TableInfo
 from ._registry import (
     U32,
     Bytes32,
     ClientMessage,
     DeadlineMs,
+    GameAction,
+    GameEvent,
+    GameObservation,
+    GameOptionsValue,
     Name,
     Ref,
     Round,
     Seat,
+    Seats,
     ServerMessage,
     TableId,
     Turn,
@@ -32,10 +45,12 @@ from ._state import Phase
 from .commitment import Opening
 from .records import SignedRecord
 
-Seats = Size(2, 5)
-Tableaus = Size(2, 6)
+Tableaus = Size(1, 9)
+"""One item per tableau: the seats, then any tableau that is no seat's (Sushi Go!'s dummy)."""
 Score = Annotated[int, Range(-10_000, 10_000)]
 Token = Annotated[bytes, Size(16, 64)]
+Events = Annotated[tuple[GameEvent, ...], Size(0, 64)]
+SeatList = Annotated[tuple[Seat, ...], Seats]
 
 
 # -- seeding -----------------------------------------------------------------------------------
@@ -49,10 +64,10 @@ class GameStarting(ServerMessage):
 
     table_id: TableId
     """The table."""
-    kind: GameKind = GameKind.SUSHI_GO
-    """The game."""
-    options: GameOptions
-    """Players and variants."""
+    kind: GameKindName
+    """The game (the table's kind)."""
+    options: GameOptionsValue
+    """The game's options (its wire's encoding)."""
     seat: Seat | None = None
     """The receiver's seat; nil for a spectator."""
     players: Annotated[tuple[Name, ...], Seats]
@@ -85,45 +100,81 @@ class GameStarted(ServerMessage):
     """As in GAME_STARTING (a client checks it did not change)."""
     client_seeds: Annotated[tuple[Bytes32, ...], Seats]
     """Each seat's seed in seat order (the server's for a bot or a silent seat)."""
+    drawn: Annotated[tuple[Seat, ...], Size(0, 8)] = ()
+    """The seats whose seed the server drew because none came before the deadline: such a
+    seat's client sees another seed than its own, and is not to take that for cheating."""
 
 
-# -- turns -------------------------------------------------------------------------------------
+# -- steps -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStart(ServerMessage):
-    """A turn begins: the receiver's observation (a spectator's: no hand) and the commit timer."""
+    """A step begins: the receiver's observation (a spectator's: public only), who acts, and the
+    timer. Secret: each acting seat now owes COMMIT; open: the one acting seat may ACT."""
 
     TYPE: ClassVar[str] = "turn_start"
 
     round: Round
-    """1-3."""
+    """The step's round."""
     turn: Turn
-    """1 to the hand size."""
-    observation: Observation
-    """Exactly `engine.Game.observation(seat)` for the receiver (see `protocol.gamewire`)."""
+    """The step's turn within the round (Sushi Roll: the cycle)."""
+    seats: SeatList
+    """The seats that act in this step, in seat order."""
+    secret: bool = True
+    """The acting seats choose at once, in secret (commit-reveal); false: one seat acts openly."""
+    step: U32 = 0
+    """Steps of the game played before this one (what a client's checks replay to)."""
+    observation: GameObservation
+    """Exactly the game's observation for the receiver (its wire's encoding)."""
     deadline_ms: DeadlineMs = 0
-    """Time to COMMIT before the server auto-picks; 0: no timer."""
+    """Time to COMMIT (or, in an open step, for the mover's whole turn) before the server acts
+    for the seat; 0: no timer."""
 
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _SMALL, _BOOL = PACKED_SMALL, PACKED_BOOL
-"""Rounds and turns (1-11), and bools, packed by lookup (see `protocol._codec.PACKED_SMALL`)."""
-_TURN_START_KEYS = tuple(_pack(name) for name in ("round", "turn", "observation", "deadline_ms"))
+"""Small ints and bools packed by lookup (see `protocol._codec.PACKED_SMALL`)."""
 
 
-def _pack_turn_start(message: TurnStart) -> tuple[int, bytes]:
-    """TURN_START's fields packed (see `register_packer`): the seats' observations of a turn share
-    their packed tableaus (`gamewire.packed_observation`)."""
-    k_round, k_turn, k_observation, k_deadline = _TURN_START_KEYS
-    return 4, b"".join(
+def _small(n: int) -> bytes:
+    return _SMALL[n] if n < 256 else packed_int(n)
+
+
+_TURN_START_KEYS = tuple(
+    _pack(name)
+    for name in ("round", "turn", "seats", "secret", "step", "observation", "deadline_ms")
+)
+_packed_seats: dict[tuple[int, ...], bytes] = {}
+
+
+def _seats_bytes(seats: tuple[int, ...]) -> bytes:
+    packed = _packed_seats.get(seats)
+    if packed is None:
+        if len(_packed_seats) >= 1024:  # pragma: no cover - a few dozen sets of seats exist
+            _packed_seats.clear()
+        packed = _packed_seats[seats] = _pack(seats)
+    return packed
+
+
+def _pack_turn_start(message: TurnStart, game: object) -> tuple[int, bytes]:
+    """TURN_START's fields packed (see `register_packer`): the observation by the game's wire,
+    which may share what the seats' observations of a step have in common."""
+    k_round, k_turn, k_seats, k_secret, k_step, k_observation, k_deadline = _TURN_START_KEYS
+    return 7, b"".join(
         (
             k_round,
             _SMALL[message.round],
             k_turn,
-            _SMALL[message.turn],
+            _small(message.turn),
+            k_seats,
+            _seats_bytes(message.seats),
+            k_secret,
+            _BOOL[message.secret],
+            k_step,
+            _small(message.step),
             k_observation,
-            _gamewire.packed_observation(message.observation),
+            game.packed("observation", message.observation),  # type: ignore[attr-defined]
             k_deadline,
             packed_int(message.deadline_ms),
         )
@@ -135,7 +186,7 @@ register_packer(TurnStart, _pack_turn_start)
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Commit(ClientMessage):
-    """The seat's commitment to its pick for this turn (see `protocol.commitment`)."""
+    """The seat's commitment to its action in this secret step (see `protocol.commitment`)."""
 
     TYPE: ClassVar[str] = "commit"
 
@@ -149,7 +200,7 @@ class Commit(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Commitments(ServerMessage):
-    """Every seat has committed (or was auto-picked): reveal now."""
+    """Every acting seat has committed (or was auto-picked): reveal now."""
 
     TYPE: ClassVar[str] = "commitments"
 
@@ -158,7 +209,8 @@ class Commitments(ServerMessage):
     turn: Turn
     """The turn."""
     commitments: Annotated[tuple[Bytes32 | None, ...], Seats]
-    """Per seat; nil for a seat the server auto-picked (it does not reveal)."""
+    """Per acting seat (TURN_START's seats, in order); nil for a seat the server auto-picked (it
+    does not reveal)."""
     deadline_ms: DeadlineMs = 0
     """Time to REVEAL before the seat is auto-picked."""
 
@@ -166,8 +218,8 @@ class Commitments(ServerMessage):
 _COMMITMENTS_KEYS = tuple(_pack(name) for name in ("round", "turn", "commitments", "deadline_ms"))
 
 
-def _pack_commitments(message: Commitments) -> tuple[int, bytes]:
-    """COMMITMENTS' fields packed (see `register_packer`): every seat's, once a turn."""
+def _pack_commitments(message: Commitments, game: object) -> tuple[int, bytes]:
+    """COMMITMENTS' fields packed (see `register_packer`): every seat's, once a step."""
     k_round, k_turn, k_commitments, k_deadline = _COMMITMENTS_KEYS
     commitments = message.commitments
     return 4, b"".join(
@@ -175,7 +227,7 @@ def _pack_commitments(message: Commitments) -> tuple[int, bytes]:
             k_round,
             _SMALL[message.round],
             k_turn,
-            _SMALL[message.turn],
+            _small(message.turn),
             k_commitments,
             _array_header(len(commitments)),
             *map(packed_bin, commitments),
@@ -198,7 +250,7 @@ class Reveal(ClientMessage):
     """The current round (else WRONG_TURN)."""
     turn: Turn
     """The current turn (else WRONG_TURN)."""
-    action: Action
+    action: GameAction
     """The committed action."""
     nonce: Bytes32
     """The committed nonce."""
@@ -206,7 +258,7 @@ class Reveal(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnResult(ServerMessage):
-    """Every pick of the turn, with the openings every client checks against COMMITMENTS."""
+    """A secret step's every action, with the openings every client checks against COMMITMENTS."""
 
     TYPE: ClassVar[str] = "turn_result"
 
@@ -215,39 +267,42 @@ class TurnResult(ServerMessage):
     turn: Turn
     """The turn played."""
     openings: Annotated[tuple[Opening, ...], Seats]
-    """Per seat: the action applied, its nonce, and whether the server chose it."""
-    events: Annotated[tuple[Event, ...], Size(0, 64)] = ()
-    """The engine's events of the turn other than the reveal itself and the scoring (wasabi_used,
-    chopsticks_returned, round_started), in the engine's order."""
+    """Per acting seat: the action applied, its nonce, and whether the server chose it."""
+    events: Events = ()
+    """The game's events of the step, in the game's order (a round's scoring and the game's end
+    among them), but for the one that only repeats the openings (Sushi Go!'s picks_revealed)."""
 
 
 _TURN_RESULT_KEYS = tuple(_pack(name) for name in ("round", "turn", "openings", "events"))
 _OPENING_KEYS = tuple(_pack(name) for name in ("action", "nonce", "auto"))
 
 
-def _pack_turn_result(message: TurnResult) -> tuple[int, bytes]:
+def _pack_turn_result(message: TurnResult, game: object) -> tuple[int, bytes]:
     """TURN_RESULT's fields packed (see `register_packer`): each opening from its action's bytes,
-    packed once per action (`gamewire.packed_action`)."""
+    which the game's wire may keep per action."""
     k_round, k_turn, k_openings, k_events = _TURN_RESULT_KEYS
     k_action, k_nonce, k_auto = _OPENING_KEYS
+    packed = game.packed  # type: ignore[attr-defined]
     openings = message.openings
-    parts = [k_round, _SMALL[message.round], k_turn, _SMALL[message.turn], k_openings]
+    parts = [k_round, _SMALL[message.round], k_turn, _small(message.turn), k_openings]
     parts.append(_array_header(len(openings)))
     for opening in openings:
         parts += (
             b"\x83",
             k_action,
-            _gamewire.packed_action(opening.action),
+            packed("action", opening.action),
             k_nonce,
             packed_bin(opening.nonce),
             k_auto,
             _BOOL[opening.auto],
         )
     events = message.events
-    parts += (
-        k_events,
-        _pack([_gamewire.encode_event(event) for event in events]) if events else b"\x90",
-    )
+    parts.append(k_events)
+    if events:
+        parts.append(_array_header(len(events)))
+        parts += [packed("event", event) for event in events]
+    else:
+        parts.append(b"\x90")
     return 4, b"".join(parts)
 
 
@@ -255,45 +310,59 @@ register_packer(TurnResult, _pack_turn_result)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RoundScores(ServerMessage):
-    """A round was scored (the engine's RoundScored), after its last TURN_RESULT."""
+class Act(ClientMessage):
+    """One action of the seat that acts in an open step (Sushi Roll: a re-roll, a swap or the
+    take). An illegal one is answered by ILLEGAL_ACTION and may be replaced."""
 
-    TYPE: ClassVar[str] = "round_scores"
+    TYPE: ClassVar[str] = "act"
 
     round: Round
-    """The round scored."""
-    points: Annotated[tuple[RoundPoints, ...], Tableaus]
-    """Per tableau (seats, then the dummy), the round's points by category."""
-    totals: Annotated[tuple[Score, ...], Tableaus]
-    """Running totals per tableau (puddings not yet counted)."""
-    puddings: Annotated[tuple[Annotated[int, Range(0, 64)], ...], Tableaus]
-    """Pudding cards kept per tableau so far."""
+    """The current round (else WRONG_TURN)."""
+    turn: Turn
+    """The current turn (else WRONG_TURN)."""
+    action: GameAction
+    """The action."""
 
-    @classmethod
-    def of(cls, event: RoundScored) -> RoundScores:
-        """The message for an engine RoundScored event."""
-        return cls(
-            round=event.round, points=event.points, totals=event.totals, puddings=event.puddings
-        )
 
-    def event(self) -> RoundScored:
-        """The engine event."""
-        return RoundScored(self.round, self.points, self.totals, self.puddings)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Acted(ServerMessage):
+    """An open step's action was played: to every seat and spectator, with the public state after
+    it (the dice it rolled, say)."""
+
+    TYPE: ClassVar[str] = "acted"
+
+    round: Round
+    """The round it was played in."""
+    turn: Turn
+    """The turn it was played in."""
+    step: U32
+    """Steps of the game played before this one."""
+    seat: Seat
+    """The seat that acted."""
+    action: GameAction
+    """The action applied."""
+    auto: bool = False
+    """The server chose it (the seat's timer ran out, or a bot plays for it)."""
+    events: Events = ()
+    """The game's events of the action, in the game's order."""
+    observation: GameObservation
+    """The receiver's observation after the action (a spectator's: public)."""
+    more: bool = False
+    """The same seat acts again in this turn (its turn is not over: no TURN_START comes first)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameEnded(ServerMessage):
-    """The game is over (wire type ``game_over``): final scores, the server seed and the record."""
+    """The game is over (wire type ``game_over``): final scores, the server seed and the record.
+    The game's own account of its end is the last step's events."""
 
     TYPE: ClassVar[str] = "game_over"
 
-    pudding_points: Annotated[tuple[Score, ...], Tableaus]
-    """Per tableau, the end-of-game pudding points."""
     totals: Annotated[tuple[Score, ...], Tableaus]
     """Final scores per tableau."""
-    places: Annotated[tuple[Annotated[int, Range(1, 5)], ...], Seats]
+    places: Annotated[tuple[Annotated[int, Range(1, 8)], ...], Seats]
     """Per seat, 1 for first; tied seats share a place."""
-    winners: Annotated[tuple[Seat, ...], Size(1, 5)]
+    winners: Annotated[tuple[Seat, ...], Seats]
     """Seats in first place (several: a shared win)."""
     server_seed: Bytes32
     """The server seed, opening GAME_STARTING's server_seed_hash."""
@@ -324,16 +393,22 @@ class Snapshot:
     """The client's table; nil in the lobby."""
     seat: Seat | None = None
     """The client's seat; nil in the lobby or as a spectator."""
-    observation: Observation | None = None
+    observation: GameObservation | None = None
     """The current observation during a game."""
     server_seed_hash: Bytes32 | None = None
     """The game's seed commitment during a game."""
-    client_seeds: Annotated[tuple[Bytes32, ...], Size(0, 5)] = ()
+    client_seeds: Annotated[tuple[Bytes32, ...], Size(0, 8)] = ()
     """The game's client seeds once GAME_STARTED was sent."""
-    commitments: Annotated[tuple[Bytes32 | None, ...], Size(0, 5)] = ()
-    """This turn's commitments once COMMITMENTS was sent (empty before)."""
+    seats: Annotated[tuple[Seat, ...], Size(0, 8)] = ()
+    """The seats that act in the current step (empty between steps)."""
+    secret: bool = True
+    """The current step is secret (see TURN_START)."""
+    commitments: Annotated[tuple[Bytes32 | None, ...], Size(0, 8)] = ()
+    """This step's commitments once COMMITMENTS was sent (empty before)."""
+    steps: U32 = 0
+    """Steps of the game played so far (where the client's checks of what follows begin)."""
     deadline_ms: DeadlineMs = 0
-    """Time left for the seat's pending COMMIT, REVEAL or SEED."""
+    """Time left for what the seat owes: its SEED, COMMIT, REVEAL or (the mover) its turn."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -354,6 +429,11 @@ class Resumed(ServerMessage):
     phase: Phase
     """The phase to continue from: the phase after the client's last seen message when replaying,
     the current phase with a snapshot. Always a logged-in phase."""
+    kind: GameKindName | None = None
+    """The game of the session's table (nil: at no table): the game values of the snapshot and of
+    every message that follows are that game's."""
+    seat: Seat | None = None
+    """The session's seat at its table (nil: none, or watching)."""
     round: Round | None = None
     """In a game phase: the round of `phase`."""
     turn: Turn | None = None
@@ -373,7 +453,8 @@ register(
     Commitments,
     Reveal,
     TurnResult,
-    RoundScores,
+    Act,
+    Acted,
     GameEnded,
     Resume,
     Resumed,

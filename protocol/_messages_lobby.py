@@ -6,11 +6,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from sushigo.engine import GameOptions, OptionsError
-from sushigo.engine.roll import RollOptions
-
 from ._codec import Range, Size
 from ._registry import (
+    MAX_SEATS,
     U32,
     ClientMessage,
     Name,
@@ -22,17 +20,12 @@ from ._registry import (
     register,
 )
 
-PlayerCount = Annotated[int, Range(2, 5)]
+PlayerCount = Annotated[int, Range(1, MAX_SEATS)]
 PlayerId = Annotated[str, Size(1, 64)]
-
-
-class GameKind(StrEnum):
-    """The game a table plays. A str on the wire, so later versions can add kinds."""
-
-    SUSHI_GO = "sushi-go"
-    """Sushi Go!, the card game."""
-    SUSHI_ROLL = "sushi-roll"
-    """Sushi Roll, the dice game: sequential turns (docs/PROTOCOL.md, "Sushi Roll")."""
+GameKindName = Annotated[str, Size(1, 32)]
+"""A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
+not host with UNSUPPORTED_GAME_KIND."""
+VariantName = Annotated[str, Size(1, 32)]
 
 
 class TableStatus(StrEnum):
@@ -50,39 +43,16 @@ class TableStatus(StrEnum):
 class TableSettings:
     """How a table is set up, chosen by whoever creates it."""
 
-    kind: GameKind = GameKind.SUSHI_GO
+    kind: GameKindName
     """The game."""
     players: PlayerCount
-    """Seats at the table, 2-5."""
-    pass_both_ways: bool = False
-    """Variant: round 2 passes right."""
-    dummy: bool = False
-    """Variant: the two-player dummy (needs players = 2, else BAD_SETTINGS)."""
-    soy_sauce: bool = False
-    """Variant: soy sauce cards in the deck."""
+    """Seats at the table (the game says which counts it supports: else BAD_SETTINGS)."""
+    variants: Annotated[tuple[VariantName, ...], Size(0, 16)] = ()
+    """The game's optional rules that are on, by name (Sushi Go!: ``pass_both_ways``, ``dummy``,
+    ``soy_sauce``; an unknown one, or a combination that makes no game: BAD_SETTINGS)."""
     turn_seconds: Annotated[int, Range(0, 600)] = 60
-    """Seconds to commit, and again to reveal, before the seat is auto-picked; 0: no timer."""
-
-    def options(self) -> GameOptions:
-        """The card game's engine options; `engine.OptionsError` when the combination makes no
-        game, and for a ``sushi-roll`` table (use `roll_options`)."""
-        if self.kind != GameKind.SUSHI_GO:
-            raise OptionsError(f"a {GameKind(self.kind).value} table has no card-game options")
-        return GameOptions(
-            players=self.players,
-            pass_both_ways=self.pass_both_ways,
-            dummy=self.dummy,
-            soy_sauce=self.soy_sauce,
-        )
-
-    def roll_options(self) -> RollOptions:
-        """The dice game's engine options (players only); `engine.OptionsError` for a table that is
-        not ``sushi-roll`` or that sets a card-game variant."""
-        if self.kind != GameKind.SUSHI_ROLL:
-            raise OptionsError(f"a {GameKind(self.kind).value} table has no Sushi Roll options")
-        if self.pass_both_ways or self.dummy or self.soy_sauce:
-            raise OptionsError("Sushi Roll has no variants (pass_both_ways, dummy, soy_sauce)")
-        return RollOptions(players=self.players)
+    """Seconds for each step a seat owes (a commitment, a reveal, or a mover's whole turn) before
+    the server acts for it; 0: no timer."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +83,7 @@ class TableInfo:
     """Open, playing or finished."""
     host: PlayerId | None = None
     """The player who may start the game and add bots."""
-    seats: Annotated[tuple[SeatInfo, ...], Size(2, 5)]
+    seats: Annotated[tuple[SeatInfo, ...], Size(1, MAX_SEATS)]
     """Every seat, in order."""
     spectators: U32 = 0
     """How many are watching."""
@@ -128,8 +98,8 @@ class ListTables(ClientMessage):
 
     TYPE: ClassVar[str] = "list_tables"
 
-    kind: GameKind | None = None
-    """Only tables of this kind; nil for all."""
+    kind: GameKindName | None = None
+    """Only tables of this game; nil for all."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -198,7 +168,7 @@ class QuickMatch(ClientMessage):
 
     TYPE: ClassVar[str] = "quick_match"
 
-    kind: GameKind = GameKind.SUSHI_GO
+    kind: GameKindName
     """The game."""
     players: PlayerCount = 4
     """The table size wanted."""

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Annotated, ClassVar
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKind, PlayerCount, PlayerId
+from ._messages_lobby import GameKindName, PlayerCount, PlayerId, VariantName
 from ._registry import U32, ClientMessage, Name, Ref, ServerMessage, register
 
 TournamentName = Annotated[str, Size(1, 32)]
@@ -47,13 +47,12 @@ class TournamentSettings:
 
     name: TournamentName
     """Its unique name."""
-    kind: GameKind = GameKind.SUSHI_GO
+    kind: GameKindName
     """The game."""
     players: PlayerCount = 4
     """Seats per game."""
-    pass_both_ways: bool = False
-    dummy: bool = False
-    soy_sauce: bool = False
+    variants: Annotated[tuple[VariantName, ...], Size(0, 16)] = ()
+    """The game's variants that are on (as in TableSettings)."""
     games: Annotated[int, Range(1, 10_000)] = 12
     """Games in the tournament."""
     format: TournamentFormat = TournamentFormat.ROUND_ROBIN

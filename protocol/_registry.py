@@ -11,11 +11,21 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, get_args, get_origin, get_type_hints
 
 import msgpack
 
-from ._codec import PACKED_SMALL, FieldError, Range, Size, kind_of, packed_int, struct_codec
+from ._codec import (
+    PACKED_SMALL,
+    FieldError,
+    GameCodecs,
+    GameField,
+    Range,
+    Size,
+    kind_of,
+    packed_int,
+    struct_codec,
+)
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 
 U32_MAX = 2**32 - 1
@@ -24,10 +34,16 @@ SEQ_MAX = 2**63 - 1
 Ref = Annotated[int, Range(0, U32_MAX)]
 """A request's reference id (client-chosen; 0 when the client does not care)."""
 U32 = Annotated[int, Range(0, U32_MAX)]
-Seat = Annotated[int, Range(0, 4)]
-"""A seat index, 0-4 (a further check against the table's player count happens where known)."""
-Round = Annotated[int, Range(1, 3)]
-Turn = Annotated[int, Range(1, 11)]
+MAX_SEATS = 8
+"""The most seats a table of any game has."""
+Seat = Annotated[int, Range(0, MAX_SEATS - 1)]
+"""A seat index (a further check against the table's player count happens where known)."""
+Seats = Size(1, MAX_SEATS)
+"""The length of a list with one item per seat (or per seat of a step)."""
+Round = Annotated[int, Range(1, 255)]
+"""A game's round (Sushi Go! and Sushi Roll: 1-3)."""
+Turn = Annotated[int, Range(1, 65535)]
+"""A step's turn within its round (Sushi Go!: 1 to the hand size; Sushi Roll: the cycle)."""
 Bytes32 = Annotated[bytes, Size(32, 32)]
 Name = Annotated[str, Size(1, 24)]
 """A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
@@ -35,6 +51,14 @@ TableId = Annotated[str, Size(1, 32)]
 Text = Annotated[str, Size(0, 500)]
 DeadlineMs = Annotated[int, Range(0, 86_400_000)]
 """Milliseconds from when the message is sent (0: no deadline)."""
+GameOptionsValue = Annotated[Any, GameField("options")]
+"""The table's game's options (its wire's codec)."""
+GameAction = Annotated[Any, GameField("action")]
+"""An action of the table's game."""
+GameObservation = Annotated[Any, GameField("observation")]
+"""An observation of the table's game."""
+GameEvent = Annotated[Any, GameField("event")]
+"""An event of the table's game."""
 
 
 class Role(StrEnum):
@@ -70,7 +94,9 @@ MessageT = ClientMessage | ServerMessage
 MessageClass = type[ClientMessage] | type[ServerMessage]
 # Keyed by sender too: "ping" and "pong" exist in both directions.
 _TYPES: dict[tuple[Role, str], MessageClass] = {}
-_CODECS: dict[type[Any], Any] = {}
+_CODECS: dict[tuple[type[Any], str | None], Any] = {}
+_GAMED: dict[type[Any], bool] = {}
+"""Per message class: does it hold game values (so its codec depends on the game)?"""
 
 
 def register(*classes: MessageClass) -> None:
@@ -87,16 +113,39 @@ def message_types(sender: Role | None = None) -> list[MessageClass]:
     return [cls for (who, _), cls in _TYPES.items() if sender is None or who is sender]
 
 
-def _codec_for(cls: type[Any]) -> Any:
-    pair = _CODECS.get(cls)
+def holds_game_values(tp: Any) -> bool:
+    """True for a type whose schema has a `GameField` anywhere in it."""
+    if get_origin(tp) is Annotated:
+        base, *meta = get_args(tp)
+        return any(isinstance(m, GameField) for m in meta) or holds_game_values(base)
+    if get_origin(tp) is not None:
+        return any(holds_game_values(arg) for arg in get_args(tp))
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        known = _GAMED.get(tp)
+        if known is None:
+            hints = get_type_hints(tp, include_extras=True)
+            known = _GAMED[tp] = any(
+                holds_game_values(hints[f.name]) for f in dataclasses.fields(tp)
+            )
+        return known
+    return False
+
+
+def _codec_for(cls: type[Any], game: GameCodecs | None = None) -> Any:
+    """The class's codec, compiled for `game` when it holds game values."""
+    kind = game.kind if game is not None and holds_game_values(cls) else None
+    pair = _CODECS.get((cls, kind))
     if pair is None:
-        pair = _CODECS[cls] = struct_codec(cls)
+        pair = _CODECS[cls, kind] = struct_codec(cls, game=game if kind is not None else None)
     return pair
 
 
-def to_data(message: MessageT, seq: int | None = None) -> dict[str, Any]:
-    """The plain msgpack data of `message`; `seq` is required for (and only for) server messages."""
-    body = _codec_for(type(message))[0](message)
+def to_data(
+    message: MessageT, seq: int | None = None, game: GameCodecs | None = None
+) -> dict[str, Any]:
+    """The plain msgpack data of `message`; `seq` is required for (and only for) server messages;
+    `game` encodes its game values."""
+    body = _codec_for(type(message), game)[0](message)
     head: dict[str, Any] = {"type": message.TYPE}
     if seq is not None:
         head["seq"] = seq
@@ -107,7 +156,7 @@ def to_data(message: MessageT, seq: int | None = None) -> dict[str, Any]:
 _PACK = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 """One packer for the process: `pack` runs entirely in C under the GIL (no Python hook is ever
 called while packing protocol data), and a reused packer saves a buffer per call."""
-_PACKERS: dict[type[Any], Callable[[Any], tuple[int, bytes]]] = {}
+_PACKERS: dict[type[Any], Callable[[Any, Any], tuple[int, bytes]]] = {}
 """Per message class, optionally: a faster way to its (field count, packed fields)."""
 _last_body: tuple[Any, bytes] = (None, b"")
 """The last message whose fields were packed, and its packed fields."""
@@ -117,10 +166,11 @@ with one (up to the ``seq`` key): the map's header and the ``type`` entry. Every
 class has the same fields, so the same header."""
 
 
-def register_packer(cls: type[Any], packer: Callable[[Any], tuple[int, bytes]]) -> None:
-    """Pack `cls`'s fields with `packer` (its field count and their packed keys and values, the
-    very bytes msgpack gives for the encoded map without its header) instead of encoding the map
-    and packing it. For the hottest messages, which can reuse parts packed for another seat."""
+def register_packer(cls: type[Any], packer: Callable[[Any, Any], tuple[int, bytes]]) -> None:
+    """Pack `cls`'s fields with ``packer(message, game)`` (its field count and their packed keys
+    and values, the very bytes msgpack gives for the encoded map without its header) instead of
+    encoding the map and packing it. For the hottest messages, which can reuse parts packed for
+    another seat."""
     _PACKERS[cls] = packer
 
 
@@ -129,7 +179,7 @@ def _map_header(n: int) -> bytes:
     return bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
 
 
-def _fields(message: MessageT) -> bytes:
+def _fields(message: MessageT, game: GameCodecs | None) -> bytes:
     """The message's packed fields: its map without the header and the ``type`` and ``seq``
     entries (which come first). Packed once per message object and kept for the next call,
     because the server sends one message to every seat of a table in a row, each with its own
@@ -141,9 +191,9 @@ def _fields(message: MessageT) -> bytes:
     cls = type(message)
     packer = _PACKERS.get(cls)
     if packer is not None:
-        count, fields = packer(message)
+        count, fields = packer(message, game)
     else:
-        body = _codec_for(cls)[0](message)
+        body = _codec_for(cls, game)[0](message)
         count = len(body)
         packed: bytes = _PACK(body)
         fields = packed[1 if count < 16 else 3 :]
@@ -156,25 +206,25 @@ def _fields(message: MessageT) -> bytes:
     return fields
 
 
-def to_bytes(message: MessageT, seq: int | None = None) -> bytes:
+def to_bytes(message: MessageT, seq: int | None = None, game: GameCodecs | None = None) -> bytes:
     """``msgpack.packb(to_data(message, seq))``, byte for byte, built faster.
 
     The map is ``type``, ``seq`` (server messages), then the fields; msgpack packs a map as its
     header and then each key and value in order, so the packed fields do not depend on the
     ``seq`` (see `_fields`).
     """
-    fields = _fields(message)
+    fields = _fields(message, game)
     plain, with_seq = _LEADS[type(message)]
     if seq is None:
         return plain + fields
     return b"".join((with_seq, _PACK(seq), fields))
 
 
-def to_frame(message: MessageT, seq: int, max_body: int) -> bytes:
+def to_frame(message: MessageT, seq: int, max_body: int, game: GameCodecs | None = None) -> bytes:
     """A server message's whole frame: the length header and ``to_bytes(message, seq)``, built in
     one piece. `LocalProtocolError` FRAME_TOO_LARGE for a body over `max_body` bytes."""
     cached = _last_body
-    fields = cached[1] if cached[0] is message else _fields(message)
+    fields = cached[1] if cached[0] is message else _fields(message, game)
     lead = _LEADS[type(message)][1]
     packed_seq = _SMALL[seq] if 0 <= seq < 256 else packed_int(seq)
     size = len(lead) + len(packed_seq) + len(fields)
@@ -186,8 +236,11 @@ def to_frame(message: MessageT, seq: int, max_body: int) -> bytes:
     return b"".join((size.to_bytes(4, "big"), lead, packed_seq, fields))
 
 
-def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
-    """Validate plain data from the wire into a typed message sent by `sender`, and its ``seq``.
+def from_data(
+    value: Any, sender: Role, game: GameCodecs | None = None
+) -> tuple[MessageT, int | None]:
+    """Validate plain data from the wire into a typed message sent by `sender`, and its ``seq``;
+    its game values (if any) are `game`'s (none: OUT_OF_PHASE, no game is played here).
 
     Raises `RemoteProtocolError` (not fatal: the frame was sound) with the code naming the first
     problem and, when it could be read, the request's ``ref``.
@@ -197,7 +250,10 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
             ErrorCode.NOT_A_MESSAGE, f"a message must be a map, got {kind_of(value)}", fatal=False
         )
     name = value.get("type")
-    decode = _DECODERS.get((sender, name)) if type(name) is str and sender is _CLIENT else None
+    kind = None if game is None else game.kind
+    decode = (
+        _DECODERS.get((sender, name, kind)) if type(name) is str and sender is _CLIENT else None
+    )
     if decode is not None:  # a client message of a type met before: the hot path
         try:
             return decode(value), None
@@ -237,10 +293,10 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
                 f"{name}.seq: a server message needs an integer seq >= 1",
                 fatal=False,
             )
-    decode = _codec_for(cls)[1]
-    _DECODERS[sender, name] = decode
+    decode = _codec_for(cls, game)[1]
+    _DECODERS[sender, name, kind] = decode
     if sender is _CLIENT:
-        CLIENT_DECODERS[name] = decode
+        client_decoders(kind)[name] = decode
     try:
         msg = decode(value)
     except FieldError as exc:
@@ -250,10 +306,20 @@ def from_data(value: Any, sender: Role) -> tuple[MessageT, int | None]:
     return msg, seq
 
 
-_DECODERS: dict[tuple[Role, Any], Callable[[Any], Any]] = {}
-"""The decoder of each message type met so far, by (sender, type name)."""
-CLIENT_DECODERS: dict[str, Callable[[Any], Any]] = {}
-"""The same for client messages, by type name alone (the server's hot path: one lookup)."""
+_DECODERS: dict[tuple[Role, Any, str | None], Callable[[Any], Any]] = {}
+"""The decoder of each message type met so far, by (sender, type name, game kind)."""
+_CLIENT_DECODERS: dict[str | None, dict[str, Callable[[Any], Any]]] = {}
+
+
+def client_decoders(kind: str | None) -> dict[str, Callable[[Any], Any]]:
+    """The decoders of client messages met so far at a table of `kind` (None: no game), by type
+    name alone: the server's hot path is one lookup in the dict of its connection's game."""
+    found = _CLIENT_DECODERS.get(kind)
+    if found is None:
+        found = _CLIENT_DECODERS[kind] = {}
+    return found
+
+
 _SMALL = PACKED_SMALL
 _CLIENT = Role.CLIENT
 """As a module constant: on the hot path, an enum's class attribute costs ten times a global's

@@ -47,19 +47,18 @@ class Phase(StrEnum):
     SEEDED = "seeded"
     """SEED sent; waiting for GAME_STARTED."""
     WAITING = "waiting"
-    """In a game between turns: waiting for TURN_START (or ROUND_SCORES, GAME_OVER)."""
+    """In a game, owing nothing: between steps, or another seat is acting (ACTED arrives)."""
     COMMITTING = "committing"
-    """TURN_START received: the seat owes its COMMIT."""
+    """TURN_START of a secret step the seat acts in received: the seat owes its COMMIT."""
     COMMITTED = "committed"
     """COMMIT sent; waiting for every seat's (COMMITMENTS)."""
     REVEALING = "revealing"
     """COMMITMENTS received: the seat owes its REVEAL."""
     REVEALED = "revealed"
     """REVEAL sent; waiting for TURN_RESULT."""
-    ROLL_WAITING = "roll_waiting"
-    """Sushi Roll: another seat is to move (or between turns); ROLL_UPDATEs arrive."""
-    ROLL_MOVING = "roll_moving"
-    """Sushi Roll: the seat is to move and may send ROLL_ACTION until its take."""
+    MOVING = "moving"
+    """The seat acts in an open step: it may send ACT, each answered by ACTED, until an ACTED of
+    its own says its turn is over (``more`` false)."""
     CLOSED = "closed"
     """The connection is over; nothing more is sent or received."""
 
@@ -73,8 +72,7 @@ GAME_PHASES: Final = frozenset(
         Phase.COMMITTED,
         Phase.REVEALING,
         Phase.REVEALED,
-        Phase.ROLL_WAITING,
-        Phase.ROLL_MOVING,
+        Phase.MOVING,
     }
 )
 """The phases of a seated player during a game."""
@@ -88,14 +86,15 @@ AFTER_WELCOME: Final = frozenset({Phase.IDENTIFY} | LOGGED_IN)
 FROM_MESSAGE: Final = "from_message"
 """Target of RESUMED: the phase it names (one of `LOGGED_IN`), checked when it is sent/received."""
 
-ROLL_MOVER: Final = "roll_mover"
-"""Target of ROLL_TURN: ROLL_MOVING for the receiver whose turn it is (its observation's seat is
-the seat to move), ROLL_WAITING for every other seat."""
+STEP: Final = "step"
+"""Target of TURN_START: for a seat that acts in the step, COMMITTING (a secret step) or MOVING
+(an open one); for every other seat, WAITING."""
 
-ROLL_TAKE: Final = "roll_take"
-"""Target of ROLL_UPDATE for the mover: ROLL_WAITING after its take, else still ROLL_MOVING."""
+MOVED: Final = "moved"
+"""Target of ACTED for the seat that acted: MOVING while its turn goes on (``more``), else
+WAITING."""
 
-Target = Phase | Literal["from_message", "roll_mover", "roll_take"]
+Target = Phase | Literal["from_message", "step", "moved"]
 
 C, S = Role.CLIENT, Role.SERVER
 P = Phase
@@ -153,38 +152,33 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
         "turn_start",
         "commitments",
         "turn_result",
-        "round_scores",
+        "acted",
         "game_over",
-        "roll_turn",
-        "roll_update",
-        "roll_round_scores",
-        "roll_game_over",
     )
 
-    # A seat's game: seed, then per turn commit and reveal. Server messages may overtake the
-    # seat's own (a timer ran out and the server auto-picked), hence the extra entries.
+    # A seat's game: the seed, then the steps. Server messages may overtake the seat's own (a
+    # timer ran out and the server acted for it), hence the extra entries.
     t[C, P.SEEDING, "seed"] = P.SEEDED
     t[S, P.SEEDING, "game_started"] = P.WAITING  # no seed in time: the server drew one
     t[S, P.SEEDED, "game_started"] = P.WAITING
-    t[S, P.WAITING, "turn_start"] = P.COMMITTING
-    t[S, P.WAITING, "round_scores"] = P.WAITING
+    t[S, P.WAITING, "turn_start"] = STEP
     t[S, P.WAITING, "game_over"] = P.TABLE
+
+    # A secret step: commit, then reveal once every commitment is in.
     t[C, P.COMMITTING, "commit"] = P.COMMITTED
     t[S, P.COMMITTING, "commitments"] = P.REVEALING  # auto-picked: no commitment in time
     t[S, P.COMMITTED, "commitments"] = P.REVEALING
+    stay(S, {P.WAITING}, "commitments")  # a step this seat does not act in
     t[C, P.REVEALING, "reveal"] = P.REVEALED
     t[S, P.REVEALING, "turn_result"] = P.WAITING  # auto-picked: no reveal in time
     t[S, P.REVEALED, "turn_result"] = P.WAITING
+    stay(S, {P.WAITING}, "turn_result")
 
-    # Sushi Roll: the same seeding (GAME_STARTED leads to WAITING), then sequential turns. ROLL_TURN
-    # goes to everyone and moves only the seat to move to ROLL_MOVING; that seat sends ROLL_ACTION
-    # any number of times, each answered by ROLL_UPDATE, until the update of its take.
-    t[S, P.WAITING, "roll_turn"] = ROLL_MOVER
-    t[S, P.ROLL_WAITING, "roll_turn"] = ROLL_MOVER
-    stay(S, {P.ROLL_WAITING}, "roll_update", "roll_round_scores")
-    t[C, P.ROLL_MOVING, "roll_action"] = P.ROLL_MOVING
-    t[S, P.ROLL_MOVING, "roll_update"] = ROLL_TAKE
-    t[S, P.ROLL_WAITING, "roll_game_over"] = P.TABLE
+    # An open step: the seat that acts sends ACT any number of times, each answered by ACTED to
+    # everyone, until an ACTED of its own ends its turn; the others watch its ACTED go by.
+    t[C, P.MOVING, "act"] = P.MOVING
+    t[S, P.MOVING, "acted"] = MOVED
+    stay(S, {P.WAITING}, "acted")
     return t
 
 

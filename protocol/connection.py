@@ -21,17 +21,26 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ._codec import FieldError
-from ._messages_game import Commit, Commitments, Resumed, Reveal, TurnResult, TurnStart
-from ._messages_roll import RollPlay, RollTurn, RollUpdate
+from ._messages_game import (
+    Act,
+    Acted,
+    Commit,
+    Commitments,
+    GameStarting,
+    Resumed,
+    Reveal,
+    TurnResult,
+    TurnStart,
+)
+from ._messages_lobby import Spectating, TableJoined, TableLeft
 from ._messages_session import Error, Hello, Welcome
-from ._registry import CLIENT_DECODERS as _CLIENT_DECODERS
-from ._registry import Role, from_data, to_bytes, to_frame
+from ._registry import Role, client_decoders, from_data, to_bytes, to_frame
 from ._state import (
     AFTER_WELCOME,
     FROM_MESSAGE,
     LOGGED_IN,
-    ROLL_MOVER,
-    ROLL_TAKE,
+    MOVED,
+    STEP,
     TRANSITIONS,
     Phase,
     describe_refusal,
@@ -44,6 +53,7 @@ from .errors import (
     RemoteProtocolError,
 )
 from .frames import NEED_DATA, FrameDecoder, frame_of, limits_for
+from .games import Wire, wire
 from .messages import Message
 from .versions import (
     CAPABILITIES,
@@ -59,19 +69,25 @@ _MAX_ERROR_TEXT = 500
 
 _POSITIONED = 1
 """Carries (round, turn), which must be the connection's position."""
-_CYCLED = 2
-"""Carries (round, cycle) instead (Sushi Roll)."""
 _PLAIN = 4
 """Nothing but the transition table to look at (and TURN_START's position)."""
 _FLAGS: dict[type[Message], int] = {}
 """Per message class, what `Connection._advance` must look at (worked out once per class)."""
 _SETS_TURN = 8
 """TURN_START: the move sets the connection's (round, turn)."""
+_SETS_TABLE = TableJoined | Spectating | TableLeft | GameStarting | Resumed
+"""The messages that put the connection at a table (its game and seat) or take it away."""
 _SETTLED: dict[tuple[Role, Phase, type[Message]], tuple[Phase, int]] = {}
 """(sender, phase, message class) -> (next phase, what to check first) for every move the table
 decides alone (the hot path of a game: no lookup of the message's fields but its position).
 Learnt from `Connection._advance` as moves are made."""
 _CLOSED = Phase.CLOSED
+_WAITING, _WATCHING, _COMMITTING, _MOVING = (
+    Phase.WAITING,
+    Phase.WATCHING,
+    Phase.COMMITTING,
+    Phase.MOVING,
+)
 _SERVER = Role.SERVER
 _CLIENT = Role.CLIENT
 """Enum members as module constants: on the hot path, a class attribute of an enum costs ten
@@ -82,9 +98,9 @@ def _flags(cls: type[Message]) -> int:
     flags = _FLAGS.get(cls)
     if flags is None:
         flags = 0
-        if issubclass(cls, Commit | Reveal | Commitments | TurnResult | RollPlay | RollUpdate):
-            flags |= _CYCLED if issubclass(cls, RollPlay | RollUpdate) else _POSITIONED
-        if not issubclass(cls, Resumed | RollUpdate | Welcome | Error | RollTurn):
+        if issubclass(cls, Commit | Reveal | Commitments | TurnResult | Act | Acted):
+            flags |= _POSITIONED
+        if not issubclass(cls, _SETS_TABLE | Acted | Welcome | Error | TurnStart):
             flags |= _PLAIN
         _FLAGS[cls] = flags
     return flags
@@ -110,8 +126,14 @@ class Connection:
         self.version: Version | None = None
         """The negotiated version, once WELCOME has been sent or received."""
         self.position: tuple[int, int] | None = None
-        """(round, turn) of the last TURN_START (Sushi Roll: (round, cycle) of the last ROLL_TURN):
-        COMMIT, REVEAL, ROLL_ACTION and their answers must match."""
+        """(round, turn) of the last TURN_START: COMMIT, REVEAL, ACT and their answers must
+        match."""
+        self.game: Wire | None = None
+        """The wire of the game of the connection's table: its game values are read and written
+        with it (None away from a table, or at a table of a game this side does not know)."""
+        self.seat: int | None = None
+        """The connection's seat at its table (None: none, or watching)."""
+        self._decoders = client_decoders(None)
         self.last_seq = 0
         """The seq of the last server message sent (server) or received (client)."""
         self.failed: ProtocolError | None = None
@@ -155,7 +177,12 @@ class Connection:
         """The message a frame's value holds, after checking it may arrive now."""
         their_role = self.their_role
         try:
-            message, seq = from_data(value, their_role)
+            if their_role is _SERVER and type(value) is dict and value.get("type") == "resumed":
+                self._game_of_resumed(value)
+            try:
+                message, seq = from_data(value, their_role, self.game)
+            except RemoteProtocolError as exc:
+                raise self._phase_first(value, exc) from None
             if seq is not None:
                 if seq != self.last_seq + 1:
                     raise RemoteProtocolError(
@@ -168,6 +195,28 @@ class Connection:
                 raise self._fail(exc) from None
             raise
         return message
+
+    def _phase_first(self, value: Any, exc: RemoteProtocolError) -> RemoteProtocolError:
+        """A message that would be refused for its phase is refused so, whatever else is wrong
+        with its fields (a game's action sent where no step of that kind is played cannot even
+        be read: the phase says why)."""
+        name = value.get("type") if type(value) is dict else None
+        if (
+            exc.code is ErrorCode.OUT_OF_PHASE
+            or type(name) is not str
+            or exc.code in (ErrorCode.UNKNOWN_MESSAGE_TYPE, ErrorCode.WRONG_DIRECTION)
+            or (self.their_role, self.phase, name) in TRANSITIONS
+        ):
+            return exc
+        code = ErrorCode.OUT_OF_PHASE
+        if self.phase is Phase.HANDSHAKE and self.their_role is _CLIENT:
+            code = ErrorCode.HANDSHAKE_REQUIRED
+        return RemoteProtocolError(
+            code,
+            describe_refusal(self.their_role, self.phase, name),
+            ref=exc.ref,
+            fatal=exc.fatal,
+        )
 
     def _fail(self, exc: ProtocolError) -> ProtocolError:
         exc.fatal = True
@@ -186,17 +235,17 @@ class Connection:
             # After a fatal error the server may still say why, once.
             if not isinstance(message, Error) or self.phase is Phase.CLOSED:
                 raise LocalProtocolError(ErrorCode.OUT_OF_PHASE, "the connection has failed")
-            frame = frame_of(to_bytes(message, self.last_seq + 1), self._limits)
+            frame = frame_of(to_bytes(message, self.last_seq + 1, self.game), self._limits)
             self.last_seq += 1
             self.phase = Phase.CLOSED
             return frame
         if self.our_role is _SERVER:
             seq = self.last_seq + 1
-            frame = to_frame(message, seq, self._limits.max_body)
+            frame = to_frame(message, seq, self._max_body, self.game)
             self._advance(_SERVER, message)
             self.last_seq = seq
             return frame
-        frame = frame_of(to_bytes(message), self._limits)
+        frame = frame_of(to_bytes(message, None, self.game), self._limits)
         self._advance(self.our_role, message)
         return frame
 
@@ -213,14 +262,7 @@ class Connection:
         if settled is not None:
             target, check = settled
             if check:
-                if check & _POSITIONED:
-                    here = (message.round, message.turn)  # type: ignore[union-attr]
-                elif check & _CYCLED:
-                    here = (message.round, message.cycle)  # type: ignore[union-attr]
-                else:  # TURN_START
-                    self.position = (message.round, message.turn)  # type: ignore[union-attr]
-                    self.phase = target
-                    return
+                here = (message.round, message.turn)  # type: ignore[union-attr]
                 if here != self.position:
                     self._advance_slowly(role, message)  # refuses it, naming the turns
                     return
@@ -230,8 +272,24 @@ class Connection:
 
     def _advance_slowly(self, role: Role, message: Message) -> None:
         """`_advance` for a move met for the first time, a refusal, or one whose next phase
-        depends on the message (RESUMED, ROLL_TURN, ROLL_UPDATE, WELCOME, a fatal ERROR)."""
+        depends on the message (RESUMED, TURN_START, ACTED, WELCOME, a fatal ERROR) or that
+        seats the connection (TABLE_JOINED, ...)."""
         phase = self.phase
+        if type(message) is TurnStart and (phase is _WAITING or phase is _WATCHING):
+            # Every step of every game begins so, once per seat: the short way.
+            self.position = (message.round, message.turn)
+            if phase is _WAITING:
+                seat = self.seat
+                if seat is None or seat not in message.seats:
+                    return
+                if message.secret:
+                    self.phase = _COMMITTING
+                    return
+                if len(message.seats) == 1:
+                    self.phase = _MOVING
+                    return
+            else:
+                return
         target = TRANSITIONS.get((role, phase, message.TYPE))
         if target is None:
             code = ErrorCode.OUT_OF_PHASE
@@ -244,12 +302,8 @@ class Connection:
                 getattr(message, "ref", None),
             )
         flags = _FLAGS.get(type(message)) or _flags(type(message))
-        if flags & (_POSITIONED | _CYCLED):
-            here = (
-                (message.round, message.cycle)  # type: ignore[union-attr]
-                if flags & _CYCLED
-                else (message.round, message.turn)  # type: ignore[union-attr]
-            )
+        if flags & _POSITIONED:
+            here = (message.round, message.turn)  # type: ignore[union-attr]
             if here != self.position:
                 raise self._refuse(
                     role,
@@ -259,11 +313,7 @@ class Connection:
                     getattr(message, "ref", None),
                 )
         if flags & _PLAIN and type(target) is Phase:  # the common case: the table says it all
-            check = flags & (_POSITIONED | _CYCLED)
-            if isinstance(message, TurnStart):
-                self.position = (message.round, message.turn)
-                check |= _SETS_TURN
-            _SETTLED[role, phase, type(message)] = (target, check)  # all of it per class
+            _SETTLED[role, phase, type(message)] = (target, flags & _POSITIONED)
             self.phase = target
             return
         ref = getattr(message, "ref", None)
@@ -281,21 +331,64 @@ class Connection:
             )
         elif isinstance(message, TurnStart):
             self.position = (message.round, message.turn)
-        elif target == ROLL_MOVER:
-            assert isinstance(message, RollTurn)
-            target = Phase.ROLL_MOVING if message.moving else Phase.ROLL_WAITING
-        elif target == ROLL_TAKE:
-            assert isinstance(message, RollUpdate)
-            target = Phase.ROLL_WAITING if message.ends_turn else Phase.ROLL_MOVING
+            if target == STEP:
+                acting = self.seat is not None and self.seat in message.seats
+                if not acting:
+                    target = Phase.WAITING
+                elif message.secret:
+                    target = Phase.COMMITTING
+                elif len(message.seats) == 1:
+                    target = Phase.MOVING
+                else:
+                    raise self._refuse(
+                        role, ErrorCode.OUT_OF_RANGE, "an open step has one seat that acts", None
+                    )
+        elif target == MOVED:
+            assert isinstance(message, Acted)
+            mine = message.seat == self.seat
+            target = Phase.MOVING if mine and message.more else Phase.WAITING
         elif isinstance(message, Welcome):
             self.version = message.version
         elif isinstance(message, Error) and message.code in FATAL_CODES:
             # A fatal ERROR ends the connection in any phase (the peer closes right after it).
             target = Phase.CLOSED
-        if isinstance(message, RollTurn):  # a spectator's ROLL_TURN moves the position too
-            self.position = (message.round, message.cycle)
-        assert target not in (FROM_MESSAGE, ROLL_MOVER, ROLL_TAKE)
+        if isinstance(message, _SETS_TABLE):
+            self._seat_at(message)
+        assert target not in (FROM_MESSAGE, STEP, MOVED)
         self.phase = Phase(target)
+
+    def _seat_at(self, message: Message) -> None:
+        """The connection's table (its game and seat) after a message that changes it."""
+        if isinstance(message, TableLeft):
+            self._set_game(None, None)
+        elif isinstance(message, TableJoined):
+            self._set_game(message.table.settings.kind, message.seat)
+        elif isinstance(message, Spectating):
+            self._set_game(message.table.settings.kind, None)
+        elif isinstance(message, GameStarting):
+            if self.game is not None and message.kind != self.game.kind:
+                raise self._refuse(
+                    self.their_role if message.SENDER is not self.our_role else self.our_role,
+                    ErrorCode.OUT_OF_RANGE,
+                    f"a {message.kind!r} game at a {self.game.kind!r} table",
+                    None,
+                )
+            self.seat = message.seat
+        elif isinstance(message, Resumed):
+            self._set_game(message.kind, message.seat)
+
+    def _game_of_resumed(self, value: dict[str, Any]) -> None:
+        """RESUMED's snapshot holds the receiver's observation, a value of its table's game, which
+        a client on a new connection may not know yet: it is read from the message's ``kind``
+        before the message is decoded (a malformed one fails in decoding)."""
+        kind = value.get("kind")
+        if type(kind) is str and (self.game is None or self.game.kind != kind):
+            self.game = wire(kind)
+
+    def _set_game(self, kind: str | None, seat: int | None) -> None:
+        self.game = None if kind is None else wire(kind)
+        self.seat = seat
+        self._decoders = client_decoders(None if self.game is None else self.game.kind)
 
 
 class ServerConnection(Connection):
@@ -346,7 +439,7 @@ class ServerConnection(Connection):
         """`_event_of`, with a short way for a well-formed client message in a settled move."""
         if type(value) is dict:
             name = value.get("type")
-            decode = _CLIENT_DECODERS.get(name) if type(name) is str else None
+            decode = self._decoders.get(name) if type(name) is str else None
             if decode is not None:
                 try:
                     message = decode(value)
@@ -356,11 +449,7 @@ class ServerConnection(Connection):
                     settled = _SETTLED.get((_CLIENT, self.phase, type(message)))
                     if settled is not None:
                         target, check = settled
-                        if not check or (
-                            (message.round, message.turn) == self.position
-                            if check & _POSITIONED
-                            else (message.round, message.cycle) == self.position
-                        ):
+                        if not check or (message.round, message.turn) == self.position:
                             self.phase = target
                             return message  # type: ignore[no-any-return]
         return self._event_of(value)
@@ -372,17 +461,10 @@ class ServerConnection(Connection):
             return Connection.send(self, message)
         target, check = settled
         position = self.position
-        if check:
-            if check & _POSITIONED:
-                if (message.round, message.turn) != position:  # type: ignore[union-attr]
-                    return Connection.send(self, message)  # refuses it, naming the turns
-            elif check & _CYCLED:
-                if (message.round, message.cycle) != position:  # type: ignore[union-attr]
-                    return Connection.send(self, message)
-            else:  # TURN_START
-                position = (message.round, message.turn)  # type: ignore[union-attr]
+        if check and (message.round, message.turn) != position:  # type: ignore[union-attr]
+            return Connection.send(self, message)  # refuses it, naming the turns
         seq = self.last_seq + 1
-        frame = to_frame(message, seq, self._max_body)
+        frame = to_frame(message, seq, self._max_body, self.game)
         self.phase = target
         self.position = position
         self.last_seq = seq

@@ -1,16 +1,19 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER), Sushi Roll (ROLL_TURN ... ROLL_GAME_OVER),
-reconnect (RESUME, RESUMED),
-heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game
+(GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED), heartbeat
+(PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._codec import GameCodecs
 from ._messages_game import (
+    Act,
+    Acted,
     Commit,
     Commitments,
     GameEnded,
@@ -19,7 +22,6 @@ from ._messages_game import (
     Resume,
     Resumed,
     Reveal,
-    RoundScores,
     Seed,
     Snapshot,
     TurnResult,
@@ -30,7 +32,6 @@ from ._messages_lobby import (
     Chat,
     ChatMessage,
     CreateTable,
-    GameKind,
     JoinTable,
     LeaveTable,
     ListTables,
@@ -47,7 +48,6 @@ from ._messages_lobby import (
     TableStatus,
     TableUpdate,
 )
-from ._messages_roll import RollGameOver, RollPlay, RollRoundScores, RollTurn, RollUpdate
 from ._messages_session import (
     Error,
     Hello,
@@ -80,22 +80,30 @@ Message = ClientMessage | ServerMessage
 """Any message."""
 
 
-def encode_message(message: Message, seq: int | None = None) -> dict[str, Any]:
-    """`message` as plain msgpack data; server messages need their `seq` (>= 1)."""
+def encode_message(
+    message: Message, seq: int | None = None, game: GameCodecs | None = None
+) -> dict[str, Any]:
+    """`message` as plain msgpack data; server messages need their `seq` (>= 1); its game values
+    are encoded by `game`'s wire (`protocol.games.wire(kind)`)."""
     if (seq is None) != (message.SENDER is Role.CLIENT):
         raise ValueError("server messages carry a seq, client messages do not")
-    return to_data(message, seq)
+    return to_data(message, seq, game)
 
 
-def decode_message(value: Any, sender: Role) -> tuple[Message, int | None]:
-    """Validate plain data sent by `sender` into a typed message and its seq (None from a client).
+def decode_message(
+    value: Any, sender: Role, game: GameCodecs | None = None
+) -> tuple[Message, int | None]:
+    """Validate plain data sent by `sender` into a typed message and its seq (None from a client);
+    its game values are `game`'s.
 
     Raises `RemoteProtocolError` (non-fatal: the frame itself was sound) naming the bad field.
     """
-    return from_data(value, sender)
+    return from_data(value, sender, game)
 
 
 __all__ = [
+    "Act",
+    "Acted",
     "AddBot",
     "Chat",
     "ChatMessage",
@@ -106,7 +114,6 @@ __all__ = [
     "CreateTournament",
     "Error",
     "GameEnded",
-    "GameKind",
     "GameStarted",
     "GameStarting",
     "Hello",
@@ -125,12 +132,6 @@ __all__ = [
     "Resume",
     "Resumed",
     "Reveal",
-    "RollGameOver",
-    "RollPlay",
-    "RollRoundScores",
-    "RollTurn",
-    "RollUpdate",
-    "RoundScores",
     "SeatInfo",
     "Seed",
     "ServerMessage",

@@ -7,6 +7,11 @@ what msgpack's reference packer emits for sorted maps, and the verifier insists 
 what it decoded and refuses the record unless the bytes are identical, so one record has one
 encoding and any changed byte breaks either the signature or the check. The signature covers
 ``lp16("sushigo/record/v1") || record bytes``.
+
+A record is ``{"format": "sushigo-record", "version": 2, "game": kind, ...}`` for every game
+(docs/PROTOCOL.md section 7). Records signed by protocol 1.0 servers (``sushigo-fair-record`` for
+Sushi Go!, ``sushigo-roll-record`` for Sushi Roll) still verify: they are read into the same
+`FairRecord` (`protocol.legacy`).
 """
 
 from __future__ import annotations
@@ -21,21 +26,19 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from . import gamewire as _gamewire  # noqa: F401  (registers the engine types' codecs)
-from ._codec import FieldError, Size, codec, packed_bin, packed_int
+from ._codec import FieldError, Size, canonical_bytes, codec, packed_bin, packed_int
 from ._codec import array_header as _array_header
 from .errors import ErrorCode, RemoteProtocolError
-from .fairness import FairRecord, TurnRecord
+from .fairness import FairRecord, StepRecord
 from .frames import SERVER_LIMITS, decode_body
-from .gamewire import packed_action as _packed_action
+from .games import Wire, legacy_record_reader, wire
 
-RECORD_FORMAT = "sushigo-fair-record"
-RECORD_VERSION = 1
+RECORD_FORMAT = "sushigo-record"
+RECORD_VERSION = 2
 SIGN_TAG = b"sushigo/record/v1"
-MAX_RECORD_BYTES = 200_000
+MAX_RECORD_BYTES = 262_144
 
 _SIGN_PREFIX = len(SIGN_TAG).to_bytes(2, "big") + SIGN_TAG
-_encode_record, _decode_record = codec(FairRecord)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,86 +53,81 @@ class SignedRecord:
     """The signing server's Ed25519 public key (raw 32 bytes)."""
 
 
-_NESTED = frozenset({dict, list, tuple})
-
-
-def _sorted(value: Any) -> Any:
-    # Sorting str keys by code point is sorting them by their UTF-8 bytes (UTF-8 keeps code point
-    # order), so plain sorted() gives the canonical order without encoding every key. Leaves
-    # (most of a record: bytes, ints, strs) are kept as they are without a call each.
-    kind = type(value)
-    if kind is dict:
-        return {k: _sorted(v) if type(v := value[k]) in _NESTED else v for k in sorted(value)}
-    if kind is list or kind is tuple:
-        return [_sorted(v) if type(v) in _NESTED else v for v in value]
-    return value
-
-
-def canonical_bytes(value: Any) -> bytes:
-    """The canonical msgpack encoding of plain data (maps with str keys only)."""
-    out: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
-    return out
-
-
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
-_TURN_HEAD = b"\x84" + _pack("commitments")
-"""A turn's map (four entries) up to its first key, ``commitments`` (the keys sorted)."""
-_OPENINGS, _ROUND, _TURN = _pack("openings"), _pack("round"), _pack("turn")
+_STEP_HEAD = b"\x85" + _pack("commitments")
+"""A step's map (five entries) up to its first key, ``commitments`` (the keys sorted)."""
+_OPENINGS, _ROUND, _SEATS, _TURN = (_pack(k) for k in ("openings", "round", "seats", "turn"))
 _OPENING_HEAD = b"\x83" + _pack("action")
 _AUTO = {False: _pack("auto") + _pack(False), True: _pack("auto") + _pack(True)}
 _NONCE = _pack("nonce")
+_seats_part: dict[tuple[int, ...], bytes] = {}
 
 
-def turn_record_bytes(turn: TurnRecord) -> bytes:
-    """The canonical bytes of one turn of a record: exactly what `record_bytes` writes for it
-    (``canonical_bytes`` of the turn's plain data), built directly and quickly. A server packs
-    each turn once, as it is played, and hands the turns to `record_bytes` at the game's end."""
-    openings = turn.openings
-    commitments = turn.commitments
-    parts = [_TURN_HEAD, _array_header(len(commitments))]
+def step_record_bytes(step: StepRecord, game: Wire) -> bytes:
+    """The canonical bytes of one step of a record: exactly what `record_bytes` writes for it
+    (``canonical_bytes`` of the step's plain data), built directly and quickly. A server packs
+    each step once, as it is played, keeps it as the step's saved form, and hands the steps to
+    `record_bytes` at the game's end."""
+    canonical = game.canonical
+    openings = step.openings
+    commitments = step.commitments
+    seats = _seats_part.get(step.seats)
+    if seats is None:
+        seats = _seats_part[step.seats] = _pack(step.seats)
+    parts = [_STEP_HEAD, _array_header(len(commitments))]
     parts += map(packed_bin, commitments)
     parts += (_OPENINGS, _array_header(len(openings)))
     for opening in openings:
         parts += (
             _OPENING_HEAD,
-            _packed_action(opening.action),  # "cards" before "dummy": canonical already
+            canonical("action", opening.action),
             _AUTO[opening.auto],
             _NONCE,
             packed_bin(opening.nonce),
         )
-    parts += (_ROUND, packed_int(turn.round), _TURN, packed_int(turn.turn))
+    parts += (_ROUND, packed_int(step.round), _SEATS, seats, _TURN, packed_int(step.turn))
     return b"".join(parts)
 
 
-_TURNS_KEY = _pack("turns")
+_STEPS_KEY = _pack("steps")
 
 
-def record_bytes(record: FairRecord, turns: Sequence[bytes] | None = None) -> bytes:
+def record_bytes(record: FairRecord, steps: Sequence[bytes] | None = None) -> bytes:
     """The canonical bytes of `record`: ``{"format", "version", ...FairRecord fields}``.
 
-    `turns`, when given, are the record's turns already packed by `turn_record_bytes` (one per
-    turn of `record`, in order): the record is then put together around them, not packed again.
+    `steps`, when given, are the record's steps already packed by `step_record_bytes` (one per
+    step of `record`, in order): the record is then put together around them, not packed again.
     """
-    if turns is None:
-        turns = [turn_record_bytes(t) for t in record.turns]
-    elif len(turns) != len(record.turns):
-        raise ValueError(f"{len(turns)} packed turns for a record of {len(record.turns)}")
-    data = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
-    data.update(_encode_record(replace(record, turns=())))  # the turns are packed already
+    game = _wire_of(record.game)
+    if steps is None:
+        steps = [step_record_bytes(step, game) for step in record.steps]
+    elif len(steps) != len(record.steps):
+        raise ValueError(f"{len(steps)} packed steps for a record of {len(record.steps)}")
+    data: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
+    data.update(codec(FairRecord, game)[0](replace(record, steps=())))  # the steps are packed
     parts = [bytes((0x80 | len(data),))]
     for key in sorted(data):
         parts.append(_pack(key))
-        if key == "turns":
-            parts.append(_array_header(len(turns)))
-            parts += turns
+        if key == "steps":
+            parts.append(_array_header(len(steps)))
+            parts += steps
         else:
             parts.append(canonical_bytes(data[key]))
     return b"".join(parts)
 
 
-def parse_signed(data: bytes, fmt: str, version: int, decoder: Any, what: str) -> Any:
-    """The record of format `fmt` in canonical `data`, built by `decoder`; `RemoteProtocolError`
-    when it is not one (shared by both games' records)."""
+def _wire_of(kind: str) -> Wire:
+    found = wire(kind)
+    if found is None:
+        raise RemoteProtocolError(
+            ErrorCode.UNSUPPORTED_GAME_KIND, f"this program cannot read {kind!r} records"
+        )
+    return found
+
+
+def parse_record_bytes(data: bytes) -> FairRecord:
+    """The record in canonical `data` (of this version, or a legacy one); `RemoteProtocolError`
+    when it is not one."""
     value = decode_body(data, SERVER_LIMITS)
     try:
         canonical = canonical_bytes(value)
@@ -137,25 +135,38 @@ def parse_signed(data: bytes, fmt: str, version: int, decoder: Any, what: str) -
         canonical = b""
     if canonical != data:
         raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "the record is not canonical")
-    if type(value) is not dict or value.get("format") != fmt:
-        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, f"not a {what}")
-    if value.get("version") != version:
+    if type(value) is not dict:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "not a sushigo game record")
+    fmt = value.get("format")
+    legacy = legacy_record_reader(fmt)
+    if legacy is not None:
+        if value.get("version") != 1:  # protocol 1.0's records were all version 1
+            raise RemoteProtocolError(
+                ErrorCode.FAIRNESS_VIOLATION,
+                f"unsupported record version {value.get('version')!r}",
+            )
+        try:
+            old: FairRecord = legacy(value)
+        except FieldError as exc:
+            raise RemoteProtocolError(
+                exc.code, f"record.{exc.where()}: {exc.message}", fatal=False
+            ) from None
+        return old
+    if fmt != RECORD_FORMAT:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "not a sushigo game record")
+    if value.get("version") != RECORD_VERSION:
         raise RemoteProtocolError(
             ErrorCode.FAIRNESS_VIOLATION, f"unsupported record version {value.get('version')!r}"
         )
+    kind = value.get("game")
+    if type(kind) is not str:
+        raise RemoteProtocolError(ErrorCode.FAIRNESS_VIOLATION, "the record names no game")
     try:
-        return decoder(value)
+        record: FairRecord = codec(FairRecord, _wire_of(kind))[1](value)
     except FieldError as exc:
         raise RemoteProtocolError(
             exc.code, f"record.{exc.where()}: {exc.message}", fatal=False
         ) from None
-
-
-def parse_record_bytes(data: bytes) -> FairRecord:
-    """The record in canonical `data`; `RemoteProtocolError` when it is not one."""
-    record: FairRecord = parse_signed(
-        data, RECORD_FORMAT, RECORD_VERSION, _decode_record, "sushigo game record"
-    )
     return record
 
 
@@ -173,10 +184,10 @@ def sign_bytes(data: bytes, key: Ed25519PrivateKey) -> SignedRecord:
 
 
 def sign_record(
-    record: FairRecord, key: Ed25519PrivateKey, turns: Sequence[bytes] | None = None
+    record: FairRecord, key: Ed25519PrivateKey, steps: Sequence[bytes] | None = None
 ) -> SignedRecord:
-    """Sign `record` with the server's key (`turns`: its turns packed, see `record_bytes`)."""
-    return sign_bytes(record_bytes(record, turns), key)
+    """Sign `record` with the server's key (`steps`: its steps packed, see `record_bytes`)."""
+    return sign_bytes(record_bytes(record, steps), key)
 
 
 def check_signature(signed: SignedRecord, server_key: bytes | None = None) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from sushigo.engine import Game, GameOptions
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
     SERVER_LIMITS,
     FrameDecoder,
@@ -41,7 +42,11 @@ def _sample_messages() -> list[tuple[str, messages.Message]]:
         (
             "turn_start",
             messages.TurnStart(
-                round=game.round, turn=game.turn, observation=game.observation(0), deadline_ms=60000
+                round=game.round,
+                turn=game.turn,
+                seats=(0, 1, 2, 3),
+                observation=game.observation(0),
+                deadline_ms=60000,
             ),
         ),
         ("commit", messages.Commit(ref=9, round=1, turn=4, commitment=nonce)),
@@ -78,21 +83,23 @@ def main(argv: list[str] | None = None) -> int:
         client = message.SENDER is Role.CLIENT
         limits = CLIENT_LIMITS if client else SERVER_LIMITS
         seq = None if client else 1
-        size = len(encode_frame(messages.encode_message(message, seq), limits))
+        size = len(encode_frame(messages.encode_message(message, seq, CARD_WIRE), limits))
 
         def round_trip(
             message: messages.Message = message, seq: int | None = seq, limits: Limits = limits
         ) -> None:
             decoder = FrameDecoder(limits)
             for _ in range(100):
-                decoder.receive_data(encode_frame(messages.encode_message(message, seq), limits))
-                messages.decode_message(decoder.next_value(), message.SENDER)
+                decoder.receive_data(
+                    encode_frame(messages.encode_message(message, seq, CARD_WIRE), limits)
+                )
+                messages.decode_message(decoder.next_value(), message.SENDER, CARD_WIRE)
 
         rate = _rate(round_trip, args.seconds, 100)
         print(f"{name:12} {size:5d} bytes  {rate:10,.0f} frames/s encode+decode")
 
     game = Game(GameOptions(players=4), b"bench")
-    action = game.legal_actions(0)[0]
+    action = CARD_WIRE.commit_bytes(game.legal_actions(0)[0])
     nonce = bytes(32)
 
     def commit_verify() -> None:

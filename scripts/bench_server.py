@@ -58,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sushigo.engine import Action, Card, Game
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     ClientMessage,
@@ -73,7 +74,9 @@ from sushigo.protocol import (
     make_commitment,
 )
 from sushigo.protocol.versions import CURRENT_VERSION
-from sushigo.server.hub import Conn, Hub, HubConfig
+from sushigo.server.config import HubConfig
+from sushigo.server.hub import Hub
+from sushigo.server.session import Conn
 from sushigo.server.storage import Storage
 
 _BY_LABEL = {card.label: card for card in Card}
@@ -134,7 +137,7 @@ class Seat:
 
     def send(self, message: ClientMessage, kind: str) -> None:
         self.ref += 1
-        frame = encode_frame(encode_message(message), CLIENT_LIMITS)
+        frame = encode_frame(encode_message(message, None, CARD_WIRE), CLIENT_LIMITS)
         bench = self.bench
         meter = bench.meter
         start = time.thread_time_ns()
@@ -174,7 +177,12 @@ class Seat:
             self.action = Action(_BY_LABEL[self.bench.pick(msg["observation"]["hand"])])
             self.nonce = secrets.token_bytes(32)
             commitment = make_commitment(
-                self.table_id, round_, turn, self.seat, self.action, self.nonce
+                self.table_id,
+                round_,
+                turn,
+                self.seat,
+                CARD_WIRE.commit_bytes(self.action),
+                self.nonce,
             )
             self.send(
                 Commit(ref=self.ref, round=round_, turn=turn, commitment=commitment), "commit"
@@ -195,7 +203,7 @@ class Seat:
             self.send(LoginGuest(ref=self.ref, name=f"bench{self.index}"), "other")
         elif kind in ("logged_in", "table_left"):
             if not self.bench.stopping:
-                self.send(QuickMatch(ref=self.ref, players=4), "other")
+                self.send(QuickMatch(ref=self.ref, kind="sushi-go", players=4), "other")
         elif kind == "game_starting":
             self.table_id, self.seat = msg["table_id"], msg["seat"]
             self.send(Seed(ref=self.ref, seed=secrets.token_bytes(32)), "other")
@@ -219,6 +227,7 @@ class Bench:
             storage=storage,
             key=Ed25519PrivateKey.from_private_bytes(secrets.token_bytes(32)),
             config=HubConfig(max_per_address=1_000_000, max_connections=1_000_000),
+            wall_ms=lambda: 1_700_000_000_000,
         )
         self.now = 1000.0
         self.meter = Meter()

@@ -63,6 +63,7 @@ import msgpack
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     ClientConnection,
@@ -191,7 +192,7 @@ class Worker:
                 await asyncio.wait_for(self.all_in.wait(), max(0.1, s.duration - self.elapsed()))
             self.playing = True
             for client in self.waiting:
-                client.send(QuickMatch(ref=client.next_ref(), players=4))
+                client.send(QuickMatch(ref=client.next_ref(), kind="sushi-go", players=4))
             self.waiting.clear()
         remaining = s.duration - self.elapsed()
         if remaining > 0:
@@ -337,7 +338,7 @@ class LoadClient(asyncio.Protocol):
                 self.fail(f"strict client refused to send {message.TYPE}: {exc.code.name}")
                 return
         else:
-            frame = encode_frame(encode_message(message), CLIENT_LIMITS)
+            frame = encode_frame(encode_message(message, None, CARD_WIRE), CLIENT_LIMITS)
         self.transport.write(frame)
 
     def send_raw(self, value: dict[str, Any]) -> None:
@@ -431,7 +432,7 @@ class LoadClient(asyncio.Protocol):
             self.send(LeaveTable(ref=self.next_ref()))
         elif kind == "table_left":
             if not worker.stopping:
-                self.send(QuickMatch(ref=self.next_ref(), players=4))
+                self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
         elif kind == "welcome":
             self.send(LoginGuest(ref=self.next_ref(), name=f"load{self.index}"))
         elif kind == "logged_in":
@@ -440,7 +441,7 @@ class LoadClient(asyncio.Protocol):
                 worker.stats.all_connected_at = worker.elapsed()
                 worker.all_in.set()
             if worker.playing:
-                self.send(QuickMatch(ref=self.next_ref(), players=4))
+                self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
             else:
                 worker.waiting.append(self)
         elif kind == "ping":
@@ -464,7 +465,7 @@ class LoadClient(asyncio.Protocol):
         self.nonce = secrets.token_bytes(32)
         round_, turn = self.position
         commitment = make_commitment(
-            self.table_id, round_, turn, self.seat, self.action, self.nonce
+            self.table_id, round_, turn, self.seat, CARD_WIRE.commit_bytes(self.action), self.nonce
         )
         if self.strict is not None:
             self.send(Commit(ref=self.next_ref(), round=round_, turn=turn, commitment=commitment))

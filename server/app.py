@@ -34,7 +34,8 @@ import ssl
 import time
 from typing import Any, cast
 
-from .hub import Conn, Hub
+from .hub import Hub
+from .session import Conn
 from .storage import StorageError
 
 log = logging.getLogger("sushigo.server")

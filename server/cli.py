@@ -25,7 +25,8 @@ from types import ModuleType
 from typing import Any
 
 from .app import Server
-from .hub import Hub, HubConfig
+from .config import HubConfig
+from .hub import Hub
 from .keys import KeyFileError, load_or_create_server_key
 from .storage import Storage, StorageError
 from .tls import ensure_certificate, server_ssl_context
@@ -160,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _wall_ms() -> int:
+    """The wall clock the server's core is given (it reads none itself)."""
+    return time.time_ns() // 1_000_000
+
+
 def _run(args: argparse.Namespace) -> int:
     db: Path = args.db or default_db()
     storage = Storage(db, exclusive=True, write_behind=True)
@@ -177,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
             max_per_address=args.max_per_address,
             quick_turn_seconds=args.turn_seconds,
         )
-        hub = Hub(storage=storage, key=key, config=config)
+        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config)
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint))
     finally:
         storage.close()

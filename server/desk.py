@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sushigo.protocol import (
     CreateTournament,
@@ -21,18 +21,17 @@ from sushigo.protocol import (
     StartTournament,
     TableJoined,
     TableLeft,
+    TableSettings,
     TournamentList,
     TournamentUpdate,
     WatchTournament,
 )
 
+from .errors import TableError
+from .games import check_settings
 from .session import Session
-from .table import TableError
-from .tables import AnyTable, check_settings
+from .table import Table
 from .tournament import Tournament
-
-if TYPE_CHECKING:
-    from .hub import Hub
 
 log = logging.getLogger("sushigo.server")
 
@@ -40,16 +39,32 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]*\Z")
 MAX_TOURNAMENTS = 100
 
 
+class DeskHost(Protocol):
+    """What the desk needs of the server (the hub)."""
+
+    tables: dict[str, Table]
+    sessions: dict[bytes, Session]
+
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+        """A new table."""
+
+    def seat_tokens(self, table: Table) -> None:
+        """Store the seated players' resume tokens."""
+
+    def table_changed(self, table: Table) -> None:
+        """Tell the table's people what it looks like now."""
+
+
 class TournamentDesk:
     """Every tournament of one server."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: DeskHost) -> None:
         self.hub = hub
         self.tournaments: dict[str, Tournament] = {}
         self.entrants: dict[tuple[str, str], Session] = {}
         """(tournament, player id) -> the entrant's session."""
         self.watchers: dict[str, list[Session]] = {}
-        self._finished: list[AnyTable] = []
+        self._finished: list[Table] = []
         self._dirty: set[str] = set()
 
     # -- requests -----------------------------------------------------------------------------
@@ -96,7 +111,7 @@ class TournamentDesk:
     def _create(self, session: Session, msg: CreateTournament) -> None:
         settings = msg.settings
         t = Tournament(settings, session.player_id)
-        check_settings(t.table_settings())  # either game kind; BAD_SETTINGS for no game
+        check_settings(t.table_settings())  # any installed game; BAD_SETTINGS for no game
         if not _NAME.match(settings.name):
             raise TableError(
                 ErrorCode.BAD_SETTINGS, "a tournament name is letters, digits, space . _ -"
@@ -125,7 +140,7 @@ class TournamentDesk:
 
     # -- games ----------------------------------------------------------------------------------
 
-    def game_over(self, table: AnyTable) -> None:
+    def game_over(self, table: Table) -> None:
         """A tournament table's game ended: record it; close the table at the next flush."""
         t = self.tournaments.get(table.tournament or "")
         game = table.game
@@ -145,7 +160,7 @@ class TournamentDesk:
         for table in self._finished:
             for seat in table.seats:
                 session = seat.session
-                if session is not None and session.table is table:
+                if isinstance(session, Session) and session.table is table:
                     session.table = session.seat = None
                     session.send(TableLeft(table_id=table.table_id, reason="tournament game over"))
             self.hub.tables.pop(table.table_id, None)

@@ -16,18 +16,14 @@ import heapq
 import itertools
 import logging
 import secrets
-import time
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
 
-from sushigo.bots import BUILTIN, Strategy, get_strategy
-from sushigo.bots.roll import ROLL_BUILTIN, RollStrategy, get_roll_strategy
 from sushigo.protocol import (
+    Act,
     Commit,
     ConnectionClosed,
     Error,
@@ -44,8 +40,6 @@ from sushigo.protocol import (
     RemoteProtocolError,
     Resume,
     Reveal,
-    RollFairRecord,
-    RollPlay,
     Seed,
     ServerConnection,
     ServerPing,
@@ -57,85 +51,19 @@ from sushigo.protocol import (
     handshake_reply,
     new_challenge,
     sign_record,
-    sign_roll_record,
 )
 
+from .config import HubConfig
 from .desk import TournamentDesk
+from .errors import TableError
 from .lobby import Lobby
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
-from .session import Session, Transport, broadcast
+from .session import Bucket, Conn, Session, Transport, broadcast
 from .storage import PlayerResult, Storage
-from .table import TableError
-from .tables import AnyTable
+from .table import Table
 
 log = logging.getLogger("sushigo.server")
-
-DEFAULT_BOT = "heuristic"
-"""The strategy behind "default": server bots, auto-picks and seats of players who left."""
-
-
-@dataclass(frozen=True, slots=True)
-class HubConfig:
-    """Limits and timeouts (defaults: docs/PROTOCOL.md section 8)."""
-
-    server_name: str = "sushigo"
-    max_connections: int = 10_000
-    max_per_address: int = 16
-    handshake_seconds: float = 10.0
-    heartbeat_seconds: float = 15.0
-    dead_after_seconds: float = 45.0
-    resume_seconds: float = 120.0
-    messages_per_second: float = 20.0
-    message_burst: float = 50.0
-    bytes_per_second: float = 65_536.0
-    chat_per_second: float = 1.0
-    chat_burst: float = 5.0
-    strikes_before_close: int = 10
-    quick_turn_seconds: int = 60
-    """Turn time of tables made by quick match."""
-    token_lifetime_ms: int = 24 * 3600 * 1000
-    """How long a stored reconnect token stays valid across server restarts."""
-
-
-class Bucket:
-    """A token bucket: `rate` per second, holding at most `burst`."""
-
-    __slots__ = ("burst", "level", "rate", "stamp")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate, self.burst, self.level, self.stamp = rate, burst, burst, now
-
-    def take(self, amount: float, now: float) -> bool:
-        """Spend `amount` if there is that much; False (and nothing spent) otherwise."""
-        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.level < amount:
-            return False
-        self.level -= amount
-        return True
-
-
-@dataclass(eq=False, slots=True)
-class Conn:
-    """One TCP connection."""
-
-    id: int
-    transport: Transport
-    address: str
-    """The peer's IP address (the per-address cap counts these)."""
-    peer: str
-    """address:port, for logs."""
-    proto: ServerConnection
-    challenge: bytes
-    opened: float
-    last_received: float
-    messages: Bucket
-    volume: Bucket
-    chat: Bucket
-    strikes: deque[float] = field(default_factory=deque)
-    session: Session | None = None
-    closed: bool = False
 
 
 class Hub:
@@ -146,19 +74,20 @@ class Hub:
         *,
         storage: Storage,
         key: Ed25519PrivateKey,
+        wall_ms: Callable[[], int],
         config: HubConfig | None = None,
-        wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         self.storage = storage
         self.key = key
         self.server_key = key.public_key().public_bytes_raw()
         self.config = config or HubConfig()
         self.wall_ms = wall_ms
+        """The wall clock, in milliseconds (the adapter's; tests pass their own)."""
         self.conns: dict[int, Conn] = {}
         self.per_address: dict[str, int] = {}
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
-        self.tables: dict[str, AnyTable] = {}
+        self.tables: dict[str, Table] = {}
         self._ids = itertools.count(1)
         self._timers: list[tuple[float, int, str, Any]] = []
         self._timer_seq = itertools.count()
@@ -179,7 +108,7 @@ class Hub:
         for table_id, blob in self.storage.load_tables():
             try:
                 table = load(blob, self, now)
-            except StateError as exc:
+            except (StateError, TableError) as exc:
                 log.error("table %s could not be restored: %s", table_id, exc)
                 continue
             self.tables[table_id] = table
@@ -335,7 +264,7 @@ class Hub:
         while self._timers and self._timers[0][0] <= now:
             when, _, kind, target = heapq.heappop(self._timers)
             if kind == "table":
-                table: AnyTable = target
+                table: Table = target
                 # Only the table's scheduled timer counts (see `_watch`); older ones are spent.
                 if self._watched.get(table.table_id) == when and (
                     self.tables.get(table.table_id) is table
@@ -369,7 +298,7 @@ class Hub:
     def _at(self, when: float, kind: str, target: object) -> None:
         heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
 
-    def _watch(self, table: AnyTable) -> None:
+    def _watch(self, table: Table) -> None:
         """Schedule the table's deadline, unless its timer is due by then anyway.
 
         Deadlines mostly move later (each turn's phase sets its own), so a table keeps one timer
@@ -431,6 +360,15 @@ class Hub:
     def _reply(self, conn: Conn, error: Error) -> None:
         self._send(conn, error)
 
+    @property
+    def token_lifetime_ms(self) -> int:
+        """How long a stored resume token stays valid (`HubConfig.token_lifetime_ms`)."""
+        return self.config.token_lifetime_ms
+
+    def close(self, conn: Conn, exc: ProtocolError) -> None:
+        """Say why once (when the protocol still allows it), then close the connection."""
+        self._fatal(conn, exc)
+
     def _fatal(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once (when the protocol still allows it), then close."""
         if conn.closed:
@@ -461,27 +399,22 @@ class Hub:
 
     # -- the TableHost interface ---------------------------------------------------------------
 
-    def save_table(self, table: AnyTable) -> None:
-        """Persist a table at a turn boundary (a Sushi Roll table: after every action): the
-        turns (actions) since its last save, appended, and its header if that changed; the whole
-        state at a game's first save."""
+    def save_table(self, table: Table) -> None:
+        """Persist a table after a step: the steps since its last save, appended, and its header
+        if that changed; the whole state at a game's first save."""
         save = changes(table)
         if save.whole:
-            self.storage.save_table(table.table_id, save.head, save.turns)
-        elif save.turns or save.head_changed:
+            self.storage.save_table(table.table_id, save.head, save.steps)
+        elif save.steps or save.head_changed:
             head = save.head if save.head_changed else None
-            self.storage.append_turns(table.table_id, save.first, save.turns, head)
+            self.storage.append_turns(table.table_id, save.first, save.steps, head)
         saved(table, save)
 
-    def sign(self, record: FairRecord, turns: Sequence[bytes] | None = None) -> SignedRecord:
-        """Sign a record with the server key (`turns`: its turns already packed, if known)."""
-        return sign_record(record, self.key, turns)
+    def sign(self, record: FairRecord, steps: Sequence[bytes] | None = None) -> SignedRecord:
+        """Sign a record with the server key (`steps`: its steps already packed, if known)."""
+        return sign_record(record, self.key, steps)
 
-    def sign_roll(self, record: RollFairRecord) -> SignedRecord:
-        """Sign a Sushi Roll record with the server key."""
-        return sign_roll_record(record, self.key)
-
-    def game_finished(self, table: AnyTable, signed: SignedRecord) -> None:
+    def game_finished(self, table: Table, signed: SignedRecord) -> None:
         """Store the record and results; update ratings of identified players."""
         game = table.game
         assert game is not None
@@ -499,7 +432,7 @@ class Hub:
             for seat in table.seats
         ]
         game_id = signed.signature[:16].hex()
-        kind = str(table.settings.kind)
+        kind = table.settings.kind
         self.storage.finish_game(
             table.table_id,
             game_id,
@@ -540,28 +473,7 @@ class Hub:
             kind,
         )
 
-    def make_bot(self, strategy: str) -> Strategy:
-        """A built-in strategy by name: never a file or module a client names."""
-        name = DEFAULT_BOT if strategy == "default" else strategy
-        if name not in BUILTIN:
-            raise TableError(
-                ErrorCode.UNKNOWN_BOT,
-                f"no bot {strategy!r}: choose one of {', '.join(['default', *sorted(BUILTIN)])}",
-            )
-        return get_strategy(name)
-
-    def make_roll_bot(self, strategy: str) -> RollStrategy:
-        """A built-in Sushi Roll strategy by name (the card game's names, Sushi Roll's play)."""
-        name = DEFAULT_BOT if strategy == "default" else strategy
-        if name not in ROLL_BUILTIN:
-            raise TableError(
-                ErrorCode.UNKNOWN_BOT,
-                f"no Sushi Roll bot {strategy!r}: choose one of "
-                f"{', '.join(['default', *sorted(ROLL_BUILTIN)])}",
-            )
-        return get_roll_strategy(name)
-
-    def table_changed(self, table: AnyTable) -> None:
+    def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
         broadcast(table.people(), update)
@@ -601,19 +513,19 @@ class Hub:
 
     # -- what other parts of the server call ---------------------------------------------------
 
-    def open_table(self, settings: TableSettings, host: str | None) -> AnyTable:
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
 
-    def seat_tokens(self, table: AnyTable) -> None:
+    def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self.lobby.seat_tokens(table)
 
-    def _leave(self, session: Session, table: AnyTable, ref: int | None = None) -> None:
+    def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)
 
 
-_FREE = frozenset((Commit, Reveal, Seed, RollPlay, Pong))
+_FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
 
 

@@ -1,7 +1,9 @@
 """Lobby and table requests: logins, tables, seats, bots, chat, and the seat's game messages.
 
 The hub hands it every request after the handshake; it answers through the sessions, and the
-table checks the game. Split from the hub so each stays readable (STYLE.md item 9).
+table checks the game. It knows no particular game: a table's game comes from its settings' kind
+(`server.games`). Split from the hub so each stays readable (STYLE.md item 9); it reaches the hub
+only through `LobbyHost`.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ import logging
 import secrets
 import unicodedata
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sushigo.protocol import (
+    Act,
     AddBot,
     Chat,
     ChatMessage,
@@ -28,7 +31,6 @@ from sushigo.protocol import (
     Message,
     QuickMatch,
     Reveal,
-    RollPlay,
     Seed,
     Spectate,
     Spectating,
@@ -41,23 +43,35 @@ from sushigo.protocol import (
     verify_login,
 )
 
-from .roll_table import RollTable
-from .session import Session, new_token
-from .table import Table, TableError
-from .tables import AnyTable, describe, make_table
-
-if TYPE_CHECKING:
-    from .hub import Conn, Hub
+from .config import HubConfig
+from .errors import TableError
+from .games import check_settings, describe
+from .seating import TableHost
+from .session import Conn, Session, new_token
+from .storage import Storage
+from .table import Table
 
 log = logging.getLogger("sushigo.server")
+
+
+class LobbyHost(TableHost, Protocol):
+    """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
+    the table host's part for the tables it makes."""
+
+    tables: dict[str, Table]
+    sessions: dict[bytes, Session]
+    storage: Storage
+    server_key: bytes
+    config: HubConfig
+    wall_ms: Callable[[], int]
 
 
 class Lobby:
     """Every request that is not the handshake, a heartbeat, a resume or a tournament's."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: LobbyHost) -> None:
         self.hub = hub
-        self._quick: dict[tuple[str, int], list[AnyTable]] = {}
+        self._quick: dict[tuple[str, int], list[Table]] = {}
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
         self.handlers: dict[type[Message], Callable[[Conn, Session, Any, float], None]] = {
             ListTables: self._list_tables,
@@ -72,7 +86,7 @@ class Lobby:
             Seed: self._seed,
             Commit: self._commit,
             Reveal: self._reveal,
-            RollPlay: self._roll_play,
+            Act: self._act,
         }
         """The handler of each request type this answers."""
 
@@ -120,27 +134,20 @@ class Lobby:
         table.seed(seat, msg.seed, now)
 
     def _commit(self, conn: Conn, session: Session, msg: Commit, now: float) -> None:
-        table, seat = self._card_seat(session)
+        table, seat = session.table, session.seat  # the common case, read directly
+        if table is None or seat is None:
+            table, seat = self._seat_of(session)
         table.commit(seat, msg.round, msg.turn, msg.commitment, now)
 
     def _reveal(self, conn: Conn, session: Session, msg: Reveal, now: float) -> None:
-        table, seat = self._card_seat(session)
+        table, seat = session.table, session.seat
+        if table is None or seat is None:
+            table, seat = self._seat_of(session)
         table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
 
-    def _card_seat(self, session: Session) -> tuple[Table, int]:
-        """The card table and seat a game move comes from (the common case read directly);
-        `TableError` saying why when the session holds no seat at a card table."""
-        table, seat = session.table, session.seat
-        if type(table) is Table and seat is not None:
-            return table, seat
-        at, seat = self._seat_of(session)
-        return _card_table(at), seat
-
-    def _roll_play(self, conn: Conn, session: Session, msg: RollPlay, now: float) -> None:
+    def _act(self, conn: Conn, session: Session, msg: Act, now: float) -> None:
         table, seat = self._seat_of(session)
-        if not isinstance(table, RollTable):
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this table plays the card game")
-        table.act(seat, msg.round, msg.cycle, msg.action, now)
+        table.act(seat, msg.round, msg.turn, msg.action, now)
 
     def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
         name = _clean_name(msg.name)
@@ -169,41 +176,41 @@ class Lobby:
             "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
         )
 
-    def _table(self, table_id: str) -> AnyTable:
+    def _table(self, table_id: str) -> Table:
         table = self.hub.tables.get(table_id)
         if table is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
-    def _current(self, session: Session) -> AnyTable:
+    def _current(self, session: Session) -> Table:
         if session.table is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "not at a table")
         return session.table
 
-    def _hosted(self, session: Session) -> AnyTable:
+    def _hosted(self, session: Session) -> Table:
         table = self._current(session)
         if table.host_player != session.player_id or session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "only the table's host may do that")
         return table
 
-    def _seat_of(self, session: Session) -> tuple[AnyTable, int]:
+    def _seat_of(self, session: Session) -> tuple[Table, int]:
         table = self._current(session)
         if session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "spectators do not play")
         return table, session.seat
 
-    def open_table(self, settings: TableSettings, host: str | None) -> AnyTable:
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self._new_table(settings, host)
 
-    def seat_tokens(self, table: AnyTable) -> None:
+    def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
-    def _new_table(self, settings: TableSettings, host: str | None) -> AnyTable:
-        table = make_table(secrets.token_hex(6), settings, self.hub, host)
+    def _new_table(self, settings: TableSettings, host: str | None) -> Table:
+        table = Table(secrets.token_hex(6), settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
-        log.info("table %s created (%s)", table.table_id, describe(table))
+        log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 
     def _create(self, conn: Conn, session: Session, msg: CreateTable, now: float) -> None:
@@ -215,7 +222,7 @@ class Lobby:
         # Open quick-match tables by (kind, size): with a thousand tables running, scanning them
         # all for every request would cost more than the games. Tables that filled, started or
         # closed since are dropped from the front as they are met.
-        waiting = self._quick.setdefault((str(msg.kind), msg.players), [])
+        waiting = self._quick.setdefault((msg.kind, msg.players), [])
         while waiting and not self._joinable(waiting[0]):
             waiting.pop(0)
         if waiting:
@@ -232,14 +239,12 @@ class Lobby:
             table.host_player = session.player_id
         self._seated(session, table, taken.index, msg.ref, now)
 
-    def restored(self, table: AnyTable) -> None:
+    def restored(self, table: Table) -> None:
         """A table loaded after a restart: an open quick-match one takes players again."""
         if table.quick and self._joinable(table):
-            self._quick.setdefault((str(table.settings.kind), table.settings.players), []).append(
-                table
-            )
+            self._quick.setdefault((table.settings.kind, table.settings.players), []).append(table)
 
-    def _joinable(self, table: AnyTable) -> bool:
+    def _joinable(self, table: Table) -> bool:
         return (
             table.status is TableStatus.OPEN
             and not table.full
@@ -247,7 +252,7 @@ class Lobby:
         )
 
     def _seated(
-        self, session: Session, table: AnyTable, seat: int, ref: int | None, now: float
+        self, session: Session, table: Table, seat: int, ref: int | None, now: float
     ) -> None:
         session.table, session.seat = table, seat
         session.send(TableJoined(ref=ref, table=table.info(), seat=seat))
@@ -263,26 +268,26 @@ class Lobby:
             # resume): saving them all again would only move their expiry by seconds.
             table.start(now)
 
-    def _save_seat_tokens(self, table: AnyTable) -> None:
+    def _save_seat_tokens(self, table: Table) -> None:
         expires = self.hub.wall_ms() + self.hub.config.token_lifetime_ms
         for seat in table.seats:
-            if seat.session is not None:
-                self.hub.storage.save_token(
-                    seat.session.token_hash, table.table_id, seat.index, expires
-                )
+            session = seat.session
+            if isinstance(session, Session):
+                self.hub.storage.save_token(session.token_hash, table.table_id, seat.index, expires)
 
     def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
         table = self._table(msg.table_id)
         session.table, session.seat = table, None
         table.spectators.append(session)
         session.send(Spectating(ref=msg.ref, table=table.info()))
-        if isinstance(table, RollTable) and table.in_turn:
-            # Mid-turn: the turn's ROLL_TURN first, so the ROLL_UPDATEs that follow make sense
-            # (they name the round and cycle it set).
-            session.send(table.turn_message(None, now))
+        if table.playing and table.game is not None and table.acting:
+            # Mid-step: the table as it stands at once (the step's TURN_START with the public
+            # observation), so a spectator need not wait for the next step, and what follows
+            # (COMMITMENTS, TURN_RESULT, ACTED) names the round and turn it set.
+            session.send(table.step_message(None, now))
         self.hub.table_changed(table)
 
-    def leave(self, session: Session, table: AnyTable, ref: int | None = None) -> None:
+    def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         table.leave(session)
         session.table = session.seat = None
         session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
@@ -313,13 +318,6 @@ class Lobby:
             audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
         for person in audience:
             person.send(out)
-
-
-def _card_table(table: AnyTable) -> Table:
-    """The table as a card table; OUT_OF_PHASE for a Sushi Roll table (no commit-reveal there)."""
-    if not isinstance(table, Table):
-        raise TableError(ErrorCode.OUT_OF_PHASE, "a Sushi Roll table has no commit-reveal")
-    return table
 
 
 def _clean_name(name: str) -> str | None:

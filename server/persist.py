@@ -1,65 +1,62 @@
-"""Tables as bytes and back: what the server saves at every turn boundary to survive a crash.
+"""Tables as bytes and back: what the server saves after every step to survive a crash.
 
-A game is saved as its seeds and every turn's commitments and openings: the engine replays it to
-the exact same hands, tableaus and scores, so nothing derived is stored. A game that was mid-turn
-when the server died resumes at the start of that turn.
-
-A Sushi Roll table (``settings.kind == "sushi-roll"``) is saved the same way with its actions
-(steps) in place of turns, after every action: the engine replays them to the exact same dice, so
-a game resumes at the very action it was at, re-rolls and swaps of the turn included. Card tables'
-states are unchanged (still loaded from versions 1 and 2).
+A game is saved as its seeds and its steps (the seats that acted, their commitments and openings):
+the game's rules replay them to the exact same state, so nothing derived is stored. A game that was
+in the middle of a step when the server died resumes at the start of that step (a secret step: its
+commitments are asked for again; an open step: the mover's turn goes on from its last action).
 
 The storage keeps a state in parts (`changes`): the header, rewritten only when it changes, and
-one value per turn, appended as it is played, so a save writes only the new turn's bytes. What
-it loads back is the header and the turns joined, which is exactly the stream `dump` makes.
+one value per step, appended as it is played, so a save writes only the new step's bytes. A step's
+value is the very bytes the signed record holds of it (`protocol.step_record_bytes`), so the record
+at a game's end is put together from them. What the storage loads back is the header and the steps
+joined, which is exactly the stream `dump` makes.
+
+Version 3 is this layout, for every game. Versions 1 and 2 (protocol 1.0's servers) held Sushi Go!
+turns (every seat acting) and Sushi Roll actions (a seat each, no positions) and table settings with
+one flag per card variant: they still load, read into the same steps.
 """
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import msgpack
 
-from sushigo.engine import Action, EngineError, Game
-from sushigo.engine.roll import RollGame, action_from_data
+from sushigo.engine import EngineError
 from sushigo.protocol import (
-    GameKind,
     Opening,
-    RollStep,
+    StepRecord,
     TableSettings,
-    TurnRecord,
     derive_game_seed,
+    step_record_bytes,
 )
-from sushigo.protocol.records import turn_record_bytes
+from sushigo.protocol._codec import FieldError, codec
 
-from .roll_table import RollPhase, RollTable
-from .table import SEED_SECONDS, Table, TablePhase
+from .errors import TableError
+from .games import adapter
+from .phases import TablePhase
+from .seating import TableHost
+from .table import SEED_SECONDS, Table
 
-if TYPE_CHECKING:
-    from .hub import Hub
-    from .tables import AnyTable
-
-STATE_VERSION = 2
-"""2: a msgpack stream (header, then one value per turn); 1: one map with every turn."""
+STATE_VERSION = 3
+"""3: a msgpack stream (header, then one record step per step); 1 and 2: protocol 1.0's."""
 
 
 class StateError(ValueError):
     """A saved table that cannot be read back."""
 
 
-def _header(table: AnyTable) -> dict[str, Any]:
-    """Everything but the turns."""
+def _header(table: Table) -> dict[str, Any]:
+    """Everything but the steps."""
     settings = table.settings
     return {
         "v": STATE_VERSION,
         "table_id": table.table_id,
         "settings": {
-            "kind": str(settings.kind),
+            "kind": settings.kind,
             "players": settings.players,
-            "pass_both_ways": settings.pass_both_ways,
-            "dummy": settings.dummy,
-            "soy_sauce": settings.soy_sauce,
+            "variants": list(settings.variants),
             "turn_seconds": settings.turn_seconds,
         },
         "host": table.host_player,
@@ -71,40 +68,25 @@ def _header(table: AnyTable) -> dict[str, Any]:
         "phase": str(table.phase),
         "server_seed": table.server_seed,
         "client_seeds": list(table.client_seeds),
+        "drawn": list(table.drawn),
     }
 
 
-def _turn(t: TurnRecord) -> dict[str, Any]:
-    return {
-        "round": t.round,
-        "turn": t.turn,
-        "commitments": list(t.commitments),
-        "openings": [
-            {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto} for o in t.openings
-        ],
-    }
+def table_state(table: Table) -> dict[str, Any]:
+    """The table as plain data: its header and its steps as the record holds them (two tables in
+    the same state give the same data)."""
+    encode = codec(StepRecord, table.wire)[0]
+    return {**_header(table), "steps": [encode(step) for step in table.steps]}
 
 
-def _step(step: RollStep) -> dict[str, Any]:
-    return {"seat": step.seat, "action": step.action.to_data(), "auto": step.auto}
-
-
-def table_state(table: AnyTable) -> dict[str, Any]:
-    """The table as plain data."""
-    if isinstance(table, RollTable):
-        return {**_header(table), "steps": [_step(s) for s in table.steps]}
-    return {**_header(table), "turns": [_turn(t) for t in table.turns]}
-
-
-def dump(table: AnyTable) -> bytes:
-    """The table's saved bytes: a msgpack stream of the header, then one value per turn (per
-    action for Sushi Roll)."""
+def dump(table: Table) -> bytes:
+    """The table's saved bytes: a msgpack stream of the header, then one value per step."""
     return _pack(_header(table)) + b"".join(_packed(table))
 
 
-def _head(table: AnyTable) -> bytes:
+def _head(table: Table) -> bytes:
     """The header's bytes (`_header` packed), packed again only when something in it changed:
-    a table saves at every turn, and its header changes a few times a game."""
+    a table saves at every step, and its header changes a few times a game."""
     key = (
         table.host_player,
         table.quick,
@@ -119,24 +101,16 @@ def _head(table: AnyTable) -> bytes:
     return cached[1]
 
 
-def _packed(table: AnyTable) -> list[bytes]:
-    """This game's turns (Sushi Roll: actions) as saved: each packed once, kept on the table
-    (per game), so the cost of a save does not grow with the game."""
-    if isinstance(table, RollTable):
-        cache = table.packed_steps
-        if cache[0] != table.server_seed or len(cache[1]) > len(table.steps):
-            cache = table.packed_steps = (table.server_seed, [])
-        steps = cache[1]
-        steps.extend(_pack(_step(s)) for s in table.steps[len(steps) :])
-        return steps
-    packed = table.packed_turns
-    if packed[0] != table.server_seed or len(packed[1]) > len(table.turns):
-        packed = table.packed_turns = (table.server_seed, [])
-    turns = packed[1]
-    # A turn is saved as the record's canonical bytes of it (the same map as `_turn`, its keys
-    # sorted), so the signed record at the game's end is put together from these.
-    turns.extend(map(turn_record_bytes, table.turns[len(turns) :]))
-    return turns
+def _packed(table: Table) -> list[bytes]:
+    """This game's steps as saved: each packed once, kept on the table (per game), so the cost of
+    a save does not grow with the game."""
+    packed = table.packed_steps
+    if packed[0] != table.server_seed or len(packed[1]) > len(table.steps):
+        packed = table.packed_steps = (table.server_seed, [])
+    steps = packed[1]
+    wire = table.wire
+    steps.extend(step_record_bytes(step, wire) for step in table.steps[len(steps) :])
+    return steps
 
 
 class Save(NamedTuple):
@@ -144,40 +118,36 @@ class Save(NamedTuple):
 
     whole: bool
     """The storage holds nothing of this game (a new game, or a table never saved by this
-    process): write `head` and every turn, replacing whatever is stored."""
+    process): write `head` and every step, replacing whatever is stored."""
     head: bytes
     """The header's bytes."""
     head_changed: bool
     """`head` differs from the stored one (always true when `whole`)."""
     first: int
-    """The number of the first turn in `turns` (0 when `whole`)."""
-    turns: list[bytes]
-    """The turns the storage does not hold yet, packed."""
+    """The number of the first step in `steps` (0 when `whole`)."""
+    steps: list[bytes]
+    """The steps the storage does not hold yet, packed."""
 
 
-def changes(table: AnyTable) -> Save:
-    """What saving the table now writes: with `whole`, its head and every turn; else its new
-    turns, and its head only if that changed (seats, phase). Pure: `saved` records the write."""
-    turns = _packed(table)
+def changes(table: Table) -> Save:
+    """What saving the table now writes: with `whole`, its head and every step; else its new
+    steps, and its head only if that changed (seats, phase). Pure: `saved` records the write."""
+    steps = _packed(table)
     head = _head(table)
     seed, stored_head, count = table.stored
-    if not stored_head or seed != table.server_seed or count > len(turns):
-        return Save(whole=True, head=head, head_changed=True, first=0, turns=list(turns))
+    if not stored_head or seed != table.server_seed or count > len(steps):
+        return Save(whole=True, head=head, head_changed=True, first=0, steps=list(steps))
     return Save(
-        whole=False,
-        head=head,
-        head_changed=head != stored_head,
-        first=count,
-        turns=turns[count:],
+        whole=False, head=head, head_changed=head != stored_head, first=count, steps=steps[count:]
     )
 
 
-def saved(table: AnyTable, save: Save) -> None:
+def saved(table: Table, save: Save) -> None:
     """`save` (from `changes`) is written: later saves append to it."""
-    table.stored = (table.server_seed, save.head, save.first + len(save.turns))
+    table.stored = (table.server_seed, save.head, save.first + len(save.steps))
 
 
-def forget(table: AnyTable) -> None:
+def forget(table: Table) -> None:
     """The storage no longer holds the table's state (its game was stored, or it was deleted):
     the next save writes it whole."""
     table.stored = (b"", b"", 0)
@@ -188,55 +158,29 @@ def _pack(value: Any) -> bytes:
     return data
 
 
-def load(blob: bytes, host: Hub, now: float) -> AnyTable:
+def load(blob: bytes, host: TableHost, now: float) -> Table:
     """Rebuild a saved table. Its players are away until they resume; a game in progress
-    continues at the start of the turn it was in (Sushi Roll: at the action it was at).
+    continues at the start of the step it was in (an open step: at the action it was at).
     `StateError` if the bytes make no table."""
     try:
         values = list(msgpack.Unpacker(io.BytesIO(blob), raw=False))
         data = values[0]
-        if data.get("v") not in (1, STATE_VERSION):
-            raise StateError(f"unknown table state version {data.get('v')!r}")
-        saved = dict(data["settings"])
-        saved["kind"] = GameKind(saved["kind"])  # msgpack gives back the plain str
-        settings = TableSettings(**saved)
-    except StateError:
-        raise
-    except Exception as exc:  # whatever is wrong with the bytes, say so in one line
-        raise StateError(f"unreadable table state: {exc!r}") from None
-    if settings.kind == GameKind.SUSHI_ROLL:
-        return _load_roll(data, values[1:], settings, host, now)
-    return _load_card(data, values[1:], settings, host, now)
-
-
-def _load_card(
-    data: dict[str, Any], rest: list[Any], settings: TableSettings, host: Hub, now: float
-) -> Table:
-    try:
-        if "turns" not in data:
-            data["turns"] = rest
-        table = Table(data["table_id"], settings, host, data.get("host"))
+        version = data.get("v")
+        if version not in (1, 2, STATE_VERSION):
+            raise StateError(f"unknown table state version {version!r}")
+        settings = _settings(data["settings"])
+        table = Table(data["table_id"], settings, adapter(settings.kind), host, data.get("host"))
         table.quick = bool(data.get("quick"))
         for seat, held in zip(table.seats, data["seats"], strict=True):
             seat.player_id, seat.name = held["player_id"], held["name"]
             if held["bot"]:
-                seat.bot, seat.strategy = held["bot"], host.make_bot(held["bot"])
+                seat.bot, seat.strategy = held["bot"], table.adapter.bot(held["bot"])
         phase = TablePhase(data["phase"])
         table.server_seed = data["server_seed"]
         table.client_seeds = list(data["client_seeds"])
-        table.turns = [
-            TurnRecord(
-                round=t["round"],
-                turn=t["turn"],
-                commitments=tuple(t["commitments"]),
-                openings=tuple(
-                    Opening(action=Action.from_data(o["action"]), nonce=o["nonce"], auto=o["auto"])
-                    for o in t["openings"]
-                ),
-            )
-            for t in data["turns"]
-        ]
-    except StateError:
+        table.drawn = list(data.get("drawn", [False] * len(table.seats)))
+        raw_steps = data["turns"] if "turns" in data else data.get("steps", values[1:])
+    except (StateError, TableError):
         raise
     except Exception as exc:  # whatever is wrong with the bytes, say so in one line
         raise StateError(f"unreadable table state: {exc!r}") from None
@@ -249,57 +193,64 @@ def _load_card(
         table.deadline = now + SEED_SECONDS
         return table
     seeds = tuple(s for s in table.client_seeds if s is not None)
-    game = Game(table.options, derive_game_seed(table.table_id, table.server_seed, seeds))
-    for t in table.turns:
-        game.apply([o.action for o in t.openings])
-    table.game = game
-    table.phase = TablePhase.REVEALING  # as if the last turn had just been revealed
-    if game.is_terminal():
-        table.finish()  # the server died between saving the last turn and storing the record
-    else:
-        table._begin_turn(now)
-    return table
-
-
-def _load_roll(
-    data: dict[str, Any], rest: list[Any], settings: TableSettings, host: Hub, now: float
-) -> RollTable:
-    try:
-        table = RollTable(data["table_id"], settings, host, data.get("host"))
-        table.quick = bool(data.get("quick"))
-        for seat, held in zip(table.seats, data["seats"], strict=True):
-            seat.player_id, seat.name = held["player_id"], held["name"]
-            if held["bot"]:
-                seat.bot = held["bot"]
-                table.strategies[seat.index] = host.make_roll_bot(held["bot"])
-        phase = RollPhase(data["phase"])
-        table.server_seed = data["server_seed"]
-        table.client_seeds = list(data["client_seeds"])
-        steps = [
-            RollStep(seat=s["seat"], action=action_from_data(s["action"]), auto=bool(s["auto"]))
-            for s in data.get("steps", rest)
-        ]
-    except Exception as exc:  # whatever is wrong with the bytes, say so in one line
-        raise StateError(f"unreadable table state: {exc!r}") from None
-    if phase in (RollPhase.OPEN, RollPhase.OVER):
-        table.phase = RollPhase.OPEN
-        return table
-    table._now_hint = now
-    if phase is RollPhase.SEEDING:
-        table.phase = RollPhase.SEEDING
-        table.deadline = now + SEED_SECONDS
-        return table
-    seeds = tuple(s for s in table.client_seeds if s is not None)
-    game = RollGame(table.options, derive_game_seed(table.table_id, table.server_seed, seeds))
-    for i, step in enumerate(steps, 1):
+    game = table.adapter.rules.new_game(
+        table.options, derive_game_seed(table.table_id, table.server_seed, seeds)
+    )
+    decode = codec(StepRecord, table.wire)[1]
+    decode_action = table.wire.codec("action")[1]
+    steps = []
+    for i, raw in enumerate(raw_steps, 1):
         try:
-            game.apply(step.seat, step.action)
-        except EngineError as exc:
-            raise StateError(f"saved action {i} does not replay: {exc}") from None
+            step = decode(raw) if version == STATE_VERSION else _old_step(raw, game, decode_action)
+            if step.seats != game.to_act() or (step.round, step.turn) != game.position:
+                raise ValueError(
+                    f"the game is at {game.position} with seats {list(game.to_act())} acting"
+                )
+            game.step([o.action for o in step.openings])
+        except (FieldError, EngineError, KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"saved step {i} does not replay: {exc}") from None
+        steps.append(step)
     table.game, table.steps = game, steps
-    table.phase = RollPhase.MOVING
+    # As if the last step had just ended (for an open step's mover: the turn goes on).
+    table.phase = TablePhase.REVEALING if table.adapter.rules.secret else TablePhase.MOVING
     if game.is_terminal():
-        table.finish()  # the server died between saving the last action and storing the record
+        table.finish()  # the server died between saving the last step and storing the record
     else:
-        table.resume_turn(now)
+        table.begin_step(now)
     return table
+
+
+def _settings(saved: dict[str, Any]) -> TableSettings:
+    """The table's settings; protocol 1.0's servers saved one flag per card variant."""
+    variants = saved.get("variants")
+    if variants is None:
+        variants = [k for k in ("pass_both_ways", "dummy", "soy_sauce") if saved.get(k) is True]
+    return TableSettings(
+        kind=str(saved["kind"]),
+        players=int(saved["players"]),
+        variants=tuple(variants),
+        turn_seconds=int(saved["turn_seconds"]),
+    )
+
+
+def _old_step(raw: Any, game: Any, decode_action: Any) -> StepRecord:
+    """A step saved by a protocol 1.0 server: a Sushi Go! turn (every seat acting, with its
+    commitments) or a Sushi Roll action (its seat, no position: the game's position now)."""
+    if "commitments" in raw:
+        return StepRecord(
+            round=raw["round"],
+            turn=raw["turn"],
+            seats=tuple(range(game.players)),
+            commitments=tuple(raw["commitments"]),
+            openings=tuple(
+                Opening(action=decode_action(o["action"]), nonce=o["nonce"], auto=o["auto"])
+                for o in raw["openings"]
+            ),
+        )
+    round_, turn = game.position
+    return StepRecord(
+        round=round_,
+        turn=turn,
+        seats=(raw["seat"],),
+        openings=(Opening(action=decode_action(raw["action"]), auto=bool(raw["auto"])),),
+    )

@@ -17,25 +17,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import msgpack
 
-from sushigo.engine import Game, RoundScored
-from sushigo.engine.roll import RollGame, Taken
-from sushigo.engine.roll import RoundScored as RollRoundScored
+from sushigo.engine import EngineError, rules
 from sushigo.protocol import (
     FairRecord,
     ProtocolError,
-    RollFairRecord,
     SignedRecord,
     verify_record,
-    verify_roll_record,
     verify_signed_record,
-    verify_signed_roll_record,
 )
-from sushigo.protocol.roll import ROLL_RECORD_FORMAT
 
 from .cli import default_db
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
@@ -70,93 +63,44 @@ def export(signed: SignedRecord, path: Path) -> None:
 
 
 def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
-    """The game turn by turn, as lines of text."""
-    n = record.options.players
+    """The game step by step, as lines of text (any installed game: its rules say what its
+    actions and notable events are in words)."""
+    try:
+        game_rules = rules(record.game)
+    except EngineError as exc:
+        return [f"table {record.table_id}: {exc}"]
+    game = game_rules.new_game(record.options, record.game_seed())
+    n = game.players
     names = names or [f"seat {i}" for i in range(n)]
+    _, variants = game_rules.describe_options(record.options)
     lines = [
-        f"table {record.table_id}: {n} players"
-        + "".join(f", {v}" for v in record.options.variants()),
+        f"table {record.table_id}: {game_rules.title}, {n} players"
+        + "".join(f", {v}" for v in variants),
         "players: " + ", ".join(f"{i}:{name}" for i, name in enumerate(names)),
     ]
-    game = Game(record.options, record.game_seed())
-    for t in record.turns:
-        picks = "  ".join(
-            f"{names[s] if s < len(names) else s}={o.action.describe()}{'*' if o.auto else ''}"
-            for s, o in enumerate(t.openings)
-        )
-        lines.append(f"round {t.round} turn {t.turn:2}: {picks}")
-        for event in game.apply([o.action for o in t.openings]):
-            if isinstance(event, RoundScored):
-                lines.append(
-                    _round_line(event.round, [p.total for p in event.points], event.totals)
-                )
-    if game.is_terminal():
-        lines.append(_final_line(game.scores(), game.winners()))
-    lines.append("(* = picked by the server after a timeout)")
-    return lines
-
-
-def describe_roll(record: RollFairRecord, names: list[str] | None = None) -> list[str]:
-    """A Sushi Roll game action by action, as lines of text."""
-    n = record.options.players
-    names = names or [f"seat {i}" for i in range(n)]
-    lines = [
-        f"table {record.table_id}: Sushi Roll, {n} players",
-        "players: " + ", ".join(f"{i}:{name}" for i, name in enumerate(names)),
-    ]
-    game = RollGame(record.options, record.game_seed())
     for step in record.steps:
-        where = f"round {game.round} cycle {game.cycle}"
-        who = names[step.seat] if step.seat < len(names) else str(step.seat)
-        events = game.apply(step.seat, step.action)
-        what = step.action.describe()
-        for event in events:
-            if isinstance(event, Taken):
-                what += f" ({event.die.describe()})"
-        lines.append(f"{where}: {who} {what}{'*' if step.auto else ''}")
-        for event in events:
-            if isinstance(event, RollRoundScored):
-                lines.append(
-                    _round_line(event.round, [p.total for p in event.points], event.totals)
-                )
+        picks = "  ".join(
+            f"{names[s] if s < len(names) else s}="
+            f"{game_rules.describe(o.action)}{'*' if o.auto else ''}"
+            for s, o in zip(step.seats, step.openings, strict=False)
+        )
+        lines.append(f"round {step.round} turn {step.turn:2}: {picks}")
+        try:
+            events = game.step([o.action for o in step.openings])
+        except EngineError:
+            break  # the verification names the step
+        lines += [f"  {text}" for e in events if (text := game_rules.describe_event(e))]
     if game.is_terminal():
-        lines.append(_final_line(game.scores(), game.winners()))
-    lines.append("(* = chosen by the server after a timeout)")
+        lines.append(
+            "final: " + ", ".join(map(str, game.scores())) + f"  winners: {list(game.winners())}"
+        )
+    lines.append("(* = chosen by the server: a timeout, or a bot playing for the seat)")
     return lines
 
 
-def _round_line(round_: int, points: Sequence[int], totals: Sequence[int]) -> str:
-    """A round's scores in a replay listing (both games)."""
-    return (
-        f"  round {round_} scores: "
-        + ", ".join(f"{p:+}" for p in points)
-        + "  totals: "
-        + ", ".join(map(str, totals))
-    )
-
-
-def _final_line(scores: Sequence[int], winners: Sequence[int]) -> str:
-    """A finished game's last line in a replay listing (both games)."""
-    return "final: " + ", ".join(map(str, scores)) + f"  winners: {list(winners)}"
-
-
-def _is_roll(signed: SignedRecord) -> bool:
-    """The record says it is a Sushi Roll record (the verifier checks everything else)."""
+def check(signed: SignedRecord, server_key: bytes | None) -> tuple[FairRecord | None, list[str]]:
+    """The record (of any installed game) and every failed check (empty: verified)."""
     try:
-        data = msgpack.unpackb(signed.record, raw=False)
-    except Exception:  # not msgpack at all: the card game's verifier says what is wrong
-        return False
-    return isinstance(data, dict) and data.get("format") == ROLL_RECORD_FORMAT
-
-
-def check(
-    signed: SignedRecord, server_key: bytes | None
-) -> tuple[FairRecord | RollFairRecord | None, list[str]]:
-    """The record (of either game) and every failed check (empty: verified)."""
-    try:
-        if _is_roll(signed):
-            roll = verify_signed_roll_record(signed, server_key)
-            return roll, list(verify_roll_record(roll).problems)
         record = verify_signed_record(signed, server_key)
     except ProtocolError as exc:
         return None, [f"signature: {exc}"]
@@ -223,25 +167,17 @@ def _run(args: argparse.Namespace) -> int:
 def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | None) -> int:
     record, problems = check(signed, server_key)
     if record is not None:
-        lines = (
-            describe_roll(record, names)
-            if isinstance(record, RollFairRecord)
-            else describe(record, names)
-        )
-        for line in lines:
+        for line in describe(record, names):
             print(line)
     if problems:
         print("NOT VERIFIED:")
         for problem in problems:
             print(f"  - {problem}")
         return 1
-    if isinstance(record, RollFairRecord):
-        print("verified: signature, seed commitment and the replayed dice and scores check out")
-    else:
-        print(
-            "verified: signature, seed commitment, every commitment and the replayed scores"
-            " check out"
-        )
+    print(
+        "verified: signature, seed commitment, every commitment and the replayed game and scores"
+        " check out"
+    )
     return 0
 
 

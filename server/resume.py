@@ -7,16 +7,16 @@ useless, and a resume replaces a connection that is still open. After a server r
 are gone, but seated players' token hashes are in the database: they resume into their seat with
 a snapshot.
 
-Sushi Roll: a replay works the same way (RESUMED's `turn` is the cycle). A snapshot cannot carry a
-Sushi Roll observation (its `observation` is the card game's), so a snapshot of a Sushi Roll game
-in progress names the phase `waiting` (a seat) or `watching` (a spectator), and the current
-ROLL_TURN follows it at once with the receiver's observation as it is now and the time left: the
-client continues from there exactly as at the start of a turn (docs/PROTOCOL.md section 2.7).
+A snapshot carries the receiver's observation, the seats acting in the current step and the phase
+the receiver is in, for any game: a seat that owes its seed, commitment or reveal is told so, and
+owes it again (a restarted server lost what it had not saved: docs/ARCHITECTURE.md, "What is
+durable when").
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 from sushigo.protocol import (
     GAME_PHASES,
@@ -29,15 +29,34 @@ from sushigo.protocol import (
     server_seed_hash,
 )
 
-from .roll_table import RollPhase, RollTable
-from .session import Session, new_token, token_hash
-from .table import Table, TableError, TablePhase
+from .errors import TableError
+from .phases import COMMITTING, MOVING, REVEALING, TablePhase
+from .session import Conn, Session, new_token, token_hash
+from .storage import Storage
+from .table import Table
 
-if TYPE_CHECKING:
-    from .hub import Conn, Hub
+
+class ResumeHost(Protocol):
+    """What a resume needs of the server (the hub)."""
+
+    sessions: dict[bytes, Session]
+    conns: dict[int, Conn]
+    tables: dict[str, Table]
+    storage: Storage
+    wall_ms: Callable[[], int]
+
+    @property
+    def token_lifetime_ms(self) -> int:
+        """How long a stored resume token stays valid."""
+
+    def close(self, conn: Conn, exc: RemoteProtocolError) -> None:
+        """Say why, then close a connection."""
+
+    def table_changed(self, table: Table) -> None:
+        """Tell the table's people what it looks like now."""
 
 
-def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
+def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None:
     """Answer a RESUME on `conn` (TableError UNKNOWN_SESSION when the token leads nowhere)."""
     digest = token_hash(msg.token)
     session = hub.sessions.get(digest) or _from_storage(hub, conn, digest)
@@ -48,7 +67,7 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
         for other in list(hub.conns.values()):
             if other.transport is session.transport and other is not conn:
                 other.session = None
-                hub._fatal(
+                hub.close(
                     other,
                     RemoteProtocolError(
                         ErrorCode.UNKNOWN_SESSION, "the session was resumed on another connection"
@@ -70,8 +89,10 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
     session.token_hash = new_digest
     hub.sessions[new_digest] = session
     if session.table is not None:
-        hub.storage.rotate_token(digest, new_digest, hub.wall_ms() + hub.config.token_lifetime_ms)
+        hub.storage.rotate_token(digest, new_digest, hub.wall_ms() + hub.token_lifetime_ms)
     session.generation += 1
+    # The new connection is at the old one's table: same game, same seat.
+    conn.proto.game, conn.proto.seat = old.game, old.seat
     session.conn = conn.proto
     session.transport = conn.transport
     session.detached_at = None
@@ -79,12 +100,9 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
 
     table = session.table
     if table is not None and session.seat is not None:
-        if isinstance(table, RollTable):
-            table.player_back(session.seat)
-        else:
-            seat = table.seats[session.seat]
-            seat.misses, seat.bot_control = 0, False  # the player is back
+        table.player_back(session.seat, now)
 
+    kind = table.settings.kind if table is not None else None
     if replay is not None and state is not None:
         phase, position = state
         session.send(
@@ -94,6 +112,8 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
                 name=session.name,
                 resume_token=token,
                 phase=phase,
+                kind=kind,
+                seat=session.seat,
                 round=position[0] if position and phase in _GAME else None,
                 turn=position[1] if position and phase in _GAME else None,
                 replayed=len(replay),
@@ -110,13 +130,13 @@ def resume_session(hub: Hub, conn: Conn, msg: Resume, now: float) -> None:
                 name=session.name,
                 resume_token=token,
                 phase=phase,
+                kind=kind,
+                seat=session.seat,
                 round=position[0] if position else None,
                 turn=position[1] if position else None,
                 snapshot=snapshot,
             )
         )
-        if isinstance(table, RollTable) and table.in_turn:
-            session.send(table.turn_message(session.seat, now))
     if table is not None:
         hub.table_changed(table)
 
@@ -129,16 +149,15 @@ _GAME = frozenset(
         Phase.REVEALING,
         Phase.REVEALED,
         Phase.WAITING,
-        Phase.ROLL_WAITING,
-        Phase.ROLL_MOVING,
-        # A spectator follows the turns too: its replayed COMMITMENTS, TURN_RESULT or ROLL_UPDATE
-        # must name the round and turn RESUMED gives.
+        Phase.MOVING,
+        # A spectator follows the steps too: its replayed COMMITMENTS, TURN_RESULT or ACTED must
+        # name the round and turn RESUMED gives.
         Phase.WATCHING,
     }
 )
 
 
-def _from_storage(hub: Hub, conn: Conn, digest: bytes) -> Session | None:
+def _from_storage(hub: ResumeHost, conn: Conn, digest: bytes) -> Session | None:
     """After a restart: a seated player's stored token gives their seat back."""
     entry = hub.storage.find_token(digest)
     if entry is None or entry.expires_ms < hub.wall_ms():
@@ -157,6 +176,7 @@ def _from_storage(hub: Hub, conn: Conn, digest: bytes) -> Session | None:
         conn.proto,
     )
     session.table, session.seat = table, entry.seat
+    conn.proto.game, conn.proto.seat = table.wire, entry.seat
     seat.session = session
     hub.sessions[digest] = session
     return session
@@ -165,73 +185,50 @@ def _from_storage(hub: Hub, conn: Conn, digest: bytes) -> Session | None:
 def _snapshot(
     session: Session, now: float
 ) -> tuple[Phase, tuple[int, int] | None, Snapshot | None]:
-    """The session's phase, turn and state as things stand `now`."""
+    """The session's phase, step and state as things stand `now`."""
     table = session.table
     if table is None:
         return Phase.LOBBY, None, None
-    if isinstance(table, RollTable):
-        return _roll_snapshot(table, session.seat, now)
     seat = session.seat
     game = table.game
-    position = (game.round, game.turn) if game is not None and table.playing else None
-    phase = Phase.WATCHING if seat is None else _seat_phase(table, seat)
-    # A spectator keeps the turn: the COMMITMENTS and TURN_RESULT still to come must match it.
+    in_step = game is not None and table.phase in (COMMITTING, REVEALING, MOVING)
+    position = table.position if in_step else None
+    phase = Phase.WATCHING if seat is None else seat_phase(table, seat)
     if phase in (Phase.TABLE, Phase.SEEDING, Phase.SEEDED):
         position = None
     deadline_ms = 0
     if table.deadline is not None:
         deadline_ms = max(0, int((table.deadline - now) * 1000))
+    playing = game is not None and table.playing
     snapshot = Snapshot(
         table=table.info(),
         seat=seat,
         observation=table.observation(seat),
         server_seed_hash=server_seed_hash(table.server_seed) if table.playing else None,
-        client_seeds=tuple(s for s in table.client_seeds if s is not None)
-        if table.game is not None and table.playing
-        else (),
-        commitments=tuple(table.commitments) if table.phase is TablePhase.REVEALING else (),
+        client_seeds=tuple(s for s in table.client_seeds if s is not None) if playing else (),
+        seats=table.acting if in_step else (),
+        secret=table.adapter.rules.secret,
+        commitments=tuple(table.commitments) if table.phase is REVEALING else (),
+        steps=len(table.steps) if playing else 0,
         deadline_ms=deadline_ms,
     )
     return phase, position, snapshot
 
 
-def _roll_snapshot(
-    table: RollTable, seat: int | None, now: float
-) -> tuple[Phase, tuple[int, int] | None, Snapshot]:
-    """A Sushi Roll table's snapshot (its ROLL_TURN follows when a turn is on)."""
-    game = table.game
-    position = None
-    if seat is None:
-        phase = Phase.WATCHING
-    elif table.phase is RollPhase.SEEDING:
-        phase = Phase.SEEDED if table.client_seeds[seat] is not None else Phase.SEEDING
-    elif table.in_turn:
-        phase = Phase.WAITING  # the ROLL_TURN that follows moves it to roll_moving/roll_waiting
-    else:
-        phase = Phase.TABLE
-    if table.in_turn and game is not None:
-        position = (game.round, game.cycle)
-    deadline_ms = 0
-    if table.deadline is not None:
-        deadline_ms = max(0, int((table.deadline - now) * 1000))
-    snapshot = Snapshot(
-        table=table.info(),
-        seat=seat,
-        server_seed_hash=server_seed_hash(table.server_seed) if table.playing else None,
-        client_seeds=tuple(s for s in table.client_seeds if s is not None)
-        if game is not None and table.playing
-        else (),
-        deadline_ms=deadline_ms,
-    )
-    return phase, position, snapshot
-
-
-def _seat_phase(table: Table, seat: int) -> Phase:
-    """Where a seated player stands in the table's current phase."""
-    if table.phase is TablePhase.SEEDING:
+def seat_phase(table: Table, seat: int) -> Phase:
+    """Where a seated player stands in the table's current phase: what it still owes."""
+    phase = table.phase
+    if phase is TablePhase.SEEDING:
         return Phase.SEEDED if table.client_seeds[seat] is not None else Phase.SEEDING
-    if table.phase is TablePhase.COMMITTING:
-        return Phase.COMMITTED if table._committed[seat] else Phase.COMMITTING
-    if table.phase is TablePhase.REVEALING:
-        return Phase.REVEALED if table.openings[seat] is not None else Phase.REVEALING
+    slot = table.slot_of(seat)
+    if phase is COMMITTING:
+        if slot < 0:
+            return Phase.WAITING
+        return Phase.COMMITTED if table.committed[slot] else Phase.COMMITTING
+    if phase is REVEALING:
+        if slot < 0:
+            return Phase.WAITING
+        return Phase.REVEALED if table.openings[slot] is not None else Phase.REVEALING
+    if phase is MOVING:
+        return Phase.MOVING if slot >= 0 else Phase.WAITING
     return Phase.TABLE

@@ -13,7 +13,7 @@ import secrets
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from sushigo.protocol import (
     SERVER_LIMITS,
@@ -21,13 +21,14 @@ from sushigo.protocol import (
     Message,
     Phase,
     ServerConnection,
+    wire,
 )
 from sushigo.protocol._registry import Role
 from sushigo.protocol.frames import HEADER_SIZE, decode_body
 from sushigo.protocol.messages import decode_message
 
-if TYPE_CHECKING:
-    from .tables import AnyTable
+from .seating import Player
+from .table import Table
 
 log = logging.getLogger("sushigo.server")
 
@@ -68,17 +69,21 @@ class Sent:
     """The frame as sent (its seq is the old connection's; replaying re-sends the message)."""
     phase: Phase
     position: tuple[int, int] | None
+    kind: str | None
+    """The game of the connection's table when it was sent (its game values are that game's)."""
 
     @property
     def message(self) -> Message:
         """The typed message, decoded from the frame."""
         value = decode_body(self.frame[HEADER_SIZE:], SERVER_LIMITS)
-        message, _ = decode_message(value, Role.SERVER)
+        message, _ = decode_message(
+            value, Role.SERVER, None if self.kind is None else wire(self.kind)
+        )
         return message
 
 
-LogEntry = tuple[int, int, bytes, str, tuple[int, int] | None]
-"""A `Sent` as the log keeps it: (generation, seq, frame, phase value, position).
+LogEntry = tuple[int, int, bytes, str, tuple[int, int] | None, str | None]
+"""A `Sent` as the log keeps it: (generation, seq, frame, phase value, position, game kind).
 
 Thousands of sessions keep up to `REPLAY_LIMIT` messages each, so the log holds plain tuples of
 atoms, which the garbage collector stops tracking, and frames rather than typed messages (a
@@ -91,7 +96,7 @@ _VALUE = {phase: phase.value for phase in Phase}
 _CLOSED = Phase.CLOSED
 
 
-def broadcast(sessions: Sequence[Session], message: Message) -> None:
+def broadcast(sessions: Sequence[Player], message: Message) -> None:
     """`Session.send` of one message to each of `sessions` (a table's people). The message is
     packed once for all of them: the protocol keeps the last message's packed fields."""
     for session in sessions:
@@ -99,8 +104,8 @@ def broadcast(sessions: Sequence[Session], message: Message) -> None:
 
 
 def _sent(entry: LogEntry) -> Sent:
-    generation, seq, frame, phase, position = entry
-    return Sent(generation, seq, frame, Phase(phase), position)
+    generation, seq, frame, phase, position, kind = entry
+    return Sent(generation, seq, frame, Phase(phase), position, kind)
 
 
 @dataclass(eq=False, slots=True)
@@ -116,7 +121,7 @@ class Session:
     """The protocol state of the current connection, or of the last one while detached."""
     transport: Transport | None = None
     """None while the player is away."""
-    table: AnyTable | None = None
+    table: Table | None = None
     seat: int | None = None
     """The seat at `table`; None when only watching."""
     generation: int = 0
@@ -141,7 +146,17 @@ class Session:
             # the log and drop the message rather than break the connection.
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
-        self.log.append((self.generation, conn.last_seq, frame, _VALUE[conn.phase], conn.position))
+        game = conn.game
+        self.log.append(
+            (
+                self.generation,
+                conn.last_seq,
+                frame,
+                _VALUE[conn.phase],
+                conn.position,
+                None if game is None else game.kind,
+            )
+        )
         transport = self.transport
         if transport is not None:
             transport.write(frame)
@@ -159,7 +174,47 @@ class Session:
 
     def state_after(self, seq: int) -> tuple[Phase, tuple[int, int] | None] | None:
         """The protocol phase and turn right after message `seq` of the current connection."""
-        for generation, sent_seq, _, phase, position in self.log:
+        for generation, sent_seq, _, phase, position, _ in self.log:
             if generation == self.generation and sent_seq == seq:
                 return Phase(phase), position
         return None
+
+
+class Bucket:
+    """A token bucket: `rate` per second, holding at most `burst`."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate, self.burst, self.level, self.stamp = rate, burst, burst, now
+
+    def take(self, amount: float, now: float) -> bool:
+        """Spend `amount` if there is that much; False (and nothing spent) otherwise."""
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level < amount:
+            return False
+        self.level -= amount
+        return True
+
+
+@dataclass(eq=False, slots=True)
+class Conn:
+    """One TCP connection."""
+
+    id: int
+    transport: Transport
+    address: str
+    """The peer's IP address (the per-address cap counts these)."""
+    peer: str
+    """address:port, for logs."""
+    proto: ServerConnection
+    challenge: bytes
+    opened: float
+    last_received: float
+    messages: Bucket
+    volume: Bucket
+    chat: Bucket
+    strikes: deque[float] = field(default_factory=deque)
+    session: Session | None = None
+    closed: bool = False

@@ -81,9 +81,7 @@ class Tournament:
         return TableSettings(
             kind=s.kind,
             players=s.players,
-            pass_both_ways=s.pass_both_ways,
-            dummy=s.dummy,
-            soy_sauce=s.soy_sauce,
+            variants=s.variants,
             turn_seconds=s.turn_seconds,
         )
 

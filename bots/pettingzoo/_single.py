@@ -24,7 +24,7 @@ import gymnasium
 import numpy as np
 from gymnasium.spaces import Discrete
 
-from sushigo.bots._registry import GAMES, StrategyFactory, strategy_factory
+from sushigo.bots import StrategyFactory, strategy_factory
 from sushigo.engine import GameOptions
 from sushigo.engine.roll import RollOptions
 
@@ -33,6 +33,8 @@ from ._go_encoding import action_index
 from ._go_table import SushiGoTable
 from ._roll_table import SushiRollTable
 from ._table import Table, check_max_cycles
+
+GAMES = ("sushi-go", "sushi-roll")
 
 
 class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):

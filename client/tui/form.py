@@ -1,90 +1,111 @@
-"""The create-table form: which game, its settings, and the bots to seat (a plain value the lobby
-keys change and `lobby.form_text` draws)."""
+"""The create-table form: which game, its players and variants (from the game's rules), the turn
+time, and the bots to seat. A plain value the lobby keys change and `lobby.form_text` draws.
+
+Nothing here knows a particular game: the games are the installed ones (`engine.games.kinds`),
+the player counts and variants are the rules', a combination is checked by the rules' own
+`options` (a variant that needs two players brings the count down; a count a variant does not
+allow turns that variant off), and the bot strategies are the game's built-in ones.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sushigo.protocol import GameKind, TableSettings
+from sushigo.bots import builtin_names
+from sushigo.engine import EngineError
+from sushigo.engine.api import Rules
+from sushigo.engine.games import kinds, rules
+from sushigo.protocol import TableSettings
 
-__all__ = ["BOT_STRATEGIES", "CARD_VARIANTS", "GAME_TITLES", "TURN_SECONDS_CHOICES", "CreateForm"]
-
-BOT_STRATEGIES: tuple[str, ...] = ("default", "heuristic", "greedy", "random")
-"""The server's built-in bots, as the create-table form offers them."""
+__all__ = ["TURN_SECONDS_CHOICES", "VARIANT_LABELS", "CreateForm", "game_title"]
 
 TURN_SECONDS_CHOICES: tuple[int, ...] = (0, 15, 30, 60, 90, 120, 300)
 """Turn times the form cycles through (0: no timer)."""
 
-
-GAME_TITLES: dict[GameKind, str] = {
-    GameKind.SUSHI_GO: "Sushi Go!",
-    GameKind.SUSHI_ROLL: "Sushi Roll",
+VARIANT_LABELS: dict[str, str] = {
+    "pass_both_ways": "pass both ways",
+    "dummy": "2-player dummy",
+    "soy_sauce": "soy sauce",
 }
-"""Each kind of game's name on screen."""
+"""Labels for variants whose name alone says too little (others show their name, spaced)."""
 
-CARD_VARIANTS: tuple[str, ...] = ("pass_both_ways", "dummy", "soy_sauce")
-"""The form's fields that only the card game has."""
+
+def game_title(kind: str) -> str:
+    """A game's name on screen (its kind, when it is not installed here)."""
+    try:
+        return rules(kind).title
+    except EngineError:
+        return kind
+
+
+def variant_label(name: str) -> str:
+    return VARIANT_LABELS.get(name, name.replace("_", " "))
+
+
+def _rules(kind: str) -> Rules | None:
+    try:
+        return rules(kind)
+    except EngineError:
+        return None
 
 
 @dataclass(slots=True)
 class CreateForm:
     """The create-table form: the game, the table's settings and the bots to seat."""
 
-    FIELDS = (
-        "game",
-        "players",
-        "pass_both_ways",
-        "dummy",
-        "soy_sauce",
-        "turn_seconds",
-        "bots",
-        "strategy",
-        "create",
-    )
-
-    game: GameKind = GameKind.SUSHI_GO
-    """Sushi Go! (cards) or Sushi Roll (dice, which has no variants)."""
+    game: str = "sushi-go"
     players: int = 4
-    pass_both_ways: bool = False
-    dummy: bool = False
-    soy_sauce: bool = False
+    variants: list[str] = field(default_factory=list)
+    """The chosen game's variants that are on."""
     turn_seconds: int = 60
     bots: int = 3
     """Server bots for the empty seats (the rest stay open for people)."""
     strategy: str = "default"
     field: int = 0
-    """The focused field, an index into FIELDS."""
+    """The focused field, an index into `fields()`."""
+
+    @property
+    def rules(self) -> Rules | None:
+        return _rules(self.game)
+
+    def fields(self) -> tuple[str, ...]:
+        """The form's fields, top to bottom: a variant's field is ``variant:<name>``."""
+        found = self.rules
+        variants = tuple(f"variant:{v}" for v in found.variants) if found is not None else ()
+        return ("game", "players", *variants, "turn_seconds", "bots", "strategy", "create")
+
+    def strategies(self) -> tuple[str, ...]:
+        """The bots the server can seat at this game: its default, then its built-in ones."""
+        names = [n for n in builtin_names(self.game) if n != "default"]
+        return ("default", *names)
 
     def move(self, delta: int) -> None:
-        """Focus the next or previous field (Sushi Roll skips the card game's variants)."""
-        self.field = (self.field + delta) % len(self.FIELDS)
-        while not self.applies(self.FIELDS[self.field]):
-            self.field = (self.field + delta) % len(self.FIELDS)
+        """Focus the next or previous field."""
+        self.field = (self.field + delta) % len(self.fields())
 
-    def applies(self, name: str) -> bool:
-        """The field means something for the game chosen."""
-        return self.game == GameKind.SUSHI_GO or name not in CARD_VARIANTS
+    def focused(self) -> str:
+        fields = self.fields()
+        return fields[min(self.field, len(fields) - 1)]
 
     def change(self, step: int) -> None:
         """Change the focused field: numbers step, switches flip, the game and the bot strategy
         cycle."""
-        name = self.FIELDS[self.field]
-        if not self.applies(name):
-            return
+        name = self.focused()
         if name == "game":
-            kinds = list(GameKind)
-            self.game = kinds[(kinds.index(self.game) + step) % len(kinds)]
-            if self.game != GameKind.SUSHI_GO:
-                self.pass_both_ways = self.dummy = self.soy_sauce = False
+            games = list(kinds())
+            index = games.index(self.game) if self.game in games else 0
+            self._set_game(games[(index + step) % len(games)])
         elif name == "players":
-            self.players = min(5, max(2, self.players + step))
-            if self.players != 2:
-                self.dummy = False
-            self.bots = min(self.bots, self.players - 1)
-        elif name in ("pass_both_ways", "dummy", "soy_sauce"):
-            setattr(self, name, not getattr(self, name))
-            if self.dummy:
-                self.players, self.bots = 2, min(self.bots, 1)
+            allowed = self._player_counts()
+            self.players = min(allowed[-1], max(allowed[0], self.players + step))
+            self._fit_variants()
+        elif name.startswith("variant:"):
+            variant = name.removeprefix("variant:")
+            if variant in self.variants:
+                self.variants.remove(variant)
+            else:
+                self.variants.append(variant)
+                self._fit_players()
         elif name == "turn_seconds":
             choices = TURN_SECONDS_CHOICES
             index = choices.index(self.turn_seconds) if self.turn_seconds in choices else 3
@@ -92,16 +113,56 @@ class CreateForm:
         elif name == "bots":
             self.bots = min(self.players - 1, max(0, self.bots + step))
         elif name == "strategy":
-            index = BOT_STRATEGIES.index(self.strategy) if self.strategy in BOT_STRATEGIES else 0
-            self.strategy = BOT_STRATEGIES[(index + step) % len(BOT_STRATEGIES)]
+            names = self.strategies()
+            index = names.index(self.strategy) if self.strategy in names else 0
+            self.strategy = names[(index + step) % len(names)]
+        self.bots = min(self.bots, self.players - 1)
+
+    def _set_game(self, kind: str) -> None:
+        self.game, self.variants = kind, []
+        allowed = self._player_counts()
+        self.players = min(allowed[-1], max(allowed[0], self.players))
+        if self.strategy not in self.strategies():
+            self.strategy = "default"
+
+    def _player_counts(self) -> range:
+        found = self.rules
+        return found.players if found is not None else range(2, 9)
+
+    def _valid(self, players: int, variants: list[str]) -> bool:
+        found = self.rules
+        if found is None:
+            return True
+        try:
+            found.options(players, variants)
+        except EngineError:
+            return False
+        return True
+
+    def _fit_players(self) -> None:
+        """A variant was turned on: keep the count if the rules allow it, else the nearest one
+        they do; if none does, the variant goes off again."""
+        if self._valid(self.players, self.variants):
+            return
+        for players in sorted(self._player_counts(), key=lambda n: abs(n - self.players)):
+            if self._valid(players, self.variants):
+                self.players = players
+                return
+        self.variants.pop()
+
+    def _fit_variants(self) -> None:
+        """The count changed: variants that do not allow it go off."""
+        for variant in list(self.variants):
+            if not self._valid(self.players, self.variants):
+                self.variants.remove(variant)
 
     def settings(self) -> TableSettings:
         """The table settings to send."""
+        found = self.rules
+        order = found.variants if found is not None else tuple(self.variants)
         return TableSettings(
             kind=self.game,
             players=self.players,
-            pass_both_ways=self.pass_both_ways,
-            dummy=self.dummy,
-            soy_sauce=self.soy_sauce,
+            variants=tuple(v for v in order if v in self.variants),
             turn_seconds=self.turn_seconds,
         )

@@ -1,5 +1,8 @@
 """Key bindings, one `load_*_bindings(state)` function per screen, merged by the app.
 
+The board of the game on screen brings the keys of a turn (`board.Board.key_bindings`); they
+are looked up afresh at every key press, so a new game's board brings its own.
+
 Modal things first: the quit confirmation and the help overlay take every key while shown; chat
 input takes the keyboard while open. The screens' keys are filtered off in those moments, so a
 stray ``q`` typed into a chat line is text, not a quit.
@@ -9,15 +12,19 @@ from __future__ import annotations
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
-from sushigo.protocol import GameKind
+from sushigo.engine.games import kinds
 
 from . import ops
-from .form import GAME_TITLES
-from .roll import Intent
+from .form import game_title
 from .state import AppState, CreateForm
 
 __all__ = [
@@ -26,7 +33,6 @@ __all__ = [
     "load_global_bindings",
     "load_key_bindings",
     "load_lobby_bindings",
-    "load_roll_bindings",
 ]
 
 
@@ -152,9 +158,10 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
 
     @kb.add("g", filter=listing)
     def _game(event: KeyPressEvent) -> None:
-        kinds = list(GameKind)
-        state.quick_kind = kinds[(kinds.index(state.quick_kind) + 1) % len(kinds)]
-        state.say(f"quick match (m) now finds {GAME_TITLES[state.quick_kind]} tables")
+        games = list(kinds())
+        at = games.index(state.quick_kind) if state.quick_kind in games else -1
+        state.quick_kind = games[(at + 1) % len(games)]
+        state.say(f"quick match (m) now finds {game_title(state.quick_kind)} tables")
 
     @kb.add("n", filter=listing)
     def _new(event: KeyPressEvent) -> None:
@@ -219,16 +226,12 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     return kb
 
 
-def load_game_bindings(state: AppState) -> KeyBindings:
-    """The game: move through the hand, mark, give the dummy a card, play; the summaries."""
+def load_game_bindings(state: AppState) -> KeyBindingsBase:
+    """The game: the board's keys while a step is played; the summaries; after the game."""
     kb = KeyBindings()
     game = _free(state) & Condition(lambda: state.in_game)
     round_summary = game & Condition(lambda: state.summary == "round" and state.final is None)
-    playing = (
-        game
-        & Condition(lambda: state.summary != "round" and state.final is None)
-        & Condition(lambda: not state.is_roll)
-    )
+    playing = game & Condition(lambda: state.summary != "round" and state.final is None)
     over = game & Condition(lambda: state.final is not None)
 
     @kb.add("enter", filter=round_summary)
@@ -237,37 +240,6 @@ def load_game_bindings(state: AppState) -> KeyBindings:
     def _continue(event: KeyPressEvent) -> None:
         state.summary = None
         state.notify()
-
-    @kb.add("up", filter=playing)
-    @kb.add("left", filter=playing)
-    @kb.add("k", filter=playing)
-    def _prev(event: KeyPressEvent) -> None:
-        state.move(-1)
-
-    @kb.add("down", filter=playing)
-    @kb.add("right", filter=playing)
-    @kb.add("j", filter=playing)
-    def _next(event: KeyPressEvent) -> None:
-        state.move(1)
-
-    for digit in "1234567890":
-        index = int(digit) - 1 if digit != "0" else 9
-
-        @kb.add(digit, filter=playing)
-        def _select(event: KeyPressEvent, index: int = index) -> None:
-            state.select(index)
-
-    @kb.add("space", filter=playing)
-    def _mark(event: KeyPressEvent) -> None:
-        state.toggle_mark()
-
-    @kb.add("d", filter=playing)
-    def _dummy(event: KeyPressEvent) -> None:
-        state.toggle_dummy()
-
-    @kb.add("enter", filter=playing)
-    def _play(event: KeyPressEvent) -> None:
-        ops.confirm_pick(state)
 
     @kb.add("enter", filter=over)
     @kb.add("escape", filter=over)
@@ -283,47 +255,11 @@ def load_game_bindings(state: AppState) -> KeyBindings:
     def _leave(event: KeyPressEvent) -> None:
         _spawn(state, ops.leave(state))
 
-    return kb
+    def board_keys() -> KeyBindingsBase | None:
+        board = state.board
+        return board.key_bindings(playing) if board is not None else None
 
-
-ROLL_BINDINGS: tuple[tuple[tuple[str, ...], Intent], ...] = (
-    (("left", "h"), "left"),
-    (("right", "l"), "right"),
-    (("up", "k"), "up"),
-    (("down", "j"), "down"),
-    (("space",), "mark"),
-    (("r",), "reroll"),
-    (("s",), "swap"),
-    (("enter",), "enter"),
-    (("escape",), "cancel"),
-)
-"""Sushi Roll's keys and what each asks of the turn's choice (`roll.TRANSITIONS` says what it
-does in each mode)."""
-
-
-def load_roll_bindings(state: AppState) -> KeyBindings:
-    """Sushi Roll: walk the belt, mark dice and re-roll them, choose a swap, take a die."""
-    kb = KeyBindings()
-    playing = (
-        _free(state)
-        & Condition(lambda: state.in_game and state.is_roll)
-        & Condition(lambda: state.summary != "round" and state.final is None)
-    )
-    for keys, intent in ROLL_BINDINGS:
-
-        def _key(event: KeyPressEvent, intent: Intent = intent) -> None:
-            ops.roll_key(state, intent)
-
-        for key in keys:
-            kb.add(key, filter=playing)(_key)
-
-    for digit in "12345678":
-
-        @kb.add(digit, filter=playing)
-        def _select(event: KeyPressEvent, index: int = int(digit) - 1) -> None:
-            ops.roll_key(state, "digit", index)
-
-    return kb
+    return merge_key_bindings([kb, DynamicKeyBindings(board_keys)])
 
 
 def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> KeyBindingsBase:
@@ -334,6 +270,5 @@ def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> Key
             load_chat_bindings(state, chat_buffer, home),
             load_lobby_bindings(state),
             load_game_bindings(state),
-            load_roll_bindings(state),
         ]
     )

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-from sushigo.protocol import GameKind
+from sushigo.protocol import TableSettings
 
-from .form import GAME_TITLES
+from .form import game_title, variant_label
 from .state import AppState, CreateForm, Fragments
 
 __all__ = ["form_text", "lobby_text", "seats_text"]
 
 
-def _variants(settings: object) -> str:
-    names = []
-    if getattr(settings, "pass_both_ways", False):
-        names.append("both-ways")
-    if getattr(settings, "dummy", False):
-        names.append("dummy")
-    if getattr(settings, "soy_sauce", False):
-        names.append("soy")
-    return ",".join(names) or "-"
+_SHORT_VARIANTS = {"pass_both_ways": "both-ways", "soy_sauce": "soy"}
+"""Variants' names in the table list, where room is short."""
+
+
+def _variants(settings: TableSettings) -> str:
+    return ",".join(_SHORT_VARIANTS.get(v, v) for v in settings.variants) or "-"
 
 
 def lobby_text(state: AppState) -> Fragments:
     """The server's tables: game, variants, seats taken, turn time, status, spectators."""
-    quick = GAME_TITLES.get(state.quick_kind, str(state.quick_kind))
+    quick = game_title(state.quick_kind)
     out: Fragments = [
         ("class:title", f"Tables on {state.address}"),
         ("class:dim", f"   (m: quick match of {quick}, g switches)\n"),
@@ -36,7 +33,7 @@ def lobby_text(state: AppState) -> Fragments:
         s = table.settings
         taken = sum(1 for seat in table.seats if seat.player_id is not None)
         turn = f"{s.turn_seconds}s" if s.turn_seconds else "-"
-        game = GAME_TITLES.get(s.kind, str(s.kind))
+        game = game_title(s.kind)
         row = (
             f"{table.table_id[:12]:<13}{game[:10]:<11}{taken}/{s.players:<4}"
             f"{_variants(s)[:16]:<17}{turn:<6}{table.status.value:<9}{table.spectators}"
@@ -50,16 +47,12 @@ def lobby_text(state: AppState) -> Fragments:
 
 
 def form_text(state: AppState) -> Fragments:
-    """The create-table form."""
+    """The create-table form: the game's own fields (its variants) between the common ones."""
     form = state.form or CreateForm()
     box = {True: "[x]", False: "[ ]"}
-    roll = form.game != GameKind.SUSHI_GO
     values = {
-        "game": ("game", f"‹ {GAME_TITLES.get(form.game, str(form.game))} ›"),
+        "game": ("game", f"‹ {game_title(form.game)} ›"),
         "players": ("players", f"‹ {form.players} ›"),
-        "pass_both_ways": ("pass both ways", box[form.pass_both_ways]),
-        "dummy": ("2-player dummy", box[form.dummy]),
-        "soy_sauce": ("soy sauce", box[form.soy_sauce]),
         "turn_seconds": (
             "turn time",
             f"‹ {form.turn_seconds} s ›" if form.turn_seconds else "‹ no timer ›",
@@ -69,14 +62,16 @@ def form_text(state: AppState) -> Fragments:
         "create": ("", "[ Create ]"),
     }
     out: Fragments = [("class:title", "Create a table\n")]
-    for i, name in enumerate(CreateForm.FIELDS):
-        label, value = values[name]
-        focused = i == form.field
-        style = "class:cursor" if focused else ""
-        if roll and not form.applies(name):
-            value, style = "-   (Sushi Go! only)", "class:dim"
-        out.append(("", "▸ " if focused else "  "))
-        out.append((style, f"{label:<16}{value}"))
+    focused = form.focused()
+    for name in form.fields():
+        if name.startswith("variant:"):
+            variant = name.removeprefix("variant:")
+            label, value = variant_label(variant), box[variant in form.variants]
+        else:
+            label, value = values[name]
+        here = name == focused
+        out.append(("", "▸ " if here else "  "))
+        out.append(("class:cursor" if here else "", f"{label:<16}{value}"))
         out.append(("", "\n"))
     return out
 
@@ -88,7 +83,7 @@ def seats_text(state: AppState) -> Fragments:
         return []
     s = table.settings
     turn = f"{s.turn_seconds} s turns" if s.turn_seconds else "no timer"
-    game = GAME_TITLES.get(s.kind, str(s.kind))
+    game = game_title(s.kind)
     out: Fragments = [
         ("class:title", f"Table {table.table_id} · {game} · {s.players} players · "),
         ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),

@@ -1,4 +1,5 @@
-"""What the keys ask of the server: lobby calls, the pick, chat. Errors land in the status line.
+"""What the lobby's keys ask of the server: tables, bots, chat. Errors land in the status line
+(a board sends its game's actions itself: `board.Board.play`).
 
 Each operation runs as a background task (`AppState.spawn`), so a slow server never freezes the
 keyboard, and none of them raises: a refusal or a dropped connection is said in the status line.
@@ -13,20 +14,17 @@ from typing import Any
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.protocol import TableSettings, TableStatus
 
-from .form import GAME_TITLES
-from .roll import Intent
+from .form import game_title
 from .state import AppState
 
 __all__ = [
     "add_bot",
-    "confirm_pick",
     "create_from_form",
     "guarded",
     "join_selected",
     "leave",
     "quick_match",
     "refresh_tables",
-    "roll_key",
     "seat_with_bots",
     "send_chat",
     "start_game",
@@ -99,7 +97,7 @@ async def watch_selected(state: AppState) -> None:
 
 async def quick_match(state: AppState, players: int = 4) -> None:
     """Be seated at a table of the lobby's chosen game that starts by itself when full."""
-    title = GAME_TITLES.get(state.quick_kind, str(state.quick_kind))
+    title = game_title(state.quick_kind)
     state.say(f"looking for a {players}-player {title} table…")
     await _client(state).quick_match(players, state.quick_kind)
     state.say("seated: the game starts when the table is full")
@@ -151,39 +149,3 @@ async def leave(state: AppState) -> None:
 async def send_chat(state: AppState, text: str) -> None:
     """Say something at the table, or in the lobby."""
     _client(state).chat(text)
-
-
-def confirm_pick(state: AppState) -> bool:
-    """Enter: commit the chosen card(s) if the choice is legal; else say why and send nothing."""
-    action, reason = state.chosen_action()
-    if action is None:
-        state.say(reason, error=True)
-        return False
-    try:
-        _client(state).pick(action)
-    except ServerError as exc:
-        state.say(f"cannot pick: {exc.error.message}", error=True)
-        return False
-    except (ConnectionLost, ConnectError):
-        state.say("not connected: your pick was not sent; try again once reconnected", error=True)
-        return False
-    state.picked(action)
-    return True
-
-
-def roll_key(state: AppState, intent: Intent, index: int = 0) -> bool:
-    """A key of the dice screen: change the choice, or send the action it plays (re-roll, swap,
-    take) if it is legal now; else say why and send nothing."""
-    action = state.roll_key(intent, index)
-    if action is None:
-        return False
-    try:
-        _client(state).roll(action, seen=state.roll)
-    except ServerError as exc:
-        state.say(f"cannot {action.describe()}: {exc.error.message}", error=True)
-        return False
-    except (ConnectionLost, ConnectError):
-        state.say("not connected: nothing was sent; try again once reconnected", error=True)
-        return False
-    state.rolled(action)
-    return True

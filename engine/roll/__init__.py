@@ -42,6 +42,7 @@ from .game import BELTS_STREAM, FACES_STREAM, RollGame, bag_stream
 from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .record import RollRecord, replay
+from .rules import SUSHI_ROLL
 from .scoring import (
     RoundPoints,
     appetizer_points,
@@ -65,6 +66,7 @@ __all__ = [
     "MENU_SUPPLY",
     "START_CHOPSTICKS",
     "START_MENU",
+    "SUSHI_ROLL",
     "TOTAL_DICE",
     "AlreadyTakenError",
     "BadPositionError",

@@ -29,8 +29,10 @@ record can re-derive every die:
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Literal, NoReturn
 
+from sushigo.engine.api import places_by, winners_of
 from sushigo.engine.errors import GameOverError, MalformedActionError, WrongSeatError
 from sushigo.engine.rng import DeterministicRng
 
@@ -245,6 +247,22 @@ class RollGame:
         return None if self._over else self._to_move
 
     @property
+    def position(self) -> tuple[int, int]:
+        """(round, cycle) of the current step (`engine.api.GameState`): every action of a mover's
+        turn shares it."""
+        return (self._round, self._cycle)
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seat to move (`engine.api.GameState`); none once the game is over."""
+        return () if self._over else (self._to_move,)
+
+    def step(self, actions: Sequence[RollAction]) -> list[RollEvent]:
+        """`engine.api.GameState.step`: the one action of the seat to move (see `apply`)."""
+        if len(actions) != 1:
+            raise WrongSeatError(None, f"one action (the mover's) per step, not {len(actions)}")
+        return self.apply(self._to_move, actions[0])
+
+    @property
     def red_belt(self) -> int:
         """The seat holding the red belt."""
         return self._red
@@ -309,12 +327,11 @@ class RollGame:
         place and the places after them are skipped (1, 1, 3)."""
         if not self._over:
             raise GameOverError("the game is not over yet: no places")
-        keys = list(zip(self._scores, self._puddings, strict=True))
-        return tuple(1 + sum(other > key for other in keys) for key in keys)
+        return places_by(list(zip(self._scores, self._puddings, strict=True)))
 
     def winners(self) -> tuple[int, ...]:
         """The seats that won; more than one is a shared win."""
-        return tuple(s for s, place in enumerate(self.places()) if place == 1)
+        return winners_of(self.places())
 
     def legal_actions(self, seat: int) -> tuple[RollAction, ...]:
         """Every action `seat` may take now: empty unless it is that seat's turn."""

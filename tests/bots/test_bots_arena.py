@@ -79,7 +79,7 @@ def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     )
     assert code == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"games", "players", "strategies"}
+    assert set(data) == {"game", "games", "players", "strategies"}
     assert data["games"] == 6 and data["players"] == 3
     assert set(data["strategies"]) == {"heuristic", "random"}
     for entry in data["strategies"].values():

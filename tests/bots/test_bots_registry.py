@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sushigo.bots import (
-    BUILTIN,
+    CARD_BUILTIN,
     HeuristicStrategy,
     IsmctsStrategy,
     StrategyError,
@@ -59,29 +59,31 @@ def _check_plays(strategy: object) -> None:
     assert strategy.choose(game.observation(0), legal, random.Random(0)) in legal  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("name", sorted(CARD_BUILTIN))
 def test_builtin_names(name: str) -> None:
-    strategy = get_strategy(name)
-    assert type(strategy) is BUILTIN[name]
+    strategy = get_strategy(name, game="sushi-go")
+    assert type(strategy) is CARD_BUILTIN[name]
 
 
 def test_options_are_parsed_and_passed() -> None:
-    strategy = get_strategy("ismcts@iterations=7@exploration=0.3")
+    strategy = get_strategy("ismcts@iterations=7@exploration=0.3", game="sushi-go")
     assert isinstance(strategy, IsmctsStrategy)
     assert strategy.iterations == 7
     assert strategy.exploration == 0.3
 
 
 def test_clock_is_injected_only_where_taken() -> None:
-    factory = strategy_factory("ismcts@ms=50", clock=lambda: 0.0)
+    factory = strategy_factory("ismcts@ms=50", clock=lambda: 0.0, game="sushi-go")
     bot = factory()
     assert isinstance(bot, IsmctsStrategy) and bot.seconds == 0.05
-    assert isinstance(strategy_factory("heuristic", clock=lambda: 0.0)(), HeuristicStrategy)
+    assert isinstance(
+        strategy_factory("heuristic", clock=lambda: 0.0, game="sushi-go")(), HeuristicStrategy
+    )
     assert factory() is not bot  # a fresh instance every call
 
 
 def test_user_strategy_from_file(bot_file: Path) -> None:
-    strategy = get_strategy(f"{bot_file}:Mine@pick=1@name=hello")
+    strategy = get_strategy(f"{bot_file}:Mine@pick=1@name=hello", game="sushi-go")
     assert type(strategy).__name__ == "Mine"
     assert strategy.pick == 1 and strategy.name == "hello"  # type: ignore[attr-defined]
     _check_plays(strategy)
@@ -90,12 +92,14 @@ def test_user_strategy_from_file(bot_file: Path) -> None:
 def test_user_strategy_from_module(bot_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(bot_file.parent))
     monkeypatch.delitem(sys.modules, "my_bot", raising=False)
-    strategy = get_strategy("my_bot:Mine")
+    strategy = get_strategy("my_bot:Mine", game="sushi-go")
     _check_plays(strategy)
 
 
 def test_example_bot_in_docs_loads_and_plays() -> None:
-    strategy = get_strategy(f"{ROOT / 'docs' / 'example_bot.py'}:SashimiLover@greed=2")
+    strategy = get_strategy(
+        f"{ROOT / 'docs' / 'example_bot.py'}:SashimiLover@greed=2", game="sushi-go"
+    )
     _check_plays(strategy)
 
 
@@ -117,7 +121,7 @@ def test_example_bot_in_docs_loads_and_plays() -> None:
 )
 def test_errors_are_clear(bot_file: Path, spec: str, message: str) -> None:
     with pytest.raises(StrategyError, match=message) as info:
-        get_strategy(spec.format(file=bot_file))
+        get_strategy(spec.format(file=bot_file), game="sushi-go")
     assert "\n" not in str(info.value)
 
 
@@ -125,7 +129,7 @@ def test_a_file_that_fails_to_import(tmp_path: Path) -> None:
     path = tmp_path / "bad.py"
     path.write_text("raise RuntimeError('boom')\n")
     with pytest.raises(StrategyError, match="failed to load: RuntimeError: boom"):
-        get_strategy(f"{path}:Bot")
+        get_strategy(f"{path}:Bot", game="sushi-go")
 
 
 def test_reset_is_optional_in_the_arena(bot_file: Path) -> None:

@@ -14,14 +14,14 @@ from sushigo.engine.roll import RollOptions
 
 def test_same_seed_same_results_whatever_the_worker_count() -> None:
     specs = ("heuristic", "greedy", "random")
-    config = ArenaConfig(specs, 12, RollOptions(3), seed=7, workers=1)
+    config = ArenaConfig(specs, 12, RollOptions(3), seed=7, workers=1, game="sushi-roll")
     assert config.game == "sushi-roll"
     one = run(config)
-    assert one == run(ArenaConfig(specs, 12, RollOptions(3), seed=7, workers=2))
+    assert one == run(ArenaConfig(specs, 12, RollOptions(3), seed=7, workers=2, game="sushi-roll"))
     assert [r.index for r in one] == list(range(12))
     assert one[0].lineup == ("heuristic", "greedy", "random")
     assert one[1].lineup == ("greedy", "random", "heuristic")
-    assert run(ArenaConfig(specs, 12, RollOptions(3), seed=8, workers=1)) != one
+    assert run(ArenaConfig(specs, 12, RollOptions(3), seed=8, workers=1, game="sushi-roll")) != one
 
 
 def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,7 +30,7 @@ def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     argv += ["--games", "6", "--seed", "3", "--workers", "1", "--json", str(out)]
     assert main(argv) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"games", "players", "strategies"}
+    assert set(data) == {"game", "games", "players", "strategies"}
     assert data["games"] == 6 and data["players"] == 3
     assert set(data["strategies"]) == {"heuristic", "random"}
     for entry in data["strategies"].values():
@@ -61,7 +61,9 @@ def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str
 
 def test_heuristic_beats_three_random() -> None:
     # Measured: 96.7% at 500 games, seed 1 (parity 25%); 200 games here.
-    config = ArenaConfig(("heuristic", "random", "random", "random"), 200, RollOptions(4), seed=5)
+    config = ArenaConfig(
+        ("heuristic", "random", "random", "random"), 200, RollOptions(4), seed=5, game="sushi-roll"
+    )
     stats = tally(run(config), ["heuristic", "random"])
     assert stats["heuristic"].games == 200
     assert stats["heuristic"].win_rate > 0.6

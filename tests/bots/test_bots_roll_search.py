@@ -10,14 +10,12 @@ from collections.abc import Sequence
 import pytest
 
 from sushigo import bots
-from sushigo.bots import IsmctsStrategy, StrategyError
+from sushigo.bots import IsmctsStrategy, StrategyError, get_strategy, strategy_factory
 from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollHeuristicStrategy,
     RollRandomStrategy,
     RollSearchStrategy,
-    get_roll_strategy,
-    roll_strategy_factory,
 )
 from sushigo.bots.roll._search import candidates_of
 from sushigo.bots.roll._sim import KIND_OF, SimState, apply, face_values, play_round, policy_action
@@ -149,7 +147,7 @@ def test_search_plays_whole_games_against_every_builtin() -> None:
     for players, seed in ((2, 1), (3, 2), (5, 3)):
         game = RollGame(RollOptions(players), bytes([seed]))
         names = ["ismcts@iterations=8", "heuristic", "random", "greedy", "heuristic"]
-        seats = [get_roll_strategy(names[s]) for s in range(players)]
+        seats = [get_strategy(names[s], game="sushi-roll") for s in range(players)]
         rngs = [random.Random(seed * 10 + s) for s in range(players)]
         while not game.is_terminal():
             seat = game.to_move
@@ -222,11 +220,11 @@ def test_bad_parameters_are_refused() -> None:
     with pytest.raises(ValueError, match="ms must be positive"):
         RollSearchStrategy(ms=0, clock=lambda: 0.0)
     with pytest.raises(StrategyError, match="needs a clock"):
-        get_roll_strategy("ismcts@ms=100")
+        get_strategy("ismcts@ms=100", game="sushi-roll")
     with pytest.raises(StrategyError, match="cannot build"):
-        get_roll_strategy("ismcts@depth=3")
+        get_strategy("ismcts@depth=3", game="sushi-roll")
     with pytest.raises(StrategyError, match="iterations must be an integer"):
-        get_roll_strategy("ismcts@iterations=lots")
+        get_strategy("ismcts@iterations=lots", game="sushi-roll")
 
 
 # -- playing strength, in miniature --------------------------------------------------------------
@@ -336,13 +334,13 @@ def test_search_beats_random_in_a_few_games() -> None:
 
 
 def test_ismcts_names_the_search_bot_of_each_game() -> None:
-    assert type(bots.get_strategy("ismcts")) is IsmctsStrategy
+    assert type(bots.get_strategy("ismcts", game="sushi-go")) is IsmctsStrategy
     roll_bot: object = bots.get_strategy("ismcts", game="sushi-roll")
     assert type(roll_bot) is RollSearchStrategy
-    bot = get_roll_strategy("ismcts@iterations=7@swaps=1@token_value=0.6@scale=10")
+    bot = get_strategy("ismcts@iterations=7@swaps=1@token_value=0.6@scale=10", game="sushi-roll")
     assert isinstance(bot, RollSearchStrategy)
     assert (bot.iterations, bot.swaps, bot.token_value, bot.scale) == (7, 1, 0.6, 10)
-    timed = roll_strategy_factory("ismcts@ms=50", clock=lambda: 0.0)()
+    timed = strategy_factory("ismcts@ms=50", clock=lambda: 0.0, game="sushi-roll")()
     assert isinstance(timed, RollSearchStrategy) and timed.seconds == 0.05
     assert timed.clock is not None
     # Server seats accept exactly the names in ROLL_BUILTIN.

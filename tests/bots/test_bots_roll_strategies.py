@@ -7,15 +7,20 @@ import random
 import pytest
 
 from sushigo import bots
-from sushigo.bots import GreedyStrategy, HeuristicStrategy, RandomStrategy, StrategyError
+from sushigo.bots import (
+    GreedyStrategy,
+    HeuristicStrategy,
+    RandomStrategy,
+    StrategyError,
+    get_strategy,
+    strategy_factory,
+)
 from sushigo.bots.roll import (
     ROLL_BUILTIN,
     RollGreedyStrategy,
     RollHeuristicStrategy,
     RollRandomStrategy,
     RollStrategy,
-    get_roll_strategy,
-    roll_strategy_factory,
 )
 from sushigo.engine.roll import Reroll, RollGame, RollOptions, Swap, Take
 
@@ -24,7 +29,7 @@ NAMES = sorted(set(ROLL_BUILTIN) - {"ismcts"})  # the search bot has its own, bu
 
 def _play(players: int, names: list[str], seed: int) -> tuple[RollGame, int]:
     game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
-    strategies = [get_roll_strategy(names[s % len(names)]) for s in range(players)]
+    strategies = [get_strategy(names[s % len(names)], game="sushi-roll") for s in range(players)]
     rngs = [random.Random(seed * 10 + s) for s in range(players)]
     actions = 0
     while not game.is_terminal():
@@ -60,15 +65,18 @@ def test_names_resolve_to_the_game_kinds_implementation() -> None:
         "heuristic": (HeuristicStrategy, RollHeuristicStrategy),
     }
     for name, (card, roll) in pairs.items():
-        assert type(bots.get_strategy(name)) is card
+        assert type(bots.get_strategy(name, game="sushi-go")) is card
         assert type(bots.get_strategy(name, game="sushi-go")) is card
         assert type(bots.get_strategy(name, game="sushi-roll")) is roll
-        assert type(get_roll_strategy(name)) is roll
-        assert isinstance(get_roll_strategy(name), RollStrategy)
-    assert type(roll_strategy_factory("heuristic@swap_margin=3")()) is RollHeuristicStrategy
+        assert type(get_strategy(name, game="sushi-roll")) is roll
+        assert isinstance(get_strategy(name, game="sushi-roll"), RollStrategy)
+    assert (
+        type(strategy_factory("heuristic@swap_margin=3", game="sushi-roll")())
+        is RollHeuristicStrategy
+    )
     with pytest.raises(StrategyError, match="unknown strategy"):
-        get_roll_strategy("alphazero")
-    with pytest.raises(StrategyError, match="unknown game kind"):
+        get_strategy("alphazero", game="sushi-roll")
+    with pytest.raises(StrategyError, match=r"no strategies for the game .chess."):
         bots.get_strategy("random", game="chess")
 
 

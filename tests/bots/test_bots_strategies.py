@@ -29,7 +29,7 @@ def _ids(options: GameOptions) -> str:
 @pytest.mark.parametrize("name", ["random", "greedy", "heuristic"])
 def test_strategies_play_legal_actions_in_every_variant(name: str, options: GameOptions) -> None:
     for seed in range(3):
-        strategies = [get_strategy(name) for _ in range(options.players)]
+        strategies = [get_strategy(name, game="sushi-go") for _ in range(options.players)]
         game = play(options, strategies, seed)
         assert game.is_terminal()
 

@@ -3,9 +3,9 @@ real `protocol.ServerConnection`, linked in memory to a real `Client` (no socket
 
 `Dealer` is the server's side of one client's connection: it says WELCOME and LOGGED_IN, seats the
 client at a table, starts a game whose other seats are played by a Sushi Roll strategy, and answers
-every ROLL_ACTION the client sends exactly as docs/PROTOCOL.md section 2.7 says (ROLL_UPDATE,
-ROLL_ROUND_SCORES, ROLL_GAME_OVER with a record signed by its key). Its `lie_*` hooks make it
-cheat in one precise way, for the fairness tests. Bytes written by the client are handed to the
+every ACT the client sends exactly as docs/PROTOCOL.md says for an open step (ACTED, and GAME_OVER
+with a record signed by its key). Its `lie_*` hooks make it cheat in one precise way, for the
+fairness tests. Bytes written by the client are handed to the
 dealer on the next loop iteration (never inside `Client.send`), as a socket would.
 """
 
@@ -19,9 +19,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.bots.roll import get_roll_strategy
+from sushigo.bots import get_strategy
 from sushigo.client.connection import Client
-from sushigo.engine import GameOptions
 from sushigo.engine.roll import (
     DIE_FACES,
     Die,
@@ -30,47 +29,46 @@ from sushigo.engine.roll import (
     RollGame,
     RollObservation,
     RollOptions,
-    RoundScored,
     Swap,
     Take,
 )
 from sushigo.protocol import (
+    ROLL_WIRE,
     SUPPORTED_VERSIONS,
+    Act,
+    Acted,
     ClientConnection,
     ClientMessage,
     Error,
     ErrorCode,
-    GameKind,
+    FairRecord,
+    GameEnded,
     GameStarted,
     GameStarting,
     Hello,
     LoggedIn,
     LoginGuest,
+    Opening,
     Phase,
     Resume,
     Resumed,
-    RollFairRecord,
-    RollGameOver,
-    RollPlay,
-    RollRoundScores,
-    RollStep,
-    RollTurn,
-    RollUpdate,
     SeatInfo,
     Seed,
     ServerConnection,
     ServerMessage,
     Snapshot,
     Spectating,
+    StepRecord,
     TableInfo,
     TableJoined,
     TableSettings,
     TableStatus,
+    TurnStart,
     Version,
     Welcome,
     derive_game_seed,
     server_seed_hash,
-    sign_roll_record,
+    sign_record,
 )
 from sushigo.protocol.records import public_key_bytes
 
@@ -94,12 +92,12 @@ class Dealer:
         self.key = Ed25519PrivateKey.generate()
         self.server_seed = self.rng.randbytes(32)
         self.bot_seeds = [self.rng.randbytes(32) for _ in range(players)]
-        self.bot = get_roll_strategy(strategy)
+        self.bot = get_strategy(strategy, game="sushi-roll")
         self.conn = ServerConnection()
         self.client: Client | None = None
         self.received: list[ClientMessage] = []
         self.game: RollGame | None = None
-        self.steps: list[RollStep] = []
+        self.steps: list[StepRecord] = []
         self.names = tuple(f"bot-{i}" if i != seat else "tester" for i in range(players))
         # Lies, each off by default.
         self.lie_server_seed = False
@@ -113,7 +111,7 @@ class Dealer:
         self.lie_illegal_at: int | None = None
         """Announce, at this step, an action the mover could not legally make."""
         self.refuse_next = False
-        """Answer the client's next ROLL_ACTION with ILLEGAL_ACTION."""
+        """Answer the client's next ACT with ILLEGAL_ACTION."""
         self.online = True
         """False while the client's connection is down: what the server sends is lost."""
 
@@ -191,39 +189,44 @@ class Dealer:
             assert self.seat is not None
             self.bot_seeds[self.seat] = message.seed
             self._start()
-        elif isinstance(message, RollPlay):
+        elif isinstance(message, Act):
             self._client_action(message)
         elif isinstance(message, Resume):
             self._resume(message)
 
     def _resume(self, message: Resume) -> None:
-        """Answer with a snapshot (the server kept nothing to replay), then the current turn."""
+        """Answer with a snapshot (the server kept nothing to replay): where the game stands."""
         game = self.game
         assert game is not None
+        mover = game.to_move
+        self.conn.game, self.conn.seat = ROLL_WIRE, self.seat  # the session's table, as a server's
         self.send(
             Resumed(
                 ref=message.ref,
                 player_id="g:tester",
                 name="tester",
                 resume_token=bytes(16),
-                phase=Phase.WAITING,
+                phase=Phase.MOVING if mover == self.seat else Phase.WAITING,
+                kind="sushi-roll",
+                seat=self.seat,
                 round=game.round,
                 turn=game.cycle,
                 snapshot=Snapshot(
                     table=self.table_info(),
                     seat=self.seat,
+                    observation=game.observation(self.seat),
                     server_seed_hash=server_seed_hash(self.server_seed),
                     client_seeds=tuple(self.bot_seeds),
+                    seats=(mover,) if mover is not None else (),
+                    secret=False,
+                    steps=len(self.steps),
                 ),
             )
         )
-        obs = game.observation(self.seat)
-        assert obs.to_move is not None
-        self.send(RollTurn(round=obs.round, cycle=obs.cycle, seat=obs.to_move, observation=obs))
 
     def watch_late(self, steps: int) -> int:
         """The client comes to watch after `steps` actions of a game under way (SPECTATING with
-        the table playing, then the current turn's ROLL_TURN); the bots play on to the end.
+        the table playing, then the current turn's TURN_START); the bots play on to the end.
         Returns how many actions the client did not see."""
         assert self.seat is None
         self.online = False
@@ -232,17 +235,18 @@ class Dealer:
         self.game = RollGame(RollOptions(self.players), self.game.seed)  # type: ignore[union-attr]
         self.steps = []
         for step in steps_done:
-            self.game.apply(step.seat, step.action)
+            self.game.apply(step.seats[0], step.openings[0].action)
             self.steps.append(step)
         while True:  # finish the mover's turn, so that the client arrives between two turns
-            last = self.steps[-1].action if self.steps else Take(0)
+            last = self.steps[-1].openings[0].action if self.steps else Take(0)
             if isinstance(last, Take):
                 break
             mover = self.game.to_move
             assert mover is not None
             action = self.game.legal_actions(mover)[0]  # a take
+            r, c = self.game.round, self.game.cycle
             self.game.apply(mover, action)
-            self.steps.append(RollStep(seat=mover, action=action))
+            self.steps.append(_step(r, c, mover, action, False))
         self.online = True
         unseen = len(self.steps)
         table = dataclasses.replace(self.table_info(), status=TableStatus.PLAYING)
@@ -259,8 +263,8 @@ class Dealer:
         self.send(
             GameStarting(
                 table_id=TABLE,
-                kind=GameKind.SUSHI_ROLL,
-                options=GameOptions(players=self.players),
+                kind="sushi-roll",
+                options=RollOptions(self.players),
                 seat=self.seat,
                 players=self.names,
                 server_seed_hash=server_seed_hash(self.server_seed),
@@ -276,7 +280,7 @@ class Dealer:
         )
         return TableInfo(
             table_id=TABLE,
-            settings=TableSettings(kind=GameKind.SUSHI_ROLL, players=self.players, turn_seconds=0),
+            settings=TableSettings(kind="sushi-roll", players=self.players, turn_seconds=0),
             status=TableStatus.PLAYING,
             host="p0",
             seats=seats,
@@ -296,7 +300,7 @@ class Dealer:
         self._turn()
 
     def _turn(self) -> None:
-        """Send ROLL_TURN, then play the bots' turns until the client is to move or it is over."""
+        """Send TURN_START, then play the bots' turns until the client is to move or it is over."""
         game = self.game
         assert game is not None
         while not game.is_terminal():
@@ -304,10 +308,12 @@ class Dealer:
             assert mover is not None
             obs = game.observation(self.seat)
             self.send(
-                RollTurn(
+                TurnStart(
                     round=obs.round,
-                    cycle=obs.cycle,
-                    seat=mover,
+                    turn=obs.cycle,
+                    seats=(mover,),
+                    secret=False,
+                    step=len(self.steps),
                     observation=obs,
                     deadline_ms=self.turn_ms,
                 )
@@ -324,7 +330,7 @@ class Dealer:
                 action = self.bot.choose(view, view.legal_actions(), self.rng)
                 self._apply(mover, action, auto=False)
 
-    def _client_action(self, message: RollPlay) -> None:
+    def _client_action(self, message: Act) -> None:
         game = self.game
         assert game is not None and self.seat is not None
         if self.refuse_next:
@@ -359,31 +365,35 @@ class Dealer:
             # The real action is applied; only what the update says differs.
             shown = _impossible(seat)
         events = game.apply(seat, action)
-        self.steps.append(RollStep(seat=seat, action=action, auto=auto))
-        obs = game.observation(None)
+        self.steps.append(_step(r, c, seat, action, auto))
+        obs = game.observation(self.seat)
         if self.lie_die_at == len(self.steps) - 1:
             obs = _other_face(obs)
+        more = (
+            not game.is_terminal() and game.to_move == seat and (game.round, game.cycle) == (r, c)
+        )
         self.send(
-            RollUpdate(
+            Acted(
                 round=r,
-                cycle=c,
+                turn=c,
+                step=len(self.steps) - 1,
                 seat=seat,
                 action=shown,
                 auto=auto,
-                events=tuple(e for e in events if not isinstance(e, RoundScored | GameOver)),
+                events=tuple(events),
                 observation=obs,
+                more=more,
             )
         )
         for event in events:
-            if isinstance(event, RoundScored):
-                self.send(RollRoundScores.of(event))
-            elif isinstance(event, GameOver):
+            if isinstance(event, GameOver):
                 self._game_over(event)
 
     def _game_over(self, event: GameOver) -> None:
         game = self.game
         assert game is not None
-        record = RollFairRecord(
+        record = FairRecord(
+            game="sushi-roll",
             table_id=TABLE,
             options=RollOptions(self.players),
             server_seed=self.server_seed,
@@ -398,7 +408,21 @@ class Dealer:
                 record, server_seed=other, server_seed_hash=server_seed_hash(other)
             )
         key = Ed25519PrivateKey.generate() if self.lie_key else self.key
-        self.send(RollGameOver.of(event, record.server_seed, sign_roll_record(record, key)))
+        self.send(
+            GameEnded(
+                totals=event.totals,
+                places=event.places,
+                winners=event.winners,
+                server_seed=record.server_seed,
+                record=sign_record(record, key),
+            )
+        )
+
+
+def _step(round_: int, cycle: int, seat: int, action: RollAction, auto: bool) -> StepRecord:
+    return StepRecord(
+        round=round_, turn=cycle, seats=(seat,), openings=(Opening(action=action, auto=auto),)
+    )
 
 
 def _version() -> Version:
@@ -448,9 +472,9 @@ async def play_through(
     for _ in range(limit):
         await settle()
         events += await drain(client)
-        if any(isinstance(e, RollGameOver) for e in events):
+        if any(isinstance(e, GameEnded) for e in events):
             return events
-        obs = client.roll_state
-        if client.awaiting_roll and obs is not None:
-            client.roll(choose(obs))
+        obs = client.state
+        if client.awaiting and obs is not None:
+            client.act(choose(obs))
     raise AssertionError("the game did not end")

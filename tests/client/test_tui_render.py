@@ -5,23 +5,20 @@ from __future__ import annotations
 import random
 
 import pytest
+from feed import Feed
 from prompt_toolkit.application.current import set_app
-from tui_helpers import Output80x24
+from tui_helpers import Output80x24, card
 
 from sushigo.client.tui import AppState, CreateForm, build_application, screen_text
 from sushigo.client.tui.layout import WIDGETS
-from sushigo.engine import Game, GameOptions, GameOver, PicksRevealed, RoundScored
+from sushigo.engine import GameOptions, RoundScored
+from sushigo.engine.games import rules
 from sushigo.protocol import (
-    GameKind,
-    GameStarting,
-    Opening,
     SeatInfo,
     TableInfo,
     TableList,
     TableSettings,
     TableStatus,
-    TurnResult,
-    TurnStart,
 )
 
 VARIANTS = [
@@ -58,66 +55,50 @@ def test_widgets_render_through_random_playouts(options: GameOptions) -> None:
     clock = [100.0]
     state = AppState(now=lambda: clock[0], address="127.0.0.1:7777")
     app = build_application(state, output=Output80x24())
-    game = Game(options, rng.randbytes(32))
-    players = options.players
-    state.apply(
-        GameStarting(
-            table_id="t1",
-            kind=GameKind.SUSHI_GO,
-            options=options,
-            seat=0,
-            players=NAMES[:players],
-            server_seed_hash=bytes(32),
-        )
-    )
+    feed = Feed(state, "sushi-go", options.players, variants=options.variants())
+    feed.names = NAMES[: options.players]
+    feed.start()
     step = 0
-    while not game.is_terminal():
+    while not feed.game.is_terminal():
         step += 1
-        seat = None if step % 7 == 0 else step % players
-        obs = game.observation(seat)
-        state.apply(TurnStart(round=obs.round, turn=obs.turn, observation=obs, deadline_ms=30_000))
+        feed.seat = None if step % 7 == 0 else step % options.players
+        state.seat = feed.seat
+        feed.turn_start(deadline_ms=30_000)
+        board = card(state)
+        hand = board.hand
         clock[0] += rng.uniform(0, 40)
         # A random choice in progress: cursor, marks, a dummy card; sometimes an overlay.
-        if obs.hand:
-            state.cursor = rng.randrange(len(obs.hand))
-            state.marked = rng.sample(range(len(obs.hand)), k=min(len(obs.hand), rng.randint(0, 2)))
-            state.dummy_index = rng.choice([None, rng.randrange(len(obs.hand))])
+        if hand:
+            board.cursor = rng.randrange(len(hand))
+            board.marked = rng.sample(range(len(hand)), k=min(len(hand), rng.randint(0, 2)))
+            board.dummy_index = rng.choice([None, rng.randrange(len(hand))])
         state.show_help = rng.random() < 0.05
         state.confirm_quit = rng.random() < 0.05
-        state.chosen_action()
-        state.describe_choice()
+        board.chosen_action()
+        board.describe_choice()
         screen = _render_all(state, app)
-        if seat is not None and not (state.show_help or state.confirm_quit):
+        if feed.seat is not None and not (state.show_help or state.confirm_quit):
             assert "round" in screen.split("\n")[0]
-        actions = [rng.choice(game.legal_actions(s)) for s in range(players)]
-        events = game.apply(actions)
-        state.commits = [rng.choice(["", "picked", "committed", "auto"]) for _ in range(players)]
-        openings = tuple(Opening(action=a, nonce=None, auto=True) for a in actions)
-        wire_events = tuple(
-            e for e in events if not isinstance(e, PicksRevealed | RoundScored | GameOver)
-        )
-        state.apply(
-            TurnResult(round=obs.round, turn=obs.turn, openings=openings, events=wire_events)
-        )
-        for event in events:
-            if isinstance(event, RoundScored):
-                state.record_round(event)
-                state.show_help = state.confirm_quit = False
-                assert f"Round {event.round} scores" in screen_text(app, 80, 24)
-                state.summary = None
-            elif isinstance(event, GameOver):
-                state.record_game_over(event)
-    state.observation = game.observation(0)
+        board.commits = [rng.choice(["", "picked", "committed", "auto"]) for _ in hand]
+        _render_all(state, app)
+        events = feed.play(feed.random_actions(rng))
+        if any(isinstance(e, RoundScored) for e in events) and not feed.game.is_terminal():
+            state.show_help = state.confirm_quit = False
+            assert state.summary == "round"
+            assert "Round " in screen_text(app, 80, 24) and " scores" in screen_text(app, 80, 24)
+            state.summary = None
+    assert len(card(state).round_scores) == 3 and card(state).game_over is not None
+    feed.end()
     state.show_help = state.confirm_quit = False
     screen = _render_all(state, app)
-    assert "Game over" in screen
+    assert "Game over" in screen and "pud" in screen
     state.own_fairness.failures.append("round 1 turn 1: seat 1's pick does not open its commitment")
     screen = _render_all(state, app)
     assert "FAIRNESS CHECK FAILED" in screen
 
 
 def _table(
-    table_id: str, players: int, taken: int, status: TableStatus, **variants: bool
+    table_id: str, players: int, taken: int, status: TableStatus, *variants: str
 ) -> TableInfo:
     seats = tuple(
         SeatInfo(
@@ -130,7 +111,7 @@ def _table(
     )
     return TableInfo(
         table_id=table_id,
-        settings=TableSettings(players=players, **variants),
+        settings=TableSettings(kind="sushi-go", players=players, variants=variants),
         status=status,
         host="p0",
         seats=seats,
@@ -145,28 +126,25 @@ def test_lobby_widgets_render() -> None:
     statuses = list(TableStatus)
     tables = (
         *(
-            _table(f"table{i:07d}", 2 + i % 4, i % 3, statuses[i % 3], soy_sauce=bool(i % 2))
+            _table(f"table{i:07d}", 2 + i % 4, i % 3, statuses[i % 3], *("soy_sauce",) * (i % 2))
             for i in range(40)
         ),
-        _table("dummy", 2, 1, TableStatus.OPEN, dummy=True, pass_both_ways=True),
+        _table("dummy", 2, 1, TableStatus.OPEN, "dummy", "pass_both_ways"),
     )
     state.apply(TableList(tables=tables))
     state.table_cursor = 30
     screen = _render_all(state, app)
     assert "▸ table0000030" in screen  # the list scrolls to the cursor
     state.form = CreateForm()
-    for field in range(len(CreateForm.FIELDS)):
-        state.form.field = field
+    for field in range(len(state.form.fields()) * 2):
+        state.form.field = field % len(state.form.fields())
         for _ in range(8):
             state.form.change(1)
             screen = _render_all(state, app)
             assert "Create a table" in screen
             settings = state.form.settings()
-            if settings.kind == GameKind.SUSHI_ROLL:
-                assert settings.roll_options() is not None
-                assert "Sushi Go! only" in screen
-            else:
-                assert settings.options() is not None
+            # Every combination the form reaches makes a game.
+            assert rules(settings.kind).options(settings.players, settings.variants) is not None
     state.form = None
     state.table, state.seat = tables[-1], 0
     screen = _render_all(state, app)

@@ -12,34 +12,18 @@ import random
 from collections.abc import AsyncIterator
 
 import pytest
+from feed import Feed
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.input import create_pipe_input
 from roll_dealer import Dealer, settle
-from tui_helpers import WAIT, Harness, Output80x24
+from tui_helpers import WAIT, Harness, Output80x24, dice
 
 from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
 from sushigo.client.tui.form import CreateForm
 from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
-from sushigo.engine import GameOptions
-from sushigo.engine.roll import (
-    GameOver,
-    Reroll,
-    RollGame,
-    RollObservation,
-    RollOptions,
-    RoundScored,
-    Swap,
-    Take,
-)
-from sushigo.protocol import (
-    GameKind,
-    GameStarting,
-    LoginGuest,
-    RollRoundScores,
-    RollTurn,
-    RollUpdate,
-)
+from sushigo.engine.roll import Reroll, RollGame, RollObservation, RollOptions, Swap, Take
+from sushigo.protocol import LoginGuest
 
 NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12", "b")
 
@@ -65,52 +49,12 @@ def _render_all(state: AppState, app: object, screen: bool = True) -> str:
     return text
 
 
-def _start(state: AppState, players: int, seat: int | None) -> None:
-    state.apply(
-        GameStarting(
-            table_id="t1",
-            kind=GameKind.SUSHI_ROLL,
-            options=GameOptions(players=players),
-            seat=seat,
-            players=NAMES[:players],
-            server_seed_hash=bytes(32),
-        )
-    )
-
-
-def _turn(state: AppState, game: RollGame, deadline_ms: int = 0) -> None:
-    obs = game.observation(state.seat)
-    assert obs.to_move is not None
-    state.apply(
-        RollTurn(
-            round=obs.round,
-            cycle=obs.cycle,
-            seat=obs.to_move,
-            observation=obs,
-            deadline_ms=deadline_ms,
-        )
-    )
-
-
-def _play(state: AppState, game: RollGame, seat: int, action: object, auto: bool = False) -> None:
-    r, c = game.round, game.cycle
-    events = game.apply(seat, action)  # type: ignore[arg-type]
-    state.apply(
-        RollUpdate(
-            round=r,
-            cycle=c,
-            seat=seat,
-            action=action,  # type: ignore[arg-type]
-            auto=auto,
-            events=tuple(e for e in events if not isinstance(e, RoundScored | GameOver)),
-            observation=game.observation(None),
-        )
-    )
-    for event in events:
-        if isinstance(event, RoundScored):
-            state.apply(RollRoundScores.of(event))
-        elif isinstance(event, GameOver):
-            state.record_game_over(event)
+def _start(state: AppState, players: int, seat: int | None, seed: bytes = b"keys") -> Feed:
+    """A Sushi Roll game told to `state` from `seat`; its GAME_STARTING sent."""
+    feed = Feed(state, "sushi-roll", players, seat=seat, seed=seed)
+    feed.names = NAMES[:players]
+    feed.start()
+    return feed
 
 
 @pytest.mark.parametrize(("players", "seat"), [(2, 0), (3, 1), (4, 3), (5, 2), (3, None)])
@@ -119,24 +63,24 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
     clock = [100.0]
     state = AppState(now=lambda: clock[0], address="127.0.0.1:7777")
     app = build_application(state, output=Output80x24())
-    game = RollGame(RollOptions(players), rng.randbytes(32))
-    _start(state, players, seat)
+    feed = _start(state, players, seat, rng.randbytes(32))
+    game = feed.game
     kinds: set[str] = set()
     rounds = turns = 0
     while not game.is_terminal():
-        _turn(state, game, deadline_ms=30_000)
+        feed.turn_start(deadline_ms=30_000)
         mover = game.to_move
         assert mover is not None
         clock[0] += rng.uniform(0, 40)
         # A random choice in progress: cursor, marks, a swap; sometimes an overlay.
-        me = state.roll_me
+        me = dice(state).me
         if me is not None and me.belt:
-            state.dice.cursor = rng.randrange(len(me.belt))
+            dice(state).dice.cursor = rng.randrange(len(me.belt))
             k = rng.randint(0, min(2, len(me.belt)))
-            state.dice.marked = sorted(rng.sample(range(len(me.belt)), k))
+            dice(state).dice.marked = sorted(rng.sample(range(len(me.belt)), k))
             if rng.random() < 0.3:
-                state.roll_key("swap")
-                state.roll_key(rng.choice(["down", "right", "left"]))
+                dice(state).roll_key("swap")
+                dice(state).roll_key(rng.choice(["down", "right", "left"]))
         state.show_help = rng.random() < 0.05
         state.confirm_quit = rng.random() < 0.05
         turns += 1
@@ -156,12 +100,14 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
                 else rng.choice(legal[: len(game.belts()[mover])])
             )
             before = game.round
-            _play(state, game, mover, action, auto=rng.random() < 0.05)
+            feed.act(action, auto=rng.random() < 0.05)
             if game.round != before or game.is_terminal():
                 rounds += 1
                 screen = screen_text(app, 80, 24)
                 if game.is_terminal():
-                    assert "Game over" in screen, screen
+                    assert state.summary == "round" and state.final is None
+                    feed.end()
+                    assert "Game over" in screen_text(app, 80, 24)
                 else:
                     assert f"Round {rounds} scores" in screen, screen
                     state.summary = None
@@ -180,57 +126,56 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
     assert "FAIRNESS CHECK FAILED" in screen
 
 
-def _seated_state(players: int = 3, seed: bytes = b"keys") -> tuple[AppState, RollGame]:
+def _seated_state(players: int = 3, seed: bytes = b"keys") -> tuple[AppState, Feed]:
     """A state at the dice table, our move (seat = the red belt's holder)."""
-    game = RollGame(RollOptions(players), seed)
     state = AppState()
-    seat = game.to_move
+    seat = RollGame(RollOptions(players), seed).to_move
     assert seat is not None
-    _start(state, players, seat)
-    _turn(state, game)
-    assert state.roll_moving
-    return state, game
+    feed = _start(state, players, seat, seed)
+    feed.turn_start()
+    assert dice(state).moving
+    return state, feed
 
 
 def test_marks_make_a_reroll_of_the_subset_in_belt_order() -> None:
     state, _ = _seated_state()
-    assert state.roll_key("digit", 2) is None
-    state.roll_key("mark")
-    state.roll_key("left")
-    state.roll_key("left")
-    state.roll_key("mark")
-    assert state.dice.marked == [0, 2] and "[x]" in _text(WIDGETS["hand"](state))
+    assert dice(state).roll_key("digit", 2) is None
+    dice(state).roll_key("mark")
+    dice(state).roll_key("left")
+    dice(state).roll_key("left")
+    dice(state).roll_key("mark")
+    assert dice(state).dice.marked == [0, 2] and "[x]" in _text(WIDGETS["hand"](state))
     assert "r re-rolls them" in state.status
-    action = state.roll_key("reroll")
+    action = dice(state).roll_key("reroll")
     assert action == Reroll((0, 2)) and not state.status_error
-    state.roll_key("mark")  # the cursor is on 0: unmark it
-    assert state.dice.marked == [2]
-    state.roll_key("cancel")
-    assert state.dice.marked == [] and state.status == "marks cleared"
-    assert state.roll_key("reroll") is None and "mark dice with space" in state.status
+    dice(state).roll_key("mark")  # the cursor is on 0: unmark it
+    assert dice(state).dice.marked == [2]
+    dice(state).roll_key("cancel")
+    assert dice(state).dice.marked == [] and state.status == "marks cleared"
+    assert dice(state).roll_key("reroll") is None and "mark dice with space" in state.status
 
 
 def test_a_swap_picks_our_die_then_a_die_on_another_belt() -> None:
-    state, game = _seated_state(players=3)
-    me = game.to_move
+    state, feed = _seated_state(players=3)
+    me = feed.game.to_move
     assert me is not None
-    state.roll_key("digit", 1)
-    state.roll_key("swap")
-    assert state.dice.mode == "swap" and state.dice.swap_from == 1
-    first = state.dice.swap_seat
+    dice(state).roll_key("digit", 1)
+    dice(state).roll_key("swap")
+    assert dice(state).dice.mode == "swap" and dice(state).dice.swap_from == 1
+    first = dice(state).dice.swap_seat
     assert first == (me + 1) % 3  # the belt to our left first
     assert "swap your" in state.status and "Enter swaps" in state.status
     assert "↑↓ belt" in _text(keys_text(state))
-    state.roll_key("down")
-    assert state.dice.swap_seat == (me + 2) % 3
-    state.roll_key("digit", 3)
+    dice(state).roll_key("down")
+    assert dice(state).dice.swap_seat == (me + 2) % 3
+    dice(state).roll_key("digit", 3)
     assert "[S]" in _text(WIDGETS["players"](state)) and "▸" in _text(WIDGETS["players"](state))
-    assert state.roll_key("mark") is None and "Esc goes back" in state.status
-    action = state.roll_key("enter")
+    assert dice(state).roll_key("mark") is None and "Esc goes back" in state.status
+    action = dice(state).roll_key("enter")
     assert action == Swap(1, (me + 2) % 3, 3)
-    state.roll_key("cancel")
-    assert state.dice.mode == "choose" and state.status == "swap cancelled"
-    assert state.roll_key("enter") == Take(1)
+    dice(state).roll_key("cancel")
+    assert dice(state).dice.mode == "choose" and state.status == "swap cancelled"
+    assert dice(state).roll_key("enter") == Take(1)
 
 
 def test_keys_refuse_with_a_reason_and_play_nothing() -> None:
@@ -238,75 +183,73 @@ def test_keys_refuse_with_a_reason_and_play_nothing() -> None:
     seat = state.seat
     assert seat is not None
     # No tokens: every menu and chopsticks token spent.
-    obs = state.roll
+    obs = dice(state).obs
     assert obs is not None
     broke = dataclasses.replace(obs.players[seat], menu=0, chopsticks=0)
     players = list(obs.players)
     players[seat] = broke
-    state.roll = dataclasses.replace(obs, players=tuple(players))
-    assert state.roll_key("mark") is None and "no menu token" in state.status
+    dice(state).observation = dataclasses.replace(obs, players=tuple(players))
+    assert dice(state).roll_key("mark") is None and "no menu token" in state.status
     assert state.status_error
-    assert state.roll_key("reroll") is None and "no menu token" in state.status
-    assert state.roll_key("swap") is None and "no chopsticks token" in state.status
-    assert state.dice.mode == "choose"
+    assert dice(state).roll_key("reroll") is None and "no menu token" in state.status
+    assert dice(state).roll_key("swap") is None and "no chopsticks token" in state.status
+    assert dice(state).dice.mode == "choose"
     # Fresh tokens (from our last take) are usable only from our next turn.
     fresh = dataclasses.replace(broke, chopsticks=1, fresh_chopsticks=1)
     players[seat] = fresh
-    state.roll = dataclasses.replace(obs, players=tuple(players))
-    assert state.roll_key("swap") is None and "usable from your next turn" in state.status
+    dice(state).observation = dataclasses.replace(obs, players=tuple(players))
+    assert dice(state).roll_key("swap") is None and "usable from your next turn" in state.status
     # Not our move.
-    state.roll, state.roll_moving = obs, False
-    assert state.roll_key("enter") is None and "not your move" in state.status
+    dice(state).observation, dice(state).waiting = obs, False
+    assert dice(state).roll_key("enter") is None and "not your move" in state.status
     # Waiting for the server's answer to our action.
-    state.roll_moving, state.roll_pending = True, Take(0)
-    assert state.roll_key("enter") is None and "waiting for the server" in state.status
+    dice(state).waiting, dice(state).pending = True, Take(0)
+    assert dice(state).roll_key("enter") is None and "waiting for the server" in state.status
     # A number past the belt's end (8 dice each in a 2-player game).
-    state.roll_pending = None
-    assert state.roll_key("digit", 8) is None and "there is no die 9" in state.status
+    dice(state).pending = None
+    assert dice(state).roll_key("digit", 8) is None and "there is no die 9" in state.status
     # Watching: nothing to choose.
     watcher = AppState()
-    _start(watcher, 2, None)
-    _turn(watcher, RollGame(RollOptions(2), b"refusals"))
-    assert watcher.roll_key("enter") is None and "watching" in watcher.status
-    assert watcher.roll_key("mark") is None and "watching" in watcher.status
+    _start(watcher, 2, None, b"refusals").turn_start()
+    assert dice(watcher).roll_key("enter") is None and "watching" in watcher.status
+    assert dice(watcher).roll_key("mark") is None and "watching" in watcher.status
     watcher.status = ""
     assert "watching the game" in _text(status_text(watcher))
     assert "Watching" in _text(WIDGETS["hand"](watcher))
 
 
 def test_updates_are_logged_and_the_choice_follows_the_belt() -> None:
-    state, game = _seated_state(players=3, seed=b"log")
+    state, feed = _seated_state(players=3, seed=b"log")
     me = state.seat
     assert me is not None
-    state.roll_key("mark")
-    _play(state, game, me, Reroll((0,)))
-    assert state.dice.marked == [] and state.roll_moving  # still our move after a re-roll
+    dice(state).roll_key("mark")
+    feed.act(Reroll((0,)))
+    assert dice(state).dice.marked == [] and dice(state).moving  # still our move after a re-roll
     assert "re-rolled" in _text(state.log[-1]) and "→" in _text(state.log[-1])
     other = (me + 1) % 3
-    _play(state, game, me, Swap(0, other, 0))
+    feed.act(Swap(0, other, 0))
     assert "swapped" in _text(state.log[-1])
-    _play(state, game, me, Take(0))
-    assert not state.roll_moving and "you took" in _text(state.log[-1])
-    assert state.roll_did[me].startswith("took ")
-    _turn(state, game)
+    feed.act(Take(0))
+    assert not dice(state).moving and "you took" in _text(state.log[-1])
+    assert dice(state).did[me].startswith("took ")
+    feed.turn_start()
     assert "to move" in _text(WIDGETS["header"](state))
     assert "is moving" in _text(status_text(state))
 
 
 def test_the_turn_timer_and_an_auto_take() -> None:
     clock = [50.0]
-    game = RollGame(RollOptions(3), b"timer")
     state = AppState(now=lambda: clock[0])
-    seat = game.to_move
+    seat = RollGame(RollOptions(3), b"timer").to_move
     assert seat is not None
-    _start(state, 3, seat)
-    _turn(state, game, deadline_ms=30_000)
+    feed = _start(state, 3, seat, b"timer")
+    feed.turn_start(deadline_ms=30_000)
     assert "time 30s" in _text(WIDGETS["header"](state))
     clock[0] += 25
     assert "time 5s" in _text(WIDGETS["header"](state))
-    _play(state, game, seat, Take(0), auto=True)
+    feed.act(Take(0), auto=True)
     assert "the server took a die for you" in state.status and state.status_error
-    assert state.deadline is None and not state.roll_moving
+    assert state.deadline is None and not dice(state).moving
     assert "(auto)" in _text(state.log[-1])
 
 
@@ -319,16 +262,16 @@ def test_help_and_form_offer_sushi_roll() -> None:
     assert "menu token" in roll_help and "sashimi 0 6 13" in roll_help
     assert "chopsticks double pick" not in roll_help
     form = CreateForm()
-    assert CreateForm.FIELDS[form.field] == "game"
+    assert form.focused() == "game"
     form.change(1)
-    assert form.game == GameKind.SUSHI_ROLL
+    assert form.game == "sushi-roll"
     form.move(1)
-    form.move(1)  # players, then past the three card variants to the turn time
-    assert CreateForm.FIELDS[form.field] == "turn_seconds"
+    form.move(1)  # players, then the turn time: the dice game has no variants
+    assert form.focused() == "turn_seconds"
     form.move(-1)
-    assert CreateForm.FIELDS[form.field] == "players"
+    assert form.focused() == "players"
     settings = form.settings()
-    assert settings.kind == GameKind.SUSHI_ROLL and settings.roll_options().players == 4
+    assert (settings.kind, settings.players, settings.variants) == ("sushi-roll", 4, ())
 
 
 def _moves(obs: RollObservation, rng: random.Random) -> str:
@@ -379,23 +322,8 @@ async def test_a_whole_game_by_keystrokes_against_a_scripted_server() -> None:
         state = h.state
         dealer.seat_client()
         actions = 0
-        while True:
-            await h.wait(
-                lambda: (
-                    (state.roll_moving and state.roll_pending is None and state.summary != "round")
-                    or state.summary == "round"
-                    or state.final is not None
-                ),
-                "our move",
-            )
-            if state.final is not None:
-                break
-            if state.summary == "round":
-                assert "scores" in h.screen()
-                h.keys(" ")
-                await h.wait(lambda: state.summary != "round", "the summary to close")
-                continue
-            obs = state.roll
+        while await h.ready_to_pick():
+            obs = dice(state).obs
             assert obs is not None
             sent = len(dealer.received)
             keys = _moves(obs, rng)
@@ -404,9 +332,9 @@ async def test_a_whole_game_by_keystrokes_against_a_scripted_server() -> None:
             actions += 1
         await h.wait(lambda: state.fairness.final != "pending", "the record check")
         assert state.fairness.final == "verified", state.fairness.failures
-        assert state.fairness.actions_verified == len(dealer.steps)
+        assert state.fairness.actions_seen == len(dealer.steps)
         assert actions >= 3 * 7
-        assert len(state.roll_rounds) == 3
+        assert len(dice(state).rounds) == 3
         screen = h.screen()
         assert "Game over" in screen and "seed check passed" in screen
         await h.quit()
@@ -417,16 +345,16 @@ async def test_a_refused_action_is_said_and_the_move_stays_ours() -> None:
     async with _dealt_app(dealer) as h:
         state = h.state
         dealer.seat_client()
-        await h.wait(lambda: state.roll_moving and state.roll_pending is None, "our move")
+        assert await h.ready_to_pick()
         dealer.refuse_next = True
         sent = len(dealer.received)
         h.keys("1\r")
         await h.wait(lambda: "server:" in state.status, "the refusal")
-        assert state.status_error and state.roll_moving and state.roll_pending is None
+        assert state.status_error and dice(state).moving and dice(state).pending is None
         assert len(dealer.received) == sent + 1
         h.keys("1\r")
         await h.wait(lambda: len(dealer.received) == sent + 2, "the second try")
-        await h.wait(lambda: bool(state.roll_me and state.roll_me.tray), "the take")
+        await h.wait(lambda: bool((me := dice(state).me) and me.tray), "the take")
         assert not state.fairness.failures
         await h.quit()
 

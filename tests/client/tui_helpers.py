@@ -23,7 +23,10 @@ from prompt_toolkit.output import DummyOutput
 
 from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
+from sushigo.client.tui.board import Board
+from sushigo.client.tui.card_board import CardBoard
 from sushigo.client.tui.ops import seat_with_bots
+from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
@@ -44,7 +47,12 @@ class Output80x24(DummyOutput):
 async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
     """A real server on 127.0.0.1, a free port, its database under `path`."""
     storage = Storage(path / "server.db")
-    server = Server(Hub(storage=storage, key=Ed25519PrivateKey.generate()), "127.0.0.1", 0, None)
+    server = Server(
+        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        "127.0.0.1",
+        0,
+        None,
+    )
     addresses = await server.start()
     try:
         yield addresses[0]
@@ -91,16 +99,17 @@ class Harness:
 
     @property
     def position(self) -> tuple[int, int] | None:
-        obs = self.state.observation
-        return None if obs is None else (obs.round, obs.turn)
+        board = self.state.board
+        return None if board is None else board.position
 
     async def ready_to_pick(self) -> bool:
-        """Wait for our turn (dismissing round summaries); False once the game is over."""
+        """Wait for our turn, or our next action in it (dismissing round summaries); False once
+        the game is over."""
         state = self.state
         while True:
             await self.wait(
                 lambda: (
-                    (state.picking and state.summary != "round")
+                    (_waiting(state) and state.summary != "round")
                     or state.summary == "round"
                     or state.final is not None
                 ),
@@ -119,11 +128,7 @@ class Harness:
         before = self.position
         self.keys(keys)
         await self.wait(
-            lambda: (
-                self.state.my_pick is not None
-                or self.position != before
-                or self.state.final is not None
-            ),
+            lambda: _picked(self.state) or self.position != before or self.state.final is not None,
             f"the pick {keys!r} to be committed",
         )
 
@@ -185,3 +190,34 @@ def digit(index: int) -> str:
 def log_text(state: AppState) -> str:
     """The event log as plain text."""
     return "\n".join("".join(text for _, text, *_ in line) for line in state.log)
+
+
+def _waiting(state: AppState) -> bool:
+    """A step waits for an action of ours, and none is on its way."""
+    board = state.board
+    return board is not None and board.waiting and board.pending is None
+
+
+def _picked(state: AppState) -> bool:
+    return state.board is not None and state.board.my_pick is not None
+
+
+def card(state: AppState) -> CardBoard:
+    """The card game's board on screen."""
+    board = state.board
+    assert isinstance(board, CardBoard), f"not the card game's board: {board!r}"
+    return board
+
+
+def dice(state: AppState) -> RollBoard:
+    """Sushi Roll's board on screen."""
+    board = state.board
+    assert isinstance(board, RollBoard), f"not Sushi Roll's board: {board!r}"
+    return board
+
+
+def plain(state: AppState) -> Board:
+    """The board on screen, whichever it is."""
+    board = state.board
+    assert board is not None, "no game on screen"
+    return board

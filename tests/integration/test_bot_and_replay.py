@@ -27,7 +27,9 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
     db = tmp_path / "server.db"
     storage = Storage(db)
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
-    srv = Server(Hub(storage=storage, key=key), "127.0.0.1", 0, None)
+    srv = Server(
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
+    )
     ((host, port),) = await srv.start()
     yield host, port, db
     await srv.stop()
@@ -140,8 +142,10 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
     original = dropper.proto
     try:
         games = asyncio.gather(
-            play_one(dropper, get_strategy("greedy"), rng, 2),
-            play_one(steady, get_strategy("greedy"), random.Random(6), 2),
+            play_one(dropper, get_strategy("greedy", game="sushi-go"), rng, 2, "sushi-go"),
+            play_one(
+                steady, get_strategy("greedy", game="sushi-go"), random.Random(6), 2, "sushi-go"
+            ),
         )
         cut = asyncio.create_task(cut_once_in_round_two())
         first, second = await asyncio.wait_for(games, timeout=60)

@@ -17,6 +17,7 @@ from pathlib import Path
 from server_helpers import dropped, expected_turns, play, replay_scores
 
 from sushigo.client.connection import Client
+from sushigo.engine import SUSHI_GO
 from sushigo.protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
 
 SERVER = Path(sys.executable).with_name("sushigo-server")
@@ -51,7 +52,7 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
 
 async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
-    settings = TableSettings(players=3, turn_seconds=60)
+    settings = TableSettings(kind="sushi-go", players=3, turn_seconds=60)
     rng = random.Random(11)
     async with server_process(db) as (proc, port):
         players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
@@ -90,13 +91,13 @@ async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> N
         for c in players:
             await c.close()
 
-    options = settings.options()
+    options = SUSHI_GO.options(settings.players, settings.variants)
     ended = played[0].ended
     record = verify_signed_record(ended.record, players[0].server_key)
     report = verify_record(record)
     assert report.ok, report.problems
     assert replay_scores(record) == record.scores == ended.totals
-    assert len(record.turns) == expected_turns(options)
+    assert len(record.steps) == expected_turns(options)
     assert not report.auto_picks
     for c, seen, count in zip(players, played, verified_before, strict=True):
         assert not seen.errors, seen.errors

@@ -9,20 +9,34 @@ import socket
 import pytest
 from server_helpers import expected_turns, play, replay_scores, running_server
 
-from sushigo.engine import GameOptions
+from sushigo.engine import SUSHI_GO, GameOptions
 from sushigo.protocol import GameStarting, TableSettings, verify_record, verify_signed_record
 
 CASES = [
-    pytest.param(TableSettings(players=2), 2, 0, id="2p-plain"),
-    pytest.param(TableSettings(players=2, dummy=True), 2, 0, id="2p-dummy"),
-    pytest.param(TableSettings(players=2, dummy=True), 1, 1, id="2p-dummy-bot"),
-    pytest.param(TableSettings(players=3, pass_both_ways=True), 2, 1, id="3p-both-ways"),
-    pytest.param(TableSettings(players=4, soy_sauce=True), 3, 1, id="4p-soy-sauce"),
-    pytest.param(TableSettings(players=4), 4, 0, id="4p-plain"),
+    pytest.param(TableSettings(kind="sushi-go", players=2), 2, 0, id="2p-plain"),
     pytest.param(
-        TableSettings(players=5, pass_both_ways=True, soy_sauce=True), 2, 3, id="5p-both-variants"
+        TableSettings(kind="sushi-go", players=2, variants=("dummy",)), 2, 0, id="2p-dummy"
     ),
-    pytest.param(TableSettings(players=5), 5, 0, id="5p-plain"),
+    pytest.param(
+        TableSettings(kind="sushi-go", players=2, variants=("dummy",)), 1, 1, id="2p-dummy-bot"
+    ),
+    pytest.param(
+        TableSettings(kind="sushi-go", players=3, variants=("pass_both_ways",)),
+        2,
+        1,
+        id="3p-both-ways",
+    ),
+    pytest.param(
+        TableSettings(kind="sushi-go", players=4, variants=("soy_sauce",)), 3, 1, id="4p-soy-sauce"
+    ),
+    pytest.param(TableSettings(kind="sushi-go", players=4), 4, 0, id="4p-plain"),
+    pytest.param(
+        TableSettings(kind="sushi-go", players=5, variants=("pass_both_ways", "soy_sauce")),
+        2,
+        3,
+        id="5p-both-variants",
+    ),
+    pytest.param(TableSettings(kind="sushi-go", players=5), 5, 0, id="5p-plain"),
 ]
 
 
@@ -46,7 +60,7 @@ async def full_game(host: str, settings: TableSettings, clients: int, bots: int)
             for c in [*players, watcher]:
                 await c.close()
 
-    options = settings.options()
+    options = SUSHI_GO.options(settings.players, settings.variants)
     turns = expected_turns(options)
     totals = {p.ended.totals for p in played}
     assert len(totals) == 1, "everyone saw the same final scores"
@@ -54,7 +68,7 @@ async def full_game(host: str, settings: TableSettings, clients: int, bots: int)
     assert record.options == options
     assert verify_record(record).ok
     assert replay_scores(record) == record.scores == played[0].ended.totals
-    assert len(record.turns) == turns
+    assert len(record.steps) == turns
     for client, seen in zip([*players, watcher], played, strict=True):
         assert not seen.errors, seen.errors
         assert client.fairness.final == "verified", client.fairness.failures
@@ -89,7 +103,7 @@ def _ipv6_loopback() -> bool:
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="IPv6 loopback (::1) is not available here")
 async def test_full_game_over_ipv6_loopback() -> None:
-    await full_game("::1", TableSettings(players=3), 2, 1)
+    await full_game("::1", TableSettings(kind="sushi-go", players=3), 2, 1)
 
 
 async def test_spectator_is_told_it_has_no_seat() -> None:
@@ -97,7 +111,7 @@ async def test_spectator_is_told_it_has_no_seat() -> None:
         host = await running.client("host")
         watcher = await running.client("watcher")
         try:
-            joined = await host.create_table(TableSettings(players=2))
+            joined = await host.create_table(TableSettings(kind="sushi-go", players=2))
             await host.add_bot("random")
             await watcher.spectate(joined.table.table_id)
             host.start_game()

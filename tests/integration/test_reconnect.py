@@ -26,7 +26,7 @@ from sushigo.protocol import (
 async def two_seats(running: Running) -> tuple[Client, Client, TurnStart, TurnStart]:
     a = await running.client("alice")
     b = await running.client("bob")
-    joined = await a.create_table(TableSettings(players=2))
+    joined = await a.create_table(TableSettings(kind="sushi-go", players=2))
     await b.join_table(joined.table.table_id)
     a.start_game()
     start_a = await a.wait_for(TurnStart, 5)

@@ -16,6 +16,9 @@ from server_helpers import RawPeer, Running, hello, raw_frame, running_server
 
 from sushigo.engine.roll import Reroll, Swap, Take
 from sushigo.protocol import (
+    ROLL_WIRE,
+    Act,
+    Acted,
     AddBot,
     Commit,
     ErrorCode,
@@ -24,9 +27,6 @@ from sushigo.protocol import (
     Phase,
     Resume,
     Resumed,
-    RollPlay,
-    RollTurn,
-    RollUpdate,
     Seed,
     Spectate,
     Spectating,
@@ -74,8 +74,8 @@ def check_game(players: list[RollClient], watcher: RollClient, seats: int) -> No
     assert all(r == records[0] for r in records), "everyone saw the same game"
     record = records[0]
     assert record.options.players == seats and len(record.scores) == seats
-    assert {s.seat for s in record.steps} == set(range(seats))
-    assert not any(s.auto for s in record.steps), "nobody timed out"
+    assert {s.seats[0] for s in record.steps} == set(range(seats))
+    assert not any(s.openings[0].auto for s in record.steps), "nobody timed out"
     for seen in witnesses:
         assert seen.errors == [], seen.errors
         assert len(seen.turns) == len(witnesses[0].turns)
@@ -143,17 +143,19 @@ async def test_hostile_moves_get_their_errors_while_another_game_completes() -> 
         for peer in (a, b):
             await peer.expect(GameStarting)
             peer.send(Seed(ref=peer.ref(), seed=new_seed()))
-        turns = [await p.expect(RollTurn) for p in (a, b)]
-        mover, waiting = (a, b) if turns[0].moving else (b, a)
+        turns = [await p.expect(TurnStart) for p in (a, b)]
+        mover, waiting = (a, b) if turns[0].seats[0] == a.seat else (b, a)
         turn = turns[0]
         assert mover.seat is not None and waiting.seat is not None
-        here = (turn.round, turn.cycle)
+        here = (turn.round, turn.turn)
 
         # Out of turn, the wrong cycle, a card message, illegal actions: refused, nothing changes.
-        waiting.send_raw(raw_frame(RollPlay(ref=50, round=here[0], cycle=here[1], action=Take(0))))
+        waiting.send_raw(
+            raw_frame(Act(ref=50, round=here[0], turn=here[1], action=Take(0)), ROLL_WIRE)
+        )
         assert (await waiting.expect_error(ErrorCode.OUT_OF_PHASE)).ref == 50
         mover.send_raw(
-            raw_frame(RollPlay(ref=51, round=here[0], cycle=here[1] + 1, action=Take(0)))
+            raw_frame(Act(ref=51, round=here[0], turn=here[1] + 1, action=Take(0)), ROLL_WIRE)
         )
         assert (await mover.expect_error(ErrorCode.WRONG_TURN)).ref == 51
         mover.send_raw(raw_frame(Commit(ref=52, round=1, turn=1, commitment=bytes(32))))
@@ -163,7 +165,7 @@ async def test_hostile_moves_get_their_errors_while_another_game_completes() -> 
             assert (await mover.expect_error(ErrorCode.ILLEGAL_ACTION)).ref == ref
         # The seat tries again with legal ones, and the game plays out for both.
         mover.act(Reroll((0,)))
-        assert (await mover.expect(RollUpdate)).action == Reroll((0,))
+        assert (await mover.expect(Acted)).action == Reroll((0,))
         refused = [len(mover.witness.errors), len(waiting.witness.errors)]
         assert refused == [5, 1]
         played = await asyncio.gather(
@@ -181,15 +183,14 @@ async def test_hostile_moves_get_their_errors_while_another_game_completes() -> 
         card = await RawPeer.open(running)
         await card.login("card")
         try:
-            await card.create(TableSettings(players=2))
+            await card.create(TableSettings(kind="sushi-go", players=2))
             card.send(AddBot(ref=card.ref(), strategy="random"))
             card.send(StartGame(ref=card.ref()))
             await card.expect(GameStarting)
             card.send(Seed(ref=card.ref(), seed=new_seed()))
             start = await card.expect(TurnStart)
-            card.send_raw(
-                raw_frame(RollPlay(ref=60, round=start.round, cycle=start.turn, action=Take(0)))
-            )
+            act = Act(ref=60, round=start.round, turn=start.turn, action=Take(0))
+            card.send_raw(raw_frame(act, ROLL_WIRE))
             assert (await card.expect_error(ErrorCode.OUT_OF_PHASE)).ref == 60
         finally:
             card.close()
@@ -204,10 +205,10 @@ async def test_the_mover_loses_its_connection_mid_turn_and_resumes() -> None:
         for peer in (a, b):
             await peer.expect(GameStarting)
             peer.send(Seed(ref=peer.ref(), seed=new_seed()))
-        turns = [await p.expect(RollTurn) for p in (a, b)]
-        mover, other = (a, b) if turns[0].moving else (b, a)
+        turns = [await p.expect(TurnStart) for p in (a, b)]
+        mover, other = (a, b) if turns[0].seats[0] == a.seat else (b, a)
         mover.act(Reroll((0, 1, 2)))
-        shown = await mover.expect(RollUpdate)
+        shown = await mover.expect(Acted)
         last_seq = mover.proto.last_seq
         assert mover.writer.transport is not None
         mover.writer.transport.abort()  # the connection breaks, no goodbye
@@ -224,14 +225,12 @@ async def test_the_mover_loses_its_connection_mid_turn_and_resumes() -> None:
         await back.expect(Welcome)
         back.send(Resume(ref=back.ref(), token=mover.token, last_seq=last_seq))
         resumed = await back.expect(Resumed)
-        assert (resumed.round, resumed.turn) == (shown.round, shown.cycle)
-        if resumed.snapshot is None:  # the missed messages were replayed
-            assert resumed.phase is Phase.ROLL_MOVING
-        else:  # (the server saw the connection closed): a snapshot, then the turn again
-            assert resumed.phase is Phase.WAITING
-            turn = await back.expect(RollTurn)
-            assert turn.observation == dataclasses.replace(shown.observation, seat=mover.seat)
-        assert back.proto.phase is Phase.ROLL_MOVING
+        assert (resumed.round, resumed.turn) == (shown.round, shown.turn)
+        assert resumed.phase is Phase.MOVING
+        if resumed.snapshot is not None:  # (the server saw the connection closed): a snapshot
+            assert resumed.snapshot.observation == shown.observation
+            back.last = resumed.snapshot.observation
+        assert back.proto.phase is Phase.MOVING
         played = await asyncio.gather(
             back.play(random.Random(3), act_first=True), other.play(random.Random(4))
         )

@@ -26,7 +26,12 @@ from sushigo.server.storage import Storage
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Storage]]:
     storage = Storage(tmp_path / "server.db")
-    srv = Server(Hub(storage=storage, key=Ed25519PrivateKey.generate()), "127.0.0.1", 0, None)
+    srv = Server(
+        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        "127.0.0.1",
+        0,
+        None,
+    )
     ((host, port),) = await srv.start()
     yield host, port, storage
     await srv.stop()
@@ -115,10 +120,14 @@ async def test_only_the_host_starts_and_only_with_enough_entrants(
     boss = await Client.connect(host, port, name="boss")
     other = await Client.connect(host, port, name="other")
     try:
-        info = await boss.create_tournament(TournamentSettings(name="open", players=3, games=2))
+        info = await boss.create_tournament(
+            TournamentSettings(name="open", kind="sushi-go", players=3, games=2)
+        )
         assert info.status is TournamentStatus.REGISTERING
         with pytest.raises(ServerError) as refused:
-            await boss.create_tournament(TournamentSettings(name="open", players=2))
+            await boss.create_tournament(
+                TournamentSettings(name="open", kind="sushi-go", players=2)
+            )
         assert refused.value.code is ErrorCode.BAD_SETTINGS
         await other.register_tournament("open")
         with pytest.raises(ServerError) as twice:

@@ -33,18 +33,19 @@ from sushigo.engine.roll import (
     Swap,
     Take,
 )
-from sushigo.engine.roll import GameOver as RollGameOverEvent
 from sushigo.engine.roll import RoundPoints as RollRoundPoints
-from sushigo.engine.roll import RoundScored as RollRoundScored
 from sushigo.protocol import (
+    CARD_WIRE,
+    ROLL_WIRE,
     ClientConnection,
     Connection,
     FairRecord,
     Phase,
     ServerConnection,
     SignedRecord,
-    TurnRecord,
+    StepRecord,
     Version,
+    Wire,
     derive_game_seed,
     make_commitment,
     messages,
@@ -52,9 +53,10 @@ from sushigo.protocol import (
     server_seed_hash,
     sign_record,
 )
-from sushigo.protocol._codec import Range, Size
+from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
-from sushigo.protocol.roll import RollFairRecord, RollStep, sign_roll_record
+
+V2 = Version(2, 0)
 
 OPTIONS = [
     GameOptions(players=2),
@@ -128,36 +130,61 @@ def roll_events(draw: st.DrawFn) -> RollEvent:
     return draw(st.sampled_from(evs))
 
 
-def roll_turn(game: RollGame, seat: int | None) -> messages.RollTurn:
-    """The ROLL_TURN `seat` (None: a spectator) receives now."""
+def roll_turn(game: RollGame, seat: int | None, step: int = 0) -> messages.TurnStart:
+    """The TURN_START of the current open step that `seat` (None: a spectator) receives now."""
     obs = game.observation(seat)
     assert obs.to_move is not None
-    return messages.RollTurn(round=obs.round, cycle=obs.cycle, seat=obs.to_move, observation=obs)
+    return messages.TurnStart(
+        round=obs.round,
+        turn=obs.cycle,
+        seats=(obs.to_move,),
+        secret=False,
+        step=step,
+        observation=obs,
+    )
 
 
-def roll_update(
-    round_: int, cycle: int, seat: int, action: RollAction, events: list[RollEvent], game: RollGame
-) -> messages.RollUpdate:
-    """The ROLL_UPDATE for an action just applied to `game`."""
-    return messages.RollUpdate(
+def roll_acted(
+    round_: int,
+    cycle: int,
+    seat: int,
+    action: RollAction,
+    events: list[RollEvent],
+    game: RollGame,
+    receiver: int | None = None,
+    step: int = 0,
+) -> messages.Acted:
+    """The ACTED `receiver` (None: a spectator) gets for an action just applied to `game`."""
+    more = (
+        not game.is_terminal()
+        and game.to_move == seat
+        and (game.round, game.cycle)
+        == (
+            round_,
+            cycle,
+        )
+    )
+    return messages.Acted(
         round=round_,
-        cycle=cycle,
+        turn=cycle,
+        step=step,
         seat=seat,
         action=action,
-        events=tuple(e for e in events if not isinstance(e, RollRoundScored | RollGameOverEvent)),
-        observation=game.observation(None),
+        events=tuple(events),
+        observation=game.observation(receiver),
+        more=more,
     )
 
 
 @st.composite
-def roll_turns(draw: st.DrawFn) -> messages.RollTurn:
+def roll_turns(draw: st.DrawFn) -> messages.TurnStart:
     players = draw(st.integers(2, 5))
     game, _ = random_roll_game(players, draw(st.integers(0, 2**16)), draw(st.integers(0, 60)))
     return roll_turn(game, draw(st.none() | st.integers(0, players - 1)))
 
 
 @st.composite
-def roll_updates(draw: st.DrawFn) -> messages.RollUpdate:
+def roll_updates(draw: st.DrawFn) -> messages.Acted:
     game, _ = random_roll_game(draw(st.integers(2, 5)), draw(st.integers(0, 2**16)), 0)
     for _ in range(draw(st.integers(1, 60))):
         seat = game.to_move
@@ -165,7 +192,7 @@ def roll_updates(draw: st.DrawFn) -> messages.RollUpdate:
             break
         r, c = game.round, game.cycle
         action = draw(st.sampled_from(game.legal_actions(seat)))
-        update = roll_update(r, c, seat, action, game.apply(seat, action), game)
+        update = roll_acted(r, c, seat, action, game.apply(seat, action), game)
     return update
 
 
@@ -176,30 +203,39 @@ roll_actions: st.SearchStrategy[RollAction] = st.one_of(
     st.builds(Take, positions),
 )
 
+_GAME_VALUES: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+    "sushi-go": {
+        "action": actions,
+        "options": st.sampled_from(OPTIONS),
+        "observation": observations(),
+        "event": events(),
+    },
+    "sushi-roll": {
+        "action": roll_actions,
+        "options": st.builds(RollOptions, st.integers(2, 5)),
+        "observation": roll_observations(),
+        "event": roll_events(),
+    },
+}
+"""Valid game values of each built-in game, by part (see `protocol._codec.GameField`)."""
 _CUSTOM: dict[Any, st.SearchStrategy[Any]] = {
-    RollAction: roll_actions,
-    RollObservation: roll_observations(),
-    RollEvent: roll_events(),
-    RollOptions: st.builds(RollOptions, st.integers(2, 5)),
     Die: st.sampled_from([Die(DieKind.NIGIRI, f) for f in (6, 7, 8)]),  # type: ignore[misc]
     RollRoundPoints: st.builds(RollRoundPoints, *[st.integers(0, 30)] * 5),
-    messages.RollTurn: roll_turns(),
-    messages.RollUpdate: roll_updates(),
-    Action: actions,
     Card: cards,
-    GameOptions: st.sampled_from(OPTIONS),
-    Observation: observations(),
-    Event: events(),
     RoundPoints: st.builds(RoundPoints, *[st.integers(0, 30)] * 6),
 }
 
 
-def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
-    """A strategy of valid values for a schema type hint (lists kept short)."""
+def strategy_for(tp: Any, kind: str = "sushi-go") -> st.SearchStrategy[Any]:
+    """A strategy of valid values for a schema type hint (lists kept short); game values are of
+    the game `kind`."""
     meta: tuple[Any, ...] = ()
     if get_origin(tp) is Annotated:
         tp, *rest = get_args(tp)
         meta = tuple(rest)
+    part = next((m for m in meta if isinstance(m, GameField)), None)
+    if part is not None:
+        return _GAME_VALUES[kind][part.part]
     if tp in _CUSTOM:
         return _CUSTOM[tp]
     rng = next((m for m in meta if isinstance(m, Range)), None)
@@ -207,12 +243,12 @@ def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
         (inner,) = [a for a in get_args(tp) if a is not type(None)]
-        return st.none() | strategy_for(inner)
+        return st.none() | strategy_for(inner, kind)
     if origin is tuple:
         lo, hi = (size.lo, size.hi) if size else (0, 64)
-        return st.lists(strategy_for(get_args(tp)[0]), min_size=lo, max_size=min(hi, lo + 3)).map(
-            tuple
-        )
+        return st.lists(
+            strategy_for(get_args(tp)[0], kind), min_size=lo, max_size=min(hi, lo + 3)
+        ).map(tuple)
     if tp is bool:
         return st.booleans()
     if tp is int:
@@ -229,7 +265,7 @@ def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         hints = get_type_hints(tp, include_extras=True)
         return st.builds(
-            tp, **{f.name: strategy_for(hints[f.name]) for f in dataclasses.fields(tp)}
+            tp, **{f.name: strategy_for(hints[f.name], kind) for f in dataclasses.fields(tp)}
         )
     raise TypeError(f"no strategy for {tp!r}")
 
@@ -252,37 +288,46 @@ def sample_record() -> SignedRecord:
 def play_record(
     table_id: str, options: GameOptions, server_seed: bytes, seeds: tuple[bytes, ...], seed: int
 ) -> FairRecord:
-    """A complete fair record played with random legal actions and real commitments."""
+    """A complete fair record of a Sushi Go! game played with random legal actions and real
+    commitments."""
     rnd = random.Random(seed)
     game = Game(options, derive_game_seed(table_id, server_seed, seeds))
-    turns = []
+    steps = []
+    seats = tuple(range(options.players))
     while not game.is_terminal():
-        picks = [rnd.choice(game.legal_actions(s)) for s in range(options.players)]
+        picks = [rnd.choice(game.legal_actions(s)) for s in seats]
         nonces = [rnd.randbytes(32) for _ in picks]
         commitments = tuple(
-            make_commitment(table_id, game.round, game.turn, s, a, n)
+            make_commitment(table_id, game.round, game.turn, s, CARD_WIRE.commit_bytes(a), n)
             for s, (a, n) in enumerate(zip(picks, nonces, strict=True))
         )
         openings = tuple(Opening(action=a, nonce=n) for a, n in zip(picks, nonces, strict=True))
-        turns.append(
-            TurnRecord(round=game.round, turn=game.turn, commitments=commitments, openings=openings)
+        steps.append(
+            StepRecord(
+                round=game.round,
+                turn=game.turn,
+                seats=seats,
+                commitments=commitments,
+                openings=openings,
+            )
         )
         game.apply(picks)
     return FairRecord(
+        game="sushi-go",
         table_id=table_id,
         options=options,
         server_seed=server_seed,
         server_seed_hash=server_seed_hash(server_seed),
         client_seeds=seeds,
-        turns=tuple(turns),
+        steps=tuple(steps),
         scores=game.scores(),
     )
 
 
 def play_roll_record(
     table_id: str, players: int, server_seed: bytes, seeds: tuple[bytes, ...], seed: int
-) -> RollFairRecord:
-    """A complete Sushi Roll fair record played with random legal actions."""
+) -> FairRecord:
+    """A complete fair record of a Sushi Roll game played with random legal actions."""
     rnd = random.Random(seed)
     game = RollGame(RollOptions(players), derive_game_seed(table_id, server_seed, seeds))
     steps = []
@@ -290,9 +335,17 @@ def play_roll_record(
         seat = game.to_move
         assert seat is not None
         action = rnd.choice(game.legal_actions(seat))
-        steps.append(RollStep(seat=seat, action=action))
+        steps.append(
+            StepRecord(
+                round=game.round,
+                turn=game.cycle,
+                seats=(seat,),
+                openings=(Opening(action=action),),
+            )
+        )
         game.apply(seat, action)
-    return RollFairRecord(
+    return FairRecord(
+        game="sushi-roll",
         table_id=table_id,
         options=RollOptions(players),
         server_seed=server_seed,
@@ -304,7 +357,8 @@ def play_roll_record(
 
 
 def roll_samples() -> list[messages.Message]:
-    """One valid Sushi Roll message of each type, at round 1, cycle 1 of a 3-player game."""
+    """Sushi Roll's game messages (its open steps), at round 1, cycle 1 of a 3-player game: each
+    to be encoded with `ROLL_WIRE`."""
     m = messages
     game = RollGame(RollOptions(3), b"seed")
     mover = game.to_move
@@ -312,41 +366,37 @@ def roll_samples() -> list[messages.Message]:
     turn = roll_turn(game, mover)  # the receiver is the mover
     take = Take(0)
     after = game.clone()
-    update = roll_update(1, 1, mover, take, after.apply(mover, take), after)
+    update = roll_acted(1, 1, mover, take, after.apply(mover, take), after, receiver=mover)
     record = play_roll_record(TABLE, 2, b"\x11" * 32, (b"\x22" * 32, b"\x33" * 32), seed=7)
     return [
         turn,
-        m.RollPlay(ref=9, round=1, cycle=1, action=take),
+        m.Act(ref=9, round=1, turn=1, action=take),
         update,
-        m.RollRoundScores(
-            round=1,
-            points=(RollRoundPoints(6, 2, 1, 0, 3),) * 3,
-            totals=(12, 12, 12),
-            puddings=(0, 1, 2),
-        ),
-        m.RollGameOver(
-            pudding_points=(6, -6),
-            token_bonus=(1, 0),
+        m.GameEnded(
             totals=record.scores,
             places=(1, 2),
             winners=(0,),
             server_seed=b"\x11" * 32,
-            record=sign_roll_record(record, SERVER_KEY),
+            record=sign_record(record, SERVER_KEY),
         ),
     ]
 
 
+WIRES: dict[str, Wire] = {"sushi-go": CARD_WIRE, "sushi-roll": ROLL_WIRE}
+
+
 def samples() -> dict[tuple[str, str], messages.Message]:
-    """One valid message per (sender, type), consistent with round 1, turn 1 of a 3-player game."""
+    """One valid message per (sender, type), consistent with round 1, turn 1 of a 3-player game
+    of Sushi Go! (encode its game values with `CARD_WIRE`)."""
     m = messages
-    settings = m.TableSettings(players=3)
+    settings = m.TableSettings(kind="sushi-go", players=3)
     seats = tuple(m.SeatInfo(seat=i, player_id=f"p{i}", name=f"P{i}") for i in range(3))
     table = m.TableInfo(table_id=TABLE, settings=settings, status=m.TableStatus.OPEN, seats=seats)
     game = Game(OPTIONS3, b"seed")
     action = game.legal_actions(0)[0]
     out: list[messages.Message] = [
-        m.Hello(ref=1, protocol="sushigo", version=Version(1, 0), capabilities=("chat",)),
-        m.Welcome(ref=1, version=Version(1, 0), server_key=b"k" * 32, challenge=b"c" * 32),
+        m.Hello(ref=1, protocol="sushigo", version=V2, capabilities=("chat",)),
+        m.Welcome(ref=1, version=V2, server_key=b"k" * 32, challenge=b"c" * 32),
         m.LoginGuest(ref=2, name="ann"),
         m.LoginKey(ref=2, name="ann", public_key=b"p" * 32, signature=b"s" * 64),
         m.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
@@ -357,7 +407,9 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.Error(ref=3, code=52, message="no"),
         m.ListTables(ref=4),
         m.ListTournaments(ref=4),
-        m.CreateTournament(ref=4, settings=m.TournamentSettings(name="cup", games=6)),
+        m.CreateTournament(
+            ref=4, settings=m.TournamentSettings(name="cup", kind="sushi-go", games=6)
+        ),
         m.RegisterTournament(ref=4, name="cup"),
         m.WatchTournament(ref=4, name="cup"),
         m.StartTournament(ref=4, name="cup"),
@@ -365,7 +417,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
             ref=4,
             tournaments=(
                 m.TournamentInfo(
-                    settings=m.TournamentSettings(name="cup"),
+                    settings=m.TournamentSettings(name="cup", kind="sushi-go"),
                     status=m.TournamentStatus.REGISTERING,
                     host="p0",
                 ),
@@ -373,7 +425,9 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         ),
         m.TournamentUpdate(
             tournament=m.TournamentInfo(
-                settings=m.TournamentSettings(name="cup", format=m.TournamentFormat.RANDOM),
+                settings=m.TournamentSettings(
+                    name="cup", kind="sushi-go", format=m.TournamentFormat.RANDOM
+                ),
                 status=m.TournamentStatus.RUNNING,
                 games_done=2,
                 standings=(
@@ -388,7 +442,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.LeaveTable(ref=4),
         m.AddBot(ref=4),
         m.StartGame(ref=4),
-        m.QuickMatch(ref=4, players=3),
+        m.QuickMatch(ref=4, kind="sushi-go", players=3),
         m.Chat(ref=4, text="hi"),
         m.TableList(ref=4, tables=(table,)),
         m.TableJoined(ref=4, table=table, seat=0),
@@ -398,6 +452,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.ChatMessage(player_id="p1", name="bob", text="hi"),
         m.GameStarting(
             table_id=TABLE,
+            kind="sushi-go",
             options=OPTIONS3,
             seat=0,
             players=("a", "b", "c"),
@@ -405,7 +460,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         ),
         m.Seed(ref=5, seed=b"s" * 32),
         m.GameStarted(table_id=TABLE, server_seed_hash=b"h" * 32, client_seeds=(b"s" * 32,) * 3),
-        m.TurnStart(round=1, turn=1, observation=game.observation(0)),
+        m.TurnStart(round=1, turn=1, seats=(0, 1, 2), observation=game.observation(0)),
         m.Commit(ref=6, round=1, turn=1, commitment=b"c" * 32),
         m.Commitments(round=1, turn=1, commitments=(b"c" * 32, None, b"d" * 32)),
         m.Reveal(ref=7, round=1, turn=1, action=action, nonce=b"n" * 32),
@@ -414,14 +469,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
             turn=1,
             openings=tuple(Opening(action=game.legal_actions(s)[0], auto=True) for s in range(3)),
         ),
-        m.RoundScores(
-            round=1,
-            points=(RoundPoints(1, 2, 3, 4, 5, 0),) * 3,
-            totals=(1, 2, 3),
-            puddings=(0,) * 3,
-        ),
         m.GameEnded(
-            pudding_points=(0, 0),
             totals=(10, 20),
             places=(2, 1),
             winners=(1,),
@@ -436,7 +484,6 @@ def samples() -> dict[tuple[str, str], messages.Message]:
             resume_token=b"r" * 16,
             phase=Phase.LOBBY,
         ),
-        *roll_samples(),
     ]
     return {(msg.SENDER.value, msg.TYPE): msg for msg in out}
 
@@ -455,11 +502,11 @@ def pump(sender: Connection, receiver: Connection, message: messages.Message) ->
 def connected_pair() -> tuple[ClientConnection, ServerConnection]:
     """A client and a server connection after HELLO/WELCOME and a guest login."""
     client, server = ClientConnection(), ServerConnection()
-    pump(client, server, messages.Hello(ref=1, protocol="sushigo", version=Version(1, 0)))
+    pump(client, server, messages.Hello(ref=1, protocol="sushigo", version=V2))
     pump(
         server,
         client,
-        messages.Welcome(ref=1, version=Version(1, 0), server_key=b"k" * 32, challenge=new_seed()),
+        messages.Welcome(ref=1, version=V2, server_key=b"k" * 32, challenge=new_seed()),
     )
     pump(client, server, messages.LoginGuest(ref=2, name="ann"))
     pump(

@@ -6,11 +6,22 @@ import dataclasses
 import random
 
 import pytest
-from protocol_helpers import OPTIONS, SERVER_KEY, connected_pair, pump, random_game, samples
+from protocol_helpers import (
+    OPTIONS,
+    SERVER_KEY,
+    V2,
+    connected_pair,
+    pump,
+    random_game,
+    roll_samples,
+    samples,
+)
 
 from sushigo.engine import Game, GameOptions, RoundScored
 from sushigo.engine import GameOver as EngineGameOver
 from sushigo.protocol import (
+    CARD_WIRE,
+    ROLL_WIRE,
     TRANSITIONS,
     ClientConnection,
     Connection,
@@ -22,8 +33,9 @@ from sushigo.protocol import (
     Phase,
     RemoteProtocolError,
     ServerConnection,
-    TurnRecord,
+    StepRecord,
     Version,
+    Wire,
     derive_game_seed,
     encode_frame,
     error_for,
@@ -44,18 +56,27 @@ from sushigo.protocol.records import public_key_bytes
 
 m = messages
 SAMPLES = samples()
+OPEN = {(msg.SENDER.value, msg.TYPE): msg for msg in roll_samples() if msg.TYPE in ("act", "acted")}
+"""The open step's messages (Sushi Roll's): the acting seat's ACT, and its ACTED."""
+SAMPLES.update(OPEN)
+MOVER = OPEN["server", "acted"].seat  # type: ignore[attr-defined]
 
 
-def ends(role: Role, phase: Phase) -> tuple[Connection, Connection]:
-    """(sender, receiver) for messages of `role`, both in `phase` at round 1, turn 1."""
+def ends(role: Role, phase: Phase, name: str = "") -> tuple[Connection, Connection]:
+    """(sender, receiver) for messages of `role`, both in `phase` at round 1, turn 1, at a table
+    of the game the sample `name` is of (seat 0 of a Sushi Go! table; the mover of a Sushi Roll
+    one)."""
     pair: tuple[Connection, Connection] = (
         (ServerConnection(), ClientConnection())
         if role is Role.SERVER
         else (ClientConnection(), ServerConnection())
     )
+    game: Wire = ROLL_WIRE if (role.value, name) in OPEN else CARD_WIRE
     for conn in pair:
         conn.phase = phase
         conn.position = (1, 1)
+        conn.game = game
+        conn.seat = MOVER if game is ROLL_WIRE else 0
     return pair
 
 
@@ -68,13 +89,13 @@ def test_every_allowed_transition(role: Role, phase: Phase, name: str) -> None:
     if target == "from_message":
         assert isinstance(message, m.Resumed)
         target = message.phase
-    elif target == "roll_mover":  # the sample goes to the seat to move
-        assert isinstance(message, m.RollTurn) and message.moving
-        target = Phase.ROLL_MOVING
-    elif target == "roll_take":  # the sample is a take: the mover's turn ends
-        assert isinstance(message, m.RollUpdate) and message.ends_turn
-        target = Phase.ROLL_WAITING
-    sender, receiver = ends(role, phase)
+    elif target == "step":  # the sample's seats include ours, in a secret step
+        assert isinstance(message, m.TurnStart) and message.secret and 0 in message.seats
+        target = Phase.COMMITTING
+    elif target == "moved":  # the sample is our take: our turn ends
+        assert isinstance(message, m.Acted) and message.seat == MOVER and not message.more
+        target = Phase.WAITING
+    sender, receiver = ends(role, phase, name)
     receiver.receive_data(sender.send(message))
     assert receiver.next_event() == message
     assert sender.phase is receiver.phase is target
@@ -100,7 +121,7 @@ def test_out_of_phase_messages_are_refused(case: tuple[Role, Phase, str]) -> Non
         if phase is Phase.HANDSHAKE and role is Role.CLIENT
         else ErrorCode.OUT_OF_PHASE
     )
-    sender, receiver = ends(role, phase)
+    sender, receiver = ends(role, phase, name)
     with pytest.raises(LocalProtocolError) as local:
         sender.send(message)
     assert local.value.code is expected
@@ -109,7 +130,9 @@ def test_out_of_phase_messages_are_refused(case: tuple[Role, Phase, str]) -> Non
     assert sender.phase is phase
     # The same message forced onto the wire is refused by the other end with the same code.
     seq = 1 if role is Role.SERVER else None
-    receiver.receive_data(encode_frame(m.encode_message(message, seq), limits_for(role)))
+    receiver.receive_data(
+        encode_frame(m.encode_message(message, seq, receiver.game), limits_for(role))
+    )
     with pytest.raises(RemoteProtocolError) as remote:
         receiver.next_event()
     assert remote.value.code is expected
@@ -160,7 +183,7 @@ def test_turn_start_moves_the_position_every_time() -> None:
     game, _ = random_game(OPTIONS[0], 3, 0)
     for _ in range(3):
         obs = game.observation(0)
-        start = m.TurnStart(round=obs.round, turn=obs.turn, observation=obs)
+        start = m.TurnStart(round=obs.round, turn=obs.turn, seats=(0, 1), observation=obs)
         client.receive_data(server.send(start))
         assert client.next_event() == start
         assert client.position == server.position == (obs.round, obs.turn)
@@ -170,23 +193,23 @@ def test_turn_start_moves_the_position_every_time() -> None:
 
 
 def test_handshake_and_versions() -> None:
-    hello = m.Hello(ref=1, protocol="sushigo", version=Version(1, 7), capabilities=("chat", "x"))
+    hello = m.Hello(ref=1, protocol="sushigo", version=Version(2, 7), capabilities=("chat", "x"))
     welcome = handshake_reply(hello, server_key=b"k" * 32, challenge=b"c" * 32)
     assert isinstance(welcome, m.Welcome)
-    assert welcome.version == Version(1, 0) and welcome.capabilities == ("chat",)
+    assert welcome.version == V2 and welcome.capabilities == ("chat",)
     refused = handshake_reply(
-        dataclasses.replace(hello, version=Version(2, 0)), server_key=b"k" * 32, challenge=b"c" * 32
+        dataclasses.replace(hello, version=Version(1, 0)), server_key=b"k" * 32, challenge=b"c" * 32
     )
     assert isinstance(refused, m.Error)
     assert refused.code == ErrorCode.UNSUPPORTED_VERSION
-    assert refused.supported_versions == (Version(1, 0),)
+    assert refused.supported_versions == (V2,)
     wrong = handshake_reply(
         dataclasses.replace(hello, protocol="http"), server_key=b"k" * 32, challenge=b"c" * 32
     )
     assert isinstance(wrong, m.Error) and wrong.code == ErrorCode.WRONG_PROTOCOL
 
     client, server = ClientConnection(), ServerConnection()
-    pump(client, server, dataclasses.replace(hello, version=Version(2, 0)))
+    pump(client, server, dataclasses.replace(hello, version=Version(1, 0)))
     pump(server, client, refused)
     assert client.phase is server.phase is Phase.CLOSED
 
@@ -235,10 +258,8 @@ def test_fatal_error_closes_both_ends_and_eof_is_an_event() -> None:
 
 def test_resume_into_a_game_phase() -> None:
     client, server = ClientConnection(), ServerConnection()
-    pump(client, server, m.Hello(protocol="sushigo", version=Version(1, 0)))
-    pump(
-        server, client, m.Welcome(version=Version(1, 0), server_key=b"k" * 32, challenge=b"c" * 32)
-    )
+    pump(client, server, m.Hello(protocol="sushigo", version=V2))
+    pump(server, client, m.Welcome(version=V2, server_key=b"k" * 32, challenge=b"c" * 32))
     pump(client, server, m.Resume(ref=3, token=b"t" * 16, last_seq=41))
     resumed = m.Resumed(
         ref=3,
@@ -274,6 +295,7 @@ def test_a_full_three_player_game_end_to_end() -> None:
     starting = [
         m.GameStarting(
             table_id=table,
+            kind="sushi-go",
             options=options,
             seat=s,
             players=("a", "b", "c"),
@@ -296,14 +318,17 @@ def test_a_full_three_player_game_end_to_end() -> None:
             ),
         )
     game = Game(options, derive_game_seed(table, server_seed, tuple(seeds)))
-    turns: list[TurnRecord] = []
+    turns: list[StepRecord] = []
+    seats = (0, 1, 2)
     while not game.is_terminal():
         r, t = game.round, game.turn
         secrets_: list[tuple[object, bytes]] = []
         commitments = []
         for seat, (client, server) in enumerate(pairs):
             obs = pump(
-                server, client, m.TurnStart(round=r, turn=t, observation=game.observation(seat))
+                server,
+                client,
+                m.TurnStart(round=r, turn=t, seats=seats, observation=game.observation(seat)),
             ).observation
             assert obs == game.observation(seat) and obs.seat == seat
             action, nonce = rnd.choice(obs.legal_actions()), new_nonce()
@@ -312,7 +337,9 @@ def test_a_full_three_player_game_end_to_end() -> None:
                 ref=client.next_ref(),
                 round=r,
                 turn=t,
-                commitment=make_commitment(table, r, t, seat, action, nonce),
+                commitment=make_commitment(
+                    table, r, t, seat, CARD_WIRE.commit_bytes(action), nonce
+                ),
             )
             commitments.append(pump(client, server, commit).commitment)
         shown = m.Commitments(round=r, turn=t, commitments=tuple(commitments))
@@ -326,46 +353,55 @@ def test_a_full_three_player_game_end_to_end() -> None:
                 m.Reveal(ref=client.next_ref(), round=r, turn=t, action=action, nonce=nonce),
             )
             assert verify_commitment(
-                commitments[seat], table, r, t, seat, reveal.action, reveal.nonce
+                commitments[seat],
+                table,
+                r,
+                t,
+                seat,
+                CARD_WIRE.commit_bytes(reveal.action),
+                reveal.nonce,
             )
             openings.append(Opening(action=reveal.action, nonce=reveal.nonce))
         events = game.apply([o.action for o in openings])
         turns.append(
-            TurnRecord(round=r, turn=t, commitments=tuple(commitments), openings=tuple(openings))
+            StepRecord(
+                round=r,
+                turn=t,
+                seats=seats,
+                commitments=tuple(commitments),
+                openings=tuple(openings),
+            )
         )
-        result = m.TurnResult(
-            round=r,
-            turn=t,
-            openings=tuple(openings),
-            events=tuple(
-                e
-                for e in events
-                if type(e).__name__ in ("WasabiUsed", "ChopsticksReturned", "RoundStarted")
-            ),
-        )
+        result = m.TurnResult(round=r, turn=t, openings=tuple(openings), events=tuple(events))
         for client, server in pairs:
             got_result = pump(server, client, result)
             for seat, opening in enumerate(
                 got_result.openings
             ):  # every client checks every opening
                 assert verify_commitment(
-                    commitments[seat], table, r, t, seat, opening.action, opening.nonce
+                    commitments[seat],
+                    table,
+                    r,
+                    t,
+                    seat,
+                    CARD_WIRE.commit_bytes(opening.action),
+                    opening.nonce,
                 )
-            for e in events:
-                if isinstance(e, RoundScored):
-                    pump(server, client, m.RoundScores.of(e))
+            assert [e for e in got_result.events if isinstance(e, RoundScored)] == [
+                e for e in events if isinstance(e, RoundScored)
+            ]
         over = [e for e in events if isinstance(e, EngineGameOver)]
     record = FairRecord(
+        game="sushi-go",
         table_id=table,
         options=options,
         server_seed=server_seed,
         server_seed_hash=server_seed_hash(server_seed),
         client_seeds=tuple(seeds),
-        turns=tuple(turns),
+        steps=tuple(turns),
         scores=game.scores(),
     )
     end = m.GameEnded(
-        pudding_points=over[0].pudding_points,
         totals=over[0].totals,
         places=over[0].places,
         winners=over[0].winners,

@@ -8,15 +8,16 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
-from protocol_helpers import SERVER_KEY, actions, play_record
+from protocol_helpers import SERVER_KEY, actions, play_record, play_roll_record
 
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.protocol import (
+    CARD_WIRE,
     ErrorCode,
     FairRecord,
     RemoteProtocolError,
     SignedRecord,
-    TurnRecord,
+    StepRecord,
     auth_payload,
     derive_game_seed,
     login_key_message,
@@ -29,11 +30,13 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.protocol.commitment import Opening, commitment_preimage, encode_action_bytes
-from sushigo.protocol.records import _SIGN_PREFIX, public_key_bytes
+from sushigo.protocol._codec import canonical_bytes
+from sushigo.protocol.cardwire import commit_bytes
+from sushigo.protocol.commitment import Opening, commitment_preimage
+from sushigo.protocol.records import _SIGN_PREFIX, public_key_bytes, sign_bytes
 
 NONCE = bytes(range(32))
-BASE = ("t-1", 1, 2, 1, Action(Card.WASABI, Card.SQUID), NONCE)
+BASE = ("t-1", 1, 2, 1, commit_bytes(Action(Card.WASABI, Card.SQUID)), NONCE)
 
 
 def test_commitment_verifies_its_own_opening() -> None:
@@ -49,9 +52,9 @@ def test_commitment_verifies_its_own_opening() -> None:
         (1, 2),  # round
         (2, 3),  # turn
         (3, 0),  # seat
-        (4, Action(Card.SQUID, Card.WASABI)),  # same cards, other order
-        (4, Action(Card.WASABI)),  # one card less
-        (4, Action(Card.WASABI, Card.SQUID, Card.EGG)),  # a dummy pick added
+        (4, commit_bytes(Action(Card.SQUID, Card.WASABI))),  # same cards, other order
+        (4, commit_bytes(Action(Card.WASABI))),  # one card less
+        (4, commit_bytes(Action(Card.WASABI, Card.SQUID, Card.EGG))),  # a dummy pick added
         (5, bytes(31) + b"\x01"),  # nonce
     ],
 )
@@ -72,7 +75,8 @@ def test_bad_nonce_length_never_verifies() -> None:
 @settings(max_examples=100, deadline=None)
 @given(a=actions, b=actions)
 def test_action_encoding_is_injective(a: Action, b: Action) -> None:
-    assert (encode_action_bytes(a) == encode_action_bytes(b)) == (a == b)
+    assert (commit_bytes(a) == commit_bytes(b)) == (a == b)
+    assert CARD_WIRE.commit_bytes(a) == commit_bytes(a)
 
 
 def test_preimage_layout() -> None:
@@ -116,20 +120,20 @@ def test_an_honest_record_checks_out(record: FairRecord) -> None:
     assert report.ok, report.problems
     assert report.game_seed == derive_game_seed("t-9", b"\x11" * 32, SEEDS)
     game = Game(record.options, report.game_seed)
-    for turn in record.turns:
+    for turn in record.steps:
         game.apply([o.action for o in turn.openings])
     assert game.scores() == record.scores
-    assert record.game_record().seed == report.game_seed
+    assert report.game is not None and report.game.scores() == record.scores
 
 
 def _turn(record: FairRecord, i: int, **changes: object) -> FairRecord:
-    turns = list(record.turns)
+    turns = list(record.steps)
     turns[i] = dataclasses.replace(turns[i], **changes)  # type: ignore[arg-type]
-    return dataclasses.replace(record, turns=tuple(turns))
+    return dataclasses.replace(record, steps=tuple(turns))
 
 
 def test_every_lie_is_caught(record: FairRecord) -> None:
-    t0 = record.turns[0]
+    t0 = record.steps[0]
     swapped = (t0.openings[1], t0.openings[0], *t0.openings[2:])
     flipped_nonce = dataclasses.replace(t0.openings[0], nonce=bytes(32))
     lies = {
@@ -137,21 +141,23 @@ def test_every_lie_is_caught(record: FairRecord) -> None:
         "seed hash": dataclasses.replace(record, server_seed_hash=bytes(32)),
         "client seed": dataclasses.replace(record, client_seeds=(SEEDS[1], SEEDS[0], SEEDS[2])),
         "scores": dataclasses.replace(record, scores=(0, 0, 0)),
-        "truncated": dataclasses.replace(record, turns=record.turns[:-1]),
+        "truncated": dataclasses.replace(record, steps=record.steps[:-1]),
         "copied commitment": _turn(record, 0, commitments=(t0.commitments[0],) * 3),
         "swapped openings": _turn(record, 0, openings=swapped),
         "nonce": _turn(record, 0, openings=(flipped_nonce, *t0.openings[1:])),
         "reordered turns": dataclasses.replace(
-            record, turns=(record.turns[1], record.turns[0], *record.turns[2:])
+            record, steps=(record.steps[1], record.steps[0], *record.steps[2:])
         ),
-        "extra turn": dataclasses.replace(record, turns=(*record.turns, record.turns[-1])),
+        "extra turn": dataclasses.replace(record, steps=(*record.steps, record.steps[-1])),
+        "missing seat": _turn(record, 0, seats=(0, 1)),
+        "other game": dataclasses.replace(record, game="sushi-roll"),
     }
     for name, lie in lies.items():
         assert not verify_record(lie).ok, name
 
 
 def test_auto_picks_are_reported_not_failed(record: FairRecord) -> None:
-    t0 = record.turns[0]
+    t0 = record.steps[0]
     auto = Opening(action=t0.openings[2].action, auto=True)
     changed = _turn(
         record, 0, commitments=(*t0.commitments[:2], None), openings=(*t0.openings[:2], auto)
@@ -196,8 +202,81 @@ def test_non_canonical_record_bytes_are_refused(record: FairRecord) -> None:
     assert "canonical" in info.value.message
 
 
-def test_turn_record_type() -> None:
-    assert TurnRecord.__dataclass_params__.frozen  # type: ignore[attr-defined]
+def test_step_record_type() -> None:
+    assert StepRecord.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_an_open_games_record_checks_out_and_its_lies_are_caught() -> None:
+    record = play_roll_record("t-r", 3, b"\x11" * 32, SEEDS, seed=4)
+    assert verify_record(record).ok
+    signed = sign_record(record, SERVER_KEY)
+    assert verify_signed_record(signed, public_key_bytes(SERVER_KEY)) == record
+    s0 = record.steps[0]
+    other_seat = (s0.seats[0] + 1) % 3
+    lies = {
+        "not the mover": _turn(record, 0, seats=(other_seat,)),
+        "commitments in an open step": _turn(record, 0, commitments=(bytes(32),)),
+        "scores": dataclasses.replace(record, scores=(0, 0, 0)),
+        "truncated": dataclasses.replace(record, steps=record.steps[:-1]),
+    }
+    for name, lie in lies.items():
+        assert not verify_record(lie).ok, name
+
+
+# -- records of protocol 1.0 ---------------------------------------------------------------------
+
+
+def _v1_card(record: FairRecord) -> dict[str, object]:
+    """The record as a protocol 1.0 server wrote it (format sushigo-fair-record, version 1)."""
+    return {
+        "format": "sushigo-fair-record",
+        "version": 1,
+        "table_id": record.table_id,
+        "options": record.options.to_data(),
+        "server_seed": record.server_seed,
+        "server_seed_hash": record.server_seed_hash,
+        "client_seeds": list(record.client_seeds),
+        "turns": [
+            {
+                "round": t.round,
+                "turn": t.turn,
+                "commitments": list(t.commitments),
+                "openings": [
+                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
+                    for o in t.openings
+                ],
+            }
+            for t in record.steps
+        ],
+        "scores": list(record.scores),
+    }
+
+
+def test_records_signed_by_protocol_1_servers_still_verify(record: FairRecord) -> None:
+    signed = sign_bytes(canonical_bytes(_v1_card(record)), SERVER_KEY)
+    read = verify_signed_record(signed, public_key_bytes(SERVER_KEY))
+    assert read == record
+    assert verify_record(read).ok
+    roll = play_roll_record("t-r", 2, b"\x11" * 32, SEEDS[:2], seed=5)
+    old = {
+        "format": "sushigo-roll-record",
+        "version": 1,
+        "table_id": roll.table_id,
+        "options": {"players": 2},
+        "server_seed": roll.server_seed,
+        "server_seed_hash": roll.server_seed_hash,
+        "client_seeds": list(roll.client_seeds),
+        "steps": [
+            {"seat": s.seats[0], "action": s.openings[0].action.to_data(), "auto": False}
+            for s in roll.steps
+        ],
+        "scores": list(roll.scores),
+    }
+    read = verify_signed_record(sign_bytes(canonical_bytes(old), SERVER_KEY))
+    assert read == roll and verify_record(read).ok
+    # A changed action in an old record is caught like in a new one.
+    old["steps"][3]["seat"] = (old["steps"][3]["seat"] + 1) % 2  # type: ignore[index]
+    assert not verify_record(verify_signed_record(sign_bytes(canonical_bytes(old), SERVER_KEY))).ok
 
 
 # -- key login ---------------------------------------------------------------------------------

@@ -8,62 +8,83 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, random_game, samples, strategy_for
+from protocol_helpers import OPTIONS, WIRES, random_game, roll_samples, samples, strategy_for
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
     SERVER_LIMITS,
     ErrorCode,
     FrameDecoder,
     RemoteProtocolError,
-    decode_event,
-    decode_observation,
-    encode_event,
+    decode,
+    encode,
     encode_frame,
-    encode_observation,
     messages,
 )
 from sushigo.protocol._registry import Role
-from sushigo.protocol.gamewire import decode_action
 
 ALL_TYPES = messages.message_types()
 
 
-def wire(message: messages.Message) -> Any:
-    """Encode into a frame and read it back through a frame decoder."""
+def wire(message: messages.Message, kind: str = "sushi-go") -> Any:
+    """Encode into a frame (the game values: `kind`'s) and read it back through a decoder."""
     client = message.SENDER is Role.CLIENT
     limits = CLIENT_LIMITS if client else SERVER_LIMITS
-    frame = encode_frame(messages.encode_message(message, None if client else 7), limits)
+    frame = encode_frame(
+        messages.encode_message(message, None if client else 7, WIRES[kind]), limits
+    )
     decoder = FrameDecoder(limits)
     decoder.receive_data(frame)
     return decoder.next_value()
 
 
+@pytest.mark.parametrize("kind", sorted(WIRES))
 @pytest.mark.parametrize("cls", ALL_TYPES, ids=lambda c: f"{c.SENDER}-{c.TYPE}")
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_every_message_type_round_trips(cls: type[messages.Message], data: st.DataObject) -> None:
-    message = data.draw(strategy_for(cls))
-    decoded, seq = messages.decode_message(wire(message), cls.SENDER)
+def test_every_message_type_round_trips(
+    cls: type[messages.Message], kind: str, data: st.DataObject
+) -> None:
+    message = data.draw(strategy_for(cls, kind))
+    decoded, seq = messages.decode_message(wire(message, kind), cls.SENDER, WIRES[kind])
     assert decoded == message
     assert type(decoded) is cls
     assert seq == (None if cls.SENDER is Role.CLIENT else 7)
 
 
 def test_samples_cover_every_type() -> None:
-    assert {(c.SENDER.value, c.TYPE) for c in ALL_TYPES} == set(samples())
+    assert {(c.SENDER.value, c.TYPE) for c in ALL_TYPES} - set(samples()) == {
+        ("client", "act"),
+        ("server", "acted"),
+    }
+    assert {(m.SENDER.value, m.TYPE) for m in roll_samples()} >= {
+        ("client", "act"),
+        ("server", "acted"),
+    }
+
+
+def test_a_game_value_without_a_game_is_out_of_phase() -> None:
+    """A REVEAL (its action is a game's) from a connection at no table of a game."""
+    data = messages.encode_message(samples()["client", "reveal"], None, CARD_WIRE)
+    with pytest.raises(RemoteProtocolError) as info:
+        messages.decode_message(data, Role.CLIENT)
+    assert info.value.code is ErrorCode.OUT_OF_PHASE and info.value.ref == 7
+    # And one game's action is not another's.
+    with pytest.raises(RemoteProtocolError):
+        messages.decode_message(data, Role.CLIENT, WIRES["sushi-roll"])
 
 
 def _data(key: tuple[str, str]) -> tuple[dict[str, Any], Role]:
     message = samples()[key]
     client = message.SENDER is Role.CLIENT
-    return messages.encode_message(message, None if client else 1), message.SENDER
+    return messages.encode_message(message, None if client else 1, CARD_WIRE), message.SENDER
 
 
 def _code(value: Any, sender: Role) -> ErrorCode:
     with pytest.raises(RemoteProtocolError) as info:
-        messages.decode_message(value, sender)
+        messages.decode_message(value, sender, CARD_WIRE)
     assert not info.value.fatal
     return info.value.code
 
@@ -71,7 +92,7 @@ def _code(value: Any, sender: Role) -> ErrorCode:
 def test_unknown_extra_fields_are_ignored() -> None:
     data, sender = _data(("client", "commit"))
     data["future_field"] = [1, 2, {"x": None}]
-    assert messages.decode_message(data, sender)[0] == samples()["client", "commit"]
+    assert messages.decode_message(data, sender, CARD_WIRE)[0] == samples()["client", "commit"]
 
 
 @pytest.mark.parametrize(
@@ -80,7 +101,7 @@ def test_unknown_extra_fields_are_ignored() -> None:
         (lambda d: d.pop("commitment"), ErrorCode.MISSING_FIELD),
         (lambda d: d.update(commitment="text"), ErrorCode.WRONG_TYPE),
         (lambda d: d.update(commitment=b"short"), ErrorCode.OUT_OF_RANGE),
-        (lambda d: d.update(round=4), ErrorCode.OUT_OF_RANGE),
+        (lambda d: d.update(round=256), ErrorCode.OUT_OF_RANGE),
         (lambda d: d.update(round=1.0), ErrorCode.WRONG_TYPE),
         (lambda d: d.update(round=True), ErrorCode.WRONG_TYPE),
         (lambda d: d.update(turn=None), ErrorCode.WRONG_TYPE),
@@ -93,11 +114,11 @@ def test_unknown_extra_fields_are_ignored() -> None:
 )
 def test_bad_fields_give_specific_codes(change: Any, code: ErrorCode) -> None:
     data, sender = _data(("client", "commit"))
-    messages.decode_message(dict(data), sender)  # a commit met before: the decoder's fast path
+    messages.decode_message(dict(data), sender, CARD_WIRE)  # a commit met before: the fast path
     change(data)
     assert _code(data, sender) is code
     with pytest.raises(RemoteProtocolError) as info:
-        messages.decode_message(data, sender)
+        messages.decode_message(data, sender, CARD_WIRE)
     assert info.value.ref == data["ref"], "the request's ref, whatever went wrong"
 
 
@@ -105,20 +126,24 @@ def test_errors_name_the_field_and_keep_the_ref() -> None:
     data, sender = _data(("client", "reveal"))
     data["action"] = {"cards": ["salmon", "caviar"]}
     with pytest.raises(RemoteProtocolError) as info:
-        messages.decode_message(data, sender)
+        messages.decode_message(data, sender, CARD_WIRE)
     assert info.value.code is ErrorCode.OUT_OF_RANGE
     assert info.value.ref == 7
     assert "reveal.action.cards[1]" in info.value.message
 
 
-def test_nested_errors_and_enums() -> None:
+def test_nested_errors_and_kinds() -> None:
     data, sender = _data(("client", "create_table"))
-    data["settings"]["kind"] = "sushi-roll"  # a known kind since Sushi Roll
-    assert messages.decode_message(data, sender)[0].settings.kind is messages.GameKind.SUSHI_ROLL  # type: ignore[attr-defined]
-    data["settings"]["kind"] = "mahjong"
+    data["settings"]["kind"] = "sushi-roll"
+    assert messages.decode_message(data, sender)[0].settings.kind == "sushi-roll"  # type: ignore[attr-defined]
+    data["settings"]["kind"] = "mahjong"  # any name: a server that hosts no such game says so
+    assert messages.decode_message(data, sender)[0].settings.kind == "mahjong"  # type: ignore[attr-defined]
+    data["settings"]["kind"] = ""
     assert _code(data, sender) is ErrorCode.OUT_OF_RANGE
-    data["settings"] = {"kind": "sushi-go", "players": 6}
+    data["settings"] = {"kind": "sushi-go", "players": 9}
     assert _code(data, sender) is ErrorCode.OUT_OF_RANGE
+    data["settings"] = {"kind": "sushi-go", "players": 3, "variants": [1]}
+    assert _code(data, sender) is ErrorCode.WRONG_TYPE
     assert _code([1, 2], sender) is ErrorCode.NOT_A_MESSAGE
 
 
@@ -148,16 +173,26 @@ def test_observations_of_real_games_round_trip(options: Any) -> None:
         game, evs = random_game(options, seed, turns)
         for seat in [None, *range(options.players)]:
             obs = game.observation(seat)
-            packed = msgpack.unpackb(msgpack.packb(encode_observation(obs)))
-            assert decode_observation(packed) == obs
+            packed = msgpack.unpackb(msgpack.packb(encode(CARD_WIRE, "observation", obs)))
+            assert decode(CARD_WIRE, "observation", packed) == obs
         for event in evs:
-            assert decode_event(msgpack.unpackb(msgpack.packb(encode_event(event)))) == event
+            data = msgpack.unpackb(msgpack.packb(encode(CARD_WIRE, "event", event)))
+            assert decode(CARD_WIRE, "event", data) == event
 
 
 def _obs_data() -> dict[str, Any]:
     game, _ = random_game(OPTIONS[2], 5, 3)
-    data: dict[str, Any] = msgpack.unpackb(msgpack.packb(encode_observation(game.observation(1))))
+    obs = encode(CARD_WIRE, "observation", game.observation(1))
+    data: dict[str, Any] = msgpack.unpackb(msgpack.packb(obs))
     return data
+
+
+def decode_observation(value: Any) -> Any:
+    return decode(CARD_WIRE, "observation", value)
+
+
+def decode_action(value: Any) -> Any:
+    return decode(CARD_WIRE, "action", value)
 
 
 @pytest.mark.parametrize(

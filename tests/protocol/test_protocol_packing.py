@@ -1,9 +1,10 @@
 """The fast packers give exactly the bytes of the generic path (``msgpack.packb(to_data(...))``):
 a TURN_START whose observation's tableaus were packed for another seat, or a TURN_RESULT, must not
-differ by a byte; and a record put together from its turns packed one by one is canonical."""
+differ by a byte; and a record put together from its steps packed one by one is canonical."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -11,10 +12,17 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, random_game, sample_record, samples, strategy_for
+from protocol_helpers import (
+    OPTIONS,
+    WIRES,
+    random_game,
+    sample_record,
+    samples,
+    strategy_for,
+)
 
-from sushigo.engine import GameOver, RoundScored
 from sushigo.protocol import (
+    CARD_WIRE,
     SERVER_LIMITS,
     Commitments,
     ErrorCode,
@@ -24,25 +32,31 @@ from sushigo.protocol import (
     Opening,
     TurnResult,
     TurnStart,
+    encode,
     encode_frame,
-    encode_observation,
 )
 from sushigo.protocol._codec import codec
 from sushigo.protocol._registry import to_bytes, to_data, to_frame
-from sushigo.protocol.gamewire import packed_observation
+from sushigo.protocol.cardwire import packed_observation
 from sushigo.protocol.records import (
     RECORD_FORMAT,
     RECORD_VERSION,
     canonical_bytes,
     parse_record_bytes,
     record_bytes,
-    turn_record_bytes,
+    step_record_bytes,
 )
 
+W = CARD_WIRE
 
-def generic(message: Message, seq: int) -> bytes:
-    data: bytes = msgpack.packb(to_data(message, seq), use_bin_type=True)
+
+def generic(message: Message, seq: int, game: Any = W) -> bytes:
+    data: bytes = msgpack.packb(to_data(message, seq, game), use_bin_type=True)
     return data
+
+
+def encode_observation(obs: Any) -> Any:
+    return encode(W, "observation", obs)
 
 
 def test_turn_starts_of_real_games_pack_as_the_generic_path() -> None:
@@ -52,8 +66,15 @@ def test_turn_starts_of_real_games_pack_as_the_generic_path() -> None:
             # Every seat in a row (sharing the turn's packed tableaus), then a spectator.
             for seq, seat in enumerate([*range(options.players), None, 0], start=1):
                 obs = game.observation(seat)
-                message = TurnStart(round=obs.round, turn=obs.turn, observation=obs, deadline_ms=9)
-                assert to_bytes(message, seq) == generic(message, seq)
+                message = TurnStart(
+                    round=obs.round,
+                    turn=obs.turn,
+                    seats=tuple(range(options.players)),
+                    step=seed,
+                    observation=obs,
+                    deadline_ms=9,
+                )
+                assert to_bytes(message, seq, W) == generic(message, seq)
                 assert packed_observation(obs) == msgpack.packb(
                     encode_observation(obs), use_bin_type=True
                 )
@@ -70,10 +91,12 @@ def test_the_shared_tableaus_follow_the_game() -> None:
     assert packed_observation(before) == first  # an older observation still packs as itself
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(message=strategy_for(TurnStart), seq=st.integers(1, 2**40))
-def test_any_turn_start_packs_as_the_generic_path(message: TurnStart, seq: int) -> None:
-    assert to_bytes(message, seq) == generic(message, seq)
+@pytest.mark.parametrize("kind", sorted(WIRES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seq=st.integers(1, 2**40))
+def test_any_turn_start_packs_as_the_generic_path(kind: str, data: st.DataObject, seq: int) -> None:
+    message = data.draw(strategy_for(TurnStart, kind))
+    assert to_bytes(message, seq, WIRES[kind]) == generic(message, seq, WIRES[kind])
 
 
 def test_turn_results_of_real_games_pack_as_the_generic_path() -> None:
@@ -89,42 +112,50 @@ def test_turn_results_of_real_games_pack_as_the_generic_path() -> None:
                 Opening(action=a, nonce=None if i == 0 else bytes([i]) * 32, auto=i == 0)
                 for i, a in enumerate(actions)
             )
-            kept = tuple(e for e in events if not isinstance(e, RoundScored | GameOver))
-            message = TurnResult(round=round_, turn=turn, openings=openings, events=kept)
+            message = TurnResult(round=round_, turn=turn, openings=openings, events=tuple(events))
             for _ in range(2):  # the body packed once, sent twice
                 seq += 1
-                assert to_bytes(message, seq) == generic(message, seq)
+                assert to_bytes(message, seq, W) == generic(message, seq)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(message=strategy_for(TurnResult), seq=st.integers(1, 2**40))
-def test_any_turn_result_packs_as_the_generic_path(message: TurnResult, seq: int) -> None:
-    assert to_bytes(message, seq) == generic(message, seq)
+@pytest.mark.parametrize("kind", sorted(WIRES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seq=st.integers(1, 2**40))
+def test_any_turn_result_packs_as_the_generic_path(
+    kind: str, data: st.DataObject, seq: int
+) -> None:
+    message = data.draw(strategy_for(TurnResult, kind))
+    assert to_bytes(message, seq, WIRES[kind]) == generic(message, seq, WIRES[kind])
 
 
 def canonical_record(record: FairRecord) -> bytes:
     """The definition: every map of the record's plain data sorted, packed."""
     data: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION}
-    data.update(codec(FairRecord)[0](record))
+    data.update(codec(FairRecord, WIRES[record.game])[0](record))
     return canonical_bytes(data)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(record=strategy_for(FairRecord))
-def test_records_put_together_from_packed_turns_are_canonical(record: FairRecord) -> None:
+@pytest.mark.parametrize("kind", sorted(WIRES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_records_put_together_from_packed_steps_are_canonical(
+    kind: str, data: st.DataObject
+) -> None:
+    record = dataclasses.replace(data.draw(strategy_for(FairRecord, kind)), game=kind)
     expected = canonical_record(record)
+    game = WIRES[kind]
     assert record_bytes(record) == expected
-    assert record_bytes(record, [turn_record_bytes(t) for t in record.turns]) == expected
+    assert record_bytes(record, [step_record_bytes(t, game) for t in record.steps]) == expected
     assert parse_record_bytes(expected) == record
 
 
-def test_a_record_of_a_real_game_is_canonical_and_refuses_a_wrong_turn_count() -> None:
+def test_a_record_of_a_real_game_is_canonical_and_refuses_a_wrong_step_count() -> None:
     signed = sample_record()
     record = parse_record_bytes(signed.record)
-    turns = [turn_record_bytes(t) for t in record.turns]
-    assert record_bytes(record, turns) == canonical_record(record) == signed.record
-    with pytest.raises(ValueError, match="packed turns"):
-        record_bytes(record, turns[1:])
+    steps = [step_record_bytes(t, W) for t in record.steps]
+    assert record_bytes(record, steps) == canonical_record(record) == signed.record
+    with pytest.raises(ValueError, match="packed steps"):
+        record_bytes(record, steps[1:])
 
 
 def test_a_broadcast_is_packed_once_and_each_frame_is_the_recipients_own() -> None:
@@ -136,12 +167,14 @@ def test_a_broadcast_is_packed_once_and_each_frame_is_the_recipients_own() -> No
     commitments = Commitments(
         round=obs.round, turn=obs.turn, commitments=(b"a" * 32, None, b"b" * 32)
     )
-    start = TurnStart(round=obs.round, turn=obs.turn, observation=obs, deadline_ms=60_000)
+    start = TurnStart(
+        round=obs.round, turn=obs.turn, seats=(0, 1, 2), observation=obs, deadline_ms=60_000
+    )
     sends = [commitments, commitments, start, commitments, start, start]
     for seq, message in enumerate(sends, start=1):
-        expected = encode_frame(to_data(message, seq), SERVER_LIMITS)
-        assert to_frame(message, seq, SERVER_LIMITS.max_body) == expected
-        assert to_bytes(message, seq) == expected[4:]
+        expected = encode_frame(to_data(message, seq, W), SERVER_LIMITS)
+        assert to_frame(message, seq, SERVER_LIMITS.max_body, W) == expected
+        assert to_bytes(message, seq, W) == expected[4:]
 
 
 def test_an_oversized_frame_is_refused_before_it_is_sent() -> None:

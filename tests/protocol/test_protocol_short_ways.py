@@ -16,11 +16,13 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, random_game, samples, strategy_for
+from protocol_helpers import OPTIONS, random_game, roll_samples, samples, strategy_for
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
+    ROLL_WIRE,
     SERVER_LIMITS,
     TRANSITIONS,
     ClientConnection,
@@ -33,10 +35,10 @@ from sushigo.protocol import (
     RemoteProtocolError,
     SeatInfo,
     ServerConnection,
+    StepRecord,
     TableInfo,
     TableSettings,
     TableStatus,
-    TurnRecord,
     TurnResult,
     TurnStart,
     commitment_preimage,
@@ -50,18 +52,29 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import PACKED_BOOL, PACKED_SMALL, packed_bin, packed_int
 from sushigo.protocol._registry import Role, to_bytes, to_data, to_frame
 from sushigo.protocol.frames import FrameDecoder
-from sushigo.protocol.messages import encode_message
 
 m = messages
 SAMPLES = samples()
+OPEN = {(msg.SENDER.value, msg.TYPE): msg for msg in roll_samples() if msg.TYPE in ("act", "acted")}
+SAMPLES.update(OPEN)
+MOVER = OPEN["server", "acted"].seat  # type: ignore[attr-defined]
 CLIENT_MOVES = sorted(key for key in TRANSITIONS if key[0] is Role.CLIENT)
 SERVER_MOVES = sorted(key for key in TRANSITIONS if key[0] is Role.SERVER)
 
 
-def _at(conn: Connection, phase: Phase) -> Connection:
+def _at(conn: Connection, phase: Phase, name: str = "") -> Connection:
+    """`conn` in `phase` at round 1, turn 1 of the game of the sample `name` (seat 0 of a Sushi
+    Go! table, the mover of a Sushi Roll one)."""
     conn.phase = phase
     conn.position = (1, 1)
+    roll = name in ("act", "acted")
+    conn.game, conn.seat = (ROLL_WIRE, MOVER) if roll else (CARD_WIRE, 0)
     return conn
+
+
+def encode_message(message: m.Message, seq: int | None = None) -> Any:
+    roll = message.TYPE in ("act", "acted")
+    return m.encode_message(message, seq, ROLL_WIRE if roll else CARD_WIRE)
 
 
 def _outcome(conn: Connection, data: bytes) -> tuple[Any, ...]:
@@ -86,8 +99,8 @@ def test_every_client_move_is_read_the_same_both_ways(phase: Phase, name: str) -
     message = SAMPLES["client", name]
     data = _frame(encode_message(message))
     for _ in range(2):
-        short = _outcome(_at(ServerConnection(), phase), data)
-        server = _at(ServerConnection(), phase)
+        short = _outcome(_at(ServerConnection(), phase, name), data)
+        server = _at(ServerConnection(), phase, name)
         server.receive_data(data)
         long = (Connection.next_event(server), server.phase, server.position)
         assert short == long
@@ -104,7 +117,7 @@ def test_every_client_move_is_read_the_same_both_ways(phase: Phase, name: str) -
         ({"commitment": None}, ErrorCode.WRONG_TYPE),
         ({"commitment": ...}, ErrorCode.MISSING_FIELD),
         ({"ref": -1}, ErrorCode.OUT_OF_RANGE),
-        ({"type": "reveal"}, ErrorCode.MISSING_FIELD),
+        ({"type": "reveal"}, ErrorCode.OUT_OF_PHASE),  # the phase is checked first
         ({"type": "commitments"}, ErrorCode.WRONG_DIRECTION),
         ({"type": "nonsense"}, ErrorCode.UNKNOWN_MESSAGE_TYPE),
         ({"type": 7}, ErrorCode.NOT_A_MESSAGE),
@@ -156,7 +169,7 @@ def test_every_server_move_is_sent_the_same_both_ways(phase: Phase, name: str) -
     """Twice (settled the second time): the same frame, phase, position and seq."""
     message = SAMPLES["server", name]
     for _ in range(2):
-        short, long = _at(ServerConnection(), phase), _at(ServerConnection(), phase)
+        short, long = _at(ServerConnection(), phase, name), _at(ServerConnection(), phase, name)
         short.last_seq = long.last_seq = 41
         assert short.send(message) == Connection.send(long, message)
         assert (short.phase, short.position, short.last_seq) == (
@@ -164,9 +177,9 @@ def test_every_server_move_is_sent_the_same_both_ways(phase: Phase, name: str) -
             long.position,
             long.last_seq,
         )
-        client = _at(ClientConnection(), phase)
+        client = _at(ClientConnection(), phase, name)
         client.last_seq = 41
-        client.receive_data(Connection.send(_at(ServerConnection(), phase), message))
+        client.receive_data(Connection.send(_at(ServerConnection(), phase, name), message))
 
 
 def test_a_server_message_for_another_turn_is_refused_once_settled() -> None:
@@ -218,15 +231,22 @@ def test_maker_builds_what_the_class_builds() -> None:
     game, _ = random_game(OPTIONS[0], 5, 3)
     opening = Opening(action=game.legal_actions(0)[0], nonce=b"n" * 32)
     cases: list[tuple[type[Any], tuple[Any, ...]]] = [
-        (TurnStart, (1, 4, game.observation(1), 60_000)),
+        (TurnStart, (1, 4, (0, 1), True, 3, game.observation(1), 60_000)),
         (Commitments, (2, 3, (b"c" * 32, None), 0)),
         (TurnResult, (1, 2, (opening, opening), ())),
-        (TurnRecord, (3, 1, (None, b"c" * 32), (opening, opening))),
+        (StepRecord, (3, 1, (0, 1), (None, b"c" * 32), (opening, opening))),
         (Opening, (Action(Card.TEMPURA), None, True)),
         (SeatInfo, (2, "g:1", "ann", False, True)),
         (
             TableInfo,
-            ("t1", TableSettings(players=2), TableStatus.PLAYING, None, (SeatInfo(seat=0),) * 2, 3),
+            (
+                "t1",
+                TableSettings(kind="sushi-go", players=2),
+                TableStatus.PLAYING,
+                None,
+                (SeatInfo(seat=0),) * 2,
+                3,
+            ),
         ),
     ]
     for cls, values in cases:
@@ -251,16 +271,15 @@ def test_verify_commitment_checks_the_exact_preimage() -> None:
             action = Action(first, second, dummy)
             place = (rng.randint(1, 3), rng.randint(1, 11), rng.randint(0, 4))
             nonce = new_nonce()
-            commitment = make_commitment(table_id, *place, action, nonce)
-            assert len(commitment_preimage(table_id, *place, action, nonce)) > 32
-            assert verify_commitment(commitment, table_id, *place, action, nonce)
+            part = CARD_WIRE.commit_bytes(action)
+            commitment = make_commitment(table_id, *place, part, nonce)
+            assert len(commitment_preimage(table_id, *place, part, nonce)) > 32
+            assert verify_commitment(commitment, table_id, *place, part, nonce)
             round_, turn, seat = place
-            assert not verify_commitment(
-                commitment, table_id, round_, turn, seat ^ 1, action, nonce
-            )
-            assert not verify_commitment(commitment, table_id + "x", *place, action, nonce)
-            assert not verify_commitment(commitment, table_id, *place, action, nonce[:31])
-            other = Action(first, second, None if dummy else first)
+            assert not verify_commitment(commitment, table_id, round_, turn, seat ^ 1, part, nonce)
+            assert not verify_commitment(commitment, table_id + "x", *place, part, nonce)
+            assert not verify_commitment(commitment, table_id, *place, part, nonce[:31])
+            other = CARD_WIRE.commit_bytes(Action(first, second, None if dummy else first))
             assert not verify_commitment(commitment, table_id, *place, other, nonce)
 
 
@@ -280,6 +299,6 @@ def test_packed_small_values_are_msgpacks_own() -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message=strategy_for(Commitments), seq=st.integers(1, 2**40))
 def test_any_commitments_pack_as_the_generic_path(message: Commitments, seq: int) -> None:
-    expected = msgpack.packb(to_data(message, seq), use_bin_type=True)
-    assert to_bytes(message, seq) == expected
-    assert to_frame(message, seq, SERVER_LIMITS.max_body)[4:] == expected
+    expected = msgpack.packb(to_data(message, seq, CARD_WIRE), use_bin_type=True)
+    assert to_bytes(message, seq, CARD_WIRE) == expected
+    assert to_frame(message, seq, SERVER_LIMITS.max_body, CARD_WIRE)[4:] == expected

@@ -10,7 +10,9 @@ import pytest
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.engine.roll import Reroll
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
+    ROLL_WIRE,
     SERVER_LIMITS,
     ErrorCode,
     FrameDecoder,
@@ -42,7 +44,7 @@ VECTORS = vectors()
 
 FRAMES: dict[str, tuple[messages.Message, int | None]] = {
     "frame-hello": (
-        messages.Hello(ref=1, protocol="sushigo", version=Version(1, 0), capabilities=("chat",)),
+        messages.Hello(ref=1, protocol="sushigo", version=Version(2, 0), capabilities=("chat",)),
         None,
     ),
     "frame-commit": (messages.Commit(ref=6, round=1, turn=2, commitment=NONCE), None),
@@ -53,8 +55,8 @@ FRAMES: dict[str, tuple[messages.Message, int | None]] = {
         None,
     ),
     "frame-error": (messages.Error(ref=6, code=ErrorCode.WRONG_TURN, message="late"), 3),
-    "frame-roll-action": (
-        messages.RollPlay(ref=8, round=2, cycle=3, action=Reroll((0, 2))),
+    "frame-act": (
+        messages.Act(ref=8, round=2, turn=3, action=Reroll((0, 2))),
         None,
     ),
 }
@@ -71,10 +73,11 @@ def test_frame_vectors(name: str) -> None:
     message, seq = FRAMES[name]
     limits = CLIENT_LIMITS if message.SENDER is Role.CLIENT else SERVER_LIMITS
     expected = bytes.fromhex(VECTORS[name]["hex"])
-    assert encode_frame(messages.encode_message(message, seq), limits) == expected
+    game = ROLL_WIRE if name == "frame-act" else CARD_WIRE
+    assert encode_frame(messages.encode_message(message, seq, game), limits) == expected
     decoder = FrameDecoder(limits)
     decoder.receive_data(expected)
-    assert messages.decode_message(decoder.next_value(), message.SENDER) == (message, seq)
+    assert messages.decode_message(decoder.next_value(), message.SENDER, game) == (message, seq)
 
 
 @pytest.mark.parametrize("name", ["commitment-chopsticks", "commitment-dummy"])
@@ -83,7 +86,8 @@ def test_commitment_vectors(name: str) -> None:
     cards = [Card.from_label(c) for c in v["cards"].split()]
     dummy = None if v["dummy"] == "-" else Card.from_label(v["dummy"])
     action = Action(cards[0], cards[1] if len(cards) > 1 else None, dummy)
-    args = (v["table"], int(v["round"]), int(v["turn"]), int(v["seat"]), action)
+    part = CARD_WIRE.commit_bytes(action)
+    args = (v["table"], int(v["round"]), int(v["turn"]), int(v["seat"]), part)
     nonce = bytes.fromhex(v["nonce"])
     assert commitment_preimage(*args, nonce).hex() == v["preimage"]
     assert make_commitment(*args, nonce).hex() == v["commitment"]

@@ -13,9 +13,13 @@ from server_helpers import Clock, Peer, RawPeer, hello, raw_frame
 
 from sushigo.engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
 from sushigo.protocol import (
+    ROLL_WIRE,
+    Act,
+    Acted,
     ClientMessage,
     Error,
-    GameKind,
+    FairRecord,
+    GameEnded,
     GameStarted,
     GameStarting,
     JoinTable,
@@ -23,20 +27,16 @@ from sushigo.protocol import (
     LoginGuest,
     Message,
     Phase,
-    RollFairRecord,
-    RollGameOver,
-    RollPlay,
-    RollRoundScores,
-    RollTurn,
-    RollUpdate,
+    Resumed,
     Seed,
     TableJoined,
     TableSettings,
+    TurnStart,
     Welcome,
     new_seed,
     server_seed_hash,
-    verify_roll_record,
-    verify_signed_roll_record,
+    verify_record,
+    verify_signed_record,
 )
 from sushigo.server.hub import Hub
 
@@ -45,7 +45,7 @@ Chooser = Callable[[RollObservation, int, random.Random], RollAction]
 
 
 def roll_settings(players: int, turn_seconds: int = 60) -> TableSettings:
-    return TableSettings(kind=GameKind.SUSHI_ROLL, players=players, turn_seconds=turn_seconds)
+    return TableSettings(kind="sushi-roll", players=players, turn_seconds=turn_seconds)
 
 
 def take_only(observation: RollObservation, seat: int, rng: random.Random) -> RollAction:
@@ -72,61 +72,72 @@ class RollWitness:
     seat: int | None = None
     seed_hash: bytes | None = None
     client_seeds: tuple[bytes, ...] = ()
-    turns: list[RollTurn] = dataclasses.field(default_factory=list)
-    updates: list[RollUpdate] = dataclasses.field(default_factory=list)
-    round_scores: list[RollRoundScores] = dataclasses.field(default_factory=list)
+    turns: list[TurnStart] = dataclasses.field(default_factory=list)
+    updates: list[Acted] = dataclasses.field(default_factory=list)
     errors: list[Error] = dataclasses.field(default_factory=list)
-    over: RollGameOver | None = None
+    over: GameEnded | None = None
 
     def see(self, message: Message) -> None:
         if isinstance(message, GameStarting):
             assert message.kind == "sushi-roll"
-            assert not message.options.variants()
             self.seat, self.seed_hash = message.seat, message.server_seed_hash
         elif isinstance(message, GameStarted):
             assert message.server_seed_hash == self.seed_hash
             self.client_seeds = message.client_seeds
-        elif isinstance(message, RollTurn):
+        elif isinstance(message, TurnStart):
+            assert not message.secret and len(message.seats) == 1
             assert message.observation.seat == self.seat, "each receiver gets its own view"
+            assert message.observation.to_move == message.seats[0]
             self.turns.append(message)
-        elif isinstance(message, RollUpdate):
+        elif isinstance(message, Acted):
+            assert message.observation.seat == self.seat, "each receiver gets its own view"
             self.updates.append(message)
-        elif isinstance(message, RollRoundScores):
-            self.round_scores.append(message)
-        elif isinstance(message, RollGameOver):
+        elif isinstance(message, GameEnded):
             self.over = message
         elif isinstance(message, Error):
             self.errors.append(message)
 
-    def verify(self) -> RollFairRecord:
+    @property
+    def round_scores(self) -> list[RoundScored]:
+        """The rounds scored, as the updates' events told them."""
+        return [e for u in self.updates for e in u.events if isinstance(e, RoundScored)]
+
+    def verify(self) -> FairRecord:
         """The signed record checks out and everything shown during the game follows from it."""
         over = self.over
         assert over is not None, "the game did not finish"
-        record = verify_signed_roll_record(over.record, self.server_key)
+        record = verify_signed_record(over.record, self.server_key)
+        assert record.game == "sushi-roll"
         assert server_seed_hash(over.server_seed) == self.seed_hash == record.server_seed_hash
         assert record.server_seed == over.server_seed
         assert record.client_seeds == self.client_seeds
-        report = verify_roll_record(record)
+        report = verify_record(record)
         assert report.ok, report.problems
         # Replay from the now-known game seed: every update shown was exactly the engine's.
         game = RollGame(record.options, record.game_seed())
         assert len(self.updates) == len(record.steps)
-        scored = []
+        ended = None
         for update, step in zip(self.updates, record.steps, strict=True):
-            assert (update.seat, update.action, update.auto) == (step.seat, step.action, step.auto)
-            assert (update.round, update.cycle) == (game.round, game.cycle)
-            events = game.apply(step.seat, step.action)
-            assert update.events == tuple(
-                e for e in events if not isinstance(e, RoundScored | GameOver)
+            (opening,) = step.openings
+            assert (update.seat, update.action, update.auto) == (
+                step.seats[0],
+                opening.action,
+                opening.auto,
             )
-            assert update.observation == game.observation(None)
-            scored += [RollRoundScores.of(e) for e in events if isinstance(e, RoundScored)]
+            assert (
+                (update.round, update.turn) == (game.round, game.cycle) == (step.round, step.turn)
+            )
+            events = game.apply(step.seats[0], opening.action)
+            assert update.events == tuple(events)
+            assert update.observation == game.observation(self.seat)
+            ended = next((e for e in events if isinstance(e, GameOver)), ended)
         assert game.is_terminal()
-        assert self.round_scores == scored and len(scored) == 3
+        assert len(self.round_scores) == 3
         assert record.scores == over.totals == game.scores()
         assert over.places == game.places() and over.winners == game.winners()
-        assert over.pudding_points == game.pudding_points()
-        assert over.token_bonus == game.token_bonus()
+        assert ended is not None
+        assert ended.pudding_points == game.pudding_points()
+        assert ended.token_bonus == game.token_bonus()
         return record
 
 
@@ -154,14 +165,18 @@ class RollPeer(Peer):
             self.witness = RollWitness(self.hub.server_key)
         if message is not None:
             self.witness.see(message)
-            if isinstance(message, RollTurn | RollUpdate):
+            if isinstance(message, TurnStart | Acted):
                 self.last = message.observation
+                self.owed = self.moving
+            elif isinstance(message, Resumed) and message.snapshot is not None:
+                # The snapshot says where the game stands: no TURN_START follows it.
+                self.last = message.snapshot.observation
                 self.owed = self.moving
         return message
 
     @property
     def moving(self) -> bool:
-        return self.proto.phase is Phase.ROLL_MOVING
+        return self.proto.phase is Phase.MOVING
 
     def act(self, action: RollAction) -> int:
         """Send the action for the current round and cycle; its ref."""
@@ -169,12 +184,12 @@ class RollPeer(Peer):
         assert position is not None
         self.owed = False
         ref = self.ref()
-        self.send(RollPlay(ref=ref, round=position[0], cycle=position[1], action=action))
+        self.send(Act(ref=ref, round=position[0], turn=position[1], action=action))
         return ref
 
     def act_raw(self, message: ClientMessage) -> None:
         """Send without the client's phase and turn checks (what a client must not do)."""
-        self.send_bytes(raw_frame(message))
+        self.send_bytes(raw_frame(message, ROLL_WIRE))
 
     def play(self, rng: random.Random, *, seed: bool = True) -> bool:
         """Handle every buffered message, acting when this seat is to move (and sending its seed
@@ -191,7 +206,7 @@ class RollPeer(Peer):
                 raise AssertionError(f"unexpected error: {message}")
             elif isinstance(message, GameStarting) and message.seat is not None and seed:
                 self.send(Seed(ref=self.ref(), seed=new_seed()))
-            elif isinstance(message, RollGameOver):
+            elif isinstance(message, GameEnded):
                 over = True
 
 
@@ -219,7 +234,7 @@ def seated(hub: Hub, clock: Clock, players: int, turn_seconds: int = 60) -> list
         peer.expect(GameStarting)
         peer.send(Seed(ref=peer.ref(), seed=new_seed()))
     for peer in peers:
-        peer.expect(RollTurn)
+        peer.expect(TurnStart)
     return peers
 
 
@@ -257,7 +272,7 @@ class RollClient(RawPeer):
         message = await super().recv(timeout)
         if message is not None:
             self.witness.see(message)
-            if isinstance(message, RollTurn | RollUpdate):
+            if isinstance(message, TurnStart | Acted):
                 self.last = message.observation
         return message
 
@@ -266,7 +281,7 @@ class RollClient(RawPeer):
         position = self.proto.position
         assert position is not None
         ref = self.ref()
-        self.send(RollPlay(ref=ref, round=position[0], cycle=position[1], action=action))
+        self.send(Act(ref=ref, round=position[0], turn=position[1], action=action))
         return ref
 
     async def play(
@@ -278,11 +293,11 @@ class RollClient(RawPeer):
         chooser: Chooser = choose,
         until: Callable[[Message], bool] = lambda message: False,
     ) -> RollWitness:
-        """Play (or watch) until ROLL_GAME_OVER, or until a message `until` accepts (not acted
-        on): send the seed, act whenever this seat is to move (with `act_first`, at once: the
-        turn is ours and its last update was read already). Errors are kept in the witness."""
+        """Play (or watch) until GAME_OVER, or until a message `until` accepts (not acted on):
+        send the seed, act whenever this seat is to move (with `act_first`, at once: the turn is
+        ours and its last update was read already). Errors are kept in the witness."""
         if act_first:
-            assert self.proto.phase is Phase.ROLL_MOVING
+            assert self.proto.phase is Phase.MOVING
             assert self.seat is not None and self.last is not None
             self.act(chooser(self.last, self.seat, rng))
         while True:
@@ -292,9 +307,9 @@ class RollClient(RawPeer):
                 return self.witness
             if isinstance(message, GameStarting) and message.seat is not None:
                 self.send(Seed(ref=self.ref(), seed=new_seed()))
-            elif isinstance(message, RollTurn | RollUpdate):
-                if self.proto.phase is Phase.ROLL_MOVING:
+            elif isinstance(message, TurnStart | Acted):
+                if self.proto.phase is Phase.MOVING:
                     assert self.seat is not None and self.last is not None
                     self.act(chooser(self.last, self.seat, rng))
-            elif isinstance(message, RollGameOver):
+            elif isinstance(message, GameEnded):
                 return self.witness

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sushigo.client.connection import Client, ConnectionLost
 from sushigo.engine import Action, Game, GameOptions
 from sushigo.protocol import (
+    CARD_WIRE,
     CLIENT_LIMITS,
     PROTOCOL_NAME,
     SUPPORTED_VERSIONS,
@@ -59,7 +60,9 @@ from sushigo.protocol import (
     verify_signed_record,
 )
 from sushigo.server.app import Server
-from sushigo.server.hub import Conn, Hub, HubConfig
+from sushigo.server.config import HubConfig
+from sushigo.server.hub import Hub
+from sushigo.server.session import Conn
 from sushigo.server.storage import Storage
 
 T = TypeVar("T")
@@ -78,15 +81,21 @@ def expected_turns(options: GameOptions) -> int:
 def replay_scores(record: FairRecord) -> tuple[int, ...]:
     """The final scores the engine alone gives for a record's picks."""
     game = Game(record.options, record.game_seed())
-    for turn in record.turns:
+    for turn in record.steps:
         game.apply([o.action for o in turn.openings])
     assert game.is_terminal()
     return game.scores()
 
 
-def raw_frame(message: ClientMessage) -> bytes:
-    """A client frame without the phase check (to send what a client must not)."""
-    return encode_frame(encode_message(message), CLIENT_LIMITS)
+def raw_frame(message: ClientMessage, game: Any = CARD_WIRE) -> bytes:
+    """A client frame without the phase check (to send what a client must not); game values are
+    `game`'s (Sushi Go!'s by default)."""
+    return encode_frame(encode_message(message, None, game), CLIENT_LIMITS)
+
+
+def card_settings(players: int, **changes: Any) -> TableSettings:
+    """A Sushi Go! table's settings."""
+    return TableSettings(kind="sushi-go", players=players, **changes)
 
 
 def hello(ref: int = 1) -> Hello:
@@ -237,7 +246,7 @@ class Peer:
                     message.round,
                     message.turn,
                     seat,
-                    opening.action,
+                    CARD_WIRE.commit_bytes(opening.action),
                     opening.nonce,
                 )
                 self.verified += 1
@@ -274,7 +283,9 @@ class Peer:
         assert self.seat is not None
         nonce = new_nonce()
         self.pick = (round_, turn, action, nonce)
-        commitment = make_commitment(self.table_id, round_, turn, self.seat, action, nonce)
+        commitment = make_commitment(
+            self.table_id, round_, turn, self.seat, CARD_WIRE.commit_bytes(action), nonce
+        )
         self.send(Commit(ref=self.ref(), round=round_, turn=turn, commitment=commitment))
         return commitment
 
@@ -304,7 +315,7 @@ def hub_game(hub: Hub, clock: Clock, players: int = 2) -> Peer:
     """A game at its own table: one scripted player and server bots, started and seeded."""
     host = Peer(hub, clock, address="10.9.9.9")
     host.login("steady")
-    host.create(TableSettings(players=players, turn_seconds=60))
+    host.create(card_settings(players, turn_seconds=60))
     for _ in range(players - 1):
         host.add_bot("random")
     host.start()
@@ -343,7 +354,12 @@ async def running_server(
     host: str = "127.0.0.1", config: HubConfig | None = None, db: str = ":memory:"
 ) -> AsyncIterator[Running]:
     storage = Storage(db)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), config=config)
+    hub = Hub(
+        storage=storage,
+        key=Ed25519PrivateKey.generate(),
+        config=config,
+        wall_ms=lambda: 1_700_000_000_000,
+    )
     server = Server(hub, host, 0, None)
     try:
         (bound_host, port), *_ = await server.start()
@@ -383,7 +399,7 @@ async def background_game(running: Running, name: str = "bystander") -> Played:
     """A client and a server bot play a whole 2-seat game at a table of their own."""
     client = await running.client(name)
     try:
-        await client.create_table(TableSettings(players=2, turn_seconds=60))
+        await client.create_table(card_settings(2, turn_seconds=60))
         await client.add_bot("random")
         client.start_game()
         played = await play(client, seed=7)
@@ -488,7 +504,8 @@ class RawPeer:
 
     def commitment(self, action: Action, start: TurnStart, nonce: bytes) -> bytes:
         assert self.seat is not None
-        return make_commitment(self.table_id, start.round, start.turn, self.seat, action, nonce)
+        part = CARD_WIRE.commit_bytes(action)
+        return make_commitment(self.table_id, start.round, start.turn, self.seat, part, nonce)
 
     def close(self) -> None:
         self.writer.close()

@@ -263,7 +263,7 @@ def loaded(hub: Hub, storage: Storage) -> list[dict[str, Any]]:
 def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
     peer = Peer(hub, clock)
     peer.login(name)
-    peer.create(TableSettings(players=3, soy_sauce=True, turn_seconds=60))
+    peer.create(TableSettings(kind="sushi-go", players=3, turn_seconds=60, variants=("soy_sauce",)))
     peer.add_bot("random")
     peer.add_bot("greedy")
     peer.start()
@@ -274,7 +274,7 @@ def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
 def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) -> None:
     path = tmp_path / "hub.db"
     storage = Storage(path)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)
     peer = started(hub, clock)
     table = hub.tables[peer.table_id]
@@ -301,7 +301,7 @@ def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) 
 def test_a_changed_head_is_saved_with_the_turns_it_came_with(tmp_path: Path) -> None:
     path = tmp_path / "head.db"
     storage = Storage(path)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)
     peer = started(hub, clock)
     table = hub.tables[peer.table_id]
@@ -320,7 +320,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     """A version 2 database: the whole state is in the head row. The restored table's first save
     writes it whole again (in parts), so its turns are never doubled, and it restores again."""
     key = Ed25519PrivateKey.generate()
-    first = Hub(storage=Storage(":memory:"), key=key)
+    first = Hub(storage=Storage(":memory:"), key=key, wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(first)
     peer = started(first, clock, "keeper")
     rng = random.Random(7)
@@ -331,7 +331,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     make_v2_database(path, {table.table_id: dump(table)})
 
     storage = Storage(path)
-    hub = Hub(storage=storage, key=key)
+    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
     clock2 = Clock(hub, now=5.0)
     assert hub.restore(clock2.now) == 1
     again = hub.tables[peer.table_id]
@@ -339,12 +339,12 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     assert table_state(again) == table_state(table)
     # Its player is away: the turn runs out and is picked for them (the rest are bots).
     clock2.advance(61)
-    assert len(again.turns) == 5
+    assert len(again.steps) == 5
     assert turn_rows(path) == {again.table_id: list(range(5))}
     assert heads(path)[again.table_id] != dump(table), "the head alone, not the whole state"
     assert loaded(hub, storage) == [table_state(again)]
 
-    third = Hub(storage=storage, key=key)
+    third = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
     assert third.restore(clock2.now) == 1
     assert table_state(third.tables[again.table_id]) == table_state(again)
     clock2.advance(61)  # a second miss: a bot plays for them, to the end

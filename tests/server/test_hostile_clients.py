@@ -189,7 +189,7 @@ async def test_wrong_version_is_refused_with_the_supported_ones(running: Running
     peer.send(Hello(ref=1, protocol="sushigo", version=Version(major=99, minor=0)))
     error = await peer.expect_error(ErrorCode.UNSUPPORTED_VERSION)
     assert error.ref == 1
-    assert Version(major=1, minor=0) in error.supported_versions
+    assert Version(major=2, minor=0) in error.supported_versions
     assert await peer.expect_closed() == []
     await bystanders_finished(game)
 
@@ -226,7 +226,7 @@ async def seated_pair(running: Running) -> tuple[RawPeer, RawPeer, TurnStart, Tu
     a, b = await RawPeer.open(running), await RawPeer.open(running)
     await a.login("alice")
     await b.login("bob")
-    await a.create(TableSettings(players=2, turn_seconds=60))
+    await a.create(TableSettings(kind="sushi-go", players=2, turn_seconds=60))
     b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
     joined = await b.expect(TableJoined)
     b.table_id, b.seat = a.table_id, joined.seat
@@ -243,7 +243,7 @@ async def seated_with_bot(running: Running) -> tuple[RawPeer, TurnStart]:
     """One scripted player and a server bot, at the first turn."""
     peer = await RawPeer.open(running)
     await peer.login("mallory")
-    await peer.create(TableSettings(players=2, turn_seconds=60))
+    await peer.create(TableSettings(kind="sushi-go", players=2, turn_seconds=60))
     peer.send(AddBot(ref=peer.ref(), strategy="random"))
     peer.send(StartGame(ref=peer.ref()))
     await peer.expect(GameStarting)
@@ -395,7 +395,7 @@ async def test_client_that_never_reads_is_dropped(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="sushigo.server")
     for _ in range(1000):  # a long table list: each answer is hundreds of KB
-        running.hub.open_table(TableSettings(players=5), None)
+        running.hub.open_table(TableSettings(kind="sushi-go", players=5), None)
     game = await with_bystanders(running)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

@@ -1,5 +1,5 @@
-"""The saved form of a table: each turn packed once, the bytes equal to a save made from scratch,
-and what loads back is the same table."""
+"""The saved form of a table: each step packed once, the bytes equal to a save made from scratch,
+and what loads back is the same table (saves of protocol 1.0's servers too)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
 from sushigo.protocol import (
+    CARD_WIRE,
     FairRecord,
     LeaveTable,
     SignedRecord,
     TableSettings,
     verify_signed_record,
 )
-from sushigo.protocol.records import record_bytes, turn_record_bytes
+from sushigo.protocol.records import record_bytes, step_record_bytes
 from sushigo.server.hub import Hub
 from sushigo.server.persist import changes, dump, load, table_state
 from sushigo.server.storage import Storage
@@ -27,7 +28,11 @@ from sushigo.server.table import Table
 
 def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:
     """A hub (in-memory storage) where `name` sits at a new table with `bots`, seeds in."""
-    hub = Hub(storage=Storage(":memory:"), key=Ed25519PrivateKey.generate())
+    hub = Hub(
+        storage=Storage(":memory:"),
+        key=Ed25519PrivateKey.generate(),
+        wall_ms=lambda: 1_700_000_000_000,
+    )
     clock = Clock(hub)
     peer = Peer(hub, clock)
     peer.login(name)
@@ -41,15 +46,18 @@ def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock,
 
 def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
     hub, clock, peer = started(
-        "saver", TableSettings(players=3, pass_both_ways=True, turn_seconds=60), "random", "greedy"
+        "saver",
+        TableSettings(kind="sushi-go", players=3, turn_seconds=60, variants=("pass_both_ways",)),
+        "random",
+        "greedy",
     )
     table = hub.tables[peer.table_id]
     rng = random.Random(9)
     for turn in range(1, 14):
         peer.play_turn(rng)
-        saved = dump(table)  # the hub saved too: the packed turns are reused, not repacked
-        assert len(table.packed_turns[1]) == len(table.turns) == turn
-        table.packed_turns = (b"", [])
+        saved = dump(table)  # the hub saved too: the packed steps are reused, not repacked
+        assert len(table.packed_steps[1]) == len(table.steps) == turn
+        table.packed_steps = (b"", [])
         assert dump(table) == saved
         again = load(saved, hub, clock.now)
         assert table_state(again) == table_state(table)
@@ -57,27 +65,66 @@ def test_incremental_saves_equal_a_save_from_scratch_and_load_back() -> None:
         assert again.game.observation(0) == table.game.observation(0)
 
 
-def test_a_single_map_save_of_version_1_still_loads() -> None:
-    hub, clock, peer = started("old", TableSettings(players=2, turn_seconds=60), "random")
+def _protocol_1_state(table: Table) -> dict[str, object]:
+    """The table as a protocol 1.0 server saved it (state version 1: one map, the settings with a
+    flag per card variant, the turns with every seat's opening)."""
+    state = table_state(table)
+    settings = table.settings
+    return {
+        **{k: v for k, v in state.items() if k not in ("steps", "drawn")},
+        "v": 1,
+        "settings": {
+            "kind": settings.kind,
+            "players": settings.players,
+            "pass_both_ways": "pass_both_ways" in settings.variants,
+            "dummy": "dummy" in settings.variants,
+            "soy_sauce": "soy_sauce" in settings.variants,
+            "turn_seconds": settings.turn_seconds,
+        },
+        "turns": [
+            {
+                "round": t.round,
+                "turn": t.turn,
+                "commitments": list(t.commitments),
+                "openings": [
+                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
+                    for o in t.openings
+                ],
+            }
+            for t in table.steps
+        ],
+    }
+
+
+def test_a_single_map_save_of_protocol_1_still_loads() -> None:
+    hub, clock, peer = started(
+        "old",
+        TableSettings(kind="sushi-go", players=2, turn_seconds=60, variants=("soy_sauce",)),
+        "random",
+    )
     peer.play_turn(random.Random(1))
+    peer.play_turn(random.Random(2))
     table = hub.tables[peer.table_id]
-    old = msgpack.packb({**table_state(table), "v": 1}, use_bin_type=True)
+    old = msgpack.packb(_protocol_1_state(table), use_bin_type=True)
     again = load(old, hub, clock.now)
     assert table_state(again) == table_state(table)
+    assert again.settings == table.settings
 
 
 def test_the_saved_turns_are_the_records_and_the_record_is_made_of_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    hub, _, peer = started("signer", TableSettings(players=2, turn_seconds=60), "greedy")
+    hub, _, peer = started(
+        "signer", TableSettings(kind="sushi-go", players=2, turn_seconds=60), "greedy"
+    )
     table = hub.tables[peer.table_id]
     assert isinstance(table, Table)
     given: list[Sequence[bytes] | None] = []
     sign = hub.sign
 
-    def spied(record: FairRecord, turns: Sequence[bytes] | None = None) -> SignedRecord:
-        given.append(turns)
-        return sign(record, turns)
+    def spied(record: FairRecord, steps: Sequence[bytes] | None = None) -> SignedRecord:
+        given.append(steps)
+        return sign(record, steps)
 
     monkeypatch.setattr(hub, "sign", spied)
     rng = random.Random(3)
@@ -85,15 +132,17 @@ def test_the_saved_turns_are_the_records_and_the_record_is_made_of_them(
     while ended is None:
         ended = peer.play_turn(rng)
     record = verify_signed_record(ended.record, hub.server_key)  # canonical, or refused
-    packed = [turn_record_bytes(t) for t in record.turns]
-    assert given == [packed], "signed from the turns saved as they were played"
-    assert table.packed_turns[1] == packed
+    packed = [step_record_bytes(t, CARD_WIRE) for t in record.steps]
+    assert given == [packed], "signed from the steps saved as they were played"
+    assert table.packed_steps[1] == packed
     assert ended.record.record == record_bytes(record)
     check_ended(peer, ended, table.options)
 
 
 def test_the_header_is_packed_again_only_when_it_changes() -> None:
-    hub, _, peer = started("header", TableSettings(players=3, turn_seconds=60), "random", "greedy")
+    hub, _, peer = started(
+        "header", TableSettings(kind="sushi-go", players=3, turn_seconds=60), "random", "greedy"
+    )
     table = hub.tables[peer.table_id]
     peer.play_turn(random.Random(4))
     first = changes(table).head

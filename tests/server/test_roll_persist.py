@@ -19,14 +19,12 @@ from server_helpers import Clock, Peer, hello, make_hub
 
 from sushigo.engine.roll import Reroll, Swap, Take
 from sushigo.protocol import (
-    GameKind,
+    Acted,
     JoinTable,
     LoggedIn,
     Phase,
     Resume,
     Resumed,
-    RollTurn,
-    RollUpdate,
     TableJoined,
     TableSettings,
     TableUpdate,
@@ -39,7 +37,6 @@ from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.persist import StateError, dump, load, table_state
 from sushigo.server.replay import export
 from sushigo.server.replay import main as replay_main
-from sushigo.server.roll_table import RollTable
 from sushigo.server.storage import Storage
 from sushigo.server.table import Table
 
@@ -50,7 +47,7 @@ def test_every_action_is_saved_incrementally_and_loads_back() -> None:
     hub, clock = make_hub()
     peers = seated(hub, clock, 3)
     table = hub.tables[peers[0].table_id]
-    assert isinstance(table, RollTable)
+    assert table.settings.kind == "sushi-roll"
     saved_at: list[int] = []
     real_save, real_append = hub.storage.save_table, hub.storage.append_turns
 
@@ -80,25 +77,27 @@ def test_every_action_is_saved_incrementally_and_loads_back() -> None:
             table.packed_steps = (b"", [])
             assert dump(table) == blob, "incremental saves equal a save from scratch"
             again = load(blob, hub, clock.now)
-            assert isinstance(again, RollTable)
+            assert again.settings.kind == "sushi-roll"
             assert table_state(again) == table_state(table)
             assert again.game is not None and table.game is not None
             assert again.game.observation(None) == table.game.observation(None)
     assert saved_at == list(range(1, len(saved_at) + 1)), "one save after every action"
 
 
-def test_a_card_tables_state_is_unchanged() -> None:
+def test_a_card_tables_state_is_the_same_as_any_games() -> None:
     hub, clock = make_hub()
     peer = Peer(hub, clock)
     peer.login("card")
-    peer.create(TableSettings(players=2, turn_seconds=60))
+    peer.create(TableSettings(kind="sushi-go", players=2, turn_seconds=60))
     peer.add_bot("random")
     peer.start()
     peer.seed()
     peer.play_turn(random.Random(1))
     table = hub.tables[peer.table_id]
     state = table_state(table)
-    assert "turns" in state and "steps" not in state and state["settings"]["kind"] == "sushi-go"
+    assert "turns" not in state and state["settings"]["kind"] == "sushi-go"
+    (step,) = state["steps"]
+    assert list(step["seats"]) == [0, 1] and len(step["commitments"]) == 2
     assert isinstance(load(dump(table), hub, clock.now), Table)
 
 
@@ -111,7 +110,7 @@ def test_a_roll_state_that_does_not_replay_is_refused_and_others_still_load() ->
     mover.act(Take(0))
     table = hub.tables[mover.table_id]
     header, *steps = msgpack.Unpacker(io.BytesIO(dump(table)), raw=False)
-    bad_step = {**steps[0], "seat": 1 - steps[0]["seat"]}  # not that seat's turn
+    bad_step = {**steps[0], "seats": [1 - steps[0]["seats"][0]]}  # not that seat's turn
     broken = msgpack.packb(header, use_bin_type=True) + msgpack.packb(bad_step, use_bin_type=True)
     with pytest.raises(StateError, match="does not replay"):
         load(broken, hub, clock.now)
@@ -119,7 +118,7 @@ def test_a_roll_state_that_does_not_replay_is_refused_and_others_still_load() ->
         load(msgpack.packb({**header, "phase": "dancing"}, use_bin_type=True), hub, clock.now)
     other = Peer(hub, clock)
     other.login("card")
-    other.create(TableSettings(players=2))
+    other.create(TableSettings(kind="sushi-go", players=2))
     other.add_bot("random")
     other.start()
     other.seed()
@@ -146,13 +145,13 @@ def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_
     mover = mover_of(peers)
     assert mover.seat is not None
     mover.act(Reroll((0, 1)))
-    mover.expect(RollUpdate)
+    mover.expect(Acted)
     mover.act(Swap(0, (mover.seat + 1) % 3, 0))
-    shown = mover.expect(RollUpdate).observation
+    shown = mover.expect(Acted).observation
     for peer in peers:
         peer.drain()
     table = hub.tables[mover.table_id]
-    assert isinstance(table, RollTable)
+    assert table.settings.kind == "sushi-roll"
     steps = len(table.steps)
 
     # The process dies: a new hub on the same database, some time later.
@@ -160,11 +159,11 @@ def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_
     clock2 = Clock(again, now=7.0)
     assert again.restore(clock2.now) == 1
     restored = again.tables[mover.table_id]
-    assert isinstance(restored, RollTable) and restored.game is not None
-    assert restored.settings.kind is GameKind.SUSHI_ROLL
+    assert restored.settings.kind == "sushi-roll" and restored.game is not None
+    assert restored.settings.kind == "sushi-roll"
     encode_message(TableUpdate(table=restored.info()), 1)  # must not raise
     assert len(restored.steps) == steps
-    assert restored.game.observation(None) == shown, "the same dice, tokens and turn"
+    assert restored.game.observation(mover.seat) == shown, "the same dice, tokens and turn"
     assert restored.deadline == clock2.now + 45
 
     backs = []
@@ -176,16 +175,17 @@ def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_
         back.expect(Welcome)
         back.send(Resume(ref=back.ref(), token=peer.token, last_seq=peer.proto.last_seq))
         resumed = back.expect(Resumed)
-        assert resumed.phase is Phase.WAITING and resumed.snapshot is not None
+        snapshot = resumed.snapshot
+        assert snapshot is not None
+        assert resumed.phase is (Phase.MOVING if peer is mover else Phase.WAITING)
         assert (resumed.round, resumed.turn) == (shown.round, shown.cycle)
-        turn = back.expect(RollTurn)
-        assert turn.observation == dataclasses.replace(shown, seat=peer.seat)
+        assert snapshot.observation == dataclasses.replace(shown, seat=peer.seat)
         assert back.moving is (peer is mover)
         backs.append(back)
     play_out(backs, rng)
     records = [b.witness.verify() for b in backs]
     assert records[0] == records[1] == records[2]
-    assert not any(s.auto for s in records[0].steps)
+    assert not any(s.openings[0].auto for s in records[0].steps)
     assert [r.kind for r in storage.list_records()] == ["sushi-roll"]
     assert storage.load_tables() == []
 
@@ -245,7 +245,7 @@ def test_the_replay_tool_shows_and_verifies_a_stored_roll_game(
     exported = tmp_path / "roll.rec"
     assert replay_main(["--db", str(db), game.game_id, "--export", str(exported)]) == 0
     out = capsys.readouterr().out
-    assert "Sushi Roll, 3 players" in out and "round 3 cycle 7:" in out
+    assert "Sushi Roll, 3 players" in out and "round 3 turn  7:" in out
     assert "take" in out and "verified: signature" in out
     assert replay_main([str(exported)]) == 0
     over = peer.witness.over

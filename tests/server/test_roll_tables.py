@@ -13,21 +13,20 @@ from server_helpers import Peer, errors_of, make_hub, raw_frame
 
 from sushigo.engine.roll import Reroll, RollAction, Swap, Take
 from sushigo.protocol import (
+    ROLL_WIRE,
+    Act,
+    Acted,
     AddBot,
     Commit,
     CreateTable,
     CreateTournament,
     Error,
     ErrorCode,
-    GameKind,
     JoinTable,
     LeaveTable,
     ListTables,
     QuickMatch,
     RegisterTournament,
-    RollPlay,
-    RollTurn,
-    RollUpdate,
     Seed,
     Spectate,
     Spectating,
@@ -40,8 +39,7 @@ from sushigo.protocol import (
     TurnStart,
     new_seed,
 )
-from sushigo.server.roll_table import RollTable
-from sushigo.server.table import TableError
+from sushigo.server.errors import TableError
 
 # -- the lobby ----------------------------------------------------------------------------------
 
@@ -55,44 +53,43 @@ def test_roll_tables_are_created_listed_joined_and_watched() -> None:
         other = Peer(hub, clock)
         other.login(f"maker{players}")
         joined = other.create(roll_settings(players))
-        assert joined.table.settings.kind is GameKind.SUSHI_ROLL
+        assert joined.table.settings.kind == "sushi-roll"
         assert len(joined.table.seats) == players
         roll_ids.append(joined.table.table_id)
     card = Peer(hub, clock)
     card.login("card")
-    card_id = card.create(TableSettings(players=3)).table.table_id
+    card_id = card.create(TableSettings(kind="sushi-go", players=3)).table.table_id
 
-    host.send(ListTables(ref=host.ref(), kind=GameKind.SUSHI_ROLL))
+    host.send(ListTables(ref=host.ref(), kind="sushi-roll"))
     listed = host.expect(TableList)
     assert sorted(t.table_id for t in listed.tables) == sorted(roll_ids)
-    host.send(ListTables(ref=host.ref(), kind=GameKind.SUSHI_GO))
+    host.send(ListTables(ref=host.ref(), kind="sushi-go"))
     assert [t.table_id for t in host.expect(TableList).tables] == [card_id]
     host.send(ListTables(ref=host.ref()))
     assert len(host.expect(TableList).tables) == 5
 
     host.send(JoinTable(ref=host.ref(), table_id=roll_ids[0]))
     joined = host.joined(host.expect(TableJoined))
-    assert joined.seat == 1 and joined.table.settings.kind is GameKind.SUSHI_ROLL
+    assert joined.seat == 1 and joined.table.settings.kind == "sushi-roll"
     watcher = Peer(hub, clock)
     watcher.login("watcher")
     watcher.send(Spectate(ref=watcher.ref(), table_id=roll_ids[1]))
-    assert watcher.expect(Spectating).table.settings.kind is GameKind.SUSHI_ROLL
+    assert watcher.expect(Spectating).table.settings.kind == "sushi-roll"
 
 
 @pytest.mark.parametrize(
     "variant",
-    [{"pass_both_ways": True}, {"dummy": True}, {"soy_sauce": True}],
-    ids=["pass_both_ways", "dummy", "soy_sauce"],
+    ["pass_both_ways", "dummy", "soy_sauce"],
 )
-def test_card_variants_on_a_roll_table_are_bad_settings(variant: dict[str, bool]) -> None:
+def test_card_variants_on_a_roll_table_are_bad_settings(variant: str) -> None:
     hub, clock = make_hub()
     peer = Peer(hub, clock)
     peer.login("variant")
-    settings = TableSettings(kind=GameKind.SUSHI_ROLL, players=2, **variant)
+    settings = TableSettings(kind="sushi-roll", players=2, variants=(variant,))
     peer.send(CreateTable(ref=peer.ref(), settings=settings))
     (error,) = [m for m in peer.drain() if isinstance(m, Error)]
     assert error.code == ErrorCode.BAD_SETTINGS
-    assert "no variants" in error.message
+    assert f"no variant {variant!r}" in error.message
     assert not hub.tables
 
 
@@ -114,9 +111,11 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
     assert [e.code for e in errors] == [ErrorCode.UNKNOWN_BOT] * 3
     assert "heuristic" in errors[0].message
     table = hub.tables[peer.table_id]
-    assert isinstance(table, RollTable)
+    assert table.settings.kind == "sushi-roll"
     assert [s.bot for s in table.seats] == [None, "random", "greedy", "heuristic", "default"]
-    assert all(type(s).__module__ == "sushigo.bots.roll._strategies" for s in table.strategies[1:])
+    assert all(
+        type(s.strategy).__module__ == "sushigo.bots.roll._strategies" for s in table.seats[1:]
+    )
     peer.add_bot("random")
     assert errors_of(peer.drain()) == [ErrorCode.TABLE_FULL]
 
@@ -125,14 +124,14 @@ def test_quick_match_fills_a_roll_table_and_the_game_starts() -> None:
     hub, clock = make_hub()
     card = Peer(hub, clock)
     card.login("card")
-    card.send(QuickMatch(ref=card.ref(), kind=GameKind.SUSHI_GO, players=2))
+    card.send(QuickMatch(ref=card.ref(), kind="sushi-go", players=2))
     card.expect(TableJoined)
     peers = [RollPeer(hub, clock, address=f"10.0.2.{i}") for i in range(2)]
     for i, peer in enumerate(peers):
         peer.login(f"quick{i}")
-        peer.send(QuickMatch(ref=peer.ref(), kind=GameKind.SUSHI_ROLL, players=2))
+        peer.send(QuickMatch(ref=peer.ref(), kind="sushi-roll", players=2))
         joined = peer.joined(peer.expect(TableJoined))
-        assert joined.table.settings.kind is GameKind.SUSHI_ROLL
+        assert joined.table.settings.kind == "sushi-roll"
     assert peers[0].table_id == peers[1].table_id != card.table_id
     play_out(peers, random.Random(3))
     for peer in peers:
@@ -146,7 +145,7 @@ def test_a_roll_tournament_runs_its_games() -> None:
     for i, peer in enumerate(peers):
         peer.login(f"entrant{i}")
     settings = TournamentSettings(
-        name="dice cup", kind=GameKind.SUSHI_ROLL, players=2, games=3, turn_seconds=30
+        name="dice cup", kind="sushi-roll", players=2, games=3, turn_seconds=30
     )
     peers[0].send(CreateTournament(ref=peers[0].ref(), settings=settings))
     for peer in peers:
@@ -169,7 +168,7 @@ def test_a_roll_tournament_runs_its_games() -> None:
     assert sum(e.games for e in tournament.entrants.values()) == 6
     records = hub.storage.list_records()
     assert len(records) == 3 and {r.kind for r in records} == {"sushi-roll"}
-    bad = TournamentSettings(name="bad", kind=GameKind.SUSHI_ROLL, players=2, dummy=True)
+    bad = TournamentSettings(name="bad", kind="sushi-roll", players=2, variants=("dummy",))
     peers[0].send(CreateTournament(ref=peers[0].ref(), settings=bad))
     assert ErrorCode.BAD_SETTINGS in errors_of(peers[0].drain())
 
@@ -197,8 +196,8 @@ def test_players_bots_and_a_spectator_see_the_same_checked_game() -> None:
     records = [p.witness.verify() for p in (a, b, watcher)]
     assert records[0] == records[1] == records[2]
     record = records[0]
-    assert {s.seat for s in record.steps} == {0, 1, 2, 3}
-    assert not any(s.auto for s in record.steps), "bots are players; nobody timed out"
+    assert {s.seats[0] for s in record.steps} == {0, 1, 2, 3}
+    assert not any(o.auto for s in record.steps for o in s.openings), "bots are players"
     # Nothing in Sushi Roll is private: every view is the spectators' but for its seat field.
     assert [t.observation.seat for t in watcher.witness.turns] == [None] * len(
         watcher.witness.turns
@@ -207,7 +206,7 @@ def test_players_bots_and_a_spectator_see_the_same_checked_game() -> None:
         assert len(seen.turns) == len(watcher.witness.turns)
         for mine, public in zip(seen.turns, watcher.witness.turns, strict=True):
             assert dataclasses.replace(mine.observation, seat=None) == public.observation
-            assert (mine.round, mine.cycle, mine.seat) == (public.round, public.cycle, public.seat)
+            assert (mine.round, mine.turn, mine.seats) == (public.round, public.turn, public.seats)
     stored = hub.storage.list_records()
     assert len(stored) == 1 and stored[0].kind == "sushi-roll"
     assert [r.score for r in stored[0].players] == list(record.scores)
@@ -223,11 +222,11 @@ def test_a_spectator_arriving_mid_turn_gets_the_turn_first() -> None:
     watcher.login("late")
     watcher.send(Spectate(ref=watcher.ref(), table_id=a.table_id))
     watcher.expect(Spectating)
-    turn = watcher.expect(RollTurn)
+    turn = watcher.expect(TurnStart)
     assert turn.observation.seat is None
-    assert turn.observation == dataclasses.replace(mover.expect(RollUpdate).observation)
+    assert turn.observation == dataclasses.replace(mover.expect(Acted).observation, seat=None)
     mover.act(Take(0))
-    update = watcher.expect(RollUpdate)
+    update = watcher.expect(Acted)
     assert update.action == Take(0) and watcher.witness.errors == []
 
 
@@ -260,11 +259,11 @@ def test_wrong_seat_wrong_turn_and_illegal_actions_are_refused_and_change_nothin
     round_, cycle = mover.last.round, mover.last.cycle
 
     # Not this seat's turn: OUT_OF_PHASE (its connection is in roll_waiting).
-    waiting.act_raw(RollPlay(ref=7, round=round_, cycle=cycle, action=Take(0)))
+    waiting.act_raw(Act(ref=7, round=round_, turn=cycle, action=Take(0)))
     assert errors_of(waiting.drain()) == [ErrorCode.OUT_OF_PHASE]
     # The mover, naming another cycle or round: WRONG_TURN.
-    mover.act_raw(RollPlay(ref=8, round=round_, cycle=cycle + 1, action=Take(0)))
-    mover.act_raw(RollPlay(ref=9, round=round_ + 1, cycle=cycle, action=Take(0)))
+    mover.act_raw(Act(ref=8, round=round_, turn=cycle + 1, action=Take(0)))
+    mover.act_raw(Act(ref=9, round=round_ + 1, turn=cycle, action=Take(0)))
     # Card-game messages on a roll table: OUT_OF_PHASE.
     mover.act_raw(Commit(ref=10, round=1, turn=1, commitment=bytes(32)))
     mover.act_raw(Seed(ref=11, seed=new_seed()))
@@ -284,7 +283,7 @@ def test_wrong_seat_wrong_turn_and_illegal_actions_are_refused_and_change_nothin
     assert codes == [ErrorCode.WRONG_TURN] * 2 + [ErrorCode.OUT_OF_PHASE] * 2 + [
         ErrorCode.ILLEGAL_ACTION
     ] * len(illegal)
-    assert not [m for m in got if isinstance(m, RollUpdate)], "nothing changed"
+    assert not [m for m in got if isinstance(m, Acted)], "nothing changed"
     messages = [m.message for m in got if isinstance(m, Error)]
     assert "no die at position" in messages[4] and "strictly increasing" in messages[5]
     # Spend every menu token, then one re-roll too many.
@@ -292,7 +291,7 @@ def test_wrong_seat_wrong_turn_and_illegal_actions_are_refused_and_change_nothin
         mover.act(Reroll((0,)))
     mover.act(Reroll((0,)))
     got = mover.drain()
-    assert sum(isinstance(m, RollUpdate) for m in got) == 3
+    assert sum(isinstance(m, Acted) for m in got) == 3
     assert errors_of(got) == [ErrorCode.ILLEGAL_ACTION]
     last = got[-1]
     assert isinstance(last, Error) and "no menu token" in last.message
@@ -307,22 +306,22 @@ def test_roll_action_on_a_card_table_is_out_of_phase() -> None:
     hub, clock = make_hub()
     card = Peer(hub, clock)
     card.login("card")
-    card.create(TableSettings(players=2))
+    card.create(TableSettings(kind="sushi-go", players=2))
     card.add_bot("random")
     card.start()
     card.seed()
     card.expect(TurnStart)
     # The seat is committing, not roll_moving.
-    card.send_bytes(raw_frame(RollPlay(ref=3, round=1, cycle=1, action=Take(0))))
+    card.send_bytes(raw_frame(Act(ref=3, round=1, turn=1, action=Take(0)), ROLL_WIRE))
     assert errors_of(card.drain()) == [ErrorCode.OUT_OF_PHASE]
     # The card table's own check, should a roll action ever reach it.
     table = hub.tables[card.table_id]
     session = card.conn.session
     assert session is not None
     with pytest.raises(TableError) as info:
-        hub.lobby.handle(card.conn, session, RollPlay(ref=4, round=1, cycle=1, action=Take(0)), 0)
+        hub.lobby.handle(card.conn, session, Act(ref=4, round=1, turn=1, action=Take(0)), 0)
     assert info.value.code is ErrorCode.OUT_OF_PHASE
-    assert not isinstance(table, RollTable)
+    assert table.settings.kind != "sushi-roll"
 
 
 def test_the_roll_tables_own_checks() -> None:
@@ -331,7 +330,7 @@ def test_the_roll_tables_own_checks() -> None:
     peers = seated(hub, clock, 2)
     mover = mover_of(peers)
     table = hub.tables[mover.table_id]
-    assert isinstance(table, RollTable) and table.game is not None
+    assert table.settings.kind == "sushi-roll" and table.game is not None
     other = 1 - (mover.seat or 0)
     game = table.game
     cases = [
@@ -372,7 +371,7 @@ def test_another_tables_game_finishes_while_one_is_attacked() -> None:
     assert attacker.last is not None
     here = (attacker.last.round, attacker.last.cycle)
     for step in range(40):
-        attacker.act_raw(RollPlay(ref=1, round=here[0], cycle=here[1], action=Swap(0, 0, 0)))
+        attacker.act_raw(Act(ref=1, round=here[0], turn=here[1], action=Swap(0, 0, 0)))
         attacker.act_raw(Commit(ref=2, round=1, turn=1, commitment=bytes(32)))
         for peer in bystanders:
             peer.play(rng)

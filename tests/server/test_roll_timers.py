@@ -5,7 +5,6 @@ replay or from a snapshot) and carries on."""
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterable
 
@@ -14,29 +13,30 @@ from server_helpers import Clock, errors_of, hello, make_hub
 
 from sushigo.engine.roll import Reroll, Take
 from sushigo.protocol import (
+    Acted,
     Message,
     Phase,
     Resume,
     Resumed,
-    RollTurn,
-    RollUpdate,
     Spectate,
     Spectating,
     TableUpdate,
+    TurnStart,
     Welcome,
 )
 from sushigo.server.hub import Hub
-from sushigo.server.roll_table import BOT_GRACE_SECONDS, RollTable
+from sushigo.server.steps import BOT_GRACE_SECONDS
+from sushigo.server.table import Table
 
 
-def table_of(hub: Hub, peer: RollPeer) -> RollTable:
+def table_of(hub: Hub, peer: RollPeer) -> Table:
     table = hub.tables[peer.table_id]
-    assert isinstance(table, RollTable)
+    assert table.settings.kind == "sushi-roll"
     return table
 
 
-def updates(messages: Iterable[object]) -> list[RollUpdate]:
-    return [m for m in messages if isinstance(m, RollUpdate)]
+def updates(messages: Iterable[object]) -> list[Acted]:
+    return [m for m in messages if isinstance(m, Acted)]
 
 
 def bot_flags(messages: Iterable[object], seat: int) -> list[bool]:
@@ -107,7 +107,7 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
     play_out([a, b], rng)
     record = other.witness.verify()
     assert silent.witness.verify() == record
-    assert sum(s.auto for s in record.steps) >= 4
+    assert sum(s.openings[0].auto for s in record.steps) >= 4
 
 
 def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_back() -> None:
@@ -135,8 +135,8 @@ def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_ba
         assert game.to_move == other.seat
         other.drain()
         other.act(Take(0))
-    mine = [s for s in table.steps[steps:] if s.seat == silent.seat]
-    assert mine and all(s.auto for s in mine)
+    mine = [s for s in table.steps[steps:] if s.seats[0] == silent.seat]
+    assert mine and all(s.openings[0].auto for s in mine)
 
     silent.drain()  # what reached it before the connection went (its witness sees it)
     back = RollPeer(hub, clock, address="10.0.0.7")
@@ -172,22 +172,22 @@ def test_the_mover_reconnects_mid_turn_and_carries_on() -> None:
     peers = seated(hub, clock, 3, turn_seconds=30)
     mover = mover_of(peers)
     mover.act(Reroll((0, 2)))
-    rerolled = mover.expect(RollUpdate)
+    rerolled = mover.expect(Acted)
     hub.lost(mover.conn, clock.now)
     clock.advance(10)
 
     back, resumed = resume(hub, clock, mover, mover.proto.last_seq)
-    assert resumed.phase is Phase.ROLL_MOVING
-    assert (resumed.round, resumed.turn) == (rerolled.round, rerolled.cycle)
+    assert resumed.phase is Phase.MOVING
+    assert (resumed.round, resumed.turn) == (rerolled.round, rerolled.turn)
     assert resumed.snapshot is None and resumed.replayed == 1  # the seat shown disconnected
     back.drain()
     back.act(Take(1))
-    assert back.expect(RollUpdate).action == Take(1)
+    assert back.expect(Acted).action == Take(1)
     others = [p for p in peers if p is not mover]
     play_out([back, *others], random.Random(4))
     records = [p.witness.verify() for p in (back, *others)]
     assert records[0] == records[1] == records[2]
-    assert not any(s.auto for s in records[0].steps)
+    assert not any(s.openings[0].auto for s in records[0].steps)
 
 
 def test_a_mover_resuming_from_a_snapshot_gets_the_turn_again() -> None:
@@ -196,24 +196,24 @@ def test_a_mover_resuming_from_a_snapshot_gets_the_turn_again() -> None:
     mover = mover_of(peers)
     assert mover.seat is not None
     mover.act(Reroll((1,)))
-    rerolled = mover.expect(RollUpdate)
+    rerolled = mover.expect(Acted)
     hub.lost(mover.conn, clock.now)
     clock.advance(12)
 
     # A last_seq the server has no log after: it cannot replay, so it sends a snapshot.
     back, resumed = resume(hub, clock, mover, 10**9)
-    assert resumed.phase is Phase.WAITING and resumed.replayed == 0
-    assert (resumed.round, resumed.turn) == (rerolled.round, rerolled.cycle)
+    # The snapshot says it all: the seat is to move, with its observation and its turn's time left.
+    assert resumed.phase is Phase.MOVING and resumed.replayed == 0
+    assert (resumed.round, resumed.turn) == (rerolled.round, rerolled.turn)
     snapshot = resumed.snapshot
-    assert snapshot is not None and snapshot.seat == mover.seat and snapshot.observation is None
+    assert snapshot is not None and snapshot.seat == mover.seat
+    assert snapshot.observation == rerolled.observation
+    assert snapshot.seats == (mover.seat,) and not snapshot.secret and snapshot.steps == 1
     assert len(snapshot.client_seeds) == 2 and snapshot.server_seed_hash is not None
     assert 17_000 <= snapshot.deadline_ms <= 18_000
-    turn = back.expect(RollTurn)
-    assert back.moving and turn.seat == mover.seat
-    assert turn.observation == dataclasses.replace(rerolled.observation, seat=mover.seat)
-    assert 17_000 <= turn.deadline_ms <= 18_000
+    assert back.moving and not [m for m in back.drain() if isinstance(m, TurnStart | Acted)]
     back.act(Take(0))
-    assert back.expect(RollUpdate).action == Take(0)
+    assert back.expect(Acted).action == Take(0)
     other = next(p for p in peers if p is not mover)
     play_out([back, other], random.Random(5))
     assert back.witness.verify() == other.witness.verify()
@@ -226,7 +226,7 @@ def test_a_spectator_resumes_by_replay_in_the_middle_of_a_turn() -> None:
     watcher.login("watcher")
     watcher.send(Spectate(ref=watcher.ref(), table_id=peers[0].table_id))
     watcher.expect(Spectating)
-    watcher.expect(RollTurn)
+    watcher.expect(TurnStart)
     hub.lost(watcher.conn, clock.now)
     mover = mover_of(peers)
     mover.act(Reroll((0,)))
@@ -236,8 +236,8 @@ def test_a_spectator_resumes_by_replay_in_the_middle_of_a_turn() -> None:
     assert resumed.phase is Phase.WATCHING and resumed.round == 1 and resumed.turn == 1
     seen = back.drain()
     assert [type(m).__name__ for m in seen if not isinstance(m, TableUpdate)] == [
-        "RollUpdate",
-        "RollUpdate",
-        "RollTurn",
+        "Acted",
+        "Acted",
+        "TurnStart",
     ]
     assert errors_of(seen) == []

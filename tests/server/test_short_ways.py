@@ -12,6 +12,7 @@ from server_helpers import FakeTransport, Peer, hub_game, make_hub, raw_frame
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
+    CARD_WIRE,
     Commit,
     Commitments,
     Error,
@@ -33,6 +34,7 @@ from sushigo.server.session import Session, broadcast
 def _session(phase: Phase, transport: FakeTransport | None) -> Session:
     conn = ServerConnection()
     conn.phase, conn.position, conn.last_seq = phase, (1, 1), 7
+    conn.game, conn.seat = CARD_WIRE, 0
     return Session("g:1", "one", True, b"h" * 32, conn, transport)
 
 
@@ -145,7 +147,8 @@ def test_frames_arriving_together_are_all_handled() -> None:
     start = _turn_start(peer)
     action, nonce = start.observation.legal_actions()[0], new_nonce()
     assert peer.seat is not None
-    commitment = make_commitment(peer.table_id, start.round, start.turn, peer.seat, action, nonce)
+    part = CARD_WIRE.commit_bytes(action)
+    commitment = make_commitment(peer.table_id, start.round, start.turn, peer.seat, part, nonce)
     together = (
         raw_frame(Commit(ref=94, round=start.round, turn=start.turn, commitment=commitment))
         + raw_frame(Ping(ref=95, nonce=5))

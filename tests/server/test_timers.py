@@ -38,7 +38,7 @@ def three_seats(hub: Hub, clock: Clock, turn_seconds: int = 30) -> tuple[Peer, P
     a, b = Peer(hub, clock), Peer(hub, clock)
     a.login("absent")
     b.login("present")
-    a.create(TableSettings(players=3, turn_seconds=turn_seconds))
+    a.create(TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds))
     b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
     b.joined(b.expect(TableJoined))
     a.add_bot("random")

@@ -12,7 +12,9 @@ from sushigo.server.tournament import Tournament
 
 
 def _tournament(entrants: int, players: int = 3, games: int = 12, **kw: object) -> Tournament:
-    t = Tournament(TournamentSettings(name="cup", players=players, games=games, **kw), "host")  # type: ignore[arg-type]
+    t = Tournament(
+        TournamentSettings(name="cup", kind="sushi-go", players=players, games=games, **kw), "host"
+    )  # type: ignore[arg-type]
     for i in range(entrants):
         t.register(f"p{i}", f"P{i}")
     t.start()
@@ -83,7 +85,7 @@ def test_standings_count_shared_wins_as_fractions_and_rank_by_wins_then_points()
 
 
 def test_registration_and_start_refuse_what_they_must() -> None:
-    t = Tournament(TournamentSettings(name="cup", players=4), "host")
+    t = Tournament(TournamentSettings(name="cup", kind="sushi-go", players=4), "host")
     t.register("a", "A")
     with pytest.raises(ValueError, match="already entered"):
         t.register("a", "A")

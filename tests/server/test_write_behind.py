@@ -278,7 +278,7 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(tmp_path: Path) -
 @asynccontextmanager
 async def write_behind_server(path: Path) -> AsyncIterator[tuple[Hub, Server, int]]:
     storage = Storage(path, exclusive=True, write_behind=True)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     server = Server(hub, "127.0.0.1", 0, None)
     try:
         (_, port), *_ = await server.start()
@@ -304,7 +304,9 @@ async def test_no_frame_is_written_while_a_write_is_held(
     async with write_behind_server(tmp_path / "s.db") as (hub, _, port):
         hubs.append(hub)
         clients = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(3)]
-        joined = await clients[0].create_table(TableSettings(players=3, turn_seconds=60))
+        joined = await clients[0].create_table(
+            TableSettings(kind="sushi-go", players=3, turn_seconds=60)
+        )
         for c in clients[1:]:
             await c.join_table(joined.table.table_id)
         clients[0].start_game()
@@ -332,7 +334,9 @@ async def test_results_wait_while_the_storage_declines(
 
         monkeypatch.setattr(hub.storage, "flush", watched)
         players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
-        joined = await players[0].create_table(TableSettings(players=2, turn_seconds=60))
+        joined = await players[0].create_table(
+            TableSettings(kind="sushi-go", players=2, turn_seconds=60)
+        )
         await players[1].join_table(joined.table.table_id)
         players[0].start_game()
         starts = [await c.wait_for(TurnStart, 10) for c in players]
@@ -399,7 +403,7 @@ async def test_commits_are_paced_when_busy_and_immediate_when_quiet(
         return flush(wait=wait)
 
     monkeypatch.setattr(storage, "flush", counted)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate())
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     server = Server(hub, "127.0.0.1", 0, None)
     loop = _Loop()
     server.loop = loop  # type: ignore[assignment]

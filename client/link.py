@@ -1,0 +1,458 @@
+"""The connection to a sushigo server below the game (`client.connection.Client` adds the game).
+
+`Link.connect` opens the socket (TLS pinned on first use), says HELLO and logs in; lobby and
+tournament calls send a request and await its reply by ``ref`` (`ServerError` for an ERROR);
+`events()` yields every server message in order, as typed values; PONG answers pings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Required, Self, TypedDict, TypeVar, Unpack
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from sushigo.protocol import (
+    PROTOCOL_NAME,
+    SUPPORTED_VERSIONS,
+    AddBot,
+    Chat,
+    ClientConnection,
+    ClientMessage,
+    ConnectionClosed,
+    CreateTable,
+    CreateTournament,
+    Error,
+    ErrorCode,
+    Hello,
+    JoinTable,
+    LeaveTable,
+    ListTables,
+    ListTournaments,
+    LoggedIn,
+    LoginGuest,
+    Message,
+    Pong,
+    ProtocolError,
+    QuickMatch,
+    RegisterTournament,
+    ServerPing,
+    Spectate,
+    Spectating,
+    StartGame,
+    StartTournament,
+    TableInfo,
+    TableJoined,
+    TableLeft,
+    TableList,
+    TableSettings,
+    TableUpdate,
+    TournamentInfo,
+    TournamentList,
+    TournamentSettings,
+    TournamentUpdate,
+    WatchTournament,
+    Welcome,
+    login_key_message,
+)
+
+from .known_hosts import (
+    CertificateChanged,
+    KnownHosts,
+    KnownHostsError,
+    client_ssl_context,
+    peer_fingerprint,
+)
+
+log = logging.getLogger("sushigo.client")
+
+T = TypeVar("T")
+
+
+class ConnectError(Exception):
+    """The server could not be reached or refused us; the message says why, for a person."""
+
+
+class ServerError(Exception):
+    """The server answered a request with ERROR."""
+
+    def __init__(self, error: Error) -> None:
+        code = error.error_code
+        super().__init__(f"{code.name if code else error.code}: {error.message}")
+        self.error = error
+        self.code = code
+
+
+class ConnectionLost(Exception):
+    """The connection dropped (the session may be resumed)."""
+
+
+class LinkOptions(TypedDict, total=False):
+    """The keyword arguments of `Link` (and `Client`, which passes them on)."""
+
+    name: Required[str]
+    tls: bool
+    known_hosts: KnownHosts | None
+    key: Ed25519PrivateKey | None
+    timeout: float
+    software: str
+
+
+class Link:
+    """One connection (and session) to a server: the socket, the handshake and login, requests
+    and their replies, and the events in order. `Client` adds the game."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        name: str,
+        tls: bool = False,
+        known_hosts: KnownHosts | None = None,
+        key: Ed25519PrivateKey | None = None,
+        timeout: float = 10.0,
+        software: str = "sushigo",
+    ) -> None:
+        self.host, self.port, self.name = host, port, name
+        self.tls, self.known_hosts, self.key = tls, known_hosts, key
+        self.timeout = timeout
+        self.software = software
+        self.proto = ClientConnection()
+        self.player_id = ""
+        self.token = b""
+        self.server_key = b""
+        self.welcome: Welcome | None = None
+        self.table: TableInfo | None = None
+        self.seat: int | None = None
+        self.kind: str | None = None
+        """The game of the table we are at (or of the game last started), as the caller has read
+        it."""
+        self.connected = False
+        self.protocol_error: ProtocolError | None = None
+        """Why the last connection was dropped, when the server broke the protocol."""
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._replies: dict[int, asyncio.Future[Message]] = {}
+        self._awaiting: list[tuple[type[Message], asyncio.Future[Message]]] = []
+        self._events: asyncio.Queue[Message | ConnectionLost] = asyncio.Queue()
+        self._lost = asyncio.Event()
+
+    # -- connecting ---------------------------------------------------------------------------
+
+    @classmethod
+    async def connect(cls, host: str, port: int, **options: Unpack[LinkOptions]) -> Self:
+        """Connect, say HELLO and log in (as a guest, or with `key`)."""
+        client = cls(host, port, **options)
+        try:
+            await client._open()
+            await client._login()
+        except ConnectionLost:
+            await client.close()
+            raise ConnectError(
+                f"{client._where()} closed the connection during the handshake"
+                + (f": {client.protocol_error}" if client.protocol_error else "")
+            ) from None
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    async def _open(self) -> None:
+        """Open the socket and complete the handshake (a fresh protocol state)."""
+        context: ssl.SSLContext | None = client_ssl_context() if self.tls else None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(
+                    self.host,
+                    self.port,
+                    ssl=context,
+                    server_hostname=self.host if context else None,
+                ),
+                self.timeout,
+            )
+        except TimeoutError:
+            raise ConnectError(
+                f"{self._where()} did not answer within {self.timeout:.0f} s"
+            ) from None
+        except ConnectionRefusedError:
+            raise ConnectError(
+                f"{self._where()} refused the connection: is the server running?"
+            ) from None
+        except ssl.SSLError as exc:
+            raise ConnectError(f"TLS with {self._where()} failed: {exc.reason or exc}") from None
+        except OSError as exc:
+            raise ConnectError(f"cannot reach {self._where()}: {exc.strerror or exc}") from None
+        if context is not None:
+            ssl_object = writer.get_extra_info("ssl_object")
+            try:
+                fingerprint = peer_fingerprint(ssl_object)
+                (self.known_hosts or KnownHosts()).check(self.host, self.port, fingerprint)
+            except CertificateChanged as exc:
+                writer.close()
+                raise ConnectError(str(exc)) from None
+            except KnownHostsError as exc:
+                writer.close()
+                raise ConnectError(f"cannot check the server's certificate: {exc}") from None
+        self.proto = ClientConnection()
+        self._writer = writer
+        self._lost = asyncio.Event()
+        self.connected = True
+        self._reader_task = asyncio.create_task(self._read(reader))
+        hello = Hello(
+            ref=self.proto.next_ref(),
+            protocol=PROTOCOL_NAME,
+            version=SUPPORTED_VERSIONS[-1],
+            capabilities=("chat", "spectate", "resume"),
+            software=self.software[:64],
+        )
+        reply = await self._request(hello)
+        assert isinstance(reply, Welcome)
+        self.welcome = reply
+        self.server_key = reply.server_key
+
+    def _where(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    async def _login(self) -> None:
+        if self.key is not None:
+            assert self.welcome is not None
+            message: ClientMessage = login_key_message(
+                self.key, self.name, self.server_key, self.welcome.challenge, self.proto.next_ref()
+            )
+        else:
+            message = LoginGuest(ref=self.proto.next_ref(), name=self.name)
+        reply = await self._request(message)
+        assert isinstance(reply, LoggedIn)
+        self.player_id, self.name, self.token = reply.player_id, reply.name, reply.resume_token
+
+    async def close(self) -> None:
+        """Close the connection (the session ends on the server after its resume window)."""
+        self.connected = False
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader_task
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def send(self, message: ClientMessage) -> None:
+        """Send a message now (no reply awaited)."""
+        if self._writer is None or not self.connected:
+            raise ConnectionLost("not connected")
+        self._writer.write(self.proto.send(message))
+
+    async def _request(
+        self, message: ClientMessage, answer: type[Message] | None = None
+    ) -> Message:
+        """Send and await the reply with the same ref, or (for replies without a ref) the next
+        message of type `answer`; an ERROR with the ref raises `ServerError`."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._replies[message.ref] = future
+        if answer is not None:
+            self._awaiting.append((answer, future))
+        try:
+            self.send(message)
+            lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
+            waiting: set[asyncio.Future[Any]] = {future, lost}
+            done, _ = await asyncio.wait(
+                waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            lost.cancel()
+            if future in done:
+                return future.result()
+            if lost in done:
+                raise ConnectionLost("the connection dropped")
+            raise ConnectError(
+                f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
+            )
+        finally:
+            self._replies.pop(message.ref, None)
+            self._awaiting = [(k, f) for k, f in self._awaiting if f is not future]
+
+    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
+        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR)."""
+        return await self._request(make(self.proto.next_ref()))
+
+    async def list_tables(self, kind: str | None = None) -> tuple[TableInfo, ...]:
+        """The server's tables."""
+        reply = await self.request(lambda ref: ListTables(ref=ref, kind=kind))
+        return _expect(reply, TableList).tables
+
+    async def create_table(self, settings: TableSettings) -> TableJoined:
+        """Open a table and sit at seat 0 as its host."""
+        return self._joined(
+            _expect(
+                await self.request(lambda ref: CreateTable(ref=ref, settings=settings)), TableJoined
+            )
+        )
+
+    async def join_table(self, table_id: str, seat: int | None = None) -> TableJoined:
+        """Take a seat at an open table."""
+        return self._joined(
+            _expect(
+                await self.request(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat)),
+                TableJoined,
+            )
+        )
+
+    async def quick_match(self, players: int, kind: str) -> TableJoined:
+        """Be seated at a table that starts by itself when full."""
+        reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+        return self._joined(_expect(reply, TableJoined))
+
+    def _joined(self, reply: TableJoined) -> TableJoined:
+        self.table, self.seat = reply.table, reply.seat
+        return reply
+
+    async def spectate(self, table_id: str) -> Spectating:
+        """Watch a table."""
+        reply = _expect(
+            await self.request(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
+        )
+        self.table, self.seat = reply.table, None
+        return reply
+
+    async def leave(self) -> None:
+        """Leave the table."""
+        _expect(await self.request(lambda ref: LeaveTable(ref=ref)), TableLeft)
+        self.table = self.seat = None
+
+    async def add_bot(self, strategy: str = "default", seat: int | None = None) -> TableInfo:
+        """Host: seat a server bot."""
+        message = AddBot(ref=self.proto.next_ref(), strategy=strategy, seat=seat)
+        return _expect(await self._request(message, TableUpdate), TableUpdate).table
+
+    def start_game(self) -> None:
+        """Host: start the game (GAME_STARTING follows as an event)."""
+        self.send(StartGame(ref=self.proto.next_ref()))
+
+    def chat(self, text: str) -> None:
+        """Say something at the table (or in the lobby)."""
+        self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    # -- tournaments --------------------------------------------------------------------------
+
+    async def list_tournaments(self) -> tuple[TournamentInfo, ...]:
+        """The server's tournaments (without standings)."""
+        reply = await self.request(lambda ref: ListTournaments(ref=ref))
+        return _expect(reply, TournamentList).tournaments
+
+    async def create_tournament(self, settings: TournamentSettings) -> TournamentInfo:
+        """Create a tournament; we are its host (not an entrant)."""
+        reply = await self.request(lambda ref: CreateTournament(ref=ref, settings=settings))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def register_tournament(self, name: str) -> TournamentInfo:
+        """Enter a tournament; the server seats us at its games from now on."""
+        reply = await self.request(lambda ref: RegisterTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def watch_tournament(self, name: str) -> TournamentInfo:
+        """Receive a tournament's updates (as TournamentUpdate events)."""
+        reply = await self.request(lambda ref: WatchTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
+
+    async def start_tournament(self, name: str) -> TournamentInfo:
+        """Host: close registration and start scheduling games."""
+        reply = await self.request(lambda ref: StartTournament(ref=ref, name=name))
+        return _expect(reply, TournamentUpdate).tournament
+
+    # -- events ---------------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Message]:
+        """Every server message, in order; raises `ConnectionLost` when the connection drops."""
+        while True:
+            yield await self.next_event()
+
+    async def next_event(self, timeout: float | None = None) -> Message:
+        """The next server message (`ConnectionLost` if the connection drops first).
+
+        The caller's view (table, seat, observation, which game's `fairness`) moves as events are
+        taken here, not as they arrive, so it always matches the event just returned: a bot
+        reading GAME_OVER sees that game's verdict even if the next game's start is already queued.
+        The protocol's duties (seed, reveal, pong) and the checks happen on arrival.
+        """
+        item = await asyncio.wait_for(self._events.get(), timeout)
+        if isinstance(item, ConnectionLost):
+            raise item
+        self._view(item)
+        return item
+
+    async def wait_for(self, kind: type[T], timeout: float | None = None) -> T:
+        """Skip events until one of type `kind`."""
+        while True:
+            event = await self.next_event(timeout)
+            if isinstance(event, kind):
+                return event
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        proto = self.proto
+        try:
+            while True:
+                data = await reader.read(65536)
+                proto.receive_data(data)
+                while (event := proto.next_event()) is not None:
+                    if isinstance(event, ConnectionClosed):
+                        return
+                    self._on_message(event)
+                if not data:
+                    return
+        except ProtocolError as exc:
+            # A server that breaks the protocol cannot be trusted: drop it and say why.
+            log.warning("protocol error from the server: %s", exc)
+            self.protocol_error = exc
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            if proto is self.proto:
+                self.connected = False
+                self._lost.set()
+                self._events.put_nowait(ConnectionLost("the connection to the server was lost"))
+
+    def _on_message(self, msg: Message) -> None:
+        ref = getattr(msg, "ref", None)
+        if isinstance(msg, ServerPing):
+            with contextlib.suppress(ConnectionLost, ProtocolError):
+                self.send(Pong(ref=self.proto.next_ref(), nonce=msg.nonce))
+            return
+        if isinstance(msg, Error) and ref and ref in self._replies:
+            self._replies[ref].set_exception(ServerError(msg))
+            return
+        self._duty(msg)
+        if ref and ref in self._replies and not self._replies[ref].done():
+            self._replies[ref].set_result(msg)
+        for kind, future in self._awaiting:
+            if isinstance(msg, kind) and not future.done():
+                future.set_result(msg)
+                break
+        self._events.put_nowait(msg)
+
+    def _view(self, msg: Message) -> None:
+        """Move the caller's view as it takes `msg` (see `next_event`)."""
+        if isinstance(msg, TableUpdate | TableJoined | Spectating):
+            self.table = msg.table
+            self.kind = msg.table.settings.kind
+
+    def _duty(self, msg: Message) -> None:
+        """What the connection does as `msg` arrives, before any reply or event is handed on
+        (`Client` does the seat's part of the game here)."""
+
+
+def _expect(message: Message, kind: type[T]) -> T:
+    if not isinstance(message, kind):
+        raise ServerError(
+            Error(code=ErrorCode.INTERNAL_ERROR, message=f"unexpected reply {message.TYPE}")
+        )
+    return message
