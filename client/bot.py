@@ -39,7 +39,7 @@ from sushigo.protocol import (
 )
 
 from .address import AddressError, parse_address
-from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 
 
@@ -55,9 +55,17 @@ class GameResult:
     problems: tuple[str, ...]
     seed_drawn: bool = False
     """The server drew our seed (ours came too late): said, not a failure."""
+    unseen: bool = False
+    """The server restarted as the game ended and no longer knew our seat: its end never
+    reached us (the server's record of it can be checked with sushigo-replay)."""
 
     def line(self, index: int) -> str:
         """The one-line summary printed per game."""
+        if self.unseen:
+            return (
+                f"game {index}: its end was not seen (the server restarted without our seat);"
+                " its record is on the server"
+            )
         check = (
             "fairness verified" if self.verified else "FAIRNESS FAILED: " + "; ".join(self.problems)
         )
@@ -68,6 +76,10 @@ class GameResult:
             f" (won by {', '.join(self.winners)}); {check}"
         )
 
+
+RECONNECT_DELAY = 0.25
+"""Seconds before the second try to take the session back (each next waits 1.5 times longer, at
+most 10 s): a restarted server is back within a second or two, and the table waits for us."""
 
 MAX_REFUSALS = 3
 """Actions in a row the server may refuse before the bot gives up (after a refusal it plays a
@@ -114,25 +126,35 @@ def _move(client: Client, strategy: Strategy, rng: random.Random) -> None:
 
 async def play_game(
     client: Client, strategy: Strategy | Strategies, rng: random.Random
-) -> GameResult:
-    """Play the game at the table we were just seated at, to its end (any game)."""
+) -> GameResult | None:
+    """Play the game at the table we were just seated at, to its end (any game); None when the
+    table was lost (a server restart) before its game began."""
     kind = client.table.settings.kind if client.table is not None else ""
     strategies = (
         strategy if isinstance(strategy, Strategies) else Strategies("", **{kind: strategy})
     )
     current = strategies.of(kind)
     _reset(current)
+    started = False
     while True:
         try:
             event = await client.next_event()
         except ConnectionLost:
-            await auto_reconnect(client)
+            if await reconnect(client, delay=RECONNECT_DELAY) is None:
+                # A restarted server restores the seats of games in progress, so a seat it no
+                # longer knows was at a table whose game had not begun (we are to be seated
+                # again), or had ended before its end reached us.
+                if not started:
+                    return None
+                return GameResult(0, 0, 0, (), verified=True, problems=(), unseen=True)
             _move(client, current, rng)
             continue
-        if isinstance(event, GameStarting) and event.kind != kind:
-            kind = event.kind
-            current = strategies.of(kind)
-            _reset(current)
+        if isinstance(event, GameStarting):
+            started = True
+            if event.kind != kind:
+                kind = event.kind
+                current = strategies.of(kind)
+                _reset(current)
         elif isinstance(event, TurnStart | Acted | Error):
             _move(client, current, rng)
         elif isinstance(event, GameEnded):
@@ -162,10 +184,25 @@ async def play_one(
     players: int,
     kind: str,
 ) -> GameResult:
-    """Quick-match into a table of `kind`, play one game, leave."""
-    await client.quick_match(players, kind)
-    result = await play_game(client, strategy, rng)
-    await client.leave()
+    """Quick-match into a table of `kind`, play one game, leave.
+
+    A lobby request whose connection drops is made again once the session is back, unless the
+    session shows it was done: a resume that finds us seated (the quick match went through), or
+    at no table (the leave did)."""
+    result: GameResult | None = None
+    while result is None:
+        try:
+            await client.quick_match(players, kind)
+        except ConnectionLost:
+            await reconnect(client, delay=RECONNECT_DELAY)
+            if client.table is None:
+                continue
+        result = await play_game(client, strategy, rng)
+    while client.table is not None:
+        try:
+            await client.leave()
+        except ConnectionLost:
+            await reconnect(client, delay=RECONNECT_DELAY)
     return result
 
 
@@ -182,12 +219,13 @@ async def play_tournament(
         try:
             event = await client.next_event()
         except ConnectionLost:
-            await auto_reconnect(client)
+            await reconnect(client, delay=RECONNECT_DELAY)
             continue
         if isinstance(event, TableJoined):
             result = await play_game(client, strategy, rng)
-            results.append(result)
-            print(result.line(len(results)), flush=True)
+            if result is not None:
+                results.append(result)
+                print(result.line(len(results)), flush=True)
         elif isinstance(event, TournamentUpdate) and event.tournament.settings.name == name:
             tournament = event.tournament
             if tournament.status is TournamentStatus.FINISHED and client.table is None:

@@ -52,7 +52,14 @@ from sushigo.protocol import (
 from .checks import Fairness, GameChecks
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
-__all__ = ["Client", "ConnectError", "ConnectionLost", "ServerError", "auto_reconnect"]
+__all__ = [
+    "Client",
+    "ConnectError",
+    "ConnectionLost",
+    "ServerError",
+    "auto_reconnect",
+    "reconnect",
+]
 
 
 class Client(Link):
@@ -114,6 +121,18 @@ class Client(Link):
             self._continue()
             self._last_resumed = reply
             return reply
+
+    async def login_again(self) -> None:
+        """A new session on a new connection, for when the server no longer knows ours (a
+        restart loses the sessions of players at no game in progress: they were in the lobby or
+        at a finished table). Afterwards we are in the lobby: no table and no game."""
+        async with self._resuming:
+            await self._open()
+            await self._login()
+            self.table = self.seat = self.kind = None
+            self.observation = self._state = None
+            self._checks, self._pick, self._pending = None, None, None
+            self._last_resumed = None
 
     _last_resumed: Resumed | None = None
     """The answer of the last successful resume, while its connection lasts."""
@@ -369,3 +388,16 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
             last = exc
             await asyncio.sleep(min(delay * (1.5**attempt), 10.0))
     raise ConnectError(f"could not reconnect to {client._where()}: {last}")
+
+
+async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:
+    """`auto_reconnect`; or, when the server no longer knows the session (it restarted, and we
+    were at no game in progress), a fresh login: None, and we are in the lobby. Any other
+    refusal is raised (`ServerError`), as is `ConnectError` after `attempts`."""
+    try:
+        return await auto_reconnect(client, attempts, delay)
+    except ServerError as exc:
+        if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
+            raise
+    await client.login_again()
+    return None

@@ -198,11 +198,18 @@ class Link:
             except KnownHostsError as exc:
                 writer.close()
                 raise ConnectError(f"cannot check the server's certificate: {exc}") from None
+        old_writer, old_reader = self._writer, self._reader_task
         self.proto = ClientConnection()
         self._writer = writer
         self._lost = asyncio.Event()
         self.connected = True
         self._reader_task = asyncio.create_task(self._read(reader))
+        # A connection this one replaces (one a refused resume left open) is closed, and its
+        # reader stopped: it no longer speaks for this client (its end is not a drop of ours).
+        if old_writer is not None:
+            old_writer.close()
+        if old_reader is not None and not old_reader.done():
+            old_reader.cancel()
         hello = Hello(
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,

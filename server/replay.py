@@ -15,6 +15,7 @@ the record cannot be read, 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -127,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ReplayError, StorageError, KeyFileError) as exc:
         print(f"sushigo-replay: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`sushigo-replay | head`): stop quietly, as Unix tools do; the
+        # output still buffered goes nowhere instead of raising again at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _run(args: argparse.Namespace) -> int:

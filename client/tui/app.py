@@ -20,8 +20,14 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import Output
 
-from sushigo.client.connection import Client, ConnectError, ConnectionLost, auto_reconnect
-from sushigo.protocol import Resumed
+from sushigo.client.connection import (
+    Client,
+    ConnectError,
+    ConnectionLost,
+    ServerError,
+    reconnect,
+)
+from sushigo.protocol import ErrorCode, Resumed
 
 from . import ops
 from .keys import close_chat, load_key_bindings
@@ -30,7 +36,9 @@ from .state import AppState
 
 __all__ = ["build_application", "network_loop", "run_application", "run_tui"]
 
-Reconnect = Callable[[Client], Awaitable[Resumed]]
+Reconnect = Callable[[Client], Awaitable[Resumed | None]]
+"""Takes the session back (`client.connection.reconnect`): None when the server no longer knew it
+and a new one was made (we are in the lobby)."""
 Startup = Callable[[AppState], Coroutine[Any, Any, None]]
 
 
@@ -76,19 +84,53 @@ async def network_loop(state: AppState, reconnect: Reconnect) -> None:
         except ConnectionLost:
             state.reconnecting = True
             state.say("connection lost: reconnecting…", error=True)
-            try:
-                reply = await reconnect(client)
-            except (ConnectError, ConnectionLost) as exc:
-                state.reconnecting = False
-                state.say(f"{exc}; press q to quit", error=True)
+            back, reply = await take_back(state, client, reconnect)
+            if not back:
                 return
-            state.resumed(reply)
+            if reply is None:
+                state.reconnecting = False
+                state.left_table()
+                state.say("the server restarted without your session: logged in again (lobby)")
+            else:
+                state.resumed(reply)
             continue
-        state.apply(message)
+        try:
+            state.apply(message)
+        except Exception as exc:  # a message the screen cannot show must not end the game
+            state.say(f"could not show {message.TYPE}: {type(exc).__name__}: {exc}", error=True)
 
 
-async def _reconnect(client: Client) -> Resumed:
-    return await auto_reconnect(client, attempts=20, delay=0.5)
+RECONNECT_TRIES = 5
+"""Times a failed resume (one that reached the server) is tried again before giving up."""
+
+
+async def take_back(
+    state: AppState, client: Client, reconnect: Reconnect
+) -> tuple[bool, Resumed | None]:
+    """Take the session back after a drop: (True, what `reconnect` gave), or (False, None) once
+    that is hopeless (the status line says why). Whatever goes wrong on the way is a line in the
+    status bar and another try, never an exception out of the network task."""
+    for attempt in range(1, RECONNECT_TRIES + 1):
+        try:
+            return True, await reconnect(client)
+        except ConnectError as exc:  # the server stayed out of reach through every retry
+            problem, hopeless = str(exc), True
+        except ServerError as exc:
+            problem = exc.error.message or str(exc)
+            hopeless = exc.error.error_code is ErrorCode.UNKNOWN_SESSION
+        except Exception as exc:  # ConnectionLost mid-resume, a broken frame: try again
+            problem, hopeless = f"{type(exc).__name__}: {exc}", False
+        if hopeless or attempt == RECONNECT_TRIES:
+            state.reconnecting = False
+            state.say(f"could not reconnect: {problem}; press q to quit", error=True)
+            return False, None
+        state.say(f"reconnecting failed ({problem}); trying again…", error=True)
+        await asyncio.sleep(min(0.5 * attempt, 3.0))
+    return False, None
+
+
+async def _reconnect(client: Client) -> Resumed | None:
+    return await reconnect(client, attempts=20, delay=0.5)
 
 
 async def run_application(

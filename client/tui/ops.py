@@ -45,6 +45,8 @@ async def guarded(state: AppState, coro: Coroutine[Any, Any, None]) -> None:
         state.say("not connected: reconnecting…", error=True)
     except ConnectError as exc:
         state.say(str(exc), error=True)
+    except Exception as exc:  # whatever else: said, never an exception in the event loop
+        state.say(f"{type(exc).__name__}: {exc}", error=True)
 
 
 def _client(state: AppState) -> Client:
