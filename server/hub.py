@@ -56,10 +56,12 @@ from sushigo.protocol import (
 from .config import HubConfig
 from .desk import TournamentDesk
 from .errors import TableError
+from .limits import Limits
 from .lobby import Lobby
+from .names import Names
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
-from .session import Bucket, Conn, Session, Transport, broadcast
+from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
 from .storage import PlayerResult, Storage
 from .table import Table
 
@@ -84,7 +86,10 @@ class Hub:
         self.wall_ms = wall_ms
         """The wall clock, in milliseconds (the adapter's; tests pass their own)."""
         self.conns: dict[int, Conn] = {}
-        self.per_address: dict[str, int] = {}
+        self.limits = Limits(self.config)
+        """Connections per address, players' sessions, sessions kept away (`server.limits`)."""
+        self.names = Names()
+        """The names the players hold (`server.names`)."""
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
         self.tables: dict[str, Table] = {}
@@ -94,6 +99,8 @@ class Hub:
         self._watched: dict[str, float] = {}
         """The deadline last scheduled per table, to push each change once."""
         self.now = 0.0
+        self._refusals_logged = -60.0
+        """When refused connections were last logged (at most once every 10 s)."""
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
         self._routes = self.lobby.handlers
@@ -114,6 +121,10 @@ class Hub:
             self.tables[table_id] = table
             self.lobby.restored(table)
             self._watch(table)
+            # Its players had no chance to come back yet: a table they left closes only after
+            # the resume window (then as any table nobody is connected to).
+            table.abandon_at = now + self.config.resume_seconds
+            self._at(table.abandon_at, "abandon", table)
             count += 1
         return count
 
@@ -121,11 +132,9 @@ class Hub:
         """A new connection; None when a cap refuses it (the adapter closes it)."""
         self.now = now
         cfg = self.config
-        if len(self.conns) >= cfg.max_connections:
-            log.warning("refused %s:%d: %d connections already", address, port, len(self.conns))
-            return None
-        if self.per_address.get(address, 0) >= cfg.max_per_address:
-            log.warning("refused %s:%d: too many connections from that address", address, port)
+        refusal = self.limits.admit(address, len(self.conns))
+        if refusal is not None:
+            self._refuse(transport, address, port, refusal, now)
             return None
         conn = Conn(
             id=next(self._ids),
@@ -141,7 +150,7 @@ class Hub:
             chat=Bucket(cfg.chat_per_second, cfg.chat_burst, now),
         )
         self.conns[conn.id] = conn
-        self.per_address[address] = self.per_address.get(address, 0) + 1
+        self.limits.opened(conn)
         self._at(now + cfg.handshake_seconds, "handshake", conn)
         self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
         log.debug("connect %s", conn.peer)
@@ -171,22 +180,45 @@ class Hub:
         except ProtocolError as exc:
             self._fatal(conn, exc)
             return
+        self._frame_clock(conn, self._drain(conn, now), now)
+
+    def _frame_clock(self, conn: Conn, whole: bool, now: float) -> None:
+        """A frame begun and not finished (`whole`: another one was, just now): its last byte is
+        due `frame_seconds` after its first. A client trickling a frame in would otherwise hold
+        its connection for ever, a byte now and then keeping the dead-peer timeout away."""
+        if conn.closed:
+            return
+        if not conn.proto.unread:
+            conn.frame_since = None
+        elif whole or conn.frame_since is None:
+            conn.frame_since = now
+            if not conn.frame_timer:
+                conn.frame_timer = True
+                self._at(now + self.config.frame_seconds, "frame", conn)
+
+    def _drain(self, conn: Conn, now: float) -> bool:
+        """Handle every whole frame buffered; True if there was one."""
+        proto = conn.proto
         unread = proto.unread
+        whole = False
         while not conn.closed:
             try:
                 got = proto.next_event()
             except RemoteProtocolError as exc:
                 if self._refused(conn, exc, now):
-                    return
+                    return whole
+                whole = True
                 continue
             if got is None:
-                return
+                return whole
+            whole = True
             if isinstance(got, ConnectionClosed):
                 self.lost(conn, now)
-                return
+                return whole
             self._event(conn, got, now)
             if not unread:  # no more frames: the next event would be None (the common case)
-                return
+                return whole
+        return whole
 
     def _refused(self, conn: Conn, exc: RemoteProtocolError, now: float) -> bool:
         """A frame the protocol refused: close for a fatal error (True), else answer it."""
@@ -240,18 +272,30 @@ class Hub:
             return
         conn.closed = True
         del self.conns[conn.id]
-        left = self.per_address[conn.address] - 1
-        if left:
-            self.per_address[conn.address] = left
-        else:
-            del self.per_address[conn.address]
+        self.limits.closed(conn)
+        conn.proto.unread.clear()  # a frame cut short: the session keeps the protocol state
         session = conn.session
         if session is not None and session.transport is conn.transport:
             session.transport = None
             session.detached_at = now
+            table = session.table
+            # What waits for a resume is bounded by what it is for: a seat's game is replayed
+            # whole; a spectator's is kept for a short absence; at no table a resume gets the
+            # lobby's snapshot, which misses nothing (so a flood of logins that ask for long
+            # replies and leave holds no more than their sessions).
+            if table is None:
+                session.trim_log(0)
+            elif session.seat is None:
+                session.trim_log(AWAY_WATCHER_BYTES)
+            self.names.update(session)
             self._at(now + self.config.resume_seconds, "expire", session)
-            if session.table is not None:
-                self.table_changed(session.table)
+            crowded = self.limits.disconnected(session)
+            if table is not None:
+                self.table_changed(table)
+                self.lobby.check_abandoned(table, now)
+            if crowded is not None:
+                log.info("too many sessions away: forgetting %s's", crowded.player_id)
+                self._expire(crowded, now)
         log.debug("disconnect %s", conn.peer)
 
     def next_deadline(self) -> float | None:
@@ -274,6 +318,12 @@ class Hub:
                     self._watch(table)
             elif kind == "handshake":
                 self._handshake_deadline(target, now)
+            elif kind == "frame":
+                self._frame_deadline(target, now)
+            elif kind == "abandon":
+                abandoned = self.tables.get(target.table_id)
+                if abandoned is not None and abandoned is target:
+                    self.lobby.abandoned(abandoned, now)
             elif kind == "heartbeat":
                 self._heartbeat(target, now)
             elif kind == "expire":
@@ -298,6 +348,10 @@ class Hub:
     def _at(self, when: float, kind: str, target: object) -> None:
         heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
 
+    def at(self, when: float, kind: str, target: object) -> None:
+        """A timer for the lobby ("abandon": a table nobody is connected to)."""
+        self._at(when, kind, target)
+
     def _watch(self, table: Table) -> None:
         """Schedule the table's deadline, unless its timer is due by then anyway.
 
@@ -320,6 +374,46 @@ class Hub:
                 RemoteProtocolError(ErrorCode.TIMEOUT, "no login before the handshake deadline"),
             )
 
+    def _frame_deadline(self, conn: Conn, now: float) -> None:
+        conn.frame_timer = False
+        since = conn.frame_since
+        if conn.closed or since is None:
+            return
+        due = since + self.config.frame_seconds
+        if now < due:  # a later frame began since the timer was set
+            conn.frame_timer = True
+            self._at(due, "frame", conn)
+            return
+        log.info("dropping %s: a frame took over %.0f s to arrive", conn.peer, now - since)
+        self._fatal(
+            conn,
+            RemoteProtocolError(
+                ErrorCode.TIMEOUT,
+                f"a frame's bytes must arrive within {self.config.frame_seconds:g} s of its first",
+            ),
+        )
+
+    def _refuse(self, transport: Transport, address: str, port: int, why: str, now: float) -> None:
+        """Say why a connection is refused (LIMIT_REACHED, its first and last frame) and close
+        it. Logged at most once every 10 s, with a count: a flood must not flood the log."""
+        with contextlib.suppress(ProtocolError):
+            refusal = Error(code=ErrorCode.LIMIT_REACHED, message=why)
+            transport.write(ServerConnection().send(refusal))
+        transport.close()
+        limits = self.limits
+        limits.refused += 1
+        if now - self._refusals_logged >= 10:
+            log.warning(
+                "refused %d connection(s) in %.0f s; the last from %s:%d: %s",
+                limits.refused,
+                min(now - self._refusals_logged, 10),
+                address,
+                port,
+                why,
+            )
+            limits.refused = 0
+            self._refusals_logged = now
+
     def _heartbeat(self, conn: Conn, now: float) -> None:
         if conn.closed:
             return
@@ -337,6 +431,9 @@ class Hub:
         if session.attached or self.sessions.get(session.token_hash) is not session:
             return
         del self.sessions[session.token_hash]
+        self.limits.gone(session)
+        self.names.update(session, ended=True)
+        self.desk.gone(session)
         self.storage.delete_token(session.token_hash)
         table = session.table
         if table is not None:
@@ -452,6 +549,7 @@ class Hub:
             ", ".join(f"{r.name} {r.score}" for r in results),
         )
         self.seat_tokens(table)
+        self.lobby.check_abandoned(table, self.now)
 
     def _rate(self, results: list[PlayerResult], kind: str) -> None:
         rated = [r for r in results if r.player_id is not None]
@@ -503,9 +601,11 @@ class Hub:
             return
         if isinstance(msg, LoginGuest | LoginKey):
             self.lobby.login(conn, msg, now)
+            self.limits.identified(conn)
             return
         if isinstance(msg, Resume):
             resume_session(self, conn, msg, now)
+            self.limits.identified(conn)
             return
         assert session is not None  # the protocol allows nothing else before login
         if not self.desk.handle(session, msg, now):
@@ -520,6 +620,15 @@ class Hub:
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self.lobby.seat_tokens(table)
+
+    def session_back(self, session: Session) -> None:
+        """A session that was away (or one made from a stored token after a restart) is
+        connected again after a RESUME."""
+        self.names.update(session)
+        self.limits.connected(session)
+        table = session.table
+        if table is not None:
+            table.abandon_at = None
 
     def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)

@@ -1,0 +1,120 @@
+"""What one address, one player and everyone together may make the server hold: connections,
+connections still logging in, a player's connected sessions, and the sessions kept for players
+who are away. Sans-IO bookkeeping for the hub (`server.hub`), which asks before it admits.
+
+The caps per address are set high (a NAT hides many players behind one address); what keeps a
+single client small is per connection and per session: the handshake and frame deadlines, the
+rate limits, a bounded replay log, and short lives for what it leaves behind (config.py).
+"""
+
+from __future__ import annotations
+
+from sushigo.protocol import ErrorCode
+
+from .config import HubConfig
+from .errors import TableError
+from .session import Conn, Session
+
+
+class Limits:
+    """The counts behind the connection and session caps of `HubConfig`."""
+
+    def __init__(self, config: HubConfig) -> None:
+        self.config = config
+        self.per_address: dict[str, int] = {}
+        """Open connections per IP address."""
+        self.unidentified: dict[str, int] = {}
+        """Open connections per address that have not logged in or resumed."""
+        self.online: dict[str, int] = {}
+        """Connected sessions per player id."""
+        self.away_idle: dict[Session, None] = {}
+        """Sessions kept for resume whose player holds no seat, longest away first."""
+        self.away_seated: dict[Session, None] = {}
+        """Sessions kept for resume whose player holds a seat, longest away first."""
+        self.refused = 0
+        """Connections refused since the last time it was logged."""
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def admit(self, address: str, connections: int) -> str | None:
+        """Why a new connection from `address` is refused (None: it is let in), with
+        `connections` open now."""
+        cfg = self.config
+        if connections >= cfg.max_connections:
+            return f"the server is full ({connections} connections)"
+        if self.per_address.get(address, 0) >= cfg.max_per_address:
+            return (
+                f"{cfg.max_per_address} connections from your address already"
+                " (the server's --max-per-address)"
+            )
+        if self.unidentified.get(address, 0) >= cfg.max_unidentified_per_address:
+            return (
+                f"{cfg.max_unidentified_per_address} connections from your address are still"
+                " logging in (the server's --max-unidentified-per-address)"
+            )
+        return None
+
+    def opened(self, conn: Conn) -> None:
+        """`conn` was admitted."""
+        address = conn.address
+        self.per_address[address] = self.per_address.get(address, 0) + 1
+        self.unidentified[address] = self.unidentified.get(address, 0) + 1
+
+    def identified(self, conn: Conn) -> None:
+        """`conn` logged in or resumed: it no longer counts as logging in."""
+        if not conn.identified:
+            conn.identified = True
+            _down(self.unidentified, conn.address)
+
+    def closed(self, conn: Conn) -> None:
+        """`conn` is gone."""
+        _down(self.per_address, conn.address)
+        if not conn.identified:
+            _down(self.unidentified, conn.address)
+
+    # -- players' sessions -------------------------------------------------------------------
+
+    def may_log_in(self, player_id: str) -> None:
+        """`TableError` LIMIT_REACHED when the player has as many sessions connected as allowed."""
+        cap = self.config.sessions_per_player
+        if self.online.get(player_id, 0) >= cap:
+            raise TableError(
+                ErrorCode.LIMIT_REACHED,
+                f"this player is connected {cap} times already (the server's"
+                " --sessions-per-player): close one, or resume it",
+            )
+
+    def connected(self, session: Session) -> None:
+        """`session` is connected now (a login, or a resume of a session that was away)."""
+        self.away_idle.pop(session, None)
+        self.away_seated.pop(session, None)
+        self.online[session.player_id] = self.online.get(session.player_id, 0) + 1
+
+    def disconnected(self, session: Session) -> Session | None:
+        """`session` lost its connection and is kept for resume. Returns the session to forget
+        now when more are kept than `max_away_sessions` allow: the one away longest among those
+        holding no seat (a lobby's or a spectator's), else the one away longest."""
+        _down(self.online, session.player_id)
+        seated = session.table is not None and session.seat is not None
+        (self.away_seated if seated else self.away_idle)[session] = None
+        if len(self.away_idle) + len(self.away_seated) <= self.config.max_away_sessions:
+            return None
+        return next(iter(self.away_idle or self.away_seated))
+
+    def gone(self, session: Session) -> None:
+        """`session` ended (its resume window passed, or it was forgotten to make room)."""
+        self.away_idle.pop(session, None)
+        self.away_seated.pop(session, None)
+
+    @property
+    def away(self) -> int:
+        """Sessions kept for resume now."""
+        return len(self.away_idle) + len(self.away_seated)
+
+
+def _down(counts: dict[str, int], key: str) -> None:
+    left = counts.get(key, 0) - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
