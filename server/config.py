@@ -40,8 +40,10 @@ class HubConfig:
     tables_per_player: int = 2
     """Tables one player made that are still open (a session sits at one table at a time; a
     table closes when everyone has left, or nobody has been connected to it for a while)."""
-    tables_per_address: int = 64
-    """Tables players from one address made that are still open."""
+    deserted_per_address: int = 16
+    """Tables made from one address that nobody is connected to, waiting out `abandon_seconds`:
+    past it the oldest close at once. (No cap counts an address's tables with players at them:
+    one NAT may host any number of honest players.)"""
     max_tables: int = 10_000
     """Tables open at once, in all (tournament tables included)."""
     tournaments_per_address: int = 8

@@ -476,6 +476,17 @@ class Hub:
         conn.transport.close()
         self.lost(conn, self.now)
 
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend `tokens` more of `conn`'s rate limit for a costly request (a page of tables);
+        over it, answer RATE_LIMITED (and close after too many)."""
+        if tokens <= 0 or conn.messages.take(tokens, now):
+            return True
+        if self._strike(conn, now):
+            self._reply(
+                conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down: a long list")
+            )
+        return False
+
     def _spend(self, conn: Conn, now: float, ref: int | None) -> bool:
         """Charge one message; over the rate, answer RATE_LIMITED (and close after too many)."""
         if conn.messages.take(1, now):

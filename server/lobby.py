@@ -58,6 +58,11 @@ from .table import Table
 
 log = logging.getLogger("sushigo.server")
 
+TABLES_PER_TOKEN = 10
+"""LIST_TABLES costs one message of the rate limit and one more per this many tables it asks
+for: a page of 100 is 11. A lobby that browses a page a second is well within the limit; one
+connection cannot have the server build and send fifty full pages in a breath."""
+
 
 class LobbyHost(TableHost, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
@@ -76,6 +81,10 @@ class LobbyHost(TableHost, Protocol):
     def at(self, when: float, kind: str, target: object) -> None:
         """Call back at `when` (`kind` "abandon": `Lobby.abandoned` with the table)."""
 
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
+        strike counted) when it has not that many."""
+
 
 class Lobby:
     """Every request that is not the handshake, a heartbeat, a resume or a tournament's."""
@@ -85,8 +94,10 @@ class Lobby:
         self._quick: dict[tuple[str, int], list[Table]] = {}
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
         self._made: dict[str, set[Table]] = {}
-        """The tables made by each player and from each address (keys "p:" + player id and
-        "a:" + address), for the caps on them; closed ones are dropped as they are met."""
+        """The tables each player made, for the cap on them (closed ones dropped as met)."""
+        self._deserted: dict[str, dict[Table, None]] = {}
+        """Per address, the tables made from it whose abandoned clock runs, oldest first (those
+        whose people came back, or that closed, dropped as met)."""
         self.handlers: dict[type[Message], Callable[[Conn, Session, Any, float], None]] = {
             ListTables: self._list_tables,
             CreateTable: self._create,
@@ -118,13 +129,16 @@ class Lobby:
     def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
         # One page, newest first: a reply's size is bounded whatever the number of tables (it
         # is also kept for a resume), and the total says how many pages there are.
+        limit = min(msg.limit, MAX_PAGE)
+        if not self.hub.charge(conn, limit // TABLES_PER_TOKEN, now, msg.ref):
+            return
         kind, status = msg.kind, msg.status
         matching = [
             t
             for t in reversed(self.hub.tables.values())
             if (kind is None or t.settings.kind == kind) and (status is None or t.status is status)
         ]
-        page = matching[msg.offset : msg.offset + min(msg.limit, MAX_PAGE)]
+        page = matching[msg.offset : msg.offset + limit]
         session.send(
             TableList(
                 ref=msg.ref,
@@ -247,32 +261,30 @@ class Lobby:
 
     def _made_by(self, session: Session, settings: TableSettings) -> Table:
         """A new table a player asked for (CREATE_TABLE, or QUICK_MATCH finding none), within
-        the caps on tables per player, per address and in all (LIMIT_REACHED)."""
+        the caps on tables per player and in all (LIMIT_REACHED). There is no cap per address,
+        which would lock out the honest players behind one NAT with a flooder: what a flood of
+        tables from one address leaves behind is bounded by `deserted` instead."""
         cfg = self.hub.config
-        keys = ("p:" + session.player_id, "a:" + session.address)
-        for key, cap, who in (
-            (keys[0], cfg.tables_per_player, "you host"),
-            (keys[1], cfg.tables_per_address, "players from your address host"),
-        ):
-            if len(self._live(key)) >= cap:
-                flag = "player" if key == keys[0] else "address"
-                raise TableError(
-                    ErrorCode.LIMIT_REACHED,
-                    f"{who} {cap} tables already (the server's --tables-per-{flag}); a table"
-                    " closes when its game is over and everyone has left",
-                )
+        key = session.player_id
+        if len(self._live(key)) >= cfg.tables_per_player:
+            raise TableError(
+                ErrorCode.LIMIT_REACHED,
+                f"you made {cfg.tables_per_player} tables that are still open (the server's"
+                " --tables-per-player); a table closes when its game is over and everyone has"
+                " left",
+            )
         if len(self.hub.tables) >= cfg.max_tables:
             raise TableError(
                 ErrorCode.LIMIT_REACHED,
                 f"the server has {cfg.max_tables} tables already; join one, or try later",
             )
         table = self._new_table(settings, session.player_id)
-        for key in keys:
-            self._made.setdefault(key, set()).add(table)
+        table.origin, table.maker = session.address, key
+        self._made.setdefault(key, set()).add(table)
         return table
 
     def _live(self, key: str) -> set[Table]:
-        """The tables still open of one player's or address's (closed ones dropped now)."""
+        """The tables still open that a player made (closed ones dropped now)."""
         tables = self._made.get(key)
         if not tables:
             return set()
@@ -380,6 +392,23 @@ class Lobby:
             return
         table.abandon_at = now + self.hub.config.abandon_seconds
         self.hub.at(table.abandon_at, "abandon", table)
+        if table.origin:
+            self.deserted(table)
+
+    def deserted(self, table: Table) -> None:
+        """One more table of its address nobody is connected to: past
+        `HubConfig.deserted_per_address` of them the oldest not playing closes now (a flood of
+        tables from one address holds that many, however fast it comes)."""
+        kept = self._deserted.setdefault(table.origin, {})
+        kept[table] = None
+        tables = self.hub.tables
+        for old in [t for t in kept if t.abandon_at is None or tables.get(t.table_id) is not t]:
+            del kept[old]  # someone came back, or it closed
+        extra = len(kept) - self.hub.config.deserted_per_address
+        for old in [t for t in kept if not t.playing][: max(0, extra)]:
+            del kept[old]
+            old.abandon_at = None
+            self._close(old, "nobody was connected to it, and its address left too many such")
 
     def abandoned(self, table: Table, now: float) -> None:
         """The abandoned table's clock ran out: close it, unless someone came back or its game
@@ -397,6 +426,8 @@ class Lobby:
         hub = self.hub
         del hub.tables[table.table_id]
         hub.storage.delete_table(table.table_id)
+        _drop(self._made, table.maker, table)
+        _drop(self._deserted, table.origin, table)
         for person in table.people():
             if isinstance(person, Session) and person.table is table:
                 person.table = person.seat = None
@@ -424,6 +455,19 @@ class Lobby:
             audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
         for person in audience:
             person.send(out)
+
+
+def _drop(index: dict[str, Any], key: str, table: Table) -> None:
+    """Forget a closed table in an index of tables by player or address (and the key with it)."""
+    tables = index.get(key)
+    if tables is None:
+        return
+    if isinstance(tables, dict):
+        tables.pop(table, None)
+    else:
+        tables.discard(table)
+    if not tables:
+        del index[key]
 
 
 def _connected(people: Iterable[Any]) -> bool:

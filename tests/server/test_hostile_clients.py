@@ -389,7 +389,7 @@ async def test_client_that_never_reads_is_dropped(caplog: pytest.LogCaptureFixtu
     caplog.set_level(logging.WARNING, logger="sushigo.server")
     # A rate limit loose enough to ask for more than the unsent-bytes bound in one burst (each
     # answer is one page of tables: some 40 KB).
-    loose = HubConfig(messages_per_second=1000, message_burst=1000)
+    loose = HubConfig(messages_per_second=10_000, message_burst=10_000)
     async with running_server(config=loose) as running:
         for _ in range(200):
             running.hub.open_table(TableSettings(kind="sushi-go", players=5), None)
