@@ -23,21 +23,24 @@ from server_helpers import (
 
 from sushigo.client.bot import GameResult
 from sushigo.client.checks import GameChecks
-from sushigo.engine import GameOptions
+from sushigo.engine import GameOptions, PicksRevealed
 from sushigo.protocol import (
     CLIENT_LIMITS,
     AddBot,
     Commit,
+    Commitments,
     ErrorCode,
     GameStarted,
     GameStarting,
     JoinTable,
+    LeaveTable,
     Ping,
     Seed,
     ServerPong,
     StartGame,
     TableJoined,
     TableUpdate,
+    TurnResult,
     TurnStart,
     encode_frame,
     new_nonce,
@@ -180,3 +183,44 @@ def test_a_client_whose_seed_is_replaced_without_saying_so_fails_fairness() -> N
         GameStarted(table_id="t", server_seed_hash=b"h" * 32, client_seeds=(new_seed(), new_seed()))
     )
     assert not checks.fairness.ok and "our seed is not the one" in checks.fairness.failures[0]
+
+
+def test_turn_result_events_carry_every_event_picks_revealed_too() -> None:
+    hub, clock = make_hub()
+    peer = Peer(hub, clock)
+    peer.login("events")
+    peer.create(card_settings(2))
+    peer.add_bot("random")
+    peer.start()
+    peer.seed()
+    start = peer.expect(TurnStart)
+    peer.commit(start.observation.legal_actions()[0], 1, 1)
+    peer.expect(Commitments)
+    peer.reveal()
+    result = peer.expect(TurnResult)
+    (revealed,) = [e for e in result.events if isinstance(e, PicksRevealed)]
+    assert revealed.actions == tuple(o.action for o in result.openings)
+
+
+def test_seat_info_tells_empty_bot_and_stand_in_seats_apart() -> None:
+    hub, clock = make_hub()
+    host = Peer(hub, clock)
+    host.login("seats")
+    host.create(card_settings(3))
+    host.add_bot("random")
+    update = [m for m in host.drain() if isinstance(m, TableUpdate)][-1]
+    mine, bot, empty = update.table.seats
+    assert (mine.player_id, mine.bot) == (host.conn.session.player_id, False)  # type: ignore[union-attr]
+    assert (bot.player_id, bot.bot, bot.name) == (None, True, "random-bot-1")
+    assert (empty.player_id, empty.bot, empty.name) == (None, False, None)
+    guest = Peer(hub, clock)
+    guest.login("stand in")
+    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
+    guest.expect(TableJoined)
+    host.start()
+    host.seed()
+    guest.seed()
+    guest.expect(GameStarted)
+    guest.send(LeaveTable(ref=guest.ref()))  # mid-game: a bot plays the seat from now on
+    seat = hub.tables[host.table_id].info().seats[2]
+    assert seat.bot and seat.player_id == guest.conn.session.player_id  # type: ignore[union-attr]
