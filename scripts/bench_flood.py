@@ -2,7 +2,7 @@
 and how long a game elsewhere takes during it.
 
     nice -n 19 .venv/bin/python scripts/bench_flood.py
-    .venv/bin/python scripts/bench_flood.py --tables 1000 --list-seconds 25 --workers 6 --settle 130
+    .venv/bin/python scripts/bench_flood.py --tables 1000 --list-seconds 25 --workers 6 --settle 200
 
 Starts ``sushigo-server --port 0`` on 127.0.0.1 with a fresh database and every limit at its
 default (`server.config.HubConfig`), then, all from this one address:
@@ -21,7 +21,8 @@ Meanwhile two ``sushigo-bot`` processes play a two-player game against each othe
 another, and the time of each (from starting the two processes to both exiting, so the Python
 start-up of a bot is in it: the same was measured before the flood, ``baseline``) and its verdict
 are printed. The server's resident memory is sampled every 0.2 s; after the flood stops the
-bench waits ``--settle`` seconds (sessions wait 120 s for a resume by default) and prints what the
+bench waits ``--settle`` seconds (sessions wait 120 s for a resume, and the server gives freed
+memory back once a minute) and prints what the
 server holds then. Every figure comes from the one run; the machine is shared, so compare figures
 of the same run (the game before and during the flood), not of different runs.
 """
@@ -195,11 +196,12 @@ def main() -> int:
     p.add_argument("--hold", type=int, default=200, help="tables kept by their players (200)")
     p.add_argument("--workers", type=int, default=6, help="phase 2's loops (6)")
     p.add_argument("--list-seconds", type=float, default=25.0, help="phase 2's length (25)")
-    p.add_argument("--settle", type=float, default=130.0, help="seconds to wait after (130)")
+    p.add_argument("--settle", type=float, default=200.0, help="seconds to wait after (200)")
     args = p.parse_args()
     defaults = HubConfig()
     # loadtest's server raises the connection caps; this one runs with the defaults.
     caps = ["--max-per-address", str(defaults.max_per_address)]
+    caps += ["--max-unidentified-per-address", str(defaults.max_unidentified_per_address)]
     caps += ["--max-connections", str(defaults.max_connections)]
     server = start_server(60, None, caps)
     ADDRESS[1] = server.port

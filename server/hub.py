@@ -99,8 +99,6 @@ class Hub:
         self._watched: dict[str, float] = {}
         """The deadline last scheduled per table, to push each change once."""
         self.now = 0.0
-        self._refusals_logged = -60.0
-        """When refused connections were last logged (at most once every 10 s)."""
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
         self._routes = self.lobby.handlers
@@ -134,7 +132,7 @@ class Hub:
         cfg = self.config
         refusal = self.limits.admit(address, len(self.conns))
         if refusal is not None:
-            self._refuse(transport, address, port, refusal, now)
+            self.limits.refuse(transport, f"{address}:{port}", refusal, now)
             return None
         conn = Conn(
             id=next(self._ids),
@@ -392,27 +390,6 @@ class Hub:
                 f"a frame's bytes must arrive within {self.config.frame_seconds:g} s of its first",
             ),
         )
-
-    def _refuse(self, transport: Transport, address: str, port: int, why: str, now: float) -> None:
-        """Say why a connection is refused (LIMIT_REACHED, its first and last frame) and close
-        it. Logged at most once every 10 s, with a count: a flood must not flood the log."""
-        with contextlib.suppress(ProtocolError):
-            refusal = Error(code=ErrorCode.LIMIT_REACHED, message=why)
-            transport.write(ServerConnection().send(refusal))
-        transport.close()
-        limits = self.limits
-        limits.refused += 1
-        if now - self._refusals_logged >= 10:
-            log.warning(
-                "refused %d connection(s) in %.0f s; the last from %s:%d: %s",
-                limits.refused,
-                min(now - self._refusals_logged, 10),
-                address,
-                port,
-                why,
-            )
-            limits.refused = 0
-            self._refusals_logged = now
 
     def _heartbeat(self, conn: Conn, now: float) -> None:
         if conn.closed:

@@ -9,11 +9,16 @@ rate limits, a bounded replay log, and short lives for what it leaves behind (co
 
 from __future__ import annotations
 
-from sushigo.protocol import ErrorCode
+import contextlib
+import logging
+
+from sushigo.protocol import Error, ErrorCode, ProtocolError, ServerConnection
 
 from .config import HubConfig
 from .errors import TableError
-from .session import Conn, Session
+from .session import Conn, Session, Transport
+
+log = logging.getLogger("sushigo.server")
 
 
 class Limits:
@@ -33,6 +38,8 @@ class Limits:
         """Sessions kept for resume whose player holds a seat, longest away first."""
         self.refused = 0
         """Connections refused since the last time it was logged."""
+        self._logged = -60.0
+        """When refused connections were last logged (at most once every 10 s)."""
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -53,6 +60,26 @@ class Limits:
                 " logging in (the server's --max-unidentified-per-address)"
             )
         return None
+
+    def refuse(self, transport: Transport, peer: str, why: str, now: float) -> None:
+        """Say why a connection is refused (LIMIT_REACHED: its first and last frame) and close
+        it. Logged at most once every 10 s, with a count: a flood must not flood the log."""
+        with contextlib.suppress(ProtocolError):
+            refusal = Error(code=ErrorCode.LIMIT_REACHED, message=why)
+            transport.write(ServerConnection().send(refusal))
+        transport.close()
+        self.refused += 1
+        if now - self._logged >= 10:
+            since = min(now - self._logged, 10)
+            log.warning(
+                "refused %d connection(s) in %.0f s; the last from %s: %s",
+                self.refused,
+                since,
+                peer,
+                why,
+            )
+            self.refused = 0
+            self._logged = now
 
     def opened(self, conn: Conn) -> None:
         """`conn` was admitted."""

@@ -32,6 +32,7 @@ from sushigo.protocol import (
     CLIENT_LIMITS,
     MAX_PAGE,
     CreateTable,
+    CreateTournament,
     ErrorCode,
     GameEnded,
     ListTables,
@@ -47,6 +48,9 @@ from sushigo.protocol import (
     TableList,
     TableSettings,
     TableStatus,
+    TournamentSettings,
+    TournamentUpdate,
+    WatchTournament,
     Welcome,
     encode_frame,
 )
@@ -454,3 +458,32 @@ def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
         "saved tables": sum(1 for _ in hub.storage.load_tables()),
     }
     assert held == dict.fromkeys(held, 0)
+
+
+def test_tournaments_are_capped_per_address_and_forget_the_watchers_who_left() -> None:
+    hub, clock = make_hub(HubConfig(tournaments_per_address=2, resume_seconds=10))
+    maker = Peer(hub, clock, address="10.5.5.5")
+    maker.login("organiser")
+    for name in ("cup one", "cup two", "cup three"):
+        settings = TournamentSettings(name=name, kind="sushi-go", players=2)
+        maker.send(CreateTournament(ref=maker.ref(), settings=settings))
+    replies = maker.drain()
+    assert [m.tournament.settings.name for m in replies if isinstance(m, TournamentUpdate)] == [
+        "cup one",
+        "cup two",
+    ]
+    assert errors_of(replies) == [ErrorCode.LIMIT_REACHED]
+    elsewhere = Peer(hub, clock, address="10.5.5.6")
+    elsewhere.login("other organiser")
+    settings = TournamentSettings(name="cup three", kind="sushi-go", players=2)
+    elsewhere.send(CreateTournament(ref=elsewhere.ref(), settings=settings))
+    assert elsewhere.expect(TournamentUpdate).tournament.settings.name == "cup three"
+    watcher = Peer(hub, clock, address="10.5.5.7")
+    watcher.login("watcher")
+    watcher.send(WatchTournament(ref=watcher.ref(), name="cup one"))
+    watcher.expect(TournamentUpdate)
+    session = watcher.conn.session
+    assert session in hub.desk.watchers["cup one"]
+    hub.lost(watcher.conn, clock.now)
+    clock.advance(11)  # its session ended
+    assert session not in hub.desk.watchers["cup one"]
