@@ -24,6 +24,8 @@ from .errors import TableError
 from .session import Session
 
 _NICKNAME = precis_i18n.get_profile("NicknameCasePreserved")
+MAX_NAME = 24
+"""The longest name, in characters, as the protocol's LOGGED_IN and SeatInfo carry it."""
 
 _NEUTRAL = frozenset({"COMMON", "INHERITED"})
 """Scripts of characters every script uses: digits, punctuation, spaces, combining marks."""
@@ -43,6 +45,11 @@ def clean_name(text: str) -> str:
         name: str = _NICKNAME.enforce(text)
     except UnicodeError as exc:
         raise TableError(ErrorCode.INVALID_NAME, _why(text, exc)) from None
+    if len(name) > MAX_NAME:  # NFKC may lengthen it: "ﬃ" is "ffi"
+        raise TableError(
+            ErrorCode.INVALID_NAME,
+            f"a name is at most {MAX_NAME} characters; this one is {len(name)} as shown",
+        )
     scripts = {categories.alias(c) for c in name} - _NEUTRAL
     if len(scripts) > 1 and not any(scripts <= mix for mix in _MIXES):
         raise TableError(

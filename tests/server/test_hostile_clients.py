@@ -7,7 +7,6 @@ import asyncio
 import logging
 import random
 import socket
-from collections.abc import AsyncIterator
 
 import pytest
 from server_helpers import (
@@ -57,12 +56,6 @@ from sushigo.protocol import (
 )
 from sushigo.server import app
 from sushigo.server.config import HubConfig
-
-
-@pytest.fixture
-async def running() -> AsyncIterator[Running]:
-    async with running_server() as r:
-        yield r
 
 
 async def with_bystanders(running: Running) -> asyncio.Task[object]:

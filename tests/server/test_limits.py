@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -56,13 +55,6 @@ from sushigo.protocol import (
 )
 from sushigo.server.config import HubConfig
 from sushigo.server.session import REPLAY_BYTES
-
-
-@pytest.fixture
-async def running() -> AsyncIterator[Running]:
-    async with running_server() as r:
-        yield r
-
 
 # -- a frame's deadline: the slowloris -----------------------------------------------------------
 

@@ -73,6 +73,7 @@ def test_allowed_names_are_shown_in_their_nfkc_form(typed: str, shown: str) -> N
         ("tab\there", "U+0009"),
         ("   ", "visible character"),
         ("\u200b", "U+200B"),
+        ("ﬃ" * 12, "at most 24 characters"),  # 12 typed, 36 once normalised
     ],
 )
 def test_confusable_and_invisible_names_are_refused_saying_why(typed: str, why: str) -> None:

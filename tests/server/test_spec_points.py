@@ -5,7 +5,6 @@ deadline, which a client shows as such instead of a fairness failure."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 from server_helpers import (
@@ -18,7 +17,6 @@ from server_helpers import (
     make_hub,
     play,
     raw_frame,
-    running_server,
 )
 
 from sushigo.client.bot import GameResult
@@ -49,19 +47,20 @@ from sushigo.protocol import (
 from sushigo.server import table as table_module
 
 
-@pytest.fixture
-async def running() -> AsyncIterator[Running]:
-    async with running_server() as r:
-        yield r
+async def host_and_guest(running: Running, players: int) -> tuple[RawPeer, RawPeer]:
+    """A table made by one scripted player (seat 0) and joined by another (seat 1)."""
+    host, guest = await RawPeer.open(running), await RawPeer.open(running)
+    await host.login(f"host of {players}")
+    await guest.login(f"guest of {players}")
+    await host.create(card_settings(players))
+    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
+    joined = await guest.expect(TableJoined)
+    guest.table_id, guest.seat = host.table_id, joined.seat
+    return host, guest
 
 
 async def test_add_bot_is_answered_by_a_table_update_with_its_ref(running: Running) -> None:
-    host, guest = await RawPeer.open(running), await RawPeer.open(running)
-    await host.login("host")
-    await guest.login("guest")
-    await host.create(card_settings(3))
-    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
-    await guest.expect(TableJoined)
+    host, guest = await host_and_guest(running, 3)
     host.send(AddBot(ref=77, strategy="random"))
     answer = await host.expect(TableUpdate)
     while answer.ref is None:  # the updates of the host's own seat, then the guest's
@@ -79,12 +78,7 @@ async def test_add_bot_is_answered_by_a_table_update_with_its_ref(running: Runni
 
 
 async def test_a_full_created_table_waits_for_its_host_to_start(running: Running) -> None:
-    host, guest = await RawPeer.open(running), await RawPeer.open(running)
-    await host.login("starter")
-    await guest.login("joiner")
-    await host.create(card_settings(2))
-    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
-    await guest.expect(TableJoined)
+    host, guest = await host_and_guest(running, 2)
     full = await host.expect(TableUpdate)
     while not all(seat.player_id for seat in full.table.seats):  # the create's own first
         full = await host.expect(TableUpdate)
@@ -109,13 +103,7 @@ async def test_anything_but_hello_first_is_handshake_required(
 
 
 async def test_a_repeated_seed_or_commit_is_already_done(running: Running) -> None:
-    a, b = await RawPeer.open(running), await RawPeer.open(running)
-    await a.login("twice")
-    await b.login("once")
-    await a.create(card_settings(2))
-    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
-    joined = await b.expect(TableJoined)
-    b.table_id, b.seat = a.table_id, joined.seat
+    a, b = await host_and_guest(running, 2)
     a.send(StartGame(ref=a.ref()))
     await a.expect(GameStarting)
     await b.expect(GameStarting)
