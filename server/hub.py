@@ -447,7 +447,7 @@ class Hub:
         """Say why once (when the protocol still allows it), then close."""
         if conn.closed:
             return
-        log.info("closing %s: %s %s", conn.peer, exc.code.name, exc)
+        log.info("closing %s: %s %s", conn.peer, exc.code.name, exc.message)
         with contextlib.suppress(ProtocolError):  # the state machine may allow no more
             conn.transport.write(conn.proto.send(error_for(exc)))
         conn.transport.close()
