@@ -125,6 +125,7 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("dead_after_seconds", "S", "silence before a connection is dropped"),
     ("resume_seconds", "S", "how long a disconnected player's session waits for a resume"),
     ("max_away_sessions", "N", "disconnected sessions kept for resume, in all"),
+    ("idle_away_per_address", "N", "of them, from one address, of players at no seat"),
     ("sessions_per_player", "N", "connections one player (one key) may have at once"),
     ("tables_per_player", "N", "open tables one player made"),
     ("deserted_per_address", "N", "tables from one address nobody is connected to, kept"),

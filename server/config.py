@@ -35,6 +35,9 @@ class HubConfig:
     max_away_sessions: int = 10_000
     """Disconnected sessions kept for RESUME at once; past it the ones away longest go first,
     those at no table before any seated player's."""
+    idle_away_per_address: int = 64
+    """Sessions kept for resume of players from one address who hold no seat (in the lobby, or
+    watching); past it the one away longest goes (its player loses a resume into the lobby)."""
     sessions_per_player: int = 4
     """Sessions of one player (one key) connected at once."""
     tables_per_player: int = 2

@@ -291,9 +291,7 @@ class Hub:
             if table is not None:
                 self.table_changed(table)
                 self.lobby.check_abandoned(table, now)
-            if crowded is not None:
-                log.info("too many sessions away: forgetting %s's", crowded.player_id)
-                self._expire(crowded, now)
+            self.forget(crowded, now)
         log.debug("disconnect %s", conn.peer)
 
     def next_deadline(self) -> float | None:
@@ -403,6 +401,12 @@ class Hub:
         if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
             self._send(conn, ServerPing(nonce=secrets.randbits(32)))
         self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+
+    def forget(self, sessions: list[Session], now: float) -> None:
+        """End sessions kept away before their time, to stay within the caps."""
+        for session in sessions:
+            log.info("too many sessions away: forgetting %s's", session.player_id)
+            self._expire(session, now)
 
     def _expire(self, session: Session, now: float) -> None:
         if session.attached or self.sessions.get(session.token_hash) is not session:

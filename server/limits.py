@@ -10,6 +10,7 @@ rate limits, a bounded replay log, and short lives for what it leaves behind (co
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 
 from sushigo.protocol import Error, ErrorCode, ProtocolError, ServerConnection
@@ -36,6 +37,8 @@ class Limits:
         """Sessions kept for resume whose player holds no seat, longest away first."""
         self.away_seated: dict[Session, None] = {}
         """Sessions kept for resume whose player holds a seat, longest away first."""
+        self.idle_by_address: dict[str, dict[Session, None]] = {}
+        """`away_idle` by the address each logged in from (or resumed from last)."""
         self.refused = 0
         """Connections refused since the last time it was logged."""
         self._logged = -60.0
@@ -113,25 +116,55 @@ class Limits:
 
     def connected(self, session: Session) -> None:
         """`session` is connected now (a login, or a resume of a session that was away)."""
-        self.away_idle.pop(session, None)
-        self.away_seated.pop(session, None)
+        self.gone(session)
         self.online[session.player_id] = self.online.get(session.player_id, 0) + 1
 
-    def disconnected(self, session: Session) -> Session | None:
-        """`session` lost its connection and is kept for resume. Returns the session to forget
-        now when more are kept than `max_away_sessions` allow: the one away longest among those
-        holding no seat (a lobby's or a spectator's), else the one away longest."""
+    def disconnected(self, session: Session) -> list[Session]:
+        """`session` lost its connection and is kept for resume. Returns the sessions to forget
+        now to stay within the caps (see `_crowded`)."""
         _down(self.online, session.player_id)
-        seated = session.table is not None and session.seat is not None
-        (self.away_seated if seated else self.away_idle)[session] = None
-        if len(self.away_idle) + len(self.away_seated) <= self.config.max_away_sessions:
-            return None
-        return next(iter(self.away_idle or self.away_seated))
+        if session.table is not None and session.seat is not None:
+            self.away_seated[session] = None
+            return self._crowded(None)
+        return self.unseated(session)
+
+    def unseated(self, session: Session) -> list[Session]:
+        """`session`, away, holds no seat (now): it counts as idle. The sessions to forget now
+        to stay within the caps (see `_crowded`)."""
+        self.away_seated.pop(session, None)
+        self.away_idle[session] = None
+        self.idle_by_address.setdefault(session.address, {})[session] = None
+        return self._crowded(session.address)
+
+    def _crowded(self, address: str | None) -> list[Session]:
+        """The sessions past the caps: `address`'s idle ones away longest past
+        `idle_away_per_address` (a flood of logins from one address keeps that many, however
+        fast it comes; a player who holds no seat loses only a resume into the lobby), then
+        past `max_away_sessions` the idle ones away longest, or the seated ones if none is
+        idle."""
+        cfg = self.config
+        out: list[Session] = []
+        if address is not None:
+            idle = self.idle_by_address.get(address, {})
+            out += list(idle)[: max(0, len(idle) - cfg.idle_away_per_address)]
+        extra = self.away - len(out) - cfg.max_away_sessions
+        if extra > 0:
+            oldest = (s for s in itertools.chain(self.away_idle, self.away_seated) if s not in out)
+            out += itertools.islice(oldest, extra)
+        return out
 
     def gone(self, session: Session) -> None:
-        """`session` ended (its resume window passed, or it was forgotten to make room)."""
-        self.away_idle.pop(session, None)
+        """`session` ended (its resume window passed, or it was forgotten to make room), or is
+        connected again."""
         self.away_seated.pop(session, None)
+        if session not in self.away_idle:
+            return
+        del self.away_idle[session]
+        idle = self.idle_by_address.get(session.address)
+        if idle is not None:
+            idle.pop(session, None)
+            if not idle:
+                del self.idle_by_address[session.address]
 
     @property
     def away(self) -> int:

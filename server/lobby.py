@@ -81,6 +81,9 @@ class LobbyHost(TableHost, Protocol):
     def at(self, when: float, kind: str, target: object) -> None:
         """Call back at `when` (`kind` "abandon": `Lobby.abandoned` with the table)."""
 
+    def forget(self, sessions: list[Session], now: float) -> None:
+        """End sessions kept away before their time, to stay within the caps."""
+
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
         strike counted) when it has not that many."""
@@ -428,12 +431,17 @@ class Lobby:
         hub.storage.delete_table(table.table_id)
         _drop(self._made, table.maker, table)
         _drop(self._deserted, table.origin, table)
+        away = []
         for person in table.people():
             if isinstance(person, Session) and person.table is table:
                 person.table = person.seat = None
                 person.send(TableLeft(table_id=table.table_id, reason=f"the table closed: {why}"))
                 hub.storage.delete_token(person.token_hash)
                 hub.names.update(person)
+                if not person.attached:
+                    away.append(person)
+        for person in away:  # away, and now at no seat: idle sessions, within their caps
+            hub.forget(hub.limits.unseated(person), hub.now)
         log.info("table %s closed: %s", table.table_id, why)
 
     def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:

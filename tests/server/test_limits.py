@@ -370,6 +370,30 @@ def test_sessions_kept_away_are_capped_lobby_ones_first() -> None:
     assert resumes(idle[2])
 
 
+def test_idle_sessions_kept_away_are_capped_per_address_seated_ones_are_not() -> None:
+    hub, clock = make_hub(HubConfig(idle_away_per_address=5))
+    seated = []
+    for i in range(8):
+        peer = Peer(hub, clock, address="10.8.8.8")
+        peer.login(f"seated {i}")
+        peer.create(card_settings(2))
+        hub.lost(peer.conn, clock.now)
+        seated.append(peer.conn.session)
+    idle = []
+    for i in range(9):
+        peer = Peer(hub, clock, address="10.8.8.8")
+        peer.login(f"idle {i}")
+        hub.lost(peer.conn, clock.now)
+        idle.append(peer.conn.session)
+    other = Peer(hub, clock, address="10.9.9.1")
+    other.login("elsewhere")
+    hub.lost(other.conn, clock.now)
+    kept = set(hub.sessions.values())
+    assert all(s in kept for s in seated)  # a seat waits for its player
+    assert [s in kept for s in idle] == [False] * 4 + [True] * 5  # the newest five
+    assert other.conn.session in kept  # another address's are its own
+
+
 def test_a_sessions_replay_log_is_bounded_and_dropped_in_the_lobby() -> None:
     hub, clock = make_hub(HubConfig(messages_per_second=10_000, message_burst=10_000))
     for _ in range(100):
@@ -415,7 +439,9 @@ async def test_a_flood_of_tables_and_lists_from_one_address_holds_little(running
         assert pages and all(len(p.tables) <= MAX_PAGE for p in pages)
         assert ErrorCode.RATE_LIMITED in errors_of(rest)  # 60 at once is over the burst
     away = [s for s in hub.sessions.values() if not s.attached]
-    assert len(away) >= 120
+    cfg = hub.config
+    # What waits for a resume: the seats of the tables kept, and so many idle ones per address.
+    assert len(away) <= cfg.idle_away_per_address + cfg.deserted_per_address
     listers = [s for s in away if s.name.startswith("lister")]
     assert len(listers) == 12 and all(s.log_bytes == 0 for s in listers)  # lobby: no replay
     assert sum(s.log_bytes for s in hub.sessions.values()) <= 40 * REPLAY_BYTES
@@ -434,7 +460,8 @@ def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
                 peer.send(ListTables(ref=peer.ref(), limit=MAX_PAGE))
         peer.drain()
         hub.lost(peer.conn, clock.now)
-    assert len(hub.sessions) == 300
+    cfg = hub.config
+    assert len(hub.sessions) == cfg.idle_away_per_address + cfg.deserted_per_address
     clock.advance(hub.config.resume_seconds + hub.config.abandon_seconds + 1)
     lobby, limits = hub.lobby, hub.limits
     held = {
