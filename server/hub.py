@@ -122,7 +122,7 @@ class Hub:
             # Its players had no chance to come back yet: a table they left closes only after
             # the resume window (then as any table nobody is connected to).
             table.abandon_at = now + self.config.resume_seconds
-            self._at(table.abandon_at, "abandon", table)
+            self._at(table.abandon_at, "abandon", table_id)
             count += 1
         return count
 
@@ -149,8 +149,8 @@ class Hub:
         )
         self.conns[conn.id] = conn
         self.limits.opened(conn)
-        self._at(now + cfg.handshake_seconds, "handshake", conn)
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+        self._at(now + cfg.handshake_seconds, "handshake", conn.id)
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
         log.debug("connect %s", conn.peer)
         return conn
 
@@ -192,7 +192,7 @@ class Hub:
             conn.frame_since = now
             if not conn.frame_timer:
                 conn.frame_timer = True
-                self._at(now + self.config.frame_seconds, "frame", conn)
+                self._at(now + self.config.frame_seconds, "frame", conn.id)
 
     def _drain(self, conn: Conn, now: float) -> bool:
         """Handle every whole frame buffered; True if there was one."""
@@ -286,7 +286,7 @@ class Hub:
             elif session.seat is None:
                 session.trim_log(AWAY_WATCHER_BYTES)
             self.names.update(session)
-            self._at(now + self.config.resume_seconds, "expire", session)
+            self._at(now + self.config.resume_seconds, "expire", session.token_hash)
             crowded = self.limits.disconnected(session)
             if table is not None:
                 self.table_changed(table)
@@ -312,18 +312,27 @@ class Hub:
                     del self._watched[table.table_id]
                     table.on_timer(now)  # early (the deadline moved on): does nothing
                     self._watch(table)
-            elif kind == "handshake":
-                self._handshake_deadline(target, now)
-            elif kind == "frame":
-                self._frame_deadline(target, now)
+            # The other timers name their target by its key (a connection's id, a session's
+            # token hash, a table's id), not the object: a connection closed, a session ended
+            # or a table closed before its timer fires is freed at once, not when it fires (a
+            # flood of short connections would otherwise keep thousands of them for minutes).
+            elif kind in _CONN_TIMERS:
+                conn = self.conns.get(target)
+                if conn is not None:
+                    if kind == "heartbeat":
+                        self._heartbeat(conn, now)
+                    elif kind == "frame":
+                        self._frame_deadline(conn, now)
+                    else:
+                        self._handshake_deadline(conn, now)
             elif kind == "abandon":
-                abandoned = self.tables.get(target.table_id)
-                if abandoned is not None and abandoned is target:
+                abandoned = self.tables.get(target)
+                if abandoned is not None:
                     self.lobby.abandoned(abandoned, now)
-            elif kind == "heartbeat":
-                self._heartbeat(target, now)
             elif kind == "expire":
-                self._expire(target, now)
+                session = self.sessions.get(target)
+                if session is not None:
+                    self._expire(session, now)
         if self.desk.pending:
             self.desk.flush(now)
 
@@ -345,7 +354,8 @@ class Hub:
         heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
 
     def at(self, when: float, kind: str, target: object) -> None:
-        """A timer for the lobby ("abandon": a table nobody is connected to)."""
+        """A timer for the lobby ("abandon", with a table's id: a table nobody is connected
+        to)."""
         self._at(when, kind, target)
 
     def _watch(self, table: Table) -> None:
@@ -378,7 +388,7 @@ class Hub:
         due = since + self.config.frame_seconds
         if now < due:  # a later frame began since the timer was set
             conn.frame_timer = True
-            self._at(due, "frame", conn)
+            self._at(due, "frame", conn.id)
             return
         log.info("dropping %s: a frame took over %.0f s to arrive", conn.peer, now - since)
         self._fatal(
@@ -400,7 +410,7 @@ class Hub:
             return
         if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
             self._send(conn, ServerPing(nonce=secrets.randbits(32)))
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
@@ -626,6 +636,8 @@ class Hub:
         self.lobby.leave(session, table, ref)
 
 
+_CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
+"""The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
 

@@ -79,7 +79,7 @@ class LobbyHost(TableHost, Protocol):
     now: float
 
     def at(self, when: float, kind: str, target: object) -> None:
-        """Call back at `when` (`kind` "abandon": `Lobby.abandoned` with the table)."""
+        """Call back at `when` (`kind` "abandon" with a table's id: `Lobby.abandoned`)."""
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
@@ -394,7 +394,7 @@ class Lobby:
         if self.hub.tables.get(table.table_id) is not table:
             return
         table.abandon_at = now + self.hub.config.abandon_seconds
-        self.hub.at(table.abandon_at, "abandon", table)
+        self.hub.at(table.abandon_at, "abandon", table.table_id)
         if table.origin:
             self.deserted(table)
 
