@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from sushigo.bots import Strategy, StrategyError, get_strategy
 from sushigo.engine import kinds
 from sushigo.protocol import (
@@ -249,9 +251,29 @@ async def play_tournament(
             client.table = client.seat = None
 
 
+NAME_TRIES = 50
+"""Names tried without --name ("heuristic-bot", "heuristic-bot-2", ...) while each is taken."""
+
+
+async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey | None) -> Client:
+    """Connect and log in. Names are unique among the connected: without --name, a taken one is
+    tried again with a number (several bots of one strategy on one server); a name given with
+    --name is that name or an error."""
+    host, port = args.address
+    for attempt in range(1, NAME_TRIES + 1):
+        candidate = name if attempt == 1 else f"{name[:20]}-{attempt}"
+        try:
+            return await Client.connect(
+                host, port, name=candidate, tls=args.tls, key=key, software="sushigo-bot"
+            )
+        except ServerError as exc:
+            if args.name or exc.code is not ErrorCode.NAME_TAKEN or attempt == NAME_TRIES:
+                raise
+    raise AssertionError("unreachable")
+
+
 async def run(args: argparse.Namespace) -> int:
     """Connect and play `args.games` games (forever when None)."""
-    host, port = args.address
     name = args.name or f"{args.strategy.split(':')[-1].split('@')[0][:16]}-bot"
     kind = args.game
     strategy = Strategies(args.strategy)
@@ -263,10 +285,8 @@ async def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
     try:
         key = load_or_create_key(args.key) if args.key is not None else None
-        client = await Client.connect(
-            host, port, name=name, tls=args.tls, key=key, software="sushigo-bot"
-        )
-    except (ConnectError, KeyFileError) as exc:
+        client = await _connect(args, name, key)
+    except (ConnectError, KeyFileError, ServerError) as exc:
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
     failed = 0

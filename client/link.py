@@ -17,6 +17,7 @@ from typing import Any, Required, Self, TypedDict, TypeVar, Unpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.protocol import (
+    MAX_PAGE,
     PROTOCOL_NAME,
     SUPPORTED_VERSIONS,
     AddBot,
@@ -50,6 +51,7 @@ from sushigo.protocol import (
     TableLeft,
     TableList,
     TableSettings,
+    TableStatus,
     TableUpdate,
     TournamentInfo,
     TournamentList,
@@ -135,10 +137,12 @@ class Link:
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.refusal: Error | None = None
+        """The ERROR that answered no request, last received: why the server closed the
+        connection (a limit reached, a deadline passed, the server shutting down)."""
         self._writer: asyncio.StreamWriter | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._replies: dict[int, asyncio.Future[Message]] = {}
-        self._awaiting: list[tuple[type[Message], asyncio.Future[Message]]] = []
         self._events: asyncio.Queue[Message | ConnectionLost] = asyncio.Queue()
         self._lost = asyncio.Event()
 
@@ -153,9 +157,12 @@ class Link:
             await client._login()
         except ConnectionLost:
             await client.close()
+            why = client.protocol_error or (
+                ServerError(client.refusal) if client.refusal is not None else None
+            )
             raise ConnectError(
                 f"{client._where()} closed the connection during the handshake"
-                + (f": {client.protocol_error}" if client.protocol_error else "")
+                + (f": {why}" if why else "")
             ) from None
         except BaseException:
             await client.close()
@@ -258,15 +265,11 @@ class Link:
             raise ConnectionLost("not connected")
         self._writer.write(self.proto.send(message))
 
-    async def _request(
-        self, message: ClientMessage, answer: type[Message] | None = None
-    ) -> Message:
-        """Send and await the reply with the same ref, or (for replies without a ref) the next
-        message of type `answer`; an ERROR with the ref raises `ServerError`."""
+    async def _request(self, message: ClientMessage) -> Message:
+        """Send and await the reply with the same ref; an ERROR with the ref raises
+        `ServerError`. (Since protocol 2.1 every request's answer carries its ref.)"""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[message.ref] = future
-        if answer is not None:
-            self._awaiting.append((answer, future))
         try:
             self.send(message)
             lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
@@ -284,16 +287,36 @@ class Link:
             )
         finally:
             self._replies.pop(message.ref, None)
-            self._awaiting = [(k, f) for k, f in self._awaiting if f is not future]
 
     async def request(self, make: Callable[[int], ClientMessage]) -> Message:
         """Send the message `make(ref)` and await its reply (`ServerError` for ERROR)."""
         return await self._request(make(self.proto.next_ref()))
 
-    async def list_tables(self, kind: str | None = None) -> tuple[TableInfo, ...]:
-        """The server's tables."""
-        reply = await self.request(lambda ref: ListTables(ref=ref, kind=kind))
-        return _expect(reply, TableList).tables
+    async def list_tables(
+        self,
+        kind: str | None = None,
+        *,
+        status: TableStatus | None = None,
+        offset: int = 0,
+        limit: int = MAX_PAGE,
+    ) -> tuple[TableInfo, ...]:
+        """One page of the server's tables, newest first (see `table_page` for the total)."""
+        return (await self.table_page(kind, status=status, offset=offset, limit=limit)).tables
+
+    async def table_page(
+        self,
+        kind: str | None = None,
+        *,
+        status: TableStatus | None = None,
+        offset: int = 0,
+        limit: int = MAX_PAGE,
+    ) -> TableList:
+        """One page of the tables of game `kind` (None: any) in `status` (None: any), newest
+        first, from `offset` on; its ``total`` counts every page's."""
+        reply = await self.request(
+            lambda ref: ListTables(ref=ref, kind=kind, status=status, offset=offset, limit=limit)
+        )
+        return _expect(reply, TableList)
 
     async def create_table(self, settings: TableSettings) -> TableJoined:
         """Open a table and sit at seat 0 as its host."""
@@ -335,9 +358,9 @@ class Link:
         self.table = self.seat = None
 
     async def add_bot(self, strategy: str = "default", seat: int | None = None) -> TableInfo:
-        """Host: seat a server bot."""
-        message = AddBot(ref=self.proto.next_ref(), strategy=strategy, seat=seat)
-        return _expect(await self._request(message, TableUpdate), TableUpdate).table
+        """Host: seat a server bot; the table with it (the TABLE_UPDATE that answers by ref)."""
+        reply = await self.request(lambda ref: AddBot(ref=ref, strategy=strategy, seat=seat))
+        return _expect(reply, TableUpdate).table
 
     def start_game(self) -> None:
         """Host: start the game (GAME_STARTING follows as an event)."""
@@ -437,13 +460,11 @@ class Link:
         if isinstance(msg, Error) and ref and ref in self._replies:
             self._replies[ref].set_exception(ServerError(msg))
             return
+        if isinstance(msg, Error) and not ref:
+            self.refusal = msg
         self._duty(msg)
         if ref and ref in self._replies and not self._replies[ref].done():
             self._replies[ref].set_result(msg)
-        for kind, future in self._awaiting:
-            if isinstance(msg, kind) and not future.done():
-                future.set_result(msg)
-                break
         self._events.put_nowait(msg)
 
     def _view(self, msg: Message) -> None:

@@ -46,6 +46,7 @@ from .frames import (
 from .games import Wire, decode, encode, register_wire, wire
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import (
+    MAX_PAGE,
     Act,
     Acted,
     AddBot,
@@ -132,6 +133,7 @@ __all__ = [
     "CLIENT_LIMITS",
     "CURRENT_VERSION",
     "GAME_PHASES",
+    "MAX_PAGE",
     "PROTOCOL_NAME",
     "ROLL_WIRE",
     "SERVER_FRAME_LIMIT",

@@ -269,8 +269,9 @@ class TurnResult(ServerMessage):
     openings: Annotated[tuple[Opening, ...], Seats]
     """Per acting seat: the action applied, its nonce, and whether the server chose it."""
     events: Events = ()
-    """The game's events of the step, in the game's order (a round's scoring and the game's end
-    among them), but for the one that only repeats the openings (Sushi Go!'s picks_revealed)."""
+    """Every event of the step, in the game's order: a round's scoring and the game's end among
+    them, and also the one that repeats the openings (Sushi Go!'s picks_revealed), since the table
+    driver knows no game's events to leave one out."""
 
 
 _TURN_RESULT_KEYS = tuple(_pack(name) for name in ("round", "turn", "openings", "events"))

@@ -26,6 +26,10 @@ GameKindName = Annotated[str, Size(1, 32)]
 """A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
 not host with UNSUPPORTED_GAME_KIND."""
 VariantName = Annotated[str, Size(1, 32)]
+MAX_PAGE = 100
+"""The most tables one TABLE_LIST holds (since 2.1: a reply's size is bounded)."""
+DEFAULT_PAGE = 50
+"""The tables a LIST_TABLES without ``limit`` gets."""
 
 
 class TableStatus(StrEnum):
@@ -62,9 +66,10 @@ class SeatInfo:
     seat: Seat
     """The seat index."""
     player_id: PlayerId | None = None
-    """Who sits there; nil for an empty seat."""
+    """Who sits there: nil for an empty seat, and for a seat a bot was added to (``bot``
+    true); a bot standing in for a player who left keeps the player's id."""
     name: Name | None = None
-    """Their display name; nil for an empty seat."""
+    """Their display name (a bot's name for a bot's seat); nil for an empty seat."""
     bot: bool = False
     """A server-side bot holds the seat (added, or standing in for a player who left)."""
     connected: bool = True
@@ -94,12 +99,18 @@ class TableInfo:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListTables(ClientMessage):
-    """Ask for the tables; answered by TABLE_LIST."""
+    """Ask for one page of the tables, newest first; answered by TABLE_LIST."""
 
     TYPE: ClassVar[str] = "list_tables"
 
     kind: GameKindName | None = None
     """Only tables of this game; nil for all."""
+    status: TableStatus | None = None
+    """Only tables in this status (``open``: the ones taking players); nil for all."""
+    offset: U32 = 0
+    """How many of the matching tables to skip (the page's start)."""
+    limit: Annotated[int, Range(1, MAX_PAGE)] = DEFAULT_PAGE
+    """The most tables to return (a server may return fewer: see TABLE_LIST's ``total``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +154,8 @@ class LeaveTable(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddBot(ClientMessage):
-    """Host only: seat a server-side bot; answered by TABLE_UPDATE."""
+    """Host only: seat a server-side bot; answered by TABLE_UPDATE with this request's ``ref``
+    (the other people at the table get it without)."""
 
     TYPE: ClassVar[str] = "add_bot"
 
@@ -155,7 +167,9 @@ class AddBot(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartGame(ClientMessage):
-    """Host only: start the game once every seat is taken; the server sends GAME_STARTING."""
+    """Host only: start the game once every seat is taken; the server sends GAME_STARTING. (A
+    table made by CREATE_TABLE waits for this even when full; a quick-match table starts by
+    itself.)"""
 
     TYPE: ClassVar[str] = "start_game"
 
@@ -196,7 +210,12 @@ class TableList(ServerMessage):
     ref: Ref | None = None
     """The LIST_TABLES ref."""
     tables: Annotated[tuple[TableInfo, ...], Size(0, 1000)]
-    """The tables, newest first."""
+    """The page: the matching tables from ``offset`` on, newest first (at most the request's
+    ``limit``, and at most `MAX_PAGE`)."""
+    total: U32 = 0
+    """How many tables match the request's filters, on every page together."""
+    offset: U32 = 0
+    """The request's ``offset``: where this page starts among them."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -231,6 +250,8 @@ class TableUpdate(ServerMessage):
 
     TYPE: ClassVar[str] = "table_update"
 
+    ref: Ref | None = None
+    """The ADD_BOT this answers (only in the host's copy); nil for every other update."""
     table: TableInfo
     """The table now."""
 

@@ -94,6 +94,11 @@ _CLIENT = Role.CLIENT
 times a global's lookup (Python 3.11)."""
 
 
+_REPEATS = {Phase.SEEDED: "seed", Phase.COMMITTED: "commit", Phase.REVEALED: "reveal"}
+"""The phase a seat is in right after each of its one-per-step messages: the same message again
+there is ALREADY_DONE (anywhere else out of place, OUT_OF_PHASE)."""
+
+
 def _flags(cls: type[Message]) -> int:
     flags = _FLAGS.get(cls)
     if flags is None:
@@ -201,6 +206,15 @@ class Connection:
         with its fields (a game's action sent where no step of that kind is played cannot even
         be read: the phase says why)."""
         name = value.get("type") if type(value) is dict else None
+        if self.phase is Phase.HANDSHAKE and self.their_role is _CLIENT and name != "hello":
+            # Nothing but HELLO first, whatever it is: not a message, an unknown type, or one
+            # that is not allowed yet all get the one answer (docs/PROTOCOL.md section 2.1).
+            return RemoteProtocolError(
+                ErrorCode.HANDSHAKE_REQUIRED,
+                "the first message must be 'hello'",
+                ref=exc.ref,
+                fatal=True,
+            )
         if (
             exc.code is ErrorCode.OUT_OF_PHASE
             or type(name) is not str
@@ -209,8 +223,8 @@ class Connection:
         ):
             return exc
         code = ErrorCode.OUT_OF_PHASE
-        if self.phase is Phase.HANDSHAKE and self.their_role is _CLIENT:
-            code = ErrorCode.HANDSHAKE_REQUIRED
+        if self.their_role is _CLIENT and _REPEATS.get(self.phase) == name:
+            code = ErrorCode.ALREADY_DONE
         return RemoteProtocolError(
             code,
             describe_refusal(self.their_role, self.phase, name),
@@ -295,6 +309,8 @@ class Connection:
             code = ErrorCode.OUT_OF_PHASE
             if self.phase is Phase.HANDSHAKE and role is Role.CLIENT:
                 code = ErrorCode.HANDSHAKE_REQUIRED
+            elif role is Role.CLIENT and _REPEATS.get(phase) == message.TYPE:
+                code = ErrorCode.ALREADY_DONE
             raise self._refuse(
                 role,
                 code,

@@ -42,7 +42,8 @@ class ErrorCode(IntEnum):
 
     # 20-29: handshake
     HANDSHAKE_REQUIRED = 20
-    """Anything but HELLO as the client's first message (fatal)."""
+    """Anything but HELLO as the client's first message, whatever its type, known or not
+    (fatal)."""
     WRONG_PROTOCOL = 21
     """HELLO names a protocol other than ``sushigo`` (fatal)."""
     UNSUPPORTED_VERSION = 22
@@ -87,21 +88,28 @@ class ErrorCode(IntEnum):
     WRONG_TURN = 60
     """A COMMIT, REVEAL or SEED for another round or turn than the current one (a late message)."""
     ALREADY_DONE = 61
-    """The seat has already committed (or revealed, or contributed its seed) this turn."""
+    """The seat has already committed (or revealed, or contributed its seed) this turn: a second
+    COMMIT, REVEAL or SEED while the seat waits for the others."""
     COMMITMENT_MISMATCH = 62
     """REVEAL does not open the seat's commitment."""
     ILLEGAL_ACTION = 63
     """The revealed action opens the commitment but the rules do not allow it (the seat is then
     auto-picked for the turn)."""
     FAIRNESS_VIOLATION = 64
-    """A client found an opening, seed or record that does not check out (client side; shown to
-    the person, never ignored)."""
+    """Something that defeats the fairness scheme. From the server: a COMMIT or SEED copied from
+    another seat's (the seat is auto-picked, or its seed drawn). On the client side: an opening,
+    seed or record that does not check out (shown to the person, never ignored)."""
 
     # 70-79: limits
     RATE_LIMITED = 70
     """Too many messages or bytes in a short time; repeated offences close the connection."""
     TIMEOUT = 71
-    """A deadline passed: the handshake deadline, or no traffic within the dead-peer timeout."""
+    """A deadline passed: the handshake deadline, a frame's deadline (its bytes must all arrive
+    within a set time of its first), or no traffic within the dead-peer timeout."""
+    LIMIT_REACHED = 72
+    """What the request would make the server hold is over one of its limits: tables open per
+    player or per address, connections per address, sessions per player (since 2.1; not fatal
+    after WELCOME, and a refused connection is closed)."""
 
     # 90-99: server
     INTERNAL_ERROR = 90

@@ -28,6 +28,7 @@ from ._messages_game import (
     TurnStart,
 )
 from ._messages_lobby import (
+    MAX_PAGE,
     AddBot,
     Chat,
     ChatMessage,
@@ -102,6 +103,7 @@ def decode_message(
 
 
 __all__ = [
+    "MAX_PAGE",
     "Act",
     "Acted",
     "AddBot",

@@ -434,7 +434,8 @@ class LoadClient(asyncio.Protocol):
             if not worker.stopping:
                 self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
         elif kind == "welcome":
-            self.send(LoginGuest(ref=self.next_ref(), name=f"load{self.index}"))
+            # Names are unique among the connected: each worker process numbers its own.
+            self.send(LoginGuest(ref=self.next_ref(), name=f"load{os.getpid()}-{self.index}"))
         elif kind == "logged_in":
             worker.logged_in += 1
             if worker.logged_in == worker.seats:
@@ -594,6 +595,8 @@ def start_server(
         "--log-level",
         "warning",
         "--max-per-address",
+        "100000",
+        "--max-unidentified-per-address",  # every seat connects from 127.0.0.1 at once
         "100000",
         "--max-connections",
         "100000",

@@ -71,9 +71,8 @@ class _Connection(asyncio.Protocol):
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Refused (a cap): the hub has written why and closed it; `done` sends that.
         self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
-        if self.conn is None:
-            self.transport.abort()
         self.server.done()
 
     def data_received(self, data: bytes) -> None:

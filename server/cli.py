@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import gc
 import logging
 import os
@@ -19,7 +20,7 @@ import signal
 import ssl
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -66,6 +67,16 @@ def _port(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0.1 <= value <= 86400:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"a time-out is 0.1-86400 seconds, got {text}")
+    return value
+
+
 def _turn_seconds(text: str) -> int:
     try:
         value = int(text)
@@ -100,10 +111,42 @@ def parser() -> argparse.ArgumentParser:
         help="how much to log to stderr (default info: one line per notable event)",
     )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
-    p.add_argument("--max-connections", type=_positive_int, default=10_000)
-    p.add_argument("--max-per-address", type=_positive_int, default=16)
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
+    _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
     return p
+
+
+_LIMITS: tuple[tuple[str, str, str], ...] = (
+    ("max_connections", "N", "connections open at once, in all"),
+    ("max_per_address", "N", "connections open at once from one IP address"),
+    ("max_unidentified_per_address", "N", "connections from one address not yet logged in"),
+    ("handshake_seconds", "S", "from connecting to logged in (HELLO and login)"),
+    ("frame_seconds", "S", "from a frame's first byte to its last"),
+    ("dead_after_seconds", "S", "silence before a connection is dropped"),
+    ("resume_seconds", "S", "how long a disconnected player's session waits for a resume"),
+    ("max_away_sessions", "N", "disconnected sessions kept for resume, in all"),
+    ("idle_away_per_address", "N", "of them, from one address, of players at no seat"),
+    ("sessions_per_player", "N", "connections one player (one key) may have at once"),
+    ("tables_per_player", "N", "open tables one player made"),
+    ("deserted_per_address", "N", "tables from one address nobody is connected to, kept"),
+    ("max_tables", "N", "open tables, in all"),
+    ("tournaments_per_address", "N", "unfinished tournaments made from one address"),
+    ("abandon_seconds", "S", "a table nobody is connected to closes after this (not mid-game)"),
+)
+"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds) and what it bounds."""
+
+
+def _limits(group: argparse._ArgumentGroup) -> None:
+    defaults = HubConfig()
+    for field, kind, what in _LIMITS:
+        default = getattr(defaults, field)
+        group.add_argument(
+            "--" + field.replace("_", "-"),
+            type=_positive_int if kind == "N" else _seconds,
+            default=default,
+            metavar=kind,
+            help=f"{what} (default {default:g})",
+        )
 
 
 class _Formatter(logging.Formatter):
@@ -139,7 +182,14 @@ def raise_fd_limit() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the server until Ctrl-C or SIGTERM."""
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    heartbeat = HubConfig().heartbeat_seconds
+    if args.dead_after_seconds < 2 * heartbeat:
+        p.error(
+            f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
+            f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
+        )
     handler = logging.StreamHandler()
     handler.setFormatter(_Formatter())
     root = logging.getLogger("sushigo")
@@ -179,9 +229,8 @@ def _run(args: argparse.Namespace) -> int:
             fingerprint = files.fingerprint
         config = HubConfig(
             server_name=args.name,
-            max_connections=args.max_connections,
-            max_per_address=args.max_per_address,
             quick_turn_seconds=args.turn_seconds,
+            **{field: getattr(args, field) for field, _, _ in _LIMITS},
         )
         hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config)
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint))
@@ -222,6 +271,38 @@ def tune_gc(loop: asyncio.AbstractEventLoop) -> None:
     loop.call_later(GC_SWEEP_SECONDS, sweep)
 
 
+TRIM_SECONDS = 60.0
+"""How often the C allocator is asked to give free memory back to the system (`tidy_memory`)."""
+
+
+def tidy_memory(loop: asyncio.AbstractEventLoop, trim: Callable[[int], int] | None) -> None:
+    """Every `TRIM_SECONDS`, give the memory freed since back to the system (glibc's
+    ``malloc_trim``; `trim` None: not on this platform).
+
+    Python frees its objects, but the C allocator keeps the pages they were on: after a crowd
+    (or a flood) has gone, the server's resident memory would stay at its peak for good. A trim
+    walks the allocator's free lists, about a millisecond for this server's heap."""
+    if trim is None:
+        return
+
+    def tick() -> None:
+        trim(0)
+        loop.call_later(TRIM_SECONDS, tick)
+
+    loop.call_later(TRIM_SECONDS, tick)
+
+
+def malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where there is none (macOS, musl, Windows)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
 def _loop(coro: Coroutine[Any, Any, int]) -> int:
     if uvloop is not None:  # faster sockets where it is installed; the stdlib loop otherwise
         result: int = uvloop.run(coro)
@@ -234,6 +315,7 @@ async def _serve(
 ) -> int:
     server = Server(hub, host, port, tls)
     tune_gc(asyncio.get_running_loop())
+    tidy_memory(asyncio.get_running_loop(), malloc_trim())
     try:
         addresses = await server.start()
     except OSError as exc:

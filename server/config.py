@@ -1,4 +1,11 @@
-"""The server's limits and timeouts, in one place (defaults: docs/PROTOCOL.md section 8)."""
+"""The server's limits and timeouts, in one place (defaults: docs/PROTOCOL.md section 8).
+
+Every resource a client can make the server hold is bounded here, and each bound has a flag of
+`sushigo-server` (`server.cli`). The bounds are per session, per player and per table first, with
+short time-outs, so that one address can host many honest players: a household or a campus behind
+one NAT shares one address, and the per-address caps are set high enough for that (see
+README.md, "Limits", for how to set them behind a large NAT).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,42 @@ class HubConfig:
 
     server_name: str = "sushigo"
     max_connections: int = 10_000
-    max_per_address: int = 16
+    """Connections open at once, in all."""
+    max_per_address: int = 256
+    """Connections open at once from one IP address (the whole of a NAT's players)."""
+    max_unidentified_per_address: int = 32
+    """Connections from one address that have not logged in yet (an honest client is there for
+    milliseconds; the handshake deadline ends the rest)."""
     handshake_seconds: float = 10.0
+    """From connecting to LOGGED_IN or RESUMED: HELLO and the login both within this."""
+    frame_seconds: float = 10.0
+    """From a frame's first byte to its last: a frame that trickles in slower is TIMEOUT."""
     heartbeat_seconds: float = 15.0
     dead_after_seconds: float = 45.0
     resume_seconds: float = 120.0
+    """How long a disconnected player's session is kept for RESUME."""
+    max_away_sessions: int = 10_000
+    """Disconnected sessions kept for RESUME at once; past it the ones away longest go first,
+    those at no table before any seated player's."""
+    idle_away_per_address: int = 64
+    """Sessions kept for resume of players from one address who hold no seat (in the lobby, or
+    watching); past it the one away longest goes (its player loses a resume into the lobby)."""
+    sessions_per_player: int = 4
+    """Sessions of one player (one key) connected at once."""
+    tables_per_player: int = 2
+    """Tables one player made that are still open (a session sits at one table at a time; a
+    table closes when everyone has left, or nobody has been connected to it for a while)."""
+    deserted_per_address: int = 16
+    """Tables made from one address that nobody is connected to, waiting out `abandon_seconds`:
+    past it the oldest close at once. (No cap counts an address's tables with players at them:
+    one NAT may host any number of honest players.)"""
+    max_tables: int = 10_000
+    """Tables open at once, in all (tournament tables included)."""
+    tournaments_per_address: int = 8
+    """Tournaments registering or running that players from one address created."""
+    abandon_seconds: float = 30.0
+    """A table with no game in progress closes when none of its players and spectators has been
+    connected for this long (a game in progress goes on: bots take over its seats)."""
     messages_per_second: float = 20.0
     message_burst: float = 50.0
     bytes_per_second: float = 65_536.0

@@ -23,10 +23,12 @@ from sushigo.protocol import (
     TableLeft,
     TableSettings,
     TournamentList,
+    TournamentStatus,
     TournamentUpdate,
     WatchTournament,
 )
 
+from .config import HubConfig
 from .errors import TableError
 from .games import check_settings
 from .session import Session
@@ -37,6 +39,9 @@ log = logging.getLogger("sushigo.server")
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]*\Z")
 MAX_TOURNAMENTS = 100
+"""Tournaments registering or running at once."""
+KEPT_FINISHED = 100
+"""Finished tournaments kept for LIST_TOURNAMENTS (the oldest are dropped past it)."""
 
 
 class DeskHost(Protocol):
@@ -44,6 +49,7 @@ class DeskHost(Protocol):
 
     tables: dict[str, Table]
     sessions: dict[bytes, Session]
+    config: HubConfig
 
     def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table."""
@@ -63,7 +69,8 @@ class TournamentDesk:
         self.tournaments: dict[str, Tournament] = {}
         self.entrants: dict[tuple[str, str], Session] = {}
         """(tournament, player id) -> the entrant's session."""
-        self.watchers: dict[str, list[Session]] = {}
+        self.watchers: dict[str, dict[Session, None]] = {}
+        """Per tournament, the sessions told of its changes (in order; ended ones removed)."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
 
@@ -120,8 +127,25 @@ class TournamentDesk:
             raise TableError(
                 ErrorCode.BAD_SETTINGS, f"a tournament {settings.name!r} exists already"
             )
-        if len(self.tournaments) >= MAX_TOURNAMENTS:
-            raise TableError(ErrorCode.NOT_ALLOWED, "too many tournaments on this server")
+        unfinished = [
+            u for u in self.tournaments.values() if u.status is not TournamentStatus.FINISHED
+        ]
+        cap = self.hub.config.tournaments_per_address
+        if sum(u.address == session.address for u in unfinished) >= cap:
+            raise TableError(
+                ErrorCode.LIMIT_REACHED,
+                f"players from your address run {cap} tournaments already (the server's"
+                " --tournaments-per-address)",
+            )
+        if len(unfinished) >= MAX_TOURNAMENTS:
+            raise TableError(ErrorCode.LIMIT_REACHED, "too many tournaments on this server")
+        finished = [n for n, u in self.tournaments.items() if u.status is TournamentStatus.FINISHED]
+        for old in finished[: max(0, len(finished) + 1 - KEPT_FINISHED)]:
+            del self.tournaments[old]  # the oldest results go first
+            self.watchers.pop(old, None)
+            for key in [k for k in self.entrants if k[0] == old]:
+                del self.entrants[key]
+        t.address = session.address
         self.tournaments[settings.name] = t
         self._watch(settings.name, session)
         log.info("tournament %s created by %s", settings.name, session.player_id)
@@ -134,9 +158,13 @@ class TournamentDesk:
         return t
 
     def _watch(self, name: str, session: Session) -> None:
-        watchers = self.watchers.setdefault(name, [])
-        if session not in watchers:
-            watchers.append(session)
+        self.watchers.setdefault(name, {})[session] = None
+
+    def gone(self, session: Session) -> None:
+        """A session ended: it watches nothing any more. (As an entrant it stays: a bot plays its
+        games, see `_schedule`.)"""
+        for watchers in self.watchers.values():
+            watchers.pop(session, None)
 
     # -- games ----------------------------------------------------------------------------------
 

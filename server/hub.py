@@ -56,10 +56,12 @@ from sushigo.protocol import (
 from .config import HubConfig
 from .desk import TournamentDesk
 from .errors import TableError
+from .limits import Limits
 from .lobby import Lobby
+from .names import Names
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
-from .session import Bucket, Conn, Session, Transport, broadcast
+from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
 from .storage import PlayerResult, Storage
 from .table import Table
 
@@ -84,7 +86,10 @@ class Hub:
         self.wall_ms = wall_ms
         """The wall clock, in milliseconds (the adapter's; tests pass their own)."""
         self.conns: dict[int, Conn] = {}
-        self.per_address: dict[str, int] = {}
+        self.limits = Limits(self.config)
+        """Connections per address, players' sessions, sessions kept away (`server.limits`)."""
+        self.names = Names()
+        """The names the players hold (`server.names`)."""
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
         self.tables: dict[str, Table] = {}
@@ -114,6 +119,10 @@ class Hub:
             self.tables[table_id] = table
             self.lobby.restored(table)
             self._watch(table)
+            # Its players had no chance to come back yet: a table they left closes only after
+            # the resume window (then as any table nobody is connected to).
+            table.abandon_at = now + self.config.resume_seconds
+            self._at(table.abandon_at, "abandon", table_id)
             count += 1
         return count
 
@@ -121,11 +130,9 @@ class Hub:
         """A new connection; None when a cap refuses it (the adapter closes it)."""
         self.now = now
         cfg = self.config
-        if len(self.conns) >= cfg.max_connections:
-            log.warning("refused %s:%d: %d connections already", address, port, len(self.conns))
-            return None
-        if self.per_address.get(address, 0) >= cfg.max_per_address:
-            log.warning("refused %s:%d: too many connections from that address", address, port)
+        refusal = self.limits.admit(address, len(self.conns))
+        if refusal is not None:
+            self.limits.refuse(transport, f"{address}:{port}", refusal, now)
             return None
         conn = Conn(
             id=next(self._ids),
@@ -141,9 +148,9 @@ class Hub:
             chat=Bucket(cfg.chat_per_second, cfg.chat_burst, now),
         )
         self.conns[conn.id] = conn
-        self.per_address[address] = self.per_address.get(address, 0) + 1
-        self._at(now + cfg.handshake_seconds, "handshake", conn)
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+        self.limits.opened(conn)
+        self._at(now + cfg.handshake_seconds, "handshake", conn.id)
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
         log.debug("connect %s", conn.peer)
         return conn
 
@@ -171,22 +178,45 @@ class Hub:
         except ProtocolError as exc:
             self._fatal(conn, exc)
             return
+        self._frame_clock(conn, self._drain(conn, now), now)
+
+    def _frame_clock(self, conn: Conn, whole: bool, now: float) -> None:
+        """A frame begun and not finished (`whole`: another one was, just now): its last byte is
+        due `frame_seconds` after its first. A client trickling a frame in would otherwise hold
+        its connection for ever, a byte now and then keeping the dead-peer timeout away."""
+        if conn.closed:
+            return
+        if not conn.proto.unread:
+            conn.frame_since = None
+        elif whole or conn.frame_since is None:
+            conn.frame_since = now
+            if not conn.frame_timer:
+                conn.frame_timer = True
+                self._at(now + self.config.frame_seconds, "frame", conn.id)
+
+    def _drain(self, conn: Conn, now: float) -> bool:
+        """Handle every whole frame buffered; True if there was one."""
+        proto = conn.proto
         unread = proto.unread
+        whole = False
         while not conn.closed:
             try:
                 got = proto.next_event()
             except RemoteProtocolError as exc:
                 if self._refused(conn, exc, now):
-                    return
+                    return whole
+                whole = True
                 continue
             if got is None:
-                return
+                return whole
+            whole = True
             if isinstance(got, ConnectionClosed):
                 self.lost(conn, now)
-                return
+                return whole
             self._event(conn, got, now)
             if not unread:  # no more frames: the next event would be None (the common case)
-                return
+                return whole
+        return whole
 
     def _refused(self, conn: Conn, exc: RemoteProtocolError, now: float) -> bool:
         """A frame the protocol refused: close for a fatal error (True), else answer it."""
@@ -240,18 +270,28 @@ class Hub:
             return
         conn.closed = True
         del self.conns[conn.id]
-        left = self.per_address[conn.address] - 1
-        if left:
-            self.per_address[conn.address] = left
-        else:
-            del self.per_address[conn.address]
+        self.limits.closed(conn)
+        conn.proto.unread.clear()  # a frame cut short: the session keeps the protocol state
         session = conn.session
         if session is not None and session.transport is conn.transport:
             session.transport = None
             session.detached_at = now
-            self._at(now + self.config.resume_seconds, "expire", session)
-            if session.table is not None:
-                self.table_changed(session.table)
+            table = session.table
+            # What waits for a resume is bounded by what it is for: a seat's game is replayed
+            # whole; a spectator's is kept for a short absence; at no table a resume gets the
+            # lobby's snapshot, which misses nothing (so a flood of logins that ask for long
+            # replies and leave holds no more than their sessions).
+            if table is None:
+                session.trim_log(0)
+            elif session.seat is None:
+                session.trim_log(AWAY_WATCHER_BYTES)
+            self.names.update(session)
+            self._at(now + self.config.resume_seconds, "expire", session.token_hash)
+            crowded = self.limits.disconnected(session)
+            if table is not None:
+                self.table_changed(table)
+                self.lobby.check_abandoned(table, now)
+            self.forget(crowded, now)
         log.debug("disconnect %s", conn.peer)
 
     def next_deadline(self) -> float | None:
@@ -272,12 +312,27 @@ class Hub:
                     del self._watched[table.table_id]
                     table.on_timer(now)  # early (the deadline moved on): does nothing
                     self._watch(table)
-            elif kind == "handshake":
-                self._handshake_deadline(target, now)
-            elif kind == "heartbeat":
-                self._heartbeat(target, now)
+            # The other timers name their target by its key (a connection's id, a session's
+            # token hash, a table's id), not the object: a connection closed, a session ended
+            # or a table closed before its timer fires is freed at once, not when it fires (a
+            # flood of short connections would otherwise keep thousands of them for minutes).
+            elif kind in _CONN_TIMERS:
+                conn = self.conns.get(target)
+                if conn is not None:
+                    if kind == "heartbeat":
+                        self._heartbeat(conn, now)
+                    elif kind == "frame":
+                        self._frame_deadline(conn, now)
+                    else:
+                        self._handshake_deadline(conn, now)
+            elif kind == "abandon":
+                abandoned = self.tables.get(target)
+                if abandoned is not None:
+                    self.lobby.abandoned(abandoned, now)
             elif kind == "expire":
-                self._expire(target, now)
+                session = self.sessions.get(target)
+                if session is not None:
+                    self._expire(session, now)
         if self.desk.pending:
             self.desk.flush(now)
 
@@ -297,6 +352,11 @@ class Hub:
 
     def _at(self, when: float, kind: str, target: object) -> None:
         heapq.heappush(self._timers, (when, next(self._timer_seq), kind, target))
+
+    def at(self, when: float, kind: str, target: object) -> None:
+        """A timer for the lobby ("abandon", with a table's id: a table nobody is connected
+        to)."""
+        self._at(when, kind, target)
 
     def _watch(self, table: Table) -> None:
         """Schedule the table's deadline, unless its timer is due by then anyway.
@@ -320,6 +380,25 @@ class Hub:
                 RemoteProtocolError(ErrorCode.TIMEOUT, "no login before the handshake deadline"),
             )
 
+    def _frame_deadline(self, conn: Conn, now: float) -> None:
+        conn.frame_timer = False
+        since = conn.frame_since
+        if conn.closed or since is None:
+            return
+        due = since + self.config.frame_seconds
+        if now < due:  # a later frame began since the timer was set
+            conn.frame_timer = True
+            self._at(due, "frame", conn.id)
+            return
+        log.info("dropping %s: a frame took over %.0f s to arrive", conn.peer, now - since)
+        self._fatal(
+            conn,
+            RemoteProtocolError(
+                ErrorCode.TIMEOUT,
+                f"a frame's bytes must arrive within {self.config.frame_seconds:g} s of its first",
+            ),
+        )
+
     def _heartbeat(self, conn: Conn, now: float) -> None:
         if conn.closed:
             return
@@ -331,12 +410,21 @@ class Hub:
             return
         if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
             self._send(conn, ServerPing(nonce=secrets.randbits(32)))
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn)
+        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
+
+    def forget(self, sessions: list[Session], now: float) -> None:
+        """End sessions kept away before their time, to stay within the caps."""
+        for session in sessions:
+            log.info("too many sessions away: forgetting %s's", session.player_id)
+            self._expire(session, now)
 
     def _expire(self, session: Session, now: float) -> None:
         if session.attached or self.sessions.get(session.token_hash) is not session:
             return
         del self.sessions[session.token_hash]
+        self.limits.gone(session)
+        self.names.update(session, ended=True)
+        self.desk.gone(session)
         self.storage.delete_token(session.token_hash)
         table = session.table
         if table is not None:
@@ -373,11 +461,22 @@ class Hub:
         """Say why once (when the protocol still allows it), then close."""
         if conn.closed:
             return
-        log.info("closing %s: %s %s", conn.peer, exc.code.name, exc)
+        log.info("closing %s: %s %s", conn.peer, exc.code.name, exc.message)
         with contextlib.suppress(ProtocolError):  # the state machine may allow no more
             conn.transport.write(conn.proto.send(error_for(exc)))
         conn.transport.close()
         self.lost(conn, self.now)
+
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend `tokens` more of `conn`'s rate limit for a costly request (a page of tables);
+        over it, answer RATE_LIMITED (and close after too many)."""
+        if tokens <= 0 or conn.messages.take(tokens, now):
+            return True
+        if self._strike(conn, now):
+            self._reply(
+                conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down: a long list")
+            )
+        return False
 
     def _spend(self, conn: Conn, now: float, ref: int | None) -> bool:
         """Charge one message; over the rate, answer RATE_LIMITED (and close after too many)."""
@@ -452,6 +551,7 @@ class Hub:
             ", ".join(f"{r.name} {r.score}" for r in results),
         )
         self.seat_tokens(table)
+        self.lobby.check_abandoned(table, self.now)
 
     def _rate(self, results: list[PlayerResult], kind: str) -> None:
         rated = [r for r in results if r.player_id is not None]
@@ -503,9 +603,11 @@ class Hub:
             return
         if isinstance(msg, LoginGuest | LoginKey):
             self.lobby.login(conn, msg, now)
+            self.limits.identified(conn)
             return
         if isinstance(msg, Resume):
             resume_session(self, conn, msg, now)
+            self.limits.identified(conn)
             return
         assert session is not None  # the protocol allows nothing else before login
         if not self.desk.handle(session, msg, now):
@@ -521,10 +623,21 @@ class Hub:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self.lobby.seat_tokens(table)
 
+    def session_back(self, session: Session) -> None:
+        """A session that was away (or one made from a stored token after a restart) is
+        connected again after a RESUME."""
+        self.names.update(session)
+        self.limits.connected(session)
+        table = session.table
+        if table is not None:
+            table.abandon_at = None
+
     def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)
 
 
+_CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
+"""The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 import secrets
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from sushigo.protocol import (
+    MAX_PAGE,
     Act,
     AddBot,
     Chat,
@@ -40,18 +41,27 @@ from sushigo.protocol import (
     TableList,
     TableSettings,
     TableStatus,
+    TableUpdate,
     verify_login,
 )
+from sushigo.protocol.identity import player_id_for_key
 
 from .config import HubConfig
 from .errors import TableError
 from .games import check_settings, describe
+from .limits import Limits
+from .names import Names, clean_name
 from .seating import TableHost
 from .session import Conn, Session, new_token
 from .storage import Storage
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
+
+TABLES_PER_TOKEN = 10
+"""LIST_TABLES costs one message of the rate limit and one more per this many tables it asks
+for: a page of 100 is 11. A lobby that browses a page a second is well within the limit; one
+connection cannot have the server build and send fifty full pages in a breath."""
 
 
 class LobbyHost(TableHost, Protocol):
@@ -64,6 +74,19 @@ class LobbyHost(TableHost, Protocol):
     server_key: bytes
     config: HubConfig
     wall_ms: Callable[[], int]
+    limits: Limits
+    names: Names
+    now: float
+
+    def at(self, when: float, kind: str, target: object) -> None:
+        """Call back at `when` (`kind` "abandon" with a table's id: `Lobby.abandoned`)."""
+
+    def forget(self, sessions: list[Session], now: float) -> None:
+        """End sessions kept away before their time, to stay within the caps."""
+
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
+        strike counted) when it has not that many."""
 
 
 class Lobby:
@@ -73,6 +96,11 @@ class Lobby:
         self.hub = hub
         self._quick: dict[tuple[str, int], list[Table]] = {}
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
+        self._made: dict[str, set[Table]] = {}
+        """The tables each player made, for the cap on them (closed ones dropped as met)."""
+        self._deserted: dict[str, dict[Table, None]] = {}
+        """Per address, the tables made from it whose abandoned clock runs, oldest first (those
+        whose people came back, or that closed, dropped as met)."""
         self.handlers: dict[type[Message], Callable[[Conn, Session, Any, float], None]] = {
             ListTables: self._list_tables,
             CreateTable: self._create,
@@ -102,16 +130,30 @@ class Lobby:
     # is one dict lookup away, not a dozen isinstance tests (the hub looks it up itself).
 
     def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
-        tables = [
-            t.info()
+        # One page, newest first: a reply's size is bounded whatever the number of tables (it
+        # is also kept for a resume), and the total says how many pages there are.
+        limit = min(msg.limit, MAX_PAGE)
+        if not self.hub.charge(conn, limit // TABLES_PER_TOKEN, now, msg.ref):
+            return
+        kind, status = msg.kind, msg.status
+        matching = [
+            t
             for t in reversed(self.hub.tables.values())
-            if msg.kind in (None, t.settings.kind)
-        ][:1000]
-        session.send(TableList(ref=msg.ref, tables=tuple(tables)))
+            if (kind is None or t.settings.kind == kind) and (status is None or t.status is status)
+        ]
+        page = matching[msg.offset : msg.offset + limit]
+        session.send(
+            TableList(
+                ref=msg.ref,
+                tables=tuple([t.info() for t in page]),
+                total=len(matching),
+                offset=msg.offset,
+            )
+        )
 
     def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
         table = self._table(msg.table_id)
-        taken = table.sit(session, msg.seat)
+        taken = table.sit(session, msg.seat)  # NOT_ALLOWED if this player sits there already
         self._seated(session, table, taken.index, msg.ref, now)
 
     def _leave_table(self, conn: Conn, session: Session, msg: LeaveTable, now: float) -> None:
@@ -120,7 +162,10 @@ class Lobby:
     def _add_bot(self, conn: Conn, session: Session, msg: AddBot, now: float) -> None:
         table = self._hosted(session)
         table.add_bot(msg.strategy, msg.seat)
-        self.hub.table_changed(table)
+        # The update answers the host's request (its ref); everyone else's copy has none.
+        info = table.info()
+        for person in table.people():
+            person.send(TableUpdate(ref=msg.ref if person is session else None, table=info))
         if table.quick and table.full:
             table.start(now)
 
@@ -150,24 +195,28 @@ class Lobby:
         table.act(seat, msg.round, msg.turn, msg.action, now)
 
     def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
-        name = _clean_name(msg.name)
-        if name is None:
-            raise TableError(
-                ErrorCode.INVALID_NAME, "a name needs a visible character and no control characters"
-            )
+        hub = self.hub
+        name = clean_name(msg.name)  # INVALID_NAME, saying why
         if isinstance(msg, LoginKey):
-            if not verify_login(msg, self.hub.server_key, conn.challenge):
+            if not verify_login(msg, hub.server_key, conn.challenge):
                 raise TableError(
                     ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
                 )
-            player_id = self.hub.storage.upsert_identity(msg.public_key, name, self.hub.wall_ms())
+            player_id = player_id_for_key(msg.public_key)
+            hub.limits.may_log_in(player_id)
+            hub.names.check(name, player_id)
+            hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
             guest = False
         else:
             player_id = "g:" + secrets.token_hex(8)
+            hub.names.check(name, player_id)
             guest = True
         token, digest = new_token()
         session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
-        self.hub.sessions[digest] = session
+        session.address = conn.address
+        hub.sessions[digest] = session
+        hub.names.update(session)
+        hub.limits.connected(session)
         conn.session = session
         session.send(
             LoggedIn(ref=msg.ref, player_id=player_id, name=name, guest=guest, resume_token=token)
@@ -213,8 +262,43 @@ class Lobby:
         log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 
+    def _made_by(self, session: Session, settings: TableSettings) -> Table:
+        """A new table a player asked for (CREATE_TABLE, or QUICK_MATCH finding none), within
+        the caps on tables per player and in all (LIMIT_REACHED). There is no cap per address,
+        which would lock out the honest players behind one NAT with a flooder: what a flood of
+        tables from one address leaves behind is bounded by `deserted` instead."""
+        cfg = self.hub.config
+        key = session.player_id
+        if len(self._live(key)) >= cfg.tables_per_player:
+            raise TableError(
+                ErrorCode.LIMIT_REACHED,
+                f"you made {cfg.tables_per_player} tables that are still open (the server's"
+                " --tables-per-player); a table closes when its game is over and everyone has"
+                " left",
+            )
+        if len(self.hub.tables) >= cfg.max_tables:
+            raise TableError(
+                ErrorCode.LIMIT_REACHED,
+                f"the server has {cfg.max_tables} tables already; join one, or try later",
+            )
+        table = self._new_table(settings, session.player_id)
+        table.origin, table.maker = session.address, key
+        self._made.setdefault(key, set()).add(table)
+        return table
+
+    def _live(self, key: str) -> set[Table]:
+        """The tables still open that a player made (closed ones dropped now)."""
+        tables = self._made.get(key)
+        if not tables:
+            return set()
+        closed = [t for t in tables if self.hub.tables.get(t.table_id) is not t]
+        tables.difference_update(closed)
+        if not tables:
+            del self._made[key]
+        return tables
+
     def _create(self, conn: Conn, session: Session, msg: CreateTable, now: float) -> None:
-        table = self._new_table(msg.settings, session.player_id)
+        table = self._made_by(session, msg.settings)
         taken = table.sit(session, 0)
         self._seated(session, table, taken.index, msg.ref, now)
 
@@ -225,13 +309,13 @@ class Lobby:
         waiting = self._quick.setdefault((msg.kind, msg.players), [])
         while waiting and not self._joinable(waiting[0]):
             waiting.pop(0)
-        if waiting:
-            table = waiting[0]
-        else:
+        # The first that fits, but never a second seat for the same player.
+        table = next((t for t in waiting if not t.holds(session.player_id)), None)
+        if table is None:
             settings = TableSettings(
                 kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds
             )
-            table = self._new_table(settings, session.player_id)
+            table = self._made_by(session, settings)
             table.quick = True
             waiting.append(table)
         taken = table.sit(session)
@@ -255,6 +339,7 @@ class Lobby:
         self, session: Session, table: Table, seat: int, ref: int | None, now: float
     ) -> None:
         session.table, session.seat = table, seat
+        table.abandon_at = None
         session.send(TableJoined(ref=ref, table=table.info(), seat=seat))
         self.hub.storage.save_token(
             session.token_hash,
@@ -279,6 +364,7 @@ class Lobby:
         table = self._table(msg.table_id)
         session.table, session.seat = table, None
         table.spectators.append(session)
+        table.abandon_at = None
         session.send(Spectating(ref=msg.ref, table=table.info()))
         if table.playing and table.game is not None and table.acting:
             # Mid-step: the table as it stands at once (the step's TURN_START with the public
@@ -293,11 +379,70 @@ class Lobby:
         session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
         self.hub.storage.delete_token(session.token_hash)
         if table.abandoned and not table.playing:
-            del self.hub.tables[table.table_id]
-            self.hub.storage.delete_table(table.table_id)
-            log.info("table %s closed", table.table_id)
+            self._close(table, "everyone left")
         else:
             self.hub.table_changed(table)
+            self.check_abandoned(table, self.hub.now)
+
+    # -- tables nobody is at -------------------------------------------------------------------
+
+    def check_abandoned(self, table: Table, now: float) -> None:
+        """Start the abandoned table's clock when none of its people is connected (its game, if
+        one is in progress, goes on: this is called again when it ends)."""
+        if table.abandon_at is not None or _connected(table.people()):
+            return
+        if self.hub.tables.get(table.table_id) is not table:
+            return
+        table.abandon_at = now + self.hub.config.abandon_seconds
+        self.hub.at(table.abandon_at, "abandon", table.table_id)
+        if table.origin:
+            self.deserted(table)
+
+    def deserted(self, table: Table) -> None:
+        """One more table of its address nobody is connected to: past
+        `HubConfig.deserted_per_address` of them the oldest not playing closes now (a flood of
+        tables from one address holds that many, however fast it comes)."""
+        kept = self._deserted.setdefault(table.origin, {})
+        kept[table] = None
+        tables = self.hub.tables
+        for old in [t for t in kept if t.abandon_at is None or tables.get(t.table_id) is not t]:
+            del kept[old]  # someone came back, or it closed
+        extra = len(kept) - self.hub.config.deserted_per_address
+        for old in [t for t in kept if not t.playing][: max(0, extra)]:
+            del kept[old]
+            old.abandon_at = None
+            self._close(old, "nobody was connected to it, and its address left too many such")
+
+    def abandoned(self, table: Table, now: float) -> None:
+        """The abandoned table's clock ran out: close it, unless someone came back or its game
+        is still being played."""
+        due = table.abandon_at
+        if due is None or now < due:
+            return
+        table.abandon_at = None
+        if table.playing or _connected(table.people()):
+            return
+        self._close(table, f"nobody was connected to it for {self.hub.config.abandon_seconds:g} s")
+
+    def _close(self, table: Table, why: str) -> None:
+        """Close a table: its people (all away, if any) are back in the lobby, told why."""
+        hub = self.hub
+        del hub.tables[table.table_id]
+        hub.storage.delete_table(table.table_id)
+        _drop(self._made, table.maker, table)
+        _drop(self._deserted, table.origin, table)
+        away = []
+        for person in table.people():
+            if isinstance(person, Session) and person.table is table:
+                person.table = person.seat = None
+                person.send(TableLeft(table_id=table.table_id, reason=f"the table closed: {why}"))
+                hub.storage.delete_token(person.token_hash)
+                hub.names.update(person)
+                if not person.attached:
+                    away.append(person)
+        for person in away:  # away, and now at no seat: idle sessions, within their caps
+            hub.forget(hub.limits.unseated(person), hub.now)
+        log.info("table %s closed: %s", table.table_id, why)
 
     def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
         if not conn.chat.take(1, now):
@@ -320,9 +465,19 @@ class Lobby:
             person.send(out)
 
 
-def _clean_name(name: str) -> str | None:
-    """The name without surrounding spaces, or None if it has control characters or no letters."""
-    name = name.strip()
-    if not name or any(unicodedata.category(c)[0] == "C" for c in name):
-        return None
-    return name
+def _drop(index: dict[str, Any], key: str, table: Table) -> None:
+    """Forget a closed table in an index of tables by player or address (and the key with it)."""
+    tables = index.get(key)
+    if tables is None:
+        return
+    if isinstance(tables, dict):
+        tables.pop(table, None)
+    else:
+        tables.discard(table)
+    if not tables:
+        del index[key]
+
+
+def _connected(people: Iterable[Any]) -> bool:
+    """Someone among a table's people is connected now."""
+    return any(person.attached for person in people)

@@ -55,6 +55,9 @@ class ResumeHost(Protocol):
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
 
+    def session_back(self, session: Session) -> None:
+        """A session that was away (or restored from a stored token) is connected again."""
+
 
 def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None:
     """Answer a RESUME on `conn` (TableError UNKNOWN_SESSION when the token leads nowhere)."""
@@ -62,7 +65,8 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     session = hub.sessions.get(digest) or _from_storage(hub, conn, digest)
     if session is None:
         raise TableError(ErrorCode.UNKNOWN_SESSION, "no session for that token (expired or used)")
-    if session.transport is not None:
+    away = session.transport is None
+    if not away:
         # A new connection with the token replaces the old one.
         for other in list(hub.conns.values()):
             if other.transport is session.transport and other is not conn:
@@ -96,7 +100,10 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     session.conn = conn.proto
     session.transport = conn.transport
     session.detached_at = None
+    session.address = conn.address
     conn.session = session
+    if away:
+        hub.session_back(session)
 
     table = session.table
     if table is not None and session.seat is not None:

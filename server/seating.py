@@ -155,8 +155,19 @@ class Seating:
                 return seat
         raise TableError(ErrorCode.TABLE_FULL, f"table {self.table_id} is full")
 
+    def holds(self, player_id: str) -> bool:
+        """`player_id` holds a seat here (a bot standing in for them included)."""
+        return any(seat.player_id == player_id for seat in self.seats)
+
     def sit(self, session: Player, wanted: int | None = None) -> Seat:
-        """Seat a player."""
+        """Seat a player (one seat per player: NOT_ALLOWED for a second one)."""
+        for seat in self.seats:
+            if seat.player_id == session.player_id:
+                raise TableError(
+                    ErrorCode.NOT_ALLOWED,
+                    f"you hold seat {seat.index} at table {self.table_id} already: one seat per"
+                    " player (the same key logged in twice is one player)",
+                )
         seat = self.free_seat(wanted)
         seat.player_id, seat.name, seat.session = session.player_id, session.name, session
         return seat

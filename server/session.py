@@ -34,6 +34,15 @@ log = logging.getLogger("sushigo.server")
 
 REPLAY_LIMIT = 128
 """Server messages kept per session for replay on resume (PROTOCOL.md section 8)."""
+AWAY_WATCHER_BYTES = 16 * 1024
+"""What a spectator's log keeps of it when the spectator disconnects: enough for the messages of
+a short absence. (Seated players keep theirs whole: the seats bound how many there are; a player
+at no table keeps none: its snapshot, the lobby, misses nothing.)"""
+REPLAY_BYTES = 128 * 1024
+"""...and their frames' bytes at most: the oldest go first past it (a resume that needs them
+gets a snapshot). A game's messages are a few hundred bytes each, so this bounds only sessions
+that asked for large replies (table lists), which a flood of them could otherwise keep for the
+whole resume window."""
 
 
 class Transport(Protocol):
@@ -126,8 +135,20 @@ class Session:
     """The seat at `table`; None when only watching."""
     generation: int = 0
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=REPLAY_LIMIT))
+    log_bytes: int = 0
+    """The bytes of the frames in `log` (at most `REPLAY_BYTES` but for the last one)."""
     detached_at: float | None = None
     """When the connection was lost (the resume window runs from here)."""
+    address: str = ""
+    """The IP address it logged in from (for the per-address limits)."""
+    holds_name: bool = False
+    """Its name is held for it (`server.names`): while it is connected, or away from a seat."""
+
+    @property
+    def keeps_name(self) -> bool:
+        """It should hold its name now: it is connected, or away while its seat shows its name
+        (an away player at no seat lets it go, so whoever quits can log in again under it)."""
+        return self.transport is not None or (self.table is not None and self.seat is not None)
 
     @property
     def attached(self) -> bool:
@@ -147,7 +168,10 @@ class Session:
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
         game = conn.game
-        self.log.append(
+        entries = self.log
+        if len(entries) == REPLAY_LIMIT:  # the append drops the oldest
+            self.log_bytes -= len(entries[0][2])
+        entries.append(
             (
                 self.generation,
                 conn.last_seq,
@@ -157,9 +181,22 @@ class Session:
                 None if game is None else game.kind,
             )
         )
+        size = self.log_bytes + len(frame)
+        while size > REPLAY_BYTES and len(entries) > 1:
+            size -= len(entries.popleft()[2])
+        self.log_bytes = size
         transport = self.transport
         if transport is not None:
             transport.write(frame)
+
+    def trim_log(self, most: int) -> None:
+        """Keep only the newest logged messages, `most` bytes of them (0: none). A resume that
+        needs older ones gets a snapshot."""
+        entries = self.log
+        size = self.log_bytes
+        while entries and size > most:
+            size -= len(entries.popleft()[2])
+        self.log_bytes = size
 
     def missed_since(self, last_seq: int) -> list[Sent] | None:
         """The logged messages after `last_seq` on the current connection, or None when they are
@@ -218,3 +255,10 @@ class Conn:
     strikes: deque[float] = field(default_factory=deque)
     session: Session | None = None
     closed: bool = False
+    identified: bool = False
+    """Logged in or resumed (until then it counts against the per-address cap of connections
+    that have not)."""
+    frame_since: float | None = None
+    """When the first byte of the frame still incomplete arrived (None: none is)."""
+    frame_timer: bool = False
+    """A timer is pending that checks `frame_since`."""

@@ -84,6 +84,13 @@ class Table(Seating, SecretSteps, OpenSteps):
         """When the current timer fires (the seed deadline, a step's, or a bot's grace)."""
         self.quick = False
         """Made by quick match: starts by itself when full."""
+        self.origin = ""
+        """The address of the player who made it (empty for a tournament's)."""
+        self.maker = ""
+        """The player who made it (empty for a tournament's)."""
+        self.abandon_at: float | None = None
+        """When the table closes if none of its people is connected by then (None: someone
+        is, or the clock has not started: see `server.lobby.Lobby.check_abandoned`)."""
         self.tournament: str | None = None
         """The tournament this table plays a game of, if any."""
         self.rng = random.Random(secrets.randbits(64))

@@ -66,6 +66,8 @@ class Tournament:
     def __init__(self, settings: TournamentSettings, host: str | None) -> None:
         self.settings = settings
         self.host = host
+        self.address = ""
+        """The address its host created it from (for the cap per address)."""
         self.status = TournamentStatus.REGISTERING
         self.entrants: dict[str, Entrant] = {}
         """By player id, in registration order."""

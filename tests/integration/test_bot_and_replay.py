@@ -36,6 +36,32 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
     storage.close()
 
 
+async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fails(
+    server: tuple[str, int, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Names are unique among the connected: two bots of one strategy cannot both be
+    # "greedy-bot"; without --name the second takes "greedy-bot-2" and both play.
+    host, port, _ = server
+    argv = [f"{host}:{port}", "--players", "2", "--games", "1", "--strategy", "greedy"]
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            run_bot(bot_parser().parse_args([*argv, "--seed", "1"])),
+            run_bot(bot_parser().parse_args([*argv, "--seed", "2"])),
+        ),
+        timeout=60,
+    )
+    assert results == [0, 0]
+    out = capsys.readouterr().out
+    assert "(won by greedy-bot" in out and out.count("fairness verified") == 2
+    holder = await Client.connect(host, port, name="taken")
+    try:
+        code = await run_bot(bot_parser().parse_args([*argv, "--name", "TAKEN"]))
+    finally:
+        await holder.close()
+    assert code == 1
+    assert "NAME_TAKEN" in capsys.readouterr().err
+
+
 async def test_two_bots_play_their_games_and_every_game_verifies(
     server: tuple[str, int, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,7 +56,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
 
-V2 = Version(2, 0)
+V2 = Version(2, 1)
 
 OPTIONS = [
     GameOptions(players=2),

@@ -112,15 +112,23 @@ def _refusals() -> list[tuple[Role, Phase, str]]:
     ]
 
 
+REPEATS = {(Phase.SEEDED, "seed"), (Phase.COMMITTED, "commit"), (Phase.REVEALED, "reveal")}
+
+
+def test_every_repeat_is_among_the_refusals() -> None:
+    refused = {(phase, name) for role, phase, name in _refusals() if role is Role.CLIENT}
+    assert refused >= REPEATS
+
+
 @pytest.mark.parametrize("case", _refusals(), ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
 def test_out_of_phase_messages_are_refused(case: tuple[Role, Phase, str]) -> None:
     role, phase, name = case
     message = SAMPLES[role.value, name]
-    expected = (
-        ErrorCode.HANDSHAKE_REQUIRED
-        if phase is Phase.HANDSHAKE and role is Role.CLIENT
-        else ErrorCode.OUT_OF_PHASE
-    )
+    expected = ErrorCode.OUT_OF_PHASE
+    if phase is Phase.HANDSHAKE and role is Role.CLIENT:
+        expected = ErrorCode.HANDSHAKE_REQUIRED
+    elif role is Role.CLIENT and (phase, name) in REPEATS:
+        expected = ErrorCode.ALREADY_DONE  # the seat already sent it this step
     sender, receiver = ends(role, phase, name)
     with pytest.raises(LocalProtocolError) as local:
         sender.send(message)
@@ -212,6 +220,40 @@ def test_handshake_and_versions() -> None:
     pump(client, server, dataclasses.replace(hello, version=Version(1, 0)))
     pump(server, client, refused)
     assert client.phase is server.phase is Phase.CLOSED
+
+
+def test_a_2_0_client_is_spoken_to_in_2_0() -> None:
+    hello = m.Hello(ref=1, protocol="sushigo", version=Version(2, 0))
+    welcome = handshake_reply(hello, server_key=b"k" * 32, challenge=b"c" * 32)
+    assert isinstance(welcome, m.Welcome) and welcome.version == Version(2, 0)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "no_such_message", "ref": 3},  # unknown: not UNKNOWN_MESSAGE_TYPE first
+        {"type": "welcome", "ref": 3},  # the server's
+        {"type": "login_guest", "ref": 3, "name": 7},  # known, but malformed and not hello
+        {"ref": 3},  # not a message at all
+        [1, 2, 3],
+    ],
+)
+def test_anything_but_hello_first_is_handshake_required(value: object) -> None:
+    server = ServerConnection()
+    server.receive_data(encode_frame(value, limits_for(Role.CLIENT)))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.code is ErrorCode.HANDSHAKE_REQUIRED and info.value.fatal
+
+
+def test_a_malformed_hello_first_names_its_field() -> None:
+    server = ServerConnection()
+    bad = {"type": "hello", "ref": 1, "protocol": "sushigo", "version": "2.1"}
+    server.receive_data(encode_frame(bad, limits_for(Role.CLIENT)))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.code is ErrorCode.WRONG_TYPE and info.value.fatal
+    assert "version" in info.value.message
 
 
 def test_nothing_before_hello_and_garbage_is_fatal() -> None:

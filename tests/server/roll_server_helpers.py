@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import random
 from collections.abc import Callable
 
@@ -220,11 +221,15 @@ def play_out(peers: list[RollPeer], rng: random.Random, rounds: int = 10_000) ->
     raise AssertionError("the game did not finish")
 
 
+_tables = itertools.count(1)
+
+
 def seated(hub: Hub, clock: Clock, players: int, turn_seconds: int = 60) -> list[RollPeer]:
     """`players` scripted players at a new Sushi Roll table, the game started and seeded."""
     peers = [RollPeer(hub, clock, address=f"10.0.1.{i}") for i in range(players)]
+    table = next(_tables)  # names are unique among the connected: each table's own
     for i, peer in enumerate(peers):
-        peer.login(f"p{i}")
+        peer.login(f"t{table}p{i}")
     peers[0].create(roll_settings(players, turn_seconds))
     for peer in peers[1:]:
         peer.send(JoinTable(ref=peer.ref(), table_id=peers[0].table_id))

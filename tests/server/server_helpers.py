@@ -52,6 +52,7 @@ from sushigo.protocol import (
     Welcome,
     encode_frame,
     encode_message,
+    login_key_message,
     make_commitment,
     new_nonce,
     new_seed,
@@ -259,6 +260,21 @@ class Peer:
         self.send(LoginGuest(ref=self.ref(), name=name))
         reply = self.expect(LoggedIn)
         self.token = reply.resume_token
+        return reply
+
+    def login_key(
+        self,
+        key: Ed25519PrivateKey,
+        name: str,
+        expect: type[T] = LoggedIn,  # type: ignore[assignment]
+    ) -> T:
+        """Log in with `key`; the reply of type `expect` (LOGGED_IN, or ERROR to see a refusal)."""
+        self.send(hello(self.ref()))
+        welcome = self.expect(Welcome)
+        self.send(login_key_message(key, name, welcome.server_key, welcome.challenge, self.ref()))
+        reply = self.expect(expect)
+        if isinstance(reply, LoggedIn):
+            self.token = reply.resume_token
         return reply
 
     def create(self, settings: TableSettings) -> TableJoined:

@@ -5,9 +5,14 @@ collector."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from sushigo.server import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,3 +62,23 @@ def test_survivors_are_frozen_and_sweeps_free_frozen_cycles() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok 1000"
+
+
+async def test_freed_memory_is_given_back_to_the_system_on_a_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli, "TRIM_SECONDS", 0.01)
+    calls: list[int] = []
+    twice = asyncio.Event()
+
+    def trim(pad: int) -> int:
+        calls.append(pad)
+        if len(calls) == 2:
+            twice.set()
+        return 1
+
+    cli.tidy_memory(asyncio.get_running_loop(), trim)
+    await asyncio.wait_for(twice.wait(), 5)
+    assert calls[:2] == [0, 0]  # everything free given back, again and again
+    if sys.platform.startswith("linux"):
+        assert cli.malloc_trim() is not None

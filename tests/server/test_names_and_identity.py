@@ -1,0 +1,238 @@
+"""Names and identities (issue 21, the second attack): names are PRECIS nicknames in one script,
+unique among the connected after NFKC and case folding (NAME_TAKEN); one player (one key, however
+many connections and names) holds one seat per table; a player's connections are capped."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from server_helpers import (
+    Peer,
+    RawPeer,
+    Running,
+    abort,
+    card_settings,
+    dropped,
+    hello,
+    make_hub,
+    running_server,
+)
+
+from sushigo.client.connection import Client, ServerError
+from sushigo.protocol import (
+    Error,
+    ErrorCode,
+    LoggedIn,
+    LoginGuest,
+    TableJoined,
+    Welcome,
+)
+from sushigo.server.config import HubConfig
+from sushigo.server.errors import TableError
+from sushigo.server.names import clean_name, name_key
+
+
+@pytest.fixture
+async def running() -> AsyncIterator[Running]:
+    async with running_server(config=HubConfig(sessions_per_player=3)) as r:
+        yield r
+
+
+# -- what a name may be ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("alice", "alice"),
+        ("  Alice   Smith ", "Alice Smith"),  # trimmed, one space between words
+        ("ａｄｍｉｎ", "admin"),  # full-width letters are the plain ones (NFKC)
+        ("ﬁsh", "fish"),  # a ligature is its letters
+        ("Ærøskøbing", "Ærøskøbing"),
+        ("Алиса", "Алиса"),  # one script, Cyrillic: fine
+        ("東京 tokyo", "東京 tokyo"),  # Han with Latin: how Japanese is written
+        ("山田さん", "山田さん"),
+        ("player_2", "player_2"),
+    ],
+)
+def test_allowed_names_are_shown_in_their_nfkc_form(typed: str, shown: str) -> None:
+    assert clean_name(typed) == shown
+
+
+@pytest.mark.parametrize(
+    ("typed", "why"),
+    [
+        ("pаypal", "mixes CYRILLIC, LATIN"),  # a Cyrillic а among Latin letters
+        ("Αdmin", "mixes GREEK, LATIN"),  # a Greek capital alpha
+        ("ali\u200bce", "U+200B"),  # zero-width space
+        ("alice\u202e", "U+202E"),  # right-to-left override
+        ("bo\u00adb", "U+00AD"),  # soft hyphen
+        ("x\u2060y", "U+2060"),  # word joiner
+        ("tab\there", "U+0009"),
+        ("   ", "visible character"),
+        ("\u200b", "U+200B"),
+        ("ﬃ" * 12, "at most 24 characters"),  # 12 typed, 36 once normalised
+    ],
+)
+def test_confusable_and_invisible_names_are_refused_saying_why(typed: str, why: str) -> None:
+    with pytest.raises(TableError) as refused:
+        clean_name(typed)
+    assert refused.value.code is ErrorCode.INVALID_NAME
+    assert why in refused.value.message
+
+
+def test_names_compare_after_nfkc_and_case_folding() -> None:
+    keys = {name_key(clean_name(n)) for n in ("Alice", "ALICE", "ａｌｉｃｅ", "alice")}
+    assert keys == {"alice"}
+    assert name_key(clean_name("Straße")) == name_key(clean_name("STRASSE"))
+    assert name_key(clean_name("bob")) != name_key(clean_name("bób"))
+
+
+# -- NAME_TAKEN among the connected ---------------------------------------------------------------
+
+
+async def login_error(running: Running, name: str) -> Error:
+    peer = await RawPeer.open(running)
+    peer.send(hello(peer.ref()))
+    await peer.expect(Welcome)
+    peer.send(LoginGuest(ref=7, name=name))
+    error = await peer.expect(Error)
+    assert error.ref == 7
+    peer.close()
+    return error
+
+
+async def test_a_connected_guests_name_is_taken_in_every_form(running: Running) -> None:
+    alice = await running.client("Alice")
+    for form in ("Alice", "alice", "ALICE", "ａｌｉｃｅ", " alice "):
+        error = await login_error(running, form)
+        assert error.code == ErrorCode.NAME_TAKEN, form
+        assert "in use" in error.message
+    error = await login_error(running, "аlice")  # Cyrillic а: refused as a look-alike
+    assert error.code == ErrorCode.INVALID_NAME
+    await alice.close()
+
+
+def test_a_name_is_free_again_when_its_player_quits_from_the_lobby() -> None:
+    hub, clock = make_hub()
+    first = Peer(hub, clock)
+    first.login("carol")
+    hub.lost(first.conn, clock.now)  # its session waits for a resume, but it holds no seat
+    again = Peer(hub, clock)
+    logged_in = again.login("Carol")
+    assert logged_in.name == "Carol" and logged_in.player_id != first.conn.session.player_id  # type: ignore[union-attr]
+
+
+async def test_a_seated_player_who_is_away_keeps_the_name_its_seat_shows(
+    running: Running,
+) -> None:
+    dave = await running.client("dave")
+    await dave.create_table(card_settings(2))
+    abort(dave)
+    await dropped(dave)
+    assert (await login_error(running, "Dave")).code == ErrorCode.NAME_TAKEN
+    back = await dave.resume()  # the seat and the name are still theirs
+    assert back.seat == 0
+    await dave.close()
+
+
+def test_a_name_held_by_an_away_seat_is_released_when_the_session_ends() -> None:
+    hub, clock = make_hub(HubConfig(resume_seconds=60, abandon_seconds=600))
+    erin = Peer(hub, clock)
+    erin.login("erin")
+    erin.create(card_settings(3))
+    hub.lost(erin.conn, clock.now)
+    assert hub.names.holder("ERIN") == erin.conn.session.player_id  # type: ignore[union-attr]
+    clock.advance(61)
+    assert hub.names.holder("erin") is None
+    other = Peer(hub, clock, address="10.0.0.2")
+    assert other.login("Erin").name == "Erin"
+
+
+# -- one player, one seat ------------------------------------------------------------------------
+
+
+async def test_one_key_on_two_connections_gets_one_seat_per_table(running: Running) -> None:
+    key = Ed25519PrivateKey.generate()
+    one = await running.client("keyholder", key=key)
+    two = await running.client("other name", key=key)  # the same player, another name
+    assert one.player_id == two.player_id
+    joined = await one.create_table(card_settings(2))
+    with pytest.raises(ServerError) as refused:
+        await two.join_table(joined.table.table_id)
+    assert refused.value.code is ErrorCode.NOT_ALLOWED
+    assert "one seat per player" in str(refused.value)
+    table = running.hub.tables[joined.table.table_id]
+    assert [s.player_id for s in table.seats] == [one.player_id, None]
+    # A stranger may still take the seat, and the game records two players.
+    stranger = await running.client("stranger")
+    await stranger.join_table(joined.table.table_id)
+    await one.close()
+    await two.close()
+    await stranger.close()
+
+
+async def test_quick_match_never_seats_a_player_twice_at_one_table(running: Running) -> None:
+    key = Ed25519PrivateKey.generate()
+    one = await running.client("quick one", key=key)
+    two = await running.client("quick two", key=key)
+    first = await one.quick_match(2, "sushi-go")
+    second = await two.quick_match(2, "sushi-go")
+    assert first.table.table_id != second.table.table_id  # a table of its own, not a game alone
+    third = await running.client("someone else")
+    joined = await third.quick_match(2, "sushi-go")
+    assert joined.table.table_id == first.table.table_id
+    for c in (one, two, third):
+        await c.close()
+
+
+async def test_a_player_has_at_most_so_many_connections(running: Running) -> None:
+    key = Ed25519PrivateKey.generate()
+    clients = [await running.client(f"many {i}", key=key) for i in range(3)]
+    with pytest.raises(ServerError) as refused:
+        await running.client("many 3", key=key)
+    assert refused.value.code is ErrorCode.LIMIT_REACHED
+    assert "--sessions-per-player" in str(refused.value)
+    for c in clients:
+        await c.close()
+
+
+def test_a_players_session_that_is_away_does_not_count_as_connected() -> None:
+    hub, clock = make_hub(HubConfig(sessions_per_player=1))
+    key = Ed25519PrivateKey.generate()
+    first = Peer(hub, clock)
+    first.login_key(key, "kim")
+    second = Peer(hub, clock)
+    assert second.login_key(key, "kim", expect=Error).code == ErrorCode.LIMIT_REACHED
+    hub.lost(first.conn, clock.now)
+    third = Peer(hub, clock)
+    assert third.login_key(key, "kim").name == "kim"
+
+
+async def test_a_guest_login_refused_for_its_name_may_try_another(running: Running) -> None:
+    taken = await running.client("frank")
+    peer = await RawPeer.open(running)
+    peer.send(hello(peer.ref()))
+    await peer.expect(Welcome)
+    peer.send(LoginGuest(ref=3, name="FRANK"))
+    assert (await peer.expect_error(ErrorCode.NAME_TAKEN)).ref == 3
+    peer.send(LoginGuest(ref=4, name="frank 2"))
+    assert (await peer.expect(LoggedIn)).name == "frank 2"
+    peer.close()
+    await taken.close()
+
+
+async def test_client_connect_says_why_a_name_is_refused(running: Running) -> None:
+    with pytest.raises(ServerError) as refused:
+        await Client.connect(running.host, running.port, name="gr\u200bace", timeout=5)
+    assert refused.value.code is ErrorCode.INVALID_NAME
+    assert "U+200B" in str(refused.value)
+
+
+async def test_joined_is_answered_with_the_seat(running: Running) -> None:
+    host = await running.client("hosting")
+    joined = await host.create_table(card_settings(2))
+    assert isinstance(joined, TableJoined) and joined.seat == 0
+    await host.close()

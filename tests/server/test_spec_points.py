@@ -1,0 +1,214 @@
+"""The points where docs/PROTOCOL.md and the server disagreed (issue 21), each as the server now
+behaves and the document now says, on real sockets; and a seed the server drew after its
+deadline, which a client shows as such instead of a fairness failure."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from server_helpers import (
+    Peer,
+    RawPeer,
+    Running,
+    card_settings,
+    errors_of,
+    expected_turns,
+    make_hub,
+    play,
+    raw_frame,
+)
+
+from sushigo.client.bot import GameResult
+from sushigo.client.checks import GameChecks
+from sushigo.engine import GameOptions, PicksRevealed
+from sushigo.protocol import (
+    CLIENT_LIMITS,
+    AddBot,
+    Commit,
+    Commitments,
+    ErrorCode,
+    GameStarted,
+    GameStarting,
+    JoinTable,
+    LeaveTable,
+    Ping,
+    Seed,
+    ServerPong,
+    StartGame,
+    TableJoined,
+    TableUpdate,
+    TurnResult,
+    TurnStart,
+    encode_frame,
+    new_nonce,
+    new_seed,
+)
+from sushigo.server import table as table_module
+
+
+async def host_and_guest(running: Running, players: int) -> tuple[RawPeer, RawPeer]:
+    """A table made by one scripted player (seat 0) and joined by another (seat 1)."""
+    host, guest = await RawPeer.open(running), await RawPeer.open(running)
+    await host.login(f"host of {players}")
+    await guest.login(f"guest of {players}")
+    await host.create(card_settings(players))
+    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
+    joined = await guest.expect(TableJoined)
+    guest.table_id, guest.seat = host.table_id, joined.seat
+    return host, guest
+
+
+async def test_add_bot_is_answered_by_a_table_update_with_its_ref(running: Running) -> None:
+    host, guest = await host_and_guest(running, 3)
+    host.send(AddBot(ref=77, strategy="random"))
+    answer = await host.expect(TableUpdate)
+    while answer.ref is None:  # the updates of the host's own seat, then the guest's
+        assert not answer.table.seats[2].bot
+        answer = await host.expect(TableUpdate)
+    assert answer.ref == 77 and answer.table.seats[2].bot
+    told = await guest.expect(TableUpdate)
+    while not told.table.seats[2].bot:
+        told = await guest.expect(TableUpdate)
+    assert told.ref is None and told.table == answer.table
+    host.send_raw(raw_frame(AddBot(ref=78, strategy="random")))  # refused: an ERROR, its ref
+    assert (await host.expect_error(ErrorCode.TABLE_FULL)).ref == 78
+    host.close()
+    guest.close()
+
+
+async def test_a_full_created_table_waits_for_its_host_to_start(running: Running) -> None:
+    host, guest = await host_and_guest(running, 2)
+    full = await host.expect(TableUpdate)
+    while not all(seat.player_id for seat in full.table.seats):  # the create's own first
+        full = await host.expect(TableUpdate)
+    host.send(Ping(ref=host.ref(), nonce=1))
+    assert (await host.expect(ServerPong)).nonce == 1  # nothing started in between
+    guest.send_raw(raw_frame(StartGame(ref=5)))  # only the host may
+    assert (await guest.expect_error(ErrorCode.NOT_ALLOWED)).ref == 5
+    host.send(StartGame(ref=host.ref()))
+    assert (await host.expect(GameStarting)).seat == 0
+    assert (await guest.expect(GameStarting)).seat == 1
+    host.close()
+    guest.close()
+
+
+@pytest.mark.parametrize("first", [{"type": "no_such_type", "ref": 1}, {"type": "ping", "ref": 1}])
+async def test_anything_but_hello_first_is_handshake_required(
+    running: Running, first: dict[str, object]
+) -> None:
+    peer = await RawPeer.open(running)
+    peer.send_raw(encode_frame(first, CLIENT_LIMITS))
+    assert errors_of(await peer.expect_closed()) == [ErrorCode.HANDSHAKE_REQUIRED]
+
+
+async def test_a_repeated_seed_or_commit_is_already_done(running: Running) -> None:
+    a, b = await host_and_guest(running, 2)
+    a.send(StartGame(ref=a.ref()))
+    await a.expect(GameStarting)
+    await b.expect(GameStarting)
+    a.send(Seed(ref=a.ref(), seed=new_seed()))
+    a.send_raw(raw_frame(Seed(ref=31, seed=new_seed())))  # B has not seeded: A waits, seeded
+    assert (await a.expect_error(ErrorCode.ALREADY_DONE)).ref == 31
+    b.send(Seed(ref=b.ref(), seed=new_seed()))
+    start = await a.expect(TurnStart)
+    commitment = a.commitment(start.observation.legal_actions()[0], start, new_nonce())
+    a.send(Commit(ref=a.ref(), round=1, turn=1, commitment=commitment))
+    a.send_raw(raw_frame(Commit(ref=32, round=1, turn=1, commitment=commitment)))
+    assert (await a.expect_error(ErrorCode.ALREADY_DONE)).ref == 32
+    a.send_raw(raw_frame(Seed(ref=33, seed=new_seed())))  # not this step's: out of phase
+    assert (await a.expect_error(ErrorCode.OUT_OF_PHASE)).ref == 33
+    a.close()
+    b.close()
+
+
+# -- a seed the server drew ----------------------------------------------------------------------
+
+
+def test_a_seed_that_does_not_come_in_time_is_drawn_and_said_so() -> None:
+    hub, clock = make_hub()
+    late = Peer(hub, clock)
+    late.login("late")
+    late.create(card_settings(2))
+    late.add_bot("random")
+    late.start()
+    late.expect(GameStarting)
+    clock.advance(table_module.SEED_SECONDS, step=1)
+    started = late.expect(GameStarted)
+    assert started.drawn == (0,)  # the bot's seed is the server's too, but not a drawn one
+    late.send_bytes(raw_frame(Seed(ref=40, seed=new_seed())))  # too late: out of phase
+    assert [(e.code, e.ref) for e in late.drain() if hasattr(e, "code")] == [
+        (ErrorCode.OUT_OF_PHASE, 40)
+    ]
+    assert not late.transport.closed
+
+
+async def test_a_client_whose_seed_came_late_shows_it_and_still_verifies_the_game(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No time at all for seeds: the server draws every seat's before the client's arrives.
+    monkeypatch.setattr(table_module, "SEED_SECONDS", 0.0)
+    client = await running.client("slowpoke")
+    await client.create_table(card_settings(2))
+    await client.add_bot("random")
+    client.start_game()
+    played = await play(client, seed=random.randrange(1000))
+    fairness = client.fairness
+    assert fairness.seed_drawn and fairness.ok and fairness.final == "verified"
+    assert fairness.openings_verified == expected_turns(GameOptions(players=2)) * 2
+    assert [e.code for e in played.errors] == [ErrorCode.OUT_OF_PHASE]  # our late seed
+    line = GameResult(1, 50, 2, ("slowpoke",), True, (), seed_drawn=True).line(1)
+    assert "fairness verified" in line and "the server drew our seed" in line
+    assert "FAIRNESS FAILED" not in line
+    await client.close()
+
+
+def test_a_client_whose_seed_is_replaced_without_saying_so_fails_fairness() -> None:
+    # The other side of the same check: a seed swapped without `drawn` is a failure.
+    checks = GameChecks("t", 0, "sushi-go", b"h" * 32)
+    checks.my_seed = new_seed()
+    checks.started(
+        GameStarted(table_id="t", server_seed_hash=b"h" * 32, client_seeds=(new_seed(), new_seed()))
+    )
+    assert not checks.fairness.ok and "our seed is not the one" in checks.fairness.failures[0]
+
+
+def test_turn_result_events_carry_every_event_picks_revealed_too() -> None:
+    hub, clock = make_hub()
+    peer = Peer(hub, clock)
+    peer.login("events")
+    peer.create(card_settings(2))
+    peer.add_bot("random")
+    peer.start()
+    peer.seed()
+    start = peer.expect(TurnStart)
+    peer.commit(start.observation.legal_actions()[0], 1, 1)
+    peer.expect(Commitments)
+    peer.reveal()
+    result = peer.expect(TurnResult)
+    (revealed,) = [e for e in result.events if isinstance(e, PicksRevealed)]
+    assert revealed.actions == tuple(o.action for o in result.openings)
+
+
+def test_seat_info_tells_empty_bot_and_stand_in_seats_apart() -> None:
+    hub, clock = make_hub()
+    host = Peer(hub, clock)
+    host.login("seats")
+    host.create(card_settings(3))
+    host.add_bot("random")
+    update = [m for m in host.drain() if isinstance(m, TableUpdate)][-1]
+    mine, bot, empty = update.table.seats
+    assert (mine.player_id, mine.bot) == (host.conn.session.player_id, False)  # type: ignore[union-attr]
+    assert (bot.player_id, bot.bot, bot.name) == (None, True, "random-bot-1")
+    assert (empty.player_id, empty.bot, empty.name) == (None, False, None)
+    guest = Peer(hub, clock)
+    guest.login("stand in")
+    guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
+    guest.expect(TableJoined)
+    host.start()
+    host.seed()
+    guest.seed()
+    guest.expect(GameStarted)
+    guest.send(LeaveTable(ref=guest.ref()))  # mid-game: a bot plays the seat from now on
+    seat = hub.tables[host.table_id].info().seats[2]
+    assert seat.bot and seat.player_id == guest.conn.session.player_id  # type: ignore[union-attr]
