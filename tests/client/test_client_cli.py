@@ -22,7 +22,7 @@ from sushigo.client.cli import (
     table_settings,
 )
 from sushigo.client.connection import ServerError
-from sushigo.protocol import Error, ErrorCode
+from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
@@ -127,7 +127,8 @@ def test_version_mismatch_is_explained() -> None:
         supported_versions=(Version(3, 0),),
     )
     text = describe_server_error(ServerError(error))
-    assert "version mismatch" in text and "protocol 3.0, this client 2.0" in text
+    ours = ", ".join(f"{v.major}.{v.minor}" for v in SUPPORTED_VERSIONS)
+    assert "version mismatch" in text and f"protocol 3.0, this client {ours}" in text
     other = describe_server_error(ServerError(Error(code=ErrorCode.NAME_TAKEN, message="taken")))
     assert other == "the server refused: taken"
 
