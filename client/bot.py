@@ -251,25 +251,13 @@ async def play_tournament(
             client.table = client.seat = None
 
 
-NAME_TRIES = 50
-"""Names tried without --name ("heuristic-bot", "heuristic-bot-2", ...) while each is taken."""
-
-
 async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey | None) -> Client:
     """Connect and log in. Names are unique among the connected: without --name, a taken one is
     tried again with a number (several bots of one strategy on one server); a name given with
     --name is that name or an error."""
     host, port = args.address
-    for attempt in range(1, NAME_TRIES + 1):
-        candidate = name if attempt == 1 else f"{name[:20]}-{attempt}"
-        try:
-            return await Client.connect(
-                host, port, name=candidate, tls=args.tls, key=key, software="sushigo-bot"
-            )
-        except ServerError as exc:
-            if args.name or exc.code is not ErrorCode.NAME_TAKEN or attempt == NAME_TRIES:
-                raise
-    raise AssertionError("unreachable")
+    connect = Client.connect if args.name else Client.connect_unique
+    return await connect(host, port, name=name, tls=args.tls, key=key, software="sushigo-bot")
 
 
 async def run(args: argparse.Namespace) -> int:

@@ -156,6 +156,8 @@ def describe_server_error(exc: ServerError) -> str:
             f"version mismatch: the server speaks protocol {theirs}, this client {ours}; "
             "update whichever is older"
         )
+    if error.error_code is ErrorCode.NAME_TAKEN:
+        return f"{error.message} (with --name)"
     return f"the server refused: {error.message or exc}"
 
 
@@ -195,7 +197,10 @@ async def _run(
 ) -> int:
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        client = await Client.connect(
+        # Names are unique among the connected: the login name, when two people on one machine
+        # play, becomes "name-2"; a name given with --name is that name or an error.
+        connect = Client.connect if args.name else Client.connect_unique
+        client = await connect(
             host,
             port,
             name=args.name or _default_name(),

@@ -169,6 +169,25 @@ class Link:
             raise
         return client
 
+    @classmethod
+    async def connect_unique(
+        cls, host: str, port: int, *, tries: int = 50, **options: Unpack[LinkOptions]
+    ) -> Self:
+        """`connect` under `options["name"]`, or, while another player holds that name (names
+        are unique among the connected), under "NAME-2", "NAME-3", ... up to `tries` names: for
+        a default name such as the login name or a bot's, which two people on one machine, or
+        two bots of one strategy, would otherwise share. A name the person chose should use
+        `connect`, so that it is that name or an error."""
+        name = options["name"]
+        for attempt in range(1, tries + 1):
+            options["name"] = name if attempt == 1 else f"{name[:20]}-{attempt}"
+            try:
+                return await cls.connect(host, port, **options)
+            except ServerError as exc:
+                if exc.code is not ErrorCode.NAME_TAKEN or attempt == tries:
+                    raise
+        raise AssertionError("unreachable")
+
     async def _open(self) -> None:
         """Open the socket and complete the handshake (a fresh protocol state)."""
         context: ssl.SSLContext | None = client_ssl_context() if self.tls else None

@@ -95,8 +95,8 @@ class Names:
         if holder is not None and holder != player_id:
             raise TableError(
                 ErrorCode.NAME_TAKEN,
-                f"the name {name!r} is in use by another player (one away from a seat keeps it"
-                " until the seat is theirs no more)",
+                f"the name {name!r} is taken by another player; choose another (a player who"
+                " lost their connection keeps their name while their seat is held for them)",
             )
 
     def hold(self, name: str, player_id: str) -> None:

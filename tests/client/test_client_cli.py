@@ -21,7 +21,7 @@ from sushigo.client.cli import (
     parser,
     table_settings,
 )
-from sushigo.client.connection import ServerError
+from sushigo.client.connection import Client, ServerError
 from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.app import Server
@@ -129,8 +129,10 @@ def test_version_mismatch_is_explained() -> None:
     text = describe_server_error(ServerError(error))
     ours = ", ".join(f"{v.major}.{v.minor}" for v in SUPPORTED_VERSIONS)
     assert "version mismatch" in text and f"protocol 3.0, this client {ours}" in text
-    other = describe_server_error(ServerError(Error(code=ErrorCode.NAME_TAKEN, message="taken")))
-    assert other == "the server refused: taken"
+    other = describe_server_error(ServerError(Error(code=ErrorCode.INVALID_NAME, message="bad")))
+    assert other == "the server refused: bad"
+    taken = describe_server_error(ServerError(Error(code=ErrorCode.NAME_TAKEN, message="taken")))
+    assert taken == "taken (with --name)"
 
 
 def test_key_file_made_once_with_mode_0600(tmp_path: Path) -> None:
@@ -180,3 +182,33 @@ async def test_changed_tls_certificate_is_refused(
     assert code == 1
     line = _one_line(capsys.readouterr().err)
     assert "certificate" in line and "has changed" in line and "delete line 1" in line
+
+
+async def test_a_taken_default_name_is_numbered_and_a_taken_given_name_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    storage = Storage(tmp_path / "server.db")
+    server = Server(
+        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        "127.0.0.1",
+        0,
+        None,
+    )
+    host, port = (await server.start())[0]
+    clients = []
+    try:
+        # Two people on one machine share a login name: the second plays as "ann-2", the third
+        # as "ann-3".
+        for _ in range(3):
+            clients.append(await Client.connect_unique(host, port, name="ann"))
+        assert [c.name for c in clients] == ["ann", "ann-2", "ann-3"]
+        # A name chosen with --name is that name or an error, as a person reads it.
+        code = await asyncio.to_thread(main, [f"{host}:{port}", "--name", "ANN"])
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()
+        storage.close()
+    assert code == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "'ANN' is taken by another player" in line and "with --name" in line

@@ -109,7 +109,7 @@ async def test_a_connected_guests_name_is_taken_in_every_form(running: Running) 
     for form in ("Alice", "alice", "ALICE", "ａｌｉｃｅ", " alice "):
         error = await login_error(running, form)
         assert error.code == ErrorCode.NAME_TAKEN, form
-        assert "in use" in error.message
+        assert "is taken by another player" in error.message
     error = await login_error(running, "аlice")  # Cyrillic а: refused as a look-alike
     assert error.code == ErrorCode.INVALID_NAME
     await alice.close()
