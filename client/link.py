@@ -236,6 +236,7 @@ class Link:
             old_writer.close()
         if old_reader is not None and not old_reader.done():
             old_reader.cancel()
+        self._forget_drops()
         hello = Hello(
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,
@@ -247,6 +248,18 @@ class Link:
         assert isinstance(reply, Welcome)
         self.welcome = reply
         self.server_key = reply.server_key
+
+    def _forget_drops(self) -> None:
+        """Take the drops of earlier connections out of the events not yet read (their messages
+        stay, in order). Whoever opened this connection (a resume, a fresh login) has handled
+        the drop; a caller that read the stale one later would take the session back again on a
+        third connection, and whatever it had sent on this one in between (a game's seed, say)
+        would be lost with it."""
+        events = self._events
+        kept = [events.get_nowait() for _ in range(events.qsize())]
+        for item in kept:
+            if not isinstance(item, ConnectionLost):
+                events.put_nowait(item)
 
     def _where(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host

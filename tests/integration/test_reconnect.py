@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from server_helpers import Running, abort, dropped, expected_turns, play, running_server
 
-from sushigo.client.connection import Client, ServerError
+from sushigo.client.connection import Client, ConnectionLost, ServerError
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
     Commitments,
@@ -146,3 +146,26 @@ async def test_stolen_token_refused_after_rotation() -> None:
             await b.close()
     assert not played[0].errors
     assert a.fairness.final == "verified"
+
+
+async def test_a_drop_handled_by_a_resume_is_not_reported_again() -> None:
+    """A request that fails with the drop (the caller resumes there) leaves no stale drop among
+    the events: read later, it would take the session back a second time, on a third
+    connection, and what was sent on the second (a seed, a commitment) would be lost."""
+    async with running_server() as running:
+        a, b, start_a, start_b = await two_seats(running)
+        try:
+            abort(a)
+            with pytest.raises(ConnectionLost):
+                await a.request(lambda ref: Ping(ref=ref))
+            await a.resume()
+            connection = a._writer
+            a.pick(start_a.observation.legal_actions()[0])
+            b.pick(start_b.observation.legal_actions()[0])
+            # Every event up to the turn's result is a message: the drop was handled.
+            while not isinstance(await a.next_event(5), TurnResult):
+                pass
+            assert a._writer is connection and a.connected
+        finally:
+            await a.close()
+            await b.close()

@@ -1,0 +1,271 @@
+"""Chaos: the real server is killed (SIGKILL) at four moments of play under real players and started
+again on the same database and port, and nobody's choice is taken from them.
+
+Three `sushigo-bot` processes and one player of our own, the client library as the terminal client
+uses it (`client.connection.reconnect` after every drop), quick-match into four-seat games. The
+server dies: while the seats commit; after every commitment is in but before our reveal (we hold
+it back, as a slow player would); between two rounds; and as a game ends. After each restart the
+next step must come within a few seconds, and in the end: every game finished, every record
+verifies, no seat was ever auto-picked (all four were connected throughout), each client checked
+its games' fairness, and the bots exit cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+
+from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.protocol import (
+    GameEnded,
+    GameStarted,
+    Message,
+    SignedRecord,
+    TurnResult,
+    TurnStart,
+    verify_record,
+    verify_signed_record,
+)
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+from sushigo.server.storage import Storage
+
+SERVER = Path(sys.executable).with_name("sushigo-server")
+BOT = Path(sys.executable).with_name("sushigo-bot")
+GAMES = 2
+"""Games each player plays: the first is killed three times and at its end; the second starts
+after the last restart."""
+STALL = 5.0
+"""The longest a restarted server may take to show our player the next step."""
+TURNS = 8
+"""A round of four players: eight cards each, eight turns."""
+
+
+class SlowRevealer(Client):
+    """Our player. While `hold` is set it keeps its reveal back (the moment between the last
+    commitment and the reveals is otherwise too short to hit); `held` is set when it would have
+    revealed. A resume sends whatever the seat owes again, the reveal included."""
+
+    hold = False
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.held = asyncio.Event()
+
+    def _send_reveal(self) -> None:
+        if self.hold:
+            self.held.set()
+            return
+        super()._send_reveal()
+
+
+class Server:
+    """The `sushigo-server` process, killed and started again on the same port and database."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.port = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self.log = b""
+
+    async def start(self) -> None:
+        self.proc = await asyncio.create_subprocess_exec(
+            str(SERVER),
+            *("--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
+            *("--log-level", "warning"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        assert self.proc.stdout is not None
+        line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
+        assert "listening on" in line, line
+        self.port = int(line.rsplit(":", 1)[1])
+        asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None
+        while line := await proc.stdout.readline():
+            self.log += line
+
+    async def kill(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        await self.proc.wait()
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            await asyncio.wait_for(self.proc.wait(), 20)
+
+
+class Player:
+    """Our player's loop: quick match, play at random, reconnect after every drop."""
+
+    def __init__(self, client: SlowRevealer, server: Server) -> None:
+        self.client = client
+        self.server = server
+        self.rng = random.Random(5)
+        self.stalls: list[tuple[str, float]] = []
+        """(moment, seconds from the restart to the next step we were shown)."""
+        self.verdicts: list[str] = []
+
+    async def next(self) -> Message:
+        """The next event, taking the session back (or logging in again) after a drop."""
+        while True:
+            try:
+                return await self.client.next_event(30)
+            except ConnectionLost:
+                await reconnect(self.client, attempts=60, delay=0.1)
+                if self.client.awaiting:
+                    self.pick()
+
+    def pick(self) -> None:
+        self.client.pick(self.rng.choice(list(self.client.legal_actions())))
+
+    async def restart(self, moment: str) -> None:
+        """Kill the server now, start it again, and play on until a turn is played after it."""
+        await self.server.kill()
+        await self.server.start()
+        restarted = time.monotonic()
+        self.client.hold = False
+        while True:
+            event = await self.next()
+            if isinstance(event, TurnStart) and self.client.awaiting:
+                self.pick()
+            elif isinstance(event, TurnResult):
+                # Ours was not in before the kill (held back, or not yet chosen), so this turn
+                # was played after the restart.
+                break
+        self.stalls.append((moment, time.monotonic() - restarted))
+
+
+async def play(player: Player) -> None:
+    """Our two games, with the four kills in the first."""
+    client = player.client
+    kills = {
+        (1, 3): "during commits",
+        (2, 4): "between commitments and reveals",
+        (2, TURNS): "between rounds",
+    }
+    for game in range(1, GAMES + 1):
+        while True:
+            try:
+                await client.quick_match(4, "sushi-go")
+                break
+            except ConnectionLost:
+                await reconnect(client, attempts=60, delay=0.1)
+        while True:
+            event = await player.next()
+            if isinstance(event, TurnStart) and client.awaiting:
+                moment = kills.pop((event.round, event.turn), None) if game == 1 else None
+                if moment == "during commits":
+                    # The bots commit at once; we have not yet. Everyone owes it again.
+                    await player.restart(moment)
+                    continue
+                if moment == "between commitments and reveals":
+                    client.hold = True
+                    player.pick()
+                    await asyncio.wait_for(client.held.wait(), 10)
+                    await player.restart(moment)
+                    continue
+                player.pick()
+                if moment == "between rounds":
+                    event = await player.next()
+                    while not (isinstance(event, TurnResult) and event.turn == TURNS):
+                        event = await player.next()
+                    await player.restart(moment)
+            elif isinstance(event, GameEnded):
+                player.verdicts.append(client.fairness.final)
+                if game == 1:
+                    # Killed as the game ends: the sessions go with it (the game is stored);
+                    # everyone logs in again and quick-matches into the second game.
+                    await player.server.kill()
+                    await player.server.start()
+                    restarted = time.monotonic()
+                    await reconnect(client, attempts=60, delay=0.1)
+                    while True:
+                        try:
+                            await client.quick_match(4, "sushi-go")
+                            break
+                        except ConnectionLost:
+                            await reconnect(client, attempts=60, delay=0.1)
+                    while not isinstance(await player.next(), GameStarted):
+                        pass
+                    player.stalls.append(("at game over", time.monotonic() - restarted))
+                    await finish(player)
+                    return
+                break
+
+
+async def finish(player: Player) -> None:
+    """Play the game under way to its end."""
+    while True:
+        event = await player.next()
+        if isinstance(event, TurnStart) and player.client.awaiting:
+            player.pick()
+        elif isinstance(event, GameEnded):
+            player.verdicts.append(player.client.fairness.final)
+            return
+
+
+async def test_sigkill_at_four_moments_takes_no_ones_choice(tmp_path: Path) -> None:
+    db = tmp_path / "server.db"
+    server = Server(db)
+    await server.start()
+    bots = [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{server.port}",
+            *("--strategy", "random", "--players", "4", "--games", str(GAMES)),
+            *("--name", f"bot{i}", "--seed", str(i)),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in range(3)
+    ]
+    client = await SlowRevealer.connect("127.0.0.1", server.port, name="chaos")
+    player = Player(client, server)
+    try:
+        await asyncio.wait_for(play(player), 90)
+        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+    finally:
+        await client.close()
+        for bot in bots:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+        await server.stop()
+
+    # Each restart was followed by the next step within a few seconds.
+    assert [moment for moment, _ in player.stalls] == [
+        "during commits",
+        "between commitments and reveals",
+        "between rounds",
+        "at game over",
+    ]
+    assert all(seconds < STALL for _, seconds in player.stalls), player.stalls
+    assert player.verdicts == ["verified"] * GAMES
+    for bot, output in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0, output
+        lines = [line for line in output.splitlines() if line.startswith("game ")]
+        assert len(lines) == GAMES, output
+        # A bot killed as its game ended may not have seen the end (the server kept it).
+        assert all("fairness verified" in ln or "was not seen" in ln for ln in lines), output
+
+    storage = Storage(db)
+    try:
+        stored = [storage.get_record(g.game_id) for g in storage.list_records(limit=10)]
+    finally:
+        storage.close()
+    key = public_key_bytes(load_or_create_server_key(db.with_name(db.name + ".key")))
+    assert len(stored) == GAMES
+    for game in stored:
+        assert game is not None
+        signed = SignedRecord(record=game.record, signature=game.signature, server_key=key)
+        report = verify_record(verify_signed_record(signed, key))
+        assert report.ok, report.problems
+        assert not report.auto_picks, report.auto_picks
