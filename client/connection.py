@@ -177,6 +177,15 @@ class Client(Link):
 
         Judged by the protocol state now, not by the phase RESUMED named: the replayed messages
         that follow it have already moved the state on (and may have had us reveal)."""
+        checks = self._checks
+        if self.proto.phase is Phase.SEEDING and checks is not None and checks.seat is not None:
+            # A restarted server lost our seed (it keeps a game's seeds once all are in): the
+            # same one again, so what we check the deal against does not change; or, when the
+            # game's start never reached us (it went down with the connection), a first one.
+            if checks.my_seed is None:
+                checks.my_seed = new_seed()
+            self.send(Seed(ref=self.proto.next_ref(), seed=checks.my_seed))
+            return
         pick = self._pick
         if pick is None or self.proto.position != (pick[0], pick[1]):
             return

@@ -185,6 +185,10 @@ class Table(Seating, SecretSteps, OpenSteps):
         self._changed()
         if all(seed is not None for seed in self.client_seeds):
             self._seeded(now)
+        else:
+            # Saved from its start (before anyone hears of it), so a restart in the seeding
+            # resumes the game instead of losing it: the seats owe their seeds again.
+            self.host.save_table(self)
 
     def starting_message(
         self, names: tuple[str, ...], digest: bytes, seat: int | None
@@ -229,6 +233,9 @@ class Table(Seating, SecretSteps, OpenSteps):
             self.options, derive_game_seed(self.table_id, self.server_seed, seeds)
         )
         self.begin_step(now)
+        # The seeds are fixed now, and heard: a restart before the first step's end must resume
+        # this very game.
+        self.host.save_table(self)
 
     # -- what every step's end leads to -------------------------------------------------------------
 

@@ -13,10 +13,12 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+from processes import ServerProcess
 from tui_helpers import local_server
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -56,10 +58,14 @@ Keys = Callable[..., Awaitable[str]]
 
 
 async def _in_terminal(
-    tmp_path: Path, game_args: list[str], play: Callable[[Until, Keys], Awaitable[None]]
+    tmp_path: Path,
+    game_args: list[str],
+    play: Callable[[Until, Keys], Awaitable[None]],
+    server: Callable[[Path], AbstractAsyncContextManager[tuple[str, int]]] = local_server,
 ) -> None:
     """Run `sushigo-client ... --bots 1 --players 2 <game_args>` in an 80x24 tmux window against a
-    real server, let `play` type and look, then check it quits with exit code 0."""
+    real server (`local_server`, in this process, unless another is given), let `play` type and
+    look, then check it quits with exit code 0."""
     fifo = tmp_path / "output.fifo"
     os.mkfifo(fifo)
     # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.
@@ -73,7 +79,7 @@ async def _in_terminal(
     term = Terminal(tmp_path)
     rc_file = tmp_path / "rc"
     try:
-        async with local_server(tmp_path) as (host, port):
+        async with server(tmp_path) as (host, port):
             command = [
                 sys.executable,
                 "-m",
@@ -177,3 +183,35 @@ def _our_tray(screen: str) -> str:
     lines = screen.split("\n")
     mine = next(i for i, line in enumerate(lines) if line.startswith("▸you"))
     return lines[mine + 2]
+
+
+async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path) -> None:
+    """The `sushigo-server` process is killed (SIGKILL) mid-game and started again: the screen
+    says the connection was lost, then that the session is back, never shows an exception, and
+    the game goes on from the turn it was at."""
+    process = ServerProcess(tmp_path / "server.db")
+
+    @asynccontextmanager
+    async def real_server(path: Path) -> AsyncIterator[tuple[str, int]]:
+        await process.start()
+        try:
+            yield "127.0.0.1", process.port
+        finally:
+            await process.stop()
+
+    async def play(until: Until, keys: Keys) -> None:
+        await until(lambda s: "your pick" in s and "turn 1/10" in s, "first turn")
+        await keys("1", "Enter")
+        await until(lambda s: "your pick" in s and "turn 2/10" in s, "second turn")
+        await process.kill()
+        await until(lambda s: "reconnecting" in s, "the drop on the status line")
+        await process.start()
+        screen = await until(lambda s: "session is back" in s, "the resume")
+        # Back at the turn it was at, with the hand to choose from again.
+        assert "turn 2/10" in screen and "Your hand" in screen and "▸ 1" in screen
+        assert "xception" not in screen
+        await keys("1", "Enter")
+        screen = await until(lambda s: "turn 3/10" in s and "R1T2" in s, "the third turn")
+        assert "xception" not in screen
+
+    await _in_terminal(tmp_path, [], play, real_server)

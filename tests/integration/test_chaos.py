@@ -1,10 +1,11 @@
-"""Chaos: the real server is killed (SIGKILL) at four moments of play under real players and started
+"""Chaos: the real server is killed (SIGKILL) at five moments of play under real players and started
 again on the same database and port, and nobody's choice is taken from them.
 
 Three `sushigo-bot` processes and one player of our own, the client library as the terminal client
 uses it (`client.connection.reconnect` after every drop), quick-match into four-seat games. The
 server dies: while the seats commit; after every commitment is in but before our reveal (we hold
-it back, as a slow player would); between two rounds; and as a game ends. After each restart the
+it back, as a slow player would); between two rounds; as a game ends; and while the next game's
+seats send their seeds (ours held back). After each restart the
 next step must come within a few seconds, and in the end: every game finished, every record
 verifies, no seat was ever auto-picked (all four were connected throughout), each client checked
 its games' fairness, and the bots exit cleanly."""
@@ -12,18 +13,19 @@ its games' fairness, and the bots exit cleanly."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
-import sys
 import time
 from pathlib import Path
 
+from processes import BOT, ServerProcess
+
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
+    ClientMessage,
     GameEnded,
     GameStarted,
     Message,
+    Seed,
     SignedRecord,
     TurnResult,
     TurnStart,
@@ -33,11 +35,9 @@ from sushigo.protocol import (
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 from sushigo.server.storage import Storage
 
-SERVER = Path(sys.executable).with_name("sushigo-server")
-BOT = Path(sys.executable).with_name("sushigo-bot")
 GAMES = 2
-"""Games each player plays: the first is killed three times and at its end; the second starts
-after the last restart."""
+"""Games each player plays: the first is killed three times and at its end; the second in its
+seeding."""
 STALL = 5.0
 """The longest a restarted server may take to show our player the next step."""
 TURNS = 8
@@ -45,9 +45,10 @@ TURNS = 8
 
 
 class SlowRevealer(Client):
-    """Our player. While `hold` is set it keeps its reveal back (the moment between the last
-    commitment and the reveals is otherwise too short to hit); `held` is set when it would have
-    revealed. A resume sends whatever the seat owes again, the reveal included."""
+    """Our player. While `hold` is set it keeps its reveal and its seed back (the moments
+    between the last commitment and the reveals, and of the seeding, are otherwise too short to
+    hit); `held` is set when it would have sent one. A resume sends whatever the seat owes
+    again, the seed and the reveal included."""
 
     hold = False
 
@@ -61,51 +62,17 @@ class SlowRevealer(Client):
             return
         super()._send_reveal()
 
-
-class Server:
-    """The `sushigo-server` process, killed and started again on the same port and database."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = 0
-        self.proc: asyncio.subprocess.Process | None = None
-        self.log = b""
-
-    async def start(self) -> None:
-        self.proc = await asyncio.create_subprocess_exec(
-            str(SERVER),
-            *("--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
-            *("--log-level", "warning"),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        assert self.proc.stdout is not None
-        line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
-        assert "listening on" in line, line
-        self.port = int(line.rsplit(":", 1)[1])
-        asyncio.get_running_loop().create_task(self._drain())
-
-    async def _drain(self) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stdout is not None
-        while line := await proc.stdout.readline():
-            self.log += line
-
-    async def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        await self.proc.wait()
-
-    async def stop(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.terminate()
-            await asyncio.wait_for(self.proc.wait(), 20)
+    def send(self, message: ClientMessage) -> None:
+        if self.hold and isinstance(message, Seed):
+            self.held.set()
+            return
+        super().send(message)
 
 
 class Player:
     """Our player's loop: quick match, play at random, reconnect after every drop."""
 
-    def __init__(self, client: SlowRevealer, server: Server) -> None:
+    def __init__(self, client: SlowRevealer, server: ServerProcess) -> None:
         self.client = client
         self.server = server
         self.rng = random.Random(5)
@@ -128,8 +95,7 @@ class Player:
 
     async def restart(self, moment: str) -> None:
         """Kill the server now, start it again, and play on until a turn is played after it."""
-        await self.server.kill()
-        await self.server.start()
+        await self.server.restart()
         restarted = time.monotonic()
         self.client.hold = False
         while True:
@@ -183,19 +149,28 @@ async def play(player: Player) -> None:
                 if game == 1:
                     # Killed as the game ends: the sessions go with it (the game is stored);
                     # everyone logs in again and quick-matches into the second game.
-                    await player.server.kill()
-                    await player.server.start()
+                    await player.server.restart()
                     restarted = time.monotonic()
                     await reconnect(client, attempts=60, delay=0.1)
+                    # We keep our seed back this time: the next kill comes in the seeding.
+                    client.hold, client.held = True, asyncio.Event()
                     while True:
                         try:
                             await client.quick_match(4, "sushi-go")
                             break
                         except ConnectionLost:
                             await reconnect(client, attempts=60, delay=0.1)
-                    while not isinstance(await player.next(), GameStarted):
-                        pass
+                    await asyncio.wait_for(client.held.wait(), 10)
                     player.stalls.append(("at game over", time.monotonic() - restarted))
+                    # Killed while the seats send their seeds: the game was saved as it began,
+                    # and every seat sends its own seed again.
+                    await player.server.restart()
+                    restarted = time.monotonic()
+                    client.hold = False
+                    while not isinstance(started := await player.next(), GameStarted):
+                        pass
+                    assert not started.drawn, "the server drew a seed that was sent again"
+                    player.stalls.append(("during seeding", time.monotonic() - restarted))
                     await finish(player)
                     return
                 break
@@ -212,9 +187,9 @@ async def finish(player: Player) -> None:
             return
 
 
-async def test_sigkill_at_four_moments_takes_no_ones_choice(tmp_path: Path) -> None:
+async def test_sigkill_at_five_moments_takes_no_ones_choice(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
-    server = Server(db)
+    server = ServerProcess(db)
     await server.start()
     bots = [
         await asyncio.create_subprocess_exec(
@@ -246,6 +221,7 @@ async def test_sigkill_at_four_moments_takes_no_ones_choice(tmp_path: Path) -> N
         "between commitments and reveals",
         "between rounds",
         "at game over",
+        "during seeding",
     ]
     assert all(seconds < STALL for _, seconds in player.stalls), player.stalls
     assert player.verdicts == ["verified"] * GAMES

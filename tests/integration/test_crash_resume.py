@@ -5,56 +5,23 @@ the same hands and tableaus, the game finishes, and the record replays to the fi
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import re
-import signal
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
+from processes import server_process
 from server_helpers import dropped, expected_turns, play, replay_scores
 
 from sushigo.client.connection import Client
 from sushigo.engine import SUSHI_GO
 from sushigo.protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
 
-SERVER = Path(sys.executable).with_name("sushigo-server")
-LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
-
-
-@asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
-    proc = await asyncio.create_subprocess_exec(
-        str(SERVER),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--db",
-        str(db),
-        "--log-level",
-        "warning",
-        stdout=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert proc.stdout is not None
-        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
-        match = LISTENING.match(line)
-        assert match, f"unexpected first line: {line!r}"
-        yield proc, int(match.group(2))
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-        await proc.wait()
-
 
 async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
     settings = TableSettings(kind="sushi-go", players=3, turn_seconds=60)
     rng = random.Random(11)
-    async with server_process(db) as (proc, port):
+    async with server_process(db) as server:
+        port = server.port
         players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
         joined = await players[0].create_table(settings)
         await players[1].join_table(joined.table.table_id)
@@ -69,12 +36,12 @@ async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> N
                 c.pick(rng.choice(s.observation.legal_actions()))
         before = [c.observation for c in players]
         verified_before = [c.fairness.openings_verified for c in players]
-        os.kill(proc.pid, signal.SIGKILL)
-        await proc.wait()
+        await server.kill()
         for c in players:
             await dropped(c)
 
-    async with server_process(db) as (_, port):
+    async with server_process(db) as server:
+        port = server.port
         for c in players:
             c.port = port
             resumed = await c.resume()

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import random
-import re
-import signal
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 
+from processes import server_process
 from roll_server_helpers import RollClient, roll_settings, take_only
 from server_helpers import hello
 
@@ -34,28 +30,6 @@ from sushigo.protocol import (
     Welcome,
 )
 
-SERVER = Path(sys.executable).with_name("sushigo-server")
-LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
-
-
-@asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
-    proc = await asyncio.create_subprocess_exec(
-        str(SERVER),
-        *("--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "warning"),
-        stdout=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert proc.stdout is not None
-        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
-        match = LISTENING.match(line)
-        assert match, f"unexpected first line: {line!r}"
-        yield proc, int(match.group(2))
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-        await proc.wait()
-
 
 def round_two_turn_of(seats: set[int]) -> Callable[[Message], bool]:
     """Stop at the first ROLL_TURN of round 2 whose mover is one of `seats`."""
@@ -69,7 +43,8 @@ def round_two_turn_of(seats: set[int]) -> Callable[[Message], bool]:
 async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
     rng = random.Random(21)
-    async with server_process(db) as (proc, port):
+    async with server_process(db) as server:
+        port = server.port
         players = [await RollClient.connect("127.0.0.1", port) for _ in range(2)]
         for i, peer in enumerate(players):
             await peer.login(f"p{i}")
@@ -94,13 +69,13 @@ async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(tmp_path: P
         shown = (await mover.expect(Acted)).observation
         for _ in range(2):
             await other.expect(Acted)
-        os.kill(proc.pid, signal.SIGKILL)
-        await proc.wait()
+        await server.kill()
         last_seqs = [p.proto.last_seq for p in players]
         for p in players:
             p.close()
 
-    async with server_process(db) as (_, port):
+    async with server_process(db) as server:
+        port = server.port
         backs = []
         for peer, last_seq in zip(players, last_seqs, strict=True):
             back = await RollClient.connect("127.0.0.1", port)
