@@ -27,7 +27,7 @@ from functools import partial
 from importlib import import_module
 from typing import Any, ClassVar, Protocol
 
-from prompt_toolkit.filters import Filter
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
@@ -372,7 +372,8 @@ class Board:
     def key_bindings(self, playing: Filter) -> KeyBindings:
         """The keys of a turn, active under `playing` (made once per board)."""
         if self._keys is None:
-            self._keys = self.make_key_bindings(playing)
+            # A spectator has no turn to play: its keys are the shell's (l stops watching).
+            self._keys = self.make_key_bindings(playing & Condition(lambda: self.seat is not None))
         return self._keys
 
     def make_key_bindings(self, playing: Filter) -> KeyBindings:

@@ -251,7 +251,10 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
     def _again(event: KeyPressEvent) -> None:
         _spawn(state, ops.start_game(state))
 
-    @kb.add("l", filter=over)
+    # A spectator may stop watching at any time (a player's seat is theirs until the game ends).
+    watching = playing & Condition(lambda: state.board is not None and state.board.seat is None)
+
+    @kb.add("l", filter=over | watching)
     def _leave(event: KeyPressEvent) -> None:
         _spawn(state, ops.leave(state))
 

@@ -224,6 +224,8 @@ def keys_text(state: AppState) -> Fragments:
         keys = "Enter/space: continue · ?: help"
     elif state.final is not None:
         keys = ("n: new game · " if state.is_host else "") + "l: leave table · c: chat · q: quit"
+    elif state.board is not None and state.in_game and state.board.seat is None:
+        keys = "watching · l: stop watching · c: chat · ?: help · q: quit"
     elif state.board is not None and state.in_game:
         keys = state.board.keys()
     elif state.form is not None:
