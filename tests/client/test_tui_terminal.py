@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -55,13 +56,17 @@ class Terminal:
 
 Until = Callable[[Callable[[str], bool], str], Awaitable[str]]
 Keys = Callable[..., Awaitable[str]]
+Tmux = Callable[..., Awaitable[str]]
+"""Any tmux command on the test's own tmux server (`resize-window -t play -x 60`, say)."""
 
 
 async def _in_terminal(
     tmp_path: Path,
     game_args: list[str],
-    play: Callable[[Until, Keys], Awaitable[None]],
+    play: Callable[[Until, Keys, Tmux], Awaitable[None]],
     server: Callable[[Path], AbstractAsyncContextManager[tuple[str, int]]] = local_server,
+    size: tuple[int, int] = (80, 24),
+    env: tuple[str, ...] = (),
 ) -> None:
     """Run `sushigo-client ... --bots 1 --players 2 <game_args>` in an 80x24 tmux window against a
     real server (`local_server`, in this process, unless another is given), let `play` type and
@@ -104,8 +109,8 @@ async def _in_terminal(
                 f"{tmux} wait-for -S done"
             )
             await term.tmux(
-                "new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
-                "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+                "new-session", "-d", "-s", "play", "-x", str(size[0]), "-y", str(size[1]),
+                "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color", *env,
                 "sh", "-c", script,
             )  # fmt: skip
             await term.tmux("pipe-pane", "-t", "play", "-o", f"cat >> {shlex.quote(str(fifo))}")
@@ -126,7 +131,7 @@ async def _in_terminal(
             async def keys(*names: str) -> str:
                 return await term.tmux("send-keys", "-t", "play", *names)
 
-            await play(until, keys)
+            await play(until, keys, term.tmux)
             await keys("q")
             await until(lambda s: "Quit sushigo?" in s, "quit question")
             await keys("y")
@@ -143,7 +148,7 @@ async def _in_terminal(
 
 
 async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
         assert "round 1/3 · turn 1/10" in screen
         assert "random-bot-1" in screen and "▸ 1" in screen
@@ -158,7 +163,7 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
 
 
 async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path) -> None:
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your move" in s and "Your move" in s, "our first move")
         assert screen.startswith(" Sushi Roll ") and "round 1/3 · cycle" in screen
         assert "RED" in screen and "belt" in screen and "tray" in screen and "menu 3" in screen
@@ -199,7 +204,7 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         finally:
             await process.stop()
 
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         await until(lambda s: "your pick" in s and "turn 1/10" in s, "first turn")
         await keys("1", "Enter")
         await until(lambda s: "your pick" in s and "turn 2/10" in s, "second turn")
@@ -215,3 +220,31 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         assert "xception" not in screen
 
     await _in_terminal(tmp_path, [], play, real_server)
+
+
+async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
+    tmp_path: Path,
+) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "needs a terminal" in s, "the size message")
+        words = " ".join(screen.split())
+        assert "at least 80x24; this one is 60x20" in words and "Ctrl-C twice" in words
+        await tmux("resize-window", "-t", "play", "-x", "80", "-y", "24")
+        await until(lambda s: "your pick" in s and "turn 1/10" in s, "the game at 80x24")
+
+    await _in_terminal(tmp_path, [], play, size=(60, 20))
+
+
+COLOUR = re.compile(r"\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]")
+"""An SGR sequence that sets a foreground or background colour (39 and 49, the terminal's own
+colours, are none)."""
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_no_color_is_respected(tmp_path: Path, no_color: bool) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+        styled = await tmux("capture-pane", "-p", "-e", "-t", "play")
+        assert bool(COLOUR.search(styled)) is not no_color, styled[:400]
+
+    await _in_terminal(tmp_path, [], play, env=("NO_COLOR=1",) if no_color else ())
