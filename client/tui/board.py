@@ -529,6 +529,21 @@ class Board:
             out.append(("class:title", " ★\n" if seat in final.winners else "\n"))
         return out
 
+    def race(self, title: str, points: Sequence[int], places: tuple[str, str]) -> Fragments:
+        """Who won a race, as a score pad's note says it: `title`, then the seats of the best
+        `points` (the first of `places`, "most"), then those of any other non-zero points (the
+        second: "second" or "fewest"), each with what they got. Nothing when nobody scored."""
+        groups: dict[int, list[str]] = {}
+        for seat, got in enumerate(points):
+            if got:
+                groups.setdefault(got, []).append(self.shell.name_of(seat))
+        if not groups:
+            return []
+        best = max(groups)
+        parts = [f"{places[0]} {', '.join(groups.pop(best))} ({best:+d})"]
+        parts += [f"{places[1]} {', '.join(names)} ({got:+d})" for got, names in groups.items()]
+        return [("class:dim", f"{title}: " + " · ".join(parts) + "\n")]
+
     def fairness(self) -> Fragments:
         """The fairness status: what has been checked so far, any failure loudly."""
         fair = self.shell.fairness
