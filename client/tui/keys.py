@@ -21,6 +21,7 @@ from prompt_toolkit.key_binding import (
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
+from sushigo.bots import LEVELS, levels
 from sushigo.engine.games import kinds
 
 from . import ops
@@ -151,6 +152,17 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     @kb.add("m", filter=listing)
     def _quick(event: KeyPressEvent) -> None:
         _spawn(state, ops.quick_match(state))
+
+    @kb.add("b", filter=listing)
+    def _bots(event: KeyPressEvent) -> None:
+        _spawn(state, ops.play_bots(state))
+
+    @kb.add("v", filter=listing)
+    def _level(event: KeyPressEvent) -> None:
+        offered = levels(state.quick_kind) or LEVELS
+        at = offered.index(state.bot_level) if state.bot_level in offered else -1
+        state.bot_level = offered[(at + 1) % len(offered)]
+        state.say(f"bots (b) now play at level {state.bot_level}")
 
     @kb.add("r", filter=listing)
     def _refresh(event: KeyPressEvent) -> None:

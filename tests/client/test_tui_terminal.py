@@ -54,6 +54,9 @@ class Terminal:
         return await self.tmux("capture-pane", "-p", "-t", "play")
 
 
+AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-strategy", "random"]
+"""A two-seat table with one random server bot and no turn timer."""
+
 Until = Callable[[Callable[[str], bool], str], Awaitable[str]]
 Keys = Callable[..., Awaitable[str]]
 Tmux = Callable[..., Awaitable[str]]
@@ -68,9 +71,10 @@ async def _in_terminal(
     size: tuple[int, int] = (80, 24),
     env: tuple[str, ...] = (),
 ) -> None:
-    """Run `sushigo-client ... --bots 1 --players 2 <game_args>` in an 80x24 tmux window against a
-    real server (`local_server`, in this process, unless another is given), let `play` type and
-    look, then check it quits with exit code 0."""
+    """Run `sushigo-client HOST:PORT --name e2e <game_args>` (`AGAINST_A_BOT` and more, or the
+    lobby) in a tmux window (80x24 unless `size` says otherwise) against a real server
+    (`local_server`, in this process, unless another is given), let `play` type and look, then
+    check it quits with exit code 0."""
     fifo = tmp_path / "output.fifo"
     os.mkfifo(fifo)
     # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.
@@ -92,14 +96,6 @@ async def _in_terminal(
                 f"{host}:{port}",
                 "--name",
                 "e2e",
-                "--bots",
-                "1",
-                "--players",
-                "2",
-                "--turn-seconds",
-                "0",
-                "--bot-strategy",
-                "random",
                 *game_args,
             ]
             tmux = f"tmux -L {term.socket} -f /dev/null"
@@ -159,7 +155,7 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
         await until(lambda s: "Keys" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, [], play)
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
 
 
 async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path) -> None:
@@ -180,7 +176,7 @@ async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path)
         await until(lambda s: "Sushi Roll" in s and "re-rolls" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, ["--game", "sushi-roll"], play)
+    await _in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
 
 
 def _our_tray(screen: str) -> str:
@@ -219,7 +215,7 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         screen = await until(lambda s: "turn 3/10" in s and "R1T2" in s, "the third turn")
         assert "xception" not in screen
 
-    await _in_terminal(tmp_path, [], play, real_server)
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, real_server)
 
 
 async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
@@ -232,7 +228,7 @@ async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
         await tmux("resize-window", "-t", "play", "-x", "80", "-y", "24")
         await until(lambda s: "your pick" in s and "turn 1/10" in s, "the game at 80x24")
 
-    await _in_terminal(tmp_path, [], play, size=(60, 20))
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, size=(60, 20))
 
 
 COLOUR = re.compile(r"\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]")
@@ -247,4 +243,19 @@ async def test_no_color_is_respected(tmp_path: Path, no_color: bool) -> None:
         styled = await tmux("capture-pane", "-p", "-e", "-t", "play")
         assert bool(COLOUR.search(styled)) is not no_color, styled[:400]
 
-    await _in_terminal(tmp_path, [], play, env=("NO_COLOR=1",) if no_color else ())
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, env=("NO_COLOR=1",) if no_color else ())
+
+
+async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "Tables on" in s, "the lobby")
+        assert "bots of level medium" in screen
+        await keys("v")
+        await until(lambda s: "bots of level hard" in s, "the level changed")
+        await keys("b")
+        screen = await until(lambda s: "your pick" in s and "turn 1/" in s, "the first turn")
+        # Three bots of that level, the level beside each bot's name.
+        rows = [line for line in screen.split("\n") if line.startswith(" hard-bot")]
+        assert len(rows) == 3, screen
+
+    await _in_terminal(tmp_path, [], play)
