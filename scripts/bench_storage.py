@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Storage speed: `Storage.save_table` calls per second on a file database (WAL, NORMAL sync).
+"""SqliteStorage speed: `SqliteStorage.save_table` calls per second on a file database (WAL, NORMAL sync).
 
 Each call is one committed transaction upserting a 2-4 KB state blob for one of `--tables`
 tables in rotation, as the server does at every turn boundary. The database lives in a fresh
@@ -20,7 +20,7 @@ from pathlib import Path
 # Run as a file, the script's own folder is on sys.path, not the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 def bench(path: Path, seconds: float, tables: int) -> tuple[int, float]:
@@ -29,7 +29,7 @@ def bench(path: Path, seconds: float, tables: int) -> tuple[int, float]:
     # Incompressible-ish blobs of realistic size (msgpack'd hands, tableaus and commitments).
     blobs = [rng.randbytes(rng.randint(2048, 4096)) for _ in range(64)]
     ids = [f"table-{n:05d}" for n in range(tables)]
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         for table_id in ids:
             storage.save_table(table_id, blobs[0])
         calls = 0

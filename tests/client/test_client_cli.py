@@ -26,7 +26,7 @@ from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.tls import ensure_certificate, server_ssl_context
 
 
@@ -160,7 +160,7 @@ async def test_changed_tls_certificate_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = ensure_certificate(tmp_path / "tls")
-    storage = Storage(tmp_path / "server.db")
+    storage = SqliteStorage(tmp_path / "server.db")
     server = Server(
         Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",

@@ -22,12 +22,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import play
 
 import sushigo.server.app as app_module
-import sushigo.server.storage as storage_module
+import sushigo.server.sqlite_storage as storage_module
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import PlayerResult, Storage, StorageError, TokenEntry
+from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage import PlayerResult, StorageError, TokenEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,7 +44,7 @@ def rows(path: Path) -> dict[str, bytes]:
 
 def test_writes_wait_for_flush_and_commit_together(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         storage.save_table("a", b"1")
         storage.save_token(b"t" * 32, "a", 0, 99)
         storage.save_table("b", b"1")
@@ -56,7 +57,7 @@ def test_writes_wait_for_flush_and_commit_together(tmp_path: Path) -> None:
 
 
 def test_newest_state_of_a_table_wins_and_order_is_kept(tmp_path: Path) -> None:
-    with Storage(tmp_path / "wb.db", write_behind=True) as storage:
+    with SqliteStorage(tmp_path / "wb.db", write_behind=True) as storage:
         storage.save_table("t", b"old")
         storage.save_token(b"k" * 32, "t", 1, 50)
         storage.save_table("t", b"new")
@@ -73,7 +74,7 @@ def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) ->
     """Held statements of the same text in a row are written in one go (the turns of many
     tables): the writes between them still come in between."""
     path = tmp_path / "wb.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         for table in ("a", "b"):
             storage.save_table(table, table.encode(), [b"0"])
         assert storage.flush()
@@ -113,7 +114,7 @@ def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) ->
 
 def test_a_game_stored_after_a_held_save_retires_the_table(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         storage.save_table("t", b"last turn")
         storage.save_token(b"k" * 32, "t", 0, 99)
         players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
@@ -134,7 +135,7 @@ def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
-    with Storage(tmp_path / "wb.db", write_behind=True) as storage:
+    with SqliteStorage(tmp_path / "wb.db", write_behind=True) as storage:
         storage.finish_game("t", "g", "sushi-go", b"first", b"sig", players, finished_ms=1)
         storage.save_table("u", b"state")
         storage.finish_game("t", "g", "sushi-go", b"second", b"sig", players, finished_ms=2)
@@ -148,7 +149,7 @@ def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
 
 def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         blocker = sqlite3.connect(path, isolation_level=None, timeout=0)
         blocker.execute("BEGIN EXCLUSIVE")  # another writer: the commit cannot get the lock
         storage.save_table("a", b"1")
@@ -171,7 +172,7 @@ def test_flush_declines_while_the_database_is_busy_and_says_when_to_retry(
     monkeypatch.setattr(storage_module, "CHECKPOINT_POLL_SECONDS", 0.01)
     path = tmp_path / "wb.db"
     ready = threading.Event()
-    with Storage(path, exclusive=True, write_behind=True) as storage:
+    with SqliteStorage(path, exclusive=True, write_behind=True) as storage:
         storage.on_ready = ready.set
         # Stand in for a long checkpoint: another thread holds the database.
         holding, release = threading.Event(), threading.Event()
@@ -193,7 +194,7 @@ def test_flush_declines_while_the_database_is_busy_and_says_when_to_retry(
         assert ready.wait(10)
         assert storage.flush()
         assert storage.held == 0
-    with Storage(path) as again:
+    with SqliteStorage(path) as again:
         assert again.load_tables() == [("t", b"1")]
 
 
@@ -205,7 +206,7 @@ def test_the_checkpoint_thread_empties_the_log(
     path = tmp_path / "wb.db"
     wal = Path(str(path) + "-wal")
     called = threading.Event()
-    with Storage(path, exclusive=True, write_behind=True) as storage:
+    with SqliteStorage(path, exclusive=True, write_behind=True) as storage:
         storage.on_ready = called.set
         with storage._lock:  # the thread waits for this before it checkpoints
             for n in range(60):
@@ -222,7 +223,7 @@ def test_the_checkpoint_thread_empties_the_log(
 
 def test_close_writes_what_is_held(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
-    storage = Storage(path, exclusive=True, write_behind=True)
+    storage = SqliteStorage(path, exclusive=True, write_behind=True)
     storage.save_table("t", b"kept")
     storage.close()
     storage.close()
@@ -231,8 +232,8 @@ def test_close_writes_what_is_held(tmp_path: Path) -> None:
 
 _CHILD = """
 import sys
-from sushigo.server.storage import Storage
-storage = Storage(sys.argv[1], exclusive=True, write_behind=True)
+from sushigo.server.sqlite_storage import SqliteStorage
+storage = SqliteStorage(sys.argv[1], exclusive=True, write_behind=True)
 for n in range(20):
     storage.save_table(f"t{n}", bytes([n]) * 3000)
 storage.save_token(b"k" * 32, "t7", 1, 99)
@@ -264,7 +265,7 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(tmp_path: Path) -
         if child.poll() is None:
             child.kill()
             child.wait()
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         tables = dict(storage.load_tables())
         assert len(tables) == 20
         assert tables["t0"] == bytes([0]) * 3000
@@ -277,7 +278,7 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(tmp_path: Path) -
 
 @asynccontextmanager
 async def write_behind_server(path: Path) -> AsyncIterator[tuple[Hub, Server, int]]:
-    storage = Storage(path, exclusive=True, write_behind=True)
+    storage = SqliteStorage(path, exclusive=True, write_behind=True)
     hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     server = Server(hub, "127.0.0.1", 0, None)
     try:
@@ -395,7 +396,7 @@ async def test_commits_are_paced_when_busy_and_immediate_when_quiet(
     clock = [100.0]
     monkeypatch.setattr(app_module, "_perf_counter", lambda: clock[0])
     commits: list[float] = []
-    storage = Storage(tmp_path / "p.db", write_behind=True)
+    storage = SqliteStorage(tmp_path / "p.db", write_behind=True)
     flush = storage.flush
 
     def counted(*, wait: bool = False) -> bool:
