@@ -467,10 +467,21 @@ class PgStorage(PgRecords):
         when given. One statement per turn, so the turns of many tables go in one executemany."""
         if first < 0:
             raise ValueError(f"turns are numbered from 0, not {first}")
-        if state is not None:
-            self._write((_SAVE_HEAD, (table_id, state)), f"save table {table_id!r}")
-        for i, value in enumerate(turns):
-            self._write((_APPEND_TURN, (table_id, first + i, value)), f"save table {table_id!r}")
+        what = f"save table {table_id!r}"
+        rows = [(table_id, first + i, value) for i, value in enumerate(turns)]
+        if self.write_behind:  # held one by one, committed together (a flush takes them all)
+            if state is not None:
+                self._write((_SAVE_HEAD, (table_id, state)), what)
+            for row in rows:
+                self._write((_APPEND_TURN, row), what)
+            return
+
+        async def append(conn: Any) -> None:
+            if state is not None:
+                await conn.execute(_SAVE_HEAD, table_id, state)
+            await conn.executemany(_APPEND_TURN, rows)
+
+        self._write((append, None), what)
 
     def delete_table(self, table_id: str) -> None:
         """Forget a table in progress, its turns and its tokens."""

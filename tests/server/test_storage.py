@@ -1,4 +1,5 @@
-"""server.storage: every operation, atomicity, schema versions, bad files, and SIGKILL safety."""
+"""The SQLite backend: its file, pragmas, schema versions, locks and WAL recovery after SIGKILL (what
+every backend does is in test_storage_contract.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from sushigo.protocol.identity import player_id_for_key
 from sushigo.server import sqlite_storage as storage_module
 from sushigo.server.sqlite_storage import APPLICATION_ID, SCHEMA_VERSION, SqliteStorage
 from sushigo.server.storage import PlayerResult, StorageError, TokenEntry
@@ -192,56 +192,7 @@ def test_errors_after_close_are_storage_errors(tmp_path: Path) -> None:
 # --- tables in progress ------------------------------------------------------------------------
 
 
-def test_tables_upsert_load_delete(db: SqliteStorage) -> None:
-    assert db.load_tables() == []
-    db.save_table("b", b"1")
-    db.save_table("a", b"2")
-    db.save_table("b", b"3")
-    assert db.load_tables() == [("a", b"2"), ("b", b"3")]
-    db.delete_table("b")
-    db.delete_table("missing")
-    assert db.load_tables() == [("a", b"2")]
-
-
 # --- finished games ----------------------------------------------------------------------------
-
-
-def test_finish_game_is_one_transaction(db: SqliteStorage) -> None:
-    db.save_table("t1", b"state")
-    db.save_token(b"h" * 32, "t1", 0, 1000)
-    pid = db.upsert_identity(KEY_A, "ann", 5)
-    players = results(pid, None, "k:someone")
-    db.finish_game("t1", "g1", "sushigo", b"record", b"sig", players, finished_ms=1234)
-    assert db.load_tables() == []
-    assert db.find_token(b"h" * 32) is None
-    stored = db.get_record("g1")
-    assert stored is not None
-    assert (stored.game_id, stored.table_id, stored.kind) == ("g1", "t1", "sushigo")
-    assert (stored.record, stored.signature, stored.finished_ms) == (b"record", b"sig", 1234)
-    assert stored.players == tuple(players)
-    assert db.get_record("nope") is None
-
-
-def test_duplicate_game_changes_nothing(db: SqliteStorage) -> None:
-    db.finish_game("t1", "g1", "sushigo", b"r", b"s", results(None, None), finished_ms=1)
-    db.save_table("t2", b"state")
-    with pytest.raises(StorageError, match="already stored"):
-        db.finish_game("t2", "g1", "sushigo", b"r2", b"s2", results(None), finished_ms=2)
-    assert db.load_tables() == [("t2", b"state")]
-    stored = db.get_record("g1")
-    assert stored is not None
-    assert stored.record == b"r"
-    assert len(stored.players) == 2
-
-
-def test_failure_half_way_through_finish_game_stores_nothing(db: SqliteStorage) -> None:
-    db.save_table("t1", b"state")
-    bad = PlayerResult(player_id=None, name=None, seat=1, score=0, place=2)  # type: ignore[arg-type]
-    with pytest.raises(StorageError, match="NOT NULL"):
-        db.finish_game("t1", "g1", "sushigo", b"r", b"s", [*results(None), bad], finished_ms=1)
-    assert db.get_record("g1") is None
-    assert db.list_records() == []
-    assert db.load_tables() == [("t1", b"state")]
 
 
 def test_usable_from_a_worker_thread(db: SqliteStorage) -> None:
@@ -252,69 +203,7 @@ def test_usable_from_a_worker_thread(db: SqliteStorage) -> None:
     assert db.load_tables() == [("t", b"from a thread")]
 
 
-def test_duplicate_seats_rejected(db: SqliteStorage) -> None:
-    twice = [*results(None), *results(None)]
-    with pytest.raises(ValueError, match="duplicate seats"):
-        db.finish_game("t", "g", "sushigo", b"r", b"s", twice, finished_ms=1)
-
-
-def test_list_records_newest_first_paged_and_by_player(db: SqliteStorage) -> None:
-    for n in range(5):
-        ids = ("k:ann", None) if n % 2 == 0 else ("k:bob", "k:cat")
-        db.finish_game(f"t{n}", f"g{n}", "sushigo", b"r", b"s", results(*ids), finished_ms=n)
-    assert [r.game_id for r in db.list_records()] == ["g4", "g3", "g2", "g1", "g0"]
-    assert [r.game_id for r in db.list_records(limit=2, offset=1)] == ["g3", "g2"]
-    assert [r.game_id for r in db.list_records(player_id="k:ann")] == ["g4", "g2", "g0"]
-    assert [r.game_id for r in db.list_records(player_id="k:cat", limit=1)] == ["g3"]
-    assert db.list_records(player_id="k:nobody") == []
-    summary = db.list_records(limit=1)[0]
-    assert summary.players == tuple(results("k:ann", None))
-    with pytest.raises(ValueError):
-        db.list_records(limit=-1)
-
-
 # --- identities and ratings --------------------------------------------------------------------
-
-
-def test_identities(db: SqliteStorage) -> None:
-    pid = db.upsert_identity(KEY_A, "ann", 100)
-    assert pid == player_id_for_key(KEY_A)
-    assert pid.startswith("k:")
-    assert db.upsert_identity(KEY_A, "Ann B", 200) == pid
-    ident = db.get_identity(pid)
-    assert ident is not None
-    assert (ident.public_key, ident.name, ident.first_seen_ms, ident.last_seen_ms) == (
-        KEY_A,
-        "Ann B",
-        100,
-        200,
-    )
-    assert db.get_identity("k:unknown") is None
-    with pytest.raises(ValueError):
-        db.upsert_identity(b"short", "x", 1)
-
-
-def test_ratings_and_leaderboard(db: SqliteStorage) -> None:
-    ann = db.upsert_identity(KEY_A, "ann", 1)
-    bob = db.upsert_identity(KEY_B, "bob", 1)
-    assert db.get_rating(ann) is None
-    db.set_ratings({ann: (25.0, 8.0), bob: (30.0, 2.0)})
-    assert db.get_rating(ann) == (25.0, 8.0)
-    db.finish_game("t", "g", "sushigo", b"r", b"s", results(ann, bob), finished_ms=1)
-    db.set_ratings({ann: (26.0, 7.5)})
-    board = db.leaderboard(10)
-    assert [(e.player_id, e.name, e.games) for e in board] == [(bob, "bob", 1), (ann, "ann", 1)]
-    assert board[0].ordinal == pytest.approx(24.0)
-    assert len(db.leaderboard(1)) == 1
-
-
-def test_rating_an_unknown_player_changes_nothing(db: SqliteStorage) -> None:
-    ann = db.upsert_identity(KEY_A, "ann", 1)
-    with pytest.raises(StorageError, match="FOREIGN KEY"):
-        db.set_ratings({ann: (20.0, 5.0), "k:guest": (20.0, 5.0)})
-    assert db.get_rating(ann) is None
-    with pytest.raises(ValueError):
-        db.set_ratings({ann: (float("nan"), 1.0)})
 
 
 # --- reconnect tokens --------------------------------------------------------------------------
@@ -322,46 +211,6 @@ def test_rating_an_unknown_player_changes_nothing(db: SqliteStorage) -> None:
 
 def h(token: bytes) -> bytes:
     return hashlib.sha256(token).digest()
-
-
-def test_tokens_save_find_delete(db: SqliteStorage) -> None:
-    db.save_token(h(b"a"), "t1", 0, 100)
-    db.save_token(h(b"b"), "t1", 1, 200)
-    db.save_token(h(b"c"), "t2", 0, 300)
-    assert db.find_token(h(b"a")) == TokenEntry("t1", 0, 100) == ("t1", 0, 100)
-    assert db.find_token(h(b"zz")) is None
-    db.delete_token(h(b"a"))
-    assert db.find_token(h(b"a")) is None
-    db.delete_tokens_for("t1")
-    assert db.find_token(h(b"b")) is None
-    assert db.find_token(h(b"c")) == TokenEntry("t2", 0, 300)
-    assert db.delete_expired_tokens(300) == 0
-    assert db.delete_expired_tokens(301) == 1
-
-
-def test_one_live_token_per_seat(db: SqliteStorage) -> None:
-    db.save_token(h(b"old"), "t", 2, 100)
-    db.save_token(h(b"new"), "t", 2, 100)
-    assert db.find_token(h(b"old")) is None
-    assert db.find_token(h(b"new")) == TokenEntry("t", 2, 100)
-
-
-def test_rotation_refuses_the_old_token(db: SqliteStorage) -> None:
-    db.save_token(h(b"first"), "t", 1, 100)
-    assert db.rotate_token(h(b"first"), h(b"second"), 500) == TokenEntry("t", 1, 500)
-    assert db.find_token(h(b"first")) is None
-    assert db.find_token(h(b"second")) == TokenEntry("t", 1, 500)
-    # A thief replaying the old token after rotation gets nothing, and changes nothing.
-    assert db.rotate_token(h(b"first"), h(b"thief"), 900) is None
-    assert db.find_token(h(b"thief")) is None
-    assert db.find_token(h(b"second")) == TokenEntry("t", 1, 500)
-
-
-def test_delete_table_drops_its_tokens(db: SqliteStorage) -> None:
-    db.save_table("t", b"s")
-    db.save_token(h(b"a"), "t", 0, 1)
-    db.delete_table("t")
-    assert db.find_token(h(b"a")) is None
 
 
 # --- crash safety ------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from sushigo.protocol import TableSettings, TurnStart
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
 from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import PlayerResult, StorageError, TokenEntry
+from sushigo.server.storage import StorageError, TokenEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,34 +40,6 @@ def rows(path: Path) -> dict[str, bytes]:
         return dict(raw.execute("SELECT table_id, state FROM tables_in_progress").fetchall())
     finally:
         raw.close()
-
-
-def test_writes_wait_for_flush_and_commit_together(tmp_path: Path) -> None:
-    path = tmp_path / "wb.db"
-    with SqliteStorage(path, write_behind=True) as storage:
-        storage.save_table("a", b"1")
-        storage.save_token(b"t" * 32, "a", 0, 99)
-        storage.save_table("b", b"1")
-        assert storage.held == 3
-        assert rows(path) == {}
-        assert storage.flush()
-        assert storage.held == 0
-        assert rows(path) == {"a": b"1", "b": b"1"}
-        assert storage.flush()  # nothing held: nothing to do
-
-
-def test_newest_state_of_a_table_wins_and_order_is_kept(tmp_path: Path) -> None:
-    with SqliteStorage(tmp_path / "wb.db", write_behind=True) as storage:
-        storage.save_table("t", b"old")
-        storage.save_token(b"k" * 32, "t", 1, 50)
-        storage.save_table("t", b"new")
-        assert storage.held == 2  # the older state of "t" is never written
-        storage.delete_token(b"k" * 32)
-        storage.save_token(b"k" * 32, "t", 2, 60)
-        # A read first commits what is held, so it sees every write, in order.
-        assert storage.find_token(b"k" * 32) == TokenEntry("t", 2, 60)
-        assert storage.held == 0
-        assert storage.load_tables() == [("t", b"new")]
 
 
 def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) -> None:
@@ -110,41 +82,6 @@ def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) ->
         assert storage.load_tables() == [("a", b"a012")]
         assert storage.find_token(b"k" * 32) is None
         assert storage.find_token(b"j" * 32) == TokenEntry("a", 0, 70)
-
-
-def test_a_game_stored_after_a_held_save_retires_the_table(tmp_path: Path) -> None:
-    path = tmp_path / "wb.db"
-    with SqliteStorage(path, write_behind=True) as storage:
-        storage.save_table("t", b"last turn")
-        storage.save_token(b"k" * 32, "t", 0, 99)
-        players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
-        storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", players, finished_ms=1)
-        assert storage.held == 3  # held too, after the writes before it
-        assert rows(path) == {}
-        assert storage.flush()
-        assert rows(path) == {}
-        assert storage.get_record("g") is not None
-        assert storage.find_token(b"k" * 32) is None
-        # A new game at the same table saves again afterwards.
-        storage.save_table("t", b"next game")
-        storage.flush()
-        assert rows(path) == {"t": b"next game"}
-
-
-def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    players = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
-    with SqliteStorage(tmp_path / "wb.db", write_behind=True) as storage:
-        storage.finish_game("t", "g", "sushi-go", b"first", b"sig", players, finished_ms=1)
-        storage.save_table("u", b"state")
-        storage.finish_game("t", "g", "sushi-go", b"second", b"sig", players, finished_ms=2)
-        storage.delete_table("u")
-        assert storage.flush()  # the rest of the batch is written all the same
-        stored = storage.get_record("g")
-        assert stored is not None and stored.record == b"first"
-        assert storage.load_tables() == []
-    assert "game g is already stored" in caplog.text
 
 
 def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
@@ -219,15 +156,6 @@ def test_the_checkpoint_thread_empties_the_log(
         assert called.wait(10)
         assert wal.stat().st_size == 0
         assert len(storage.load_tables()) == 60
-
-
-def test_close_writes_what_is_held(tmp_path: Path) -> None:
-    path = tmp_path / "wb.db"
-    storage = SqliteStorage(path, exclusive=True, write_behind=True)
-    storage.save_table("t", b"kept")
-    storage.close()
-    storage.close()
-    assert rows(path) == {"t": b"kept"}
 
 
 _CHILD = """
