@@ -14,6 +14,7 @@ memory, so that several test runs can share a small machine.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import pwd
 import secrets
@@ -146,7 +147,9 @@ class PgCluster:
             finally:
                 await conn.close()
 
-        asyncio.run(run())
+        # In a thread of its own: the caller may be inside a running event loop (an async test).
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, run()).result()
 
     def new_database(self) -> str:
         """A fresh, empty database; its URL."""
