@@ -27,3 +27,13 @@ def pg_cluster() -> Iterator[PgCluster]:
 def pg_url(pg_cluster: PgCluster) -> str:
     """The URL of a fresh, empty database of its own for this test."""
     return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, ...]:
+    """A server's ``--db`` (and ``--key``) on each backend in turn: an SQLite file, or a fresh
+    PostgreSQL database (with the key in the test's directory)."""
+    if request.param == "sqlite":
+        return ("--db", str(tmp_path / "server.db"))
+    url: str = request.getfixturevalue("pg_url")
+    return ("--db", url, "--key", str(tmp_path / "server.key"))

@@ -25,15 +25,16 @@ LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
 
 
 @asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+async def server_process(
+    db: tuple[str, ...],
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
     proc = await asyncio.create_subprocess_exec(
         str(SERVER),
         "--host",
         "127.0.0.1",
         "--port",
         "0",
-        "--db",
-        str(db),
+        *db,
         "--log-level",
         "warning",
         stdout=asyncio.subprocess.PIPE,
@@ -50,8 +51,8 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
         await proc.wait()
 
 
-async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
-    db = tmp_path / "server.db"
+async def test_sigkill_in_round_two_then_restart_and_finish(server_db: tuple[str, ...]) -> None:
+    db = server_db
     settings = TableSettings(kind="sushi-go", players=3, turn_seconds=60)
     rng = random.Random(11)
     async with server_process(db) as (proc, port):

@@ -39,10 +39,12 @@ LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
 
 
 @asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+async def server_process(
+    db: tuple[str, ...],
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
     proc = await asyncio.create_subprocess_exec(
         str(SERVER),
-        *("--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "warning"),
+        *("--host", "127.0.0.1", "--port", "0", *db, "--log-level", "warning"),
         stdout=asyncio.subprocess.PIPE,
     )
     try:
@@ -66,8 +68,10 @@ def round_two_turn_of(seats: set[int]) -> Callable[[Message], bool]:
     return stop
 
 
-async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
-    db = tmp_path / "server.db"
+async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(
+    server_db: tuple[str, ...],
+) -> None:
+    db = server_db
     rng = random.Random(21)
     async with server_process(db) as (proc, port):
         players = [await RollClient.connect("127.0.0.1", port) for _ in range(2)]
