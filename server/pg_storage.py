@@ -308,6 +308,7 @@ class PgStorage(PgRecords):
         while True:
             with self._held_lock:
                 future = self._inflight
+                mine = future is None
                 if future is None:
                     if not self._held:
                         self._durable = self._mark
@@ -319,9 +320,11 @@ class PgStorage(PgRecords):
                 return False
             try:
                 future.result()
-            except StorageError:
-                raise
-            except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            except (StorageError, asyncpg.PostgresError, *TRANSIENT) as exc:
+                if not mine:
+                    continue  # a retry begun before this call failed: try once more, now
+                if isinstance(exc, StorageError):
+                    raise
                 raise StorageError(
                     self.path, f"write {self.held} held changes: {reason(exc)}"
                 ) from None
