@@ -109,13 +109,12 @@ class PgCluster:
             entry = pwd.getpwnam(self._user)
             os.chown(path, entry.pw_uid, entry.pw_gid)
 
-    def start(self) -> None:
+    def start(self, *, durable: bool = False) -> None:
+        """Start it (again). `durable`: PostgreSQL's own safe defaults (for benchmarks),
+        instead of the tests' settings for speed."""
+        fast = "" if durable else "-c fsync=off -c full_page_writes=off -c shared_buffers=32MB"
         options = " ".join(
-            (
-                f"-h 127.0.0.1 -p {self.port} -k {self.sockets}",
-                "-c fsync=off -c full_page_writes=off -c shared_buffers=32MB",
-                "-c max_connections=60",
-            )
+            (f"-h 127.0.0.1 -p {self.port} -k {self.sockets}", fast, "-c max_connections=60")
         )
         self._run("pg_ctl", "-w", "-t", "60", "-l", str(self.log), "-o", options, "start")
         self.running = True
