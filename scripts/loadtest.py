@@ -591,8 +591,10 @@ def start_server(
         HOST,
         "--port",
         "0",
-        "--db",
+        "--db",  # a --db in `extra`, which comes later, wins
         str(Path(tmp.name) / "load.db"),
+        "--key",
+        str(Path(tmp.name) / "server.key"),
         "--log-level",
         "warning",
         "--max-per-address",
@@ -704,7 +706,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pin else None
     games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
     seats = 4 * games
-    server = start_server(args.turn_seconds, server_cpus, [], shlex.split(args.server_prefix))
+    database = ["--db", args.db] if args.db else []
+    server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
     try:
         start = time.time() + 0.5
         settings = Settings(
@@ -932,6 +935,9 @@ def parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         help="run the server under this command, e.g. a profiler: 'py-spy record -o prof.txt"
         " --format raw --' or 'valgrind --tool=callgrind --callgrind-out-file=cg.out'",
+    )
+    p.add_argument(
+        "--db", default=None, help="the server's --db (default: SQLite in a temporary directory)"
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(

@@ -30,7 +30,7 @@ from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 WAIT = 15.0
 """Longest wait for any one thing (seconds); normally it takes milliseconds."""
@@ -46,7 +46,7 @@ class Output80x24(DummyOutput):
 @contextlib.asynccontextmanager
 async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
     """A real server on 127.0.0.1, a free port, its database under `path`."""
-    storage = Storage(path / "server.db")
+    storage = SqliteStorage(path / "server.db")
     server = Server(
         Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
