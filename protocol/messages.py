@@ -49,6 +49,7 @@ from ._messages_lobby import (
     TableStatus,
     TableUpdate,
 )
+from ._messages_ratings import MAX_LEADERBOARD, GetLeaderboard, Leaderboard, Rated
 from ._messages_session import (
     Error,
     Hello,
@@ -103,6 +104,7 @@ def decode_message(
 
 
 __all__ = [
+    "MAX_LEADERBOARD",
     "MAX_PAGE",
     "Act",
     "Acted",
@@ -118,8 +120,10 @@ __all__ = [
     "GameEnded",
     "GameStarted",
     "GameStarting",
+    "GetLeaderboard",
     "Hello",
     "JoinTable",
+    "Leaderboard",
     "LeaveTable",
     "ListTables",
     "ListTournaments",
@@ -130,6 +134,7 @@ __all__ = [
     "Ping",
     "Pong",
     "QuickMatch",
+    "Rated",
     "RegisterTournament",
     "Resume",
     "Resumed",

@@ -39,7 +39,9 @@ __all__ = [
 
 def _free(state: AppState) -> Filter:
     """No modal is up: the screen's own keys work."""
-    return Condition(lambda: not (state.chatting or state.confirm_quit or state.show_help))
+    return Condition(
+        lambda: not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
+    )
 
 
 def _spawn(state: AppState, coro: object) -> None:
@@ -60,6 +62,15 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     @kb.add("escape", filter=helping)
     def _help(event: KeyPressEvent) -> None:
         state.show_help = not state.show_help
+        state.notify()
+
+    ranking = Condition(lambda: state.leaderboard is not None and not state.confirm_quit)
+
+    @kb.add("l", filter=ranking)
+    @kb.add("enter", filter=ranking)
+    @kb.add("escape", filter=ranking)
+    def _close_leaderboard(event: KeyPressEvent) -> None:
+        state.leaderboard = None
         state.notify()
 
     @kb.add("q", filter=free)
@@ -152,6 +163,10 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     @kb.add("m", filter=listing)
     def _quick(event: KeyPressEvent) -> None:
         _spawn(state, ops.quick_match(state))
+
+    @kb.add("l", filter=listing)
+    def _leaderboard(event: KeyPressEvent) -> None:
+        _spawn(state, ops.show_leaderboard(state))
 
     @kb.add("b", filter=listing)
     def _bots(event: KeyPressEvent) -> None:

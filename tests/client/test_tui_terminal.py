@@ -19,8 +19,11 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess
 from tui_helpers import local_server
+
+from sushigo.server.sqlite_storage import SqliteStorage
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -257,5 +260,30 @@ async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: 
         # Three bots of that level, the level beside each bot's name.
         rows = [line for line in screen.split("\n") if line.startswith(" hard-bot")]
         assert len(rows) == 3, screen
+
+    await _in_terminal(tmp_path, [], play)
+
+
+async def test_the_lobby_shows_a_games_leaderboard(tmp_path: Path) -> None:
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {}
+    for i, name in enumerate(["ann", "bob", "cy"]):
+        raw = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        ratings[storage.upsert_identity(raw, name, 1)] = (30.0 - 5 * i, 2.0 + i)
+    storage.set_ratings(ratings, "sushi-roll")
+    storage.close()
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "Tables on" in s, "the lobby")
+        await keys("l")
+        screen = await until(lambda s: "leaderboard" in s, "the Sushi Go! leaderboard")
+        assert "Sushi Go! leaderboard: 0 rated players" in screen
+        assert "guests are not rated" in screen
+        await keys("Escape", "g", "l")
+        screen = await until(lambda s: "Sushi Roll leaderboard" in s, "the Sushi Roll one")
+        rows = [line.split() for line in screen.split("\n") if "ann" in line or "cy" in line]
+        assert [row[1:4] for row in rows] == [["1", "ann", "24.0"], ["3", "cy", "8.0"]], screen
+        await keys("l")
+        await until(lambda s: "leaderboard" not in s and "Tables on" in s, "the lobby again")
 
     await _in_terminal(tmp_path, [], play)
