@@ -18,9 +18,8 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-
-import msgpack
 
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import (
@@ -30,6 +29,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
+from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cli import default_db
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
@@ -40,27 +40,21 @@ class ReplayError(Exception):
     """A record that cannot be read; the message says why."""
 
 
-def load_file(path: Path) -> SignedRecord:
-    """An exported record (msgpack map of record, signature and server_key)."""
+def load_file(path: Path) -> tuple[SignedRecord, tuple[str, ...]]:
+    """An exported record (`protocol.records.export_bytes`) and the names it carries."""
     try:
-        data = msgpack.unpackb(
-            path.read_bytes(), raw=False, max_bin_len=1 << 20, max_str_len=1 << 16
-        )
-        return SignedRecord(
-            record=bytes(data["record"]),
-            signature=bytes(data["signature"]),
-            server_key=bytes(data["server_key"]),
-        )
+        data = path.read_bytes()
     except OSError as exc:
         raise ReplayError(f"cannot read {path}: {exc.strerror}") from None
-    except Exception as exc:  # anything malformed in the file: one clear line
-        raise ReplayError(f"{path} is not an exported sushigo record ({exc!r})") from None
+    try:
+        return import_bytes(data)
+    except ValueError as exc:  # anything malformed in the file: one clear line
+        raise ReplayError(f"{path} is not an exported sushigo record ({exc})") from None
 
 
-def export(signed: SignedRecord, path: Path) -> None:
-    """Write a signed record to a file `load_file` reads."""
-    data = {"record": signed.record, "signature": signed.signature, "server_key": signed.server_key}
-    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+def export(signed: SignedRecord, path: Path, names: Sequence[str] = ()) -> None:
+    """Write a signed record (and the seats' names) to a file `load_file` reads."""
+    path.write_bytes(export_bytes(signed, names))
 
 
 def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
@@ -72,7 +66,8 @@ def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
         return [f"table {record.table_id}: {exc}"]
     game = game_rules.new_game(record.options, record.game_seed())
     n = game.players
-    names = names or [f"seat {i}" for i in range(n)]
+    given = names or []
+    names = [given[i] if i < len(given) else f"seat {i}" for i in range(n)]
     _, variants = game_rules.describe_options(record.options)
     lines = [
         f"table {record.table_id}: {game_rules.title}, {n} players"
@@ -137,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.target and args.db is None and Path(args.target).is_file():
-        signed = load_file(Path(args.target))
-        return _show(signed, None, None)
+        signed, names = load_file(Path(args.target))
+        return _show(signed, None, list(names) or None)
     db: Path = args.db or default_db()
     if not db.exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
@@ -165,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ReplayError(f"the server key {key_file} is missing: the signature cannot be checked")
     signed = SignedRecord(record=stored.record, signature=stored.signature, server_key=server_key)
     if args.export is not None:
-        export(signed, args.export)
+        export(signed, args.export, [r.name for r in stored.players])
         print(f"wrote {args.export}")
     return _show(signed, server_key, [r.name for r in stored.players])
 
