@@ -4,6 +4,7 @@
     sushigo-replay --db PATH GAME_ID          show one game turn by turn and verify it
     sushigo-replay --db PATH GAME_ID --export FILE   write its signed record to FILE
     sushigo-replay FILE                       show and verify an exported record
+    sushigo-replay ... --view                 step through the game full screen instead
 
 Verifying checks the server's Ed25519 signature, that the revealed server seed opens the hash
 published before the game, that every pick opens its commitment, and that replaying the engine
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -117,7 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         "--export", type=Path, default=None, help="write the game's signed record to this file"
     )
     p.add_argument("--limit", type=int, default=20, help="games to list (default 20)")
+    p.add_argument(
+        "--view",
+        action="store_true",
+        help="step through the game full screen (the terminal client's replay viewer)",
+    )
     args = p.parse_args(argv)
+    if args.view and not args.target:
+        p.error("--view needs a game id (with --db) or a record file")
     try:
         return _run(args)
     except (ReplayError, StorageError, KeyFileError) as exc:
@@ -132,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.target and args.db is None and Path(args.target).is_file():
-        signed, names = load_file(Path(args.target))
+        path = Path(args.target)
+        signed, names = load_file(path)
+        if args.view:
+            return view(path, None)
         return _show(signed, None, list(names) or None)
     db: Path = args.db or default_db()
     if not db.exists():
@@ -162,7 +175,34 @@ def _run(args: argparse.Namespace) -> int:
     if args.export is not None:
         export(signed, args.export, [r.name for r in stored.players])
         print(f"wrote {args.export}")
+    if args.view:
+        with tempfile.TemporaryDirectory(prefix="sushigo-replay-") as folder:
+            path = Path(folder) / f"{args.target}.rec"
+            export(signed, path, [r.name for r in stored.players])
+            return view(path, server_key)
     return _show(signed, server_key, [r.name for r in stored.players])
+
+
+VIEWER = "sushigo.client.replay"
+"""The replay viewer's program (`python -m`)."""
+
+
+def view(path: Path, server_key: bytes | None) -> int:
+    """Step through the record in `path` with the terminal client's viewer; its exit code.
+
+    The viewer is the client's (prompt_toolkit, the games' boards), and the server never imports
+    the client (docs/ARCHITECTURE.md, "Packages"): so it runs as a program of its own, handed
+    the exported record. It is waited for rather than exec'd into, so that a temporary export is
+    removed when it ends, however it ends."""
+    command = [sys.executable, "-m", VIEWER, str(path)]
+    if server_key is not None:
+        command += ["--key", server_key.hex()]
+    try:
+        return subprocess.run(command, check=False).returncode
+    except KeyboardInterrupt:
+        return 1
+    except OSError as exc:
+        raise ReplayError(f"cannot start the viewer: {exc.strerror or exc}") from None
 
 
 def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app, set_app
@@ -30,7 +31,6 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
-from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from sushigo.engine.games import kinds
@@ -39,6 +39,7 @@ from .board import MENU_WIDTH, board_class
 from .form import game_title
 from .lobby import form_text, lobby_text, seats_text
 from .state import AppState, Fragments
+from .style import STYLE
 
 __all__ = [
     "STYLE",
@@ -62,43 +63,6 @@ __all__ = [
     "seats_text",
     "status_text",
 ]
-
-STYLE = Style.from_dict(
-    {
-        "header": "reverse bold",
-        "status": "reverse",
-        "status.error": "reverse bold fg:ansired",
-        "keys": "fg:ansibrightblack",
-        "cursor": "reverse bold",
-        "marked": "bold underline",
-        "dim": "fg:ansibrightblack",
-        "title": "bold",
-        "me": "bold",
-        "fair.ok": "fg:ansigreen",
-        "fair.pending": "",
-        "fair.fail": "bold reverse fg:ansired",
-        "log.round": "bold",
-        "log.dim": "fg:ansibrightblack",
-        "log.name": "bold",
-        "chat.name": "bold fg:ansicyan",
-        "card.tempura": "fg:ansimagenta",
-        "card.sashimi": "fg:ansigreen",
-        "card.dumpling": "fg:ansiblue",
-        "card.maki": "fg:ansired",
-        "card.nigiri": "fg:ansiyellow",
-        "card.wasabi": "fg:ansibrightgreen bold",
-        "card.chopsticks": "fg:ansicyan",
-        "card.pudding": "fg:ansibrightmagenta",
-        "card.soy": "fg:ansibrightyellow",
-        "die.appetizer": "fg:ansiblue",
-        "die.maki": "fg:ansired",
-        "die.nigiri": "fg:ansiyellow",
-        "die.specials": "fg:ansigreen",
-        "die.pudding": "fg:ansimagenta",
-        "overlay": "",
-    }
-)
-"""Colours and attributes by class. prompt_toolkit drops colours under NO_COLOR (1-bit depth)."""
 
 HAND_WIDTH = MENU_WIDTH
 _TAIL = 60
@@ -433,7 +397,7 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
     return FloatContainer(body, floats), status
 
 
-def screen_text(app: Application[None], width: int = 80, height: int = 24) -> str:
+def screen_text(app: Application[Any], width: int = 80, height: int = 24) -> str:
     """The application's screen as plain text, as a terminal of that size would show it."""
     screen = Screen(default_char=Char(" ", ""), initial_width=width, initial_height=height)
     with set_app(app):

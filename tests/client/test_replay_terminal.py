@@ -1,0 +1,139 @@
+"""End to end: the replay viewer in a real terminal (tmux), by keystrokes, as a person runs it:
+`sushigo-replay FILE --view` for both games, `sushigo-replay --db PATH GAME_ID --view` on a
+server's database, and `sushigo-client --replay FILE`; a terminal too small, and NO_COLOR."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from protocol_helpers import play_record, play_roll_record
+from terminal import Session, needs_tmux, terminal
+
+from sushigo.engine import GameOptions
+from sushigo.protocol import FairRecord, sign_record
+from sushigo.protocol.records import export_bytes
+from sushigo.server.keys import load_or_create_server_key
+from sushigo.server.storage import PlayerResult, Storage
+
+pytestmark = needs_tmux
+
+BIN = Path(sys.executable).parent
+SEEDS = (b"\x22" * 32, b"\x33" * 32, b"\x44" * 32)
+
+
+def card_record() -> FairRecord:
+    return play_record("t-e2e", GameOptions(players=3), b"\x11" * 32, SEEDS, seed=3)
+
+
+def roll_record() -> FairRecord:
+    return play_roll_record("t-e2e", 2, b"\x11" * 32, SEEDS[:2], seed=5)
+
+
+def exported(tmp_path: Path, record: FairRecord, names: list[str]) -> Path:
+    key = load_or_create_server_key(tmp_path / "server.key")
+    path = tmp_path / "game.rec"
+    path.write_bytes(export_bytes(sign_record(record, key), names))
+    return path
+
+
+async def leave(term: Session, expected: int = 0) -> None:
+    await term.keys("q")
+    assert await term.exit_code() == expected
+
+
+async def test_sushigo_replay_views_a_card_game_step_by_step(tmp_path: Path) -> None:
+    path = exported(tmp_path, card_record(), ["ann", "bob", "cy"])
+    async with terminal(tmp_path, [str(BIN / "sushigo-replay"), str(path), "--view"]) as term:
+        screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
+        assert "round 1/3 · turn 1/9" in screen and "step 1/27" in screen
+        assert "verified ✓ signature (key " in screen and "not pinned" in screen
+        assert " ann " in screen and " bob " in screen and " cy " in screen
+        assert screen.count("   hand  ") == 3 and screen.count("picks ") == 3
+        await term.keys("Right")
+        screen = await term.until(lambda s: "step 2/27" in s, "the second step")
+        assert "turn 2/9" in screen and "before: R1T1 ann:" in screen
+        await term.keys("Down")
+        screen = await term.until(lambda s: "round 2/3 · turn 1/9" in s, "round 2")
+        assert "round 1 scored:" in screen
+        await term.keys("End")
+        screen = await term.until(lambda s: "Game over ·" in s, "the end")
+        assert "total  place" in screen and "★" in screen
+        await term.keys("Home")
+        await term.until(lambda s: "step 1/27" in s, "the start again")
+        await leave(term)
+
+
+async def test_sushigo_replay_views_a_sushi_roll_game(tmp_path: Path) -> None:
+    path = exported(tmp_path, roll_record(), ["ann", "bob"])
+    async with terminal(tmp_path, [str(BIN / "sushigo-replay"), str(path), "--view"]) as term:
+        screen = await term.until(lambda s: "Replay · Sushi Roll" in s, "the replay")
+        assert "round 1/3 · cycle 1/" in screen and "moving" in screen
+        assert "belt" in screen and "tray" in screen and "every action and die" in screen
+        await term.keys("PageDown")
+        screen = await term.until(lambda s: "round 2/3" in s, "round 2")
+        assert "round 1 scored:" in screen
+        await term.keys("End")
+        screen = await term.until(lambda s: "Game over ·" in s, "the end")
+        assert "tok total  place" in screen
+        await leave(term)
+
+
+async def test_sushigo_replay_views_a_game_of_a_servers_database(tmp_path: Path) -> None:
+    db = tmp_path / "server.db"
+    key = load_or_create_server_key(db.with_name(db.name + ".key"))
+    record = card_record()
+    signed = sign_record(record, key)
+    with Storage(db) as storage:
+        storage.finish_game(
+            record.table_id,
+            "g-e2e",
+            record.game,
+            signed.record,
+            signed.signature,
+            [
+                PlayerResult(None, name, seat, record.scores[seat], 1 + seat)
+                for seat, name in enumerate(["ann", "bob", "greedy-bot-1"])
+            ],
+            finished_ms=1_700_000_000_000,
+        )
+    command = [str(BIN / "sushigo-replay"), "--db", str(db), "g-e2e", "--view"]
+    async with terminal(tmp_path, command) as term:
+        screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
+        # The names come from the database, the signature is checked against the server's key.
+        assert " greedy-bot-1 " in screen and "verified ✓ signature (server's key)" in screen
+        await leave(term)
+    # The temporary export is gone with the viewer.
+    assert not list(Path(tmp_path).glob("sushigo-replay-*"))
+
+
+async def test_the_client_opens_a_record_file_and_a_tampered_one_says_so(tmp_path: Path) -> None:
+    path = exported(tmp_path, card_record(), ["ann", "bob", "cy"])
+    data = bytearray(path.read_bytes())
+    data[-80] ^= 1  # a byte of the signature
+    path.write_bytes(bytes(data))
+    command = [str(BIN / "sushigo-client"), "--replay", str(path)]
+    async with terminal(tmp_path, command) as term:
+        screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
+        assert "!!! NOT VERIFIED: signature: " in screen
+        await leave(term, expected=1)
+
+
+async def test_a_small_terminal_is_told_and_no_color_draws_no_colour(tmp_path: Path) -> None:
+    path = exported(tmp_path, card_record(), ["ann", "bob", "cy"])
+    command = [str(BIN / "sushigo-replay"), str(path), "--view"]
+    async with terminal(tmp_path, command, size=(60, 20), env=["NO_COLOR=1"]) as term:
+        screen = await term.until(lambda s: "too small" in s, "the size message")
+        assert "It is 60x20: the replay needs at least 80x24." in screen
+        await term.resize(80, 24)
+        await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay once it fits")
+        painted = await term.term.tmux("capture-pane", "-p", "-e", "-t", "play")
+        # Attributes only (bold, reverse), never a colour: no SGR code that sets one (30-37,
+        # 38;..., 40-47, 48;..., 90-97, 100-107; 39 and 49 put the default back).
+        codes = {
+            int(c) for m in re.findall(r"\x1b\[([0-9;]*)m", painted) for c in m.split(";") if c
+        }
+        assert {1, 7} <= codes, painted
+        assert not {c for c in codes if 30 <= c <= 38 or 40 <= c <= 48 or c >= 90}, codes
+        await leave(term)
