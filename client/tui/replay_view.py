@@ -75,10 +75,14 @@ class ReplayScreen:
             more = len(replay.problems) - 1
             tail = f" (and {more} more)" if more else ""
             return [("class:fair.fail", f"!!! NOT VERIFIED: {replay.problems[0]}{tail} !!!")]
-        what = "every commitment" if replay.rules.secret else "every action and die"
-        key = "server's key" if replay.pinned else f"key {replay.key[:4].hex()}…, not pinned"
-        text = f"verified ✓ signature ({key}) · seeds · {what} · replayed scores"
-        return [("class:fair.ok", text)]
+        secret = replay.rules.secret
+        if replay.pinned:
+            signature = "the server's signature"
+            what = "every commitment" if secret else "every action and die"
+        else:  # the key the record names: say which, and that nothing vouches for it
+            signature = f"signature (key {replay.key[:4].hex()}…, unpinned)"
+            what = "commitments" if secret else "actions, dice"
+        return [("class:fair.ok", f"verified ✓ {signature} · seeds · {what} · scores")]
 
     def seats_text(self) -> Fragments:
         """Every seat at this moment; at the end, who won and the final table."""

@@ -48,7 +48,7 @@ async def test_sushigo_replay_views_a_card_game_step_by_step(tmp_path: Path) -> 
     async with terminal(tmp_path, [str(BIN / "sushigo-replay"), str(path), "--view"]) as term:
         screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
         assert "round 1/3 · turn 1/9" in screen and "step 1/27" in screen
-        assert "verified ✓ signature (key " in screen and "not pinned" in screen
+        assert "verified ✓ signature (key " in screen and "unpinned) · seeds" in screen
         assert " ann " in screen and " bob " in screen and " cy " in screen
         assert screen.count("   hand  ") == 3 and screen.count("picks ") == 3
         await term.keys("Right")
@@ -70,7 +70,7 @@ async def test_sushigo_replay_views_a_sushi_roll_game(tmp_path: Path) -> None:
     async with terminal(tmp_path, [str(BIN / "sushigo-replay"), str(path), "--view"]) as term:
         screen = await term.until(lambda s: "Replay · Sushi Roll" in s, "the replay")
         assert "round 1/3 · cycle 1/" in screen and "moving" in screen
-        assert "belt" in screen and "tray" in screen and "every action and die" in screen
+        assert "belt" in screen and "tray" in screen and "actions, dice · scores" in screen
         await term.keys("PageDown")
         screen = await term.until(lambda s: "round 2/3" in s, "round 2")
         assert "round 1 scored:" in screen
@@ -102,7 +102,7 @@ async def test_sushigo_replay_views_a_game_of_a_servers_database(tmp_path: Path)
     async with terminal(tmp_path, command) as term:
         screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
         # The names come from the database, the signature is checked against the server's key.
-        assert " greedy-bot-1 " in screen and "verified ✓ signature (server's key)" in screen
+        assert " greedy-bot-1 " in screen and "verified ✓ the server's signature" in screen
         await leave(term)
     # The temporary export is gone with the viewer.
     assert not list(Path(tmp_path).glob("sushigo-replay-*"))

@@ -18,16 +18,17 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 from protocol_helpers import SERVER_KEY, play_record, play_roll_record
+from test_tui_plain_board import rps  # noqa: F401  (the fixture, installing the game)
 from tui_helpers import Output80x24
 
 from sushigo.client.cli import main as client_main
 from sushigo.client.replay import main as replay_main
 from sushigo.client.tui.layout import screen_text
 from sushigo.client.tui.replay_state import Replay, open_record
-from sushigo.client.tui.replay_view import build_replay_app
-from sushigo.engine import GameOptions
+from sushigo.client.tui.replay_view import ReplayScreen, build_replay_app
+from sushigo.engine import GameOptions, rules
 from sushigo.engine.roll import Reroll, Swap, Take
-from sushigo.protocol import FairRecord, sign_record
+from sushigo.protocol import FairRecord, Opening, StepRecord, sign_record
 from sushigo.protocol.records import public_key_bytes
 from sushigo.server.replay import main as server_replay_main
 
@@ -66,7 +67,7 @@ def test_a_card_game_shows_every_hand_with_its_pick_and_every_tableau() -> None:
     lines = shown.split("\n")
     assert lines[0].startswith(" Replay · Sushi Go! round 1/3 · turn 1/9 · passing left →")
     assert lines[0].endswith("step 1/27")
-    assert lines[1].startswith("verified ✓ signature (server's key)")
+    assert lines[1].startswith("verified ✓ the server's signature")
     game = replay.game
     for seat, name in enumerate(NAMES[:3]):
         (action, _), hand = replay.picks()[seat], game.observation(seat).hand
@@ -198,9 +199,16 @@ def test_a_record_that_does_not_verify_says_so_loudly() -> None:
     assert "!!! NOT VERIFIED: step 3 (round 1, turn 3), seat 0: the opening does not match" in shown
 
 
+@pytest.mark.parametrize("key", [KEY, None], ids=["pinned", "unpinned"])
+@pytest.mark.parametrize("make", [cards, dice], ids=["sushi-go", "sushi-roll"])
+def test_the_verdict_fits_on_its_line(make: object, key: bytes | None) -> None:
+    replay = replay_of(make(), key)  # type: ignore[operator]
+    assert len("".join(text for _, text, *_ in ReplayScreen(replay).verdict_text())) < 80
+
+
 def test_a_record_checked_against_its_own_key_says_it_is_not_pinned() -> None:
     shown = screen(replay_of(cards(), key=None))
-    assert f"key {KEY[:4].hex()}…, not pinned" in shown
+    assert f"verified ✓ signature (key {KEY[:4].hex()}…, unpinned) · seeds · commitments" in shown
 
 
 class Output60x20(DummyOutput):
@@ -265,3 +273,51 @@ def test_the_commands_refuse_what_they_cannot_show_in_one_line(
         server_replay_main(["--view"])
     assert exited.value.code == 2
     assert "--view needs a game id" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("rps")
+def test_a_game_without_a_drawer_of_its_own_is_shown_plainly() -> None:
+    """Rock-paper-scissors (tests/games/rps.py), installed by its entry points alone: each
+    seat's throw in the rules' words, the score, and at the end who won."""
+    game_rules = rules("rps")
+    options = game_rules.options(2)
+    throws = [("rock", "paper"), ("paper", "paper"), ("scissors", "paper")]
+    steps = tuple(
+        StepRecord(
+            round=r,
+            turn=1,
+            seats=(0, 1),
+            commitments=(bytes(32), bytes(32)),
+            openings=tuple(
+                Opening(action=game_rules.action_from_data(t), nonce=bytes(32)) for t in pair
+            ),
+        )
+        for r, pair in enumerate(throws, 1)
+    )
+    record = FairRecord(
+        game="rps",
+        table_id="t-rps",
+        options=options,
+        server_seed=bytes(32),
+        server_seed_hash=bytes(32),
+        client_seeds=(bytes(32), bytes(32)),
+        steps=steps,
+        scores=(1, 1),
+    )
+    replay = Replay(record, game_rules, ("ann", "bob"))
+    shown = screen(replay)
+    assert "Replay · Rock-paper-scissors round 1 · turn 1 · step 1/3" in shown
+    assert (
+        " ann              0pt  picks rock" in shown
+        and " bob              0pt  picks paper" in shown
+    )
+    replay.go(1)
+    assert " bob              1pt  picks paper" in screen(replay)
+    replay.end()
+    shown = screen(replay)
+    assert "Game over · ann and bob share the win" in shown
+    assert "Game over · ann and bob share the win" in shown and "total  place" in shown
+    assert [line for line in shown.split("\n") if line.endswith("1 ★")] == [
+        "ann               1    1 ★",
+        "bob               1    1 ★",
+    ]
