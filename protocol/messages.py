@@ -1,9 +1,9 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game
-(GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED), heartbeat
-(PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+(LIST_TABLES ... CHAT_MESSAGE), finished games (MY_GAMES ... GAME_RECORD, since 2.2),
+tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER, the same
+for every game), reconnect (RESUME, RESUMED), heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
 from __future__ import annotations
@@ -48,6 +48,15 @@ from ._messages_lobby import (
     TableSettings,
     TableStatus,
     TableUpdate,
+)
+from ._messages_records import (
+    MAX_GAMES_PAGE,
+    GameList,
+    GameRecord,
+    GameResult,
+    GameSummary,
+    GetRecord,
+    MyGames,
 )
 from ._messages_session import (
     Error,
@@ -103,6 +112,7 @@ def decode_message(
 
 
 __all__ = [
+    "MAX_GAMES_PAGE",
     "MAX_PAGE",
     "Act",
     "Acted",
@@ -116,8 +126,13 @@ __all__ = [
     "CreateTournament",
     "Error",
     "GameEnded",
+    "GameList",
+    "GameRecord",
+    "GameResult",
     "GameStarted",
     "GameStarting",
+    "GameSummary",
+    "GetRecord",
     "Hello",
     "JoinTable",
     "LeaveTable",
@@ -127,6 +142,7 @@ __all__ = [
     "LoginGuest",
     "LoginKey",
     "Message",
+    "MyGames",
     "Ping",
     "Pong",
     "QuickMatch",

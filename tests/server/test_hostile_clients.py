@@ -177,7 +177,7 @@ async def test_wrong_version_is_refused_with_the_supported_ones(running: Running
     peer.send(Hello(ref=1, protocol="sushigo", version=Version(major=99, minor=0)))
     error = await peer.expect_error(ErrorCode.UNSUPPORTED_VERSION)
     assert error.ref == 1
-    assert Version(major=2, minor=1) in error.supported_versions
+    assert Version(major=2, minor=2) in error.supported_versions
     assert await peer.expect_closed() == []
     await bystanders_finished(game)
 
