@@ -29,6 +29,9 @@ from sushigo.protocol import (
     CreateTournament,
     Error,
     ErrorCode,
+    GameList,
+    GameRecord,
+    GetRecord,
     Hello,
     JoinTable,
     LeaveTable,
@@ -37,6 +40,7 @@ from sushigo.protocol import (
     LoggedIn,
     LoginGuest,
     Message,
+    MyGames,
     Pong,
     ProtocolError,
     QuickMatch,
@@ -57,6 +61,7 @@ from sushigo.protocol import (
     TournamentList,
     TournamentSettings,
     TournamentUpdate,
+    Version,
     WatchTournament,
     Welcome,
     login_key_message,
@@ -71,6 +76,9 @@ from .known_hosts import (
 )
 
 log = logging.getLogger("sushigo.client")
+
+RECORDS_VERSION = Version(2, 2)
+"""The first protocol version with MY_GAMES and GET_RECORD."""
 
 T = TypeVar("T")
 
@@ -401,6 +409,25 @@ class Link:
     def chat(self, text: str) -> None:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    # -- finished games -----------------------------------------------------------------------
+
+    @property
+    def keeps_games(self) -> bool:
+        """The server answers MY_GAMES and GET_RECORD (it speaks protocol 2.2 or later)."""
+        welcome = self.welcome
+        return welcome is not None and welcome.version >= RECORDS_VERSION
+
+    async def my_games(self, offset: int = 0, limit: int = 20) -> GameList:
+        """A page of our finished games, newest first (a guest's: this session's)."""
+        reply = await self.request(lambda ref: MyGames(ref=ref, offset=offset, limit=limit))
+        return _expect(reply, GameList)
+
+    async def get_record(self, game_id: str) -> GameRecord:
+        """One of our finished games and its signed record (not yet verified: see
+        `protocol.verify_signed_record`); `ServerError` NO_SUCH_TABLE if it is not ours."""
+        reply = await self.request(lambda ref: GetRecord(ref=ref, game_id=game_id))
+        return _expect(reply, GameRecord)
 
     # -- tournaments --------------------------------------------------------------------------
 

@@ -38,6 +38,8 @@ from sushigo.engine.games import kinds
 from .board import MENU_WIDTH, board_class
 from .form import game_title
 from .lobby import form_text, lobby_text, seats_text
+from .recent import recent_text
+from .replay_view import replay_container
 from .state import AppState, Fragments
 from .style import STYLE
 
@@ -171,6 +173,8 @@ def _default_status(state: AppState) -> str:
         return state.board.default_status()
     if state.form is not None:
         return "set up the table, then Create"
+    if state.recent is not None:
+        return "choose a game and press Enter to step through it (Esc: back to the tables)"
     if state.table is not None:
         return "host: add bots (b) and start (s)" if state.is_host else "waiting for the host"
     return "choose a table (Enter joins), n creates one, m quick match"
@@ -192,12 +196,14 @@ def keys_text(state: AppState) -> Fragments:
         keys = state.board.keys()
     elif state.form is not None:
         keys = "↑↓ field · ←→/space change · Enter create · x cancel · q quit"
+    elif state.recent is not None:
+        keys = "↑↓ game · Enter replay it · ←→ pages · r refresh · Esc back · q quit"
     elif state.table is not None:
         keys = (
             "b: add bot · s: start · " if state.is_host else ""
         ) + "l: leave · c: chat · q: quit"
     else:
-        keys = "↑↓ table · Enter join · w watch · n new · m quick match · g game · r refresh"
+        keys = "↑↓ Enter join · w watch · n new · m quick · g game · r refresh · h my games"
     return [("class:keys", " " + keys)]
 
 
@@ -237,6 +243,7 @@ _HELP_LOBBY: Fragments = [
     ("class:title", "Keys\n"),
     ("", "Lobby   ↑↓ table · Enter join · w watch · m quick match · g its game\n"),
     ("", "        n new table (↑↓ field, ←→ change, Enter create) · r refresh\n"),
+    ("", "        h my recent games (Enter steps through one: ←→ step, ↑↓ round)\n"),
     ("", "Table   b add a bot · s start (host) · l leave\n"),
 ]
 _HELP_ALWAYS: Fragments = [
@@ -353,7 +360,15 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
             ),
             ConditionalContainer(
                 _window(state, lobby_text),
-                Condition(lambda: state.form is None and state.table is None),
+                Condition(
+                    lambda: state.form is None and state.table is None and state.recent is None
+                ),
+            ),
+            ConditionalContainer(
+                _window(state, recent_text),
+                Condition(
+                    lambda: state.form is None and state.table is None and state.recent is not None
+                ),
             ),
         ]
     )
@@ -374,13 +389,17 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         ),
         Condition(lambda: state.chatting),
     )
+    # A replay of one of our games takes the whole screen (it has its own keys line); the lobby's
+    # status and keys come back with the list under it.
+    replaying = Condition(lambda: state.replay is not None)
     body = HSplit(
         [
             ConditionalContainer(game, in_game),
-            ConditionalContainer(lobby, in_lobby),
+            ConditionalContainer(lobby, in_lobby & ~replaying),
+            ConditionalContainer(replay_container(lambda: state.replay), replaying),
             chat_input,
-            status,
-            _window(state, keys_text, height=1),
+            ConditionalContainer(status, ~replaying),
+            ConditionalContainer(_window(state, keys_text, height=1), ~replaying),
         ]
     )
 

@@ -98,7 +98,7 @@ class ReplayScreen:
         return [("class:dim", "before: " if self.replay.index else "setup: "), *lines]
 
     def keys_text(self) -> Fragments:
-        back = "Esc back to the list" if self.back == "back" else "q quit"
+        back = "q/Esc back to the list" if self.back == "back" else "q quit"
         keys = f"←→ step · Home/End first/last · ↑↓ PgUp/PgDn round · {back}"
         return [("class:keys", " " + keys)]
 

@@ -1,19 +1,27 @@
 """End to end: the replay viewer in a real terminal (tmux), by keystrokes, as a person runs it:
 `sushigo-replay FILE --view` for both games, `sushigo-replay --db PATH GAME_ID --view` on a
-server's database, and `sushigo-client --replay FILE`; a terminal too small, and NO_COLOR."""
+server's database, and `sushigo-client --replay FILE`; a terminal too small, and NO_COLOR; and the
+client's lobby listing a player's games and stepping through them."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol_helpers import play_record, play_roll_record
 from terminal import Session, needs_tmux, terminal
 
+from sushigo.client.identity import load_or_create_key
 from sushigo.engine import GameOptions
 from sushigo.protocol import FairRecord, sign_record
-from sushigo.protocol.records import export_bytes
+from sushigo.protocol.identity import player_id_for_key
+from sushigo.protocol.records import export_bytes, public_key_bytes
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
 from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.storage import PlayerResult, Storage
 
@@ -137,3 +145,80 @@ async def test_a_small_terminal_is_told_and_no_color_draws_no_colour(tmp_path: P
         assert {1, 7} <= codes, painted
         assert not {c for c in codes if 30 <= c <= 38 or 40 <= c <= 48 or c >= 90}, codes
         await leave(term)
+
+
+# -- the lobby's "my recent games" -------------------------------------------------------------
+
+
+@asynccontextmanager
+async def server_with_games(tmp_path: Path, player_key: Path) -> AsyncIterator[tuple[str, int]]:
+    """A real server on loopback whose database holds two finished games of the player with
+    `player_key` (a Sushi Go! game, then a Sushi Roll one) and one of somebody else."""
+    key = Ed25519PrivateKey.generate()
+    me = player_id_for_key(public_key_bytes(load_or_create_key(player_key)))
+    storage = Storage(tmp_path / "server.db")
+    other = "k:" + "0" * 32
+    games = [
+        ("g-cards", card_record(), [(me, "ann"), (None, "greedy-bot-1"), (other, "cy")], 0),
+        ("g-dice", roll_record(), [(None, "greedy-bot-1"), (me, "ann")], 600_000),
+        ("g-other", card_record(), [(other, "cy"), (None, "bot"), (None, "dee")], 900_000),
+    ]
+    for game_id, record, seats, when in games:
+        signed = sign_record(record, key)
+        results = [
+            PlayerResult(player_id, name, seat, record.scores[seat], 1)
+            for seat, (player_id, name) in enumerate(seats)
+        ]
+        storage.finish_game(
+            record.table_id, game_id, record.game, signed.record, signed.signature, results,
+            finished_ms=1_700_000_000_000 + when,
+        )  # fmt: skip
+    server = Server(
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_001_000_000), "127.0.0.1", 0, None
+    )
+    addresses = await server.start()
+    try:
+        yield addresses[0]
+    finally:
+        await server.stop()
+        storage.close()
+
+
+async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -> None:
+    player_key = tmp_path / "ann.key"
+    async with server_with_games(tmp_path, player_key) as (host, port):
+        command = [
+            str(BIN / "sushigo-client"), f"{host}:{port}", "--name", "ann", "--key", str(player_key),
+        ]  # fmt: skip
+        async with terminal(tmp_path, command) as term:
+            await term.until(lambda s: "Tables on" in s and "h my games" in s, "the lobby")
+            await term.keys("h")
+            screen = await term.until(lambda s: "(page 1)" in s, "the list")
+            rows = [line for line in screen.split("\n") if "2023-11-" in line]
+            # Newest first, ours only (not somebody else's game), our seat's place and score.
+            assert len(rows) == 2, screen
+            assert rows[0].startswith("▸ 2023-11-14 22:23 Sushi Roll") and "greedy-bot-1" in rows[0]
+            assert rows[1].startswith("  2023-11-14 22:13 Sushi Go!") and "1st" in rows[1]
+            assert "only this session" not in screen
+            await term.keys("Down", "Enter")
+            screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the card game's replay")
+            assert "verified ✓ the server's signature" in screen and " ann " in screen
+            await term.keys("Right", "Right")
+            await term.until(lambda s: "step 3/27" in s, "two steps on")
+            await term.keys("Escape")
+            await term.until(lambda s: "My recent games" in s, "the list again")
+            await term.keys("Up", "Enter")
+            screen = await term.until(
+                lambda s: "Replay · Sushi Roll" in s, "the dice game's replay"
+            )
+            assert "every action and die" in screen and "belt" in screen
+            await term.keys("End")
+            await term.until(lambda s: "Game over ·" in s, "its end")
+            await term.keys("q")
+            await term.until(lambda s: "My recent games" in s, "the list once more")
+            await term.keys("Escape")
+            await term.until(lambda s: "Tables on" in s, "the tables")
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0
