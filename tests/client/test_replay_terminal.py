@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol_helpers import play_record, play_roll_record
 from terminal import Session, needs_tmux, terminal
+from tui_helpers import local_server
 
 from sushigo.client.identity import load_or_create_key
 from sushigo.engine import GameOptions
 from sushigo.protocol import FairRecord, sign_record
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.records import export_bytes, public_key_bytes
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
 from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.storage import PlayerResult, Storage
 
@@ -150,43 +147,33 @@ async def test_a_small_terminal_is_told_and_no_color_draws_no_colour(tmp_path: P
 # -- the lobby's "my recent games" -------------------------------------------------------------
 
 
-@asynccontextmanager
-async def server_with_games(tmp_path: Path, player_key: Path) -> AsyncIterator[tuple[str, int]]:
-    """A real server on loopback whose database holds two finished games of the player with
-    `player_key` (a Sushi Go! game, then a Sushi Roll one) and one of somebody else."""
-    key = Ed25519PrivateKey.generate()
+def store_games(db: Path, key: Ed25519PrivateKey, player_key: Path) -> None:
+    """Two finished games of the player with `player_key` in a server's database (a Sushi Go!
+    game, then a Sushi Roll one), and one of somebody else, signed by the server's `key`."""
     me = player_id_for_key(public_key_bytes(load_or_create_key(player_key)))
-    storage = Storage(tmp_path / "server.db")
     other = "k:" + "0" * 32
     games = [
         ("g-cards", card_record(), [(me, "ann"), (None, "greedy-bot-1"), (other, "cy")], 0),
         ("g-dice", roll_record(), [(None, "greedy-bot-1"), (me, "ann")], 600_000),
         ("g-other", card_record(), [(other, "cy"), (None, "bot"), (None, "dee")], 900_000),
     ]
-    for game_id, record, seats, when in games:
-        signed = sign_record(record, key)
-        results = [
-            PlayerResult(player_id, name, seat, record.scores[seat], 1)
-            for seat, (player_id, name) in enumerate(seats)
-        ]
-        storage.finish_game(
-            record.table_id, game_id, record.game, signed.record, signed.signature, results,
-            finished_ms=1_700_000_000_000 + when,
-        )  # fmt: skip
-    server = Server(
-        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_001_000_000), "127.0.0.1", 0, None
-    )
-    addresses = await server.start()
-    try:
-        yield addresses[0]
-    finally:
-        await server.stop()
-        storage.close()
+    with Storage(db) as storage:
+        for game_id, record, seats, when in games:
+            signed = sign_record(record, key)
+            results = [
+                PlayerResult(player_id, name, seat, record.scores[seat], 1)
+                for seat, (player_id, name) in enumerate(seats)
+            ]
+            storage.finish_game(
+                record.table_id, game_id, record.game, signed.record, signed.signature, results,
+                finished_ms=1_700_000_000_000 + when,
+            )  # fmt: skip
 
 
 async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -> None:
-    player_key = tmp_path / "ann.key"
-    async with server_with_games(tmp_path, player_key) as (host, port):
+    player_key, key = tmp_path / "ann.key", Ed25519PrivateKey.generate()
+    store_games(tmp_path / "server.db", key, player_key)
+    async with local_server(tmp_path, key) as (host, port):
         command = [
             str(BIN / "sushigo-client"), f"{host}:{port}", "--name", "ann", "--key", str(player_key),
         ]  # fmt: skip

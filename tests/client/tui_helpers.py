@@ -44,11 +44,15 @@ class Output80x24(DummyOutput):
 
 
 @contextlib.asynccontextmanager
-async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
-    """A real server on 127.0.0.1, a free port, its database under `path`."""
+async def local_server(
+    path: Path, key: Ed25519PrivateKey | None = None
+) -> AsyncIterator[tuple[str, int]]:
+    """A real server on 127.0.0.1, a free port, its database under `path` (``server.db``), its
+    signing key `key` (a fresh one if None)."""
     storage = Storage(path / "server.db")
+    key = key or Ed25519PrivateKey.generate()
     server = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
         0,
         None,
