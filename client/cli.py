@@ -2,12 +2,13 @@
 
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
                    [--bots N [--players N] [--game KIND] [--variant V]...
-                   [--bot-strategy S] [--turn-seconds N]]
+                   [--level L | --bot-strategy S] [--turn-seconds N]]
     sushigo-client --replay FILE
 
 Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
 them). With ``--bots N`` it creates a table with the given settings, seats N server bots and
-starts the game as soon as every seat is taken (the play command uses this). ``--game
+starts the game as soon as every seat is taken (the play command uses this), at ``--level`` easy,
+medium (the default), hard or expert, or playing ``--bot-strategy`` by name. ``--game
 sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE`` steps
 through a finished game's exported record (``sushigo-replay --export``), with no server.
 Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
@@ -29,6 +30,7 @@ from typing import NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
@@ -120,7 +122,16 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         help="a variant of the game, repeatable (Sushi Go!: pass_both_ways, dummy, soy_sauce)",
     )
-    game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")
+    level = game.add_mutually_exclusive_group()
+    level.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=None,
+        help=f"how well the bots play (default {DEFAULT_LEVEL})",
+    )
+    level.add_argument(
+        "--bot-strategy", default=None, help="the bots' strategy by name, instead of a level"
+    )
     game.add_argument(
         "--turn-seconds", type=_count(0, 600), default=60, help="0: no timer (default 60)"
     )
@@ -156,6 +167,15 @@ def _fits(
     except EngineError:
         return False
     return True
+
+
+def _bots(args: argparse.Namespace, kind: str) -> str:
+    """What the server is asked to seat: the strategy named, or the level (a game without levels
+    gets the server's default bots)."""
+    if args.bot_strategy is not None:
+        return str(args.bot_strategy)
+    level = args.level or DEFAULT_LEVEL
+    return level if level in levels(kind) else "default"
 
 
 def describe_server_error(exc: ServerError) -> str:
@@ -237,7 +257,7 @@ async def _run(
 
     async def startup(state: AppState) -> None:
         if settings is not None:
-            await seat_with_bots(state, settings, args.bots, args.bot_strategy)
+            await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
     try:
         await run_tui(client, address, startup=startup)

@@ -9,9 +9,9 @@ encoding and any changed byte breaks either the signature or the check. The sign
 ``lp16("sushigo/record/v1") || record bytes``.
 
 A record is ``{"format": "sushigo-record", "version": 2, "game": kind, ...}`` for every game
-(docs/PROTOCOL.md section 7). Records signed by protocol 1.0 servers (``sushigo-fair-record`` for
-Sushi Go!, ``sushigo-roll-record`` for Sushi Roll) still verify: they are read into the same
-`FairRecord` (`protocol.legacy`).
+(docs/PROTOCOL.md section 6.4). Records signed by protocol 1.0 servers (``sushigo-fair-record``
+for Sushi Go!, ``sushigo-roll-record`` for Sushi Roll) still verify: each game's wire reads its old
+format into the same `FairRecord` (`protocol.games.legacy_record_reader`).
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ from typing import Any, cast
 
 import msgpack
 
+from sushigo.client.connection import Client
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
     CARD_WIRE,
@@ -590,8 +591,10 @@ def start_server(
         HOST,
         "--port",
         "0",
-        "--db",
+        "--db",  # a --db in `extra`, which comes later, wins
         str(Path(tmp.name) / "load.db"),
+        "--key",
+        str(Path(tmp.name) / "server.key"),
         "--log-level",
         "warning",
         "--max-per-address",
@@ -642,6 +645,58 @@ def _percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+LOBBY_REFRESH_SECONDS = 3.0
+"""How often the terminal client's lobby asks for the table list (client.tui.ops); the watcher
+asks as often."""
+
+
+def _lobby_watcher_main(port: int, seconds: float, out: Pipe) -> None:
+    """A person in the lobby of the terminal client, with the client library: logged in, asking
+    for the table list every `LOBBY_REFRESH_SECONDS` as the lobby does, for `seconds`. Reports the
+    frames and bytes it received (every message the server sent it, each one event of the
+    library's: the lists, and anything the server pushed to the lobby), by kind."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    async def watch() -> dict[str, Any]:
+        client = await Client.connect("127.0.0.1", port, name="lobby-watcher")
+        received = [0]
+        # Bytes are counted as the library's reader feeds them to the protocol.
+        feed = client.proto.receive_data
+
+        def counted(data: bytes) -> None:
+            received[0] += len(data)
+            feed(data)
+
+        client.proto.receive_data = counted  # type: ignore[method-assign]
+        events = 0
+        kinds: dict[str, int] = {}
+        began = time.monotonic()
+        try:
+            while time.monotonic() - began < seconds:
+                await client.table_page()
+                while True:
+                    try:
+                        event = await client.next_event(0.001)
+                    except TimeoutError:
+                        break
+                    events += 1
+                    kinds[event.TYPE] = kinds.get(event.TYPE, 0) + 1
+                await asyncio.sleep(LOBBY_REFRESH_SECONDS)
+        finally:
+            await client.close()
+        minutes = (time.monotonic() - began) / 60
+        return {
+            "frames_per_minute": events / minutes,
+            "bytes_per_minute": received[0] / minutes,
+            "pushed_kinds": kinds,
+        }
+
+    try:
+        out.send(asyncio.run(watch()))
+    except Exception as exc:  # the figures say it failed; the load test goes on
+        out.send({"error": repr(exc)})
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """One load test; the figures as a dict."""
     _raise_fd_limit()
@@ -651,7 +706,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pin else None
     games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
     seats = 4 * games
-    server = start_server(args.turn_seconds, server_cpus, [], shlex.split(args.server_prefix))
+    database = ["--db", args.db] if args.db else []
+    server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
     try:
         start = time.time() + 0.5
         settings = Settings(
@@ -682,6 +738,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             proc.start()
             sender.close()
             procs.append((proc, receiver))
+        watcher: tuple[Any, Pipe] | None = None
+        if args.lobby_watcher:
+            receiver, sender = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_lobby_watcher_main,
+                args=(server.port, args.duration, sender),
+                daemon=True,
+            )
+            proc.start()
+            sender.close()
+            watcher = (proc, receiver)
         time.sleep(max(0.0, start - time.time()))
         before = server.status()
         cpu_window = (time.time(), before.get("ticks", 0))
@@ -698,6 +765,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if proc.is_alive():
                 proc.kill()
         after = server.status()
+        lobby: dict[str, Any] = {}
+        if watcher is not None:
+            if watcher[1].poll(max(0.0, deadline - time.time())):
+                lobby = watcher[1].recv()
+            watcher[0].join(timeout=5)
+            if watcher[0].is_alive():
+                watcher[0].kill()
     finally:
         stderr = server.stop()
     ticks = os.sysconf("SC_CLK_TCK")
@@ -764,6 +838,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_log_lines": len(server_errors),
         "server_log_sample": server_errors[:5],
         "turns_per_second_by_second": turns_per_second,
+        "lobby_watcher": lobby,
     }
 
 
@@ -791,6 +866,15 @@ def report(figures: dict[str, Any]) -> str:
         f" max {f['client_lag_max_ms']:.1f} ms",
         f"  last message per seat: {f['last_message']}",
     ]
+    lobby = f.get("lobby_watcher") or {}
+    if "frames_per_minute" in lobby:
+        lines.append(
+            f"lobby watcher (the terminal client's lobby): {lobby['frames_per_minute']:.0f}"
+            f" frames/min, {lobby['bytes_per_minute'] / 1024:.0f} KiB/min"
+            f" (by kind: {lobby['pushed_kinds']})"
+        )
+    elif lobby:
+        lines.append(f"lobby watcher failed: {lobby.get('error')}")
     lines += [f"  server log: {line}" for line in f["server_log_sample"]]
     return "\n".join(lines)
 
@@ -852,7 +936,16 @@ def parser() -> argparse.ArgumentParser:
         help="run the server under this command, e.g. a profiler: 'py-spy record -o prof.txt"
         " --format raw --' or 'valgrind --tool=callgrind --callgrind-out-file=cg.out'",
     )
+    p.add_argument(
+        "--db", default=None, help="the server's --db (default: SQLite in a temporary directory)"
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--lobby-watcher",
+        action="store_true",
+        help="also keep one player in the lobby, listing tables as the terminal client does,"
+        " and report the frames and bytes it receives per minute",
+    )
     return p
 
 

@@ -560,24 +560,19 @@ class Hub:
         self.lobby.check_abandoned(table, self.now)
 
     def _rate(self, results: list[PlayerResult], kind: str) -> None:
-        rated = [r for r in results if r.player_id is not None]
+        """Move the identified players' ratings at this game kind. The storage reads and writes
+        them in its own time (in the commit after this one), so the server never waits for it."""
+        rated = [(r.player_id, r.place) for r in results if r.player_id is not None]
         if len(rated) < 2:
             return
-        model = PlackettLuce()
-        teams = []
-        for r in rated:
-            assert r.player_id is not None
-            old = self.storage.get_rating(r.player_id, kind)
-            teams.append([model.rating(mu=old[0], sigma=old[1]) if old else model.rating()])
-        new = model.rate(teams, ranks=[r.place for r in rated])
-        self.storage.set_ratings(
-            {
-                r.player_id: (t[0].mu, t[0].sigma)
-                for r, t in zip(rated, new, strict=True)
-                if r.player_id
-            },
-            kind,
-        )
+        places: list[float] = [place for _, place in rated]
+
+        def rate(old: Sequence[tuple[float, float] | None]) -> list[tuple[float, float]]:
+            model = PlackettLuce()
+            teams = [[model.rating(mu=o[0], sigma=o[1]) if o else model.rating()] for o in old]
+            return [(t[0].mu, t[0].sigma) for t in model.rate(teams, ranks=places)]
+
+        self.storage.rate_game(kind, [player_id for player_id, _ in rated], rate)
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""

@@ -171,6 +171,7 @@ class Lobby:
 
     def _start_game(self, conn: Conn, session: Session, msg: StartGame, now: float) -> None:
         table = self._hosted(session)
+        self._check_storage()
         self._save_seat_tokens(table)
         table.start(now)
 
@@ -269,6 +270,7 @@ class Lobby:
         tables from one address leaves behind is bounded by `deserted` instead."""
         cfg = self.hub.config
         key = session.player_id
+        self._check_storage()
         if len(self._live(key)) >= cfg.tables_per_player:
             raise TableError(
                 ErrorCode.LIMIT_REACHED,
@@ -285,6 +287,17 @@ class Lobby:
         table.origin, table.maker = session.address, key
         self._made.setdefault(key, set()).add(table)
         return table
+
+    def _check_storage(self) -> None:
+        """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
+        games in play go on in memory and are saved when it is back, but a new one could not be
+        stored at all."""
+        if self.hub.storage.failing:
+            raise TableError(
+                ErrorCode.INTERNAL_ERROR,
+                "the server cannot store games right now (its database is unreachable): no new"
+                " table or game starts until it is back; games in play go on",
+            )
 
     def _live(self, key: str) -> set[Table]:
         """The tables still open that a player made (closed ones dropped now)."""

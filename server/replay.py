@@ -1,10 +1,13 @@
 """`sushigo-replay`: list, show and verify finished games.
 
-    sushigo-replay --db PATH                  list the finished games in a server's database
-    sushigo-replay --db PATH GAME_ID          show one game turn by turn and verify it
-    sushigo-replay --db PATH GAME_ID --export FILE   write its signed record to FILE
+    sushigo-replay --db PATH|URL              list the finished games in a server's database
+    sushigo-replay --db PATH|URL GAME_ID      show one game turn by turn and verify it
+    sushigo-replay --db PATH|URL GAME_ID --export FILE   write its signed record to FILE
     sushigo-replay FILE                       show and verify an exported record
     sushigo-replay ... --view                 step through the game full screen instead
+
+`--db` is an SQLite file or a PostgreSQL URL, as for `sushigo-server`; `--key` names the server's
+key when it is not in its default place.
 
 Verifying checks the server's Ed25519 signature, that the revealed server seed opens the hash
 published before the game, that every pick opens its commitment, and that replaying the engine
@@ -34,9 +37,10 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.records import export_bytes, import_bytes
 
-from .cli import default_db
+from .cli import default_db, key_path
+from .database import is_url, open_storage
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
-from .storage import Storage, StorageError
+from .storage import StorageError
 
 
 class ReplayError(Exception):
@@ -114,7 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("target", nargs="?", help="a game id (with --db) or an exported record file")
     p.add_argument(
-        "--db", type=Path, default=None, help=f"the server's database (default {default_db()})"
+        "--db",
+        default=None,
+        metavar="PATH|URL",
+        help=f"the server's database: SQLite file (default {default_db()}) or PostgreSQL URL",
+    )
+    p.add_argument(
+        "--key", type=Path, default=None, metavar="PATH", help="the server's key (as the server's)"
     )
     p.add_argument(
         "--export", type=Path, default=None, help="write the game's signed record to this file"
@@ -147,10 +157,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.view:
             return view(path, None)
         return _show(signed, None, list(names) or None)
-    db: Path = args.db or default_db()
-    if not db.exists():
+    db: str = args.db or str(default_db())
+    if not is_url(db) and not Path(db).exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
-    with Storage(db) as storage:
+    with open_storage(db) as storage:
         if not args.target:
             games = storage.list_records(limit=max(1, args.limit))
             if not games:
@@ -163,9 +173,9 @@ def _run(args: argparse.Namespace) -> int:
         stored = storage.get_record(args.target)
         if stored is None:
             raise ReplayError(
-                f"no game {args.target!r} in {db} (run without a game id to list them)"
+                f"no game {args.target!r} in {storage.path} (run without a game id to list them)"
             )
-    key_file = db.with_name(db.name + ".key")
+    key_file = key_path(db, args.key)
     server_key = (
         public_key_bytes(load_or_create_server_key(key_file)) if key_file.exists() else None
     )

@@ -21,6 +21,7 @@ from prompt_toolkit.key_binding import (
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
+from sushigo.bots import LEVELS, levels
 from sushigo.engine.games import kinds
 
 from . import ops
@@ -160,6 +161,17 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     def _quick(event: KeyPressEvent) -> None:
         _spawn(state, ops.quick_match(state))
 
+    @kb.add("b", filter=listing)
+    def _bots(event: KeyPressEvent) -> None:
+        _spawn(state, ops.play_bots(state))
+
+    @kb.add("v", filter=listing)
+    def _level(event: KeyPressEvent) -> None:
+        offered = levels(state.quick_kind) or LEVELS
+        at = offered.index(state.bot_level) if state.bot_level in offered else -1
+        state.bot_level = offered[(at + 1) % len(offered)]
+        state.say(f"bots (b) now play at level {state.bot_level}")
+
     @kb.add("r", filter=listing)
     def _refresh(event: KeyPressEvent) -> None:
         _spawn(state, ops.refresh_tables(state))
@@ -259,7 +271,10 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
     def _again(event: KeyPressEvent) -> None:
         _spawn(state, ops.start_game(state))
 
-    @kb.add("l", filter=over)
+    # A spectator may stop watching at any time (a player's seat is theirs until the game ends).
+    watching = playing & Condition(lambda: state.board is not None and state.board.seat is None)
+
+    @kb.add("l", filter=over | watching)
     def _leave(event: KeyPressEvent) -> None:
         _spawn(state, ops.leave(state))
 

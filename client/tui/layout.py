@@ -11,6 +11,7 @@ a fairness failure is bold reverse with ``!!!`` around it. Colour only adds.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -192,6 +193,8 @@ def keys_text(state: AppState) -> Fragments:
         keys = "Enter/space: continue · ?: help"
     elif state.final is not None:
         keys = ("n: new game · " if state.is_host else "") + "l: leave table · c: chat · q: quit"
+    elif state.board is not None and state.in_game and state.board.seat is None:
+        keys = "watching · l: stop watching · c: chat · ?: help · q: quit"
     elif state.board is not None and state.in_game:
         keys = state.board.keys()
     elif state.form is not None:
@@ -413,7 +416,38 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         overlay(help_text, lambda: state.show_help),
         overlay(quit_text, lambda: state.confirm_quit),
     ]
-    return FloatContainer(body, floats), status
+    too_small = Condition(_too_small)
+    small = Window(FormattedTextControl(too_small_text), wrap_lines=True, style="class:title")
+    return (
+        HSplit(
+            [
+                ConditionalContainer(FloatContainer(body, floats), ~too_small),
+                ConditionalContainer(small, too_small),
+            ]
+        ),
+        status,
+    )
+
+
+MIN_COLUMNS, MIN_ROWS = 80, 24
+"""The smallest terminal the screens are drawn for."""
+
+
+def _too_small() -> bool:
+    size = get_app().output.get_size()
+    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
+
+
+def too_small_text() -> Fragments:
+    """What a terminal too small for the screens shows instead of a broken one (the game, if
+    any, goes on meanwhile, and its screen comes back as soon as the terminal is large enough)."""
+    size = get_app().output.get_size()
+    text = (
+        f"sushigo needs a terminal of at least {MIN_COLUMNS}x{MIN_ROWS}; this one is"
+        f" {size.columns}x{size.rows}. Make it larger to go on (a game goes on meanwhile, its"
+        " turn timer too), or press Ctrl-C twice to quit."
+    )
+    return [("", textwrap.fill(text, max(size.columns - 1, 10)))]
 
 
 def screen_text(app: Application[Any], width: int = 80, height: int = 24) -> str:

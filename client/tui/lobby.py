@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sushigo.bots import levels
 from sushigo.protocol import TableSettings
 
 from .form import game_title, variant_label
@@ -24,6 +25,8 @@ def lobby_text(state: AppState) -> Fragments:
     out: Fragments = [
         ("class:title", f"Tables on {state.address}"),
         ("class:dim", f"   (m: quick match of {quick}, g switches)\n"),
+        ("class:dim", f"  b: play {quick} now against bots of level {state.bot_level}"),
+        ("class:dim", " (v changes it)\n"),
     ]
     head = f"  {'table':<13}{'game':<11}{'seats':<6}{'variants':<17}{'turn':<6}{'status':<9}watch"
     out.append(("class:dim", head))
@@ -58,7 +61,10 @@ def form_text(state: AppState) -> Fragments:
             f"‹ {form.turn_seconds} s ›" if form.turn_seconds else "‹ no timer ›",
         ),
         "bots": ("bots", f"‹ {form.bots} › of {form.players - 1} empty seats"),
-        "strategy": ("bot strategy", f"‹ {form.strategy} ›"),
+        "strategy": (
+            "bot level" if levels(form.game) else "bot strategy",
+            f"‹ {form.strategy} ›",
+        ),
         "create": ("", "[ Create ]"),
     }
     out: Fragments = [("class:title", "Create a table\n")]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from sushigo.bots import DEFAULT_LEVEL
 from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -65,6 +66,8 @@ class AppState:
     """The create-table form while it is open."""
     quick_kind: str = "sushi-go"
     """The game a quick match asks for (g switches it)."""
+    bot_level: str = DEFAULT_LEVEL
+    """The level of the bots a quick game against bots seats (v changes it)."""
     table: TableInfo | None = None
     """Our table (seated or watching)."""
     seat: int | None = None

@@ -20,7 +20,8 @@ from sushigo.protocol import FairRecord, sign_record
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.records import export_bytes, public_key_bytes
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.storage import PlayerResult, Storage
+from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage import PlayerResult
 
 pytestmark = needs_tmux
 
@@ -90,7 +91,7 @@ async def test_sushigo_replay_views_a_game_of_a_servers_database(tmp_path: Path)
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
     record = card_record()
     signed = sign_record(record, key)
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         storage.finish_game(
             record.table_id,
             "g-e2e",
@@ -157,7 +158,7 @@ def store_games(db: Path, key: Ed25519PrivateKey, player_key: Path) -> None:
         ("g-dice", roll_record(), [(None, "greedy-bot-1"), (me, "ann")], 600_000),
         ("g-other", card_record(), [(other, "cy"), (None, "bot"), (None, "dee")], 900_000),
     ]
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         for game_id, record, seats, when in games:
             signed = sign_record(record, key)
             results = [

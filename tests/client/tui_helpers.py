@@ -30,7 +30,7 @@ from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 WAIT = 15.0
 """Longest wait for any one thing (seconds); normally it takes milliseconds."""
@@ -49,7 +49,7 @@ async def local_server(
 ) -> AsyncIterator[tuple[str, int]]:
     """A real server on 127.0.0.1, a free port, its database under `path` (``server.db``), its
     signing key `key` (a fresh one if None)."""
-    storage = Storage(path / "server.db")
+    storage = SqliteStorage(path / "server.db")
     key = key or Ed25519PrivateKey.generate()
     server = Server(
         Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000),

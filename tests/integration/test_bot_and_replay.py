@@ -19,13 +19,13 @@ from sushigo.server.app import Server
 from sushigo.server.hub import Hub
 from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.replay import main as replay_main
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
     db = tmp_path / "server.db"
-    storage = Storage(db)
+    storage = SqliteStorage(db)
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
     srv = Server(
         Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
@@ -80,7 +80,7 @@ async def test_two_bots_play_their_games_and_every_game_verifies(
     assert all(line.endswith("fairness verified") for line in lines)
 
     # The server stored both games; the replay tool verifies each of them.
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         games = storage.list_records()
     assert len(games) == 2
     for game in games:
@@ -96,7 +96,7 @@ async def test_replay_refuses_a_record_with_one_changed_byte(
     args = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
     other = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
     assert await asyncio.wait_for(asyncio.gather(run_bot(args), run_bot(other)), 60) == [0, 0]
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         (game,) = storage.list_records()
     exported = tmp_path / "game.rec"
     assert replay_main(["--db", str(db), game.game_id, "--export", str(exported)]) == 0
@@ -144,7 +144,7 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     )
     assert codes == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         board = storage.leaderboard()
     assert len(board) == 2
     assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)

@@ -20,12 +20,12 @@ from sushigo.client.tournament import run as run_tournament
 from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Storage]]:
-    storage = Storage(tmp_path / "server.db")
+async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, SqliteStorage]]:
+    storage = SqliteStorage(tmp_path / "server.db")
     srv = Server(
         Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
@@ -39,7 +39,7 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Storage]]:
 
 
 async def test_a_tournament_runs_from_registration_to_final_standings(
-    server: tuple[str, int, Storage], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: tuple[str, int, SqliteStorage], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     host, port, storage = server
     where = f"{host}:{port}"
@@ -114,7 +114,7 @@ async def _exists(host: str, port: int, name: str) -> bool:
 
 
 async def test_only_the_host_starts_and_only_with_enough_entrants(
-    server: tuple[str, int, Storage],
+    server: tuple[str, int, SqliteStorage],
 ) -> None:
     host, port, _ = server
     boss = await Client.connect(host, port, name="boss")

@@ -22,14 +22,14 @@ from sushigo.protocol import (
 from sushigo.protocol.records import record_bytes, step_record_bytes
 from sushigo.server.hub import Hub
 from sushigo.server.persist import changes, dump, load, table_state
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.table import Table
 
 
 def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:
     """A hub (in-memory storage) where `name` sits at a new table with `bots`, seeds in."""
     hub = Hub(
-        storage=Storage(":memory:"),
+        storage=SqliteStorage(":memory:"),
         key=Ed25519PrivateKey.generate(),
         wall_ms=lambda: 1_700_000_000_000,
     )
