@@ -42,7 +42,7 @@ from .lobby import form_text, lobby_text, seats_text
 from .recent import recent_text
 from .replay_view import replay_container
 from .state import AppState, Fragments
-from .style import STYLE
+from .style import MIN_COLUMNS, MIN_ROWS, STYLE, too_small
 
 __all__ = [
     "STYLE",
@@ -416,26 +416,17 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         overlay(help_text, lambda: state.show_help),
         overlay(quit_text, lambda: state.confirm_quit),
     ]
-    too_small = Condition(_too_small)
+    small_terminal = Condition(too_small)
     small = Window(FormattedTextControl(too_small_text), wrap_lines=True, style="class:title")
     return (
         HSplit(
             [
-                ConditionalContainer(FloatContainer(body, floats), ~too_small),
-                ConditionalContainer(small, too_small),
+                ConditionalContainer(FloatContainer(body, floats), ~small_terminal),
+                ConditionalContainer(small, small_terminal),
             ]
         ),
         status,
     )
-
-
-MIN_COLUMNS, MIN_ROWS = 80, 24
-"""The smallest terminal the screens are drawn for."""
-
-
-def _too_small() -> bool:
-    size = get_app().output.get_size()
-    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
 
 
 def too_small_text() -> Fragments:

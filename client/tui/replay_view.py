@@ -30,20 +30,15 @@ from prompt_toolkit.output import Output
 from .board import Fragments
 from .replay_draw import ReplayDrawer, drawer_for
 from .replay_state import Replay
-from .style import STYLE
+from .style import MIN_COLUMNS, MIN_ROWS, STYLE, too_small
 
 __all__ = [
-    "MIN_COLUMNS",
-    "MIN_ROWS",
     "ReplayScreen",
     "build_replay_app",
     "replay_bindings",
     "replay_container",
     "run_replay",
 ]
-
-MIN_COLUMNS, MIN_ROWS = 80, 24
-"""The smallest terminal the viewer draws in."""
 
 
 class ReplayScreen:
@@ -101,15 +96,6 @@ class ReplayScreen:
         back = "q/Esc back to the list" if self.back == "back" else "q quit"
         keys = f"←→ step · Home/End first/last · ↑↓ PgUp/PgDn round · {back}"
         return [("class:keys", " " + keys)]
-
-
-def too_small() -> bool:
-    """The terminal is smaller than the viewer needs."""
-    try:
-        size = get_app().output.get_size()
-    except Exception:  # no terminal to ask (a snapshot outside an app): assume it fits
-        return False
-    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
 
 
 def _too_small_text() -> Fragments:

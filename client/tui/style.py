@@ -1,11 +1,26 @@
-"""The terminal client's colours and attributes by style class, shared by its screens (the game
-and lobby's `layout`, the replay viewer's `replay_view`)."""
+"""What the terminal client's screens share (the game and lobby's `layout`, the replay viewer's
+`replay_view`): colours and attributes by style class, and the smallest terminal they draw in."""
 
 from __future__ import annotations
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.styles import Style
 
-__all__ = ["STYLE"]
+__all__ = ["MIN_COLUMNS", "MIN_ROWS", "STYLE", "too_small"]
+
+MIN_COLUMNS, MIN_ROWS = 80, 24
+"""The smallest terminal the screens are drawn for."""
+
+
+def too_small() -> bool:
+    """The terminal is smaller than the screens are drawn for (False with no terminal to ask:
+    a snapshot outside an app)."""
+    try:
+        size = get_app().output.get_size()
+    except Exception:
+        return False
+    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
+
 
 STYLE = Style.from_dict(
     {
