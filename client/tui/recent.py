@@ -51,8 +51,10 @@ async def recent_games(state: AppState, offset: int = 0) -> None:
         recent.loading = False
     if state.recent is not recent:
         return  # closed meanwhile
+    if page.offset != recent.offset:
+        recent.cursor = 0  # another page: from its top
     recent.games, recent.offset, recent.more = page.games, page.offset, page.more
-    recent.cursor = min(recent.cursor, max(0, len(page.games) - 1)) if offset == 0 else 0
+    recent.cursor = min(recent.cursor, max(0, len(page.games) - 1))
     recent.note = (
         "as a guest, only this session's games are kept (--key keeps them all)"
         if page.guest
