@@ -14,6 +14,7 @@ screen says how large the terminal must be instead of drawing a broken one.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
@@ -69,7 +70,8 @@ class ReplayScreen:
         if not replay.ok:
             more = len(replay.problems) - 1
             tail = f" (and {more} more)" if more else ""
-            return [("class:fair.fail", f"!!! NOT VERIFIED: {replay.problems[0]}{tail} !!!")]
+            said = f"!!! NOT VERIFIED: {replay.problems[0]}{tail} !!!"
+            return [("class:fair.fail", textwrap.fill(said, MIN_COLUMNS - 1))]
         secret = replay.rules.secret
         if replay.pinned:
             signature = "the server's signature"
@@ -125,7 +127,8 @@ def replay_container(screen: Callable[[], ReplayScreen | None]) -> AnyContainer:
     body = HSplit(
         [
             _window(part(ReplayScreen.header_text), height=1, style="class:header"),
-            _window(part(ReplayScreen.verdict_text), height=1),
+            # A problem is said in full, on as many lines as it takes (up to three).
+            _window(part(ReplayScreen.verdict_text), wrap_lines=True, height=D(min=1, max=3)),
             _window(part(ReplayScreen.seats_text), wrap_lines=True, dont_extend_height=True),
             Window(height=1, char="─", style="class:dim"),
             _window(part(ReplayScreen.happened_text), wrap_lines=True, height=D(max=5)),
