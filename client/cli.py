@@ -3,14 +3,16 @@
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
                    [--bots N [--players N] [--game KIND] [--variant V]...
                    [--level L | --bot-strategy S] [--turn-seconds N]]
+    sushigo-client HOST:PORT --leaderboard [--game KIND] [--key FILE]
     sushigo-client --replay FILE
 
 Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
-them). With ``--bots N`` it creates a table with the given settings, seats N server bots and
-starts the game as soon as every seat is taken (the play command uses this), at ``--level`` easy,
-medium (the default), hard or expert, or playing ``--bot-strategy`` by name. ``--game
-sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE`` steps
-through a finished game's exported record (``sushigo-replay --export``), with no server.
+them); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
+``--key``) and exits. With ``--bots N`` it creates a table with the given settings, seats N
+server bots and starts the game as soon as every seat is taken (the play command uses this), at
+``--level`` easy, medium (the default), hard or expert, or playing ``--bot-strategy`` by name.
+``--game sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE``
+steps through a finished game's exported record (``sushigo-replay --export``), with no server.
 Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
 usage error (a bad address or option), 1 for anything else (unreachable, refused, version
 mismatch, changed TLS certificate, a bad key file, a record that does not verify).
@@ -38,6 +40,7 @@ from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
 from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
+from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, kinds, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
@@ -107,6 +110,11 @@ def parser() -> argparse.ArgumentParser:
         "--key", type=Path, help="Ed25519 PEM key for a lasting identity (made if missing)"
     )
     p.add_argument("--known-hosts", type=Path, help="pinned TLS certificates file")
+    p.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="print the leaderboard of --game (default Sushi Go!) and exit",
+    )
     game = p.add_argument_group("start a game with bots at once")
     game.add_argument("--bots", type=_count(0, 4), help="seat N server bots and start")
     game.add_argument("--players", type=_count(1, 8), help="seats at the table (default 4)")
@@ -254,6 +262,18 @@ async def _run(
     except (ConnectionLost, ProtocolError) as exc:
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
         return 1
+
+    if args.leaderboard:
+        try:
+            board = await client.leaderboard(args.game)
+        except ServerError as exc:
+            print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
+            return 1
+        finally:
+            await client.close()
+        for line in leaderboard_lines(board, client.player_id, signed_in=key is not None):
+            print(line.replace("▸", "*"))
+        return 0
 
     async def startup(state: AppState) -> None:
         if settings is not None:

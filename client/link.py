@@ -31,9 +31,11 @@ from sushigo.protocol import (
     ErrorCode,
     GameList,
     GameRecord,
+    GetLeaderboard,
     GetRecord,
     Hello,
     JoinTable,
+    Leaderboard,
     LeaveTable,
     ListTables,
     ListTournaments,
@@ -409,6 +411,12 @@ class Link:
     def chat(self, text: str) -> None:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    async def leaderboard(self, kind: str = "sushi-go", limit: int = 20) -> Leaderboard:
+        """A game's ladder: its best `limit` rated players, how many it holds, and our own row
+        (None for a guest or a player not yet rated at that game)."""
+        reply = await self.request(lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit))
+        return _expect(reply, Leaderboard)
 
     # -- finished games -----------------------------------------------------------------------
 

@@ -124,8 +124,8 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     stay(S, AFTER_WELCOME, "ping", "pong", "error")
 
     # Lobby and table: requests never move the phase; the server's answers do.
-    stay(C, LOGGED_IN, "list_tables", "chat")
-    stay(S, LOGGED_IN, "table_list", "chat_message")
+    stay(C, LOGGED_IN, "list_tables", "chat", "get_leaderboard")
+    stay(S, LOGGED_IN, "table_list", "chat_message", "leaderboard")
     # Finished games (2.2): asked for anywhere after login, like the table list.
     stay(C, LOGGED_IN, "my_games", "get_record")
     stay(S, LOGGED_IN, "game_list", "game_record")

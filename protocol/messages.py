@@ -1,9 +1,10 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), finished games (MY_GAMES ... GAME_RECORD, since 2.2),
-tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game (GAME_STARTING ... GAME_OVER, the same
-for every game), reconnect (RESUME, RESUMED), heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+(LIST_TABLES ... CHAT_MESSAGE), leaderboards (GET_LEADERBOARD, LEADERBOARD) and finished games
+(MY_GAMES ... GAME_RECORD), both since 2.2, tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO),
+game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
+heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from ._messages_lobby import (
     TableStatus,
     TableUpdate,
 )
+from ._messages_ratings import MAX_LEADERBOARD, GetLeaderboard, Leaderboard, Rated
 from ._messages_records import (
     MAX_GAMES_PAGE,
     GameList,
@@ -113,6 +115,7 @@ def decode_message(
 
 __all__ = [
     "MAX_GAMES_PAGE",
+    "MAX_LEADERBOARD",
     "MAX_PAGE",
     "Act",
     "Acted",
@@ -132,9 +135,11 @@ __all__ = [
     "GameStarted",
     "GameStarting",
     "GameSummary",
+    "GetLeaderboard",
     "GetRecord",
     "Hello",
     "JoinTable",
+    "Leaderboard",
     "LeaveTable",
     "ListTables",
     "ListTournaments",
@@ -146,6 +151,7 @@ __all__ = [
     "Ping",
     "Pong",
     "QuickMatch",
+    "Rated",
     "RegisterTournament",
     "Resume",
     "Resumed",

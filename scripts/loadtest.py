@@ -941,6 +941,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
+        "--pgserver",
+        action="store_true",
+        help="run the load on SQLite, then on a temporary durable PostgreSQL (pgserver), and"
+        " compare",
+    )
+    p.add_argument(
         "--lobby-watcher",
         action="store_true",
         help="also keep one player in the lobby, listing tables as the terminal client does,"
@@ -956,12 +962,43 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("--games must be at least 1")
     if args.clients_procs < 1 or args.duration <= 0:
         parser().error("--clients-procs must be at least 1 and --duration positive")
+    if args.pgserver:
+        return _both_backends(args)
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         print(report(figures))
     return 0 if figures["errors"] == 0 else 1
+
+
+def _both_backends(args: argparse.Namespace) -> int:
+    """The same load on SQLite, then on a temporary PostgreSQL (pgserver's binaries, durable
+    settings: fsync on) on this machine, each report, and PostgreSQL's figures as a share of
+    SQLite's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: PLC0415
+
+    results: dict[str, dict[str, Any]] = {}
+    args.db = None
+    results["sqlite"] = run(args)
+    print("== SQLite\n" + report(results["sqlite"]), flush=True)
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as folder:
+        cluster = PgCluster(Path(folder) / "pg")
+        cluster.start(durable=True)
+        try:
+            args.db = cluster.new_database()
+            results["postgresql"] = run(args)
+        finally:
+            cluster.stop()
+    print("== PostgreSQL\n" + report(results["postgresql"]))
+    sqlite, pg = results["sqlite"], results["postgresql"]
+    ratio = pg["turns_per_second_sustained"] / max(1e-9, sqlite["turns_per_second_sustained"])
+    print(
+        f"== PostgreSQL / SQLite: {100 * ratio:.0f}% of the sustained turns/s;"
+        f" p99 {pg['latency_p99_ms']:.1f} ms against {sqlite['latency_p99_ms']:.1f} ms"
+    )
+    return 0 if sqlite["errors"] == 0 and pg["errors"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ import time
 from collections import deque
 from typing import Any, cast
 
-from .hub import Hub
+from .hub import Hub, Read
 from .session import Conn
 from .storage import StorageError
 
@@ -259,7 +259,31 @@ class Server:
             self.waves.append((self.hub.storage.mark, [c.take() for c in dirty]))
         self._commit(wait)
         self._release()
+        if self.hub.reads:
+            reads, self.hub.reads = self.hub.reads, []
+            for read in reads:
+                self._start_read(read)
         self.rearm()
+
+    def _start_read(self, read: Read) -> None:
+        """Run a request's database read in a worker thread; its reply is made back on the loop
+        (`Hub.read`)."""
+
+        def finished(future: asyncio.Future[Any]) -> None:
+            try:
+                result: Any = future.result()
+            except StorageError as exc:
+                result = exc
+            except Exception as exc:  # a bug in the read: its request gets no answer, we go on
+                log.error("a database read failed: %r", exc)
+                return
+            try:
+                self.hub.read_done(read, result, self.now())
+            except Exception:
+                log.exception("answering a database read failed")
+            self.done()
+
+        self.loop.run_in_executor(None, read.job).add_done_callback(finished)
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the

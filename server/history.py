@@ -8,8 +8,9 @@ remembered here, in memory, while the session lasts (the hub calls `gone` when i
 one the player was given at GAME_OVER, so nothing is disclosed that it had not been shown, and an
 unknown game and another's get the same answer (NO_SUCH_TABLE), so nobody learns which exist.
 
-The requests read the database in the event loop, as the lobby's do: a page is one indexed query
-(`results_by_player`), a record one row. They cost the rate limit by their size.
+The requests read the database off the event loop (`Hub.read`: a worker thread), as the
+leaderboard's do, so a slow or absent database never stalls play; they cost the rate limit by
+their size.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from sushigo.protocol import (
+    Error,
     ErrorCode,
     GameList,
     GameRecord,
@@ -30,9 +32,8 @@ from sushigo.protocol import (
     SignedRecord,
 )
 
-from .errors import TableError
 from .session import Conn, Session
-from .storage import RecordSummary, Storage
+from .storage import RecordSummary, Storage, StorageError
 
 GUEST_GAMES = 20
 """The games of a guest's session remembered (the oldest are forgotten past it)."""
@@ -47,6 +48,10 @@ class HistoryHost(Protocol):
 
     storage: Storage
     server_key: bytes
+
+    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
+        """Run the database read `job` off the event loop, then ``then(result, now)`` on it
+        (the result: `job`'s value, or the `StorageError` it raised)."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said) when it
@@ -86,47 +91,74 @@ class History:
     def _my_games(self, conn: Conn, session: Session, msg: MyGames, now: float) -> None:
         if not self.hub.charge(conn, msg.limit // GAMES_PER_TOKEN, now, msg.ref):
             return
-        storage = self.hub.storage
+        storage, player_id, guest = self.hub.storage, session.player_id, session.guest
         start, end = msg.offset, msg.offset + msg.limit
-        if session.guest:
-            kept = list(reversed(self._guests.get(session.player_id, ())))
-            games = []
-            for game_id, seat in kept[start:end]:
-                stored = storage.get_record(game_id)
-                if stored is not None:
-                    games.append(_summary(stored, seat))
-            more = len(kept) > end
-        else:
-            found = storage.list_records(
-                limit=msg.limit + 1, offset=msg.offset, player_id=session.player_id
+        # What the read needs is taken now, on the loop: the guest's games may change meanwhile.
+        kept = list(reversed(self._guests.get(player_id, ()))) if guest else []
+
+        def job() -> tuple[list[GameSummary], bool]:
+            if guest:
+                found = [(storage.get_record(game_id), seat) for game_id, seat in kept[start:end]]
+                games = [_summary(g, seat) for g, seat in found if g is not None]
+                return games, len(kept) > end
+            page = storage.list_records(limit=msg.limit + 1, offset=start, player_id=player_id)
+            games = [_summary(g, _seat(g, player_id)) for g in page[: msg.limit]]
+            return games, len(page) > msg.limit
+
+        def then(result: Any, now: float) -> None:
+            if isinstance(result, StorageError):
+                session.send(_unreadable(msg.ref))
+                return
+            games, more = result
+            session.send(
+                GameList(ref=msg.ref, games=tuple(games), offset=start, more=more, guest=guest)
             )
-            more = len(found) > msg.limit
-            games = [_summary(g, _seat(g, session.player_id)) for g in found[: msg.limit]]
-        session.send(
-            GameList(
-                ref=msg.ref, games=tuple(games), offset=msg.offset, more=more, guest=session.guest
-            )
-        )
+
+        self.hub.read(job, then)
 
     def _get_record(self, conn: Conn, session: Session, msg: GetRecord, now: float) -> None:
         if not self.hub.charge(conn, RECORD_TOKENS, now, msg.ref):
             return
-        stored = self.hub.storage.get_record(msg.game_id)
-        seat = None
-        if stored is not None:
-            if session.guest:
-                kept = self._guests.get(session.player_id, ())
-                seat = next((s for g, s in kept if g == msg.game_id), None)
-            else:
-                seat = _seat(stored, session.player_id)
-        if stored is None or seat is None:
-            raise TableError(
-                ErrorCode.NO_SUCH_TABLE, f"you played no finished game {msg.game_id!r}"
+        storage, server_key, game_id = self.hub.storage, self.hub.server_key, msg.game_id
+        player_id, guest = session.player_id, session.guest
+        kept = self._guests.get(player_id, ()) if guest else ()
+        guest_seat = next((s for g, s in kept if g == game_id), None)
+
+        def then(stored: Any, now: float) -> None:
+            if isinstance(stored, StorageError):
+                session.send(_unreadable(msg.ref))
+                return
+            seat = None
+            if stored is not None:
+                seat = guest_seat if guest else _seat(stored, player_id)
+            if stored is None or seat is None:
+                # The same answer for a game that is not there and for another's.
+                session.send(
+                    Error(
+                        ref=msg.ref,
+                        code=ErrorCode.NO_SUCH_TABLE,
+                        message=f"you played no finished game {game_id!r}",
+                    )
+                )
+                return
+            record = SignedRecord(
+                record=stored.record, signature=stored.signature, server_key=server_key
             )
-        record = SignedRecord(
-            record=stored.record, signature=stored.signature, server_key=self.hub.server_key
-        )
-        session.send(GameRecord(ref=msg.ref, game=_summary(stored, seat), record=record))
+            session.send(GameRecord(ref=msg.ref, game=_summary(stored, seat), record=record))
+
+        if guest and guest_seat is None:
+            then(None, now)  # not one of this guest's: no need to ask the database
+            return
+        self.hub.read(lambda: storage.get_record(game_id), then)
+
+
+def _unreadable(ref: int) -> Error:
+    """The answer when the database cannot be read now."""
+    return Error(
+        ref=ref,
+        code=ErrorCode.INTERNAL_ERROR,
+        message="your games cannot be read now: try again later",
+    )
 
 
 def _seat(game: RecordSummary, player_id: str) -> int | None:

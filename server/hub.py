@@ -17,7 +17,7 @@ import itertools
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
@@ -69,6 +69,15 @@ from .table import Table
 log = logging.getLogger("sushigo.server")
 
 
+class Read(NamedTuple):
+    """A database read a request asked for (`Hub.read`)."""
+
+    job: Callable[[], Any]
+    """Runs in a worker thread: the read itself."""
+    then: Callable[[Any, float], None]
+    """Runs on the event loop with the job's value (or its `StorageError`) and the time."""
+
+
 class Hub:
     """Every connection, session and table of one server process."""
 
@@ -107,6 +116,24 @@ class Hub:
         self._routes = {**self.lobby.handlers, **self.history.handlers}
         """The handler of each request the lobby and the history answer, by message class (see
         `data`)."""
+        self.reads: list[Read] = []
+        """Reads of the database that requests asked for, for the adapter to run off the event
+        loop (`read`)."""
+
+    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
+        """Read the database for a request without waiting for it here: the adapter runs `job`
+        away from the event loop (a worker thread) and calls ``then(result, now)`` back on it,
+        the result being `job`'s value or the `StorageError` it raised. A server that serves
+        never waits on a database read (PostgreSQL may be slow, or away)."""
+        self.reads.append(Read(job, then))
+
+    def read_done(self, read: Read, result: Any, now: float) -> None:
+        """The adapter's call back with a read's result."""
+        self.now = now
+        try:
+            read.then(result, now)
+        except TableError as exc:  # the request failed after all: the reply says why
+            log.info("a read's reply failed: %s", exc)
 
     # -- the adapter's entry points ---------------------------------------------------------
 

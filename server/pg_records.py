@@ -255,6 +255,34 @@ class PgRecords:
 
         return self._query(query, "read the leaderboard")
 
+    def standing(
+        self, player_id: str, kind: str = CARD_GAME
+    ) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
+        card = kind == CARD_GAME
+        same_kind = "g.kind <> ALL($3::text[])" if card else "g.kind = $1"
+
+        async def query(conn: Any) -> tuple[int, int, LeaderboardEntry | None]:
+            total = await conn.fetchval("SELECT count(*) FROM ratings WHERE kind = $1", kind)
+            row = await conn.fetchrow(
+                "SELECT r.mu, r.sigma, i.name, "
+                "(SELECT count(*) FROM ratings o WHERE o.kind = r.kind AND "
+                "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
+                "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
+                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                f"WHERE s.player_id = r.player_id AND {same_kind}) "
+                "FROM ratings r JOIN identities i USING (player_id) "
+                "WHERE r.kind = $1 AND r.player_id = $2",
+                *((kind, player_id, list(OWN_LADDERS)) if card else (kind, player_id)),
+            )
+            if row is None:
+                return int(total), 0, None
+            mu, sigma, name, ahead, games = row
+            entry = LeaderboardEntry(player_id, name, mu, sigma, int(games))
+            return int(total), int(ahead) + 1, entry
+
+        return self._query(query, "read the standing")
+
 
 async def _results(conn: Any, game_ids: Sequence[str]) -> dict[str, tuple[PlayerResult, ...]]:
     found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}

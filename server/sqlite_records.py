@@ -291,6 +291,41 @@ class SqliteRecords:
                 ).fetchall()
         return [LeaderboardEntry(*row) for row in rows]
 
+    def standing(
+        self, player_id: str, kind: str = CARD_GAME
+    ) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
+        card = kind == CARD_GAME
+        table = "ratings" if card else "game_ratings"
+        where, args = ("", ()) if card else ("kind = ? AND ", (kind,))
+        marks = ", ".join("?" * len(OWN_LADDERS))
+        same_kind = f"g.kind NOT IN ({marks})" if card else "g.kind = ?"
+        with self._using(f"read the standing of {player_id}") as conn:
+            (total,) = conn.execute(f"SELECT count(*) FROM {table} WHERE {where}1", args).fetchone()
+            row = conn.execute(
+                f"SELECT r.mu, r.sigma, i.name FROM {table} r JOIN identities i USING (player_id) "
+                f"WHERE {where}r.player_id = ?",
+                (*args, player_id),
+            ).fetchone()
+            if row is None:
+                return total, 0, None
+            mu, sigma, name = row
+            # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
+            # `leaderboard`). The ordinal is computed by SQLite on both sides, the same way.
+            (ahead,) = conn.execute(
+                f"SELECT count(*) FROM {table} r, {table} me WHERE "
+                + ("" if card else "r.kind = ? AND me.kind = ? AND ")
+                + "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
+                "(r.mu - 3 * r.sigma = me.mu - 3 * me.sigma AND r.player_id < me.player_id))",
+                (*args, *args, player_id),
+            ).fetchone()
+            (games,) = conn.execute(
+                "SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                f"WHERE s.player_id = ? AND {same_kind}",
+                (player_id, *(OWN_LADDERS if card else (kind,))),
+            ).fetchone()
+        return total, ahead + 1, LeaderboardEntry(player_id, name, mu, sigma, games)
+
     # --- reconnect tokens ----------------------------------------------------------------------
 
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:

@@ -276,6 +276,13 @@ class Storage(Protocol):
     def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``."""
 
+    def standing(
+        self, player_id: str, kind: str = CARD_GAME
+    ) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder: (players on it, the player's rank from 1
+        in `leaderboard`'s order, the player's entry), or (players on it, 0, None) when the
+        player is not rated at `kind`."""
+
     # reconnect tokens
 
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:

@@ -43,7 +43,8 @@ def _free(state: AppState) -> Filter:
     work."""
     return Condition(
         lambda: (
-            not (state.chatting or state.confirm_quit or state.show_help) and state.replay is None
+            not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
+            and state.replay is None
         )
     )
 
@@ -66,6 +67,15 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     @kb.add("escape", filter=helping)
     def _help(event: KeyPressEvent) -> None:
         state.show_help = not state.show_help
+        state.notify()
+
+    ranking = Condition(lambda: state.leaderboard is not None and not state.confirm_quit)
+
+    @kb.add("l", filter=ranking)
+    @kb.add("enter", filter=ranking)
+    @kb.add("escape", filter=ranking)
+    def _close_leaderboard(event: KeyPressEvent) -> None:
+        state.leaderboard = None
         state.notify()
 
     @kb.add("q", filter=free)
@@ -160,6 +170,10 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     @kb.add("m", filter=listing)
     def _quick(event: KeyPressEvent) -> None:
         _spawn(state, ops.quick_match(state))
+
+    @kb.add("l", filter=listing)
+    def _leaderboard(event: KeyPressEvent) -> None:
+        _spawn(state, ops.show_leaderboard(state))
 
     @kb.add("b", filter=listing)
     def _bots(event: KeyPressEvent) -> None:

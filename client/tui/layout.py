@@ -38,7 +38,7 @@ from sushigo.engine.games import kinds
 
 from .board import MENU_WIDTH, board_class
 from .form import game_title
-from .lobby import form_text, lobby_text, seats_text
+from .lobby import form_text, leaderboard_lines, lobby_text, seats_text
 from .recent import recent_text
 from .replay_view import replay_container
 from .state import AppState, Fragments
@@ -189,6 +189,8 @@ def keys_text(state: AppState) -> Fragments:
         keys = "y: quit · n: stay"
     elif state.show_help:
         keys = "?/Enter: close help"
+    elif state.leaderboard is not None:
+        keys = "l/Enter/Esc: close the leaderboard"
     elif state.summary == "round":
         keys = "Enter/space: continue · ?: help"
     elif state.final is not None:
@@ -206,7 +208,7 @@ def keys_text(state: AppState) -> Fragments:
             "b: add bot · s: start · " if state.is_host else ""
         ) + "l: leave · c: chat · q: quit"
     else:
-        keys = "↑↓ Enter join · w watch · n new · m quick · g game · r refresh · h my games"
+        keys = "↑↓ Enter join · w watch · n new · m quick · b bots · l ranks · h games · g game"
     return [("class:keys", " " + keys)]
 
 
@@ -246,6 +248,7 @@ _HELP_LOBBY: Fragments = [
     ("class:title", "Keys\n"),
     ("", "Lobby   ↑↓ table · Enter join · w watch · m quick match · g its game\n"),
     ("", "        n new table (↑↓ field, ←→ change, Enter create) · r refresh\n"),
+    ("", "        b play bots now · v their level · l leaderboard of the game\n"),
     ("", "        h my recent games (Enter steps through one: ←→ step, ↑↓ round)\n"),
     ("", "Table   b add a bot · s start (host) · l leave\n"),
 ]
@@ -270,6 +273,24 @@ def help_text(state: AppState) -> Fragments:
         lines += _HELP_ALWAYS
     lines.append(("class:dim", "\n? or Enter closes this help"))
     return lines
+
+
+def leaderboard_text(state: AppState) -> Fragments:
+    """The ladder overlay of the lobby (l)."""
+    board = state.leaderboard
+    if board is None:
+        return []
+    client = state.client
+    lines = leaderboard_lines(
+        board,
+        client.player_id if client is not None else "",
+        signed_in=client is not None and client.key is not None,
+    )
+    out: Fragments = [("class:title", lines[0] + "\n")]
+    for line in lines[1:]:
+        out.append(("class:me" if "▸" in line[:7] else "", line + "\n"))
+    out.append(("class:dim", "\nl, Enter or Esc closes this"))
+    return out
 
 
 def quit_text(state: AppState) -> Fragments:
@@ -414,6 +435,7 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         overlay(round_summary_text, lambda: state.summary == "round" and state.final is None),
         overlay(game_summary_text, lambda: state.summary == "game" and state.final is not None),
         overlay(help_text, lambda: state.show_help),
+        overlay(leaderboard_text, lambda: state.leaderboard is not None),
         overlay(quit_text, lambda: state.confirm_quit),
     ]
     small_terminal = Condition(too_small)

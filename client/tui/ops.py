@@ -30,6 +30,7 @@ __all__ = [
     "refresh_tables",
     "seat_with_bots",
     "send_chat",
+    "show_leaderboard",
     "start_game",
     "watch_selected",
 ]
@@ -106,6 +107,12 @@ async def quick_match(state: AppState, players: int = 4) -> None:
     state.say(f"looking for a {players}-player {title} table…")
     await _client(state).quick_match(players, state.quick_kind)
     state.say("seated: the game starts when the table is full")
+
+
+async def show_leaderboard(state: AppState) -> None:
+    """The ladder of the lobby's chosen game, over the lobby."""
+    state.leaderboard = await _client(state).leaderboard(state.quick_kind)
+    state.notify()
 
 
 async def play_bots(state: AppState, players: int = 4) -> None:

@@ -140,7 +140,7 @@ def load_recent_bindings(state: AppState) -> KeyBindingsBase:
     kb = KeyBindings()
     free = Condition(
         lambda: (
-            not (state.chatting or state.confirm_quit or state.show_help)
+            not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
             and state.replay is None
             and not state.in_game
             and state.form is None

@@ -28,6 +28,7 @@ from sushigo.protocol import (
     GameEnded,
     GameStarted,
     GameStarting,
+    Leaderboard,
     Message,
     Resumed,
     Spectating,
@@ -66,6 +67,8 @@ class AppState:
     """The create-table form while it is open."""
     quick_kind: str = "sushi-go"
     """The game a quick match asks for (g switches it)."""
+    leaderboard: Leaderboard | None = None
+    """The ladder shown over the lobby (l), until closed."""
     bot_level: str = DEFAULT_LEVEL
     """The level of the bots a quick game against bots seats (v changes it)."""
     table: TableInfo | None = None

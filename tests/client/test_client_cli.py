@@ -204,3 +204,34 @@ async def test_a_taken_default_name_is_numbered_and_a_taken_given_name_is_an_err
     assert code == 1
     line = _one_line(capsys.readouterr().err)
     assert "'ANN' is taken by another player" in line and "with --name" in line
+
+
+async def test_the_leaderboard_is_printed_with_our_own_rank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key_file = tmp_path / "me.pem"
+    mine = load_or_create_key(key_file).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {}
+    for i in range(30):
+        raw = mine if i == 25 else Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        player = storage.upsert_identity(raw, f"player{i}", 1)
+        ratings[player] = (60.0 - i, 3.0)
+    storage.set_ratings(ratings)
+    storage.close()
+    async with local_server(tmp_path) as (host, port):
+        ours = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(key_file), "--name", "me"]
+        )
+        as_guest = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--game", "sushi-roll"]
+        )
+    assert (ours, as_guest) == (0, 0)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Sushi Go! leaderboard: 30 rated players"
+    top = out[2].split()
+    assert top[:2] == ["1", "player0"] and top[2:4] == ["51.0", "60.0"]
+    # 20 rows, then ours below them: rank 26.
+    assert out[22] == "  ..." and out[23].split()[:2] == ["26*", "me"]
+    assert out[24] == "Sushi Roll leaderboard: 0 rated players"
+    assert "guests are not rated" in out[-1]

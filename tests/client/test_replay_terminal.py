@@ -179,7 +179,7 @@ async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -
             str(BIN / "sushigo-client"), f"{host}:{port}", "--name", "ann", "--key", str(player_key),
         ]  # fmt: skip
         async with terminal(tmp_path, command) as term:
-            await term.until(lambda s: "Tables on" in s and "h my games" in s, "the lobby")
+            await term.until(lambda s: "Tables on" in s and "h games" in s, "the lobby")
             await term.keys("h")
             screen = await term.until(lambda s: "(page 1)" in s, "the list")
             rows = [line for line in screen.split("\n") if "2023-11-" in line]

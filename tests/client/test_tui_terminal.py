@@ -11,9 +11,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess
-from terminal import Keys, Until, needs_tmux, terminal
+from terminal import WAIT, Keys, Until, needs_tmux, terminal
 from tui_helpers import local_server
+
+from sushigo.client.connection import Client
+from sushigo.protocol import TableSettings, TurnStart
+from sushigo.server.sqlite_storage import SqliteStorage
 
 pytestmark = needs_tmux
 
@@ -170,3 +175,91 @@ async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: 
         assert len(rows) == 3, screen
 
     await _in_terminal(tmp_path, [], play)
+
+
+async def test_the_lobby_shows_a_games_leaderboard(tmp_path: Path) -> None:
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {}
+    for i, name in enumerate(["ann", "bob", "cy"]):
+        raw = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        ratings[storage.upsert_identity(raw, name, 1)] = (30.0 - 5 * i, 2.0 + i)
+    storage.set_ratings(ratings, "sushi-roll")
+    storage.close()
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "Tables on" in s, "the lobby")
+        await keys("l")
+        screen = await until(lambda s: "leaderboard" in s, "the Sushi Go! leaderboard")
+        assert "Sushi Go! leaderboard: 0 rated players" in screen
+        assert "guests are not rated" in screen
+        await keys("Escape", "g", "l")
+        screen = await until(lambda s: "Sushi Roll leaderboard" in s, "the Sushi Roll one")
+        rows = [line.split() for line in screen.split("\n") if "ann" in line or "cy" in line]
+        assert [row[1:4] for row in rows] == [["1", "ann", "24.0"], ["3", "cy", "8.0"]], screen
+        await keys("l")
+        await until(lambda s: "leaderboard" not in s and "Tables on" in s, "the lobby again")
+
+    await _in_terminal(tmp_path, [], play)
+
+
+async def test_a_rounds_score_pad_names_the_race_winners(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        # Play the first card of every hand until the round's scores come up.
+        for _ in range(12):
+            screen = await until(
+                lambda s: "your pick" in s or "Round 1 scores" in s, "our turn or the scores"
+            )
+            if "Round 1 scores" in screen:
+                break
+            turn = next(part for part in screen.split("·") if "turn" in part).strip()
+            await keys("1", "Enter")
+            await until(lambda s, t=turn: t not in s.split("\n")[0], "the next turn")
+        else:
+            raise AssertionError("no round summary after a round's turns")
+        for heading in ("maki", "temp", "sash", "dump", "nigi", "round", "total"):
+            assert heading in screen, screen
+        # The maki race's winners, unless nobody had a maki roll: the rows of the pad are a
+        # name, then the maki points first.
+        lines = screen.split("\n")
+        top = next(i for i, line in enumerate(lines) if "Round 1 scores" in line)
+        left = lines[top].index("Round 1 scores")  # the pad's frame is drawn over the board
+        pad = [line[left:].split("│")[0] for line in lines[top : top + 6]]
+        maki = [int(row.split()[1]) for row in pad[2:4]]
+        assert ("maki: most" in "\n".join(pad)) == any(maki), pad
+
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
+
+
+async def test_a_spectator_sees_the_table_at_once(tmp_path: Path) -> None:
+    players: list[Client] = []
+
+    @asynccontextmanager
+    async def mid_turn(path: Path) -> AsyncIterator[tuple[str, int]]:
+        async with local_server(path) as (host, port):
+            ann = await Client.connect(host, port, name="ann")
+            bob = await Client.connect(host, port, name="bob")
+            players.extend((ann, bob))
+            joined = await ann.create_table(TableSettings(kind="sushi-go", players=2))
+            await bob.join_table(joined.table.table_id)
+            ann.start_game()
+            first = [await c.wait_for(TurnStart, WAIT) for c in players]
+            for c, start in zip(players, first, strict=True):
+                c.pick(start.observation.legal_actions()[0])
+            await ann.wait_for(TurnStart, WAIT)  # turn 2 begins; nobody has picked in it
+            try:
+                yield host, port
+            finally:
+                for c in players:
+                    await c.close()
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "playing" in s, "the game in the table list")
+        await keys("w")
+        screen = await until(lambda s: "round 1/3 · turn 2/10" in s, "the table as it stands")
+        # Both tableaus after turn 1, no hand, the keys of a spectator.
+        assert "ann" in screen and "bob" in screen and "(nothing yet)" not in screen
+        assert "spectators see no hand" in screen and "l: stop watching" in screen
+        await keys("l")
+        await until(lambda s: "Tables on" in s, "the lobby again")
+
+    await _in_terminal(tmp_path, [], play, mid_turn)

@@ -417,6 +417,32 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.ServerPong(ref=3, nonce=9),
         m.Error(ref=3, code=52, message="no"),
         m.ListTables(ref=4),
+        m.GetLeaderboard(ref=4, kind="sushi-roll", limit=10),
+        m.Leaderboard(
+            ref=4,
+            kind="sushi-roll",
+            top=(
+                m.Rated(
+                    rank=1,
+                    player_id="k:" + "ab" * 16,
+                    name="ann",
+                    rating_milli=12_345,
+                    mu_milli=30_000,
+                    sigma_milli=5_885,
+                    games=7,
+                ),
+            ),
+            total=40,
+            mine=m.Rated(
+                rank=17,
+                player_id="k:" + "cd" * 16,
+                name="bob",
+                rating_milli=-2_000,
+                mu_milli=22_000,
+                sigma_milli=8_000,
+                games=1,
+            ),
+        ),
         m.ListTournaments(ref=4),
         m.CreateTournament(
             ref=4, settings=m.TournamentSettings(name="cup", kind="sushi-go", games=6)

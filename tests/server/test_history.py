@@ -30,6 +30,7 @@ from sushigo.protocol import (
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.history import GUEST_GAMES
 from sushigo.server.hub import Hub
+from sushigo.server.storage import StorageError
 
 
 def play_game(peer: Peer, seed: int) -> GameEnded:
@@ -59,9 +60,24 @@ def guest(hub: Hub, clock: Clock, name: str) -> Peer:
     return peer
 
 
+def settle(peer: Peer) -> None:
+    """Run the database reads the requests asked for, as the adapter would in a worker thread,
+    and hand their results back (`Hub.read`)."""
+    hub = peer.hub
+    while hub.reads:
+        reads, hub.reads = hub.reads, []
+        for read in reads:
+            try:
+                result = read.job()
+            except StorageError as exc:
+                result = exc
+            hub.read_done(read, result, peer.clock.now)
+
+
 def ask(peer: Peer, message: MyGames | GetRecord) -> GameList | GameRecord | Error:
     peer.drain()
     peer.send(message)
+    settle(peer)
     reply = peer.next()
     assert isinstance(reply, GameList | GameRecord | Error), reply
     assert reply.ref == message.ref
@@ -127,6 +143,7 @@ def test_bad_ids_are_refused_saying_why(game_id: object, code: ErrorCode) -> Non
     ann.drain()
     frame = {"type": "get_record", "ref": 5, "game_id": game_id}
     ann.send_bytes(encode_frame(frame, CLIENT_LIMITS))
+    settle(ann)
     (error,) = ann.drain()
     assert isinstance(error, Error) and error.code == code and error.ref == 5
     assert "game_id" in error.message or code is ErrorCode.NO_SUCH_TABLE
@@ -208,3 +225,26 @@ def test_a_guest_keeps_its_latest_games_only() -> None:
         history.finished(f"g-{n}", [("g:x", 1), ("k:someone", 0), (None, 2)])
     kept = history._guests["g:x"]
     assert len(kept) == GUEST_GAMES and kept[0] == ("g-0", 1) and "k:someone" not in history._guests
+
+
+def test_a_database_that_cannot_be_read_is_said_and_play_goes_on() -> None:
+    hub, clock = make_hub()
+    ann, _ = keyed(hub, clock, "ann")
+    play_game(ann, seed=5)
+    hub.storage.close()  # every read of it now fails (StorageError), as a lost database's would
+    for message in (MyGames(ref=ann.ref()), GetRecord(ref=ann.ref(), game_id="0" * 32)):
+        reply = ask(ann, message)
+        assert isinstance(reply, Error) and reply.code == ErrorCode.INTERNAL_ERROR
+        assert reply.message == "your games cannot be read now: try again later"
+    assert not ann.transport.closed
+
+
+def test_the_reads_wait_for_the_adapter_and_nothing_is_sent_before() -> None:
+    hub, clock = make_hub()
+    ann, _ = keyed(hub, clock, "ann")
+    ann.drain()
+    ann.send(MyGames(ref=ann.ref()))
+    assert ann.drain() == [] and len(hub.reads) == 1  # the event loop did not read
+    settle(ann)
+    (reply,) = ann.drain()
+    assert isinstance(reply, GameList) and reply.games == ()

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import asyncpg
@@ -103,15 +104,18 @@ def test_a_bad_url_is_one_line_too(tmp_path: Path) -> None:
 
 
 async def test_postgresql_stopped_mid_game_then_back_loses_no_turn(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    cluster = PgCluster(tmp_path / "pg")
-    await asyncio.to_thread(cluster.start)
-    try:
-        url = await asyncio.to_thread(cluster.new_database)
-        await _play_through_an_outage(cluster, url, caplog)
-    finally:
-        await asyncio.to_thread(cluster.stop)
+    # A directory of its own, not under pytest's: every pytest run that starts makes its base
+    # folder private again (mode 0700), which would lock PostgreSQL's own user out of it.
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
+        cluster = PgCluster(Path(tmp) / "pg")
+        await asyncio.to_thread(cluster.start)
+        try:
+            url = await asyncio.to_thread(cluster.new_database)
+            await _play_through_an_outage(cluster, url, caplog)
+        finally:
+            await asyncio.to_thread(cluster.stop)
 
 
 async def _play_through_an_outage(

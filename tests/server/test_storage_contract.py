@@ -241,6 +241,24 @@ def test_ratings_per_kind_and_leaderboards(db: Storage) -> None:
     assert [(e.player_id, e.games, e.mu) for e in roll] == [(ann, 1, 40.0)]
 
 
+def test_a_players_standing_is_their_place_in_the_leaderboards_order(db: Storage) -> None:
+    players = [db.upsert_identity(bytes([i]) * 32, f"p{i}", 1) for i in range(1, 8)]
+    # Ordinals 10, 10, 5, 4, 0, -1, -20 (mu - 3 sigma): the two tied ones by id.
+    ladder = [(25.0, 5.0), (16.0, 2.0), (20.0, 5.0), (13.0, 3.0), (24.0, 8.0), (5.0, 2.0), (1, 7)]
+    db.set_ratings(dict(zip(players, ladder, strict=True)))
+    db.finish_game("t", "g", "sushi-go", b"r", b"s", results(players[0], players[1]), finished_ms=1)
+    board = db.leaderboard(100)
+    for rank, entry in enumerate(board, 1):
+        total, at, mine = db.standing(entry.player_id)
+        assert (total, at) == (7, rank), entry
+        assert mine == entry
+    assert db.standing(players[0], "sushi-roll") == (0, 0, None)
+    assert db.standing("k:" + "00" * 16) == (7, 0, None)
+    db.set_ratings({players[2]: (30.0, 1.0)}, "sushi-roll")
+    total, at, mine = db.standing(players[2], "sushi-roll")
+    assert (total, at) == (1, 1) and mine is not None and mine.games == 0
+
+
 def test_rating_an_unknown_player_changes_nothing(db: Storage) -> None:
     ann = db.upsert_identity(KEY_A, "ann", 1)
     with pytest.raises(StorageError):
