@@ -16,7 +16,7 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("app", "cli", "replay", "migrate", "tls", "keys"),  # the transport adapter and the commands
     ("hub",),  # connections, limits and routing: the core the adapter feeds
-    ("lobby", "desk", "tournament", "resume", "limits", "names"),  # lobby, caps, resume
+    ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
     ("games",),  # game adapters: rules, wire and bots by kind
@@ -32,6 +32,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
+CLOCKLESS += ("history",)
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 
