@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import asyncpg
 
@@ -93,22 +93,14 @@ class PgRecords:
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         rows = [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players]
 
+        columns = list(zip(*[row[1:] for row in rows], strict=True)) if rows else [[]] * 5
+
         async def store(conn: Any) -> None:
-            if await conn.fetchval("SELECT 1 FROM records WHERE game_id = $1", game_id):
+            stored = await conn.fetchval(
+                _FINISH, game_id, table_id, kind, finished_ms, record, signature, *columns
+            )
+            if not stored:
                 raise _Skipped(f"game {game_id} is already stored")
-            await conn.execute(
-                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
-                "VALUES ($1, $2, $3, $4, $5, $6)",
-                *(game_id, table_id, kind, finished_ms, record, signature),
-            )
-            await conn.executemany(
-                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
-                "VALUES ($1, $2, $3, $4, $5, $6)",
-                rows,
-            )
-            await conn.execute("DELETE FROM tables_in_progress WHERE table_id = $1", table_id)
-            await conn.execute("DELETE FROM table_turns WHERE table_id = $1", table_id)
-            await conn.execute("DELETE FROM tokens WHERE table_id = $1", table_id)
 
         what = f"store game {game_id!r}"
         self._write((self._unsure(what, store), None), what)
@@ -282,6 +274,25 @@ class PgRecords:
             return int(total), int(ahead) + 1, entry
 
         return self._query(query, "read the standing")
+
+
+_FINISH: Final = (
+    # One statement, one round trip: when a crowd of games ends at once (every table started
+    # together), a round trip per row written held every other table's frames up behind them.
+    # Nothing changes when the game is stored already (each part waits on `stored`).
+    "WITH stored AS ("
+    "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING RETURNING game_id), "
+    "seats AS (INSERT INTO results (game_id, seat, player_id, name, score, place) "
+    "SELECT $1, s.seat, s.player_id, s.name, s.score, s.place FROM unnest("
+    "$7::integer[], $8::text[], $9::text[], $10::integer[], $11::integer[]"
+    ") AS s (seat, player_id, name, score, place) WHERE EXISTS (SELECT 1 FROM stored)), "
+    "heads AS (DELETE FROM tables_in_progress "
+    "WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)), "
+    "turns AS (DELETE FROM table_turns WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)), "
+    "tokens AS (DELETE FROM tokens WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)) "
+    "SELECT count(*) FROM stored"
+)
 
 
 async def _results(conn: Any, game_ids: Sequence[str]) -> dict[str, tuple[PlayerResult, ...]]:
