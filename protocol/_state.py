@@ -24,6 +24,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final, Literal
 
+from ._messages_admin import ADMIN_REQUESTS
 from ._registry import Role
 
 
@@ -129,6 +130,11 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     # Finished games (2.2): asked for anywhere after login, like the table list.
     stay(C, LOGGED_IN, "my_games", "get_record")
     stay(S, LOGGED_IN, "game_list", "game_record")
+    # Admin (2.3): an operator steers the server from wherever it is (a non-admin is refused by
+    # the server, NOT_ALLOWED, not by the phase); an announcement reaches everyone wherever.
+    stay(C, LOGGED_IN, *(cls.TYPE for cls in ADMIN_REQUESTS))
+    stay(S, LOGGED_IN, "admin_done", "session_list", "node_list", "table_view")
+    stay(S, LOGGED_IN, "sanction_list", "audit_list", "announcement")
     # Tournaments: entering one is done from the lobby; its updates may arrive anywhere (an
     # entrant is usually playing one of its games when the standings change).
     stay(C, LOGGED_IN, "list_tournaments", "watch_tournament", "create_tournament")

@@ -72,7 +72,8 @@ class ErrorCode(IntEnum):
     TABLE_FULL = 51
     """No free seat (or the asked-for seat is taken)."""
     NOT_ALLOWED = 52
-    """The player may not do that here (only the table's host may start it or add bots, ...)."""
+    """The player may not do that here (only the table's host may start it or add bots, only an
+    admin identity may send an admin message, ...)."""
     BAD_SETTINGS = 53
     """Table settings that do not make a game (the dummy variant with 3 players, ...)."""
     GAME_IN_PROGRESS = 54
@@ -112,6 +113,19 @@ class ErrorCode(IntEnum):
     player or per address, connections per address, sessions per player (since 2.1; not fatal
     after WELCOME, and a refused connection is closed)."""
 
+    # 80-89: moderation (since 2.3)
+    BANNED = 80
+    """The server's operators banned this identity or this address: a connection from a banned
+    address gets it as its only message, a banned key at LOGIN_KEY (or RESUME), a connected one
+    when the ban is made; then the connection is closed. The message says why and for how long
+    (fatal)."""
+    KICKED = 81
+    """An operator ended this session (its seat, during a game, goes to a bot); the message
+    says why. The client should not resume: it may log in again (fatal)."""
+    MUTED = 82
+    """CHAT from a player the server's operators muted: nothing was sent. The message says for
+    how long."""
+
     # 90-99: server
     INTERNAL_ERROR = 90
     """The server failed; the request had no effect."""
@@ -130,6 +144,8 @@ FATAL_CODES: frozenset[ErrorCode] = frozenset(
         ErrorCode.SEQUENCE_ERROR,
         ErrorCode.TIMEOUT,
         ErrorCode.SHUTTING_DOWN,
+        ErrorCode.BANNED,
+        ErrorCode.KICKED,
     }
 )
 """Codes after which the connection is always closed, whatever the phase."""

@@ -4,7 +4,8 @@ Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_I
 (LIST_TABLES ... CHAT_MESSAGE), leaderboards (GET_LEADERBOARD, LEADERBOARD) and finished games
 (MY_GAMES ... GAME_RECORD), both since 2.2, tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO),
 game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
-heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+heartbeat (PING, PONG both ways), admin (ADMIN_SESSIONS ... ANNOUNCEMENT, since 2.3) and ERROR.
+docs/PROTOCOL.md describes each one normatively.
 """
 
 from __future__ import annotations
@@ -12,6 +13,35 @@ from __future__ import annotations
 from typing import Any
 
 from ._codec import GameCodecs
+from ._messages_admin import (
+    ADMIN_REQUESTS,
+    MAX_ADMIN_PAGE,
+    AdminAnnounce,
+    AdminAudit,
+    AdminBan,
+    AdminClose,
+    AdminDone,
+    AdminDrain,
+    AdminKick,
+    AdminMute,
+    AdminNodes,
+    AdminSanctions,
+    AdminSessions,
+    AdminShow,
+    AdminUnban,
+    AdminUnmute,
+    Announcement,
+    AuditEntry,
+    AuditList,
+    NodeInfo,
+    NodeList,
+    Sanction,
+    SanctionKind,
+    SanctionList,
+    SessionInfo,
+    SessionList,
+    TableView,
+)
 from ._messages_game import (
     Act,
     Acted,
@@ -114,12 +144,31 @@ def decode_message(
 
 
 __all__ = [
+    "ADMIN_REQUESTS",
+    "MAX_ADMIN_PAGE",
     "MAX_GAMES_PAGE",
     "MAX_LEADERBOARD",
     "MAX_PAGE",
     "Act",
     "Acted",
     "AddBot",
+    "AdminAnnounce",
+    "AdminAudit",
+    "AdminBan",
+    "AdminClose",
+    "AdminDone",
+    "AdminDrain",
+    "AdminKick",
+    "AdminMute",
+    "AdminNodes",
+    "AdminSanctions",
+    "AdminSessions",
+    "AdminShow",
+    "AdminUnban",
+    "AdminUnmute",
+    "Announcement",
+    "AuditEntry",
+    "AuditList",
     "Chat",
     "ChatMessage",
     "ClientMessage",
@@ -148,6 +197,8 @@ __all__ = [
     "LoginKey",
     "Message",
     "MyGames",
+    "NodeInfo",
+    "NodeList",
     "Ping",
     "Pong",
     "QuickMatch",
@@ -156,11 +207,16 @@ __all__ = [
     "Resume",
     "Resumed",
     "Reveal",
+    "Sanction",
+    "SanctionKind",
+    "SanctionList",
     "SeatInfo",
     "Seed",
     "ServerMessage",
     "ServerPing",
     "ServerPong",
+    "SessionInfo",
+    "SessionList",
     "Snapshot",
     "Spectate",
     "Spectating",
@@ -174,6 +230,7 @@ __all__ = [
     "TableSettings",
     "TableStatus",
     "TableUpdate",
+    "TableView",
     "TournamentFormat",
     "TournamentInfo",
     "TournamentList",

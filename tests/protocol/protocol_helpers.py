@@ -56,7 +56,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
 
-V2 = Version(2, 2)
+V2 = Version(2, 3)
 
 OPTIONS = [
     GameOptions(players=2),
@@ -491,6 +491,7 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.GetRecord(ref=4, game_id="0f" * 16),
         m.GameList(ref=4, games=(summary,), offset=20, more=True),
         m.GameRecord(ref=4, game=summary, record=sample_record()),
+        *admin_samples(table, game),
         m.GameStarting(
             table_id=TABLE,
             kind="sushi-go",
@@ -527,6 +528,83 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         ),
     ]
     return {(msg.SENDER.value, msg.TYPE): msg for msg in out}
+
+
+def admin_samples(table: messages.TableInfo, game: Game) -> list[messages.Message]:
+    """One of each admin message (2.3)."""
+    m = messages
+    ann = m.SessionInfo(
+        session_id="s1",
+        player_id="k:" + "a" * 32,
+        name="ann",
+        address="203.0.113.7",
+        table_id=TABLE,
+        seat=0,
+        muted=True,
+    )
+    watcher = m.SessionInfo(
+        session_id="s2", player_id="g:0123456789abcdef", name="bob", guest=True, connected=False
+    )
+    ban = m.Sanction(
+        kind=m.SanctionKind.BAN,
+        target="2001:db8::/32",
+        reason="flooding",
+        by="k:" + "f" * 32,
+        created_ms=1_700_000_000_000,
+        expires_ms=1_700_000_360_000,
+    )
+    return [
+        m.AdminSessions(ref=9, offset=0, limit=10),
+        m.AdminNodes(ref=9),
+        m.AdminShow(ref=9, table_id=TABLE),
+        m.AdminKick(ref=9, target="s1", reason="rude"),
+        m.AdminBan(ref=9, target="203.0.113.0/24", reason="flooding", seconds=3600),
+        m.AdminUnban(ref=9, target="203.0.113.0/24"),
+        m.AdminMute(ref=9, target="k:" + "a" * 32, reason="spam"),
+        m.AdminUnmute(ref=9, target="k:" + "a" * 32),
+        m.AdminSanctions(ref=9),
+        m.AdminClose(ref=9, table_id=TABLE, reason="maintenance"),
+        m.AdminAnnounce(ref=9, text="restarting at noon"),
+        m.AdminDrain(ref=9, node="eu-1", drain=True),
+        m.AdminAudit(ref=9, offset=0, limit=20),
+        m.AdminDone(ref=9, message="kicked 1 session", count=1),
+        m.SessionList(ref=9, sessions=(ann, watcher), total=2),
+        m.NodeList(
+            ref=9,
+            nodes=(
+                m.NodeInfo(
+                    name="eu-1", here=True, connections=3, sessions=2, tables=1, playing=1
+                ),
+            ),
+        ),
+        m.TableView(
+            ref=9,
+            table=table,
+            phase="committing",
+            round=1,
+            turn=1,
+            steps=0,
+            acting=(0, 1, 2),
+            deadline_ms=30_000,
+            observation=CARD_WIRE.packed("observation", game.observation(None)),
+            sessions=(ann, watcher),
+        ),
+        m.SanctionList(ref=9, sanctions=(ban,), total=1),
+        m.AuditList(
+            ref=9,
+            entries=(
+                m.AuditEntry(
+                    at_ms=1_700_000_000_000,
+                    admin="k:" + "f" * 32,
+                    action="ban",
+                    target="2001:db8::/32",
+                    detail="flooding",
+                ),
+            ),
+            more=True,
+        ),
+        m.Announcement(text="restarting at noon", by="root"),
+    ]
 
 
 # -- an in-memory link -------------------------------------------------------------------------

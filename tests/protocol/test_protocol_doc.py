@@ -18,9 +18,13 @@ from sushigo.engine.roll import RollOptions
 from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
+    AuditEntry,
     ErrorCode,
+    NodeInfo,
     Phase,
+    Sanction,
     SeatInfo,
+    SessionInfo,
     SignedRecord,
     Snapshot,
     Standing,
@@ -101,6 +105,10 @@ STRUCTS: dict[str, type[Any]] = {
     "TournamentSettings": TournamentSettings,
     "TournamentInfo": TournamentInfo,
     "Standing": Standing,
+    "SessionInfo": SessionInfo,
+    "NodeInfo": NodeInfo,
+    "Sanction": Sanction,
+    "AuditEntry": AuditEntry,
 }
 
 
