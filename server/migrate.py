@@ -5,7 +5,8 @@
 
 Everything is copied in one PostgreSQL transaction: finished games (their records and signatures
 byte for byte, so every one still verifies), results, identities, ratings of every game kind,
-tables in progress (each as its whole saved state) and reconnect tokens. The target must be empty
+tables in progress (each as its whole saved state), reconnect tokens, bans and mutes, the admins'
+audit log and aborted games. The target must be empty
 (a new database, or one with only the schema); the source is opened as the server would open it,
 so an older SQLite schema is upgraded first. Stop the server before migrating, copy its key file
 too (``server.db.key``; with PostgreSQL, give it to the server with ``--key``), and start the
@@ -25,7 +26,18 @@ from .storage import CARD_GAME, StorageError
 
 __all__ = ["main", "migrate"]
 
-_TABLES = ("records", "results", "identities", "ratings", "tables_in_progress", "tokens")
+_TABLES = (
+    "records",
+    "results",
+    "identities",
+    "ratings",
+    "tables_in_progress",
+    "tokens",
+    "sanctions",
+    "audit_log",
+    "aborted_games",
+    "aborted_results",
+)
 """What is copied, in an order foreign keys allow."""
 
 
@@ -53,6 +65,19 @@ def migrate(source: str, target: str) -> dict[str, int]:
             "tables_in_progress": list(sqlite.load_tables()),
             "tokens": conn.execute(
                 "SELECT token_hash, table_id, seat, expires_ms FROM tokens"
+            ).fetchall(),
+            "sanctions": conn.execute(
+                "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions"
+            ).fetchall(),
+            "audit_log": conn.execute(
+                "SELECT id, at_ms, admin, action, target, detail FROM audit_log"
+            ).fetchall(),
+            "aborted_games": conn.execute(
+                "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
+                "FROM aborted_games"
+            ).fetchall(),
+            "aborted_results": conn.execute(
+                "SELECT game_id, seat, player_id, name, score, place FROM aborted_results"
             ).fetchall(),
         }
         signed = {row[0]: (row[4], row[5]) for row in rows["records"]}

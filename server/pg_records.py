@@ -35,7 +35,7 @@ _UPSERT_RATING = (
 )
 
 
-class _Skipped(Exception):
+class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
@@ -66,7 +66,7 @@ class PgRecords:
             try:
                 async with conn.transaction():  # a savepoint inside the batch
                     await write(conn)
-            except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError, _Skipped) as exc:
+            except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError, Skipped) as exc:
                 if not self.write_behind:
                     raise StorageError(self.path, f"{what}: {reason(exc)}") from None
                 log.error("%s: %s; not stored", what, reason(exc))
@@ -100,7 +100,7 @@ class PgRecords:
                 _FINISH, game_id, table_id, kind, finished_ms, record, signature, *columns
             )
             if not stored:
-                raise _Skipped(f"game {game_id} is already stored")
+                raise Skipped(f"game {game_id} is already stored")
 
         what = f"store game {game_id!r}"
         self._write((self._unsure(what, store), None), what)
@@ -117,7 +117,7 @@ class PgRecords:
             )
             if row is None:
                 return None
-            players = (await _results(conn, [game_id]))[game_id]
+            players = (await results_of(conn, [game_id]))[game_id]
             g, t, k, f, r, s = row
             return StoredRecord(g, t, k, f, players, bytes(r), bytes(s))
 
@@ -147,7 +147,7 @@ class PgRecords:
                     limit,
                     offset,
                 )
-            results = await _results(conn, [row[0] for row in rows])
+            results = await results_of(conn, [row[0] for row in rows])
             return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
 
         return self._query(query, "list games")
@@ -218,7 +218,7 @@ class PgRecords:
             try:
                 check_ratings(new)
             except ValueError as exc:
-                raise _Skipped(str(exc)) from None
+                raise Skipped(str(exc)) from None
             await conn.executemany(
                 _UPSERT_RATING, [(kind, p, mu, sigma) for p, (mu, sigma) in new.items()]
             )
@@ -295,11 +295,14 @@ _FINISH: Final = (
 )
 
 
-async def _results(conn: Any, game_ids: Sequence[str]) -> dict[str, tuple[PlayerResult, ...]]:
+async def results_of(
+    conn: Any, game_ids: Sequence[str], table: str = "results"
+) -> dict[str, tuple[PlayerResult, ...]]:
+    """Each game's results (of finished games; or of aborted ones from ``aborted_results``)."""
     found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
     if game_ids:
         for row in await conn.fetch(
-            "SELECT game_id, player_id, name, seat, score, place FROM results "
+            f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
             "WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
             list(game_ids),
         ):

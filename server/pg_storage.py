@@ -39,6 +39,7 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
+from .pg_moderation import PgModeration
 from .pg_records import PgRecords
 from .pg_schema import (
     LOCK_KEY,
@@ -83,7 +84,7 @@ _INSERT_TOKEN: Final = (
 )
 
 
-class PgStorage(PgRecords):
+class PgStorage(PgRecords, PgModeration):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -434,6 +435,11 @@ class PgStorage(PgRecords):
             for table, values in rows.items():
                 if values:
                     await conn.copy_records_to_table(table, records=values)
+            if rows.get("audit_log"):  # its numbers were copied: go on after the last
+                await conn.execute(
+                    "SELECT setval(pg_get_serial_sequence('audit_log', 'id'), max(id)) "
+                    "FROM audit_log"
+                )
 
         self._call(self._run([(copy, None)]), "copy in")
         for token_hash, table_id, seat, expires_ms in rows.get("tokens", []):

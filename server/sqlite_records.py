@@ -81,6 +81,34 @@ class SqliteRecords:
         it is held until `flush` (committed with the writes around it, in order), and a game id
         already stored is logged and skipped there instead.
         """
+
+        def store(conn: sqlite3.Connection) -> bool:
+            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
+            if exists.fetchone() is not None:
+                return False
+            conn.execute(
+                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, table_id, kind, finished_ms, record, signature),
+            )
+            conn.executemany(
+                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
+            )
+            return True
+
+        self._store_game(table_id, game_id, players, store)
+
+    def _store_game(
+        self,
+        table_id: str,
+        game_id: str,
+        players: Sequence[PlayerResult],
+        store: Callable[[sqlite3.Connection], bool],
+    ) -> None:
+        """Store a game with `store` (False: its id is stored already, nothing written) and
+        retire its table in the same transaction; with write-behind, held until `flush`."""
         seats = [p.seat for p in players]
         if len(set(seats)) != len(seats):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
@@ -100,20 +128,9 @@ class SqliteRecords:
                 else:
                     self._retire(entry[1])
 
-        def store(conn: sqlite3.Connection) -> bool:
-            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
-            if exists.fetchone() is not None:
+        def retiring(conn: sqlite3.Connection) -> bool:
+            if not store(conn):
                 return False
-            conn.execute(
-                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, finished_ms, record, signature),
-            )
-            conn.executemany(
-                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
-            )
             conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
             conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
             return True
@@ -121,7 +138,7 @@ class SqliteRecords:
         if self.write_behind:
 
             def held(conn: sqlite3.Connection) -> None:
-                stored = store(conn)
+                stored = retiring(conn)
                 settle(stored)
                 if not stored:
                     log.error("game %s is already stored; not storing it again", game_id)
@@ -130,7 +147,7 @@ class SqliteRecords:
             return
         try:
             with self._transaction(f"store game {game_id!r}") as conn:
-                stored = store(conn)
+                stored = retiring(conn)
         except BaseException:
             settle(False)
             raise
@@ -177,13 +194,13 @@ class SqliteRecords:
 
     @staticmethod
     def _results(
-        conn: sqlite3.Connection, game_ids: Sequence[str]
+        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
     ) -> dict[str, tuple[PlayerResult, ...]]:
         found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
         if game_ids:
             marks = ", ".join("?" * len(game_ids))
             for row in conn.execute(
-                "SELECT game_id, player_id, name, seat, score, place FROM results "
+                f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
                 f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
                 list(game_ids),
             ):

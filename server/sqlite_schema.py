@@ -129,11 +129,55 @@ _V4: Final = (
     "DROP INDEX table_turns_by_table",
 )
 
+# Version 5: moderation (issue 17). Bans and mutes, keyed by what they hold (a player id, or a
+# range in its normal form), read once at start; the admins' audit log, in the order written;
+# and games an admin aborted, kept apart from the finished ones (with their own results), so
+# that nothing that lists, rates or counts finished games ever meets one.
+_V5: Final = (
+    """CREATE TABLE sanctions (
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        admin TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER,
+        PRIMARY KEY (kind, target)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY,
+        at_ms INTEGER NOT NULL,
+        admin TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT NOT NULL,
+        detail TEXT NOT NULL
+    )""",
+    """CREATE TABLE aborted_games (
+        game_id TEXT PRIMARY KEY,
+        table_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        aborted_ms INTEGER NOT NULL,
+        record BLOB NOT NULL,
+        signature BLOB NOT NULL,
+        reason TEXT NOT NULL
+    )""",
+    "CREATE INDEX aborted_by_time ON aborted_games (aborted_ms DESC, game_id)",
+    """CREATE TABLE aborted_results (
+        game_id TEXT NOT NULL REFERENCES aborted_games (game_id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        player_id TEXT,
+        name TEXT NOT NULL,
+        score INTEGER NOT NULL,
+        place INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    ) WITHOUT ROWID""",
+)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
     _statements(_V3),
     _statements(_V4),
+    _statements(_V5),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

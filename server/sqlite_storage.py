@@ -1,6 +1,7 @@
 """The SQLite backend of `storage.Storage`: one file holding tables in progress, finished games,
 identities, ratings and reconnect tokens (its schema: `sqlite_schema`; finished games, identities,
-ratings and tokens: `sqlite_records`).
+ratings and tokens: `sqlite_records`; bans, mutes, the audit log and aborted games:
+`sqlite_moderation`).
 
 Durability model. The database runs in WAL mode with ``synchronous=NORMAL``: a commit appends to
 the write-ahead log and returns without an fsync, so a committed transaction survives the server
@@ -48,6 +49,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
+from .sqlite_moderation import SqliteModeration
 from .sqlite_records import SqliteRecords
 from .sqlite_schema import (
     APPLICATION_ID,
@@ -90,7 +92,7 @@ PURGE_ROWS: Final = 4096
 then go in one batch (see `Storage.purge_turns`)."""
 
 
-class SqliteStorage(SqliteRecords):
+class SqliteStorage(SqliteRecords, SqliteModeration):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With

@@ -3,7 +3,8 @@
 Two backends keep it: `sqlite_storage.SqliteStorage` (one file, the embedded default: ``--db
 PATH``) and `pg_storage.PgStorage` (a PostgreSQL server: ``--db postgresql://...``).
 `database.open_storage` picks one from what ``--db`` says. Both hold the same things with the same guarantees (tables in
-play, their turns, finished records, identities, ratings per game kind, resume tokens), migrate
+play, their turns, finished and aborted records, identities, ratings per game kind, resume tokens,
+bans and mutes, the admins' audit log), migrate
 their schema by numbered versions, refuse a database from a newer version, and with write-behind
 hold the writes of play until `Storage.flush` commits them in one transaction, in order. The
 contract, what is durable when, and how the server keeps "saved before sent" on both, are in
@@ -24,6 +25,8 @@ from typing import Final, NamedTuple, Protocol
 __all__ = [
     "CARD_GAME",
     "OWN_LADDERS",
+    "AbortedGame",
+    "AuditRecord",
     "Identity",
     "LeaderboardEntry",
     "PlayerResult",
@@ -32,6 +35,7 @@ __all__ = [
     "Storage",
     "StorageError",
     "StoredRecord",
+    "StoredSanction",
     "TokenEntry",
     "assemble_tables",
 ]
@@ -102,6 +106,50 @@ class StoredRecord(RecordSummary):
 
 
 @dataclass(frozen=True, slots=True)
+class AbortedGame(StoredRecord):
+    """A game an admin ended before its end (`Storage.abort_game`): its signed record holds the
+    steps played (a verifier finds them in order, and that the game is not over); `finished_ms`
+    is when it was aborted, and each result is the score and place when it was."""
+
+    reason: str
+    """Why, as the admin said it."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSanction:
+    """A ban or a mute, as stored."""
+
+    kind: str
+    """``"ban"`` or ``"mute"``."""
+    target: str
+    """A player id, or (a ban) an IP address range in its normal form (``10.0.0.0/8``)."""
+    reason: str
+    """Why, as the admin gave it."""
+    admin: str
+    """The admin's player id."""
+    created_ms: int
+    """When it was made, Unix milliseconds."""
+    expires_ms: int | None
+    """When it ends by itself (None: never)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One admin action in the audit log."""
+
+    at_ms: int
+    """When, Unix milliseconds."""
+    admin: str
+    """Who: the admin's player id."""
+    action: str
+    """What (``kick``, ``ban``, ``close``, ...)."""
+    target: str
+    """On what (a session, a player id, a range, a table, a node; may be empty)."""
+    detail: str
+    """The reason, the text announced, or what came of it."""
+
+
+@dataclass(frozen=True, slots=True)
 class Identity:
     """A player known by an Ed25519 public key (guests are never stored)."""
 
@@ -153,9 +201,11 @@ class Storage(Protocol):
     """The server's database, on either backend. Open once per process; close at exit.
 
     The writes of play (`save_table`, `append_turns`, `delete_table`, `finish_game`,
-    `rate_game`, the token calls, `upsert_identity`) never wait for the database when
+    `abort_game`, `rate_game`, the token calls, `upsert_identity`, and the admins'
+    `save_sanction`, `delete_sanction`, `add_audit`) never wait for the database when
     `write_behind` is on: they are held, in order, until `flush`. The server calls nothing else
-    while it serves: every other call is for start-up, tools and tests, and may wait.
+    on its event loop while it serves (the reads a request asks for run in a worker thread:
+    `server.hub.Hub.read`); every other call is for start-up, tools and tests, and may wait.
     """
 
     path: str
@@ -252,6 +302,27 @@ class Storage(Protocol):
     ) -> list[RecordSummary]:
         """Finished games, newest first; only those `player_id` played in when given."""
 
+    def abort_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        aborted_ms: int,
+        reason: str,
+    ) -> None:
+        """Store a game an admin ended (its record so far, the scores and places when it
+        ended, the reason) apart from the finished ones, and retire its table (state, turns,
+        tokens), in one transaction. Listings of finished games, ratings and leaderboards never
+        see it. A game id already stored changes nothing: `StorageError`, or with write-behind a
+        logged error."""
+
+    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
+        """Aborted games with their records, newest first."""
+
     # identities and ratings
 
     def upsert_identity(self, public_key: bytes, name: str, now_ms: int) -> str:
@@ -303,6 +374,24 @@ class Storage(Protocol):
 
     def delete_expired_tokens(self, now_ms: int) -> int:
         """Forget tokens that expired before `now_ms`; how many."""
+
+    # moderation: bans and mutes (the server reads them once, at start, and keeps them in
+    # memory), and the admins' audit log
+
+    def save_sanction(self, sanction: StoredSanction) -> None:
+        """Store a ban or mute, replacing the one of the same kind and target."""
+
+    def delete_sanction(self, kind: str, target: str) -> None:
+        """Forget a ban or mute (no error if there is none)."""
+
+    def load_sanctions(self) -> list[StoredSanction]:
+        """Every stored ban and mute, oldest first (expired ones too: the caller decides)."""
+
+    def add_audit(self, entry: AuditRecord) -> None:
+        """Append an admin action to the audit log."""
+
+    def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
+        """The audit log, newest first (in the order written, for actions in the same ms)."""
 
 
 def assemble_tables(

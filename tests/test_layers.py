@@ -22,7 +22,10 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("games",),  # game adapters: rules, wire and bots by kind
     ("database",),  # --db: which storage backend
     ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
-    ("sqlite_records", "sqlite_schema", "pg_records", "pg_schema"),  # their parts
+    (  # their parts
+        *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
+        *("pg_records", "pg_schema", "pg_moderation"),
+    ),
     ("errors", "config", "storage"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""

@@ -572,9 +572,7 @@ def admin_samples(table: messages.TableInfo, game: Game) -> list[messages.Messag
         m.NodeList(
             ref=9,
             nodes=(
-                m.NodeInfo(
-                    name="eu-1", here=True, connections=3, sessions=2, tables=1, playing=1
-                ),
+                m.NodeInfo(name="eu-1", here=True, connections=3, sessions=2, tables=1, playing=1),
             ),
         ),
         m.TableView(

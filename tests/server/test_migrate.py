@@ -18,7 +18,12 @@ from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.pg_storage import PgStorage
 from sushigo.server.replay import main as replay_main
 from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import TokenEntry
+from sushigo.server.storage import (
+    AuditRecord,
+    PlayerResult,
+    StoredSanction,
+    TokenEntry,
+)
 
 KEY = bytes(range(32))
 
@@ -50,6 +55,11 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
     storage.set_ratings({ann: (20.0, 3.0)}, "sushi-roll")
     storage.save_table("t", b"head", [b"turn 0", b"turn 1"])
     storage.save_token(b"h" * 32, "t", 1, 99)
+    storage.save_sanction(StoredSanction("ban", "10.0.0.0/8", "flood", ann, 7, None))
+    storage.add_audit(AuditRecord(8, ann, "ban", "10.0.0.0/8", "flood"))
+    storage.save_table("u", b"aborted")
+    aborted = [PlayerResult(ann, "ann", 0, 12, 1), PlayerResult(None, "bot", 1, 3, 2)]
+    storage.abort_game("u", "ga", "sushi-go", b"rec", b"sig", aborted, aborted_ms=9, reason="x")
     games = [g.game_id for g in storage.list_records()]
     storage.close()
     assert len(games) == 2
@@ -58,6 +68,7 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
     assert server_main(["migrate", "--from", str(db), "--to", pg_url]) == 0
     out = capsys.readouterr().out
     assert "copied 2 records, 4 results, 1 identities, 2 ratings, 1 tables in progress" in out
+    assert "1 sanctions, 1 audit log, 1 aborted games, 2 aborted results" in out
     for game_id in games:
         assert replay_main(["--db", pg_url, "--key", str(key_file), game_id]) == 0
         assert "verified:" in capsys.readouterr().out
@@ -67,6 +78,11 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
         assert pg.get_rating(ann, "sushi-roll") == (20.0, 3.0)
         assert pg.load_tables() == [("t", b"headturn 0turn 1")]
         assert pg.find_token(b"h" * 32) == TokenEntry("t", 1, 99)
+        assert pg.load_sanctions() == [StoredSanction("ban", "10.0.0.0/8", "flood", ann, 7, None)]
+        pg.add_audit(AuditRecord(10, ann, "unban", "10.0.0.0/8", ""))  # numbered after the copy
+        assert [e.action for e in pg.audit_log()] == ["unban", "ban"]
+        (game,) = pg.aborted_games()
+        assert (game.game_id, game.record, game.players) == ("ga", b"rec", tuple(aborted))
 
     # Once is enough: a database with rows is never written into.
     assert server_main(["migrate", "--from", str(db), "--to", pg_url]) == 1

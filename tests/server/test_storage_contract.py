@@ -11,6 +11,7 @@ import logging
 import os
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +22,14 @@ import pytest
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.database import open_storage
 from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import PlayerResult, Storage, StorageError, TokenEntry
+from sushigo.server.storage import (
+    AuditRecord,
+    PlayerResult,
+    Storage,
+    StorageError,
+    StoredSanction,
+    TokenEntry,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
@@ -353,6 +361,124 @@ def test_tokens_are_there_after_reopening(opener: Opener) -> None:
     assert again.find_token(h(b"b")) is None
     assert again.find_token(h(b"c")) == TokenEntry("t", 1, 200)
     assert again.find_token(h(b"d")) is None
+
+
+# --- moderation: bans and mutes, the audit log, aborted games -----------------------------------
+
+
+def ban(target: str, at: int, kind: str = "ban", until: int | None = None) -> StoredSanction:
+    return StoredSanction(kind, target, f"why {target}", "k:admin", at, until)
+
+
+def test_sanctions_are_kept_replaced_lifted_and_outlast_a_reopen(opener: Opener) -> None:
+    db = opener()
+    assert db.load_sanctions() == []
+    db.save_sanction(ban("10.0.0.0/8", 3))
+    db.save_sanction(ban("k:ann", 1, until=99))
+    db.save_sanction(ban("k:ann", 2, kind="mute"))  # a mute of the same player is its own
+    db.save_sanction(ban("2001:db8::/32", 4))
+    db.save_sanction(StoredSanction("ban", "10.0.0.0/8", "again", "k:other", 5, None))
+    db.delete_sanction("ban", "2001:db8::/32")
+    db.delete_sanction("ban", "never banned")
+    db.close()
+    assert opener().load_sanctions() == [  # oldest first
+        ban("k:ann", 1, until=99),
+        ban("k:ann", 2, kind="mute"),
+        StoredSanction("ban", "10.0.0.0/8", "again", "k:other", 5, None),
+    ]
+
+
+def test_the_audit_log_is_newest_first_in_the_order_written(db: Storage) -> None:
+    for n, action in enumerate(["ban", "kick", "close", "announce"]):
+        db.add_audit(AuditRecord(100 + n // 2, "k:root", action, f"x{n}", "détail ✓"))
+    assert [e.action for e in db.audit_log()] == ["announce", "close", "kick", "ban"]
+    assert db.audit_log(limit=1, offset=1) == [
+        AuditRecord(101, "k:root", "close", "x2", "détail ✓")
+    ]
+    assert db.audit_log(offset=9) == []
+    with pytest.raises(ValueError):
+        db.audit_log(limit=-1)
+
+
+@pytest.mark.parametrize("write_behind", [False, True])
+def test_an_aborted_game_retires_its_table_and_is_kept_apart(
+    opener: Opener, write_behind: bool
+) -> None:
+    db = opener(write_behind=write_behind)
+    db.save_table("t1", b"state", [b"turn"])
+    db.save_token(h(b"x"), "t1", 0, 1000)
+    db.finish_game("t0", "g0", "sushi-go", b"r", b"s", results(None, None), finished_ms=1)
+    players = results("k:ann", None)
+    db.abort_game("t1", "g1", "sushi-go", b"partial", b"sig", players, aborted_ms=7, reason="spam")
+    db.abort_game("t2", "g2", "sushi-roll", b"p2", b"s2", results(None), aborted_ms=9, reason="")
+    db.flush(wait=True)
+    assert db.load_tables() == []
+    assert db.find_token(h(b"x")) is None
+    assert [g.game_id for g in db.list_records()] == ["g0"]  # never among the finished
+    assert db.get_record("g1") is None
+    assert db.list_records(player_id="k:ann") == []
+    second, first = db.aborted_games()
+    assert (first.game_id, first.table_id, first.kind, first.finished_ms) == (
+        "g1",
+        "t1",
+        "sushi-go",
+        7,
+    )
+    assert (first.record, first.signature, first.reason) == (b"partial", b"sig", "spam")
+    assert first.players == tuple(players)
+    assert second.game_id == "g2" and db.aborted_games(limit=1, offset=1) == [first]
+    db.save_table("t1", b"next game")
+    assert db.load_tables() == [("t1", b"next game")]
+
+
+def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
+    db = opener()
+    db.abort_game("t", "g", "sushi-go", b"r", b"s", results(None), aborted_ms=1, reason="a")
+    db.save_table("u", b"state")
+    with pytest.raises(StorageError, match="already stored"):
+        db.abort_game("u", "g", "sushi-go", b"r2", b"s", results(None), aborted_ms=2, reason="b")
+    assert db.load_tables() == [("u", b"state")]
+    assert [g.record for g in db.aborted_games()] == [b"r"]
+    with pytest.raises(ValueError, match="duplicate seats"):
+        db.abort_game("t", "h", "sushi-go", b"r", b"s", results(None) * 2, aborted_ms=1, reason="")
+
+
+def test_a_version_4_database_gains_moderation_and_keeps_its_data(
+    opener: Opener, db_name: str, request: pytest.FixtureRequest
+) -> None:
+    first = opener()
+    first.save_table("t", b"kept")
+    version = first.schema_version
+    first.close()
+    older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
+    older.append("DROP TABLE sanctions")
+    if db_name.startswith("postgresql://"):
+        cluster = request.getfixturevalue("pg_cluster")
+        older.append("UPDATE sushigo_schema SET version = 4")
+        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
+    else:
+        raw = sqlite3.connect(db_name)
+        for statement in [*older, "PRAGMA user_version = 4"]:
+            raw.execute(statement)
+        raw.commit()
+        raw.close()
+    again = opener()
+    assert again.schema_version == version == 5
+    assert again.load_tables() == [("t", b"kept")]
+    again.save_sanction(ban("k:ann", 1))
+    assert again.load_sanctions() == [ban("k:ann", 1)]
+
+
+def test_moderation_writes_wait_for_flush(wb: Storage, opener: Opener) -> None:
+    wb.save_sanction(ban("k:ann", 1))
+    wb.add_audit(AuditRecord(1, "k:root", "ban", "k:ann", ""))
+    wb.delete_sanction("mute", "k:ann")
+    assert wb.held == 3
+    other = opener()
+    assert other.load_sanctions() == [] and other.audit_log() == []
+    wb.flush(wait=True)
+    assert other.load_sanctions() == [ban("k:ann", 1)]
+    assert len(other.audit_log()) == 1
 
 
 # --- write-behind -------------------------------------------------------------------------------
