@@ -1,6 +1,7 @@
 """`sushigo-server`: run a game server.
 
     sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
+                   [--admin-key PATH]...
     sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
 
 `--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
@@ -33,7 +34,7 @@ from .app import Server
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
-from .keys import KeyFileError, load_or_create_server_key
+from .keys import KeyFileError, load_admin_key, load_or_create_server_key
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 
@@ -138,6 +139,16 @@ def parser() -> argparse.ArgumentParser:
         default="info",
         help="how much to log to stderr (default info: one line per notable event)",
     )
+    p.add_argument(
+        "--admin-key",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="an admin's Ed25519 public key (PEM, as `sushigo-admin public-key` prints it; or the"
+        " admin's key file itself, whose public half is read): that key may send admin"
+        " requests (sushigo-admin). Repeat for several admins",
+    )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
     _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
@@ -160,6 +171,7 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_tables", "N", "open tables, in all"),
     ("tournaments_per_address", "N", "unfinished tournaments made from one address"),
     ("abandon_seconds", "S", "a table nobody is connected to closes after this (not mid-game)"),
+    ("chat_max_chars", "N", "the longest chat message, in characters (at most 500)"),
 )
 """The limit flags: `HubConfig` field, kind (N: a count, S: seconds) and what it bounds."""
 
@@ -224,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
             f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
         )
+    if args.chat_max_chars > 500:
+        p.error(
+            f"--chat-max-chars is at most 500 (the protocol's limit), got {args.chat_max_chars}"
+        )
     handler = logging.StreamHandler()
     handler.setFormatter(_Formatter())
     root = logging.getLogger("sushigo")
@@ -256,6 +272,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
+        admins = [load_admin_key(path) for path in args.admin_key]
         tls = None
         fingerprint = ""
         if args.tls:
@@ -267,7 +284,9 @@ def _run(args: argparse.Namespace) -> int:
             quick_turn_seconds=args.turn_seconds,
             **{field: getattr(args, field) for field, _, _ in _LIMITS},
         )
-        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config)
+        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config, admins=admins)
+        if admins:
+            log.info("%d admin key(s): %s", len(admins), ", ".join(hub.admin.admins))
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint))
     finally:
         storage.close()

@@ -59,6 +59,8 @@ class HubConfig:
     bytes_per_second: float = 65_536.0
     chat_per_second: float = 1.0
     chat_burst: float = 5.0
+    chat_max_chars: int = 500
+    """The longest chat message, in characters (the protocol's own limit is 500)."""
     strikes_before_close: int = 10
     quick_turn_seconds: int = 60
     """Turn time of tables made by quick match."""

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -52,13 +52,16 @@ from sushigo.protocol import (
     new_challenge,
     sign_record,
 )
+from sushigo.protocol.errors import FATAL_CODES
 
+from .admin import Admin
 from .config import HubConfig
 from .desk import TournamentDesk
 from .errors import TableError
 from .history import History
 from .limits import Limits
 from .lobby import Lobby
+from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
@@ -88,6 +91,7 @@ class Hub:
         key: Ed25519PrivateKey,
         wall_ms: Callable[[], int],
         config: HubConfig | None = None,
+        admins: Iterable[bytes] = (),
     ) -> None:
         self.storage = storage
         self.key = key
@@ -96,6 +100,10 @@ class Hub:
         self.wall_ms = wall_ms
         """The wall clock, in milliseconds (the adapter's; tests pass their own)."""
         self.conns: dict[int, Conn] = {}
+        self.draining = False
+        """An admin drains the server: no new table or game; it reports itself not ready."""
+        self.moderation = Moderation(storage.load_sanctions(), wall_ms)
+        """The bans and mutes, read once here and kept up to date by the admins."""
         self.limits = Limits(self.config)
         """Connections per address, players' sessions, sessions kept away (`server.limits`)."""
         self.names = Names()
@@ -113,9 +121,11 @@ class Hub:
         self.lobby = Lobby(self)
         self.history = History(self)
         """Finished games for the players who played them (MY_GAMES, GET_RECORD)."""
-        self._routes = {**self.lobby.handlers, **self.history.handlers}
-        """The handler of each request the lobby and the history answer, by message class (see
-        `data`)."""
+        self.admin = Admin(self, self.lobby, admins)
+        """The admin requests (`admins`: the raw public keys of the admins)."""
+        self._routes = {**self.lobby.handlers, **self.history.handlers, **self.admin.handlers}
+        """The handler of each request the lobby, the history and the admins answer, by message
+        class (see `data`)."""
         self.reads: list[Read] = []
         """Reads of the database that requests asked for, for the adapter to run off the event
         loop (`read`)."""
@@ -161,6 +171,11 @@ class Hub:
         """A new connection; None when a cap refuses it (the adapter closes it)."""
         self.now = now
         cfg = self.config
+        banned = self.moderation.address_ban(address)
+        if banned is not None:
+            why = sanction_message(banned, self.wall_ms())
+            self.limits.refuse(transport, f"{address}:{port}", why, now, ErrorCode.BANNED)
+            return None
         refusal = self.limits.admit(address, len(self.conns))
         if refusal is not None:
             self.limits.refuse(transport, f"{address}:{port}", refusal, now)
@@ -278,6 +293,9 @@ class Hub:
         except TableError as exc:
             # A move the table refuses costs after all, so a mover cannot spam illegal ones.
             if free and not self._spend(conn, now, _ref(event)):
+                return
+            if exc.code in FATAL_CODES:  # a banned identity's login: said, then closed
+                self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=_ref(event)))
                 return
             self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
         except Exception:  # a server bug: log it, tell the client, keep everyone else going
@@ -442,6 +460,14 @@ class Hub:
         if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
             self._send(conn, ServerPing(nonce=secrets.randbits(32)))
         self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
+
+    def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
+        """End a session now (an admin's kick or ban): its connection, if it has one, is told
+        why and closed, and the session goes as if its resume window had passed (its seat,
+        during a game, to a bot; its token with it)."""
+        for conn in [c for c in self.conns.values() if c.session is session]:
+            self._fatal(conn, exc)
+        self._expire(session, now)
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""

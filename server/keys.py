@@ -16,12 +16,14 @@ import hashlib
 import os
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import (
     Encoding,
     NoEncryption,
     PrivateFormat,
     load_pem_private_key,
+    load_pem_public_key,
 )
 
 from sushigo.protocol.records import public_key_bytes as _public_key_bytes
@@ -30,6 +32,7 @@ __all__ = [
     "KeyFileError",
     "create_new_file",
     "key_fingerprint",
+    "load_admin_key",
     "load_or_create_server_key",
     "public_key_bytes",
     "sha256_fingerprint",
@@ -144,3 +147,29 @@ def _load_key(path: Path) -> Ed25519PrivateKey:
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyFileError(path, f"holds a {type(key).__name__}, not an Ed25519 private key")
     return key
+
+
+def load_admin_key(path: str | os.PathLike[str]) -> bytes:
+    """The raw public key of an admin (``sushigo-server --admin-key PATH``), from a PEM file
+    holding an Ed25519 public key (``-----BEGIN PUBLIC KEY-----``, what ``sushigo-admin
+    public-key`` prints), or the admin's own key file (its private key: only the public half
+    is kept). `KeyFileError` saying why for anything else."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise KeyFileError(path, f"cannot read the admin key: {exc.strerror}") from None
+    loaded: object
+    try:
+        if b"PRIVATE KEY-----" in data:
+            loaded = load_pem_private_key(data, password=None)
+        else:
+            loaded = load_pem_public_key(data)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        raise KeyFileError(
+            path, "not a PEM Ed25519 public key (sushigo-admin public-key prints one)"
+        ) from None
+    if isinstance(loaded, Ed25519PrivateKey):
+        loaded = loaded.public_key()
+    if not isinstance(loaded, Ed25519PublicKey):
+        raise KeyFileError(path, f"holds a {type(loaded).__name__}, not an Ed25519 key")
+    return loaded.public_bytes_raw()

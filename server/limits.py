@@ -64,11 +64,19 @@ class Limits:
             )
         return None
 
-    def refuse(self, transport: Transport, peer: str, why: str, now: float) -> None:
-        """Say why a connection is refused (LIMIT_REACHED: its first and last frame) and close
-        it. Logged at most once every 10 s, with a count: a flood must not flood the log."""
+    def refuse(
+        self,
+        transport: Transport,
+        peer: str,
+        why: str,
+        now: float,
+        code: ErrorCode = ErrorCode.LIMIT_REACHED,
+    ) -> None:
+        """Say why a connection is refused (LIMIT_REACHED, or BANNED for a banned address: its
+        first and last frame) and close it. Logged at most once every 10 s, with a count: a
+        flood must not flood the log."""
         with contextlib.suppress(ProtocolError):
-            refusal = Error(code=ErrorCode.LIMIT_REACHED, message=why)
+            refusal = Error(code=code, message=why)
             transport.write(ServerConnection().send(refusal))
         transport.close()
         self.refused += 1

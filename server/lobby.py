@@ -54,6 +54,7 @@ from .config import HubConfig
 from .errors import TableError
 from .games import adapter, check_settings, describe
 from .limits import Limits
+from .moderation import Moderation, sanction_message
 from .names import Names, clean_name
 from .seating import TableHost
 from .session import Conn, Session, new_token
@@ -80,6 +81,9 @@ class LobbyHost(TableHost, Protocol):
     wall_ms: Callable[[], int]
     limits: Limits
     names: Names
+    moderation: Moderation
+    draining: bool
+    """No new table or game (an admin drains the server: `server.admin`)."""
     now: float
 
     def at(self, when: float, kind: str, target: object) -> None:
@@ -246,6 +250,9 @@ class Lobby:
                     ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
                 )
             player_id = player_id_for_key(msg.public_key)
+            banned = hub.moderation.player_ban(player_id)
+            if banned is not None:  # BANNED is fatal: the hub closes the connection after it
+                raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
             hub.limits.may_log_in(player_id)
             hub.names.check(name, player_id)
             hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
@@ -333,7 +340,13 @@ class Lobby:
     def _check_storage(self) -> None:
         """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
         games in play go on in memory and are saved when it is back, but a new one could not be
-        stored at all."""
+        stored at all. Nor while the server drains (NOT_ALLOWED): it is to empty itself."""
+        if self.hub.draining:
+            raise TableError(
+                ErrorCode.NOT_ALLOWED,
+                "this server is draining (an admin is taking it down): no new table or game"
+                " here; the games in play finish",
+            )
         if self.hub.storage.failing:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
@@ -479,6 +492,10 @@ class Lobby:
             return
         self._close(table, f"nobody was connected to it for {self.hub.config.abandon_seconds:g} s")
 
+    def close_table(self, table: Table, why: str) -> None:
+        """Close a table now (an admin's doing: a game in progress was dealt with first)."""
+        self._close(table, why)
+
     def _close(self, table: Table, why: str) -> None:
         """Close a table: its people (all away, if any) are back in the lobby, told why."""
         hub = self.hub
@@ -500,11 +517,19 @@ class Lobby:
         log.info("table %s closed: %s", table.table_id, why)
 
     def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
+        muted = self.hub.moderation.mute(session.player_id)
+        if muted is not None:
+            raise TableError(ErrorCode.MUTED, sanction_message(muted, self.hub.wall_ms()))
         if not conn.chat.take(1, now):
             raise TableError(ErrorCode.RATE_LIMITED, "one chat message a second, please")
         text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ").strip()
         if not text:
             raise TableError(ErrorCode.OUT_OF_RANGE, "an empty chat message")
+        longest = self.hub.config.chat_max_chars
+        if len(text) > longest:
+            raise TableError(
+                ErrorCode.OUT_OF_RANGE, f"chat messages are {longest} characters at most here"
+            )
         table = session.table
         out = ChatMessage(
             table_id=table.table_id if table else None,

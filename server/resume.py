@@ -30,6 +30,7 @@ from sushigo.protocol import (
 )
 
 from .errors import TableError
+from .moderation import Moderation
 from .phases import COMMITTING, MOVING, REVEALING, TablePhase
 from .session import Conn, Session, new_token, token_hash
 from .storage import Storage
@@ -44,6 +45,7 @@ class ResumeHost(Protocol):
     tables: dict[str, Table]
     storage: Storage
     wall_ms: Callable[[], int]
+    moderation: Moderation
 
     @property
     def token_lifetime_ms(self) -> int:
@@ -175,6 +177,8 @@ def _from_storage(hub: ResumeHost, conn: Conn, digest: bytes) -> Session | None:
     seat = table.seats[entry.seat]
     if seat.player_id is None or seat.bot is not None:
         return None
+    if hub.moderation.player_ban(seat.player_id) is not None:
+        return None  # banned since: the token leads nowhere (a login is refused, saying why)
     session = Session(
         seat.player_id,
         seat.name or f"seat {entry.seat}",

@@ -8,6 +8,7 @@ who resumes can be given exactly the messages it missed, or a snapshot when too 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import secrets
 from collections import deque
@@ -112,6 +113,10 @@ def broadcast(sessions: Sequence[Player], message: Message) -> None:
         session.send(message)
 
 
+_SERIALS = itertools.count(1)
+"""Numbers sessions in the order they were made."""
+
+
 def _sent(entry: LogEntry) -> Sent:
     generation, seq, frame, phase, position, kind = entry
     return Sent(generation, seq, frame, Phase(phase), position, kind)
@@ -143,6 +148,8 @@ class Session:
     """The IP address it logged in from (for the per-address limits)."""
     holds_name: bool = False
     """Its name is held for it (`server.names`): while it is connected, or away from a seat."""
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    """Its number in this process, for the admins (``s17``): kept while the session lasts."""
 
     @property
     def keeps_name(self) -> bool:

@@ -16,7 +16,9 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("app", "cli", "replay", "migrate", "tls", "keys"),  # the transport adapter and the commands
     ("hub",),  # connections, limits and routing: the core the adapter feeds
+    ("admin",),  # the admins' requests, over the lobby's
     ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
+    ("moderation",),  # bans and mutes, in memory
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
     ("games",),  # game adapters: rules, wire and bots by kind
@@ -35,7 +37,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history",)
+CLOCKLESS += ("history", "admin", "moderation")
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 
