@@ -199,6 +199,8 @@ def _lasting(expires_ms: int | None, now_ms: int) -> str:
     if expires_ms is None:
         return " until an admin lifts it"
     left = max(0, expires_ms - now_ms) / 1000
+    if left >= 60:  # to the minute: a ban made for an hour a moment ago has an hour left
+        left = round(left / 60) * 60
     for unit, seconds in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if left >= seconds:
             count = round(left / seconds)

@@ -367,7 +367,10 @@ class Running:
 
 @asynccontextmanager
 async def running_server(
-    host: str = "127.0.0.1", config: HubConfig | None = None, db: str = ":memory:"
+    host: str = "127.0.0.1",
+    config: HubConfig | None = None,
+    db: str = ":memory:",
+    admins: Iterable[bytes] = (),
 ) -> AsyncIterator[Running]:
     storage = SqliteStorage(db)
     hub = Hub(
@@ -375,6 +378,7 @@ async def running_server(
         key=Ed25519PrivateKey.generate(),
         config=config,
         wall_ms=lambda: 1_700_000_000_000,
+        admins=admins,
     )
     server = Server(hub, host, 0, None)
     try:

@@ -3,13 +3,15 @@ chat; a banned or muted player is told why and for how long; chat's own limits."
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from admin_helpers import ADMIN_ID, START_MS, admin, admin_hub, ask, keyed, pid
+from admin_helpers import ADMIN_ID, ADMIN_KEY, START_MS, admin, admin_hub, ask, keyed, pid
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import FakeTransport, Peer, card_settings, hello
+from server_helpers import FakeTransport, Peer, RawPeer, card_settings, hello, running_server
 
+from sushigo.client.connection import ConnectionLost, ServerError
 from sushigo.protocol import (
     AdminBan,
     AdminDone,
@@ -266,3 +268,37 @@ def test_unknown_key_players_can_be_muted_before_they_come() -> None:
     late = Peer(hub, clock)
     assert isinstance(late.login_key(key, "eve"), LoggedIn)
     assert say(late, "hi").code == ErrorCode.MUTED
+
+
+# -- over real sockets -------------------------------------------------------------------------------
+
+
+async def test_over_real_sockets_banned_addresses_and_identities_are_told_and_closed() -> None:
+    admin_raw = ADMIN_KEY.public_key().public_bytes_raw()
+    async with running_server(admins=[admin_raw]) as running:
+        root = await running.client("root", key=ADMIN_KEY)
+        victim_key = Ed25519PrivateKey.generate()
+        victim = await running.client("vic", key=victim_key)
+        reply = await root.request(lambda ref: AdminBan(ref=ref, target="127.0.0.2", reason="x"))
+        assert isinstance(reply, AdminDone) and reply.count == 0
+        reader, writer = await asyncio.open_connection(
+            running.host, running.port, local_addr=("127.0.0.2", 0)
+        )
+        refused = RawPeer(reader, writer)
+        error = await refused.expect(Error)
+        assert error.code == ErrorCode.BANNED and "(x)" in error.message
+        assert await refused.expect_closed() == []
+        refused.close()
+        reply = await root.request(
+            lambda ref: AdminBan(ref=ref, target=pid(victim_key), reason="cheat")
+        )
+        assert reply.count == 1
+        with pytest.raises(ConnectionLost):
+            while True:
+                await victim.next_event(5)
+        assert victim.refusal is not None and victim.refusal.code == ErrorCode.BANNED
+        with pytest.raises(ServerError) as again:
+            await running.client("vic", key=victim_key)
+        assert again.value.code is ErrorCode.BANNED and "cheat" in again.value.error.message
+        await victim.close()
+        await root.close()
