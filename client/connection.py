@@ -53,6 +53,7 @@ from .checks import Fairness, GameChecks
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
 __all__ = [
+    "FINAL",
     "Client",
     "ConnectError",
     "ConnectionLost",
@@ -387,8 +388,17 @@ class Client(Link):
             self.fairness = checks.fairness
 
 
+FINAL = frozenset({ErrorCode.BANNED, ErrorCode.KICKED})
+"""Why the server closed a connection that must not be taken back by itself: an admin ended the
+session, or banned its player."""
+
+
 async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed:
-    """Resume after a drop, retrying with a growing delay; `ConnectError` after `attempts`."""
+    """Resume after a drop, retrying with a growing delay; `ConnectError` after `attempts`.
+    A connection the server closed with BANNED or KICKED is not taken back: `ServerError`."""
+    refusal = client.refusal
+    if refusal is not None and refusal.error_code in FINAL:
+        raise ServerError(refusal)
     last: Exception | None = None
     for attempt in range(attempts):
         try:

@@ -21,6 +21,7 @@ from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import Output
 
 from sushigo.client.connection import (
+    FINAL,
     Client,
     ConnectError,
     ConnectionLost,
@@ -49,7 +50,7 @@ def build_application(
 
     def accept(buffer: Buffer) -> bool:
         text = buffer.text.strip()
-        if text:
+        if text and not state.chat_command(text):
             assert state.spawn is not None
             state.spawn(ops.guarded(state, ops.send_chat(state, text[:500])))
         close_chat(state, None, home)
@@ -117,7 +118,12 @@ async def take_back(
             problem, hopeless = str(exc), True
         except ServerError as exc:
             problem = exc.error.message or str(exc)
-            hopeless = exc.error.error_code is ErrorCode.UNKNOWN_SESSION
+            code = exc.error.error_code
+            if code in FINAL:  # kicked or banned: nothing to take back, and no trying again
+                state.reconnecting = False
+                state.say(f"{problem}; press q to quit", error=True)
+                return False, None
+            hopeless = code is ErrorCode.UNKNOWN_SESSION
         except Exception as exc:  # ConnectionLost mid-resume, a broken frame: try again
             problem, hopeless = f"{type(exc).__name__}: {exc}", False
         if hopeless or attempt == RECONNECT_TRIES:

@@ -255,6 +255,7 @@ _HELP_LOBBY: Fragments = [
 _HELP_ALWAYS: Fragments = [
     ("", "Over    n new game (host) · l leave\n"),
     ("", "Always  c chat · ? this help · q quit (asks first) · Ctrl-L redraw\n"),
+    ("", "Chat    /mute NAME hides their lines here · /unmute NAME · /muted\n"),
 ]
 
 

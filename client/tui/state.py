@@ -22,6 +22,7 @@ from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
 from sushigo.protocol import (
     Acted,
+    Announcement,
     ChatMessage,
     Commitments,
     Error,
@@ -43,6 +44,7 @@ from sushigo.protocol import (
 
 from .board import Board, Fragments, board_class
 from .form import CreateForm, game_title
+from .mute import ChatLine, Mutes
 from .replay_state import RecentGames
 from .replay_view import ReplayScreen
 
@@ -92,6 +94,9 @@ class AppState:
     """The summary shown over the game: "round" or "game"; None when dismissed."""
     log: deque[Fragments] = field(default_factory=lambda: deque(maxlen=200))
     chat: deque[Fragments] = field(default_factory=lambda: deque(maxlen=100))
+    """The chat lines shown (not those of players muted here: `mutes`)."""
+    mutes: Mutes = field(default_factory=Mutes)
+    """Players whose chat this client hides (/mute NAME), and every line received."""
 
     # -- the frame ----------------------------------------------------------------------------
     show_help: bool = False
@@ -173,6 +178,8 @@ class AppState:
             # A table of ours comes on screen (a tournament seats us, say): the list of our
             # games and a replay give way to it.
             self.recent = self.replay = None
+        if isinstance(msg, TableJoined | Spectating | TableUpdate):
+            self._seen(msg.table)
         if isinstance(msg, TableList):
             self.tables = msg.tables
             self.table_cursor = min(self.table_cursor, max(0, len(msg.tables) - 1))
@@ -189,7 +196,14 @@ class AppState:
             self.left_table()
             self.set_status(f"left the table. {msg.reason}".strip())
         elif isinstance(msg, ChatMessage):
-            self.chat.append([("class:chat.name", f"{msg.name}: "), ("", msg.text)])
+            self._chat(
+                msg.player_id, msg.name, [("class:chat.name", f"{msg.name}: "), ("", msg.text)]
+            )
+        elif isinstance(msg, Announcement):
+            # From the server's operators: never muted here, and shown in the status line too.
+            who = f"announcement from {msg.by}: " if msg.by else "announcement: "
+            self._chat("", "", [("class:chat.announce", who), ("", msg.text)])
+            self.set_status(who + msg.text)
         elif isinstance(msg, GameStarting):
             self._game_starting(msg)
         elif isinstance(msg, GameStarted):
@@ -215,10 +229,33 @@ class AppState:
             self.set_status(f"server: {msg.message}", error=True)
         self.notify()
 
+    def _chat(self, player_id: str, name: str, line: Fragments) -> None:
+        mutes = self.mutes
+        mutes.learn(player_id, name)
+        mutes.received.append(ChatLine(player_id, name, line))
+        if not mutes.hides(player_id, name):
+            self.chat.append(line)
+
+    def chat_command(self, text: str) -> bool:
+        """Handle a chat command typed in the chat line (``/mute NAME``: `client.tui.mute`);
+        False for plain chat, which is for the server."""
+        own = self.client.player_id if self.client is not None else None
+        said = self.mutes.command(text, own)
+        if said is None:
+            return False
+        self.chat.clear()
+        self.chat.extend(self.mutes.shown())
+        self.say(said)
+        return True
+
     def left_table(self) -> None:
         """We are back in the lobby: no table, no game on screen."""
         self.table = self.board = self.final = None
         self.seat, self.summary, self.deadline = None, None, None
+
+    def _seen(self, table: TableInfo) -> None:
+        for seat in table.seats:
+            self.mutes.learn(seat.player_id, seat.name)
 
     def _table_update(self, table: TableInfo) -> None:
         if self.table is not None and self.table.table_id == table.table_id:

@@ -40,6 +40,7 @@ STYLE = Style.from_dict(
         "log.dim": "fg:ansibrightblack",
         "log.name": "bold",
         "chat.name": "bold fg:ansicyan",
+        "chat.announce": "bold fg:ansiyellow",
         "card.tempura": "fg:ansimagenta",
         "card.sashimi": "fg:ansigreen",
         "card.dumpling": "fg:ansiblue",

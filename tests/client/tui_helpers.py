@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,14 +45,14 @@ class Output80x24(DummyOutput):
 
 @contextlib.asynccontextmanager
 async def local_server(
-    path: Path, key: Ed25519PrivateKey | None = None
+    path: Path, key: Ed25519PrivateKey | None = None, admins: Sequence[bytes] = ()
 ) -> AsyncIterator[tuple[str, int]]:
     """A real server on 127.0.0.1, a free port, its database under `path` (``server.db``), its
-    signing key `key` (a fresh one if None)."""
+    signing key `key` (a fresh one if None), the admins' public keys `admins`."""
     storage = SqliteStorage(path / "server.db")
     key = key or Ed25519PrivateKey.generate()
     server = Server(
-        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000),
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000, admins=admins),
         "127.0.0.1",
         0,
         None,
