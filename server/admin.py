@@ -137,6 +137,9 @@ class Admin:
     def _only_admins(self, handler: Handler) -> Handler:
         def guarded(conn: Conn, session: Session, msg: Any, now: float) -> None:
             if session.player_id not in self.admins:
+                log.info(
+                    "%s (%s) is no admin: %s refused", session.player_id, session.name, msg.TYPE
+                )
                 raise TableError(
                     ErrorCode.NOT_ALLOWED,
                     f"{msg.TYPE} is for this server's admins (a key the server lists with"

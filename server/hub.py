@@ -341,6 +341,8 @@ class Hub:
                 self.table_changed(table)
                 self.lobby.check_abandoned(table, now)
             self.forget(crowded, now)
+            if table is None and session.player_id in self.admin.admins:
+                self._expire(session, now)  # sushigo-admin never resumes: no session left over
         log.debug("disconnect %s", conn.peer)
 
     def next_deadline(self) -> float | None:

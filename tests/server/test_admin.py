@@ -113,6 +113,10 @@ def test_sessions_and_nodes() -> None:
     hub.lost(bob.conn, clock.now)
     away = ask(root, AdminSessions())
     assert [s.connected for s in away.sessions if s.name == "bob"] == [False]
+    other = admin(hub, clock)  # a second admin connection (a sushigo-admin command), gone
+    other.transport.close()
+    hub.lost(other.conn, clock.now)
+    assert ask(root, AdminSessions()).total == 3  # an admin in the lobby leaves no session
     nodes = ask(root, AdminNodes())
     assert isinstance(nodes, NodeList)
     (node,) = nodes.nodes
