@@ -29,6 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from sushigo.protocol.about import version_text
+
 from .app import Server
 from .config import HubConfig
 from .database import is_url, open_storage
@@ -109,6 +111,7 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-server",
         description="Host Sushi Go! and Sushi Roll tables for terminal clients and bots.",
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-server"))
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=_port, default=7777, help="TCP port; 0 picks a free one")
     p.add_argument(

@@ -33,6 +33,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
+from sushigo.protocol.about import version_text
 
 from .cli import default_db, key_path
 from .database import is_url, open_storage
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="sushigo-replay", description="List, show and verify finished games."
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-replay"))
     p.add_argument("target", nargs="?", help="a game id (with --db) or an exported record file")
     p.add_argument(
         "--db",
