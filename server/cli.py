@@ -36,6 +36,7 @@ from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_or_create_server_key
+from .metrics import MetricsServer, registry_for
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 
@@ -95,6 +96,18 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _host_port(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:9100`` for IPv6; an empty host: every address)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise argparse.ArgumentTypeError(f"put an IPv6 address in brackets: [{host}]:{port}")
+    return host, _port(port)
+
+
 def _turn_seconds(text: str) -> int:
     try:
         value = int(text)
@@ -140,6 +153,14 @@ def parser() -> argparse.ArgumentParser:
         choices=["debug", "info", "warning", "error"],
         default="info",
         help="how much to log to stderr (default info: one line per notable event)",
+    )
+    p.add_argument(
+        "--metrics",
+        type=_host_port,
+        default=None,
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics on http://HOST:PORT/metrics, with /healthz and /readyz"
+        " (port 0 picks a free one; off by default)",
     )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
@@ -271,7 +292,7 @@ def _run(args: argparse.Namespace) -> int:
             **{field: getattr(args, field) for field, _, _ in _LIMITS},
         )
         hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config)
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint))
+        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics))
     finally:
         storage.close()
 
@@ -349,22 +370,32 @@ def _loop(coro: Coroutine[Any, Any, int]) -> int:
 
 
 async def _serve(
-    hub: Hub, host: str, port: int, tls: ssl.SSLContext | None, fingerprint: str
+    hub: Hub,
+    host: str,
+    port: int,
+    tls: ssl.SSLContext | None,
+    fingerprint: str,
+    metrics_at: tuple[str, int] | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
+    metrics: MetricsServer | None = None
     try:
+        if metrics_at is not None:
+            # Bound first, so a metrics address in use stops the server before it restores.
+            metrics = MetricsServer(registry_for(server), server.unready)
+            metrics_where = _where(await metrics.start(*metrics_at))
         addresses = await server.start()
     except OSError as exc:
-        print(
-            f"sushigo-server: error: cannot listen on {host}:{port}: {exc.strerror}",
-            file=sys.stderr,
-        )
+        print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
+        if metrics is not None:
+            await metrics.stop()
         return 1
-    where = ", ".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in addresses)
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
-    print(f"sushigo-server listening on {where}{extra}", flush=True)
+    print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
+    if metrics is not None:
+        print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -372,7 +403,13 @@ async def _serve(
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
     await server.stop()
+    if metrics is not None:
+        await metrics.stop()
     return 0
+
+
+def _where(addresses: list[tuple[str, int]]) -> str:
+    return ", ".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in addresses)
 
 
 if __name__ == "__main__":

@@ -136,6 +136,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         return seat
 
     def _bot_takes_over(self, seat: Seat) -> None:
+        self.host.stats.takeover(self.settings.kind, "left")
         seat.bot_control = False
         seat.strategy = self.adapter.bot("default")
         _reset(seat.strategy)
@@ -244,6 +245,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         seat.misses += 1
         if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
             seat.bot_control = True
+            self.host.stats.takeover(self.settings.kind, "missed")
             log.info(
                 "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
             )
