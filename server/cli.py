@@ -108,6 +108,26 @@ def _host_port(text: str) -> tuple[str, int]:
     return host, _port(port)
 
 
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.001 <= value <= 1e9:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be 0.001-1e9, got {text}")
+    return value
+
+
+def _hours_ms(text: str) -> int:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
+    if not 0.01 <= value <= 24 * 365:
+        raise argparse.ArgumentTypeError(f"a lifetime is 0.01-8760 hours, got {text}")
+    return round(value * 3_600_000)
+
+
 def _turn_seconds(text: str) -> int:
     try:
         value = int(text)
@@ -172,9 +192,18 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_connections", "N", "connections open at once, in all"),
     ("max_per_address", "N", "connections open at once from one IP address"),
     ("max_unidentified_per_address", "N", "connections from one address not yet logged in"),
+    ("connect_rate_per_address", "R", "new connections a second from one address, sustained"),
+    ("connect_burst_per_address", "R", "new connections from one address at once"),
     ("handshake_seconds", "S", "from connecting to logged in (HELLO and login)"),
     ("frame_seconds", "S", "from a frame's first byte to its last"),
+    ("heartbeat_seconds", "S", "quiet time before the server pings a connection"),
     ("dead_after_seconds", "S", "silence before a connection is dropped"),
+    ("messages_per_second", "R", "messages a connection may send a second, sustained"),
+    ("message_burst", "R", "messages a connection may send at once"),
+    ("bytes_per_second", "R", "bytes a connection may send a second (and at once)"),
+    ("chat_per_second", "R", "chat messages a connection may send a second, sustained"),
+    ("chat_burst", "R", "chat messages a connection may send at once"),
+    ("strikes_before_close", "N", "RATE_LIMITED refusals within a minute before closing"),
     ("resume_seconds", "S", "how long a disconnected player's session waits for a resume"),
     ("max_away_sessions", "N", "disconnected sessions kept for resume, in all"),
     ("idle_away_per_address", "N", "of them, from one address, of players at no seat"),
@@ -184,20 +213,39 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_tables", "N", "open tables, in all"),
     ("tournaments_per_address", "N", "unfinished tournaments made from one address"),
     ("abandon_seconds", "S", "a table nobody is connected to closes after this (not mid-game)"),
+    ("token_lifetime_ms", "H", "a seated player's resume token survives restarts this long"),
 )
-"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds) and what it bounds."""
+"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds, R: a positive number, H:
+hours, kept in milliseconds) and what it bounds. Each field's flag is its name with dashes
+(`flag`)."""
+_KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "N": (_positive_int, "N"),
+    "S": (_seconds, "S"),
+    "R": (_rate, "R"),
+    "H": (_hours_ms, "HOURS"),
+}
+
+
+def flag(field: str) -> str:
+    """The flag of a `HubConfig` field (``token_lifetime_ms`` is given in hours)."""
+    if field == "token_lifetime_ms":
+        return "--token-lifetime-hours"
+    return "--" + field.replace("_", "-")
 
 
 def _limits(group: argparse._ArgumentGroup) -> None:
     defaults = HubConfig()
     for field, kind, what in _LIMITS:
         default = getattr(defaults, field)
+        shown = default / 3_600_000 if kind == "H" else default
+        parse, metavar = _KINDS[kind]
         group.add_argument(
-            "--" + field.replace("_", "-"),
-            type=_positive_int if kind == "N" else _seconds,
+            flag(field),
+            dest=field,
+            type=parse,
             default=default,
-            metavar=kind,
-            help=f"{what} (default {default:g})",
+            metavar=metavar,
+            help=f"{what} (default {shown:g})",
         )
 
 
@@ -242,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         return migrate(argv[1:])
     p = parser()
     args = p.parse_args(argv)
-    heartbeat = HubConfig().heartbeat_seconds
+    heartbeat = args.heartbeat_seconds
     if args.dead_after_seconds < 2 * heartbeat:
         p.error(
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
@@ -269,6 +317,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def config_from(args: argparse.Namespace) -> HubConfig:
+    """The hub's limits from the command line."""
+    return HubConfig(
+        server_name=args.name,
+        quick_turn_seconds=args.turn_seconds,
+        **{field: getattr(args, field) for field, _, _ in _LIMITS},
+    )
+
+
 def _wall_ms() -> int:
     """The wall clock the server's core is given (it reads none itself)."""
     return time.time_ns() // 1_000_000
@@ -286,12 +343,7 @@ def _run(args: argparse.Namespace) -> int:
             files = ensure_certificate(key_file.parent)
             tls = server_ssl_context(files)
             fingerprint = files.fingerprint
-        config = HubConfig(
-            server_name=args.name,
-            quick_turn_seconds=args.turn_seconds,
-            **{field: getattr(args, field) for field, _, _ in _LIMITS},
-        )
-        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config)
+        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config_from(args))
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics))
     finally:
         storage.close()

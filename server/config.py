@@ -1,4 +1,5 @@
-"""The server's limits and timeouts, in one place (defaults: docs/PROTOCOL.md section 8).
+"""The server's limits and timeouts, in one place (README.md, "Limits", lists each with its flag
+and default; docs/PROTOCOL.md section 8 states the protocol's).
 
 Every resource a client can make the server hold is bounded here, and each bound has a flag of
 `sushigo-server` (`server.cli`). The bounds are per session, per player and per table first, with
