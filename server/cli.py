@@ -31,6 +31,7 @@ from typing import Any
 
 from sushigo.protocol.about import version_text
 
+from . import logs
 from .app import Server
 from .config import HubConfig
 from .database import is_url, open_storage
@@ -170,9 +171,16 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--log-level",
-        choices=["debug", "info", "warning", "error"],
+        choices=logs.LEVELS,
         default="info",
-        help="how much to log to stderr (default info: one line per notable event)",
+        help="how much to log to stderr (default info: one line per notable event; debug adds"
+        " every connection and login)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=logs.FORMATS,
+        default="text",
+        help="text (default): 'TIME level=LEVEL message' lines; json: one object per line",
     )
     p.add_argument(
         "--metrics",
@@ -249,18 +257,6 @@ def _limits(group: argparse._ArgumentGroup) -> None:
         )
 
 
-class _Formatter(logging.Formatter):
-    """``time level=... logger=... message``: one greppable line per event."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-        line = f"{stamp}Z level={record.levelname.lower()} {record.getMessage()}"
-        if record.exc_info and record.levelno >= logging.ERROR:
-            # A server bug: the traceback helps whoever fixes it. Bad input never gets here.
-            line += "\n" + self.formatException(record.exc_info)
-        return line
-
-
 def raise_fd_limit() -> int:
     """Raise the soft limit on open files to the hard limit (every connection is a file) and
     return the soft limit now. The usual soft default of 1024 would cap the server far below
@@ -296,11 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
             f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
         )
-    handler = logging.StreamHandler()
-    handler.setFormatter(_Formatter())
-    root = logging.getLogger("sushigo")
-    root.addHandler(handler)
-    root.setLevel(args.log_level.upper())
+    logs.setup(args.log_level, args.log_format)
     files = raise_fd_limit()
     if files < args.max_connections:
         log.warning(

@@ -667,6 +667,7 @@ class Hub:
         self.names.update(session)
         self.limits.connected(session)
         table = session.table
+        log.info("resume %s%s", session.player_id, f" at table {table.table_id}" if table else "")
         if table is not None:
             table.abandon_at = None
 

@@ -154,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if not is_url(db) and not Path(db).exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
-    with open_storage(db) as storage:
+    with open_storage(db, read_only=True) as storage:
         if not args.target:
             games = storage.list_records(limit=max(1, args.limit))
             if not games:

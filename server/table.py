@@ -166,6 +166,12 @@ class Table(Seating, SecretSteps, OpenSteps):
         if not self.full:
             raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
         self._move("start")
+        log.info(
+            "table %s: a game of %s starts: %s",
+            self.table_id,
+            self.settings.kind,
+            ", ".join(seat.player_id or f"bot {seat.bot}" for seat in self.seats),
+        )
         self.server_seed = new_seed()
         self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
         self.drawn = [False] * len(self.seats)

@@ -14,15 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
-    (
-        "app",
-        "cli",
-        "replay",
-        "migrate",
-        "tls",
-        "keys",
-        "metrics",
-    ),  # the transport adapter and the commands
+    # the transport adapter and the commands
+    ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("lobby", "desk", "tournament", "resume", "limits", "names"),  # lobby, caps, resume
     ("session",),  # sessions (and their connections)
