@@ -4,6 +4,8 @@ reads it, after real games over real sockets."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import socket
 import subprocess
 import sys
@@ -28,6 +30,8 @@ from sushigo.protocol.about import package_version
 from sushigo.server.cli import main
 from sushigo.server.config import HubConfig
 from sushigo.server.metrics import MetricsServer, registry_for
+
+ROOT = Path(__file__).resolve().parents[2]
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -160,3 +164,17 @@ def test_a_metrics_address_in_use_stops_the_server_with_one_line(tmp_path: Path)
     assert done.stdout == ""
     assert done.stderr.startswith("sushigo-server: error: cannot listen: ")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+async def test_the_grafana_dashboard_asks_only_for_metrics_the_server_exports() -> None:
+    dashboard = json.loads((ROOT / "docs" / "grafana-dashboard.json").read_text(encoding="utf-8"))
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    asked = {
+        re.sub(r"_(total|bucket|sum|count)$", "", name)
+        for expr in exprs
+        for name in re.findall(r"\b((?:sushigo|process)_[a-z_]+)\{", expr)
+    }
+    async with with_metrics() as (_, host, port):
+        _, text = await http_get(host, port, "/metrics")
+    exported = {family.name for family in text_string_to_metric_families(text)}
+    assert len(asked) > 15 and asked <= exported, asked - exported
