@@ -39,7 +39,7 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
-from .pg_records import PgRecords
+from .pg_records import Batched, PgRecords
 from .pg_schema import (
     LOCK_KEY,
     MIGRATE_KEY,
@@ -66,8 +66,9 @@ BACKOFF_MAX: Final = 2.0
 
 Op = Callable[[Any], Awaitable[object]]
 """A held write as a function of the connection."""
-_Write = tuple[str, tuple[Any, ...]] | tuple[Op, None]
-"""A held write: a statement and its arguments, or a function of the connection."""
+_Write = tuple[str, tuple[Any, ...]] | tuple[Op, None] | tuple[Batched, tuple[Any, ...]]
+"""A held write: a statement and its arguments, a function of the connection, or a write of a
+kind that goes to PostgreSQL together with the others of its kind in a row (`Batched`)."""
 
 _SAVE_HEAD: Final = (
     "INSERT INTO tables_in_progress (table_id, state) VALUES ($1, $2) "
@@ -225,7 +226,13 @@ class PgStorage(PgRecords):
                 async with conn.transaction():
                     run: list[tuple[Any, ...]] = []
                     statement = ""
+                    batch: list[tuple[Any, ...]] = []
+                    kind: Batched | None = None
                     for write, args in writes:
+                        if batch and write is not kind:
+                            assert kind is not None
+                            await kind.run(self, conn, batch)
+                            batch = []
                         if isinstance(write, str):
                             if write != statement and run:
                                 await conn.executemany(statement, run)
@@ -236,9 +243,16 @@ class PgStorage(PgRecords):
                         if run:
                             await conn.executemany(statement, run)
                             run = []
-                        await write(conn)
+                        if isinstance(write, Batched):
+                            kind = write
+                            batch.append(args or ())
+                        else:
+                            await write(conn)
                     if run:
                         await conn.executemany(statement, run)
+                    if batch:
+                        assert kind is not None
+                        await kind.run(self, conn, batch)
             except TRANSIENT:
                 await self._drop()
                 raise
