@@ -1,18 +1,21 @@
 """`sushigo-client`: the terminal client.
 
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
-    sushigo-client HOST:PORT --leaderboard [--game KIND] [--key FILE]
                    [--bots N [--players N] [--game KIND] [--variant V]...
                    [--level L | --bot-strategy S] [--turn-seconds N]]
+    sushigo-client HOST:PORT --leaderboard [--game KIND] [--key FILE]
+    sushigo-client --replay FILE
 
-Without ``--bots`` it opens the lobby; ``--leaderboard`` prints a game's leaderboard (with your own
-rank when you log in with ``--key``) and exits. With ``--bots N`` it creates a table with the given
-settings, seats N server bots and starts the game as soon as every seat is taken (the play
-command uses this), at ``--level`` easy, medium (the default), hard or expert, or playing
-``--bot-strategy`` by name. ``--game sushi-roll`` plays Sushi Roll, the dice game, which has no
-variants. Failures are one line on stderr, never a traceback. Exit codes: 0 after a
-normal quit, 2 for a usage error (a bad address or option), 1 for anything else (unreachable,
-refused, version mismatch, changed TLS certificate, a bad key file).
+Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
+them); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
+``--key``) and exits. With ``--bots N`` it creates a table with the given settings, seats N
+server bots and starts the game as soon as every seat is taken (the play command uses this), at
+``--level`` easy, medium (the default), hard or expert, or playing ``--bot-strategy`` by name.
+``--game sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE``
+steps through a finished game's exported record (``sushigo-replay --export``), with no server.
+Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
+usage error (a bad address or option), 1 for anything else (unreachable, refused, version
+mismatch, changed TLS certificate, a bad key file, a record that does not verify).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
@@ -93,7 +97,15 @@ def parser() -> argparse.ArgumentParser:
         description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )
     p.add_argument("--version", action="version", version=version_text("sushigo-client"))
-    p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
+    p.add_argument(
+        "address", metavar="HOST:PORT", nargs="?", help="the server, e.g. localhost:7777"
+    )
+    p.add_argument(
+        "--replay",
+        metavar="FILE",
+        type=Path,
+        help="step through a finished game's exported record (no server needed)",
+    )
     p.add_argument("--name", default=None, help="your name at the table (default: login name)")
     p.add_argument("--tls", action="store_true", help="connect with TLS (certificate pinned)")
     p.add_argument(
@@ -194,7 +206,11 @@ def describe_server_error(exc: ServerError) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the client; returns the exit code."""
     args = parser().parse_args(argv)
+    if args.replay is not None:
+        return view_file(args.replay, prog="sushigo-client")
     try:
+        if args.address is None:
+            raise UsageError("give the server's HOST:PORT (or --replay FILE)")
         host, port = parse_address(args.address)
         settings = table_settings(args) if args.bots is not None else None
     except UsageError as exc:

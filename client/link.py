@@ -29,7 +29,10 @@ from sushigo.protocol import (
     CreateTournament,
     Error,
     ErrorCode,
+    GameList,
+    GameRecord,
     GetLeaderboard,
+    GetRecord,
     Hello,
     JoinTable,
     Leaderboard,
@@ -39,6 +42,7 @@ from sushigo.protocol import (
     LoggedIn,
     LoginGuest,
     Message,
+    MyGames,
     Pong,
     ProtocolError,
     QuickMatch,
@@ -59,6 +63,7 @@ from sushigo.protocol import (
     TournamentList,
     TournamentSettings,
     TournamentUpdate,
+    Version,
     WatchTournament,
     Welcome,
     login_key_message,
@@ -73,6 +78,9 @@ from .known_hosts import (
 )
 
 log = logging.getLogger("sushigo.client")
+
+RECORDS_VERSION = Version(2, 2)
+"""The first protocol version with MY_GAMES and GET_RECORD."""
 
 T = TypeVar("T")
 
@@ -409,6 +417,25 @@ class Link:
         (None for a guest or a player not yet rated at that game)."""
         reply = await self.request(lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit))
         return _expect(reply, Leaderboard)
+
+    # -- finished games -----------------------------------------------------------------------
+
+    @property
+    def keeps_games(self) -> bool:
+        """The server answers MY_GAMES and GET_RECORD (it speaks protocol 2.2 or later)."""
+        welcome = self.welcome
+        return welcome is not None and welcome.version >= RECORDS_VERSION
+
+    async def my_games(self, offset: int = 0, limit: int = 20) -> GameList:
+        """A page of our finished games, newest first (a guest's: this session's)."""
+        reply = await self.request(lambda ref: MyGames(ref=ref, offset=offset, limit=limit))
+        return _expect(reply, GameList)
+
+    async def get_record(self, game_id: str) -> GameRecord:
+        """One of our finished games and its signed record (not yet verified: see
+        `protocol.verify_signed_record`); `ServerError` NO_SUCH_TABLE if it is not ours."""
+        reply = await self.request(lambda ref: GetRecord(ref=ref, game_id=game_id))
+        return _expect(reply, GameRecord)
 
     # -- tournaments --------------------------------------------------------------------------
 

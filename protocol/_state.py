@@ -126,6 +126,9 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     # Lobby and table: requests never move the phase; the server's answers do.
     stay(C, LOGGED_IN, "list_tables", "chat", "get_leaderboard")
     stay(S, LOGGED_IN, "table_list", "chat_message", "leaderboard")
+    # Finished games (2.2): asked for anywhere after login, like the table list.
+    stay(C, LOGGED_IN, "my_games", "get_record")
+    stay(S, LOGGED_IN, "game_list", "game_record")
     # Tournaments: entering one is done from the lobby; its updates may arrive anywhere (an
     # entrant is usually playing one of its games when the standings change).
     stay(C, LOGGED_IN, "list_tournaments", "watch_tournament", "create_tournament")

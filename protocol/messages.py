@@ -1,9 +1,10 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game
-(GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED), heartbeat
-(PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+(LIST_TABLES ... CHAT_MESSAGE), leaderboards (GET_LEADERBOARD, LEADERBOARD) and finished games
+(MY_GAMES ... GAME_RECORD), both since 2.2, tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO),
+game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
+heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 """
 
 from __future__ import annotations
@@ -50,6 +51,15 @@ from ._messages_lobby import (
     TableUpdate,
 )
 from ._messages_ratings import MAX_LEADERBOARD, GetLeaderboard, Leaderboard, Rated
+from ._messages_records import (
+    MAX_GAMES_PAGE,
+    GameList,
+    GameRecord,
+    GameResult,
+    GameSummary,
+    GetRecord,
+    MyGames,
+)
 from ._messages_session import (
     Error,
     Hello,
@@ -104,6 +114,7 @@ def decode_message(
 
 
 __all__ = [
+    "MAX_GAMES_PAGE",
     "MAX_LEADERBOARD",
     "MAX_PAGE",
     "Act",
@@ -118,9 +129,14 @@ __all__ = [
     "CreateTournament",
     "Error",
     "GameEnded",
+    "GameList",
+    "GameRecord",
+    "GameResult",
     "GameStarted",
     "GameStarting",
+    "GameSummary",
     "GetLeaderboard",
+    "GetRecord",
     "Hello",
     "JoinTable",
     "Leaderboard",
@@ -131,6 +147,7 @@ __all__ = [
     "LoginGuest",
     "LoginKey",
     "Message",
+    "MyGames",
     "Ping",
     "Pong",
     "QuickMatch",

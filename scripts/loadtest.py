@@ -122,6 +122,8 @@ class Stats:
     games: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     latencies: array[float] = field(default_factory=lambda: array("d"))
+    latency_at: array[float] = field(default_factory=lambda: array("d"))
+    """When each latency sample was taken, in seconds after the start."""
     results_per_second: list[int] = field(default_factory=list)
     open_per_second: list[int] = field(default_factory=list)
     all_connected_at: float | None = None
@@ -144,6 +146,7 @@ class Stats:
             "games": self.games,
             "errors": self.errors,
             "latencies": self.latencies.tobytes(),
+            "latency_at": self.latency_at.tobytes(),
             "results_per_second": self.results_per_second,
             "open_per_second": self.open_per_second,
             "all_connected_at": self.all_connected_at,
@@ -425,6 +428,7 @@ class LoadClient(asyncio.Protocol):
         elif kind == "turn_result":
             if self.action is not None:
                 worker.stats.latencies.append(time.perf_counter() - self.revealed_at)
+                worker.stats.latency_at.append(worker.elapsed())
             self.action = None
             worker.count_result()
         elif kind == "game_starting":
@@ -866,6 +870,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies.extend(samples)
         for key, n in r["errors"].items():
             errors[key] = errors.get(key, 0) + n
+    # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
+    windows: dict[int, list[float]] = {}
+    for r in results:
+        values, times = array("d"), array("d")
+        values.frombytes(r["latencies"])
+        times.frombytes(r.get("latency_at", b""))
+        for value, at in zip(values, times, strict=False):
+            windows.setdefault(int(at // 10) * 10, []).append(value)
+    by_window = {
+        start: 1000 * _percentile(sorted(values), 0.99) for start, values in sorted(windows.items())
+    }
     latencies.sort()
     lags: list[float] = []
     for r in results:
@@ -888,6 +903,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency_p50_ms": 1000 * _percentile(latencies, 0.50),
         "latency_p99_ms": 1000 * _percentile(latencies, 0.99),
         "latency_max_ms": 1000 * (latencies[-1] if latencies else float("nan")),
+        "latency_p99_ms_by_10s": by_window,
         "client_lag_p99_ms": 1000 * _percentile(lags, 0.99),
         "client_lag_max_ms": 1000 * (lags[-1] if lags else float("nan")),
         "errors": sum(errors.values()),
@@ -921,6 +937,8 @@ def report(figures: dict[str, Any]) -> str:
         f"reveal->turn_result latency: p50 {f['latency_p50_ms']:.1f} ms,"
         f" p99 {f['latency_p99_ms']:.1f} ms, max {f['latency_max_ms']:.1f} ms"
         f" ({f['latency_samples']} samples)",
+        "  p99 by 10 s from the start: "
+        + ", ".join(f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_by_10s", {}).items()),
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
         f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
         f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"

@@ -57,6 +57,7 @@ from sushigo.protocol import (
 from .config import HubConfig
 from .desk import TournamentDesk
 from .errors import TableError
+from .history import History
 from .limits import Limits
 from .lobby import Lobby
 from .names import Names
@@ -116,8 +117,11 @@ class Hub:
         self.now = 0.0
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
-        self._routes = dict(self.lobby.handlers)
-        """The lobby's handler of each request it answers, by message class (see `data`)."""
+        self.history = History(self)
+        """Finished games for the players who played them (MY_GAMES, GET_RECORD)."""
+        self._routes = {**self.lobby.handlers, **self.history.handlers}
+        """The handler of each request the lobby and the history answer, by message class (see
+        `data`)."""
         self._routes[Chat] = self._chat
         self.reads: list[Read] = []
         """Reads of the database that requests asked for, for the adapter to run off the event
@@ -464,6 +468,7 @@ class Hub:
         self.limits.gone(session)
         self.names.update(session, ended=True)
         self.desk.gone(session)
+        self.history.gone(session.player_id)
         self.storage.delete_token(session.token_hash)
         table = session.table
         if table is not None:
@@ -584,6 +589,7 @@ class Hub:
             finished_ms=self.wall_ms(),
         )
         forget(table)  # the storage retired the table's state with the record
+        self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
         self._rate(results, kind)
         self.desk.game_over(table)
         log.info(

@@ -26,6 +26,7 @@ from sushigo.engine.games import kinds
 
 from . import ops
 from .form import game_title
+from .recent import load_recent_bindings
 from .state import AppState, CreateForm
 
 __all__ = [
@@ -38,9 +39,13 @@ __all__ = [
 
 
 def _free(state: AppState) -> Filter:
-    """No modal is up: the screen's own keys work."""
+    """No modal is up (nor a replay, which has keys of its own: `recent`): the screen's own keys
+    work."""
     return Condition(
-        lambda: not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
+        lambda: (
+            not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
+            and state.replay is None
+        )
     )
 
 
@@ -135,7 +140,9 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     """The lobby: the table list, the create-table form, our table before its game."""
     kb = KeyBindings()
     lobby = _free(state) & Condition(lambda: not state.in_game)
-    listing = lobby & Condition(lambda: state.form is None and state.table is None)
+    listing = lobby & Condition(
+        lambda: state.form is None and state.table is None and state.recent is None
+    )
     form = lobby & Condition(lambda: state.form is not None)
     seated = lobby & Condition(lambda: state.form is None and state.table is not None)
     host = seated & Condition(lambda: state.is_host)
@@ -299,6 +306,7 @@ def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> Key
             load_global_bindings(state),
             load_chat_bindings(state, chat_buffer, home),
             load_lobby_bindings(state),
+            load_recent_bindings(state),
             load_game_bindings(state),
         ]
     )

@@ -43,6 +43,8 @@ from sushigo.protocol import (
 
 from .board import Board, Fragments, board_class
 from .form import CreateForm, game_title
+from .replay_state import RecentGames
+from .replay_view import ReplayScreen
 
 __all__ = ["AppState", "CreateForm", "Fragments"]
 
@@ -72,6 +74,10 @@ class AppState:
     table: TableInfo | None = None
     """Our table (seated or watching)."""
     seat: int | None = None
+    recent: RecentGames | None = None
+    """Our finished games, while their list is on screen (h in the lobby)."""
+    replay: ReplayScreen | None = None
+    """The finished game being stepped through (over the list of our games)."""
 
     # -- the game -----------------------------------------------------------------------------
     board: Board | None = None
@@ -163,6 +169,10 @@ class AppState:
 
     def apply(self, msg: Message) -> None:
         """Take in one server message and redraw."""
+        if isinstance(msg, TableJoined | Spectating | GameStarting):
+            # A table of ours comes on screen (a tournament seats us, say): the list of our
+            # games and a replay give way to it.
+            self.recent = self.replay = None
         if isinstance(msg, TableList):
             self.tables = msg.tables
             self.table_cursor = min(self.table_cursor, max(0, len(msg.tables) - 1))

@@ -1,18 +1,10 @@
-"""End to end: the real `sushigo-client` command in a real terminal (tmux), played by keystrokes.
-
-The client's terminal output is piped (tmux pipe-pane) into a FIFO the test reads; every chunk
-that arrives is a cue to look at the screen again (capture-pane), so the test waits on the
-terminal's own output, bounded by a timeout, and never sleeps.
-"""
+"""End to end: the real `sushigo-client` command in a real terminal (tmux), played by keystrokes
+(`terminal`: the test waits on the terminal's own output, bounded by a timeout, and never
+sleeps)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
 import re
-import shlex
-import shutil
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -21,49 +13,18 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess
+from terminal import WAIT, Keys, Until, needs_tmux, terminal
 from tui_helpers import local_server
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
 from sushigo.server.sqlite_storage import SqliteStorage
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-ROOT = Path(__file__).resolve().parents[2]
-WAIT = 20.0
-
-
-class Terminal:
-    """A tmux server of our own with one 80x24 window."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.socket = f"sushigo-test-{os.getpid()}-{id(self)}"
-        self.tmp = tmp
-
-    async def tmux(self, *args: str) -> str:
-        proc = await asyncio.create_subprocess_exec(
-            "tmux",
-            "-L",
-            self.socket,
-            "-f",
-            "/dev/null",
-            *args,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), WAIT)
-        assert proc.returncode == 0, f"tmux {args}: {err.decode()}"
-        return out.decode()
-
-    async def screen(self) -> str:
-        return await self.tmux("capture-pane", "-p", "-t", "play")
-
+pytestmark = needs_tmux
 
 AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-strategy", "random"]
 """A two-seat table with one random server bot and no turn timer."""
 
-Until = Callable[[Callable[[str], bool], str], Awaitable[str]]
-Keys = Callable[..., Awaitable[str]]
 Tmux = Callable[..., Awaitable[str]]
 """Any tmux command on the test's own tmux server (`resize-window -t play -x 60`, say)."""
 
@@ -80,72 +41,22 @@ async def _in_terminal(
     lobby) in a tmux window (80x24 unless `size` says otherwise) against a real server
     (`local_server`, in this process, unless another is given), let `play` type and look, then
     check it quits with exit code 0."""
-    fifo = tmp_path / "output.fifo"
-    os.mkfifo(fifo)
-    # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.
-    read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    spare_fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-    )
-    term = Terminal(tmp_path)
-    rc_file = tmp_path / "rc"
-    try:
-        async with server(tmp_path) as (host, port):
-            command = [
-                sys.executable,
-                "-m",
-                "sushigo.client.cli",
-                f"{host}:{port}",
-                "--name",
-                "e2e",
-                *game_args,
-            ]
-            tmux = f"tmux -L {term.socket} -f /dev/null"
-            script = (
-                f"cd {shlex.quote(str(ROOT))} && {tmux} wait-for ready && "
-                f"{shlex.join(command)}; echo $? > {shlex.quote(str(rc_file))}; "
-                f"{tmux} wait-for -S done"
-            )
-            await term.tmux(
-                "new-session", "-d", "-s", "play", "-x", str(size[0]), "-y", str(size[1]),
-                "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color", *env,
-                "sh", "-c", script,
-            )  # fmt: skip
-            await term.tmux("pipe-pane", "-t", "play", "-o", f"cat >> {shlex.quote(str(fifo))}")
-            await term.tmux("wait-for", "-S", "ready")
-
-            async def until(predicate: Callable[[str], bool], what: str) -> str:
-                deadline = loop.time() + WAIT
-                while True:
-                    screen = await term.screen()
-                    if predicate(screen):
-                        return screen
-                    remaining = deadline - loop.time()
-                    if remaining <= 0:
-                        raise AssertionError(f"no {what} on the screen:\n{screen}")
-                    with contextlib.suppress(TimeoutError):  # the next output, or the deadline
-                        await asyncio.wait_for(reader.read(65536), remaining)
-
-            async def keys(*names: str) -> str:
-                return await term.tmux("send-keys", "-t", "play", *names)
-
-            await play(until, keys, term.tmux)
-            await keys("q")
-            await until(lambda s: "Quit sushigo?" in s, "quit question")
-            await keys("y")
-            await term.tmux("wait-for", "done")
-        assert rc_file.read_text().strip() == "0"
-    finally:
-        transport.close()
-        os.close(spare_fd)
-        proc = await asyncio.create_subprocess_exec(
-            "tmux", "-L", term.socket, "kill-server",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
-        await proc.wait()
+    async with server(tmp_path) as (host, port):
+        command = [
+            sys.executable,
+            "-m",
+            "sushigo.client.cli",
+            f"{host}:{port}",
+            "--name",
+            "e2e",
+            *game_args,
+        ]
+        async with terminal(tmp_path, command, size=size, env=env) as term:
+            await play(term.until, term.keys, term.term.tmux)
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0
 
 
 async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
