@@ -15,6 +15,13 @@ from collections.abc import Iterable
 
 from .actions import Action
 from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
+from .errors import (
+    CardNotInHandError,
+    ChopsticksUnavailableError,
+    DummyPickError,
+    IllegalActionError,
+    MalformedActionError,
+)
 
 Entry = tuple[Action, int, int, int]
 """An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts
@@ -229,3 +236,43 @@ exact_set = _EXACT.get
 """The exact cache of `turn_sets` by key (a packed hand of at most `EXACT_MAX_SIZE` cards, plus
 `CHOPSTICKS_KEY` when its seat has chopsticks ready): the seat's `LegalSet`, or None when it is
 not cached yet."""
+
+
+def refusal(
+    seat: int, action: object, hand: int, chopsticks: bool, held: int, controls_dummy: bool
+) -> IllegalActionError:
+    """The specific error for `action`, which `seat` may not take now: its `hand` (packed),
+    whether it has chopsticks ready, how many cards it holds (the dummy's drawn card included), and
+    whether it controls the dummy this turn. Worked out only once an action is refused, so the legal
+    sets need not say why."""
+    s, a = seat, action
+    if not isinstance(a, tuple) or len(a) != 3:
+        return MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
+    first, second, dummy = a
+    if first.__class__ is not Card:
+        return MalformedActionError(s, f"not a card: {first!r}")
+    for card in (second, dummy):
+        if card is not None and card.__class__ is not Card:
+            return MalformedActionError(s, f"not a card: {card!r}")
+    h = hand
+    if not h >> (first << 2) & 15:
+        return CardNotInHandError(s, f"{first.label} is not in the hand")
+    h -= 1 << (first << 2)
+    if second is not None:
+        if not chopsticks:
+            return ChopsticksUnavailableError(
+                s, "a second card needs a chopsticks card played on an earlier turn"
+            )
+        if held < (3 if controls_dummy else 2):
+            return ChopsticksUnavailableError(s, "too few cards in hand to use chopsticks")
+        if not h >> (second << 2) & 15:
+            return CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
+        h -= 1 << (second << 2)
+    if dummy is None and controls_dummy:
+        return DummyPickError(s, "the dummy's controller must also pick a card for the dummy")
+    if dummy is not None:
+        if not controls_dummy:
+            return DummyPickError(s, "this seat does not control the dummy this turn")
+        if not h >> (dummy << 2) & 15:
+            return CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
+    return IllegalActionError(s, f"{Action(*a).describe()} is not a legal action")

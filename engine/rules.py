@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action
 from .api import GameState, Rules, ValueRules, check_variants
-from .events import RoundScored
 from .game import Game
 from .options import MAX_PLAYERS, MIN_PLAYERS, GameOptions
+from .rounds import RoundScored
 
 KIND = "sushi-go"
 VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")

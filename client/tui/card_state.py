@@ -9,7 +9,15 @@ from typing import Any
 from prompt_toolkit.filters import Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from sushigo.engine import Action, Card, GameOver, Observation, RoundScored, TableauView
+from sushigo.engine import (
+    Action,
+    Card,
+    GameOver,
+    Observation,
+    RoundPoints,
+    RoundScored,
+    TableauView,
+)
 from sushigo.engine.events import ChopsticksReturned, RoundStarted, WasabiUsed
 
 from .board import Board, Fragments, Shell
@@ -27,7 +35,7 @@ class CardState(Board):
         """Hand indices marked for the pick, in order (two with chopsticks)."""
         self.dummy_index: int | None = None
         """The hand index given to the dummy (when we control it)."""
-        self.round_scores: list[RoundScored] = []
+        self.round_scores: list[RoundScored[RoundPoints]] = []
         self.game_over: GameOver | None = None
         """The game's end as the rules tell it (the puddings' points with the totals)."""
 

@@ -13,7 +13,14 @@ from typing import Any
 from prompt_toolkit.filters import Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from sushigo.engine.roll import GameOver, PlayerView, RollObservation, RoundScored, Take
+from sushigo.engine.roll import (
+    GameOver,
+    PlayerView,
+    RollObservation,
+    RoundPoints,
+    RoundScored,
+    Take,
+)
 from sushigo.protocol import Acted, Resumed, TurnStart
 
 from .board import Board, Fragments, Shell
@@ -45,7 +52,7 @@ class RollState(Board):
         self.secret = False
         self.dice = DiceChoice()
         """The cursor, the dice marked for a re-roll and the swap being chosen."""
-        self.rounds: list[RoundScored] = []
+        self.rounds: list[RoundScored[RoundPoints]] = []
         """Each round's scores so far."""
         self.game_over: GameOver | None = None
         """The game's end as the rules tell it (puddings and leftover tokens)."""

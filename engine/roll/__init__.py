@@ -5,6 +5,8 @@ replay, specific errors), but turns are sequential: only the seat to move acts, 
 time. Every roll comes from the game seed in the order `engine.roll.game` documents.
 """
 
+from sushigo.engine.rounds import RoundScored
+
 from .actions import ACTION_TYPES, Reroll, RollAction, Swap, Take, action_from_data
 from .dice import (
     BAG_ORDER,
@@ -33,7 +35,6 @@ from .events import (
     GameOver,
     Rerolled,
     RollEvent,
-    RoundScored,
     RoundStarted,
     Swapped,
     Taken,

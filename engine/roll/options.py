@@ -30,6 +30,11 @@ class RollOptions:
         """Dice each player draws onto their belt at the start of a round."""
         return DICE_PER_PLAYER[self.players]
 
+    @property
+    def tableaus(self) -> int:
+        """Tableaus at the table (trays): one per seat."""
+        return self.players
+
     def to_data(self) -> dict[str, Any]:
         """Plain data for msgpack or JSON."""
         return asdict(self)

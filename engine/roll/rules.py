@@ -6,10 +6,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine.api import GameState, Rules, ValueRules, check_variants
+from sushigo.engine.rounds import RoundScored
 
 from .actions import RollAction, action_from_data
 from .dice import MAX_PLAYERS, MIN_PLAYERS
-from .events import RoundScored, Taken
+from .events import Taken
 from .game import RollGame
 from .options import RollOptions
 
