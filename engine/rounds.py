@@ -12,26 +12,54 @@ hot paths stay its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from operator import add
-from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, Self, TypeVar
 
 from .api import places_by, winners_of
-from .errors import GameOverError, WrongSeatError
+from .errors import GameOverError, OptionsError, WrongSeatError
 
 
-class Options(Protocol):
-    """What the skeleton reads of a game's options."""
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """How a game is set up: its player count (and, in a game's own subclass, its variants), as
+    plain values. Invalid values raise `OptionsError`."""
 
-    @property
-    def players(self) -> int:
-        """Seats at the table."""
+    players: int = 4
+    """Seats at the table."""
+
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    def __post_init__(self) -> None:
+        lo, hi = self.min_players, self.max_players
+        if type(self.players) is not int or not lo <= self.players <= hi:
+            raise OptionsError(
+                f"players must be an integer from {lo} to {hi}, got {self.players!r}"
+            )
 
     @property
     def tableaus(self) -> int:
-        """Tableaus at the table: one per seat, and any that is not a seat (a dummy)."""
+        """Tableaus at the table: one per seat (and any that is not a seat, such as a dummy)."""
+        return self.players
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data for msgpack or JSON."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Self:
+        """Options from `to_data` output; unknown keys are an error, missing ones take defaults."""
+        if not isinstance(data, Mapping):
+            raise OptionsError(f"options must be a map, got {type(data).__name__}")
+        unknown = set(data) - {field.name for field in fields(cls)}
+        if unknown:
+            raise OptionsError(f"unknown option(s): {', '.join(sorted(map(str, unknown)))}")
+        return cls(**data)
 
 
-OptionsT = TypeVar("OptionsT", bound=Options)
+OptionsT = TypeVar("OptionsT", bound=TableOptions)
 """A game's options."""
 S = TypeVar("S")
 """A step as a game's history keeps it."""
