@@ -111,11 +111,8 @@ def _move(client: Client, strategy: Strategy, rng: random.Random) -> None:
     if not client.awaiting:
         return
     if client.refusals >= MAX_REFUSALS:
-        raise ServerError(
-            Error(
-                code=ErrorCode.ILLEGAL_ACTION,
-                message=f"the server refused {client.refusals} actions in a row",
-            )
+        raise ServerError.of(
+            ErrorCode.ILLEGAL_ACTION, f"the server refused {client.refusals} actions in a row"
         )
     state = client.state
     legal = list(client.legal_actions())
