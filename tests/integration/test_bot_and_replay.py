@@ -4,36 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from sushigo.bots import get_strategy
+from sushigo.client.bot import Strategies, play_one
 from sushigo.client.bot import main as bot_main
 from sushigo.client.bot import parser as bot_parser
-from sushigo.client.bot import play_one
 from sushigo.client.bot import run as run_bot
 from sushigo.client.connection import Client
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.replay import main as replay_main
 from sushigo.server.storage import Storage
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
-    db = tmp_path / "server.db"
-    storage = Storage(db)
-    key = load_or_create_server_key(db.with_name(db.name + ".key"))
-    srv = Server(
-        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
-    )
-    ((host, port),) = await srv.start()
-    yield host, port, db
-    await srv.stop()
-    storage.close()
 
 
 async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fails(
@@ -151,16 +132,18 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty
 
 
+@pytest.mark.parametrize(
+    ("kind", "steady_strategy"), [("sushi-go", "greedy"), ("sushi-roll", "heuristic")]
+)
 async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
-    server: tuple[str, int, Path],
+    server: tuple[str, int, Path], kind: str, steady_strategy: str
 ) -> None:
     host, port, _ = server
     dropper = await Client.connect(host, port, name="dropper")
     steady = await Client.connect(host, port, name="steady")
-    rng = random.Random(5)
 
     async def cut_once_in_round_two() -> None:
-        while dropper.observation is None or dropper.observation.round < 2:
+        while dropper.state is None or dropper.state.round < 2:
             await asyncio.sleep(0)  # yield until the game reaches round 2 (bounded by wait_for)
         assert dropper._writer is not None
         dropper._writer.transport.abort()
@@ -168,10 +151,8 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
     original = dropper.proto
     try:
         games = asyncio.gather(
-            play_one(dropper, get_strategy("greedy", game="sushi-go"), rng, 2, "sushi-go"),
-            play_one(
-                steady, get_strategy("greedy", game="sushi-go"), random.Random(6), 2, "sushi-go"
-            ),
+            play_one(dropper, Strategies("greedy"), random.Random(5), 2, kind),
+            play_one(steady, Strategies(steady_strategy), random.Random(6), 2, kind),
         )
         cut = asyncio.create_task(cut_once_in_round_two())
         first, second = await asyncio.wait_for(games, timeout=60)
@@ -183,3 +164,5 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
         await steady.close()
     assert first.verified and second.verified, (first.problems, second.problems)
     assert first.players == second.players == 2
+    if kind == "sushi-roll":  # open steps: every action seen was checked against the replay
+        assert dropper.fairness.observations_verified >= dropper.fairness.actions_seen > 0

@@ -5,11 +5,9 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
@@ -18,30 +16,13 @@ from sushigo.client.tournament import main as tournament_main
 from sushigo.client.tournament import parser as tournament_parser
 from sushigo.client.tournament import run as run_tournament
 from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
 from sushigo.server.storage import Storage
 
 
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Storage]]:
-    storage = Storage(tmp_path / "server.db")
-    srv = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
-        "127.0.0.1",
-        0,
-        None,
-    )
-    ((host, port),) = await srv.start()
-    yield host, port, storage
-    await srv.stop()
-    storage.close()
-
-
 async def test_a_tournament_runs_from_registration_to_final_standings(
-    server: tuple[str, int, Storage], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: tuple[str, int, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host, port, storage = server
+    host, port, db = server
     where = f"{host}:{port}"
     csv_file, json_file = tmp_path / "cup.csv", tmp_path / "cup.json"
     organiser = tournament_parser().parse_args(
@@ -102,7 +83,8 @@ async def test_a_tournament_runs_from_registration_to_final_standings(
     assert [r["rank"] for r in data["standings"]] == [1, 2, 3]
     wins = [r["wins"] for r in data["standings"]]
     assert wins == sorted(wins, reverse=True)
-    assert len(storage.list_records()) == 3  # every game's record is stored
+    with Storage(db) as storage:
+        assert len(storage.list_records()) == 3  # every game's record is stored
 
 
 async def _exists(host: str, port: int, name: str) -> bool:
@@ -114,7 +96,7 @@ async def _exists(host: str, port: int, name: str) -> bool:
 
 
 async def test_only_the_host_starts_and_only_with_enough_entrants(
-    server: tuple[str, int, Storage],
+    server: tuple[str, int, Path],
 ) -> None:
     host, port, _ = server
     boss = await Client.connect(host, port, name="boss")
