@@ -327,14 +327,33 @@ class Peer:
         return None
 
 
+def table_with_bots(
+    hub: Hub,
+    clock: Clock,
+    name: str,
+    settings: TableSettings,
+    *bots: str,
+    address: str = "10.0.0.1",
+    start: bool = True,
+) -> Peer:
+    """A scripted player `name` at a new table of `settings`, with server `bots` (strategies) in
+    the next seats; its game started unless `start` is false (the seed is the caller's)."""
+    peer = Peer(hub, clock, address=address)
+    peer.login(name)
+    peer.create(settings)
+    for bot in bots:
+        peer.add_bot(bot)
+    if start:
+        peer.start()
+    return peer
+
+
 def hub_game(hub: Hub, clock: Clock, players: int = 2) -> Peer:
     """A game at its own table: one scripted player and server bots, started and seeded."""
-    host = Peer(hub, clock, address="10.9.9.9")
-    host.login("steady")
-    host.create(card_settings(players, turn_seconds=60))
-    for _ in range(players - 1):
-        host.add_bot("random")
-    host.start()
+    bots = ["random"] * (players - 1)
+    host = table_with_bots(
+        hub, clock, "steady", card_settings(players, turn_seconds=60), *bots, address="10.9.9.9"
+    )
     host.seed()
     host.expect(GameStarted)
     return host
