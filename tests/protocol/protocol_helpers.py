@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import random
 import types
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import strategies as st
 
@@ -39,8 +41,10 @@ from sushigo.protocol import (
     ROLL_WIRE,
     ClientConnection,
     Connection,
+    ErrorCode,
     FairRecord,
     Phase,
+    RemoteProtocolError,
     ServerConnection,
     SignedRecord,
     StepRecord,
@@ -515,3 +519,15 @@ def connected_pair() -> tuple[ClientConnection, ServerConnection]:
         messages.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
     )
     return client, server
+
+
+def refused_once_changed(
+    decode: Callable[[Any], Any], data: Any, change: Callable[[Any], object]
+) -> None:
+    """`data` decodes, and once `change` has broken it (in place) it is refused as out of range
+    or of the wrong type: a decoder checks that an observation hangs together."""
+    decode(data)
+    change(data)
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(data)
+    assert info.value.code in (ErrorCode.OUT_OF_RANGE, ErrorCode.WRONG_TYPE)

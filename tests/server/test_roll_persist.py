@@ -14,7 +14,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
+from roll_server_helpers import RollPeer, mover_of, play_out, resume, roll_settings, seated
 from server_helpers import Clock, hello, make_hub, table_with_bots
 
 from sushigo.engine.roll import Reroll, Swap, Take
@@ -23,8 +23,6 @@ from sushigo.protocol import (
     JoinTable,
     LoggedIn,
     Phase,
-    Resume,
-    Resumed,
     TableJoined,
     TableSettings,
     TableUpdate,
@@ -162,13 +160,7 @@ def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_
 
     backs = []
     for peer in peers:
-        back = RollPeer(again, clock2, address="10.0.4.1")
-        back.witness = peer.witness
-        back.table_id, back.seat = peer.table_id, peer.seat
-        back.send(hello(back.ref()))
-        back.expect(Welcome)
-        back.send(Resume(ref=back.ref(), token=peer.token, last_seq=peer.proto.last_seq))
-        resumed = back.expect(Resumed)
+        back, resumed = resume(again, clock2, peer, peer.proto.last_seq, address="10.0.4.1")
         snapshot = resumed.snapshot
         assert snapshot is not None
         assert resumed.phase is (Phase.MOVING if peer is mover else Phase.WAITING)
