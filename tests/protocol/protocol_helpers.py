@@ -389,6 +389,20 @@ def roll_samples() -> list[messages.Message]:
 WIRES: dict[str, Wire] = {"sushi-go": CARD_WIRE, "sushi-roll": ROLL_WIRE}
 
 
+def open_samples() -> dict[tuple[str, str], messages.Message]:
+    """The open step's messages (Sushi Roll's), by (sender, type): the acting seat's ACT, and its
+    ACTED."""
+    return {(m.SENDER.value, m.TYPE): m for m in roll_samples() if m.TYPE in ("act", "acted")}
+
+
+def every_sample() -> tuple[dict[tuple[str, str], messages.Message], int]:
+    """One valid message of every (sender, type), the open step's from a Sushi Roll game and the
+    rest from Sushi Go!; and the seat that acts in the open ones."""
+    out, acts = samples(), open_samples()
+    out.update(acts)
+    return out, acts["server", "acted"].seat  # type: ignore[attr-defined]
+
+
 def samples() -> dict[tuple[str, str], messages.Message]:
     """One valid message per (sender, type), consistent with round 1, turn 1 of a 3-player game
     of Sushi Go! (encode its game values with `CARD_WIRE`)."""
