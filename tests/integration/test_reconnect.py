@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from server_helpers import Running, abort, dropped, expected_turns, play, running_server
+from server_helpers import Running, abort, dropped, expected_turns, play, refusal, running_server
 
-from sushigo.client.connection import Client, ConnectionLost, ServerError
+from sushigo.client.connection import Client, ConnectionLost
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
     Commitments,
@@ -32,6 +32,16 @@ async def two_seats(running: Running) -> tuple[Client, Client, TurnStart, TurnSt
     start_a = await a.wait_for(TurnStart, 5)
     start_b = await b.wait_for(TurnStart, 5)
     return a, b, start_a, start_b
+
+
+async def waiting_for_alice(
+    running: Running, stranger: str
+) -> tuple[Client, Client, TurnStart, Client]:
+    """`two_seats` where bob has picked (the turn waits for alice), and a client named `stranger`,
+    not yet connected: (alice, bob, alice's TURN_START, the stranger)."""
+    a, b, start_a, start_b = await two_seats(running)
+    b.pick(start_b.observation.legal_actions()[0])
+    return a, b, start_a, Client(running.host, running.port, name=stranger, timeout=5.0)
 
 
 async def sync(client: Client) -> None:
@@ -96,9 +106,7 @@ async def test_drop_before_commit_then_resume_and_pick() -> None:
 
 async def test_token_replaces_a_live_connection() -> None:
     async with running_server() as running:
-        a, b, start_a, start_b = await two_seats(running)
-        b.pick(start_b.observation.legal_actions()[0])
-        twin = Client(running.host, running.port, name="alice", timeout=5.0)
+        a, b, start_a, twin = await waiting_for_alice(running, "alice")
         try:
             twin.token = a.token
             resumed = await twin.resume()
@@ -123,9 +131,7 @@ async def test_token_replaces_a_live_connection() -> None:
 
 async def test_stolen_token_refused_after_rotation() -> None:
     async with running_server() as running:
-        a, b, start_a, start_b = await two_seats(running)
-        b.pick(start_b.observation.legal_actions()[0])
-        thief = Client(running.host, running.port, name="thief", timeout=5.0)
+        a, b, start_a, thief = await waiting_for_alice(running, "thief")
         try:
             stolen = a.token
             abort(a)
@@ -133,9 +139,7 @@ async def test_stolen_token_refused_after_rotation() -> None:
             await a.resume()
             assert a.token != stolen
             thief.token = stolen
-            with pytest.raises(ServerError) as refused:
-                await thief.resume()
-            assert refused.value.code == ErrorCode.UNKNOWN_SESSION
+            assert (await refusal(thief.resume())).code is ErrorCode.UNKNOWN_SESSION
             # The rightful player is still seated and connected.
             await sync(a)
             a.pick(start_a.observation.legal_actions()[0])

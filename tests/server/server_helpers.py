@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.client.connection import Client, ConnectionLost
+from sushigo.client.connection import Client, ConnectionLost, ServerError
 from sushigo.engine import Action, Game, GameOptions
 from sushigo.protocol import (
     CARD_WIRE,
@@ -557,6 +557,13 @@ def abort(client: Client) -> None:
     """Break a client's connection the hard way (no FIN, no goodbye)."""
     assert client._writer is not None
     client._writer.transport.abort()
+
+
+async def refusal(request: Awaitable[object]) -> ServerError:
+    """The ERROR (as the client library raises it) with which the server refuses `request`."""
+    with pytest.raises(ServerError) as refused:
+        await request
+    return refused.value
 
 
 def errors_of(messages: Iterable[Message]) -> list[int]:
