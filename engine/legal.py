@@ -103,24 +103,19 @@ def legal_actions(
 
 def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
     """The legal actions with their index (see `LegalSet`), from the shared cache."""
+    cache = _CACHE
     if controls_dummy:
-        key = code << 5 | size << 1 | chopsticks
-        found = _DUMMY_CACHE.get(key)
-        if found is None:
-            if len(_DUMMY_CACHE) >= _CACHE_LIMIT:
-                _DUMMY_CACHE.clear()
-            found = _DUMMY_CACHE[key] = _compute(code, size, chopsticks, True)
-        return found
-    if chopsticks and size >= 2:
+        cache, key = _DUMMY_CACHE, code << 5 | size << 1 | chopsticks
+    elif chopsticks and size >= 2:
         twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
         key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
     else:
         key = (code | code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
-    found = _CACHE.get(key)
+    found = cache.get(key)
     if found is None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        found = _CACHE[key] = _compute(code, size, chopsticks, False)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = _compute(code, size, chopsticks, controls_dummy)
     return found
 
 
