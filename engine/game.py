@@ -549,7 +549,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             tableau.clear()
         self._shown = len(self._history)
         self._controller = None
-        events.append(self._scored(points, list(map(sum, points))))
+        events.append(self._scored(points, map(sum, points)))
         if self._round < ROUNDS:
             self._start_round()
             events.append(
@@ -560,7 +560,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             return
         self._pudding_points = tuple(score_puddings(self._puddings))
         self._legal = [NO_ACTIONS] * self._n
-        self._decide(list(self._pudding_points))
+        self._decide(self._pudding_points)
         events.append(
             GameOver(self._pudding_points, tuple(self._scores), self._places, self._winners)
         )

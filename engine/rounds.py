@@ -12,7 +12,7 @@ hot paths stay its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from operator import add
 from typing import Any, ClassVar, Generic, NamedTuple, Self, TypeVar
@@ -145,8 +145,8 @@ class RoundGame(Generic[OptionsT, S, P]):
         self._round = 0
         self._over = False
         self._history = []
-        self._scores = [0] * options.tableaus
-        self._puddings = [0] * options.tableaus
+        self._scores = [0] * (tableaus := options.tableaus)
+        self._puddings = [0] * tableaus
         self._round_points = []
         self._pudding_points = ()
         self._places = self._winners = ()
@@ -223,7 +223,7 @@ class RoundGame(Generic[OptionsT, S, P]):
 
     # -- the rounds --------------------------------------------------------------------------
 
-    def _scored(self, points: tuple[P, ...], totals: list[int]) -> RoundScored[P]:
+    def _scored(self, points: tuple[P, ...], totals: Iterable[int]) -> RoundScored[P]:
         """The round just ended scored `points` (`totals`: each tableau's sum of them): add them
         up, and the event that says so."""
         self._round_points.append(points)
@@ -233,11 +233,12 @@ class RoundGame(Generic[OptionsT, S, P]):
             RoundScored, (self._round, points, tuple(scores), tuple(self._puddings))
         )
 
-    def _decide(self, end_points: list[int]) -> None:
+    def _decide(self, end_points: Iterable[int]) -> None:
         """The game is over: add the end-of-game points (per tableau), and work out the places
         (points, then puddings) and the winners."""
         self._scores = list(map(add, self._scores, end_points))
         self._over = True
-        n = self._n
-        self._places = places_by(list(zip(self._scores[:n], self._puddings[:n], strict=True)))
+        # The seats' (a dummy has no place); zip without strict=True, which sends it down
+        # CPython's slow call path.
+        self._places = places_by(list(zip(self._scores[: self._n], self._puddings)))  # noqa: B905
         self._winners = winners_of(self._places)

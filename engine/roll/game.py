@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from operator import add
 from typing import Literal, NoReturn
 
 from sushigo.engine.errors import GameOverError, MalformedActionError, WrongSeatError
@@ -459,7 +460,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
             self._open_wasabi[s] = 0
         self._bag = list(BAG_ORDER)  # every die goes back into the bag
         self._round_totals.append(totals := tuple(p.total for p in points))
-        events.append(self._scored(points, list(totals)))
+        events.append(self._scored(points, totals))
         if self._round < ROUNDS:
             if self._n == 3:
                 # Only 3 players: after 7 cycles the red belt is back with the round's first
@@ -473,7 +474,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         )
         self._fresh_menu = [0] * self._n
         self._fresh_chop = [0] * self._n
-        self._decide(list(map(sum, zip(self._pudding_points, self._token_bonus, strict=True))))
+        self._decide(map(add, self._pudding_points, self._token_bonus))
         events.append(
             GameOver(
                 self._pudding_points,
