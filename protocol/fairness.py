@@ -228,16 +228,27 @@ def _check_openings(
     for seat, commitment, opening in zip(step.seats, step.commitments, step.openings, strict=True):
         if opening.auto:
             auto.append((step.round, step.turn, seat))
-        elif commitment is None or opening.nonce is None:
+            continue
+        opened = opens(codec, record.table_id, (step.round, step.turn, seat), commitment, opening)
+        if opened is None:
             problems.append(f"{where}, seat {seat}: a player's pick without commitment/nonce")
-        elif not verify_commitment(
-            commitment,
-            record.table_id,
-            step.round,
-            step.turn,
-            seat,
-            codec.commit_bytes(opening.action),
-            opening.nonce,
-        ):
+        elif not opened:
             problems.append(f"{where}, seat {seat}: the opening does not match the commitment")
     return problems
+
+
+def opens(
+    codec: Wire,
+    table_id: str,
+    where: tuple[int, int, int],
+    commitment: bytes | None,
+    opening: Opening,
+) -> bool | None:
+    """Whether a player's `opening` opens its `commitment` (the game's actions written by `codec`)
+    of (round, turn, seat) `where` at table `table_id`; None when there is no commitment or no
+    nonce to check. The one check of an opening, for the verifier and for the client."""
+    if commitment is None or opening.nonce is None:
+        return None
+    round_, turn, seat = where
+    action = codec.commit_bytes(opening.action)
+    return verify_commitment(commitment, table_id, round_, turn, seat, action, opening.nonce)
