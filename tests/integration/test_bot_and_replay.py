@@ -17,6 +17,14 @@ from sushigo.server.replay import main as replay_main
 from sushigo.server.storage import Storage
 
 
+async def bots(*argvs: list[str]) -> list[int]:
+    """`sushigo-bot` run once per command line `argvs`, all at once in this process (a minute at
+    most): their exit codes."""
+    return await asyncio.wait_for(
+        asyncio.gather(*(run_bot(bot_parser().parse_args(argv)) for argv in argvs)), timeout=60
+    )
+
+
 async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fails(
     server: tuple[str, int, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -24,14 +32,7 @@ async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fai
     # "greedy-bot"; without --name the second takes "greedy-bot-2" and both play.
     host, port, _ = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "1", "--strategy", "greedy"]
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--seed", "1"])),
-            run_bot(bot_parser().parse_args([*argv, "--seed", "2"])),
-        ),
-        timeout=60,
-    )
-    assert results == [0, 0]
+    assert await bots([*argv, "--seed", "1"], [*argv, "--seed", "2"]) == [0, 0]
     out = capsys.readouterr().out
     assert "(won by greedy-bot" in out and out.count("fairness verified") == 2
     holder = await Client.connect(host, port, name="taken")
@@ -48,14 +49,8 @@ async def test_two_bots_play_their_games_and_every_game_verifies(
 ) -> None:
     host, port, db = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "2", "--strategy", "greedy"]
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--name", "ann", "--seed", "1"])),
-            run_bot(bot_parser().parse_args([*argv, "--name", "bob", "--seed", "2"])),
-        ),
-        timeout=60,
-    )
-    assert results == [0, 0]
+    ann, bob = [*argv, "--name", "ann", "--seed", "1"], [*argv, "--name", "bob", "--seed", "2"]
+    assert await bots(ann, bob) == [0, 0]
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("game ")]
     assert len(lines) == 4
     assert all(line.endswith("fairness verified") for line in lines)
@@ -74,9 +69,8 @@ async def test_replay_refuses_a_record_with_one_changed_byte(
     server: tuple[str, int, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     host, port, db = server
-    args = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
-    other = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
-    assert await asyncio.wait_for(asyncio.gather(run_bot(args), run_bot(other)), 60) == [0, 0]
+    argv = [f"{host}:{port}", "--players", "2", "--games", "1"]
+    assert await bots(argv, argv) == [0, 0]
     with Storage(db) as storage:
         (game,) = storage.list_records()
     exported = tmp_path / "game.rec"
@@ -116,14 +110,8 @@ async def test_bots_with_keys_are_rated_under_their_identities(
 ) -> None:
     host, port, db = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "2", "--strategy", "greedy"]
-    codes = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "a.key")])),
-            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "b.key")])),
-        ),
-        timeout=60,
-    )
-    assert codes == [0, 0]
+    keys = [[*argv, "--key", str(tmp_path / key)] for key in ("a.key", "b.key")]
+    assert await bots(*keys) == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
     with Storage(db) as storage:
         board = storage.leaderboard()
