@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from sushigo.engine import EngineError, rules
 from sushigo.engine.api import GameState
@@ -235,6 +235,22 @@ def _check_openings(
         elif not opened:
             problems.append(f"{where}, seat {seat}: the opening does not match the commitment")
     return problems
+
+
+def legacy_record(kind: str, old: Any, steps: tuple[StepRecord, ...]) -> FairRecord:
+    """The record of a protocol 1.0 server, `old` (one layout per game, each with the table, the
+    options, the seeds and the scores as they are here), as a `FairRecord` of game `kind` with
+    its `steps` as the game's wire read them."""
+    return FairRecord(
+        game=kind,
+        table_id=old.table_id,
+        options=old.options,
+        server_seed=old.server_seed,
+        server_seed_hash=old.server_seed_hash,
+        client_seeds=old.client_seeds,
+        steps=steps,
+        scores=old.scores,
+    )
 
 
 def opens(
