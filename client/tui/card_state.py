@@ -20,13 +20,14 @@ from sushigo.engine import (
 )
 from sushigo.engine.events import ChopsticksReturned, RoundStarted, WasabiUsed
 
-from .board import Board, Fragments, Shell
+from .board import Fragments, Shell
 from .cards import SHORT, card_style
+from .observed import ObservedBoard
 
 __all__ = ["CardState", "action_fragments"]
 
 
-class CardState(Board):
+class CardState(ObservedBoard[Observation]):
     """The card game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -40,11 +41,6 @@ class CardState(Board):
         """The game's end as the rules tell it (the puddings' points with the totals)."""
 
     # -- what the game shows ---------------------------------------------------------------------
-
-    @property
-    def obs(self) -> Observation | None:
-        obs: Observation | None = self.observation
-        return obs
 
     @property
     def hand(self) -> tuple[Card, ...]:

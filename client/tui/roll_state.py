@@ -23,8 +23,9 @@ from sushigo.engine.roll import (
 )
 from sushigo.protocol import Acted, Resumed, TurnStart
 
-from .board import Board, Fragments, Shell
+from .board import Fragments, Shell
 from .dice import FACE_SHORT
+from .observed import ObservedBoard
 from .roll import DiceChoice, Intent, Table, update_lines
 
 __all__ = ["ROLL_BINDINGS", "RollState"]
@@ -44,7 +45,7 @@ ROLL_BINDINGS: tuple[tuple[tuple[str, ...], Intent], ...] = (
 does in each mode)."""
 
 
-class RollState(Board):
+class RollState(ObservedBoard[RollObservation]):
     """The dice game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -59,11 +60,6 @@ class RollState(Board):
         self.did: dict[int, str] = {}
         """Per seat, what it did last this cycle ("took salmon"), for the belts' status."""
         self._later: list[Fragments] = []
-
-    @property
-    def obs(self) -> RollObservation | None:
-        obs: RollObservation | None = self.observation
-        return obs
 
     @property
     def me(self) -> PlayerView | None:
