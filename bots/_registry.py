@@ -25,6 +25,7 @@ from sushigo.engine.games import plugin
 
 from ._base import Strategy, StrategyError, StrategyFactory
 from ._cards import CARD_BUILTIN
+from ._levels import level_spec
 from .roll._strategies import ROLL_BUILTIN
 
 ENTRY_POINTS = "sushigo.strategies"
@@ -83,6 +84,11 @@ def strategy_factory(
     if not isinstance(spec, str) or not spec.strip():
         raise StrategyError("a strategy spec must be a non-empty string")
     target, *options = spec.strip().split("@")
+    level = level_spec(target, game) if isinstance(game, str) else None
+    if level is not None and target not in builtins(game):
+        # A level ("hard") is its strategy's spec; options given with it come after the level's.
+        target, *preset = level.split("@")
+        options = [*preset, *options]
     kwargs = dict(_option(spec, option) for option in options)
     cls = _resolve(target, builtins(game))
     if clock is not None and "clock" not in kwargs and _takes(cls, "clock"):

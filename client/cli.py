@@ -2,14 +2,20 @@
 
     sushigo-client HOST:PORT [--name NAME] [--tls] [--key FILE] [--known-hosts FILE]
                    [--bots N [--players N] [--game KIND] [--variant V]...
-                   [--bot-strategy S] [--turn-seconds N]]
+                   [--level L | --bot-strategy S] [--turn-seconds N]]
+    sushigo-client HOST:PORT --leaderboard [--game KIND] [--key FILE]
+    sushigo-client --replay FILE
 
-Without ``--bots`` it opens the lobby. With ``--bots N`` it creates a table with the given
-settings, seats N server bots and starts the game as soon as every seat is taken (the play
-command uses this). ``--game sushi-roll`` plays Sushi Roll, the dice game, which has no
-variants. Failures are one line on stderr, never a traceback. Exit codes: 0 after a
-normal quit, 2 for a usage error (a bad address or option), 1 for anything else (unreachable,
-refused, version mismatch, changed TLS certificate, a bad key file).
+Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
+them); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
+``--key``) and exits. With ``--bots N`` it creates a table with the given settings, seats N
+server bots and starts the game as soon as every seat is taken (the play command uses this), at
+``--level`` easy, medium (the default), hard or expert, or playing ``--bot-strategy`` by name.
+``--game sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE``
+steps through a finished game's exported record (``sushigo-replay --export``), with no server.
+Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
+usage error (a bad address or option), 1 for anything else (unreachable, refused, version
+mismatch, changed TLS certificate, a bad key file, a record that does not verify).
 """
 
 from __future__ import annotations
@@ -26,13 +32,16 @@ from typing import NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.args import add_game, count
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
+from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
@@ -74,13 +83,26 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-client",
         description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )
-    p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
+    p.add_argument(
+        "address", metavar="HOST:PORT", nargs="?", help="the server, e.g. localhost:7777"
+    )
+    p.add_argument(
+        "--replay",
+        metavar="FILE",
+        type=Path,
+        help="step through a finished game's exported record (no server needed)",
+    )
     p.add_argument("--name", default=None, help="your name at the table (default: login name)")
     p.add_argument("--tls", action="store_true", help="connect with TLS (certificate pinned)")
     p.add_argument(
         "--key", type=Path, help="Ed25519 PEM key for a lasting identity (made if missing)"
     )
     p.add_argument("--known-hosts", type=Path, help="pinned TLS certificates file")
+    p.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="print the leaderboard of --game (default Sushi Go!) and exit",
+    )
     game = p.add_argument_group("start a game with bots at once")
     game.add_argument("--bots", type=count(0, 4), help="seat N server bots and start")
     game.add_argument("--players", type=count(1, 8), help="seats at the table (default 4)")
@@ -93,7 +115,16 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         help="a variant of the game, repeatable (Sushi Go!: pass_both_ways, dummy, soy_sauce)",
     )
-    game.add_argument("--bot-strategy", default="default", help="bot strategy (default: default)")
+    level = game.add_mutually_exclusive_group()
+    level.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=None,
+        help=f"how well the bots play (default {DEFAULT_LEVEL})",
+    )
+    level.add_argument(
+        "--bot-strategy", default=None, help="the bots' strategy by name, instead of a level"
+    )
     game.add_argument(
         "--turn-seconds", type=count(0, 600), default=60, help="0: no timer (default 60)"
     )
@@ -131,6 +162,15 @@ def _fits(
     return True
 
 
+def _bots(args: argparse.Namespace, kind: str) -> str:
+    """What the server is asked to seat: the strategy named, or the level (a game without levels
+    gets the server's default bots)."""
+    if args.bot_strategy is not None:
+        return str(args.bot_strategy)
+    level = args.level or DEFAULT_LEVEL
+    return level if level in levels(kind) else "default"
+
+
 def describe_server_error(exc: ServerError) -> str:
     """A refusal during connect, for a person."""
     error = exc.error
@@ -149,7 +189,11 @@ def describe_server_error(exc: ServerError) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the client; returns the exit code."""
     args = parser().parse_args(argv)
+    if args.replay is not None:
+        return view_file(args.replay, prog="sushigo-client")
     try:
+        if args.address is None:
+            raise UsageError("give the server's HOST:PORT (or --replay FILE)")
         host, port = parse_address(args.address)
         settings = table_settings(args) if args.bots is not None else None
     except UsageError as exc:
@@ -204,9 +248,21 @@ async def _run(
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
         return 1
 
+    if args.leaderboard:
+        try:
+            board = await client.leaderboard(args.game)
+        except ServerError as exc:
+            print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
+            return 1
+        finally:
+            await client.close()
+        for line in leaderboard_lines(board, client.player_id, signed_in=key is not None):
+            print(line.replace("▸", "*"))
+        return 0
+
     async def startup(state: AppState) -> None:
         if settings is not None:
-            await seat_with_bots(state, settings, args.bots, args.bot_strategy)
+            await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
     try:
         await run_tui(client, address, startup=startup)

@@ -29,14 +29,20 @@ from sushigo.protocol import (
     CreateTournament,
     Error,
     ErrorCode,
+    GameList,
+    GameRecord,
+    GetLeaderboard,
+    GetRecord,
     Hello,
     JoinTable,
+    Leaderboard,
     LeaveTable,
     ListTables,
     ListTournaments,
     LoggedIn,
     LoginGuest,
     Message,
+    MyGames,
     Pong,
     ProtocolError,
     QuickMatch,
@@ -57,6 +63,7 @@ from sushigo.protocol import (
     TournamentList,
     TournamentSettings,
     TournamentUpdate,
+    Version,
     WatchTournament,
     Welcome,
     login_key_message,
@@ -71,6 +78,9 @@ from .known_hosts import (
 )
 
 log = logging.getLogger("sushigo.client")
+
+RECORDS_VERSION = Version(2, 2)
+"""The first protocol version with MY_GAMES and GET_RECORD."""
 
 T = TypeVar("T")
 
@@ -411,6 +421,31 @@ class Link:
     def chat(self, text: str) -> None:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
+
+    async def leaderboard(self, kind: str = "sushi-go", limit: int = 20) -> Leaderboard:
+        """A game's ladder: its best `limit` rated players, how many it holds, and our own row
+        (None for a guest or a player not yet rated at that game)."""
+        reply = await self.request(lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit))
+        return _expect(reply, Leaderboard)
+
+    # -- finished games -----------------------------------------------------------------------
+
+    @property
+    def keeps_games(self) -> bool:
+        """The server answers MY_GAMES and GET_RECORD (it speaks protocol 2.2 or later)."""
+        welcome = self.welcome
+        return welcome is not None and welcome.version >= RECORDS_VERSION
+
+    async def my_games(self, offset: int = 0, limit: int = 20) -> GameList:
+        """A page of our finished games, newest first (a guest's: this session's)."""
+        reply = await self.request(lambda ref: MyGames(ref=ref, offset=offset, limit=limit))
+        return _expect(reply, GameList)
+
+    async def get_record(self, game_id: str) -> GameRecord:
+        """One of our finished games and its signed record (not yet verified: see
+        `protocol.verify_signed_record`); `ServerError` NO_SUCH_TABLE if it is not ours."""
+        reply = await self.request(lambda ref: GetRecord(ref=ref, game_id=game_id))
+        return _expect(reply, GameRecord)
 
     # -- tournaments --------------------------------------------------------------------------
 

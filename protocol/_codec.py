@@ -163,7 +163,7 @@ def _sorted(value: Any) -> Any:
 
 def canonical_bytes(value: Any) -> bytes:
     """The canonical msgpack encoding of plain data (maps with str keys only): every map's keys
-    sorted, every header in its shortest form (docs/PROTOCOL.md section 7)."""
+    sorted, every header in its shortest form (docs/PROTOCOL.md section 6.4)."""
     out: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
     return out
 

@@ -124,8 +124,11 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     stay(S, AFTER_WELCOME, "ping", "pong", "error")
 
     # Lobby and table: requests never move the phase; the server's answers do.
-    stay(C, LOGGED_IN, "list_tables", "chat")
-    stay(S, LOGGED_IN, "table_list", "chat_message")
+    stay(C, LOGGED_IN, "list_tables", "chat", "get_leaderboard")
+    stay(S, LOGGED_IN, "table_list", "chat_message", "leaderboard")
+    # Finished games (2.2): asked for anywhere after login, like the table list.
+    stay(C, LOGGED_IN, "my_games", "get_record")
+    stay(S, LOGGED_IN, "game_list", "game_record")
     # Tournaments: entering one is done from the lobby; its updates may arrive anywhere (an
     # entrant is usually playing one of its games when the standings change).
     stay(C, LOGGED_IN, "list_tournaments", "watch_tournament", "create_tournament")

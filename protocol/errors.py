@@ -86,15 +86,16 @@ class ErrorCode(IntEnum):
 
     # 60-69: game
     WRONG_TURN = 60
-    """A COMMIT, REVEAL or SEED for another round or turn than the current one (a late message)."""
+    """A COMMIT, REVEAL or ACT (from the server: a COMMITMENTS, TURN_RESULT or ACTED) naming another
+    round or turn than the current step's (a late message)."""
     ALREADY_DONE = 61
     """The seat has already committed (or revealed, or contributed its seed) this turn: a second
     COMMIT, REVEAL or SEED while the seat waits for the others."""
     COMMITMENT_MISMATCH = 62
     """REVEAL does not open the seat's commitment."""
     ILLEGAL_ACTION = 63
-    """The revealed action opens the commitment but the rules do not allow it (the seat is then
-    auto-picked for the turn)."""
+    """The rules do not allow the action now: a revealed one that opens its commitment (the seat
+    is then auto-picked for the step), or an ACT (nothing changes; the seat may send another)."""
     FAIRNESS_VIOLATION = 64
     """Something that defeats the fairness scheme. From the server: a COMMIT or SEED copied from
     another seat's (the seat is auto-picked, or its seed drawn). On the client side: an opening,

@@ -1,9 +1,10 @@
 """Every message of the protocol, one frozen dataclass each, and their plain-data codec.
 
 Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_IN), lobby
-(LIST_TABLES ... CHAT_MESSAGE), tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO), game
-(GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED), heartbeat
-(PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
+(LIST_TABLES ... CHAT_MESSAGE), leaderboards (GET_LEADERBOARD, LEADERBOARD) and finished games
+(MY_GAMES ... GAME_RECORD), both since 2.2, tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO),
+game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
+heartbeat (PING, PONG both ways) and ERROR. docs/PROTOCOL.md describes each one normatively.
 
 The families' modules declare the messages; `__all__` below is the one list of them, which the
 package passes on as it is.
@@ -16,6 +17,8 @@ from typing import Any
 from ._codec import GameCodecs
 from ._messages_game import *
 from ._messages_lobby import *
+from ._messages_ratings import *
+from ._messages_records import *
 from ._messages_session import *
 from ._messages_tournament import *
 from ._registry import ClientMessage, Role, ServerMessage, from_data, message_types, to_data
@@ -46,6 +49,8 @@ def decode_message(
 
 
 __all__ = [
+    "MAX_GAMES_PAGE",
+    "MAX_LEADERBOARD",
     "MAX_PAGE",
     "Act",
     "Acted",
@@ -59,10 +64,17 @@ __all__ = [
     "CreateTournament",
     "Error",
     "GameEnded",
+    "GameList",
+    "GameRecord",
+    "GameResult",
     "GameStarted",
     "GameStarting",
+    "GameSummary",
+    "GetLeaderboard",
+    "GetRecord",
     "Hello",
     "JoinTable",
+    "Leaderboard",
     "LeaveTable",
     "ListTables",
     "ListTournaments",
@@ -70,9 +82,11 @@ __all__ = [
     "LoginGuest",
     "LoginKey",
     "Message",
+    "MyGames",
     "Ping",
     "Pong",
     "QuickMatch",
+    "Rated",
     "RegisterTournament",
     "Resume",
     "Resumed",

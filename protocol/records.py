@@ -9,9 +9,9 @@ encoding and any changed byte breaks either the signature or the check. The sign
 ``lp16("sushigo/record/v1") || record bytes``.
 
 A record is ``{"format": "sushigo-record", "version": 2, "game": kind, ...}`` for every game
-(docs/PROTOCOL.md section 7). Records signed by protocol 1.0 servers (``sushigo-fair-record`` for
-Sushi Go!, ``sushigo-roll-record`` for Sushi Roll) still verify: they are read into the same
-`FairRecord` (`protocol.legacy`).
+(docs/PROTOCOL.md section 6.4). Records signed by protocol 1.0 servers (``sushigo-fair-record``
+for Sushi Go!, ``sushigo-roll-record`` for Sushi Roll) still verify: each game's wire reads its old
+format into the same `FairRecord` (`protocol.games.legacy_record_reader`).
 """
 
 from __future__ import annotations
@@ -216,3 +216,65 @@ def verify_signed_record(signed: SignedRecord, server_key: bytes | None = None) 
     """
     check_signature(signed, server_key)
     return parse_record_bytes(signed.record)
+
+
+# -- exported records --------------------------------------------------------------------------
+
+EXPORT_MAX_BYTES = MAX_RECORD_BYTES + 4096
+"""The largest exported record file read (the record, its signature and key, the names)."""
+_NAMES_MAX = 9
+_NAME_MAX = 64
+
+
+def export_bytes(signed: SignedRecord, names: Sequence[str] = ()) -> bytes:
+    """A signed record as a file (``sushigo-replay --export``, the replay viewer's input): one
+    msgpack map of ``record``, ``signature`` and ``server_key`` (bins), and, when known, the
+    players' display names in seat order (``names``). The names are not signed: they are what
+    the server's database called the seats, shown beside the record, never checked."""
+    data: dict[str, Any] = {
+        "record": signed.record,
+        "signature": signed.signature,
+        "server_key": signed.server_key,
+    }
+    if names:
+        data["names"] = [str(name) for name in names]
+    packed: bytes = msgpack.packb(data, use_bin_type=True)
+    return packed
+
+
+def import_bytes(data: bytes) -> tuple[SignedRecord, tuple[str, ...]]:
+    """The signed record and the names (empty when the file has none) of an exported record;
+    `ValueError` saying what is wrong for anything else. Nothing is verified here: see
+    `verify_signed_record`."""
+    if len(data) > EXPORT_MAX_BYTES:
+        raise ValueError(f"{len(data)} bytes: larger than any exported record")
+    try:
+        value = msgpack.unpackb(
+            data, raw=False, max_bin_len=MAX_RECORD_BYTES, max_str_len=4096, max_array_len=64
+        )
+    except Exception as exc:  # msgpack raises several kinds: each means "not msgpack"
+        raise ValueError(f"not msgpack ({type(exc).__name__})") from None
+    if type(value) is not dict:
+        raise ValueError("not a map of record, signature and server_key")
+    parts = []
+    for key, size in (("record", (1, MAX_RECORD_BYTES)), ("signature", (64, 64))):
+        parts.append(_bin(value, key, *size))
+    key_bytes = _bin(value, "server_key", 32, 32)
+    names = value.get("names", [])
+    if (
+        type(names) is not list
+        or len(names) > _NAMES_MAX
+        or not all(type(n) is str and 0 < len(n) <= _NAME_MAX for n in names)
+    ):
+        raise ValueError("names: not a list of up to 9 names")
+    signed = SignedRecord(record=parts[0], signature=parts[1], server_key=key_bytes)
+    return signed, tuple(names)
+
+
+def _bin(value: dict[Any, Any], key: str, low: int, high: int) -> bytes:
+    found = value.get(key)
+    if type(found) is not bytes:
+        raise ValueError(f"{key}: missing, or not bytes")
+    if not low <= len(found) <= high:
+        raise ValueError(f"{key}: {len(found)} bytes")
+    return found

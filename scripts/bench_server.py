@@ -77,7 +77,7 @@ from sushigo.protocol.versions import CURRENT_VERSION
 from sushigo.server.config import HubConfig
 from sushigo.server.hub import Hub
 from sushigo.server.session import Conn
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 _BY_LABEL = {card.label: card for card in Card}
 _call = operator.call
@@ -218,7 +218,7 @@ class Seat:
 class Bench:
     """The hub and its seats."""
 
-    def __init__(self, storage: Storage, tables: int, seed: int, batch: int) -> None:
+    def __init__(self, storage: SqliteStorage, tables: int, seed: int, batch: int) -> None:
         self.storage = storage
         self.batch = batch
         """Inputs per storage flush (the server flushes once per pass of its event loop)."""
@@ -271,13 +271,13 @@ def measuring_steps(meter: Meter) -> Iterator[None]:
         patched.append((owner, name, original))
         setattr(owner, name, timed)
 
-    wrap(Storage, "save_table", "storage.save_table")
-    wrap(Storage, "flush", "storage.flush")
-    wrap(Storage, "append_turns", "storage.append_turns")
+    wrap(SqliteStorage, "save_table", "storage.save_table")
+    wrap(SqliteStorage, "flush", "storage.flush")
+    wrap(SqliteStorage, "append_turns", "storage.append_turns")
     wrap(hub_module, "changes", "persist.changes")
-    wrap(Storage, "finish_game", "storage.finish_game")
-    wrap(Storage, "save_token", "storage.save_token")
-    wrap(Storage, "delete_token", "storage.delete_token")
+    wrap(SqliteStorage, "finish_game", "storage.finish_game")
+    wrap(SqliteStorage, "save_token", "storage.save_token")
+    wrap(SqliteStorage, "delete_token", "storage.delete_token")
     wrap(hub_module, "sign_record", "sign_record")
     wrap(Game, "apply", "engine.apply")
     wrap(Game, "observation", "engine.observation")
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fixed:
         _fix_randomness(args.seed)
     with tempfile.TemporaryDirectory(prefix="sushigo-bench-") as folder:
-        storage = Storage(
+        storage = SqliteStorage(
             ":memory:" if args.memory else Path(folder) / "bench.db",
             exclusive=True,
             write_behind=args.write_behind,

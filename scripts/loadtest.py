@@ -61,6 +61,7 @@ from typing import Any, cast
 
 import msgpack
 
+from sushigo.client.connection import Client
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
     CARD_WIRE,
@@ -117,6 +118,8 @@ class Stats:
     games: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     latencies: array[float] = field(default_factory=lambda: array("d"))
+    latency_at: array[float] = field(default_factory=lambda: array("d"))
+    """When each latency sample was taken, in seconds after the start."""
     results_per_second: list[int] = field(default_factory=list)
     open_per_second: list[int] = field(default_factory=list)
     all_connected_at: float | None = None
@@ -139,6 +142,7 @@ class Stats:
             "games": self.games,
             "errors": self.errors,
             "latencies": self.latencies.tobytes(),
+            "latency_at": self.latency_at.tobytes(),
             "results_per_second": self.results_per_second,
             "open_per_second": self.open_per_second,
             "all_connected_at": self.all_connected_at,
@@ -420,6 +424,7 @@ class LoadClient(asyncio.Protocol):
         elif kind == "turn_result":
             if self.action is not None:
                 worker.stats.latencies.append(time.perf_counter() - self.revealed_at)
+                worker.stats.latency_at.append(worker.elapsed())
             self.action = None
             worker.count_result()
         elif kind == "game_starting":
@@ -590,8 +595,10 @@ def start_server(
         HOST,
         "--port",
         "0",
-        "--db",
+        "--db",  # a --db in `extra`, which comes later, wins
         str(Path(tmp.name) / "load.db"),
+        "--key",
+        str(Path(tmp.name) / "server.key"),
         "--log-level",
         "warning",
         "--max-per-address",
@@ -642,6 +649,58 @@ def _percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+LOBBY_REFRESH_SECONDS = 3.0
+"""How often the terminal client's lobby asks for the table list (client.tui.ops); the watcher
+asks as often."""
+
+
+def _lobby_watcher_main(port: int, seconds: float, out: Pipe) -> None:
+    """A person in the lobby of the terminal client, with the client library: logged in, asking
+    for the table list every `LOBBY_REFRESH_SECONDS` as the lobby does, for `seconds`. Reports the
+    frames and bytes it received (every message the server sent it, each one event of the
+    library's: the lists, and anything the server pushed to the lobby), by kind."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    async def watch() -> dict[str, Any]:
+        client = await Client.connect("127.0.0.1", port, name="lobby-watcher")
+        received = [0]
+        # Bytes are counted as the library's reader feeds them to the protocol.
+        feed = client.proto.receive_data
+
+        def counted(data: bytes) -> None:
+            received[0] += len(data)
+            feed(data)
+
+        client.proto.receive_data = counted  # type: ignore[method-assign]
+        events = 0
+        kinds: dict[str, int] = {}
+        began = time.monotonic()
+        try:
+            while time.monotonic() - began < seconds:
+                await client.table_page()
+                while True:
+                    try:
+                        event = await client.next_event(0.001)
+                    except TimeoutError:
+                        break
+                    events += 1
+                    kinds[event.TYPE] = kinds.get(event.TYPE, 0) + 1
+                await asyncio.sleep(LOBBY_REFRESH_SECONDS)
+        finally:
+            await client.close()
+        minutes = (time.monotonic() - began) / 60
+        return {
+            "frames_per_minute": events / minutes,
+            "bytes_per_minute": received[0] / minutes,
+            "pushed_kinds": kinds,
+        }
+
+    try:
+        out.send(asyncio.run(watch()))
+    except Exception as exc:  # the figures say it failed; the load test goes on
+        out.send({"error": repr(exc)})
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """One load test; the figures as a dict."""
     _raise_fd_limit()
@@ -651,7 +710,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pin else None
     games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
     seats = 4 * games
-    server = start_server(args.turn_seconds, server_cpus, [], shlex.split(args.server_prefix))
+    database = ["--db", args.db] if args.db else []
+    server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
     try:
         start = time.time() + 0.5
         settings = Settings(
@@ -682,6 +742,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             proc.start()
             sender.close()
             procs.append((proc, receiver))
+        watcher: tuple[Any, Pipe] | None = None
+        if args.lobby_watcher:
+            receiver, sender = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_lobby_watcher_main,
+                args=(server.port, args.duration, sender),
+                daemon=True,
+            )
+            proc.start()
+            sender.close()
+            watcher = (proc, receiver)
         time.sleep(max(0.0, start - time.time()))
         before = server.status()
         cpu_window = (time.time(), before.get("ticks", 0))
@@ -698,6 +769,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if proc.is_alive():
                 proc.kill()
         after = server.status()
+        lobby: dict[str, Any] = {}
+        if watcher is not None:
+            if watcher[1].poll(max(0.0, deadline - time.time())):
+                lobby = watcher[1].recv()
+            watcher[0].join(timeout=5)
+            if watcher[0].is_alive():
+                watcher[0].kill()
     finally:
         stderr = server.stop()
     ticks = os.sysconf("SC_CLK_TCK")
@@ -727,6 +805,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies.extend(samples)
         for key, n in r["errors"].items():
             errors[key] = errors.get(key, 0) + n
+    # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
+    windows: dict[int, list[float]] = {}
+    for r in results:
+        values, times = array("d"), array("d")
+        values.frombytes(r["latencies"])
+        times.frombytes(r.get("latency_at", b""))
+        for value, at in zip(values, times, strict=False):
+            windows.setdefault(int(at // 10) * 10, []).append(value)
+    by_window = {
+        start: 1000 * _percentile(sorted(values), 0.99) for start, values in sorted(windows.items())
+    }
     latencies.sort()
     lags: list[float] = []
     for r in results:
@@ -749,6 +838,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency_p50_ms": 1000 * _percentile(latencies, 0.50),
         "latency_p99_ms": 1000 * _percentile(latencies, 0.99),
         "latency_max_ms": 1000 * (latencies[-1] if latencies else float("nan")),
+        "latency_p99_ms_by_10s": by_window,
         "client_lag_p99_ms": 1000 * _percentile(lags, 0.99),
         "client_lag_max_ms": 1000 * (lags[-1] if lags else float("nan")),
         "errors": sum(errors.values()),
@@ -764,6 +854,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_log_lines": len(server_errors),
         "server_log_sample": server_errors[:5],
         "turns_per_second_by_second": turns_per_second,
+        "lobby_watcher": lobby,
     }
 
 
@@ -780,6 +871,8 @@ def report(figures: dict[str, Any]) -> str:
         f"reveal->turn_result latency: p50 {f['latency_p50_ms']:.1f} ms,"
         f" p99 {f['latency_p99_ms']:.1f} ms, max {f['latency_max_ms']:.1f} ms"
         f" ({f['latency_samples']} samples)",
+        "  p99 by 10 s from the start: "
+        + ", ".join(f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_by_10s", {}).items()),
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
         f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
         f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"
@@ -791,6 +884,15 @@ def report(figures: dict[str, Any]) -> str:
         f" max {f['client_lag_max_ms']:.1f} ms",
         f"  last message per seat: {f['last_message']}",
     ]
+    lobby = f.get("lobby_watcher") or {}
+    if "frames_per_minute" in lobby:
+        lines.append(
+            f"lobby watcher (the terminal client's lobby): {lobby['frames_per_minute']:.0f}"
+            f" frames/min, {lobby['bytes_per_minute'] / 1024:.0f} KiB/min"
+            f" (by kind: {lobby['pushed_kinds']})"
+        )
+    elif lobby:
+        lines.append(f"lobby watcher failed: {lobby.get('error')}")
     lines += [f"  server log: {line}" for line in f["server_log_sample"]]
     return "\n".join(lines)
 
@@ -852,7 +954,22 @@ def parser() -> argparse.ArgumentParser:
         help="run the server under this command, e.g. a profiler: 'py-spy record -o prof.txt"
         " --format raw --' or 'valgrind --tool=callgrind --callgrind-out-file=cg.out'",
     )
+    p.add_argument(
+        "--db", default=None, help="the server's --db (default: SQLite in a temporary directory)"
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--pgserver",
+        action="store_true",
+        help="run the load on SQLite, then on a temporary durable PostgreSQL (pgserver), and"
+        " compare",
+    )
+    p.add_argument(
+        "--lobby-watcher",
+        action="store_true",
+        help="also keep one player in the lobby, listing tables as the terminal client does,"
+        " and report the frames and bytes it receives per minute",
+    )
     return p
 
 
@@ -863,12 +980,43 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("--games must be at least 1")
     if args.clients_procs < 1 or args.duration <= 0:
         parser().error("--clients-procs must be at least 1 and --duration positive")
+    if args.pgserver:
+        return _both_backends(args)
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         print(report(figures))
     return 0 if figures["errors"] == 0 else 1
+
+
+def _both_backends(args: argparse.Namespace) -> int:
+    """The same load on SQLite, then on a temporary PostgreSQL (pgserver's binaries, durable
+    settings: fsync on) on this machine, each report, and PostgreSQL's figures as a share of
+    SQLite's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: PLC0415
+
+    results: dict[str, dict[str, Any]] = {}
+    args.db = None
+    results["sqlite"] = run(args)
+    print("== SQLite\n" + report(results["sqlite"]), flush=True)
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as folder:
+        cluster = PgCluster(Path(folder) / "pg")
+        cluster.start(durable=True)
+        try:
+            args.db = cluster.new_database()
+            results["postgresql"] = run(args)
+        finally:
+            cluster.stop()
+    print("== PostgreSQL\n" + report(results["postgresql"]))
+    sqlite, pg = results["sqlite"], results["postgresql"]
+    ratio = pg["turns_per_second_sustained"] / max(1e-9, sqlite["turns_per_second_sustained"])
+    print(
+        f"== PostgreSQL / SQLite: {100 * ratio:.0f}% of the sustained turns/s;"
+        f" p99 {pg['latency_p99_ms']:.1f} ms against {sqlite['latency_p99_ms']:.1f} ms"
+    )
+    return 0 if sqlite["errors"] == 0 and pg["errors"] == 0 else 1
 
 
 if __name__ == "__main__":

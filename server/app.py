@@ -17,11 +17,18 @@ paced: a batch that begins less than `COMMIT_SPACING` after the last commit wait
 (gathering the inputs of the next passes too), so a saturated server commits a few hundred times
 a second instead of once per short pass, and a quiet one still answers at once.
 
-Saved before sent: the server's storage holds its hot writes (write-behind), and before any held
-frame is written the adapter commits them (`Storage.flush`). So a turn's result never reaches a
-client before the turn is in the database, even though the hub itself never waits for SQLite.
-While the storage's checkpoint thread has the database the frames wait, and go out when it calls
-back. A connection the hub closes is closed after its held frames, in the same way.
+Saved before sent: the server's storage holds its hot writes (write-behind). At the end of a
+batch the frames the hub sent go into a wave, stamped with the storage's `mark` (how many writes
+were made so far), and the adapter asks the storage to commit (`Storage.flush`). A wave is written
+out only once the storage is `durable` up to its mark, waves in order. So a turn's result never
+reaches a client before the turn is in the database, although the hub never waits for it: SQLite
+commits at once in `flush` (unless its checkpoint thread has the file: then the storage calls
+back), PostgreSQL in its own thread, calling back when the commit is done, while the server goes
+on with the next inputs (their writes go in the next commit). A connection the hub closes is
+closed after its held frames, in the same way.
+
+While the database is away (`Storage.failing`) the frames go out without waiting: the games go on
+in memory, the storage holds their writes and retries, and no new table starts (`server.lobby`).
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ import logging
 import socket
 import ssl
 import time
+from collections import deque
 from typing import Any, cast
 
-from .hub import Hub
+from .hub import Hub, Read
 from .session import Conn
 from .storage import StorageError
 
@@ -115,18 +123,20 @@ class _Connection(asyncio.Protocol):
             self.pending = []
             self.server.dirty.append(self)
 
-    def flush(self) -> None:
-        """Give the transport everything the hub sent since the last flush, in one write."""
-        pending = self.pending
-        if pending is None:
-            return
-        self.pending = None
+    def take(self) -> tuple[_Connection, list[bytes], bool]:
+        """What the hub sent since the last `take`: this connection, the frames, and whether it
+        is to be closed after them."""
+        pending, self.pending = self.pending, None
+        return self, pending or [], self.closing
+
+    def flush(self, pending: list[bytes], closing: bool) -> None:
+        """Give the transport `pending` (frames from `take`) in one write; then close if told."""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
         if pending:
             transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
-        if self.closing:
+        if closing:
             transport.close()
             return
         if transport.get_write_buffer_size() > MAX_UNSENT:
@@ -147,6 +157,9 @@ class Server:
         self._timer_at: float | None = None
         self.dirty: list[_Connection] = []
         """Connections with frames waiting for `done` to write them."""
+        self.waves: deque[tuple[int, list[tuple[_Connection, list[bytes], bool]]]] = deque()
+        """Frames waiting for the writes made before them to be durable: the storage's `mark`
+        when they were sent, and each connection's frames (see the module docstring)."""
         self._unsaved = False
         """The last commit failed (logged once until one succeeds)."""
         self._batch: float | None = None
@@ -236,38 +249,79 @@ class Server:
             self.done()
 
     def done(self, *, wait: bool = False) -> None:
-        """The hub has handled an input: commit what it saved, write what it sent, and follow its
-        next deadline. The frames wait while the storage declines (a checkpoint is running)."""
+        """The hub has handled an input: commit what it saved, write what it sent once that is
+        durable, and follow its next deadline."""
         self._batch = None
         self._committed = _perf_counter()
-        if self._commit(wait):
-            dirty = self.dirty
-            if dirty:
-                self.dirty = []
-                for connection in dirty:
-                    connection.flush()
+        dirty = self.dirty
+        if dirty:
+            self.dirty = []
+            self.waves.append((self.hub.storage.mark, [c.take() for c in dirty]))
+        self._commit(wait)
+        self._release()
+        if self.hub.reads:
+            reads, self.hub.reads = self.hub.reads, []
+            for read in reads:
+                self._start_read(read)
         self.rearm()
 
-    def _commit(self, wait: bool) -> bool:
-        """Commit the storage's held writes; False while it declines."""
+    def _start_read(self, read: Read) -> None:
+        """Run a request's database read in a worker thread; its reply is made back on the loop
+        (`Hub.read`)."""
+
+        def finished(future: asyncio.Future[Any]) -> None:
+            try:
+                result: Any = future.result()
+            except StorageError as exc:
+                result = exc
+            except Exception as exc:  # a bug in the read: its request gets no answer, we go on
+                log.error("a database read failed: %r", exc)
+                return
+            try:
+                self.hub.read_done(read, result, self.now())
+            except Exception:
+                log.exception("answering a database read failed")
+            self.done()
+
+        self.loop.run_in_executor(None, read.job).add_done_callback(finished)
+
+    def _release(self) -> None:
+        """Write out, in order, every wave whose writes are durable (all of them while the
+        database is away: the games go on in memory)."""
+        waves = self.waves
+        if not waves:
+            return
+        storage = self.hub.storage
+        durable = storage.durable
+        away = self._unsaved or storage.failing
+        while waves and (away or waves[0][0] <= durable):
+            for connection, pending, closing in waves.popleft()[1]:
+                connection.flush(pending, closing)
+
+    def _commit(self, wait: bool) -> None:
+        """Commit the storage's held writes (or start to)."""
         try:
-            if not self.hub.storage.flush(wait=wait):
-                return False
+            self.hub.storage.flush(wait=wait)
         except StorageError as exc:
             # Nothing can be saved: the games go on (unsaved) rather than stop for everyone.
             if not self._unsaved:
                 log.error("cannot save; playing on unsaved until saving works again: %s", exc)
             self._unsaved = True
-            return True
-        if self._unsaved:
+            return
+        if self._unsaved and not self.hub.storage.held:
             log.warning("saving works again")
             self._unsaved = False
-        return True
 
     def _storage_ready(self) -> None:
-        """From the storage's checkpoint thread: a declined commit may go ahead now."""
+        """From the storage (its thread): writes became durable, the database went away or came
+        back, or a declined commit may go ahead."""
         with contextlib.suppress(RuntimeError):  # the loop is closed: nothing is waiting
-            self.loop.call_soon_threadsafe(self.done)
+            self.loop.call_soon_threadsafe(self._stored)
+
+    def _stored(self) -> None:
+        self._release()
+        if self.hub.storage.held and self._batch is None:
+            self.done()
 
     def rearm(self) -> None:
         """Follow the hub's next deadline with the one loop timer."""

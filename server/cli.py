@@ -1,6 +1,10 @@
 """`sushigo-server`: run a game server.
 
-    sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH] [--turn-seconds 60] [--tls]
+    sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
+    sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
+
+`--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
+(``postgresql://user:password@host:port/dbname``).
 
 Prints one line saying where it listens (and the TLS fingerprint); Ctrl-C or SIGTERM stops it
 cleanly, saving every table. Exit codes: 0 after a clean stop, 2 for a usage error, 1 otherwise,
@@ -28,9 +32,10 @@ from typing import Any, TypeVar
 
 from .app import Server
 from .config import HubConfig
+from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_or_create_server_key
-from .storage import Storage, StorageError
+from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 
 uvloop: ModuleType | None
@@ -48,6 +53,17 @@ def default_db() -> Path:
     """The database under the user's data directory ($XDG_DATA_HOME or ~/.local/share)."""
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
     return Path(base) / "sushigo" / "server.db"
+
+
+def key_path(db: str, key: Path | None) -> Path:
+    """The server's signing key file: `key` when given; else beside an SQLite database
+    (``DB.key``), or for a PostgreSQL database ``server.key`` beside the default database."""
+    if key is not None:
+        return key
+    if is_url(db):
+        return default_db().with_name("server.key")
+    path = Path(db)
+    return path.with_name(path.name + ".key")
 
 
 def _number(
@@ -91,7 +107,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=_port, default=7777, help="TCP port; 0 picks a free one")
     p.add_argument(
-        "--db", type=Path, default=None, help=f"SQLite database (default {default_db()})"
+        "--db",
+        default=None,
+        metavar="PATH|URL",
+        help=f"SQLite file (default {default_db()}) or PostgreSQL URL "
+        "postgresql://user:password@host:port/dbname",
+    )
+    p.add_argument(
+        "--key",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the server's signing key (default: DB.key beside an SQLite file; with PostgreSQL, "
+        f"{default_db().with_name('server.key')}); created if missing",
     )
     p.add_argument(
         "--turn-seconds",
@@ -176,7 +204,13 @@ def raise_fd_limit() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the server until Ctrl-C or SIGTERM."""
+    """Run the server until Ctrl-C or SIGTERM (or `migrate`: copy a database)."""
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["migrate"]:
+        from .migrate import main as migrate  # noqa: PLC0415
+
+        return migrate(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     heartbeat = HubConfig().heartbeat_seconds
@@ -212,14 +246,15 @@ def _wall_ms() -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    db: Path = args.db or default_db()
-    storage = Storage(db, exclusive=True, write_behind=True)
+    db: str = args.db or str(default_db())
+    storage = open_storage(db, exclusive=True, write_behind=True)
     try:
-        key = load_or_create_server_key(db.with_name(db.name + ".key"))
+        key_file = key_path(db, args.key)
+        key = load_or_create_server_key(key_file)
         tls = None
         fingerprint = ""
         if args.tls:
-            files = ensure_certificate(db.parent)
+            files = ensure_certificate(key_file.parent)
             tls = server_ssl_context(files)
             fingerprint = files.fingerprint
         config = HubConfig(

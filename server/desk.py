@@ -186,8 +186,7 @@ class TournamentDesk:
     def flush(self, now: float) -> None:
         """Close finished tables, seat the games that can start, publish what changed."""
         for table in self._finished:
-            for seat in table.seats:
-                session = seat.session
+            for session in table.people():  # its spectators too: the table is gone
                 if isinstance(session, Session) and session.table is table:
                     session.table = session.seat = None
                     session.send(TableLeft(table_id=table.table_id, reason="tournament game over"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sushigo.bots import Strategy, StrategyError, builtin_names, get_strategy
+from sushigo.bots import Strategy, StrategyError, builtin_names, get_strategy, levels
 from sushigo.engine import EngineError, OptionsError, Rules, rules
 from sushigo.protocol import ErrorCode, TableSettings, Wire, wire
 
@@ -45,13 +45,14 @@ class GameAdapter:
             raise TableError(ErrorCode.BAD_SETTINGS, str(exc)) from None
 
     def bot_names(self) -> tuple[str, ...]:
-        """The strategies a table may seat by name: ``default`` and the game's built-in ones."""
-        return ("default", *builtin_names(self.kind))
+        """The strategies a table may seat by name: ``default``, the game's levels (easy to
+        expert) and its built-in strategies."""
+        return ("default", *levels(self.kind), *builtin_names(self.kind))
 
     def bot(self, name: str) -> Strategy:
         """A fresh built-in strategy by name (never a file or module a client names); TableError
         UNKNOWN_BOT otherwise."""
-        names = builtin_names(self.kind)
+        names = (*levels(self.kind), *builtin_names(self.kind))
         chosen = name
         if name == "default":
             chosen = DEFAULT_BOT if DEFAULT_BOT in names else (names[0] if names else "")

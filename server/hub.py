@@ -17,7 +17,7 @@ import itertools
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
@@ -56,6 +56,7 @@ from sushigo.protocol import (
 from .config import HubConfig
 from .desk import TournamentDesk
 from .errors import TableError
+from .history import History
 from .limits import Limits
 from .lobby import Lobby
 from .names import Names
@@ -66,6 +67,15 @@ from .storage import PlayerResult, Storage
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
+
+
+class Read(NamedTuple):
+    """A database read a request asked for (`Hub.read`)."""
+
+    job: Callable[[], Any]
+    """Runs in a worker thread: the read itself."""
+    then: Callable[[Any, float], None]
+    """Runs on the event loop with the job's value (or its `StorageError`) and the time."""
 
 
 class Hub:
@@ -101,8 +111,29 @@ class Hub:
         self.now = 0.0
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
-        self._routes = self.lobby.handlers
-        """The lobby's handler of each request it answers, by message class (see `data`)."""
+        self.history = History(self)
+        """Finished games for the players who played them (MY_GAMES, GET_RECORD)."""
+        self._routes = {**self.lobby.handlers, **self.history.handlers}
+        """The handler of each request the lobby and the history answer, by message class (see
+        `data`)."""
+        self.reads: list[Read] = []
+        """Reads of the database that requests asked for, for the adapter to run off the event
+        loop (`read`)."""
+
+    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
+        """Read the database for a request without waiting for it here: the adapter runs `job`
+        away from the event loop (a worker thread) and calls ``then(result, now)`` back on it,
+        the result being `job`'s value or the `StorageError` it raised. A server that serves
+        never waits on a database read (PostgreSQL may be slow, or away)."""
+        self.reads.append(Read(job, then))
+
+    def read_done(self, read: Read, result: Any, now: float) -> None:
+        """The adapter's call back with a read's result."""
+        self.now = now
+        try:
+            read.then(result, now)
+        except TableError as exc:  # the request failed after all: the reply says why
+            log.info("a read's reply failed: %s", exc)
 
     # -- the adapter's entry points ---------------------------------------------------------
 
@@ -425,6 +456,7 @@ class Hub:
         self.limits.gone(session)
         self.names.update(session, ended=True)
         self.desk.gone(session)
+        self.history.gone(session.player_id)
         self.storage.delete_token(session.token_hash)
         table = session.table
         if table is not None:
@@ -542,6 +574,7 @@ class Hub:
             finished_ms=self.wall_ms(),
         )
         forget(table)  # the storage retired the table's state with the record
+        self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
         self._rate(results, kind)
         self.desk.game_over(table)
         log.info(
@@ -554,24 +587,19 @@ class Hub:
         self.lobby.check_abandoned(table, self.now)
 
     def _rate(self, results: list[PlayerResult], kind: str) -> None:
-        rated = [r for r in results if r.player_id is not None]
+        """Move the identified players' ratings at this game kind. The storage reads and writes
+        them in its own time (in the commit after this one), so the server never waits for it."""
+        rated = [(r.player_id, r.place) for r in results if r.player_id is not None]
         if len(rated) < 2:
             return
-        model = PlackettLuce()
-        teams = []
-        for r in rated:
-            assert r.player_id is not None
-            old = self.storage.get_rating(r.player_id, kind)
-            teams.append([model.rating(mu=old[0], sigma=old[1]) if old else model.rating()])
-        new = model.rate(teams, ranks=[r.place for r in rated])
-        self.storage.set_ratings(
-            {
-                r.player_id: (t[0].mu, t[0].sigma)
-                for r, t in zip(rated, new, strict=True)
-                if r.player_id
-            },
-            kind,
-        )
+        places: list[float] = [place for _, place in rated]
+
+        def rate(old: Sequence[tuple[float, float] | None]) -> list[tuple[float, float]]:
+            model = PlackettLuce()
+            teams = [[model.rating(mu=o[0], sigma=o[1]) if o else model.rating()] for o in old]
+            return [(t[0].mu, t[0].sigma) for t in model.rate(teams, ranks=places)]
+
+        self.storage.rate_game(kind, [player_id for player_id, _ in rated], rate)
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""

@@ -22,8 +22,11 @@ from sushigo.protocol import (
     ChatMessage,
     Commit,
     CreateTable,
+    Error,
     ErrorCode,
+    GetLeaderboard,
     JoinTable,
+    Leaderboard,
     LeaveTable,
     ListTables,
     LoggedIn,
@@ -31,6 +34,7 @@ from sushigo.protocol import (
     LoginKey,
     Message,
     QuickMatch,
+    Rated,
     Reveal,
     Seed,
     Spectate,
@@ -48,12 +52,12 @@ from sushigo.protocol.identity import player_id_for_key
 
 from .config import HubConfig
 from .errors import TableError
-from .games import check_settings, describe
+from .games import adapter, check_settings, describe
 from .limits import Limits
 from .names import Names, clean_name
 from .seating import TableHost
 from .session import Conn, Session, new_token
-from .storage import Storage
+from .storage import LeaderboardEntry, Storage, StorageError
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -83,6 +87,9 @@ class LobbyHost(TableHost, Protocol):
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
+
+    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
+        """Run a database read off the event loop; ``then(result, now)`` answers with it."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
@@ -115,8 +122,43 @@ class Lobby:
             Commit: self._commit,
             Reveal: self._reveal,
             Act: self._act,
+            GetLeaderboard: self._leaderboard,
         }
         """The handler of each request type this answers."""
+
+    def _leaderboard(self, conn: Conn, session: Session, msg: GetLeaderboard, now: float) -> None:
+        """A game's ladder, best first, and the asker's own place on it (read off the event
+        loop: `LobbyHost.read`)."""
+        adapter(msg.kind)  # UNSUPPORTED_GAME_KIND for a game not installed here
+        storage, kind, player_id = self.hub.storage, msg.kind, session.player_id
+
+        def job() -> tuple[list[LeaderboardEntry], tuple[int, int, LeaderboardEntry | None]]:
+            return storage.leaderboard(limit=msg.limit, kind=kind), storage.standing(
+                player_id, kind
+            )
+
+        def then(result: Any, now: float) -> None:
+            if isinstance(result, StorageError):
+                session.send(
+                    Error(
+                        ref=msg.ref,
+                        code=ErrorCode.INTERNAL_ERROR,
+                        message="the leaderboard cannot be read now: try again later",
+                    )
+                )
+                return
+            top, (total, rank, mine) = result
+            session.send(
+                Leaderboard(
+                    ref=msg.ref,
+                    kind=kind,
+                    top=tuple(_rated(i, entry) for i, entry in enumerate(top, 1)),
+                    total=total,
+                    mine=_rated(rank, mine) if mine is not None else None,
+                )
+            )
+
+        self.hub.read(job, then)
 
     def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
         """Answer `msg`; False when it is not a lobby or table request."""
@@ -171,6 +213,7 @@ class Lobby:
 
     def _start_game(self, conn: Conn, session: Session, msg: StartGame, now: float) -> None:
         table = self._hosted(session)
+        self._check_storage()
         self._save_seat_tokens(table)
         table.start(now)
 
@@ -269,6 +312,7 @@ class Lobby:
         tables from one address leaves behind is bounded by `deserted` instead."""
         cfg = self.hub.config
         key = session.player_id
+        self._check_storage()
         if len(self._live(key)) >= cfg.tables_per_player:
             raise TableError(
                 ErrorCode.LIMIT_REACHED,
@@ -285,6 +329,17 @@ class Lobby:
         table.origin, table.maker = session.address, key
         self._made.setdefault(key, set()).add(table)
         return table
+
+    def _check_storage(self) -> None:
+        """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
+        games in play go on in memory and are saved when it is back, but a new one could not be
+        stored at all."""
+        if self.hub.storage.failing:
+            raise TableError(
+                ErrorCode.INTERNAL_ERROR,
+                "the server cannot store games right now (its database is unreachable): no new"
+                " table or game starts until it is back; games in play go on",
+            )
 
     def _live(self, key: str) -> set[Table]:
         """The tables still open that a player made (closed ones dropped now)."""
@@ -481,3 +536,16 @@ def _drop(index: dict[str, Any], key: str, table: Table) -> None:
 def _connected(people: Iterable[Any]) -> bool:
     """Someone among a table's people is connected now."""
     return any(person.attached for person in people)
+
+
+def _rated(rank: int, entry: LeaderboardEntry) -> Rated:
+    """A ladder's row on the wire (ratings in thousandths)."""
+    return Rated(
+        rank=rank,
+        player_id=entry.player_id,
+        name=entry.name,
+        rating_milli=round(entry.ordinal * 1000),
+        mu_milli=round(entry.mu * 1000),
+        sigma_milli=round(entry.sigma * 1000),
+        games=entry.games,
+    )

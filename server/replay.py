@@ -1,9 +1,13 @@
 """`sushigo-replay`: list, show and verify finished games.
 
-    sushigo-replay --db PATH                  list the finished games in a server's database
-    sushigo-replay --db PATH GAME_ID          show one game turn by turn and verify it
-    sushigo-replay --db PATH GAME_ID --export FILE   write its signed record to FILE
+    sushigo-replay --db PATH|URL              list the finished games in a server's database
+    sushigo-replay --db PATH|URL GAME_ID      show one game turn by turn and verify it
+    sushigo-replay --db PATH|URL GAME_ID --export FILE   write its signed record to FILE
     sushigo-replay FILE                       show and verify an exported record
+    sushigo-replay ... --view                 step through the game full screen instead
+
+`--db` is an SQLite file or a PostgreSQL URL, as for `sushigo-server`; `--key` names the server's
+key when it is not in its default place.
 
 Verifying checks the server's Ed25519 signature, that the revealed server seed opens the hash
 published before the game, that every pick opens its commitment, and that replaying the engine
@@ -16,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-
-import msgpack
 
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import (
@@ -30,37 +35,33 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
+from sushigo.protocol.records import export_bytes, import_bytes
 
-from .cli import default_db
+from .cli import default_db, key_path
+from .database import is_url, open_storage
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
-from .storage import Storage, StorageError
+from .storage import StorageError
 
 
 class ReplayError(Exception):
     """A record that cannot be read; the message says why."""
 
 
-def load_file(path: Path) -> SignedRecord:
-    """An exported record (msgpack map of record, signature and server_key)."""
+def load_file(path: Path) -> tuple[SignedRecord, tuple[str, ...]]:
+    """An exported record (`protocol.records.export_bytes`) and the names it carries."""
     try:
-        data = msgpack.unpackb(
-            path.read_bytes(), raw=False, max_bin_len=1 << 20, max_str_len=1 << 16
-        )
-        return SignedRecord(
-            record=bytes(data["record"]),
-            signature=bytes(data["signature"]),
-            server_key=bytes(data["server_key"]),
-        )
+        data = path.read_bytes()
     except OSError as exc:
         raise ReplayError(f"cannot read {path}: {exc.strerror}") from None
-    except Exception as exc:  # anything malformed in the file: one clear line
-        raise ReplayError(f"{path} is not an exported sushigo record ({exc!r})") from None
+    try:
+        return import_bytes(data)
+    except ValueError as exc:  # anything malformed in the file: one clear line
+        raise ReplayError(f"{path} is not an exported sushigo record ({exc})") from None
 
 
-def export(signed: SignedRecord, path: Path) -> None:
-    """Write a signed record to a file `load_file` reads."""
-    data = {"record": signed.record, "signature": signed.signature, "server_key": signed.server_key}
-    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+def export(signed: SignedRecord, path: Path, names: Sequence[str] = ()) -> None:
+    """Write a signed record (and the seats' names) to a file `load_file` reads."""
+    path.write_bytes(export_bytes(signed, names))
 
 
 def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
@@ -72,7 +73,8 @@ def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
         return [f"table {record.table_id}: {exc}"]
     game = game_rules.new_game(record.options, record.game_seed())
     n = game.players
-    names = names or [f"seat {i}" for i in range(n)]
+    given = names or []
+    names = [given[i] if i < len(given) else f"seat {i}" for i in range(n)]
     _, variants = game_rules.describe_options(record.options)
     lines = [
         f"table {record.table_id}: {game_rules.title}, {n} players"
@@ -116,13 +118,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("target", nargs="?", help="a game id (with --db) or an exported record file")
     p.add_argument(
-        "--db", type=Path, default=None, help=f"the server's database (default {default_db()})"
+        "--db",
+        default=None,
+        metavar="PATH|URL",
+        help=f"the server's database: SQLite file (default {default_db()}) or PostgreSQL URL",
+    )
+    p.add_argument(
+        "--key", type=Path, default=None, metavar="PATH", help="the server's key (as the server's)"
     )
     p.add_argument(
         "--export", type=Path, default=None, help="write the game's signed record to this file"
     )
     p.add_argument("--limit", type=int, default=20, help="games to list (default 20)")
+    p.add_argument(
+        "--view",
+        action="store_true",
+        help="step through the game full screen (the terminal client's replay viewer)",
+    )
     args = p.parse_args(argv)
+    if args.view and not args.target:
+        p.error("--view needs a game id (with --db) or a record file")
     try:
         return _run(args)
     except (ReplayError, StorageError, KeyFileError) as exc:
@@ -137,12 +152,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.target and args.db is None and Path(args.target).is_file():
-        signed = load_file(Path(args.target))
-        return _show(signed, None, None)
-    db: Path = args.db or default_db()
-    if not db.exists():
+        path = Path(args.target)
+        signed, names = load_file(path)
+        if args.view:
+            return view(path, None)
+        return _show(signed, None, list(names) or None)
+    db: str = args.db or str(default_db())
+    if not is_url(db) and not Path(db).exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
-    with Storage(db) as storage:
+    with open_storage(db) as storage:
         if not args.target:
             games = storage.list_records(limit=max(1, args.limit))
             if not games:
@@ -155,9 +173,9 @@ def _run(args: argparse.Namespace) -> int:
         stored = storage.get_record(args.target)
         if stored is None:
             raise ReplayError(
-                f"no game {args.target!r} in {db} (run without a game id to list them)"
+                f"no game {args.target!r} in {storage.path} (run without a game id to list them)"
             )
-    key_file = db.with_name(db.name + ".key")
+    key_file = key_path(db, args.key)
     server_key = (
         public_key_bytes(load_or_create_server_key(key_file)) if key_file.exists() else None
     )
@@ -165,9 +183,36 @@ def _run(args: argparse.Namespace) -> int:
         raise ReplayError(f"the server key {key_file} is missing: the signature cannot be checked")
     signed = SignedRecord(record=stored.record, signature=stored.signature, server_key=server_key)
     if args.export is not None:
-        export(signed, args.export)
+        export(signed, args.export, [r.name for r in stored.players])
         print(f"wrote {args.export}")
+    if args.view:
+        with tempfile.TemporaryDirectory(prefix="sushigo-replay-") as folder:
+            path = Path(folder) / f"{args.target}.rec"
+            export(signed, path, [r.name for r in stored.players])
+            return view(path, server_key)
     return _show(signed, server_key, [r.name for r in stored.players])
+
+
+VIEWER = "sushigo.client.replay"
+"""The replay viewer's program (`python -m`)."""
+
+
+def view(path: Path, server_key: bytes | None) -> int:
+    """Step through the record in `path` with the terminal client's viewer; its exit code.
+
+    The viewer is the client's (prompt_toolkit, the games' boards), and the server never imports
+    the client (docs/ARCHITECTURE.md, "Packages"): so it runs as a program of its own, handed
+    the exported record. It is waited for rather than exec'd into, so that a temporary export is
+    removed when it ends, however it ends."""
+    command = [sys.executable, "-m", VIEWER, str(path)]
+    if server_key is not None:
+        command += ["--key", server_key.hex()]
+    try:
+        return subprocess.run(command, check=False).returncode
+    except KeyboardInterrupt:
+        return 1
+    except OSError as exc:
+        raise ReplayError(f"cannot start the viewer: {exc.strerror or exc}") from None
 
 
 def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | None) -> int:

@@ -165,7 +165,7 @@ class StepState:
     def step_message(self, seat: int | None, now: float) -> TurnStart:
         """The current step's TURN_START for `seat` (None: a spectator), with the time left: sent
         when a step begins, and to whoever resumes or starts watching in the middle of it."""
-        left = 0 if self.deadline is None else max(1, int((self.deadline - now) * 1000))
+        left = self.time_left_ms(now)
         round_, turn = self.position
         return _turn_start(
             round_,
@@ -177,11 +177,20 @@ class StepState:
             left,
         )
 
+    def time_left_ms(self, now: float) -> int:
+        """Milliseconds until the server acts in the current step (0: it never does): the turn
+        time, or less when a bot is to play for an absent mover after its grace. Rounded, not cut:
+        a deadline of now plus 60 s is 60000 ms, whatever the floats make of it."""
+        if self.deadline is None:
+            return 0
+        return max(1, round((self.deadline - now) * 1000))
+
     def _announce_step(self, now: float) -> None:
-        """TURN_START to every seat (its own observation) and spectator (the public one)."""
+        """TURN_START to every seat (its own observation) and spectator (the public one), each
+        with the same time left as a seat resuming or a spectator arriving now would be told."""
         game = self.game
         round_, turn = self.position
-        deadline_ms = self.settings.turn_seconds * 1000
+        deadline_ms = self.time_left_ms(now)
         secret = self.adapter.rules.secret
         acting = self.acting
         step = len(self.steps)

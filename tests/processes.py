@@ -18,12 +18,13 @@ LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
 
 
 class ServerProcess:
-    """`sushigo-server` on 127.0.0.1 and a database of the test's: started on a free port, then
-    killed and started again on the same port (the clients' address does not change), its output
-    kept in `log`."""
+    """`sushigo-server` on 127.0.0.1 and a database of the test's (`db`: a file, or the ``--db``
+    and ``--key`` arguments of the `server_db` fixture, for either backend): started on a free
+    port, then killed and started again on the same port (the clients' address does not change),
+    its output kept in `log`."""
 
-    def __init__(self, db: Path) -> None:
-        self.db = db
+    def __init__(self, db: Path | tuple[str, ...]) -> None:
+        self.db_args = ("--db", str(db)) if isinstance(db, Path) else db
         self.port = 0
         self.proc: asyncio.subprocess.Process | None = None
         self.log = b""
@@ -33,7 +34,7 @@ class ServerProcess:
         """Start it (on the port of the last start, if any); returns the port."""
         self.proc = await asyncio.create_subprocess_exec(
             str(SERVER),
-            *("--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
+            *("--host", "127.0.0.1", "--port", str(self.port), *self.db_args),
             *("--log-level", "warning"),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -71,7 +72,7 @@ class ServerProcess:
 
 
 @asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[ServerProcess]:
+async def server_process(db: Path | tuple[str, ...]) -> AsyncIterator[ServerProcess]:
     """A started `ServerProcess`, stopped at the end."""
     server = ServerProcess(db)
     await server.start()

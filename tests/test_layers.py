@@ -14,12 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("app", "cli", "replay", "tls", "keys"),  # the transport adapter and the commands
+    ("app", "cli", "replay", "migrate", "tls", "keys"),  # the transport adapter and the commands
     ("hub",),  # connections, limits and routing: the core the adapter feeds
-    ("lobby", "desk", "tournament", "resume", "limits", "names"),  # lobby, caps, resume
+    ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
     ("games",),  # game adapters: rules, wire and bots by kind
+    ("database",),  # --db: which storage backend
+    ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
+    ("sqlite_records", "sqlite_schema", "pg_records", "pg_schema"),  # their parts
     ("errors", "config", "storage"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
@@ -29,6 +32,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
+CLOCKLESS += ("history",)
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 

@@ -27,7 +27,7 @@ from functools import partial
 from importlib import import_module
 from typing import Any, ClassVar, Protocol
 
-from prompt_toolkit.filters import Filter
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
@@ -372,7 +372,8 @@ class Board:
     def key_bindings(self, playing: Filter) -> KeyBindings:
         """The keys of a turn, active under `playing` (made once per board)."""
         if self._keys is None:
-            self._keys = self.make_key_bindings(playing)
+            # A spectator has no turn to play: its keys are the shell's (l stops watching).
+            self._keys = self.make_key_bindings(playing & Condition(lambda: self.seat is not None))
         return self._keys
 
     def make_key_bindings(self, playing: Filter) -> KeyBindings:
@@ -527,6 +528,21 @@ class Board:
             out.append(("class:me" if seat == self.seat else "", f"{row}{total:>6}{place}"))
             out.append(("class:title", " ★\n" if seat in final.winners else "\n"))
         return out
+
+    def race(self, title: str, points: Sequence[int], places: tuple[str, str]) -> Fragments:
+        """Who won a race, as a score pad's note says it: `title`, then the seats of the best
+        `points` (the first of `places`, "most"), then those of any other non-zero points (the
+        second: "second" or "fewest"), each with what they got. Nothing when nobody scored."""
+        groups: dict[int, list[str]] = {}
+        for seat, got in enumerate(points):
+            if got:
+                groups.setdefault(got, []).append(self.shell.name_of(seat))
+        if not groups:
+            return []
+        best = max(groups)
+        parts = [f"{places[0]} {', '.join(groups.pop(best))} ({best:+d})"]
+        parts += [f"{places[1]} {', '.join(names)} ({got:+d})" for got, names in groups.items()]
+        return [("class:dim", f"{title}: " + " · ".join(parts) + "\n")]
 
     def fairness(self) -> Fragments:
         """The fairness status: what has been checked so far, any failure loudly."""

@@ -196,9 +196,20 @@ class CardBoard(CardState):
     def round_summary(self) -> Fragments:
         """After a round: points by category per player, the round's total and the running
         total."""
-        return self.round_table(self.round_scores[-1], self._columns()) if self.round_scores else []
+        if not self.round_scores:
+            return []
+        scored = self.round_scores[-1]
+        maki = [p.maki for p in scored.points]
+        return [
+            *self.round_table(scored, self._columns()),
+            *self.race("maki", maki, ("most", "second")),
+        ]
 
     def game_summary(self) -> Fragments:
-        """Points by category over the game, puddings, totals and places."""
+        """Points by category over the game, puddings, totals and places; who won the pudding
+        race."""
         puddings = self.game_over.pudding_points if self.game_over is not None else ()
-        return self.game_table(self.round_scores, self._columns(), (("pud", 5, puddings),))
+        return [
+            *self.game_table(self.round_scores, self._columns(), (("pud", 5, puddings),)),
+            *self.race("pudding", puddings, ("most", "fewest")),
+        ]

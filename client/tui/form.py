@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sushigo.bots import builtin_names
+from sushigo.bots import DEFAULT_LEVEL, builtin_names, levels
 from sushigo.engine import EngineError
 from sushigo.engine.api import Rules
 from sushigo.engine.games import kinds, rules
@@ -60,7 +60,8 @@ class CreateForm:
     turn_seconds: int = 60
     bots: int = 3
     """Server bots for the empty seats (the rest stay open for people)."""
-    strategy: str = "default"
+    strategy: str = DEFAULT_LEVEL
+    """The bots' level (or, for a game without levels, their strategy)."""
     field: int = 0
     """The focused field, an index into `fields()`."""
 
@@ -75,7 +76,11 @@ class CreateForm:
         return ("game", "players", *variants, "turn_seconds", "bots", "strategy", "create")
 
     def strategies(self) -> tuple[str, ...]:
-        """The bots the server can seat at this game: its default, then its built-in ones."""
+        """The bots offered for this game: its levels, easy to expert (a game without levels,
+        a plug-in's, offers the server's default and its built-in strategies)."""
+        offered = levels(self.game)
+        if offered:
+            return offered
         names = [n for n in builtin_names(self.game) if n != "default"]
         return ("default", *names)
 
@@ -122,8 +127,9 @@ class CreateForm:
         self.game, self.variants = kind, []
         allowed = self._player_counts()
         self.players = min(allowed[-1], max(allowed[0], self.players))
-        if self.strategy not in self.strategies():
-            self.strategy = "default"
+        offered = self.strategies()
+        if self.strategy not in offered:
+            self.strategy = DEFAULT_LEVEL if DEFAULT_LEVEL in offered else offered[0]
 
     def _player_counts(self) -> range:
         found = self.rules

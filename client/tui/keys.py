@@ -21,10 +21,12 @@ from prompt_toolkit.key_binding import (
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 from prompt_toolkit.layout import Window
 
+from sushigo.bots import LEVELS, levels
 from sushigo.engine.games import kinds
 
 from . import ops
 from .form import game_title
+from .recent import load_recent_bindings
 from .state import AppState, CreateForm
 
 __all__ = [
@@ -37,8 +39,14 @@ __all__ = [
 
 
 def _free(state: AppState) -> Filter:
-    """No modal is up: the screen's own keys work."""
-    return Condition(lambda: not (state.chatting or state.confirm_quit or state.show_help))
+    """No modal is up (nor a replay, which has keys of its own: `recent`): the screen's own keys
+    work."""
+    return Condition(
+        lambda: (
+            not (state.chatting or state.confirm_quit or state.show_help or state.leaderboard)
+            and state.replay is None
+        )
+    )
 
 
 def _spawn(state: AppState, coro: object) -> None:
@@ -59,6 +67,15 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     @kb.add("escape", filter=helping)
     def _help(event: KeyPressEvent) -> None:
         state.show_help = not state.show_help
+        state.notify()
+
+    ranking = Condition(lambda: state.leaderboard is not None and not state.confirm_quit)
+
+    @kb.add("l", filter=ranking)
+    @kb.add("enter", filter=ranking)
+    @kb.add("escape", filter=ranking)
+    def _close_leaderboard(event: KeyPressEvent) -> None:
+        state.leaderboard = None
         state.notify()
 
     @kb.add("q", filter=free)
@@ -123,7 +140,9 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     """The lobby: the table list, the create-table form, our table before its game."""
     kb = KeyBindings()
     lobby = _free(state) & Condition(lambda: not state.in_game)
-    listing = lobby & Condition(lambda: state.form is None and state.table is None)
+    listing = lobby & Condition(
+        lambda: state.form is None and state.table is None and state.recent is None
+    )
     form = lobby & Condition(lambda: state.form is not None)
     seated = lobby & Condition(lambda: state.form is None and state.table is not None)
     host = seated & Condition(lambda: state.is_host)
@@ -151,6 +170,21 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     @kb.add("m", filter=listing)
     def _quick(event: KeyPressEvent) -> None:
         _spawn(state, ops.quick_match(state))
+
+    @kb.add("l", filter=listing)
+    def _leaderboard(event: KeyPressEvent) -> None:
+        _spawn(state, ops.show_leaderboard(state))
+
+    @kb.add("b", filter=listing)
+    def _bots(event: KeyPressEvent) -> None:
+        _spawn(state, ops.play_bots(state))
+
+    @kb.add("v", filter=listing)
+    def _level(event: KeyPressEvent) -> None:
+        offered = levels(state.quick_kind) or LEVELS
+        at = offered.index(state.bot_level) if state.bot_level in offered else -1
+        state.bot_level = offered[(at + 1) % len(offered)]
+        state.say(f"bots (b) now play at level {state.bot_level}")
 
     @kb.add("r", filter=listing)
     def _refresh(event: KeyPressEvent) -> None:
@@ -251,7 +285,10 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
     def _again(event: KeyPressEvent) -> None:
         _spawn(state, ops.start_game(state))
 
-    @kb.add("l", filter=over)
+    # A spectator may stop watching at any time (a player's seat is theirs until the game ends).
+    watching = playing & Condition(lambda: state.board is not None and state.board.seat is None)
+
+    @kb.add("l", filter=over | watching)
     def _leave(event: KeyPressEvent) -> None:
         _spawn(state, ops.leave(state))
 
@@ -269,6 +306,7 @@ def load_key_bindings(state: AppState, chat_buffer: Buffer, home: Window) -> Key
             load_global_bindings(state),
             load_chat_bindings(state, chat_buffer, home),
             load_lobby_bindings(state),
+            load_recent_bindings(state),
             load_game_bindings(state),
         ]
     )

@@ -11,7 +11,9 @@ a fairness failure is bold reverse with ``!!!`` around it. Colour only adds.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app, set_app
@@ -30,15 +32,17 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
-from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from sushigo.engine.games import kinds
 
 from .board import MENU_WIDTH, board_class
 from .form import game_title
-from .lobby import form_text, lobby_text, seats_text
+from .lobby import form_text, leaderboard_lines, lobby_text, seats_text
+from .recent import recent_text
+from .replay_view import replay_container
 from .state import AppState, Fragments
+from .style import MIN_COLUMNS, MIN_ROWS, STYLE, too_small
 
 __all__ = [
     "STYLE",
@@ -62,43 +66,6 @@ __all__ = [
     "seats_text",
     "status_text",
 ]
-
-STYLE = Style.from_dict(
-    {
-        "header": "reverse bold",
-        "status": "reverse",
-        "status.error": "reverse bold fg:ansired",
-        "keys": "fg:ansibrightblack",
-        "cursor": "reverse bold",
-        "marked": "bold underline",
-        "dim": "fg:ansibrightblack",
-        "title": "bold",
-        "me": "bold",
-        "fair.ok": "fg:ansigreen",
-        "fair.pending": "",
-        "fair.fail": "bold reverse fg:ansired",
-        "log.round": "bold",
-        "log.dim": "fg:ansibrightblack",
-        "log.name": "bold",
-        "chat.name": "bold fg:ansicyan",
-        "card.tempura": "fg:ansimagenta",
-        "card.sashimi": "fg:ansigreen",
-        "card.dumpling": "fg:ansiblue",
-        "card.maki": "fg:ansired",
-        "card.nigiri": "fg:ansiyellow",
-        "card.wasabi": "fg:ansibrightgreen bold",
-        "card.chopsticks": "fg:ansicyan",
-        "card.pudding": "fg:ansibrightmagenta",
-        "card.soy": "fg:ansibrightyellow",
-        "die.appetizer": "fg:ansiblue",
-        "die.maki": "fg:ansired",
-        "die.nigiri": "fg:ansiyellow",
-        "die.specials": "fg:ansigreen",
-        "die.pudding": "fg:ansimagenta",
-        "overlay": "",
-    }
-)
-"""Colours and attributes by class. prompt_toolkit drops colours under NO_COLOR (1-bit depth)."""
 
 HAND_WIDTH = MENU_WIDTH
 _TAIL = 60
@@ -207,6 +174,8 @@ def _default_status(state: AppState) -> str:
         return state.board.default_status()
     if state.form is not None:
         return "set up the table, then Create"
+    if state.recent is not None:
+        return "choose a game and press Enter to step through it (Esc: back to the tables)"
     if state.table is not None:
         return "host: add bots (b) and start (s)" if state.is_host else "waiting for the host"
     return "choose a table (Enter joins), n creates one, m quick match"
@@ -220,20 +189,26 @@ def keys_text(state: AppState) -> Fragments:
         keys = "y: quit · n: stay"
     elif state.show_help:
         keys = "?/Enter: close help"
+    elif state.leaderboard is not None:
+        keys = "l/Enter/Esc: close the leaderboard"
     elif state.summary == "round":
         keys = "Enter/space: continue · ?: help"
     elif state.final is not None:
         keys = ("n: new game · " if state.is_host else "") + "l: leave table · c: chat · q: quit"
+    elif state.board is not None and state.in_game and state.board.seat is None:
+        keys = "watching · l: stop watching · c: chat · ?: help · q: quit"
     elif state.board is not None and state.in_game:
         keys = state.board.keys()
     elif state.form is not None:
         keys = "↑↓ field · ←→/space change · Enter create · x cancel · q quit"
+    elif state.recent is not None:
+        keys = "↑↓ game · Enter replay it · ←→ pages · r refresh · Esc back · q quit"
     elif state.table is not None:
         keys = (
             "b: add bot · s: start · " if state.is_host else ""
         ) + "l: leave · c: chat · q: quit"
     else:
-        keys = "↑↓ table · Enter join · w watch · n new · m quick match · g game · r refresh"
+        keys = "↑↓ Enter join · w watch · n new · m quick · b bots · l ranks · h games · g game"
     return [("class:keys", " " + keys)]
 
 
@@ -273,6 +248,8 @@ _HELP_LOBBY: Fragments = [
     ("class:title", "Keys\n"),
     ("", "Lobby   ↑↓ table · Enter join · w watch · m quick match · g its game\n"),
     ("", "        n new table (↑↓ field, ←→ change, Enter create) · r refresh\n"),
+    ("", "        b play bots now · v their level · l leaderboard of the game\n"),
+    ("", "        h my recent games (Enter steps through one: ←→ step, ↑↓ round)\n"),
     ("", "Table   b add a bot · s start (host) · l leave\n"),
 ]
 _HELP_ALWAYS: Fragments = [
@@ -296,6 +273,24 @@ def help_text(state: AppState) -> Fragments:
         lines += _HELP_ALWAYS
     lines.append(("class:dim", "\n? or Enter closes this help"))
     return lines
+
+
+def leaderboard_text(state: AppState) -> Fragments:
+    """The ladder overlay of the lobby (l)."""
+    board = state.leaderboard
+    if board is None:
+        return []
+    client = state.client
+    lines = leaderboard_lines(
+        board,
+        client.player_id if client is not None else "",
+        signed_in=client is not None and client.key is not None,
+    )
+    out: Fragments = [("class:title", lines[0] + "\n")]
+    for line in lines[1:]:
+        out.append(("class:me" if "▸" in line[:7] else "", line + "\n"))
+    out.append(("class:dim", "\nl, Enter or Esc closes this"))
+    return out
 
 
 def quit_text(state: AppState) -> Fragments:
@@ -389,7 +384,15 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
             ),
             ConditionalContainer(
                 _window(state, lobby_text),
-                Condition(lambda: state.form is None and state.table is None),
+                Condition(
+                    lambda: state.form is None and state.table is None and state.recent is None
+                ),
+            ),
+            ConditionalContainer(
+                _window(state, recent_text),
+                Condition(
+                    lambda: state.form is None and state.table is None and state.recent is not None
+                ),
             ),
         ]
     )
@@ -410,13 +413,17 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         ),
         Condition(lambda: state.chatting),
     )
+    # A replay of one of our games takes the whole screen (it has its own keys line); the lobby's
+    # status and keys come back with the list under it.
+    replaying = Condition(lambda: state.replay is not None)
     body = HSplit(
         [
             ConditionalContainer(game, in_game),
-            ConditionalContainer(lobby, in_lobby),
+            ConditionalContainer(lobby, in_lobby & ~replaying),
+            ConditionalContainer(replay_container(lambda: state.replay), replaying),
             chat_input,
-            status,
-            _window(state, keys_text, height=1),
+            ConditionalContainer(status, ~replaying),
+            ConditionalContainer(_window(state, keys_text, height=1), ~replaying),
         ]
     )
 
@@ -428,12 +435,35 @@ def root_container(state: AppState, chat_buffer: Buffer) -> tuple[AnyContainer, 
         overlay(round_summary_text, lambda: state.summary == "round" and state.final is None),
         overlay(game_summary_text, lambda: state.summary == "game" and state.final is not None),
         overlay(help_text, lambda: state.show_help),
+        overlay(leaderboard_text, lambda: state.leaderboard is not None),
         overlay(quit_text, lambda: state.confirm_quit),
     ]
-    return FloatContainer(body, floats), status
+    small_terminal = Condition(too_small)
+    small = Window(FormattedTextControl(too_small_text), wrap_lines=True, style="class:title")
+    return (
+        HSplit(
+            [
+                ConditionalContainer(FloatContainer(body, floats), ~small_terminal),
+                ConditionalContainer(small, small_terminal),
+            ]
+        ),
+        status,
+    )
 
 
-def screen_text(app: Application[None], width: int = 80, height: int = 24) -> str:
+def too_small_text() -> Fragments:
+    """What a terminal too small for the screens shows instead of a broken one (the game, if
+    any, goes on meanwhile, and its screen comes back as soon as the terminal is large enough)."""
+    size = get_app().output.get_size()
+    text = (
+        f"sushigo needs a terminal of at least {MIN_COLUMNS}x{MIN_ROWS}; this one is"
+        f" {size.columns}x{size.rows}. Make it larger to go on (a game goes on meanwhile, its"
+        " turn timer too), or press Ctrl-C twice to quit."
+    )
+    return [("", textwrap.fill(text, max(size.columns - 1, 10)))]
+
+
+def screen_text(app: Application[Any], width: int = 80, height: int = 24) -> str:
     """The application's screen as plain text, as a terminal of that size would show it."""
     screen = Screen(default_char=Char(" ", ""), initial_width=width, initial_height=height)
     with set_app(app):

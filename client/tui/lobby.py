@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from sushigo.protocol import TableSettings
+from sushigo.bots import levels
+from sushigo.protocol import Leaderboard, Rated, TableSettings
 
 from .form import game_title, variant_label
 from .state import AppState, CreateForm, Fragments
 
-__all__ = ["form_text", "lobby_text", "seats_text"]
+__all__ = ["form_text", "leaderboard_lines", "lobby_text", "seats_text"]
 
 
 _SHORT_VARIANTS = {"pass_both_ways": "both-ways", "soy_sauce": "soy"}
@@ -24,6 +25,8 @@ def lobby_text(state: AppState) -> Fragments:
     out: Fragments = [
         ("class:title", f"Tables on {state.address}"),
         ("class:dim", f"   (m: quick match of {quick}, g switches)\n"),
+        ("class:dim", f"  b: play {quick} now against bots of level {state.bot_level}"),
+        ("class:dim", " (v changes it)\n"),
     ]
     head = f"  {'table':<13}{'game':<11}{'seats':<6}{'variants':<17}{'turn':<6}{'status':<9}watch"
     out.append(("class:dim", head))
@@ -58,7 +61,10 @@ def form_text(state: AppState) -> Fragments:
             f"‹ {form.turn_seconds} s ›" if form.turn_seconds else "‹ no timer ›",
         ),
         "bots": ("bots", f"‹ {form.bots} › of {form.players - 1} empty seats"),
-        "strategy": ("bot strategy", f"‹ {form.strategy} ›"),
+        "strategy": (
+            "bot level" if levels(form.game) else "bot strategy",
+            f"‹ {form.strategy} ›",
+        ),
         "create": ("", "[ Create ]"),
     }
     out: Fragments = [("class:title", "Create a table\n")]
@@ -105,3 +111,35 @@ def seats_text(state: AppState) -> Fragments:
     if table.spectators:
         out.append(("class:dim", f"  {table.spectators} watching\n"))
     return out
+
+
+def leaderboard_lines(board: Leaderboard, player_id: str, *, signed_in: bool) -> list[str]:
+    """A game's ladder as lines of text (the lobby's overlay and ``--leaderboard`` print the
+    same): rank, name, rating with its uncertainty, games; our own row marked, and shown below
+    the table when it is not among the top rows. `signed_in`: we logged in with a key (guests
+    are never rated)."""
+    title = game_title(board.kind)
+    players = "player" if board.total == 1 else "players"
+    lines = [f"{title} leaderboard: {board.total} rated {players}"]
+    if not board.top:
+        lines.append("nobody is rated at this game yet")
+    else:
+        lines.append(f"{'rank':>5}  {'name':<24}{'rating':>8}{'skill':>9}{'±':>6}{'games':>7}")
+        lines += [_rated_line(row, row.player_id == player_id) for row in board.top]
+    mine = board.mine
+    if mine is not None and all(row.player_id != mine.player_id for row in board.top):
+        lines += ["  ...", _rated_line(mine, True)]
+    elif mine is None:
+        lines.append(
+            f"you are not rated at {title} yet: finish a game"
+            if signed_in
+            else "guests are not rated: log in with --key to be on the leaderboard"
+        )
+    return lines
+
+
+def _rated_line(row: Rated, mine: bool) -> str:
+    return (
+        f"{row.rank:>5}{'▸' if mine else ' '} {row.name[:24]:<24}{row.rating_milli / 1000:>8.1f}"
+        f"{row.mu_milli / 1000:>9.1f}{row.sigma_milli / 1000:>6.1f}{row.games:>7}"
+    )

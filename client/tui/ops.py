@@ -11,7 +11,9 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
+from sushigo.bots import levels
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
+from sushigo.engine.games import rules as game_rules
 from sushigo.protocol import TableSettings, TableStatus
 
 from .form import game_title
@@ -23,10 +25,12 @@ __all__ = [
     "guarded",
     "join_selected",
     "leave",
+    "play_bots",
     "quick_match",
     "refresh_tables",
     "seat_with_bots",
     "send_chat",
+    "show_leaderboard",
     "start_game",
     "watch_selected",
 ]
@@ -103,6 +107,23 @@ async def quick_match(state: AppState, players: int = 4) -> None:
     state.say(f"looking for a {players}-player {title} table…")
     await _client(state).quick_match(players, state.quick_kind)
     state.say("seated: the game starts when the table is full")
+
+
+async def show_leaderboard(state: AppState) -> None:
+    """The ladder of the lobby's chosen game, over the lobby."""
+    state.leaderboard = await _client(state).leaderboard(state.quick_kind)
+    state.notify()
+
+
+async def play_bots(state: AppState, players: int = 4) -> None:
+    """A quick game against bots: a table of the lobby's chosen game, every other seat a bot of
+    the chosen level, started at once (a game that has no levels gets the server's default
+    bots)."""
+    rules = game_rules(state.quick_kind)
+    seats = players if players in rules.players else rules.players[0]
+    level = state.bot_level if state.bot_level in levels(state.quick_kind) else "default"
+    settings = TableSettings(kind=state.quick_kind, players=seats, turn_seconds=60)
+    await seat_with_bots(state, settings, seats - 1, level)
 
 
 async def seat_with_bots(

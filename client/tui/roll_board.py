@@ -209,14 +209,22 @@ class RollBoard(RollState):
             return []
         scored = self.rounds[-1]
         puddings = " ".join(str(p) for p in scored.puddings)
-        return [*self.round_table(scored, _HEADS), ("class:dim", f"puddings: {puddings}\n")]
+        return [
+            *self.round_table(scored, _HEADS),
+            *self.race("maki", [p.maki for p in scored.points], ("most", "second")),
+            ("class:dim", f"puddings: {puddings}\n"),
+        ]
 
     def game_summary(self) -> Fragments:
-        """Points by category over the game, puddings, leftover tokens, totals and places."""
+        """Points by category over the game, puddings, leftover tokens, totals and places; who
+        won the pudding race."""
         end = self.game_over
         puddings = end.pudding_points if end is not None else ()
         bonus = end.token_bonus if end is not None else ()
-        return self.game_table(self.rounds, _HEADS, (("pud", 5, puddings), ("tok", 4, bonus)))
+        return [
+            *self.game_table(self.rounds, _HEADS, (("pud", 5, puddings), ("tok", 4, bonus))),
+            *self.race("pudding", puddings, ("most", "fewest")),
+        ]
 
     def players_height(self) -> int | None:
         """Every belt line is kept (two or three per seat) before the panels below get any."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from sushigo.bots import DEFAULT_LEVEL
 from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -27,6 +28,7 @@ from sushigo.protocol import (
     GameEnded,
     GameStarted,
     GameStarting,
+    Leaderboard,
     Message,
     Resumed,
     Spectating,
@@ -41,6 +43,8 @@ from sushigo.protocol import (
 
 from .board import Board, Fragments, board_class
 from .form import CreateForm, game_title
+from .replay_state import RecentGames
+from .replay_view import ReplayScreen
 
 __all__ = ["AppState", "CreateForm", "Fragments"]
 
@@ -63,9 +67,17 @@ class AppState:
     """The create-table form while it is open."""
     quick_kind: str = "sushi-go"
     """The game a quick match asks for (g switches it)."""
+    leaderboard: Leaderboard | None = None
+    """The ladder shown over the lobby (l), until closed."""
+    bot_level: str = DEFAULT_LEVEL
+    """The level of the bots a quick game against bots seats (v changes it)."""
     table: TableInfo | None = None
     """Our table (seated or watching)."""
     seat: int | None = None
+    recent: RecentGames | None = None
+    """Our finished games, while their list is on screen (h in the lobby)."""
+    replay: ReplayScreen | None = None
+    """The finished game being stepped through (over the list of our games)."""
 
     # -- the game -----------------------------------------------------------------------------
     board: Board | None = None
@@ -157,6 +169,10 @@ class AppState:
 
     def apply(self, msg: Message) -> None:
         """Take in one server message and redraw."""
+        if isinstance(msg, TableJoined | Spectating | GameStarting):
+            # A table of ours comes on screen (a tournament seats us, say): the list of our
+            # games and a replay give way to it.
+            self.recent = self.replay = None
         if isinstance(msg, TableList):
             self.tables = msg.tables
             self.table_cursor = min(self.table_cursor, max(0, len(msg.tables) - 1))

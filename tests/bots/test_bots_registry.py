@@ -10,14 +10,18 @@ import pytest
 
 from sushigo.bots import (
     CARD_BUILTIN,
+    LEVELS,
     HeuristicStrategy,
     IsmctsStrategy,
     StrategyError,
     get_strategy,
+    level_spec,
+    levels,
     strategy_factory,
 )
 from sushigo.client.arena import main
 from sushigo.engine import Game, GameOptions
+from sushigo.engine.games import rules as game_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,3 +140,29 @@ def test_reset_is_optional_in_the_arena(bot_file: Path) -> None:
     assert (
         main(["--strategies", f"{bot_file}:NoReset,random", "--games", "2", "--workers", "1"]) == 0
     )
+
+
+@pytest.mark.parametrize("game", ["sushi-go", "sushi-roll"])
+def test_levels_are_strategies_of_rising_strength(game: str) -> None:
+    """easy, medium, hard and expert are strategies of the game (a level's options can be
+    added to), each a step up in the strength tables of docs/BOTS.md."""
+    assert levels(game) == LEVELS
+    made = [get_strategy(level, game=game) for level in LEVELS]
+    names = [type(s).__name__ for s in made]
+    assert "Greedy" in names[0] and "Heuristic" in names[1]
+    assert type(made[2]) is type(made[3])  # hard and expert: the search, on different budgets
+    assert made[2].iterations < made[3].iterations  # type: ignore[attr-defined]
+    more = get_strategy("hard@iterations=7", game=game)
+    assert more.iterations == 7  # type: ignore[attr-defined]
+    # Every level plays a legal action.
+    rules = game_rules(game)
+    state = rules.new_game(rules.options(2, ()), bytes(32))
+    seat = state.to_act()[0]
+    for strategy in made:
+        legal = list(state.legal_actions(seat))
+        assert strategy.choose(state.observation(seat), legal, random.Random(1)) in legal
+
+
+def test_a_game_without_levels_offers_none() -> None:
+    assert levels("rock-paper-scissors") == ()
+    assert level_spec("hard", "rock-paper-scissors") is None

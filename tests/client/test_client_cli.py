@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from tui_helpers import local_server
 
 from sushigo.client.cli import (
     KeyFileError,
@@ -26,7 +27,7 @@ from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.tls import ensure_certificate, server_ssl_context
 
 
@@ -162,7 +163,7 @@ async def test_changed_tls_certificate_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = ensure_certificate(tmp_path / "tls")
-    storage = Storage(tmp_path / "server.db")
+    storage = SqliteStorage(tmp_path / "server.db")
     server = Server(
         Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
@@ -187,28 +188,50 @@ async def test_changed_tls_certificate_is_refused(
 async def test_a_taken_default_name_is_numbered_and_a_taken_given_name_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    storage = Storage(tmp_path / "server.db")
-    server = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
-        "127.0.0.1",
-        0,
-        None,
-    )
-    host, port = (await server.start())[0]
-    clients = []
-    try:
-        # Two people on one machine share a login name: the second plays as "ann-2", the third
-        # as "ann-3".
-        for _ in range(3):
-            clients.append(await Client.connect_unique(host, port, name="ann"))
-        assert [c.name for c in clients] == ["ann", "ann-2", "ann-3"]
-        # A name chosen with --name is that name or an error, as a person reads it.
-        code = await asyncio.to_thread(main, [f"{host}:{port}", "--name", "ANN"])
-    finally:
-        for client in clients:
-            await client.close()
-        await server.stop()
-        storage.close()
+    async with local_server(tmp_path) as (host, port):
+        clients = []
+        try:
+            # Two people on one machine share a login name: the second plays as "ann-2", the
+            # third as "ann-3".
+            for _ in range(3):
+                clients.append(await Client.connect_unique(host, port, name="ann"))
+            assert [c.name for c in clients] == ["ann", "ann-2", "ann-3"]
+            # A name chosen with --name is that name or an error, as a person reads it.
+            code = await asyncio.to_thread(main, [f"{host}:{port}", "--name", "ANN"])
+        finally:
+            for client in clients:
+                await client.close()
     assert code == 1
     line = _one_line(capsys.readouterr().err)
     assert "'ANN' is taken by another player" in line and "with --name" in line
+
+
+async def test_the_leaderboard_is_printed_with_our_own_rank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key_file = tmp_path / "me.pem"
+    mine = load_or_create_key(key_file).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {}
+    for i in range(30):
+        raw = mine if i == 25 else Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        player = storage.upsert_identity(raw, f"player{i}", 1)
+        ratings[player] = (60.0 - i, 3.0)
+    storage.set_ratings(ratings)
+    storage.close()
+    async with local_server(tmp_path) as (host, port):
+        ours = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(key_file), "--name", "me"]
+        )
+        as_guest = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--game", "sushi-roll"]
+        )
+    assert (ours, as_guest) == (0, 0)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Sushi Go! leaderboard: 30 rated players"
+    top = out[2].split()
+    assert top[:2] == ["1", "player0"] and top[2:4] == ["51.0", "60.0"]
+    # 20 rows, then ours below them: rank 26.
+    assert out[22] == "  ..." and out[23].split()[:2] == ["26*", "me"]
+    assert out[24] == "Sushi Roll leaderboard: 0 rated players"
+    assert "guests are not rated" in out[-1]

@@ -12,7 +12,7 @@ from sushigo.engine import Card
 from sushigo.protocol import Commit, Phase, Reveal, TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 async def test_a_complete_game_to_its_final_summary(tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ async def test_the_server_restarts_and_the_game_comes_back_from_its_snapshot(
     the session back (a snapshot: the new server has no messages to replay), shows the turn where
     it was, and the game goes on to its verified end."""
     key = Ed25519PrivateKey.generate()
-    storage = Storage(tmp_path / "server.db")
+    storage = SqliteStorage(tmp_path / "server.db")
     first = Server(
         Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
     )
@@ -172,7 +172,7 @@ async def test_the_server_restarts_and_the_game_comes_back_from_its_snapshot(
             await first.stop()
             storage.close()
             await h.wait(lambda: state.reconnecting, "the drop to be seen")
-            storage = Storage(tmp_path / "server.db")
+            storage = SqliteStorage(tmp_path / "server.db")
             hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
             second = Server(hub, "127.0.0.1", port, None)
             await second.start()

@@ -134,3 +134,44 @@ def test_lobby_widgets_render() -> None:
     state.table, state.seat = tables[-1], 0
     screen = render_all(state, app)
     assert "seat 2: (empty)" in screen
+
+
+def test_summaries_say_who_won_the_maki_and_pudding_races() -> None:
+    """Each round's summary names the maki race's winners and the game's the pudding race's,
+    as the score pad's notes would, from the points the events carry."""
+    state = AppState(address="127.0.0.1:7777")
+    app = build_application(state, output=Output80x24())
+    feed = Feed(state, "sushi-go", 4)
+    feed.names = ("ann", "bob", "cy", "di")
+    feed.seat = state.seat = 0
+    feed.start()
+    rng = random.Random(8)
+    races = 0
+    while not feed.game.is_terminal():
+        feed.turn_start()
+        for event in feed.play(feed.random_actions(rng)):
+            if isinstance(event, RoundScored) and not feed.game.is_terminal():
+                maki = [p.maki for p in event.points]
+                screen = " ".join(screen_text(app, 80, 24).split())
+                if any(maki):
+                    best = max(maki)
+                    most = ", ".join(_who(s) for s, got in enumerate(maki) if got == best)
+                    assert f"maki: most {most} (+{best})" in screen, screen
+                    races += 1
+                else:
+                    assert "maki:" not in screen
+                state.summary = None
+    feed.end()
+    pudding = card(state).game_over.pudding_points  # type: ignore[union-attr]
+    screen = " ".join(screen_text(app, 80, 24).split())
+    assert races >= 2
+    if any(pudding):
+        most = ", ".join(_who(s) for s, got in enumerate(pudding) if got == max(pudding))
+        assert f"pudding: most {most} (+{max(pudding)})" in screen, screen
+    if min(pudding) < 0:
+        fewest = ", ".join(_who(s) for s, got in enumerate(pudding) if got == min(pudding))
+        assert f"fewest {fewest} ({min(pudding)})" in screen, screen
+
+
+def _who(seat: int) -> str:
+    return "you" if seat == 0 else ("ann", "bob", "cy", "di")[seat]

@@ -1,149 +1,66 @@
-"""End to end: the real `sushigo-client` command in a real terminal (tmux), played by keystrokes.
-
-The client's terminal output is piped (tmux pipe-pane) into a FIFO the test reads; every chunk
-that arrives is a cue to look at the screen again (capture-pane), so the test waits on the
-terminal's own output, bounded by a timeout, and never sleeps.
-"""
+"""End to end: the real `sushigo-client` command in a real terminal (tmux), played by keystrokes
+(`terminal`: the test waits on the terminal's own output, bounded by a timeout, and never
+sleeps)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import shlex
-import shutil
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess
+from terminal import WAIT, Keys, Until, needs_tmux, terminal
 from tui_helpers import local_server
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+from sushigo.client.connection import Client
+from sushigo.protocol import TableSettings, TurnStart
+from sushigo.server.sqlite_storage import SqliteStorage
 
-ROOT = Path(__file__).resolve().parents[2]
-WAIT = 20.0
+pytestmark = needs_tmux
 
+AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-strategy", "random"]
+"""A two-seat table with one random server bot and no turn timer."""
 
-class Terminal:
-    """A tmux server of our own with one 80x24 window."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.socket = f"sushigo-test-{os.getpid()}-{id(self)}"
-        self.tmp = tmp
-
-    async def tmux(self, *args: str) -> str:
-        proc = await asyncio.create_subprocess_exec(
-            "tmux",
-            "-L",
-            self.socket,
-            "-f",
-            "/dev/null",
-            *args,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), WAIT)
-        assert proc.returncode == 0, f"tmux {args}: {err.decode()}"
-        return out.decode()
-
-    async def screen(self) -> str:
-        return await self.tmux("capture-pane", "-p", "-t", "play")
-
-
-Until = Callable[[Callable[[str], bool], str], Awaitable[str]]
-Keys = Callable[..., Awaitable[str]]
+Tmux = Callable[..., Awaitable[str]]
+"""Any tmux command on the test's own tmux server (`resize-window -t play -x 60`, say)."""
 
 
 async def _in_terminal(
     tmp_path: Path,
     game_args: list[str],
-    play: Callable[[Until, Keys], Awaitable[None]],
+    play: Callable[[Until, Keys, Tmux], Awaitable[None]],
     server: Callable[[Path], AbstractAsyncContextManager[tuple[str, int]]] = local_server,
+    size: tuple[int, int] = (80, 24),
+    env: tuple[str, ...] = (),
 ) -> None:
-    """Run `sushigo-client ... --bots 1 --players 2 <game_args>` in an 80x24 tmux window against a
-    real server (`local_server`, in this process, unless another is given), let `play` type and
-    look, then check it quits with exit code 0."""
-    fifo = tmp_path / "output.fifo"
-    os.mkfifo(fifo)
-    # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.
-    read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    spare_fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-    )
-    term = Terminal(tmp_path)
-    rc_file = tmp_path / "rc"
-    try:
-        async with server(tmp_path) as (host, port):
-            command = [
-                sys.executable,
-                "-m",
-                "sushigo.client.cli",
-                f"{host}:{port}",
-                "--name",
-                "e2e",
-                "--bots",
-                "1",
-                "--players",
-                "2",
-                "--turn-seconds",
-                "0",
-                "--bot-strategy",
-                "random",
-                *game_args,
-            ]
-            tmux = f"tmux -L {term.socket} -f /dev/null"
-            script = (
-                f"cd {shlex.quote(str(ROOT))} && {tmux} wait-for ready && "
-                f"{shlex.join(command)}; echo $? > {shlex.quote(str(rc_file))}; "
-                f"{tmux} wait-for -S done"
-            )
-            await term.tmux(
-                "new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
-                "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                "sh", "-c", script,
-            )  # fmt: skip
-            await term.tmux("pipe-pane", "-t", "play", "-o", f"cat >> {shlex.quote(str(fifo))}")
-            await term.tmux("wait-for", "-S", "ready")
-
-            async def until(predicate: Callable[[str], bool], what: str) -> str:
-                deadline = loop.time() + WAIT
-                while True:
-                    screen = await term.screen()
-                    if predicate(screen):
-                        return screen
-                    remaining = deadline - loop.time()
-                    if remaining <= 0:
-                        raise AssertionError(f"no {what} on the screen:\n{screen}")
-                    with contextlib.suppress(TimeoutError):  # the next output, or the deadline
-                        await asyncio.wait_for(reader.read(65536), remaining)
-
-            async def keys(*names: str) -> str:
-                return await term.tmux("send-keys", "-t", "play", *names)
-
-            await play(until, keys)
-            await keys("q")
-            await until(lambda s: "Quit sushigo?" in s, "quit question")
-            await keys("y")
-            await term.tmux("wait-for", "done")
-        assert rc_file.read_text().strip() == "0"
-    finally:
-        transport.close()
-        os.close(spare_fd)
-        proc = await asyncio.create_subprocess_exec(
-            "tmux", "-L", term.socket, "kill-server",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
-        await proc.wait()
+    """Run `sushigo-client HOST:PORT --name e2e <game_args>` (`AGAINST_A_BOT` and more, or the
+    lobby) in a tmux window (80x24 unless `size` says otherwise) against a real server
+    (`local_server`, in this process, unless another is given), let `play` type and look, then
+    check it quits with exit code 0."""
+    async with server(tmp_path) as (host, port):
+        command = [
+            sys.executable,
+            "-m",
+            "sushigo.client.cli",
+            f"{host}:{port}",
+            "--name",
+            "e2e",
+            *game_args,
+        ]
+        async with terminal(tmp_path, command, size=size, env=env) as term:
+            await play(term.until, term.keys, term.term.tmux)
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0
 
 
 async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
         assert "round 1/3 · turn 1/10" in screen
         assert "random-bot-1" in screen and "▸ 1" in screen
@@ -154,11 +71,11 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
         await until(lambda s: "Keys" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, [], play)
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
 
 
 async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path) -> None:
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your move" in s and "Your move" in s, "our first move")
         assert screen.startswith(" Sushi Roll ") and "round 1/3 · cycle" in screen
         assert "RED" in screen and "belt" in screen and "tray" in screen and "menu 3" in screen
@@ -175,7 +92,7 @@ async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path)
         await until(lambda s: "Sushi Roll" in s and "re-rolls" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, ["--game", "sushi-roll"], play)
+    await _in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
 
 
 def _our_tray(screen: str) -> str:
@@ -199,7 +116,7 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         finally:
             await process.stop()
 
-    async def play(until: Until, keys: Keys) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         await until(lambda s: "your pick" in s and "turn 1/10" in s, "first turn")
         await keys("1", "Enter")
         await until(lambda s: "your pick" in s and "turn 2/10" in s, "second turn")
@@ -214,4 +131,135 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         screen = await until(lambda s: "turn 3/10" in s and "R1T2" in s, "the third turn")
         assert "xception" not in screen
 
-    await _in_terminal(tmp_path, [], play, real_server)
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, real_server)
+
+
+async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
+    tmp_path: Path,
+) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "needs a terminal" in s, "the size message")
+        words = " ".join(screen.split())
+        assert "at least 80x24; this one is 60x20" in words and "Ctrl-C twice" in words
+        await tmux("resize-window", "-t", "play", "-x", "80", "-y", "24")
+        await until(lambda s: "your pick" in s and "turn 1/10" in s, "the game at 80x24")
+
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, size=(60, 20))
+
+
+COLOUR = re.compile(r"\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]")
+"""An SGR sequence that sets a foreground or background colour (39 and 49, the terminal's own
+colours, are none)."""
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_no_color_is_respected(tmp_path: Path, no_color: bool) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+        styled = await tmux("capture-pane", "-p", "-e", "-t", "play")
+        assert bool(COLOUR.search(styled)) is not no_color, styled[:400]
+
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play, env=("NO_COLOR=1",) if no_color else ())
+
+
+async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "Tables on" in s, "the lobby")
+        assert "bots of level medium" in screen
+        await keys("v")
+        await until(lambda s: "bots of level hard" in s, "the level changed")
+        await keys("b")
+        screen = await until(lambda s: "your pick" in s and "turn 1/" in s, "the first turn")
+        # Three bots of that level, the level beside each bot's name.
+        rows = [line for line in screen.split("\n") if line.startswith(" hard-bot")]
+        assert len(rows) == 3, screen
+
+    await _in_terminal(tmp_path, [], play)
+
+
+async def test_the_lobby_shows_a_games_leaderboard(tmp_path: Path) -> None:
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {}
+    for i, name in enumerate(["ann", "bob", "cy"]):
+        raw = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        ratings[storage.upsert_identity(raw, name, 1)] = (30.0 - 5 * i, 2.0 + i)
+    storage.set_ratings(ratings, "sushi-roll")
+    storage.close()
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "Tables on" in s, "the lobby")
+        await keys("l")
+        screen = await until(lambda s: "leaderboard" in s, "the Sushi Go! leaderboard")
+        assert "Sushi Go! leaderboard: 0 rated players" in screen
+        assert "guests are not rated" in screen
+        await keys("Escape", "g", "l")
+        screen = await until(lambda s: "Sushi Roll leaderboard" in s, "the Sushi Roll one")
+        rows = [line.split() for line in screen.split("\n") if "ann" in line or "cy" in line]
+        assert [row[1:4] for row in rows] == [["1", "ann", "24.0"], ["3", "cy", "8.0"]], screen
+        await keys("l")
+        await until(lambda s: "leaderboard" not in s and "Tables on" in s, "the lobby again")
+
+    await _in_terminal(tmp_path, [], play)
+
+
+async def test_a_rounds_score_pad_names_the_race_winners(tmp_path: Path) -> None:
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        # Play the first card of every hand until the round's scores come up.
+        for _ in range(12):
+            screen = await until(
+                lambda s: "your pick" in s or "Round 1 scores" in s, "our turn or the scores"
+            )
+            if "Round 1 scores" in screen:
+                break
+            turn = next(part for part in screen.split("·") if "turn" in part).strip()
+            await keys("1", "Enter")
+            await until(lambda s, t=turn: t not in s.split("\n")[0], "the next turn")
+        else:
+            raise AssertionError("no round summary after a round's turns")
+        for heading in ("maki", "temp", "sash", "dump", "nigi", "round", "total"):
+            assert heading in screen, screen
+        # The maki race's winners, unless nobody had a maki roll: the rows of the pad are a
+        # name, then the maki points first.
+        lines = screen.split("\n")
+        top = next(i for i, line in enumerate(lines) if "Round 1 scores" in line)
+        left = lines[top].index("Round 1 scores")  # the pad's frame is drawn over the board
+        pad = [line[left:].split("│")[0] for line in lines[top : top + 6]]
+        maki = [int(row.split()[1]) for row in pad[2:4]]
+        assert ("maki: most" in "\n".join(pad)) == any(maki), pad
+
+    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
+
+
+async def test_a_spectator_sees_the_table_at_once(tmp_path: Path) -> None:
+    players: list[Client] = []
+
+    @asynccontextmanager
+    async def mid_turn(path: Path) -> AsyncIterator[tuple[str, int]]:
+        async with local_server(path) as (host, port):
+            ann = await Client.connect(host, port, name="ann")
+            bob = await Client.connect(host, port, name="bob")
+            players.extend((ann, bob))
+            joined = await ann.create_table(TableSettings(kind="sushi-go", players=2))
+            await bob.join_table(joined.table.table_id)
+            ann.start_game()
+            first = [await c.wait_for(TurnStart, WAIT) for c in players]
+            for c, start in zip(players, first, strict=True):
+                c.pick(start.observation.legal_actions()[0])
+            await ann.wait_for(TurnStart, WAIT)  # turn 2 begins; nobody has picked in it
+            try:
+                yield host, port
+            finally:
+                for c in players:
+                    await c.close()
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "playing" in s, "the game in the table list")
+        await keys("w")
+        screen = await until(lambda s: "round 1/3 · turn 2/10" in s, "the table as it stands")
+        # Both tableaus after turn 1, no hand, the keys of a spectator.
+        assert "ann" in screen and "bob" in screen and "(nothing yet)" not in screen
+        assert "spectators see no hand" in screen and "l: stop watching" in screen
+        await keys("l")
+        await until(lambda s: "Tables on" in s, "the lobby again")
+
+    await _in_terminal(tmp_path, [], play, mid_turn)

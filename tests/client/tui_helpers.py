@@ -32,7 +32,7 @@ from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 WAIT = 15.0
 """Longest wait for any one thing (seconds); normally it takes milliseconds."""
@@ -46,11 +46,15 @@ class Output80x24(DummyOutput):
 
 
 @contextlib.asynccontextmanager
-async def local_server(path: Path) -> AsyncIterator[tuple[str, int]]:
-    """A real server on 127.0.0.1, a free port, its database under `path`."""
-    storage = Storage(path / "server.db")
+async def local_server(
+    path: Path, key: Ed25519PrivateKey | None = None
+) -> AsyncIterator[tuple[str, int]]:
+    """A real server on 127.0.0.1, a free port, its database under `path` (``server.db``), its
+    signing key `key` (a fresh one if None)."""
+    storage = SqliteStorage(path / "server.db")
+    key = key or Ed25519PrivateKey.generate()
     server = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
+        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000),
         "127.0.0.1",
         0,
         None,
@@ -145,19 +149,22 @@ class Harness:
 @contextlib.asynccontextmanager
 async def running_app(
     address: tuple[str, int],
-    settings: TableSettings,
+    settings: TableSettings | None,
     *,
     bots: int | None = None,
     strategy: str = "random",
     name: str = "tester",
+    key: Ed25519PrivateKey | None = None,
 ) -> AsyncIterator[Harness]:
-    """The application, connected and seated at a table with bots (game starting)."""
+    """The application, connected (as a guest, or with `key`) and seated at a table of
+    `settings` with bots (game starting); in the lobby when `settings` is None."""
     host, port = address
-    client = await Client.connect(host, port, name=name)
-    count = settings.players - 1 if bots is None else bots
+    client = await Client.connect(host, port, name=name, key=key)
 
     async def startup(state: AppState) -> None:
-        await seat_with_bots(state, settings, count, strategy)
+        if settings is not None:
+            count = settings.players - 1 if bots is None else bots
+            await seat_with_bots(state, settings, count, strategy)
 
     async def reconnect(c: Client) -> Any:
         return await auto_reconnect(c, attempts=10, delay=0.05)

@@ -10,7 +10,7 @@ import pytest
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -21,7 +21,7 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
     """An in-process server on loopback: (host, port, its database file, whose key file lies
     beside it as `sushigo-server` keeps it)."""
     db = tmp_path / "server.db"
-    storage = Storage(db)
+    storage = SqliteStorage(db)
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
     srv = Server(
         Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None

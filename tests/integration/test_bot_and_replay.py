@@ -14,7 +14,7 @@ from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
 from sushigo.client.connection import Client
 from sushigo.server.replay import main as replay_main
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 async def bots(*argvs: list[str]) -> list[int]:
@@ -56,7 +56,7 @@ async def test_two_bots_play_their_games_and_every_game_verifies(
     assert all(line.endswith("fairness verified") for line in lines)
 
     # The server stored both games; the replay tool verifies each of them.
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         games = storage.list_records()
     assert len(games) == 2
     for game in games:
@@ -71,7 +71,7 @@ async def test_replay_refuses_a_record_with_one_changed_byte(
     host, port, db = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "1"]
     assert await bots(argv, argv) == [0, 0]
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         (game,) = storage.list_records()
     exported = tmp_path / "game.rec"
     assert replay_main(["--db", str(db), game.game_id, "--export", str(exported)]) == 0
@@ -113,7 +113,7 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     keys = [[*argv, "--key", str(tmp_path / key)] for key in ("a.key", "b.key")]
     assert await bots(*keys) == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         board = storage.leaderboard()
     assert len(board) == 2
     assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)

@@ -32,8 +32,8 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
+from sushigo.server.database import open_storage
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
-from sushigo.server.storage import Storage
 
 GAMES = 2
 """Games each player plays: the first is killed three times and at its end; the second in its
@@ -187,9 +187,9 @@ async def finish(player: Player) -> None:
             return
 
 
-async def test_sigkill_at_five_moments_takes_no_ones_choice(tmp_path: Path) -> None:
-    db = tmp_path / "server.db"
-    server = ServerProcess(db)
+async def test_sigkill_at_five_moments_takes_no_ones_choice(server_db: tuple[str, ...]) -> None:
+    """On each storage backend: an SQLite file, and a real PostgreSQL."""
+    server = ServerProcess(server_db)
     await server.start()
     bots = [
         await asyncio.create_subprocess_exec(
@@ -232,12 +232,14 @@ async def test_sigkill_at_five_moments_takes_no_ones_choice(tmp_path: Path) -> N
         # A bot killed as its game ended may not have seen the end (the server kept it).
         assert all("fairness verified" in ln or "was not seen" in ln for ln in lines), output
 
-    storage = Storage(db)
+    options = dict(zip(server_db[::2], server_db[1::2], strict=True))
+    storage = open_storage(options["--db"])
     try:
         stored = [storage.get_record(g.game_id) for g in storage.list_records(limit=10)]
     finally:
         storage.close()
-    key = public_key_bytes(load_or_create_server_key(db.with_name(db.name + ".key")))
+    key_file = Path(options.get("--key") or options["--db"] + ".key")
+    key = public_key_bytes(load_or_create_server_key(key_file))
     assert len(stored) == GAMES
     for game in stored:
         assert game is not None

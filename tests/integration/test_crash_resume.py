@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 
 from processes import server_process
 from server_helpers import dropped, expected_turns, play, replay_scores
@@ -16,8 +15,8 @@ from sushigo.engine import SUSHI_GO
 from sushigo.protocol import Phase, TableSettings, TurnStart, verify_record, verify_signed_record
 
 
-async def test_sigkill_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
-    db = tmp_path / "server.db"
+async def test_sigkill_in_round_two_then_restart_and_finish(server_db: tuple[str, ...]) -> None:
+    db = server_db
     settings = TableSettings(kind="sushi-go", players=3, turn_seconds=60)
     rng = random.Random(11)
     async with server_process(db) as server:

@@ -9,7 +9,6 @@ import asyncio
 import dataclasses
 import random
 from collections.abc import Callable
-from pathlib import Path
 
 from processes import server_process
 from roll_server_helpers import RollClient, roll_settings, take_only
@@ -40,8 +39,10 @@ def round_two_turn_of(seats: set[int]) -> Callable[[Message], bool]:
     return stop
 
 
-async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(tmp_path: Path) -> None:
-    db = tmp_path / "server.db"
+async def test_sigkill_mid_turn_in_round_two_then_restart_and_finish(
+    server_db: tuple[str, ...],
+) -> None:
+    db = server_db
     rng = random.Random(21)
     async with server_process(db) as server:
         port = server.port

@@ -17,7 +17,7 @@ from sushigo.client.tournament import main as tournament_main
 from sushigo.client.tournament import parser as tournament_parser
 from sushigo.client.tournament import run as run_tournament
 from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 async def test_a_tournament_runs_from_registration_to_final_standings(
@@ -84,7 +84,7 @@ async def test_a_tournament_runs_from_registration_to_final_standings(
     assert [r["rank"] for r in data["standings"]] == [1, 2, 3]
     wins = [r["wins"] for r in data["standings"]]
     assert wins == sorted(wins, reverse=True)
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         assert len(storage.list_records()) == 3  # every game's record is stored
 
 

@@ -60,7 +60,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
 
-V2 = Version(2, 1)
+V2 = Version(2, 2)
 
 OPTIONS = [
     GameOptions(players=2),
@@ -412,6 +412,17 @@ def samples() -> dict[tuple[str, str], messages.Message]:
     table = m.TableInfo(table_id=TABLE, settings=settings, status=m.TableStatus.OPEN, seats=seats)
     game = Game(OPTIONS3, b"seed")
     action = game.legal_actions(0)[0]
+    summary = m.GameSummary(
+        game_id="0f" * 16,
+        table_id=TABLE,
+        kind="sushi-go",
+        finished_ms=1_700_000_000_000,
+        players=(
+            m.GameResult(seat=0, name="ann", player_id="k:" + "a" * 32, score=31, place=1),
+            m.GameResult(seat=1, name="random-bot-1", score=20, place=2),
+        ),
+        seat=0,
+    )
     out: list[messages.Message] = [
         m.Hello(ref=1, protocol="sushigo", version=V2, capabilities=("chat",)),
         m.Welcome(ref=1, version=V2, server_key=b"k" * 32, challenge=b"c" * 32),
@@ -424,6 +435,32 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.ServerPong(ref=3, nonce=9),
         m.Error(ref=3, code=52, message="no"),
         m.ListTables(ref=4),
+        m.GetLeaderboard(ref=4, kind="sushi-roll", limit=10),
+        m.Leaderboard(
+            ref=4,
+            kind="sushi-roll",
+            top=(
+                m.Rated(
+                    rank=1,
+                    player_id="k:" + "ab" * 16,
+                    name="ann",
+                    rating_milli=12_345,
+                    mu_milli=30_000,
+                    sigma_milli=5_885,
+                    games=7,
+                ),
+            ),
+            total=40,
+            mine=m.Rated(
+                rank=17,
+                player_id="k:" + "cd" * 16,
+                name="bob",
+                rating_milli=-2_000,
+                mu_milli=22_000,
+                sigma_milli=8_000,
+                games=1,
+            ),
+        ),
         m.ListTournaments(ref=4),
         m.CreateTournament(
             ref=4, settings=m.TournamentSettings(name="cup", kind="sushi-go", games=6)
@@ -468,6 +505,10 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.TableUpdate(table=table),
         m.TableLeft(ref=4, table_id=TABLE),
         m.ChatMessage(player_id="p1", name="bob", text="hi"),
+        m.MyGames(ref=4, offset=20, limit=10),
+        m.GetRecord(ref=4, game_id="0f" * 16),
+        m.GameList(ref=4, games=(summary,), offset=20, more=True),
+        m.GameRecord(ref=4, game=summary, record=sample_record()),
         m.GameStarting(
             table_id=TABLE,
             kind="sushi-go",

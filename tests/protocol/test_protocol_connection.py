@@ -228,10 +228,11 @@ def test_handshake_and_versions() -> None:
     assert client.phase is server.phase is Phase.CLOSED
 
 
-def test_a_2_0_client_is_spoken_to_in_2_0() -> None:
-    hello = m.Hello(ref=1, protocol="sushigo", version=Version(2, 0))
+@pytest.mark.parametrize("minor", [0, 1])
+def test_an_older_2_x_client_is_spoken_to_in_its_version(minor: int) -> None:
+    hello = m.Hello(ref=1, protocol="sushigo", version=Version(2, minor))
     welcome = handshake_reply(hello, server_key=b"k" * 32, challenge=b"c" * 32)
-    assert isinstance(welcome, m.Welcome) and welcome.version == Version(2, 0)
+    assert isinstance(welcome, m.Welcome) and welcome.version == Version(2, minor)
 
 
 @pytest.mark.parametrize(

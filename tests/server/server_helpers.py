@@ -64,7 +64,7 @@ from sushigo.server.app import Server
 from sushigo.server.config import HubConfig
 from sushigo.server.hub import Hub
 from sushigo.server.session import Conn
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 T = TypeVar("T")
 
@@ -143,7 +143,7 @@ class Clock:
 
 def make_hub(config: HubConfig | None = None) -> tuple[Hub, Clock]:
     hub = Hub(
-        storage=Storage(":memory:"),
+        storage=SqliteStorage(":memory:"),
         key=Ed25519PrivateKey.generate(),
         config=config,
         wall_ms=lambda: 1_700_000_000_000,
@@ -388,7 +388,7 @@ class Running:
 async def running_server(
     host: str = "127.0.0.1", config: HubConfig | None = None, db: str = ":memory:"
 ) -> AsyncIterator[Running]:
-    storage = Storage(db)
+    storage = SqliteStorage(db)
     hub = Hub(
         storage=storage,
         key=Ed25519PrivateKey.generate(),

@@ -18,11 +18,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
-import sushigo.server.storage as storage_module
+import sushigo.server.sqlite_storage as storage_module
 from sushigo.protocol import TableSettings
 from sushigo.server.hub import Hub
 from sushigo.server.persist import dump, load, table_state
-from sushigo.server.storage import SCHEMA_VERSION, PlayerResult, Storage, StorageError
+from sushigo.server.sqlite_storage import SCHEMA_VERSION, SqliteStorage
+from sushigo.server.storage import PlayerResult, StorageError
 from sushigo.server.table import Table
 
 PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
@@ -56,7 +57,7 @@ def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
     tmp_path: Path, write_behind: bool
 ) -> None:
     path = tmp_path / "parts.db"
-    with Storage(path, write_behind=write_behind) as storage:
+    with SqliteStorage(path, write_behind=write_behind) as storage:
         storage.save_table("t", b"H", [b"a"])
         storage.append_turns("t", 1, [b"b"])
         storage.append_turns("t", 2, [b"c", b"d"])
@@ -76,7 +77,7 @@ def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
 
 def test_held_appends_keep_their_order_around_a_newer_whole_save(tmp_path: Path) -> None:
     path = tmp_path / "wb.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         storage.save_table("t", b"H", [b"a"])
         storage.append_turns("t", 1, [b"b"])
         storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
@@ -93,7 +94,7 @@ def test_held_appends_keep_their_order_around_a_newer_whole_save(tmp_path: Path)
 
 def test_finished_and_removed_tables_leave_no_turn_rows(tmp_path: Path) -> None:
     path = tmp_path / "gone.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("done", b"H", [b"1", b"2"])
         storage.save_table("left", b"H", [b"1"])
         storage.append_turns("left", 1, [b"2"])
@@ -108,7 +109,7 @@ def test_finished_and_removed_tables_leave_no_turn_rows(tmp_path: Path) -> None:
 
 def test_a_head_and_its_turns_are_written_together_or_not_at_all(tmp_path: Path) -> None:
     path = tmp_path / "atomic.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("t", b"H", [b"a"])
         with pytest.raises(StorageError):
             # The second turn cannot be stored (NOT NULL): neither the head nor the first is.
@@ -122,7 +123,7 @@ def test_a_missing_turn_ends_what_loads_and_is_logged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "gap.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("t", b"H", [b"a", b"b"])
         storage.append_turns("t", 3, [b"d"])  # turn 2 never came
         storage.append_turns("t", 5, [b"f"])
@@ -137,7 +138,7 @@ def test_retired_turns_are_purged_in_one_batch_after_the_writes_they_follow(
 ) -> None:
     monkeypatch.setattr(storage_module, "PURGE_ROWS", 6)
     path = tmp_path / "purge.db"
-    with Storage(path, write_behind=True) as storage:
+    with SqliteStorage(path, write_behind=True) as storage:
         storage.save_table("a", b"A", [b"1", b"2"])
         storage.append_turns("a", 2, [b"3"])
         storage.save_table("b", b"B", [b"1"])
@@ -157,14 +158,14 @@ def test_retired_turns_are_purged_in_one_batch_after_the_writes_they_follow(
 
 def test_rows_of_an_earlier_game_at_a_table_never_load_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "stale.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("t", b"H", [b"a", b"b", b"c"])
         storage.finish_game("t", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
         storage.save_table("t", b"N", [b"x"])  # the next game at the same table
         storage.append_turns("t", 1, [b"y"])
     # Closed before any purge: the old rows are still there, as after a crash.
     assert turn_rows(path) == {"t": [0, 0, 1, 1, 2]}
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.retired_turns == 3, "found again at open"
         assert storage.load_tables() == [("t", b"Nxy")]
         storage.append_turns("t", 2, [b"z"])
@@ -176,7 +177,7 @@ def test_rows_of_an_earlier_game_at_a_table_never_load_after_a_restart(tmp_path:
 
 
 def test_a_turn_appended_again_replaces_the_earlier_one(tmp_path: Path) -> None:
-    with Storage(tmp_path / "again.db") as storage:
+    with SqliteStorage(tmp_path / "again.db") as storage:
         storage.save_table("t", b"H", [b"a", b"b"])
         storage.append_turns("t", 1, [b"B"])
         storage.append_turns("t", 2, [b"c"])
@@ -184,7 +185,7 @@ def test_a_turn_appended_again_replaces_the_earlier_one(tmp_path: Path) -> None:
 
 
 def test_a_game_stored_twice_keeps_the_table_and_its_turns(tmp_path: Path) -> None:
-    with Storage(tmp_path / "twice.db") as storage:
+    with SqliteStorage(tmp_path / "twice.db") as storage:
         storage.finish_game("t1", "g", "sushi-go", b"rec", b"sig", PLAYERS, finished_ms=1)
         storage.save_table("t2", b"H", [b"a"])
         with pytest.raises(StorageError, match="already stored"):
@@ -201,7 +202,7 @@ def old_database(path: Path, version: int) -> Iterator[sqlite3.Connection]:
     raw = sqlite3.connect(path, isolation_level=None)
     try:
         raw.execute("BEGIN")
-        for step in storage_module._MIGRATIONS[:version]:
+        for step in storage_module.MIGRATIONS[:version]:
             step(raw)
         raw.execute(f"PRAGMA user_version = {version}")
         yield raw
@@ -223,7 +224,7 @@ def make_v3_database(path: Path, heads: dict[str, bytes], turns: dict[str, list[
 def test_a_version_3_database_is_upgraded_and_its_turns_load(tmp_path: Path) -> None:
     path = tmp_path / "v3.db"
     make_v3_database(path, {"a": b"A", "b": b"B"}, {"a": [b"1", b"2"], "gone": [b"x"]})
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION
         assert storage.load_tables() == [("a", b"A12"), ("b", b"B")]
         assert storage.retired_turns == 1, "the turns of no table"
@@ -245,7 +246,7 @@ def make_v2_database(path: Path, states: dict[str, bytes]) -> None:
 def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
     make_v2_database(path, {"a": b"whole state a", "b": b"whole state b"})
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION == 4
         assert storage.load_tables() == [("a", b"whole state a"), ("b", b"whole state b")]
         storage.save_table("a", b"H", [b"1"])
@@ -255,7 +256,7 @@ def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Pa
 # --- the hub ----------------------------------------------------------------------------------
 
 
-def loaded(hub: Hub, storage: Storage) -> list[dict[str, Any]]:
+def loaded(hub: Hub, storage: SqliteStorage) -> list[dict[str, Any]]:
     """The stored tables, loaded back, as plain data."""
     return [table_state(load(blob, hub, hub.now)) for _, blob in storage.load_tables()]
 
@@ -273,7 +274,7 @@ def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
 
 def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) -> None:
     path = tmp_path / "hub.db"
-    storage = Storage(path)
+    storage = SqliteStorage(path)
     hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)
     peer = started(hub, clock)
@@ -300,7 +301,7 @@ def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) 
 
 def test_a_changed_head_is_saved_with_the_turns_it_came_with(tmp_path: Path) -> None:
     path = tmp_path / "head.db"
-    storage = Storage(path)
+    storage = SqliteStorage(path)
     hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)
     peer = started(hub, clock)
@@ -320,7 +321,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     """A version 2 database: the whole state is in the head row. The restored table's first save
     writes it whole again (in parts), so its turns are never doubled, and it restores again."""
     key = Ed25519PrivateKey.generate()
-    first = Hub(storage=Storage(":memory:"), key=key, wall_ms=lambda: 1_700_000_000_000)
+    first = Hub(storage=SqliteStorage(":memory:"), key=key, wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(first)
     peer = started(first, clock, "keeper")
     rng = random.Random(7)
@@ -330,7 +331,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     path = tmp_path / "v2.db"
     make_v2_database(path, {table.table_id: dump(table)})
 
-    storage = Storage(path)
+    storage = SqliteStorage(path)
     hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
     clock2 = Clock(hub, now=5.0)
     assert hub.restore(clock2.now) == 1

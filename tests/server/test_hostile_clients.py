@@ -55,6 +55,7 @@ from sushigo.protocol import (
     new_nonce,
     new_seed,
 )
+from sushigo.protocol.versions import CURRENT_VERSION
 from sushigo.server import app
 from sushigo.server.config import HubConfig
 
@@ -184,7 +185,7 @@ async def test_wrong_version_is_refused_with_the_supported_ones(running: Running
     peer.send(Hello(ref=1, protocol="sushigo", version=Version(major=99, minor=0)))
     error = await peer.expect_error(ErrorCode.UNSUPPORTED_VERSION)
     assert error.ref == 1
-    assert Version(major=2, minor=1) in error.supported_versions
+    assert CURRENT_VERSION in error.supported_versions
     assert await peer.expect_closed() == []
 
 

@@ -21,11 +21,11 @@ from sushigo.protocol import (
 )
 from sushigo.server.hub import Hub
 from sushigo.server.persist import dump, load
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 
 
 def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
-    storage = Storage(":memory:")
+    storage = SqliteStorage(":memory:")
     key = Ed25519PrivateKey.generate()
     hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)

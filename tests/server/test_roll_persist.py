@@ -35,7 +35,7 @@ from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.persist import StateError, dump, load, table_state
 from sushigo.server.replay import export
 from sushigo.server.replay import main as replay_main
-from sushigo.server.storage import Storage
+from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.table import Table
 
 NOW_MS = 1_700_000_000_000
@@ -98,7 +98,7 @@ def test_a_card_tables_state_is_the_same_as_any_games() -> None:
 
 
 def test_a_roll_state_that_does_not_replay_is_refused_and_others_still_load() -> None:
-    storage = Storage(":memory:")
+    storage = SqliteStorage(":memory:")
     hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: NOW_MS)
     clock = Clock(hub)
     peers = seated(hub, clock, 2)
@@ -123,7 +123,7 @@ def test_a_roll_state_that_does_not_replay_is_refused_and_others_still_load() ->
 
 
 def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_back() -> None:
-    storage = Storage(":memory:")
+    storage = SqliteStorage(":memory:")
     key = Ed25519PrivateKey.generate()
     hub = Hub(storage=storage, key=key, wall_ms=lambda: NOW_MS)
     clock = Clock(hub)
@@ -201,7 +201,7 @@ def test_roll_games_are_rated_apart_from_card_games() -> None:
 
 
 def test_ratings_by_kind_in_storage() -> None:
-    db = Storage(":memory:")
+    db = SqliteStorage(":memory:")
     ann = db.upsert_identity(bytes(range(32)), "ann", 1)
     db.set_ratings({ann: (20.0, 5.0)})
     db.set_ratings({ann: (30.0, 2.0)}, "sushi-roll")
@@ -216,7 +216,7 @@ def test_the_replay_tool_shows_and_verifies_a_stored_roll_game(
 ) -> None:
     db = tmp_path / "server.db"
     key = load_or_create_server_key(db.with_name(db.name + ".key"))
-    with Storage(db) as storage:
+    with SqliteStorage(db) as storage:
         hub = Hub(storage=storage, key=key, wall_ms=lambda: NOW_MS)
         clock = Clock(hub)
         peer = RollPeer(hub, clock)

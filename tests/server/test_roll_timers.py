@@ -81,7 +81,11 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
         assert table.seats[silent.seat].misses == miss
 
     # Third turn: a bot plays for it, after a grace in which the player could take the seat back.
+    # Everyone is told so: the step's time is the grace, as a spectator arriving now would be.
     until_silent_moves()
+    starts = [m for m in silent.drain() if isinstance(m, TurnStart)]
+    assert starts and starts[-1].deadline_ms == BOT_GRACE_SECONDS * 1000
+    assert table.step_message(None, clock.now).deadline_ms == BOT_GRACE_SECONDS * 1000
     steps = len(table.steps)
     clock.advance(BOT_GRACE_SECONDS - 0.1, step=0.1)
     assert len(table.steps) == steps

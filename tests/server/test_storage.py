@@ -1,4 +1,5 @@
-"""server.storage: every operation, atomicity, schema versions, bad files, and SIGKILL safety."""
+"""The SQLite backend: its file, pragmas, schema versions, locks and WAL recovery after SIGKILL (what
+every backend does is in test_storage_contract.py)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from sushigo.protocol.identity import player_id_for_key
-from sushigo.server import storage as storage_module
-from sushigo.server.storage import (
-    APPLICATION_ID,
-    SCHEMA_VERSION,
-    PlayerResult,
-    Storage,
-    StorageError,
-    TokenEntry,
-)
+from sushigo.server import sqlite_storage as storage_module
+from sushigo.server.sqlite_storage import APPLICATION_ID, SCHEMA_VERSION, SqliteStorage
+from sushigo.server.storage import PlayerResult, StorageError, TokenEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
@@ -32,8 +26,8 @@ KEY_B = bytes(range(1, 33))
 
 
 @pytest.fixture
-def db() -> Iterator[Storage]:
-    with Storage(":memory:") as storage:
+def db() -> Iterator[SqliteStorage]:
+    with SqliteStorage(":memory:") as storage:
         yield storage
 
 
@@ -49,7 +43,7 @@ def results(*ids: str | None) -> list[PlayerResult]:
 
 def test_new_file_gets_pragmas_schema_and_private_mode(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "sushigo.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION
     assert path.stat().st_mode & 0o777 == 0o600
     raw = sqlite3.connect(path)
@@ -61,7 +55,7 @@ def test_new_file_gets_pragmas_schema_and_private_mode(tmp_path: Path) -> None:
         raw.close()
 
 
-def test_connection_settings(db: Storage) -> None:
+def test_connection_settings(db: SqliteStorage) -> None:
     conn = db._conn
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
@@ -70,9 +64,9 @@ def test_connection_settings(db: Storage) -> None:
 
 def test_reopen_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("t1", b"state")
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.load_tables() == [("t1", b"state")]
 
 
@@ -80,7 +74,7 @@ def test_not_a_database(tmp_path: Path) -> None:
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite at all, just some text " * 100)
     with pytest.raises(StorageError) as info:
-        Storage(path)
+        SqliteStorage(path)
     assert info.value.path == str(path)
     assert "not a database" in str(info.value)
     assert str(path) in str(info.value)
@@ -93,7 +87,7 @@ def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
     raw.commit()
     raw.close()
     with pytest.raises(StorageError, match="not a sushigo database"):
-        Storage(path)
+        SqliteStorage(path)
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not switched to WAL
     raw.close()
@@ -101,18 +95,18 @@ def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
-    Storage(path).close()
+    SqliteStorage(path).close()
     raw = sqlite3.connect(path)
     raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     raw.commit()
     raw.close()
     with pytest.raises(StorageError, match=r"schema version \d+ is newer"):
-        Storage(path)
+        SqliteStorage(path)
 
 
 def test_migration_runs_pending_steps_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.db"
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         storage.save_table("t", b"x")
     calls: list[int] = []
 
@@ -120,31 +114,31 @@ def test_migration_runs_pending_steps_once(tmp_path: Path, monkeypatch: pytest.M
         calls.append(1)
         conn.execute("CREATE TABLE tournaments (id TEXT PRIMARY KEY)")
 
-    monkeypatch.setattr(storage_module, "_MIGRATIONS", [*storage_module._MIGRATIONS, v2])
+    monkeypatch.setattr(storage_module, "MIGRATIONS", [*storage_module.MIGRATIONS, v2])
     monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION + 1
         assert storage.load_tables() == [("t", b"x")]
         storage._conn.execute("SELECT * FROM tournaments").fetchall()
-    with Storage(path):
+    with SqliteStorage(path):
         pass
     assert calls == [1]
 
 
 def test_failed_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.db"
-    Storage(path).close()
+    SqliteStorage(path).close()
 
     def broken(conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE half_done (id TEXT)")
         conn.execute("THIS IS NOT SQL")
 
-    monkeypatch.setattr(storage_module, "_MIGRATIONS", [*storage_module._MIGRATIONS, broken])
+    monkeypatch.setattr(storage_module, "MIGRATIONS", [*storage_module.MIGRATIONS, broken])
     monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(StorageError, match="syntax error"):
-        Storage(path)
+        SqliteStorage(path)
     monkeypatch.undo()
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION
         names = storage._conn.execute("SELECT name FROM sqlite_master").fetchall()
         assert ("half_done",) not in names
@@ -154,23 +148,23 @@ def test_unwritable_path(tmp_path: Path) -> None:
     blocker = tmp_path / "a_file"
     blocker.write_text("not a directory")
     with pytest.raises(StorageError, match="cannot create directory") as info:
-        Storage(blocker / "sub" / "s.db")
+        SqliteStorage(blocker / "sub" / "s.db")
     assert str(blocker) in str(info.value)
 
 
 def test_directory_instead_of_file(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="is a directory"):
-        Storage(tmp_path)
+        SqliteStorage(tmp_path)
 
 
 def test_locked_database(tmp_path: Path) -> None:
     path = tmp_path / "locked.db"
-    Storage(path).close()
+    SqliteStorage(path).close()
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("BEGIN EXCLUSIVE")  # some other writer holding the write lock
     try:
         with pytest.raises(StorageError, match="locked"):
-            Storage(path, busy_timeout_ms=20)
+            SqliteStorage(path, busy_timeout_ms=20)
     finally:
         raw.execute("ROLLBACK")
         raw.close()
@@ -178,17 +172,17 @@ def test_locked_database(tmp_path: Path) -> None:
 
 def test_exclusive_mode_keeps_a_second_server_out(tmp_path: Path) -> None:
     path = tmp_path / "one.db"
-    with Storage(path, exclusive=True) as first:
+    with SqliteStorage(path, exclusive=True) as first:
         first.save_table("t", b"1")
         with pytest.raises(StorageError, match="another sushigo server"):
-            Storage(path, busy_timeout_ms=20)
+            SqliteStorage(path, busy_timeout_ms=20)
         first.save_table("t", b"2")
-    with Storage(path) as again:
+    with SqliteStorage(path) as again:
         assert again.load_tables() == [("t", b"2")]
 
 
 def test_errors_after_close_are_storage_errors(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "c.db")
+    storage = SqliteStorage(tmp_path / "c.db")
     storage.close()
     storage.close()  # idempotent
     with pytest.raises(StorageError):
@@ -198,59 +192,10 @@ def test_errors_after_close_are_storage_errors(tmp_path: Path) -> None:
 # --- tables in progress ------------------------------------------------------------------------
 
 
-def test_tables_upsert_load_delete(db: Storage) -> None:
-    assert db.load_tables() == []
-    db.save_table("b", b"1")
-    db.save_table("a", b"2")
-    db.save_table("b", b"3")
-    assert db.load_tables() == [("a", b"2"), ("b", b"3")]
-    db.delete_table("b")
-    db.delete_table("missing")
-    assert db.load_tables() == [("a", b"2")]
-
-
 # --- finished games ----------------------------------------------------------------------------
 
 
-def test_finish_game_is_one_transaction(db: Storage) -> None:
-    db.save_table("t1", b"state")
-    db.save_token(b"h" * 32, "t1", 0, 1000)
-    pid = db.upsert_identity(KEY_A, "ann", 5)
-    players = results(pid, None, "k:someone")
-    db.finish_game("t1", "g1", "sushigo", b"record", b"sig", players, finished_ms=1234)
-    assert db.load_tables() == []
-    assert db.find_token(b"h" * 32) is None
-    stored = db.get_record("g1")
-    assert stored is not None
-    assert (stored.game_id, stored.table_id, stored.kind) == ("g1", "t1", "sushigo")
-    assert (stored.record, stored.signature, stored.finished_ms) == (b"record", b"sig", 1234)
-    assert stored.players == tuple(players)
-    assert db.get_record("nope") is None
-
-
-def test_duplicate_game_changes_nothing(db: Storage) -> None:
-    db.finish_game("t1", "g1", "sushigo", b"r", b"s", results(None, None), finished_ms=1)
-    db.save_table("t2", b"state")
-    with pytest.raises(StorageError, match="already stored"):
-        db.finish_game("t2", "g1", "sushigo", b"r2", b"s2", results(None), finished_ms=2)
-    assert db.load_tables() == [("t2", b"state")]
-    stored = db.get_record("g1")
-    assert stored is not None
-    assert stored.record == b"r"
-    assert len(stored.players) == 2
-
-
-def test_failure_half_way_through_finish_game_stores_nothing(db: Storage) -> None:
-    db.save_table("t1", b"state")
-    bad = PlayerResult(player_id=None, name=None, seat=1, score=0, place=2)  # type: ignore[arg-type]
-    with pytest.raises(StorageError, match="NOT NULL"):
-        db.finish_game("t1", "g1", "sushigo", b"r", b"s", [*results(None), bad], finished_ms=1)
-    assert db.get_record("g1") is None
-    assert db.list_records() == []
-    assert db.load_tables() == [("t1", b"state")]
-
-
-def test_usable_from_a_worker_thread(db: Storage) -> None:
+def test_usable_from_a_worker_thread(db: SqliteStorage) -> None:
     # The asyncio server may call storage through asyncio.to_thread.
     worker = threading.Thread(target=db.save_table, args=("t", b"from a thread"))
     worker.start()
@@ -258,69 +203,7 @@ def test_usable_from_a_worker_thread(db: Storage) -> None:
     assert db.load_tables() == [("t", b"from a thread")]
 
 
-def test_duplicate_seats_rejected(db: Storage) -> None:
-    twice = [*results(None), *results(None)]
-    with pytest.raises(ValueError, match="duplicate seats"):
-        db.finish_game("t", "g", "sushigo", b"r", b"s", twice, finished_ms=1)
-
-
-def test_list_records_newest_first_paged_and_by_player(db: Storage) -> None:
-    for n in range(5):
-        ids = ("k:ann", None) if n % 2 == 0 else ("k:bob", "k:cat")
-        db.finish_game(f"t{n}", f"g{n}", "sushigo", b"r", b"s", results(*ids), finished_ms=n)
-    assert [r.game_id for r in db.list_records()] == ["g4", "g3", "g2", "g1", "g0"]
-    assert [r.game_id for r in db.list_records(limit=2, offset=1)] == ["g3", "g2"]
-    assert [r.game_id for r in db.list_records(player_id="k:ann")] == ["g4", "g2", "g0"]
-    assert [r.game_id for r in db.list_records(player_id="k:cat", limit=1)] == ["g3"]
-    assert db.list_records(player_id="k:nobody") == []
-    summary = db.list_records(limit=1)[0]
-    assert summary.players == tuple(results("k:ann", None))
-    with pytest.raises(ValueError):
-        db.list_records(limit=-1)
-
-
 # --- identities and ratings --------------------------------------------------------------------
-
-
-def test_identities(db: Storage) -> None:
-    pid = db.upsert_identity(KEY_A, "ann", 100)
-    assert pid == player_id_for_key(KEY_A)
-    assert pid.startswith("k:")
-    assert db.upsert_identity(KEY_A, "Ann B", 200) == pid
-    ident = db.get_identity(pid)
-    assert ident is not None
-    assert (ident.public_key, ident.name, ident.first_seen_ms, ident.last_seen_ms) == (
-        KEY_A,
-        "Ann B",
-        100,
-        200,
-    )
-    assert db.get_identity("k:unknown") is None
-    with pytest.raises(ValueError):
-        db.upsert_identity(b"short", "x", 1)
-
-
-def test_ratings_and_leaderboard(db: Storage) -> None:
-    ann = db.upsert_identity(KEY_A, "ann", 1)
-    bob = db.upsert_identity(KEY_B, "bob", 1)
-    assert db.get_rating(ann) is None
-    db.set_ratings({ann: (25.0, 8.0), bob: (30.0, 2.0)})
-    assert db.get_rating(ann) == (25.0, 8.0)
-    db.finish_game("t", "g", "sushigo", b"r", b"s", results(ann, bob), finished_ms=1)
-    db.set_ratings({ann: (26.0, 7.5)})
-    board = db.leaderboard(10)
-    assert [(e.player_id, e.name, e.games) for e in board] == [(bob, "bob", 1), (ann, "ann", 1)]
-    assert board[0].ordinal == pytest.approx(24.0)
-    assert len(db.leaderboard(1)) == 1
-
-
-def test_rating_an_unknown_player_changes_nothing(db: Storage) -> None:
-    ann = db.upsert_identity(KEY_A, "ann", 1)
-    with pytest.raises(StorageError, match="FOREIGN KEY"):
-        db.set_ratings({ann: (20.0, 5.0), "k:guest": (20.0, 5.0)})
-    assert db.get_rating(ann) is None
-    with pytest.raises(ValueError):
-        db.set_ratings({ann: (float("nan"), 1.0)})
 
 
 # --- reconnect tokens --------------------------------------------------------------------------
@@ -330,52 +213,13 @@ def h(token: bytes) -> bytes:
     return hashlib.sha256(token).digest()
 
 
-def test_tokens_save_find_delete(db: Storage) -> None:
-    db.save_token(h(b"a"), "t1", 0, 100)
-    db.save_token(h(b"b"), "t1", 1, 200)
-    db.save_token(h(b"c"), "t2", 0, 300)
-    assert db.find_token(h(b"a")) == TokenEntry("t1", 0, 100) == ("t1", 0, 100)
-    assert db.find_token(h(b"zz")) is None
-    db.delete_token(h(b"a"))
-    assert db.find_token(h(b"a")) is None
-    db.delete_tokens_for("t1")
-    assert db.find_token(h(b"b")) is None
-    assert db.find_token(h(b"c")) == TokenEntry("t2", 0, 300)
-    assert db.delete_expired_tokens(300) == 0
-    assert db.delete_expired_tokens(301) == 1
-
-
-def test_one_live_token_per_seat(db: Storage) -> None:
-    db.save_token(h(b"old"), "t", 2, 100)
-    db.save_token(h(b"new"), "t", 2, 100)
-    assert db.find_token(h(b"old")) is None
-    assert db.find_token(h(b"new")) == TokenEntry("t", 2, 100)
-
-
-def test_rotation_refuses_the_old_token(db: Storage) -> None:
-    db.save_token(h(b"first"), "t", 1, 100)
-    assert db.rotate_token(h(b"first"), h(b"second"), 500) == TokenEntry("t", 1, 500)
-    assert db.find_token(h(b"first")) is None
-    assert db.find_token(h(b"second")) == TokenEntry("t", 1, 500)
-    # A thief replaying the old token after rotation gets nothing, and changes nothing.
-    assert db.rotate_token(h(b"first"), h(b"thief"), 900) is None
-    assert db.find_token(h(b"thief")) is None
-    assert db.find_token(h(b"second")) == TokenEntry("t", 1, 500)
-
-
-def test_delete_table_drops_its_tokens(db: Storage) -> None:
-    db.save_table("t", b"s")
-    db.save_token(h(b"a"), "t", 0, 1)
-    db.delete_table("t")
-    assert db.find_token(h(b"a")) is None
-
-
 # --- crash safety ------------------------------------------------------------------------------
 
 _CHILD = """
 import sys
-from sushigo.server.storage import PlayerResult, Storage
-storage = Storage(sys.argv[1])
+from sushigo.server.storage import PlayerResult
+from sushigo.server.sqlite_storage import SqliteStorage
+storage = SqliteStorage(sys.argv[1])
 for n in range(50):
     storage.save_table(f"t{n}", bytes([n]) * 3000)
 storage.save_token(b"k" * 32, "t7", 1, 99)
@@ -411,7 +255,7 @@ def test_committed_data_survives_sigkill(tmp_path: Path) -> None:
         if child.poll() is None:
             child.kill()
             child.wait()
-    with Storage(path) as storage:
+    with SqliteStorage(path) as storage:
         tables = dict(storage.load_tables())
         assert len(tables) == 49
         assert "t3" not in tables

@@ -1,0 +1,23 @@
+"""``--db``: which backend of `storage.Storage` a command opens (every command that takes it)."""
+
+from __future__ import annotations
+
+from .pg_storage import PgStorage
+from .sqlite_storage import SqliteStorage
+from .storage import Storage
+
+__all__ = ["is_url", "open_storage"]
+
+
+def is_url(db: str) -> bool:
+    """``--db`` names a PostgreSQL server (a ``postgresql://`` or ``postgres://`` URL), not a
+    file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def open_storage(db: str, *, exclusive: bool = False, write_behind: bool = False) -> Storage:
+    """The storage ``--db`` names: PostgreSQL for a URL, else the SQLite file at that path.
+    `StorageError` (one line) when it cannot be opened."""
+    if is_url(db):
+        return PgStorage(db, exclusive=exclusive, write_behind=write_behind)
+    return SqliteStorage(db, exclusive=exclusive, write_behind=write_behind)

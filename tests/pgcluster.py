@@ -1,0 +1,157 @@
+"""A real PostgreSQL for the tests, from the `pgserver` package (PostgreSQL's binaries in a wheel).
+
+`PgCluster` makes a cluster in a temporary directory and runs it on a free loopback port with
+password authentication over TCP, as a deployed server would be reached (`postgresql://user:
+password@host:port/db`), so the URL, the password check and the network path are all real. The
+cluster can be stopped and started again on the same port (a database outage, in a test). As
+root, PostgreSQL refuses to run, so it runs as the system user pgserver makes for that.
+
+Settings for speed, not safety: ``fsync=off`` (the tests kill the sushigo server, never
+PostgreSQL or the machine, so what PostgreSQL has accepted is durable enough), and small shared
+memory, so that several test runs can share a small machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import pwd
+import secrets
+import socket
+import stat
+import subprocess
+from pathlib import Path
+from typing import Final
+
+import asyncpg
+from pgserver._commands import POSTGRES_BIN_PATH
+from pgserver.utils import (
+    ensure_folder_permissions,
+    ensure_prefix_permissions,
+    ensure_user_exists,
+)
+
+SUPERUSER: Final = "postgres"
+SYSTEM_USER: Final = "pgserver"
+"""The system user PostgreSQL runs as when the tests run as root (the one pgserver makes)."""
+
+
+def free_port() -> int:
+    """A loopback TCP port nothing listens on (at the time of asking)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class PgCluster:
+    """One PostgreSQL cluster under `root`, started by `start` and stopped by `stop`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.data = root / "data"
+        self.sockets = root / "run"
+        self.log = root / "postgres.log"
+        """The server's own log (written by PostgreSQL's user)."""
+        self.out = root / "commands.log"
+        """What initdb and pg_ctl printed."""
+        self.port = free_port()
+        self.password = secrets.token_hex(8)
+        """The superuser's password (TCP connections must give it)."""
+        self.running = False
+        self._user: str | None = None
+        root.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            self._user = SYSTEM_USER
+            ensure_user_exists(SYSTEM_USER)
+            ensure_prefix_permissions(root)
+            bins = POSTGRES_BIN_PATH
+            readable = stat.S_IRGRP | stat.S_IROTH
+            ensure_folder_permissions(bins, readable | stat.S_IXGRP | stat.S_IXOTH)
+            ensure_folder_permissions(bins.parent / "lib", readable)
+        for folder in (self.data, self.sockets):
+            folder.mkdir(mode=0o700)
+            self._own(folder)
+        secret = root / "pwfile"
+        secret.write_text(self.password + "\n")
+        self._own(secret)
+        self._own(root)
+        self._run(
+            "initdb",
+            *("-U", SUPERUSER, "--pwfile", str(secret), "-E", "UTF8", "--no-sync"),
+            *("--auth-local", "trust", "--auth-host", "scram-sha-256"),
+        )
+        secret.unlink()
+
+    def _run(self, program: str, *args: str) -> None:
+        """Run one of PostgreSQL's programs on this cluster; its output goes to the log (pg_ctl's
+        server keeps its output open, so a pipe would never close)."""
+        with self.out.open("a") as log:
+            done = subprocess.run(
+                [str(POSTGRES_BIN_PATH / program), "-D", str(self.data), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                user=self._user,
+                timeout=120,
+                check=False,
+            )
+        if done.returncode != 0:
+            lines = self.out.read_text(errors="replace").splitlines()
+            if self.log.exists():
+                lines += self.log.read_text(errors="replace").splitlines()
+            tail = lines[-20:]
+            raise RuntimeError(f"{program} failed ({done.returncode}):\n" + "\n".join(tail))
+
+    def _own(self, path: Path) -> None:
+        if self._user is not None:
+            entry = pwd.getpwnam(self._user)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+
+    def start(self, *, durable: bool = False) -> None:
+        """Start it (again). `durable`: PostgreSQL's own safe defaults (for benchmarks),
+        instead of the tests' settings for speed."""
+        fast = "" if durable else "-c fsync=off -c full_page_writes=off -c shared_buffers=32MB"
+        options = " ".join(
+            (f"-h 127.0.0.1 -p {self.port} -k {self.sockets}", fast, "-c max_connections=60")
+        )
+        self._run("pg_ctl", "-w", "-t", "60", "-l", str(self.log), "-o", options, "start")
+        self.running = True
+
+    def stop(self) -> None:
+        """Stop the server now ("fast": open connections are ended, as in an outage)."""
+        if not self.running:
+            return
+        try:
+            self._run("pg_ctl", "-w", "-t", "60", "-m", "fast", "stop")
+        except RuntimeError:
+            self._run("pg_ctl", "-w", "-m", "immediate", "stop")
+        self.running = False
+
+    def url(self, database: str, user: str = SUPERUSER, password: str | None = None) -> str:
+        """The URL a sushigo server is given (the superuser's password unless told)."""
+        secret = self.password if password is None else password
+        return f"postgresql://{user}:{secret}@127.0.0.1:{self.port}/{database}"
+
+    def sql(self, *statements: str, database: str = "postgres") -> None:
+        """Run statements as the superuser, outside any transaction (CREATE DATABASE needs
+        that)."""
+
+        async def run() -> None:
+            conn = await asyncpg.connect(self.url(database))
+            try:
+                for statement in statements:
+                    await conn.execute(statement)
+            finally:
+                await conn.close()
+
+        # In a thread of its own: the caller may be inside a running event loop (an async test).
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, run()).result()
+
+    def new_database(self) -> str:
+        """A fresh, empty database; its URL."""
+        name = "t_" + secrets.token_hex(6)
+        self.sql(f"CREATE DATABASE {name}")
+        return self.url(name)

@@ -1,0 +1,202 @@
+"""PostgreSQL going wrong, each case against a real server (tests/pgcluster.py).
+
+At start: an unreachable server, a wrong password, a database whose schema is newer than the code,
+another program's database: one clear line and exit code 1, from `sushigo-server` and
+`sushigo-replay` alike. Mid-game: PostgreSQL stopped and started again. The games go on in memory,
+the writes are retried with back-off, one line is logged for the outage (and one when it ends),
+no new table starts meanwhile (the player is told why), and when it is back every turn and the
+finished game are stored: the record in the database is the one the players verified."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import asyncpg
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pgcluster import PgCluster, free_port
+from server_helpers import card_settings, play
+
+from sushigo.client.connection import Client
+from sushigo.client.link import ServerError
+from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
+from sushigo.server.app import Server
+from sushigo.server.hub import Hub
+from sushigo.server.pg_schema import SCHEMA_VERSION
+from sushigo.server.pg_storage import PgStorage
+from sushigo.server.storage import StorageError
+
+BIN = Path(sys.executable).parent
+
+
+def run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / command), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def newer_schema(cluster: PgCluster) -> str:
+    url = cluster.new_database()
+    PgStorage(url).close()
+    cluster.sql(
+        f"UPDATE sushigo_schema SET version = {SCHEMA_VERSION + 1}", database=url.rsplit("/", 1)[1]
+    )
+    return url
+
+
+def foreign(cluster: PgCluster) -> str:
+    url = cluster.new_database()
+    cluster.sql("CREATE TABLE photos (id integer)", database=url.rsplit("/", 1)[1])
+    return url
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("unreachable", "connection refused"),
+        ("password", "password authentication failed"),
+        ("no database", 'database "nowhere" does not exist'),
+        ("newer", f"schema version {SCHEMA_VERSION + 1} is newer than this program supports"),
+        ("foreign", "not a sushigo database"),
+    ],
+)
+def test_a_database_that_cannot_be_used_stops_both_commands_with_one_line(
+    pg_cluster: PgCluster, tmp_path: Path, case: str, expected: str
+) -> None:
+    urls = {
+        "unreachable": f"postgresql://postgres:x@127.0.0.1:{free_port()}/sushigo",
+        "password": pg_cluster.url("postgres", password="wrong-password"),
+        "no database": pg_cluster.url("nowhere"),
+    }
+    url = urls[case] if case in urls else (newer_schema if case == "newer" else foreign)(pg_cluster)
+    key = str(tmp_path / "server.key")
+    for done in (
+        run("sushigo-server", "--port", "0", "--db", url, "--key", key),
+        run("sushigo-replay", "--db", url, "--key", key),
+    ):
+        assert done.returncode == 1, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert expected in lines[0]
+        assert "error:" in lines[0]
+        assert "wrong-password" not in lines[0]  # the URL is shown without its password
+
+
+def test_a_bad_url_is_one_line_too(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="postgresql://"):
+        PgStorage("postgresql://user@host:notaport/db")
+    done = run("sushigo-server", "--port", "0", "--db", "postgresql://u@h:99999/db")
+    assert done.returncode == 1
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+# --- PostgreSQL away mid-game ----------------------------------------------------------------------
+
+
+async def test_postgresql_stopped_mid_game_then_back_loses_no_turn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A directory of its own, not under pytest's: every pytest run that starts makes its base
+    # folder private again (mode 0700), which would lock PostgreSQL's own user out of it.
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
+        cluster = PgCluster(Path(tmp) / "pg")
+        await asyncio.to_thread(cluster.start)
+        try:
+            url = await asyncio.to_thread(cluster.new_database)
+            await _play_through_an_outage(cluster, url, caplog)
+        finally:
+            await asyncio.to_thread(cluster.stop)
+
+
+async def _play_through_an_outage(
+    cluster: PgCluster, url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    storage = PgStorage(url, exclusive=True, write_behind=True)
+    storage.backoff_max = 0.2
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    server = Server(hub, "127.0.0.1", 0, None)
+    caplog.set_level(logging.INFO, logger="sushigo.server")
+    try:
+        (_, port), *_ = await server.start()
+        players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
+        joined = await players[0].create_table(card_settings(2, turn_seconds=60))
+        await players[1].join_table(joined.table.table_id)
+        players[0].start_game()
+        starts = [await c.wait_for(TurnStart, 10) for c in players]
+        for _ in range(3):  # three turns saved as usual
+            for c, s in zip(players, starts, strict=True):
+                c.pick(s.observation.legal_actions()[0])
+            starts = [await c.wait_for(TurnStart, 10) for c in players]
+        assert not storage.failing
+
+        await asyncio.to_thread(cluster.stop)
+        for _ in range(4):  # the game goes on in memory
+            for c, s in zip(players, starts, strict=True):
+                c.pick(s.observation.legal_actions()[0])
+            starts = [await c.wait_for(TurnStart, 10) for c in players]
+        assert storage.failing
+        assert storage.held > 0
+        late = await Client.connect("127.0.0.1", port, name="late")
+        with pytest.raises(ServerError) as refused:
+            await late.create_table(card_settings(2, turn_seconds=60))
+        assert refused.value.code is ErrorCode.INTERNAL_ERROR
+        assert "database is unreachable" in str(refused.value)
+
+        await asyncio.to_thread(cluster.start)
+        await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
+        assert not storage.failing
+        with PgStorage(url) as look:  # the seven turns played so far are all there
+            assert look.count_rows(["tables_in_progress", "table_turns"]) == {
+                "tables_in_progress": 1,
+                "table_turns": 7,
+            }
+        for c, s in zip(players, starts, strict=True):
+            c.pick(s.observation.legal_actions()[0])
+        played = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(players)))
+        await asyncio.to_thread(storage.flush, wait=True)
+        await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
+        for c in [*players, late]:
+            await c.close()
+    finally:
+        await server.stop()
+        await asyncio.to_thread(storage.close)
+
+    outage = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(outage) == 2, outage  # one line when it went away, one when it came back
+    assert outage[0].startswith(f"cannot save to {storage.path}: ")
+    assert "retrying until it is back" in outage[0]
+    assert outage[1].startswith(f"saving to {storage.path} works again after ")
+    ended = played[0].ended
+    for c, p in zip(players, played, strict=True):
+        assert not p.errors
+        assert c.fairness.final == "verified", c.fairness.failures
+    with PgStorage(url) as again:
+        assert again.load_tables() == []
+        (summary,) = again.list_records()
+        stored = again.get_record(summary.game_id)
+    assert stored is not None
+    assert stored.record == ended.record.record
+    record = verify_signed_record(ended.record, players[0].server_key)
+    assert verify_record(record).ok
+    assert len(record.steps) == 30  # every turn, those played while PostgreSQL was away too
+
+
+async def test_the_password_is_never_logged(pg_url: str) -> None:
+    conn = await asyncpg.connect(pg_url)
+    await conn.close()
+    storage = PgStorage(pg_url)
+    try:
+        assert ":***@" in storage.path
+        assert pg_url.split(":")[2].split("@", maxsplit=1)[0] not in storage.path
+    finally:
+        storage.close()
