@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
@@ -574,6 +574,22 @@ def connected_pair() -> tuple[ClientConnection, ServerConnection]:
         messages.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
     )
     return client, server
+
+
+def v1_turns(steps: Sequence[StepRecord]) -> list[dict[str, Any]]:
+    """Sushi Go!'s steps as protocol 1.0 wrote its turns (in a signed record, and in a saved
+    table), every seat acting in each."""
+    return [
+        {
+            "round": t.round,
+            "turn": t.turn,
+            "commitments": list(t.commitments),
+            "openings": [
+                {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto} for o in t.openings
+            ],
+        }
+        for t in steps
+    ]
 
 
 def refused_once_changed(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import msgpack
 import pytest
+from protocol_helpers import v1_turns
 from server_helpers import Clock, Peer, check_ended, make_hub, table_with_bots
 
 from sushigo.protocol import (
@@ -69,18 +70,7 @@ def _protocol_1_state(table: Table) -> dict[str, object]:
             "soy_sauce": "soy_sauce" in settings.variants,
             "turn_seconds": settings.turn_seconds,
         },
-        "turns": [
-            {
-                "round": t.round,
-                "turn": t.turn,
-                "commitments": list(t.commitments),
-                "openings": [
-                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
-                    for o in t.openings
-                ],
-            }
-            for t in table.steps
-        ],
+        "turns": v1_turns(table.steps),
     }
 
 
