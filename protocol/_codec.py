@@ -306,17 +306,22 @@ def _array(enc: Encoder, dec: Decoder, size: Size) -> tuple[Encoder, Decoder]:
             raise FieldError(ErrorCode.WRONG_TYPE, f"expected an array, got {kind_of(value)}")
         if not lo <= len(value) <= hi:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} items is not within {lo}..{hi}")
-        out = []
-        for i, v in enumerate(value):
-            try:
-                out.append(dec(v))
-            except FieldError as exc:
-                exc.path.insert(0, f"[{i}]")
-                raise
-        return tuple(out)
+        return tuple(decode_items(dec, value))
 
     # msgpack packs a tuple as an array, so arrays of plain values need no encoding pass.
     return (_identity if enc is _identity else encode), decode
+
+
+def decode_items(dec: Decoder, values: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """Every item of an array decoded by `dec`; a refusal names the item's index in its path."""
+    out = []
+    for i, v in enumerate(values):
+        try:
+            out.append(dec(v))
+        except FieldError as exc:
+            exc.path.insert(0, f"[{i}]")
+            raise
+    return out
 
 
 def _enum(tp: type[Enum]) -> tuple[Encoder, Decoder]:

@@ -50,6 +50,7 @@ from ._codec import (
     Size,
     canonical_bytes,
     codec,
+    decode_items,
     kind_of,
     packed_int,
     register,
@@ -138,13 +139,7 @@ def _decode_action(value: Any) -> Action:
             raise FieldError(ErrorCode.WRONG_TYPE, f"expected an array, got {kind_of(cards)}")
         if not 1 <= len(cards) <= 2:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(cards)} cards: an action takes 1 or 2")
-        picks = []
-        for i, c in enumerate(cards):
-            try:
-                picks.append(_decode_card(c))
-            except FieldError as exc:
-                exc.path.insert(0, f"[{i}]")
-                raise
+        picks = decode_items(_decode_card, cards)
     except FieldError as exc:
         exc.path.insert(0, "cards")
         raise
