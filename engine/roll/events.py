@@ -14,6 +14,17 @@ from sushigo.engine.rounds import RoundScored
 from .dice import Die
 from .scoring import RoundPoints
 
+__all__ = [
+    "BeltsSlid",
+    "DiceRolled",
+    "GameOver",
+    "Rerolled",
+    "RollEvent",
+    "RoundStarted",
+    "Swapped",
+    "Taken",
+]
+
 
 class RoundStarted(NamedTuple):
     """Dice were drawn from the bag onto the belts for a new round (the `DiceRolled` events of
