@@ -27,7 +27,7 @@ from .observed import ObservedBoard
 __all__ = ["CardState", "action_fragments"]
 
 
-class CardState(ObservedBoard[Observation]):
+class CardState(ObservedBoard[Observation, TableauView]):
     """The card game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -47,13 +47,9 @@ class CardState(ObservedBoard[Observation]):
         obs = self.obs
         return obs.hand if obs is not None else ()
 
-    @property
-    def me(self) -> TableauView | None:
-        """Our own tableau, when seated in a game."""
-        obs = self.obs
-        if obs is None or obs.seat is None:
-            return None
-        return obs.tableaus[obs.seat]
+    def seat_views(self, obs: Observation) -> tuple[TableauView, ...]:
+        """Every tableau (the seats', then the dummy's)."""
+        return obs.tableaus
 
     @property
     def controls_dummy(self) -> bool:

@@ -8,17 +8,22 @@ arrives; everything else is `Board`'s.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Generic, TypeVar
+
+from sushigo.engine.api import SeatView
 
 from .board import Board, Fragments
 
 __all__ = ["ObservedBoard"]
 
-ObsT = TypeVar("ObsT")
+ObsT = TypeVar("ObsT", bound=SeatView)
 """The game's observation."""
+ViewT = TypeVar("ViewT")
+"""What the observation shows of one seat (its tableau, or its tray and belt)."""
 
 
-class ObservedBoard(Board, Generic[ObsT]):
+class ObservedBoard(Board, Generic[ObsT, ViewT]):
     """A board that draws from its game's observation (see the module)."""
 
     @property
@@ -26,6 +31,14 @@ class ObservedBoard(Board, Generic[ObsT]):
         """Our latest observation, as the game's type (None before the first)."""
         obs: ObsT | None = self.observation
         return obs
+
+    @property
+    def me(self) -> ViewT | None:
+        """What the observation shows of our own seat, when we are seated in a game."""
+        obs = self.obs
+        if obs is None or obs.seat is None:
+            return None
+        return self.seat_views(obs)[obs.seat]
 
     def header(self) -> Fragments:
         obs = self.obs
@@ -38,6 +51,10 @@ class ObservedBoard(Board, Generic[ObsT]):
     def panel(self) -> Fragments:
         obs = self.obs
         return [] if obs is None else self.draw_panel(obs)
+
+    @abstractmethod
+    def seat_views(self, obs: ObsT) -> Sequence[ViewT]:
+        """What `obs` shows of each seat, indexed by seat."""
 
     @abstractmethod
     def draw_header(self, obs: ObsT) -> Fragments:

@@ -45,7 +45,7 @@ ROLL_BINDINGS: tuple[tuple[tuple[str, ...], Intent], ...] = (
 does in each mode)."""
 
 
-class RollState(ObservedBoard[RollObservation]):
+class RollState(ObservedBoard[RollObservation, PlayerView]):
     """The dice game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -61,13 +61,9 @@ class RollState(ObservedBoard[RollObservation]):
         """Per seat, what it did last this cycle ("took salmon"), for the belts' status."""
         self._later: list[Fragments] = []
 
-    @property
-    def me(self) -> PlayerView | None:
-        """Our own place at the dice table, when seated."""
-        obs = self.obs
-        if obs is None or obs.seat is None:
-            return None
-        return obs.players[obs.seat]
+    def seat_views(self, obs: RollObservation) -> tuple[PlayerView, ...]:
+        """Every seat's place at the dice table: its belt, tray and tokens."""
+        return obs.players
 
     @property
     def moving(self) -> bool:
