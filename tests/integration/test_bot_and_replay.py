@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from server_helpers import closing
 
 from sushigo.client.bot import Strategies, play_one
 from sushigo.client.bot import main as bot_main
@@ -36,10 +37,8 @@ async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fai
     out = capsys.readouterr().out
     assert "(won by greedy-bot" in out and out.count("fairness verified") == 2
     holder = await Client.connect(host, port, name="taken")
-    try:
+    async with closing(holder):
         code = await run_bot(bot_parser().parse_args([*argv, "--name", "TAKEN"]))
-    finally:
-        await holder.close()
     assert code == 1
     assert "NAME_TAKEN" in capsys.readouterr().err
 
@@ -137,7 +136,7 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
         dropper._writer.transport.abort()
 
     original = dropper.proto
-    try:
+    async with closing(dropper, steady):
         games = asyncio.gather(
             play_one(dropper, Strategies("greedy"), random.Random(5), 2, kind),
             play_one(steady, Strategies(steady_strategy), random.Random(6), 2, kind),
@@ -147,9 +146,6 @@ async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
         await asyncio.wait_for(cut, timeout=1)
         # A new connection carried the game on to its end.
         assert dropper.proto is not original and dropper.connected
-    finally:
-        await dropper.close()
-        await steady.close()
     assert first.verified and second.verified, (first.problems, second.problems)
     assert first.players == second.players == 2
     if kind == "sushi-roll":  # open steps: every action seen was checked against the replay

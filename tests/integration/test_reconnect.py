@@ -6,7 +6,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from server_helpers import Running, abort, dropped, expected_turns, play, refusal, running_server
+from server_helpers import (
+    Running,
+    abort,
+    closing,
+    dropped,
+    expected_turns,
+    play,
+    refusal,
+    running_server,
+)
 
 from sushigo.client.connection import Client, ConnectionLost
 from sushigo.engine import GameOptions
@@ -53,7 +62,7 @@ async def sync(client: Client) -> None:
 async def test_drop_after_commit_before_reveal_then_resume() -> None:
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             a.pick(start_a.observation.legal_actions()[0])  # committed, not yet revealed
             await sync(a)
             abort(a)
@@ -73,9 +82,6 @@ async def test_drop_after_commit_before_reveal_then_resume() -> None:
             assert not any(o.auto for o in result.openings), "A's own pick was revealed"
             assert result.openings[0].action == start_a.observation.legal_actions()[0]
             played = await asyncio.gather(play(a, seed=1), play(b, seed=2))
-        finally:
-            await a.close()
-            await b.close()
     for client, seen in zip((a, b), played, strict=True):
         assert not seen.errors, seen.errors
         assert client.fairness.final == "verified", client.fairness.failures
@@ -85,7 +91,7 @@ async def test_drop_after_commit_before_reveal_then_resume() -> None:
 async def test_drop_before_commit_then_resume_and_pick() -> None:
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             abort(a)
             await dropped(a)
             b.pick(start_b.observation.legal_actions()[0])
@@ -97,9 +103,6 @@ async def test_drop_before_commit_then_resume_and_pick() -> None:
             result = await a.wait_for(TurnResult, 5)
             assert result.openings[0].action == start_a.observation.legal_actions()[-1]
             played = await asyncio.gather(play(a, seed=1), play(b, seed=2))
-        finally:
-            await a.close()
-            await b.close()
     assert not played[0].errors and not played[1].errors
     assert a.fairness.final == b.fairness.final == "verified"
 
@@ -107,7 +110,7 @@ async def test_drop_before_commit_then_resume_and_pick() -> None:
 async def test_token_replaces_a_live_connection() -> None:
     async with running_server() as running:
         a, b, start_a, twin = await waiting_for_alice(running, "alice")
-        try:
+        async with closing(twin, a, b):
             twin.token = a.token
             resumed = await twin.resume()
             assert resumed.player_id == a.player_id
@@ -120,10 +123,6 @@ async def test_token_replaces_a_live_connection() -> None:
             assert twin.observation.hand == start_a.observation.hand
             twin.pick(twin.observation.legal_actions()[0])
             played = await asyncio.gather(play(twin, seed=3), play(b, seed=4))
-        finally:
-            await twin.close()
-            await a.close()
-            await b.close()
     assert not played[0].errors and not played[1].errors
     assert twin.fairness.final == "verified", twin.fairness.failures
     assert b.fairness.final == "verified"
@@ -132,7 +131,7 @@ async def test_token_replaces_a_live_connection() -> None:
 async def test_stolen_token_refused_after_rotation() -> None:
     async with running_server() as running:
         a, b, start_a, thief = await waiting_for_alice(running, "thief")
-        try:
+        async with closing(thief, a, b):
             stolen = a.token
             abort(a)
             await dropped(a)
@@ -144,10 +143,6 @@ async def test_stolen_token_refused_after_rotation() -> None:
             await sync(a)
             a.pick(start_a.observation.legal_actions()[0])
             played = await asyncio.gather(play(a, seed=5), play(b, seed=6))
-        finally:
-            await thief.close()
-            await a.close()
-            await b.close()
     assert not played[0].errors
     assert a.fairness.final == "verified"
 
@@ -158,7 +153,7 @@ async def test_a_drop_handled_by_a_resume_is_not_reported_again() -> None:
     connection, and what was sent on the second (a seed, a commitment) would be lost."""
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             abort(a)
             with pytest.raises(ConnectionLost):
                 await a.request(lambda ref: Ping(ref=ref))
@@ -170,6 +165,3 @@ async def test_a_drop_handled_by_a_resume_is_not_reported_again() -> None:
             while not isinstance(await a.next_event(5), TurnResult):
                 pass
             assert a._writer is connection and a.connected
-        finally:
-            await a.close()
-            await b.close()

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from server_helpers import refusal
+from server_helpers import closing, refusal
 
 from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
@@ -90,10 +90,8 @@ async def test_a_tournament_runs_from_registration_to_final_standings(
 
 async def _exists(host: str, port: int, name: str) -> bool:
     client = await Client.connect(host, port, name="probe")
-    try:
+    async with closing(client):
         return any(t.settings.name == name for t in await client.list_tournaments())
-    finally:
-        await client.close()
 
 
 async def test_only_the_host_starts_and_only_with_enough_entrants(
@@ -102,7 +100,7 @@ async def test_only_the_host_starts_and_only_with_enough_entrants(
     host, port, _ = server
     boss = await Client.connect(host, port, name="boss")
     other = await Client.connect(host, port, name="other")
-    try:
+    async with closing(boss, other):
         info = await boss.create_tournament(
             TournamentSettings(name="open", kind="sushi-go", players=3, games=2)
         )
@@ -114,9 +112,6 @@ async def test_only_the_host_starts_and_only_with_enough_entrants(
         assert (await refusal(other.start_tournament("open"))).code is ErrorCode.NOT_ALLOWED
         assert (await refusal(boss.start_tournament("open"))).code is ErrorCode.NOT_ENOUGH_PLAYERS
         assert (await refusal(other.watch_tournament("nope"))).code is ErrorCode.NO_SUCH_TABLE
-    finally:
-        await boss.close()
-        await other.close()
 
 
 def test_tournament_command_says_why_it_cannot_connect(capsys: pytest.CaptureFixture[str]) -> None:

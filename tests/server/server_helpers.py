@@ -559,6 +559,16 @@ def abort(client: Client) -> None:
     client._writer.transport.abort()
 
 
+@asynccontextmanager
+async def closing(*clients: Client) -> AsyncIterator[None]:
+    """Close `clients` on the way out, whatever happened inside."""
+    try:
+        yield
+    finally:
+        for client in clients:
+            await client.close()
+
+
 async def refusal(request: Awaitable[object]) -> ServerError:
     """The ERROR (as the client library raises it) with which the server refuses `request`."""
     with pytest.raises(ServerError) as refused:
