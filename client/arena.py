@@ -37,6 +37,7 @@ from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
 from sushigo.client.args import add_game, count
 from sushigo.engine import EngineError, IllegalActionError, kinds, rules
+from sushigo.protocol.about import version_text
 
 
 class ArenaError(Exception):
@@ -275,6 +276,7 @@ def _parser() -> argparse.ArgumentParser:
         "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
         "Ratings are openskill PlackettLuce mu.",
     )
+    parser.add_argument("--version", action="version", version=version_text("sushigo-arena"))
     parser.add_argument(
         "--strategies", required=True, help="comma-separated strategies, rotated over the seats"
     )

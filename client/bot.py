@@ -38,6 +38,7 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
+from sushigo.protocol.about import version_text
 
 from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
@@ -297,6 +298,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sushigo-bot", description="A headless bot that plays on a sushigo server."
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-bot"))
     p.add_argument("address", type=address, help="the server, host:port ([::1]:7777 for IPv6)")
     p.add_argument(
         "--strategy",

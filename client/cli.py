@@ -45,6 +45,7 @@ from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
+from sushigo.protocol.about import version_text
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
 
@@ -83,6 +84,7 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-client",
         description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-client"))
     p.add_argument(
         "address", metavar="HOST:PORT", nargs="?", help="the server, e.g. localhost:7777"
     )

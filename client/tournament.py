@@ -30,6 +30,7 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
+from sushigo.protocol.about import version_text
 
 from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
@@ -181,6 +182,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sushigo-tournament", description="Create, start and watch tournaments."
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-tournament"))
     p.add_argument("address", type=address, help="the server, host:port")
     p.add_argument("--name", default="organiser", help="display name")
     p.add_argument(

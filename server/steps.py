@@ -104,6 +104,8 @@ class StepState:
         """The current mover's bot grace has passed: the bot plays even if the player is here."""
         self.server_actions = 0
         """Actions the server chose in the current open turn (see `MAX_BOT_ACTIONS`)."""
+        self.committed_at: float | None = None
+        """When the current secret step's last commitment came in (its latency's start)."""
 
     # Provided by the table:
     def _move(self, event: str) -> None:
@@ -321,6 +323,7 @@ class SecretSteps(StepState):
 
     def _all_committed(self, now: float) -> None:
         self._move("committed")
+        self.committed_at = now
         seconds = self.settings.turn_seconds
         self.deadline = now + seconds if seconds else None
         round_, turn = self.position
@@ -385,6 +388,8 @@ class SecretSteps(StepState):
         result = _turn_result(round_, turn, openings, tuple(events))
         for person in self.people():
             person.send(result)
+        since, self.committed_at = self.committed_at, None
+        self.host.stats.turn_done(self.settings.kind, None if since is None else now - since)
         self._after_step(now)
 
     def secret_timer(self, now: float) -> None:
@@ -509,6 +514,7 @@ class OpenSteps(StepState):
             for watcher in self.spectators:
                 watcher.send(public)
         if not more:
+            self.host.stats.turn_done(self.settings.kind, None)
             self._after_step(now)
 
     def act(self, seat_index: int, round_: int, turn: int, action: Any, now: float) -> None:

@@ -217,6 +217,7 @@ def test_a_table_nobody_is_connected_to_closes_after_the_abandon_time() -> None:
     back.send(Resume(ref=back.ref(), token=host.token, last_seq=host.proto.last_seq))
     resumed = back.expect(Resumed)
     assert resumed.replayed >= 1  # the table's closing, replayed
+    assert hub.stats.resumes == 1
     left = back.expect(TableLeft)
     assert left.table_id == table_id and "nobody was connected" in left.reason
 
@@ -449,7 +450,9 @@ async def test_a_flood_of_tables_and_lists_from_one_address_holds_little(running
 
 
 def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
-    hub, clock = make_hub(HubConfig(messages_per_second=10_000, message_burst=10_000))
+    hub, clock = make_hub(
+        HubConfig(messages_per_second=10_000, message_burst=10_000, connect_burst_per_address=1e4)
+    )
     for i in range(300):  # tables made and left, then long lists asked for and left
         peer = Peer(hub, clock, address="10.66.0.1")
         peer.login(f"flood {i}")
