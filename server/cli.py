@@ -18,6 +18,7 @@ import asyncio
 import ctypes
 import gc
 import logging
+import math
 import os
 import resource
 import signal
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from sushigo.protocol.about import version_text
 
@@ -49,6 +50,8 @@ except ImportError:  # pragma: no cover - uvloop is a dependency on every platfo
 
 log = logging.getLogger("sushigo.server")
 
+N = TypeVar("N", int, float)
+
 
 def default_db() -> Path:
     """The database under the user's data directory ($XDG_DATA_HOME or ~/.local/share)."""
@@ -67,34 +70,44 @@ def key_path(db: str, key: Path | None) -> Path:
     return path.with_name(path.name + ".key")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _number(
+    convert: Callable[[str], N], what: str, low: float, high: float, refusal: str
+) -> Callable[[str], N]:
+    """An argparse type: `what` (``"a port number"``) from `low` to `high`; `refusal` says so,
+    with the ``{value}`` and the ``{text}`` given. (A float bound also refuses nan and inf.)"""
+
+    def parse(text: str) -> N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(refusal.format(value=value, text=text))
+        return value
+
+    return parse
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
-    return value
+_positive_int = _number(int, "a whole number", 1, math.inf, "must be at least 1, got {value}")
+_port = _number(int, "a port number", 0, 65535, "a port is 0-65535, got {value}")
+_seconds = _number(
+    float, "a number of seconds", 0.1, 86400, "a time-out is 0.1-86400 seconds, got {text}"
+)
+_turn_seconds = _number(
+    int,
+    "a whole number of seconds",
+    0,
+    600,
+    "turn time is 0-600 seconds (0: no timer), got {value}",
+)
+_rate = _number(float, "a number", 0.001, 1e9, "must be 0.001-1e9, got {text}")
+_hours = _number(
+    float, "a number of hours", 0.01, 24 * 365, "a lifetime is 0.01-8760 hours, got {text}"
+)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0.1 <= value <= 86400:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"a time-out is 0.1-86400 seconds, got {text}")
-    return value
+def _hours_ms(text: str) -> int:
+    return round(_hours(text) * 3_600_000)
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -107,36 +120,6 @@ def _host_port(text: str) -> tuple[str, int]:
     elif ":" in host:
         raise argparse.ArgumentTypeError(f"put an IPv6 address in brackets: [{host}]:{port}")
     return host, _port(port)
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.001 <= value <= 1e9:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"must be 0.001-1e9, got {text}")
-    return value
-
-
-def _hours_ms(text: str) -> int:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
-    if not 0.01 <= value <= 24 * 365:
-        raise argparse.ArgumentTypeError(f"a lifetime is 0.01-8760 hours, got {text}")
-    return round(value * 3_600_000)
-
-
-def _turn_seconds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
-    if not 0 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"turn time is 0-600 seconds (0: no timer), got {value}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
