@@ -10,7 +10,7 @@ in the race's expected payout against the other tableaus' projected totals.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sushigo.engine import Card, Observation, score_puddings
@@ -266,16 +266,7 @@ def maki_value(ctx: Context, t: int, icons: int, state: TableauState | None = No
         now = maki_points(base, t)
         base[t] += icons
         return maki_points(base, t) - now
-    spread = 1.0 + future / 2
-    value = weight = 0.0
-    for offset, w in _SMOOTH:
-        trial = list(base)
-        trial[t] += offset * spread
-        now = maki_points(trial, t)
-        trial[t] += icons
-        value += w * (maki_points(trial, t) - now)
-        weight += w
-    return value / weight
+    return _smoothed_gain(maki_points, base, t, icons, 1.0 + future / 2, _SMOOTH)
 
 
 def pudding_value(ctx: Context, t: int, more: int, state: TableauState | None = None) -> float:
@@ -288,18 +279,33 @@ def pudding_value(ctx: Context, t: int, more: int, state: TableauState | None = 
     future = (ctx.in_hands[PUDDING] + later * ctx.n) / ctx.n * 0.6
     base = [float(ts.puddings) + future for ts in ctx.tableaus]
     base[t] = s.puddings + future
-    spread = 0.5 + future / 2
-    value = weight = 0.0
     offsets = _SMOOTH if future > 0 else ((0.0, 1.0),)
+    spread, scale = 0.5 + future / 2, ctx.tuning.pudding_weight
+    # A pudding also breaks ties for the win.
+    return _smoothed_gain(pudding_points, base, t, more, spread, offsets, scale) + 0.2 * more
+
+
+def _smoothed_gain(
+    points: Callable[[Sequence[float], int], float],
+    base: list[float],
+    t: int,
+    more: float,
+    spread: float,
+    offsets: Sequence[tuple[float, float]],
+    scale: float = 1.0,
+) -> float:
+    """The expected change in `points(counts, t)` when tableau `t` gains `more`, its own count
+    uncertain by the weighted `offsets` (times `spread`) around `base[t]` (a race's standing at
+    the round's end is not known yet); times `scale`."""
+    value = weight = 0.0
     for offset, w in offsets:
         trial = list(base)
         trial[t] += offset * spread
-        now = pudding_points(trial, t)
+        now = points(trial, t)
         trial[t] += more
-        value += w * (pudding_points(trial, t) - now)
+        value += w * (points(trial, t) - now)
         weight += w
-    # A pudding also breaks ties for the win.
-    return ctx.tuning.pudding_weight * value / weight + 0.2 * more
+    return scale * value / weight
 
 
 def pudding_points(puddings: Sequence[float], t: int) -> float:

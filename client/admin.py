@@ -41,7 +41,6 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -53,7 +52,6 @@ from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
 from sushigo.protocol import (
-    CURRENT_VERSION,
     MAX_PAGE,
     AdminAnnounce,
     AdminAudit,
@@ -81,6 +79,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
+from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -98,15 +97,6 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
-
-
-def version_text() -> str:
-    """What ``--version`` prints: the package's version and the protocol's."""
-    try:
-        package = metadata.version("sushigo")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout, uninstalled
-        package = "unknown"
-    return f"{PROG} {package} (protocol {CURRENT_VERSION})"
 
 
 def default_key() -> Path:
@@ -160,7 +150,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="sushigo-admin public-key [--key FILE] prints the key to give the server's"
         " --admin-key.",
     )
-    p.add_argument("--version", action="version", version=version_text())
+    p.add_argument("--version", action="version", version=version_text(PROG))
     p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
     _key_option(p)
     p.add_argument("--name", default="admin", help="the name to log in under (default admin)")

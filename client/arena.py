@@ -35,7 +35,9 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
+from sushigo.client.args import add_game, count
 from sushigo.engine import EngineError, IllegalActionError, kinds, rules
+from sushigo.protocol.about import version_text
 
 
 class ArenaError(Exception):
@@ -274,10 +276,11 @@ def _parser() -> argparse.ArgumentParser:
         "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
         "Ratings are openskill PlackettLuce mu.",
     )
+    parser.add_argument("--version", action="version", version=version_text("sushigo-arena"))
     parser.add_argument(
         "--strategies", required=True, help="comma-separated strategies, rotated over the seats"
     )
-    parser.add_argument("--games", type=_positive, required=True, help="games to play")
+    parser.add_argument("--games", type=count(1), required=True, help="games to play")
     parser.add_argument(
         "--players", type=int, help="seats per game, 2-5 (default: one per strategy)"
     )
@@ -288,31 +291,16 @@ def _parser() -> argparse.ArgumentParser:
         help="a variant of the game to turn on (Sushi Go!: pass_both_ways, dummy, soy_sauce);"
         " repeat or separate with commas",
     )
-    parser.add_argument(
-        "--game",
-        choices=kinds(),
-        default=kinds()[0],
-        help=f"the game (default {kinds()[0]})",
-    )
+    add_game(parser, f"the game (default {kinds()[0]})")
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument(
         "--workers",
-        type=_positive,
+        type=count(1),
         default=os.cpu_count() or 1,
         help="processes (default: all cores)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     return parser
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

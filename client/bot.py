@@ -26,7 +26,6 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.bots import Strategy, StrategyError, get_strategy
-from sushigo.engine import kinds
 from sushigo.protocol import (
     Acted,
     Error,
@@ -39,8 +38,9 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
+from sushigo.protocol.about import version_text
 
-from .address import AddressError, parse_address
+from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 
@@ -112,11 +112,8 @@ def _move(client: Client, strategy: Strategy, rng: random.Random) -> None:
     if not client.awaiting:
         return
     if client.refusals >= MAX_REFUSALS:
-        raise ServerError(
-            Error(
-                code=ErrorCode.ILLEGAL_ACTION,
-                message=f"the server refused {client.refusals} actions in a row",
-            )
+        raise ServerError.of(
+            ErrorCode.ILLEGAL_ACTION, f"the server refused {client.refusals} actions in a row"
         )
     state = client.state
     legal = list(client.legal_actions())
@@ -301,18 +298,14 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sushigo-bot", description="A headless bot that plays on a sushigo server."
     )
-    p.add_argument("address", type=_address, help="the server, host:port ([::1]:7777 for IPv6)")
+    p.add_argument("--version", action="version", version=version_text("sushigo-bot"))
+    p.add_argument("address", type=address, help="the server, host:port ([::1]:7777 for IPv6)")
     p.add_argument(
         "--strategy",
         default="heuristic",
         help="random, greedy, heuristic, ismcts, or path/file.py:Class",
     )
-    p.add_argument(
-        "--game",
-        choices=kinds(),
-        default=kinds()[0],
-        help="the game to quick-match into (a tournament's own game is played regardless)",
-    )
+    add_game(p, "the game to quick-match into (a tournament's own game is played regardless)")
     p.add_argument(
         "--games", type=_count, default=None, help="games to play (default: until stopped)"
     )
@@ -336,13 +329,6 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=None, help="seed for the strategy's own randomness")
     return p
-
-
-def _address(text: str) -> tuple[str, int]:
-    try:
-        return parse_address(text)
-    except AddressError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _count(text: str) -> int:

@@ -35,11 +35,11 @@ from sushigo.protocol import (
     TurnStart,
     Wire,
     server_seed_hash,
-    verify_commitment,
     verify_record,
     verify_signed_record,
     wire,
 )
+from sushigo.protocol.fairness import opens
 
 log = logging.getLogger("sushigo.client")
 
@@ -151,17 +151,10 @@ class GameChecks:
                 self.fairness.auto_picks += 1
                 continue
             commitment = shown[slot] if slot < len(shown) else None
-            if commitment is None or opening.nonce is None:
+            opened = opens(codec, self.table_id, (msg.round, msg.turn, seat), commitment, opening)
+            if opened is None:
                 self.fail(f"{where}: seat {seat}'s pick has no commitment")
-            elif not verify_commitment(
-                commitment,
-                self.table_id,
-                msg.round,
-                msg.turn,
-                seat,
-                codec.commit_bytes(opening.action),
-                opening.nonce,
-            ):
+            elif not opened:
                 self.fail(f"{where}: seat {seat}'s pick does not open its commitment")
             else:
                 self.fairness.openings_verified += 1

@@ -35,6 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
+from sushigo.client.args import add_game, count
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
@@ -42,8 +43,9 @@ from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
-from sushigo.engine import EngineError, kinds, rules
+from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
+from sushigo.protocol.about import version_text
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
 
@@ -67,19 +69,6 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _count(low: int, high: int) -> type[int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low}-{high}, got {value}")
-        return value
-
-    return parse  # type: ignore[return-value]
-
-
 def _default_name() -> str:
     try:
         name = getpass.getuser()
@@ -95,6 +84,7 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-client",
         description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-client"))
     p.add_argument(
         "address", metavar="HOST:PORT", nargs="?", help="the server, e.g. localhost:7777"
     )
@@ -116,13 +106,10 @@ def parser() -> argparse.ArgumentParser:
         help="print the leaderboard of --game (default Sushi Go!) and exit",
     )
     game = p.add_argument_group("start a game with bots at once")
-    game.add_argument("--bots", type=_count(0, 4), help="seat N server bots and start")
-    game.add_argument("--players", type=_count(1, 8), help="seats at the table (default 4)")
-    game.add_argument(
-        "--game",
-        choices=kinds(),
-        default=kinds()[0],
-        help="sushi-go (the card game, default), sushi-roll (the dice game), or another installed",
+    game.add_argument("--bots", type=count(0, 4), help="seat N server bots and start")
+    game.add_argument("--players", type=count(1, 8), help="seats at the table (default 4)")
+    add_game(
+        game, "sushi-go (the card game, default), sushi-roll (the dice game), or another installed"
     )
     game.add_argument(
         "--variant",
@@ -141,7 +128,7 @@ def parser() -> argparse.ArgumentParser:
         "--bot-strategy", default=None, help="the bots' strategy by name, instead of a level"
     )
     game.add_argument(
-        "--turn-seconds", type=_count(0, 600), default=60, help="0: no timer (default 60)"
+        "--turn-seconds", type=count(0, 600), default=60, help="0: no timer (default 60)"
     )
     return p
 

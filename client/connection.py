@@ -234,13 +234,8 @@ class Client(Link):
         state = self._state
         position = self.proto.position
         if state is None or self.proto.phase is not Phase.COMMITTING or position is None:
-            raise ServerError(
-                Error(code=ErrorCode.OUT_OF_PHASE, message="no step is waiting for a pick")
-            )
-        if action not in state.legal_actions():
-            raise ServerError(
-                Error(code=ErrorCode.ILLEGAL_ACTION, message=f"{action!r} is not legal now")
-            )
+            raise ServerError.of(ErrorCode.OUT_OF_PHASE, "no step is waiting for a pick")
+        _check_legal(state, action)
         round_, turn = position
         self._pick = (round_, turn, action, new_nonce())
         self._revealed = None
@@ -258,19 +253,12 @@ class Client(Link):
         state = self._state
         position = self.proto.position
         if state is None or self.proto.phase is not Phase.MOVING or position is None:
-            raise ServerError(Error(code=ErrorCode.OUT_OF_PHASE, message="it is not your move"))
+            raise ServerError.of(ErrorCode.OUT_OF_PHASE, "it is not your move")
         if self._pending is not None:
-            raise ServerError(
-                Error(code=ErrorCode.ALREADY_DONE, message="your last action is not answered yet")
-            )
+            raise ServerError.of(ErrorCode.ALREADY_DONE, "your last action is not answered yet")
         if seen is not None and seen != state:
-            raise ServerError(
-                Error(code=ErrorCode.WRONG_TURN, message="the game has changed: choose again")
-            )
-        if action not in state.legal_actions():
-            raise ServerError(
-                Error(code=ErrorCode.ILLEGAL_ACTION, message=f"{action!r} is not legal now")
-            )
+            raise ServerError.of(ErrorCode.WRONG_TURN, "the game has changed: choose again")
+        _check_legal(state, action)
         round_, turn = position
         ref = self.proto.next_ref()
         self.send(Act(ref=ref, round=round_, turn=turn, action=action))
@@ -420,3 +408,9 @@ async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> R
             raise
     await client.login_again()
     return None
+
+
+def _check_legal(state: Any, action: Any) -> None:
+    """Refuse, as the server would, an action the observation `state` does not allow."""
+    if action not in state.legal_actions():
+        raise ServerError.of(ErrorCode.ILLEGAL_ACTION, f"{action!r} is not legal now")

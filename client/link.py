@@ -98,6 +98,12 @@ class ServerError(Exception):
         self.error = error
         self.code = code
 
+    @classmethod
+    def of(cls, code: ErrorCode, message: str) -> ServerError:
+        """The ERROR the server would answer, made here: what the library refuses itself, with
+        nothing sent."""
+        return cls(Error(code=code, message=message))
+
 
 class ConnectionLost(Exception):
     """The connection dropped (the session may be resumed)."""
@@ -112,6 +118,14 @@ class LinkOptions(TypedDict, total=False):
     key: Ed25519PrivateKey | None
     timeout: float
     software: str
+
+
+class PageOptions(TypedDict, total=False):
+    """Which page of the tables `Link.table_page` asks for (and `Link.list_tables`)."""
+
+    status: TableStatus | None
+    offset: int
+    limit: int
 
 
 class Link:
@@ -335,15 +349,11 @@ class Link:
         return await self._request(make(self.proto.next_ref()))
 
     async def list_tables(
-        self,
-        kind: str | None = None,
-        *,
-        status: TableStatus | None = None,
-        offset: int = 0,
-        limit: int = MAX_PAGE,
+        self, kind: str | None = None, **page: Unpack[PageOptions]
     ) -> tuple[TableInfo, ...]:
-        """One page of the server's tables, newest first (see `table_page` for the total)."""
-        return (await self.table_page(kind, status=status, offset=offset, limit=limit)).tables
+        """One page of the server's tables, newest first (see `table_page` for the page's options
+        and the total)."""
+        return (await self.table_page(kind, **page)).tables
 
     async def table_page(
         self,
@@ -446,23 +456,23 @@ class Link:
 
     async def create_tournament(self, settings: TournamentSettings) -> TournamentInfo:
         """Create a tournament; we are its host (not an entrant)."""
-        reply = await self.request(lambda ref: CreateTournament(ref=ref, settings=settings))
-        return _expect(reply, TournamentUpdate).tournament
+        return await self._tournament(lambda ref: CreateTournament(ref=ref, settings=settings))
 
     async def register_tournament(self, name: str) -> TournamentInfo:
         """Enter a tournament; the server seats us at its games from now on."""
-        reply = await self.request(lambda ref: RegisterTournament(ref=ref, name=name))
-        return _expect(reply, TournamentUpdate).tournament
+        return await self._tournament(lambda ref: RegisterTournament(ref=ref, name=name))
 
     async def watch_tournament(self, name: str) -> TournamentInfo:
         """Receive a tournament's updates (as TournamentUpdate events)."""
-        reply = await self.request(lambda ref: WatchTournament(ref=ref, name=name))
-        return _expect(reply, TournamentUpdate).tournament
+        return await self._tournament(lambda ref: WatchTournament(ref=ref, name=name))
 
     async def start_tournament(self, name: str) -> TournamentInfo:
         """Host: close registration and start scheduling games."""
-        reply = await self.request(lambda ref: StartTournament(ref=ref, name=name))
-        return _expect(reply, TournamentUpdate).tournament
+        return await self._tournament(lambda ref: StartTournament(ref=ref, name=name))
+
+    async def _tournament(self, make: Callable[[int], ClientMessage]) -> TournamentInfo:
+        """A tournament request, answered by the tournament's TOURNAMENT_UPDATE."""
+        return _expect(await self.request(make), TournamentUpdate).tournament
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -547,7 +557,5 @@ class Link:
 
 def _expect(message: Message, kind: type[T]) -> T:
     if not isinstance(message, kind):
-        raise ServerError(
-            Error(code=ErrorCode.INTERNAL_ERROR, message=f"unexpected reply {message.TYPE}")
-        )
+        raise ServerError.of(ErrorCode.INTERNAL_ERROR, f"unexpected reply {message.TYPE}")
     return message

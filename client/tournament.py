@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from sushigo.engine import EngineError, kinds, rules
+from sushigo.engine import EngineError, rules
 from sushigo.protocol import (
     TournamentFormat,
     TournamentInfo,
@@ -30,8 +30,9 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
+from sushigo.protocol.about import version_text
 
-from .address import AddressError, parse_address
+from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
 from .identity import KeyFileError, load_or_create_key
 
@@ -181,7 +182,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sushigo-tournament", description="Create, start and watch tournaments."
     )
-    p.add_argument("address", type=_address, help="the server, host:port")
+    p.add_argument("--version", action="version", version=version_text("sushigo-tournament"))
+    p.add_argument("address", type=address, help="the server, host:port")
     p.add_argument("--name", default="organiser", help="display name")
     p.add_argument(
         "--key", type=Path, default=None, help="Ed25519 identity key file (made if missing)"
@@ -195,7 +197,7 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument(
         "--format", choices=[f.value for f in TournamentFormat], default="round_robin"
     )
-    create.add_argument("--game", choices=kinds(), default=kinds()[0], help="the game")
+    add_game(create, "the game")
     create.add_argument(
         "--variant",
         action="append",
@@ -213,13 +215,6 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument("--csv", type=Path, default=None, help="write the standings here as CSV")
         cmd.add_argument("--json", type=Path, default=None, help="write the standings here as JSON")
     return p
-
-
-def _address(text: str) -> tuple[str, int]:
-    try:
-        return parse_address(text)
-    except AddressError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,6 @@ from .events import (
     Event,
     GameOver,
     PicksRevealed,
-    RoundScored,
     RoundStarted,
     WasabiUsed,
 )
@@ -35,6 +34,7 @@ from .observation import Observation, TableauView
 from .options import GameOptions
 from .record import GameRecord, replay
 from .rng import DeterministicRng
+from .rounds import RoundScored
 from .rules import SUSHI_GO
 from .scoring import RoundPoints, score_puddings, score_round
 

@@ -16,7 +16,7 @@ server, the client library, the arena and the bots' registry know no particular 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import EngineError, OptionsError, RecordError
@@ -204,8 +204,8 @@ class ValueRules:
     secret: bool
     options_type: Any
     """The options class (``from_data``, and instances with ``to_data``)."""
-    game_type: Any
-    """The game class, made from ``(options, seed)``."""
+    game_type: Callable[[Any, bytes], GameState]
+    """The game class, made from ``(options, seed)`` (mypy checks that it keeps to `GameState`)."""
     round_scored: Any = None
     """The game's event of a round's scoring (with ``round``, ``points``, each with a
     ``total``, and ``totals``), for `describe_event`."""

@@ -1,4 +1,5 @@
 """What happened: the events `Game.apply` returns. Every event holds public information only.
+A round's scoring is the event both games share (`engine.rounds.RoundScored`).
 
 Events are typed NamedTuples rather than frozen dataclasses: they are as immutable, and a turn's
 events are built on the engine's hottest path, where a NamedTuple costs less than half as much.
@@ -10,6 +11,7 @@ from typing import NamedTuple
 
 from .actions import Action
 from .cards import Card
+from .rounds import RoundScored
 from .scoring import RoundPoints
 
 
@@ -50,18 +52,6 @@ class ChopsticksReturned(NamedTuple):
     seat: int
 
 
-class RoundScored(NamedTuple):
-    """Round scoring. Indexed by tableau (seats, then the dummy)."""
-
-    round: int
-    points: tuple[RoundPoints, ...]
-    """This round's points by category."""
-    totals: tuple[int, ...]
-    """Running totals after this round (puddings not yet counted)."""
-    puddings: tuple[int, ...]
-    """Pudding cards kept so far, this round's included."""
-
-
 class GameOver(NamedTuple):
     """Puddings scored and the game decided."""
 
@@ -75,4 +65,11 @@ class GameOver(NamedTuple):
     """The seats in first place: more than one is a shared win."""
 
 
-Event = RoundStarted | PicksRevealed | WasabiUsed | ChopsticksReturned | RoundScored | GameOver
+Event = (
+    RoundStarted
+    | PicksRevealed
+    | WasabiUsed
+    | ChopsticksReturned
+    | RoundScored[RoundPoints]
+    | GameOver
+)

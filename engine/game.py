@@ -21,27 +21,10 @@ from itertools import compress
 from typing import NoReturn
 
 from .actions import Action
-from .api import places_by, winners_of
 from .cards import ROUNDS, WASABI_MULTIPLIER, Card
 from .cards import deck as cards_deck
-from .errors import (
-    CardNotInHandError,
-    ChopsticksUnavailableError,
-    DummyPickError,
-    GameOverError,
-    IllegalActionError,
-    MalformedActionError,
-    WrongSeatError,
-)
-from .events import (
-    ChopsticksReturned,
-    Event,
-    GameOver,
-    PicksRevealed,
-    RoundScored,
-    RoundStarted,
-    WasabiUsed,
-)
+from .errors import GameOverError, WrongSeatError
+from .events import ChopsticksReturned, Event, GameOver, PicksRevealed, RoundStarted, WasabiUsed
 from .legal import (
     CHOPSTICKS_KEY,
     EXACT_MAX_SIZE,
@@ -53,6 +36,7 @@ from .legal import (
     LegalSet,
     exact_set,
     pack,
+    refusal,
     turn_sets,
     unpack,
 )
@@ -65,6 +49,7 @@ from .observation import (
 )
 from .options import GameOptions
 from .rng import DeterministicRng
+from .rounds import RoundGame
 from .scoring import RoundPoints, packed_breakdown, round_breakdown, score_puddings
 
 DECK_STREAM = b"deck"
@@ -107,8 +92,10 @@ def _size(code: int) -> int:
     return ((code & _EVEN) + (code >> 4 & _EVEN)) * _LANES >> 48 & 255
 
 
-class Game:
-    """One game of Sushi Go! from a seed and options. Not thread-safe; cheap to copy with `clone`."""
+class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
+    """One game of Sushi Go! from a seed and options. Not thread-safe; cheap to copy with `clone`.
+
+    Its tableaus are the seats' and, in the dummy variant, the dummy's (`engine.rounds`)."""
 
     __slots__ = (
         "_chop",
@@ -120,42 +107,26 @@ class Game:
         "_dummy_pile",
         "_hand_len",
         "_hands",
-        "_history",
         "_legal",
-        "_n",
         "_open_wasabi",
-        "_over",
         "_passes_left",
-        "_places",
-        "_pudding_points",
-        "_puddings",
-        "_round",
-        "_round_points",
-        "_scores",
         "_shown",
         "_tableaus",
         "_tcodes",
         "_turn",
         "_turns_played",
         "_views",
-        "_winners",
-        "options",
-        "seed",
     )
 
-    def __init__(self, options: GameOptions, seed: bytes) -> None:
-        if not isinstance(options, GameOptions):
-            raise TypeError("options must be a GameOptions")
-        if not isinstance(seed, bytes):
-            raise TypeError("seed must be bytes")
-        self.options = options
-        self.seed = seed
-        n = self._n = options.players
-        t = options.tableaus
+    options_type = GameOptions
+
+    def _begin(self) -> None:
         # The deck holds each card as its packed code, so that a deal is a sum of slices. The
         # shuffle moves items without looking at them: the order is that of the cards themselves.
-        cards = _BIT_DECKS[options.soy_sauce][:]
-        DeterministicRng(seed, DECK_STREAM).shuffle(cards)
+        cards = _BIT_DECKS[self.options.soy_sauce][:]
+        DeterministicRng(self.seed, DECK_STREAM).shuffle(cards)
+        n = self._n
+        t = self.options.tableaus
         self._deck = cards
         self._deck_pos = 0
         self._hands = [0] * n
@@ -172,21 +143,11 @@ class Game:
         self._chop = [0] * t
         self._chop_keys = [0] * t
         """`engine.legal.CHOPSTICKS_KEY` where `_chop` is non-zero, else 0."""
-        self._puddings = [0] * t
-        self._scores = [0] * t
-        self._round_points: list[tuple[RoundPoints, ...]] = []
-        self._pudding_points: tuple[int, ...] = ()
         self._discarded = 0
-        self._round = 0
         self._turn = 0
         self._turns_played = 0
         self._controller: int | None = None
-        self._over = False
-        self._places: tuple[int, ...] = ()
-        self._winners: tuple[int, ...] = ()
-        """Once the game is over: every seat's place and the winners (see `places`)."""
         self._passes_left = True
-        self._history: list[tuple[Action, ...]] = []
         self._views: tuple[TableauView, ...] | None = None
         """The public tableau views of this turn, once built (see `_public_views`)."""
         self._legal: list[LegalSet] = []
@@ -224,9 +185,7 @@ class Game:
         if options.dummy and len(dummy_pile) != views[n].hand_size:
             raise ValueError(f"the dummy pile should hold {views[n].hand_size} cards")
         game = cls.__new__(cls)
-        game.options = options
-        game.seed = b""
-        game._n = n
+        game._setup(options, b"")
         game._deck = [_BITS[card] for card in deck]
         game._deck_pos = 0
         game._hands = [pack(hand) for hand in hands]
@@ -245,15 +204,10 @@ class Game:
         game._chop_keys = [CHOPSTICKS_KEY if c else 0 for c in game._chop]
         game._puddings = [view.puddings - view.cards.count(_PUDDING) for view in views]
         game._scores = [view.score for view in views]
-        game._round_points = []
-        game._pudding_points = ()
         game._round = obs.round
         game._turn = obs.turn
         game._turns_played = (obs.round - 1) * options.hand_size + obs.turn - 1
-        game._over = False
-        game._places = game._winners = ()
         game._passes_left = obs.pass_direction == 1
-        game._history = []
         game._views = None
         size = len(deck) + sum(map(len, hands)) + len(dummy_pile)
         size += sum(map(len, game._tableaus)) + sum(game._puddings)
@@ -263,9 +217,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy of this game (for search: play on without touching this one)."""
-        other = Game.__new__(Game)
-        for name in Game.__slots__:
-            setattr(other, name, getattr(self, name))
+        other: Game = self._copy_slots()
         other._deck = self._deck  # never changed once shuffled: dealing only moves _deck_pos
         other._hands = self._hands[:]
         other._dummy_pile = self._dummy_pile[:]
@@ -282,16 +234,6 @@ class Game:
         return other
 
     # -- reading the state ------------------------------------------------------------------
-
-    @property
-    def players(self) -> int:
-        """Number of seats."""
-        return self._n
-
-    @property
-    def round(self) -> int:
-        """The current round, 1-3 (3 once the game is over)."""
-        return self._round
 
     @property
     def turn(self) -> int:
@@ -317,20 +259,11 @@ class Game:
         """Dummy variant: the seat that chooses the dummy's card this turn; otherwise None."""
         return self._controller
 
-    @property
-    def history(self) -> tuple[tuple[Action, ...], ...]:
-        """Every turn's actions so far, indexed by seat."""
-        return tuple(self._history)
-
-    def is_terminal(self) -> bool:
-        """True once round 3 and the puddings are scored."""
-        return self._over
-
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action `seat` may take this turn (empty once the game is over)."""
         if type(seat) is int and 0 <= seat < self._n:
             return self._legal[seat].actions
-        raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        raise self._no_seat(seat)
 
     def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
         """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
@@ -339,13 +272,8 @@ class Game:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
-        if type(seat) is not int or not 0 <= seat < self._n:
-            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+        self._check_seat(seat)
         return unpack(self._hands[seat])
-
-    def scores(self) -> tuple[int, ...]:
-        """Points so far per tableau (seats, then the dummy); final scores once the game is over."""
-        return tuple(self._scores)
 
     def puddings(self) -> tuple[int, ...]:
         """Pudding cards kept per tableau, this round's included."""
@@ -353,32 +281,6 @@ class Game:
             kept + (code >> _PUDDING_SHIFT & 15)
             for kept, code in zip(self._puddings, self._tcodes, strict=True)
         )
-
-    def returns(self) -> tuple[int, ...]:
-        """Final scores per seat (the dummy excluded), as in OpenSpiel; only once the game is over."""
-        if not self._over:
-            raise GameOverError("the game is not over yet: no final scores")
-        return tuple(self._scores[: self._n])
-
-    def places(self) -> tuple[int, ...]:
-        """Per seat, 1 for first: most points, then most puddings; still tied seats share a place."""
-        if not self._over:
-            raise GameOverError("the game is not over yet: no places")
-        return self._places
-
-    def winners(self) -> tuple[int, ...]:
-        """The seats that won; more than one is a shared win."""
-        if not self._over:
-            raise GameOverError("the game is not over yet: no places")
-        return self._winners
-
-    def pudding_points(self) -> tuple[int, ...]:
-        """End-of-game pudding points per tableau (empty until the game is over)."""
-        return self._pudding_points
-
-    def round_points(self) -> tuple[tuple[RoundPoints, ...], ...]:
-        """Each finished round's points by category, indexed by tableau."""
-        return tuple(self._round_points)
 
     def card_count(self) -> int:
         """Every card the game accounts for: hands, dummy pile, tableaus, kept puddings, discards
@@ -399,7 +301,7 @@ class Game:
     def observation(self, seat: int | None) -> Observation:
         """What `seat` may see now (None: a spectator, who sees no hand)."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
-            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
+            raise self._no_seat(seat)
         # Positional, in the order of Observation's fields (options, seat, round, turn, hand,
         # tableaus, pass_direction, dummy_controller, is_over), filled through the slots: a
         # server builds one per seat every turn (see `engine.observation.positional`).
@@ -589,44 +491,15 @@ class Game:
         for s, a in enumerate(actions):
             try:
                 if self._legal[s].get(a) is None:  # type: ignore[call-overload]
-                    self._refuse_one(s, a)
+                    break
             except TypeError:
-                self._refuse_one(s, a)
-        raise AssertionError("_refuse called with legal actions")  # pragma: no cover
-
-    def _refuse_one(self, s: int, a: object) -> NoReturn:
-        """Raise the specific error for `a`, an action `s` may not take now."""
-        if not isinstance(a, tuple) or len(a) != 3:
-            raise MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
-        first, second, dummy = a
-        if first.__class__ is not Card:
-            raise MalformedActionError(s, f"not a card: {first!r}")
-        for card in (second, dummy):
-            if card is not None and card.__class__ is not Card:
-                raise MalformedActionError(s, f"not a card: {card!r}")
-        h = self._hands[s]
+                break
+        else:
+            raise AssertionError("_refuse called with legal actions")  # pragma: no cover
         ctrl = self._controller
-        if not h >> (first << 2) & 15:
-            raise CardNotInHandError(s, f"{first.label} is not in the hand")
-        h -= 1 << (first << 2)
-        if second is not None:
-            if not self._chop[s]:
-                raise ChopsticksUnavailableError(
-                    s, "a second card needs a chopsticks card played on an earlier turn"
-                )
-            if self._hand_len + (s == ctrl) < (3 if s == ctrl else 2):
-                raise ChopsticksUnavailableError(s, "too few cards in hand to use chopsticks")
-            if not h >> (second << 2) & 15:
-                raise CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
-            h -= 1 << (second << 2)
-        if dummy is None and s == ctrl:
-            raise DummyPickError(s, "the dummy's controller must also pick a card for the dummy")
-        if dummy is not None:
-            if s != ctrl:
-                raise DummyPickError(s, "this seat does not control the dummy this turn")
-            if not h >> (dummy << 2) & 15:
-                raise CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
-        raise IllegalActionError(s, f"{Action(*a).describe()} is not a legal action")
+        raise refusal(
+            s, a, self._hands[s], self._chop[s] > 0, self._hand_len + (s == ctrl), s == ctrl
+        )
 
     # -- rounds ------------------------------------------------------------------------------
 
@@ -663,9 +536,7 @@ class Game:
     def _end_round(self, events: list[Event]) -> None:
         codes = self._tcodes
         points = tuple(packed_breakdown(codes))
-        self._round_points.append(points)
         kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
-        self._scores = list(map(_add, self._scores, map(sum, points)))
         self._puddings = list(map(_add, self._puddings, kept))
         # Every card dealt this round is in a tableau now: hand_size for each one.
         self._discarded += self.options.hand_size * len(codes) - sum(kept)
@@ -678,11 +549,7 @@ class Game:
             tableau.clear()
         self._shown = len(self._history)
         self._controller = None
-        events.append(
-            _tuple_new(
-                RoundScored, (self._round, points, tuple(self._scores), tuple(self._puddings))
-            )
-        )
+        events.append(self._scored(points, map(sum, points)))
         if self._round < ROUNDS:
             self._start_round()
             events.append(
@@ -692,11 +559,8 @@ class Game:
             )
             return
         self._pudding_points = tuple(score_puddings(self._puddings))
-        for i, p in enumerate(self._pudding_points):
-            self._scores[i] += p
-        self._over = True
         self._legal = [NO_ACTIONS] * self._n
-        # Worked out once, at the end: a runner asks for them.
-        places = self._places = places_by(list(zip(self._scores[: self._n], self._puddings)))  # noqa: B905 (seats only)
-        self._winners = winners_of(places)
-        events.append(GameOver(self._pudding_points, tuple(self._scores), places, self._winners))
+        self._decide(self._pudding_points)
+        events.append(
+            GameOver(self._pudding_points, tuple(self._scores), self._places, self._winners)
+        )

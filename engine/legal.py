@@ -15,6 +15,13 @@ from collections.abc import Iterable
 
 from .actions import Action
 from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
+from .errors import (
+    CardNotInHandError,
+    ChopsticksUnavailableError,
+    DummyPickError,
+    IllegalActionError,
+    MalformedActionError,
+)
 
 Entry = tuple[Action, int, int, int]
 """An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts
@@ -96,24 +103,19 @@ def legal_actions(
 
 def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
     """The legal actions with their index (see `LegalSet`), from the shared cache."""
+    cache = _CACHE
     if controls_dummy:
-        key = code << 5 | size << 1 | chopsticks
-        found = _DUMMY_CACHE.get(key)
-        if found is None:
-            if len(_DUMMY_CACHE) >= _CACHE_LIMIT:
-                _DUMMY_CACHE.clear()
-            found = _DUMMY_CACHE[key] = _compute(code, size, chopsticks, True)
-        return found
-    if chopsticks and size >= 2:
+        cache, key = _DUMMY_CACHE, code << 5 | size << 1 | chopsticks
+    elif chopsticks and size >= 2:
         twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
         key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
     else:
         key = (code | code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
-    found = _CACHE.get(key)
+    found = cache.get(key)
     if found is None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        found = _CACHE[key] = _compute(code, size, chopsticks, False)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = _compute(code, size, chopsticks, controls_dummy)
     return found
 
 
@@ -229,3 +231,43 @@ exact_set = _EXACT.get
 """The exact cache of `turn_sets` by key (a packed hand of at most `EXACT_MAX_SIZE` cards, plus
 `CHOPSTICKS_KEY` when its seat has chopsticks ready): the seat's `LegalSet`, or None when it is
 not cached yet."""
+
+
+def refusal(
+    seat: int, action: object, hand: int, chopsticks: bool, held: int, controls_dummy: bool
+) -> IllegalActionError:
+    """The specific error for `action`, which `seat` may not take now: its `hand` (packed),
+    whether it has chopsticks ready, how many cards it holds (the dummy's drawn card included), and
+    whether it controls the dummy this turn. Worked out only once an action is refused, so the legal
+    sets need not say why."""
+    s, a = seat, action
+    if not isinstance(a, tuple) or len(a) != 3:
+        return MalformedActionError(s, f"expected an Action, got {type(a).__name__}")
+    first, second, dummy = a
+    if first.__class__ is not Card:
+        return MalformedActionError(s, f"not a card: {first!r}")
+    for card in (second, dummy):
+        if card is not None and card.__class__ is not Card:
+            return MalformedActionError(s, f"not a card: {card!r}")
+    h = hand
+    if not h >> (first << 2) & 15:
+        return CardNotInHandError(s, f"{first.label} is not in the hand")
+    h -= 1 << (first << 2)
+    if second is not None:
+        if not chopsticks:
+            return ChopsticksUnavailableError(
+                s, "a second card needs a chopsticks card played on an earlier turn"
+            )
+        if held < (3 if controls_dummy else 2):
+            return ChopsticksUnavailableError(s, "too few cards in hand to use chopsticks")
+        if not h >> (second << 2) & 15:
+            return CardNotInHandError(s, f"{second.label} (second pick) is not in the hand")
+        h -= 1 << (second << 2)
+    if dummy is None and controls_dummy:
+        return DummyPickError(s, "the dummy's controller must also pick a card for the dummy")
+    if dummy is not None:
+        if not controls_dummy:
+            return DummyPickError(s, "this seat does not control the dummy this turn")
+        if not h >> (dummy << 2) & 15:
+            return CardNotInHandError(s, f"{dummy.label} (dummy pick) is not in the hand")
+    return IllegalActionError(s, f"{Action(*a).describe()} is not a legal action")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action
-from .api import GameState, Rules, ValueRules, check_variants
-from .events import RoundScored
+from .api import ValueRules, check_variants
 from .game import Game
 from .options import MAX_PLAYERS, MIN_PLAYERS, GameOptions
+from .rounds import RoundScored
 
 KIND = "sushi-go"
 VARIANTS = ("pass_both_ways", "dummy", "soy_sauce")
@@ -44,11 +44,3 @@ class SushiGoRules(ValueRules):
 
 SUSHI_GO = SushiGoRules()
 """The rules of Sushi Go!."""
-
-if TYPE_CHECKING:  # mypy checks that the game keeps to the interface
-
-    def _rules(rules: SushiGoRules) -> Rules:
-        return rules
-
-    def _game(game: Game) -> GameState:
-        return game

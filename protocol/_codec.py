@@ -229,9 +229,9 @@ def _compile(tp: Any, game: GameCodecs | None) -> tuple[Encoder, Decoder]:
             raise TypeError("an int field needs a Range")
         return _identity, _int(rng.lo, rng.hi)
     if tp is str:
-        return _identity, _str(_meta(meta, Size) or Size(0, 256))
+        return _identity, _sized(str, "a str", "length {}", _meta(meta, Size) or Size(0, 256))
     if tp is bytes:
-        return _identity, _bytes(_meta(meta, Size) or Size(0, 256))
+        return _identity, _sized(bytes, "a bin", "{} bytes", _meta(meta, Size) or Size(0, 256))
     if isinstance(tp, type) and issubclass(tp, Enum):
         return _enum(tp)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
@@ -278,33 +278,20 @@ def _int(lo: int, hi: int) -> Decoder:
     return decode
 
 
-def _str(size: Size) -> Decoder:
+def _sized(tp: type[str | bytes], what: str, length: str, size: Size) -> Decoder:
+    """A decoder of a str or a bin (`tp`, "a str" or "a bin" on the wire: `what`) whose length is
+    within `size`; a refusal tells the `length` (a format of it: ``"length {}"``)."""
     lo, hi = size.lo, size.hi
 
-    def decode(value: Any) -> str:
-        if type(value) is not str:
-            raise FieldError(ErrorCode.WRONG_TYPE, f"expected a str, got {kind_of(value)}")
+    def decode(value: Any) -> Any:
+        if type(value) is not tp:
+            raise FieldError(ErrorCode.WRONG_TYPE, f"expected {what}, got {kind_of(value)}")
         if not lo <= len(value) <= hi:
-            raise FieldError(
-                ErrorCode.OUT_OF_RANGE, f"length {len(value)} is not within {lo}..{hi}"
-            )
+            told = length.format(len(value))
+            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{told} is not within {lo}..{hi}")
         return value
 
-    _INLINE[decode] = f"type({{v}}) is str and {lo!r} <= len({{v}}) <= {hi!r}"
-    return decode
-
-
-def _bytes(size: Size) -> Decoder:
-    lo, hi = size.lo, size.hi
-
-    def decode(value: Any) -> bytes:
-        if type(value) is not bytes:
-            raise FieldError(ErrorCode.WRONG_TYPE, f"expected a bin, got {kind_of(value)}")
-        if not lo <= len(value) <= hi:
-            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} bytes is not within {lo}..{hi}")
-        return value
-
-    _INLINE[decode] = f"type({{v}}) is bytes and {lo!r} <= len({{v}}) <= {hi!r}"
+    _INLINE[decode] = f"type({{v}}) is {tp.__name__} and {lo!r} <= len({{v}}) <= {hi!r}"
     return decode
 
 
@@ -319,17 +306,22 @@ def _array(enc: Encoder, dec: Decoder, size: Size) -> tuple[Encoder, Decoder]:
             raise FieldError(ErrorCode.WRONG_TYPE, f"expected an array, got {kind_of(value)}")
         if not lo <= len(value) <= hi:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(value)} items is not within {lo}..{hi}")
-        out = []
-        for i, v in enumerate(value):
-            try:
-                out.append(dec(v))
-            except FieldError as exc:
-                exc.path.insert(0, f"[{i}]")
-                raise
-        return tuple(out)
+        return tuple(decode_items(dec, value))
 
     # msgpack packs a tuple as an array, so arrays of plain values need no encoding pass.
     return (_identity if enc is _identity else encode), decode
+
+
+def decode_items(dec: Decoder, values: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """Every item of an array decoded by `dec`; a refusal names the item's index in its path."""
+    out = []
+    for i, v in enumerate(values):
+        try:
+            out.append(dec(v))
+        except FieldError as exc:
+            exc.path.insert(0, f"[{i}]")
+            raise
+    return out
 
 
 def _enum(tp: type[Enum]) -> tuple[Encoder, Decoder]:

@@ -50,6 +50,7 @@ from ._codec import (
     Size,
     canonical_bytes,
     codec,
+    decode_items,
     kind_of,
     packed_int,
     register,
@@ -59,12 +60,11 @@ from ._codec import array_header as _array_header
 from ._registry import Bytes32, Round, TableId, Turn
 from .commitment import Opening
 from .errors import ErrorCode
-from .fairness import FairRecord, StepRecord
-from .games import register_wire, tagged_codec
+from .fairness import FairRecord, StepRecord, legacy_record
+from .games import Score, register_wire, round_scored, tagged_codec
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _MAX_HAND = max(HAND_SIZES.values()) + 1  # the dummy's controller holds one drawn card more
-Score = Annotated[int, Range(-10_000, 10_000)]
 Small = Annotated[int, Range(0, 64)]
 SeatIndex = Annotated[int, Range(0, 4)]
 TableauIndex = Annotated[int, Range(0, 5)]
@@ -139,13 +139,7 @@ def _decode_action(value: Any) -> Action:
             raise FieldError(ErrorCode.WRONG_TYPE, f"expected an array, got {kind_of(cards)}")
         if not 1 <= len(cards) <= 2:
             raise FieldError(ErrorCode.OUT_OF_RANGE, f"{len(cards)} cards: an action takes 1 or 2")
-        picks = []
-        for i, c in enumerate(cards):
-            try:
-                picks.append(_decode_card(c))
-            except FieldError as exc:
-                exc.path.insert(0, f"[{i}]")
-                raise
+        picks = decode_items(_decode_card, cards)
     except FieldError as exc:
         exc.path.insert(0, "cards")
         raise
@@ -410,15 +404,7 @@ _EVENT_HINTS: dict[type[Any], tuple[str, dict[str, Any]]] = {
     ),
     WasabiUsed: ("wasabi_used", {"tableau": TableauIndex, "card": Card}),
     ChopsticksReturned: ("chopsticks_returned", {"seat": SeatIndex}),
-    RoundScored: (
-        "round_scored",
-        {
-            "round": Annotated[int, Range(1, 3)],
-            "points": Annotated[tuple[RoundPoints, ...], _Tableaus],
-            "totals": Annotated[tuple[Score, ...], _Tableaus],
-            "puddings": Annotated[tuple[Small, ...], _Tableaus],
-        },
-    ),
+    RoundScored: round_scored(RoundPoints, _Tableaus, Small),
     GameOver: (
         "game_over",
         {
@@ -541,16 +527,7 @@ def read_v1_record(value: dict[str, Any]) -> FairRecord:
         )
         for t in old.turns
     )
-    return FairRecord(
-        game=KIND,
-        table_id=old.table_id,
-        options=old.options,
-        server_seed=old.server_seed,
-        server_seed_hash=old.server_seed_hash,
-        client_seeds=old.client_seeds,
-        steps=steps,
-        scores=old.scores,
-    )
+    return legacy_record(KIND, old, steps)
 
 
 register_wire(CARD_WIRE, {"sushigo-fair-record": read_v1_record})

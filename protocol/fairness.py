@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from sushigo.engine import EngineError, rules
 from sushigo.engine.api import GameState
@@ -228,16 +228,43 @@ def _check_openings(
     for seat, commitment, opening in zip(step.seats, step.commitments, step.openings, strict=True):
         if opening.auto:
             auto.append((step.round, step.turn, seat))
-        elif commitment is None or opening.nonce is None:
+            continue
+        opened = opens(codec, record.table_id, (step.round, step.turn, seat), commitment, opening)
+        if opened is None:
             problems.append(f"{where}, seat {seat}: a player's pick without commitment/nonce")
-        elif not verify_commitment(
-            commitment,
-            record.table_id,
-            step.round,
-            step.turn,
-            seat,
-            codec.commit_bytes(opening.action),
-            opening.nonce,
-        ):
+        elif not opened:
             problems.append(f"{where}, seat {seat}: the opening does not match the commitment")
     return problems
+
+
+def legacy_record(kind: str, old: Any, steps: tuple[StepRecord, ...]) -> FairRecord:
+    """The record of a protocol 1.0 server, `old` (one layout per game, each with the table, the
+    options, the seeds and the scores as they are here), as a `FairRecord` of game `kind` with
+    its `steps` as the game's wire read them."""
+    return FairRecord(
+        game=kind,
+        table_id=old.table_id,
+        options=old.options,
+        server_seed=old.server_seed,
+        server_seed_hash=old.server_seed_hash,
+        client_seeds=old.client_seeds,
+        steps=steps,
+        scores=old.scores,
+    )
+
+
+def opens(
+    codec: Wire,
+    table_id: str,
+    where: tuple[int, int, int],
+    commitment: bytes | None,
+    opening: Opening,
+) -> bool | None:
+    """Whether a player's `opening` opens its `commitment` (the game's actions written by `codec`)
+    of (round, turn, seat) `where` at table `table_id`; None when there is no commitment or no
+    nonce to check. The one check of an opening, for the verifier and for the client."""
+    if commitment is None or opening.nonce is None:
+        return None
+    round_, turn, seat = where
+    action = codec.commit_bytes(opening.action)
+    return verify_commitment(commitment, table_id, round_, turn, seat, action, opening.nonce)

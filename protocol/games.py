@@ -11,7 +11,7 @@ plug-in game names its wire in the entry point group ``sushigo.wire`` (see `engi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, runtime_checkable
 
 import msgpack
 
@@ -37,6 +37,7 @@ __all__ = [
     "Encoder",
     "FieldError",
     "Range",
+    "Score",
     "Size",
     "Wire",
     "decode",
@@ -44,18 +45,38 @@ __all__ = [
     "kind_of",
     "legacy_record_reader",
     "register_wire",
+    "round_scored",
     "struct_codec",
     "tagged_codec",
     "wire",
 ]
 """What a game's wire is written with: the codec builders (`struct_codec` from type hints with
-`Range` and `Size`, `tagged_codec` for a union), `FieldError` for a decoder's refusals."""
+`Range` and `Size`, `tagged_codec` for a union), `FieldError` for a decoder's refusals, and the
+pieces the built-in games share (`Score`, `round_scored`)."""
 
 ENTRY_POINTS = "sushigo.wire"
 """The entry point group of plug-in games' wires (the entry point's name is the game's kind)."""
 
 PARTS = ("options", "action", "observation", "event")
 """The kinds of game value a message may hold."""
+
+Score = Annotated[int, Range(-10_000, 10_000)]
+"""A score on the wire: a round's points, a total, end-of-game points."""
+
+
+def round_scored(points: Any, tableaus: Size, puddings: Any) -> tuple[str, dict[str, Any]]:
+    """The tag and the fields' hints of `engine.rounds.RoundScored`, the round's scoring of every
+    game played in rounds: a tableau's `points` (the game's own RoundPoints), how many `tableaus`
+    a game has, and the type of a tableau's pudding count."""
+    return (
+        "round_scored",
+        {
+            "round": Annotated[int, Range(1, 3)],
+            "points": Annotated[tuple[points, ...], tableaus],
+            "totals": Annotated[tuple[Score, ...], tableaus],
+            "puddings": Annotated[tuple[puddings, ...], tableaus],
+        },
+    )
 
 
 @runtime_checkable

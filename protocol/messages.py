@@ -6,6 +6,9 @@ Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_I
 game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
 heartbeat (PING, PONG both ways), admin (ADMIN_SESSIONS ... ANNOUNCEMENT, since 2.3) and ERROR.
 docs/PROTOCOL.md describes each one normatively.
+
+The families' modules declare the messages; `__all__` below is the one list of them, which the
+package passes on as it is.
 """
 
 from __future__ import annotations
@@ -13,109 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from ._codec import GameCodecs
-from ._messages_admin import (
-    ADMIN_REQUESTS,
-    MAX_ADMIN_PAGE,
-    AdminAnnounce,
-    AdminAudit,
-    AdminBan,
-    AdminClose,
-    AdminDone,
-    AdminDrain,
-    AdminKick,
-    AdminMute,
-    AdminNodes,
-    AdminSanctions,
-    AdminSessions,
-    AdminShow,
-    AdminUnban,
-    AdminUnmute,
-    Announcement,
-    AuditEntry,
-    AuditList,
-    NodeInfo,
-    NodeList,
-    Sanction,
-    SanctionKind,
-    SanctionList,
-    SessionInfo,
-    SessionList,
-    TableView,
-)
-from ._messages_game import (
-    Act,
-    Acted,
-    Commit,
-    Commitments,
-    GameEnded,
-    GameStarted,
-    GameStarting,
-    Resume,
-    Resumed,
-    Reveal,
-    Seed,
-    Snapshot,
-    TurnResult,
-    TurnStart,
-)
-from ._messages_lobby import (
-    MAX_PAGE,
-    AddBot,
-    Chat,
-    ChatMessage,
-    CreateTable,
-    JoinTable,
-    LeaveTable,
-    ListTables,
-    QuickMatch,
-    SeatInfo,
-    Spectate,
-    Spectating,
-    StartGame,
-    TableInfo,
-    TableJoined,
-    TableLeft,
-    TableList,
-    TableSettings,
-    TableStatus,
-    TableUpdate,
-)
-from ._messages_ratings import MAX_LEADERBOARD, GetLeaderboard, Leaderboard, Rated
-from ._messages_records import (
-    MAX_GAMES_PAGE,
-    GameList,
-    GameRecord,
-    GameResult,
-    GameSummary,
-    GetRecord,
-    MyGames,
-)
-from ._messages_session import (
-    Error,
-    Hello,
-    LoggedIn,
-    LoginGuest,
-    LoginKey,
-    Ping,
-    Pong,
-    ServerPing,
-    ServerPong,
-    Welcome,
-)
-from ._messages_tournament import (
-    CreateTournament,
-    ListTournaments,
-    RegisterTournament,
-    Standing,
-    StartTournament,
-    TournamentFormat,
-    TournamentInfo,
-    TournamentList,
-    TournamentSettings,
-    TournamentStatus,
-    TournamentUpdate,
-    WatchTournament,
-)
+from ._messages_admin import *
+from ._messages_game import *
+from ._messages_lobby import *
+from ._messages_ratings import *
+from ._messages_records import *
+from ._messages_session import *
+from ._messages_tournament import *
 from ._registry import ClientMessage, Role, ServerMessage, from_data, message_types, to_data
 
 Message = ClientMessage | ServerMessage

@@ -49,10 +49,9 @@ from ._codec import FieldError, Range, Size, codec, kind_of, register, struct_co
 from ._registry import Bytes32, TableId
 from .commitment import Opening
 from .errors import ErrorCode
-from .fairness import MAX_STEPS, FairRecord, StepRecord, derive_game_seed
-from .games import CodecWire, register_wire, tagged_codec
+from .fairness import MAX_STEPS, FairRecord, StepRecord, derive_game_seed, legacy_record
+from .games import CodecWire, Score, register_wire, round_scored, tagged_codec
 
-Score = Annotated[int, Range(-10_000, 10_000)]
 SeatIndex = Annotated[int, Range(0, 4)]
 
 
@@ -250,15 +249,7 @@ _ROLL_EVENT_HINTS: dict[type[Any], tuple[str, dict[str, Any]]] = {
         },
     ),
     BeltsSlid: ("belts_slid", {"red_belt": SeatIndex, "between_rounds": bool}),
-    RollRoundScored: (
-        "round_scored",
-        {
-            "round": _Round,
-            "points": Annotated[tuple[RollRoundPoints, ...], _PerSeat],
-            "totals": Annotated[tuple[Score, ...], _PerSeat],
-            "puddings": Annotated[tuple[_Puddings, ...], _PerSeat],
-        },
-    ),
+    RollRoundScored: round_scored(RollRoundPoints, _PerSeat, _Puddings),
     RollGameOver: (
         "game_over",
         {
@@ -344,16 +335,7 @@ def read_v1_record(value: dict[str, Any]) -> FairRecord:
         if not game.is_terminal():
             with contextlib.suppress(EngineError):
                 game.apply(step.seat, step.action)
-    return FairRecord(
-        game=KIND,
-        table_id=old.table_id,
-        options=old.options,
-        server_seed=old.server_seed,
-        server_seed_hash=old.server_seed_hash,
-        client_seeds=old.client_seeds,
-        steps=tuple(steps),
-        scores=old.scores,
-    )
+    return legacy_record(KIND, old, tuple(steps))
 
 
 register_wire(ROLL_WIRE, {"sushigo-roll-record": read_v1_record})

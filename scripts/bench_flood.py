@@ -181,6 +181,8 @@ def main() -> int:
     caps = ["--max-per-address", str(defaults.max_per_address)]
     caps += ["--max-unidentified-per-address", str(defaults.max_unidentified_per_address)]
     caps += ["--max-connections", str(defaults.max_connections)]
+    caps += ["--connect-rate-per-address", str(defaults.connect_rate_per_address)]
+    caps += ["--connect-burst-per-address", str(defaults.connect_burst_per_address)]
     server = start_server(60, None, caps)
     ADDRESS[1] = server.port
     try:

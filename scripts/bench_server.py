@@ -226,7 +226,12 @@ class Bench:
         self.hub = Hub(
             storage=storage,
             key=Ed25519PrivateKey.from_private_bytes(secrets.token_bytes(32)),
-            config=HubConfig(max_per_address=1_000_000, max_connections=1_000_000),
+            config=HubConfig(
+                max_per_address=1_000_000,
+                max_connections=1_000_000,
+                max_unidentified_per_address=1_000_000,
+                connect_burst_per_address=1e9,
+            ),
             wall_ms=lambda: 1_700_000_000_000,
         )
         self.now = 1000.0

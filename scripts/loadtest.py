@@ -44,6 +44,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import re
 import resource
 import secrets
 import shlex
@@ -53,6 +54,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from array import array
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
@@ -88,6 +90,8 @@ from sushigo.protocol.versions import CURRENT_VERSION
 HOST = "127.0.0.1"
 LOG_LINES = 1000
 """Lines of the server's stderr kept for the report."""
+SCRAPE_SECONDS = 1.0
+"""How often `--metrics` scrapes the server (Prometheus's own default is every 15 s)."""
 ROOT = Path(__file__).resolve().parent.parent
 _BY_LABEL = {card.label: card for card in Card}
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
@@ -536,6 +540,8 @@ class ServerProcess:
     full pipe; the first `LOG_LINES` lines are kept, the rest counted)."""
     more_log: int = 0
     reader: threading.Thread | None = None
+    metrics_url: str = ""
+    """The server's /metrics (``--metrics``), or empty."""
 
     def read_log(self) -> None:
         """Start reading the server's stderr in a thread."""
@@ -607,6 +613,10 @@ def start_server(
         "100000",
         "--max-connections",
         "100000",
+        "--connect-rate-per-address",
+        "1e9",
+        "--connect-burst-per-address",
+        "1e9",
         "--turn-seconds",
         str(turn_seconds),
         *extra,
@@ -631,8 +641,57 @@ def start_server(
         raise SystemExit(f"loadtest: the server did not start: {line!r} {err}")
     port = int(line.split()[3].rsplit(":", 1)[1])
     server = ServerProcess(proc, port, tmp)
+    if "--metrics" in extra:
+        line = proc.stdout.readline()  # "sushigo-server metrics on http://HOST:PORT/metrics"
+        server.metrics_url = line.split()[-1]
     server.read_log()
     return server
+
+
+class Scraper:
+    """Prometheus' part, in a thread: GET /metrics every `SCRAPE_SECONDS` while the load runs,
+    timing each scrape (the server answers on its own event loop, between the games' inputs)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.times: list[float] = []
+        self.failures = 0
+        self.size = 0
+        self.last = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(SCRAPE_SECONDS):
+            self._scrape()
+
+    def _scrape(self) -> None:
+        began = time.perf_counter()
+        try:
+            with urllib.request.urlopen(self.url, timeout=10) as reply:
+                body = reply.read()
+        except OSError:
+            self.failures += 1
+            return
+        self.times.append(time.perf_counter() - began)
+        self.size, self.last = len(body), body.decode()
+
+    def stop(self) -> dict[str, Any]:
+        """Stop scraping, after a last scrape; what it measured."""
+        self._stop.set()
+        self._thread.join(timeout=15)
+        self._scrape()
+        times = sorted(self.times)
+        turns = re.search(r"^sushigo_turns_total\{game=\"sushi-go\"\} (\S+)$", self.last, re.M)
+        return {
+            "scrapes": len(times),
+            "failures": self.failures,
+            "p50_ms": 1000 * _percentile(times, 0.5),
+            "max_ms": 1000 * (times[-1] if times else float("nan")),
+            "bytes": self.size,
+            "turns_counted": float(turns.group(1)) if turns else None,
+        }
 
 
 def _merge(counts: list[dict[str, int]]) -> dict[str, int]:
@@ -711,7 +770,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     games = args.games if args.games is not None else (1000 if args.mode == "human" else 200)
     seats = 4 * games
     database = ["--db", args.db] if args.db else []
+    if args.metrics:
+        database += ["--metrics", f"{HOST}:0"]
     server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
+    scraper = Scraper(server.metrics_url) if server.metrics_url else None
+    scraped: dict[str, Any] = {}
     try:
         start = time.time() + 0.5
         settings = Settings(
@@ -777,6 +840,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if watcher[0].is_alive():
                 watcher[0].kill()
     finally:
+        if scraper is not None:
+            scraped = scraper.stop()
         stderr = server.stop()
     ticks = os.sysconf("SC_CLK_TCK")
     cpu = (after.get("ticks", 0) - cpu_window[1]) / ticks / max(1e-9, time.time() - cpu_window[0])
@@ -855,6 +920,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_log_sample": server_errors[:5],
         "turns_per_second_by_second": turns_per_second,
         "lobby_watcher": lobby,
+        "metrics": scraped,
     }
 
 
@@ -893,6 +959,13 @@ def report(figures: dict[str, Any]) -> str:
         )
     elif lobby:
         lines.append(f"lobby watcher failed: {lobby.get('error')}")
+    scraped = f.get("metrics") or {}
+    if scraped:
+        lines.append(
+            f"metrics: {scraped['scrapes']} scrapes of {scraped['bytes']} bytes, p50"
+            f" {scraped['p50_ms']:.1f} ms, max {scraped['max_ms']:.1f} ms,"
+            f" {scraped['failures']} failed; the last counted {scraped['turns_counted']} turns"
+        )
     lines += [f"  server log: {line}" for line in f["server_log_sample"]]
     return "\n".join(lines)
 
@@ -958,6 +1031,11 @@ def parser() -> argparse.ArgumentParser:
         "--db", default=None, help="the server's --db (default: SQLite in a temporary directory)"
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="run the server with --metrics and scrape /metrics every second during the load",
+    )
     p.add_argument(
         "--pgserver",
         action="store_true",

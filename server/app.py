@@ -87,6 +87,7 @@ class _Connection(asyncio.Protocol):
         conn = self.conn
         if conn is not None:
             server = self.server
+            server.stats.bytes_in += len(data)
             try:
                 server.hub.data(conn, data, server.clock())
             finally:
@@ -135,7 +136,11 @@ class _Connection(asyncio.Protocol):
         if transport is None or transport.is_closing():
             return
         if pending:
-            transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            data = pending[0] if len(pending) == 1 else b"".join(pending)
+            transport.write(data)
+            stats = self.server.stats
+            stats.frames_out += len(pending)
+            stats.bytes_out += len(data)
         if closing:
             transport.close()
             return
@@ -157,9 +162,14 @@ class Server:
         self._timer_at: float | None = None
         self.dirty: list[_Connection] = []
         """Connections with frames waiting for `done` to write them."""
-        self.waves: deque[tuple[int, list[tuple[_Connection, list[bytes], bool]]]] = deque()
+        self.waves: deque[tuple[int, float, list[tuple[_Connection, list[bytes], bool]]]] = deque()
         """Frames waiting for the writes made before them to be durable: the storage's `mark`
-        when they were sent, and each connection's frames (see the module docstring)."""
+        when they were sent, when that was (`time.perf_counter`: the storage's write latency is
+        measured from it), and each connection's frames (see the module docstring)."""
+        self.stats = hub.stats
+        """The hub's counters; the adapter adds the bytes and frames it moves."""
+        self.stopping = False
+        """`stop` has begun: the server is not ready for new tables (`ready`)."""
         self._unsaved = False
         """The last commit failed (logged once until one succeeds)."""
         self._batch: float | None = None
@@ -218,6 +228,7 @@ class Server:
             await self.loop.connect_accepted_socket(lambda: _Connection(self), sock, ssl=self.tls)
         except (OSError, ssl.SSLError) as exc:  # a failed TLS handshake or a peer gone already
             log.info("connection setup failed: %s", exc)
+            self.stats.count(self.stats.rejected, "setup")
             sock.close()
 
     def _close_listeners(self) -> None:
@@ -252,11 +263,11 @@ class Server:
         """The hub has handled an input: commit what it saved, write what it sent once that is
         durable, and follow its next deadline."""
         self._batch = None
-        self._committed = _perf_counter()
+        self._committed = now = _perf_counter()
         dirty = self.dirty
         if dirty:
             self.dirty = []
-            self.waves.append((self.hub.storage.mark, [c.take() for c in dirty]))
+            self.waves.append((self.hub.storage.mark, now, [c.take() for c in dirty]))
         self._commit(wait)
         self._release()
         if self.hub.reads:
@@ -294,8 +305,12 @@ class Server:
         storage = self.hub.storage
         durable = storage.durable
         away = self._unsaved or storage.failing
+        if not away and waves[0][0] <= durable:
+            # How long the oldest wave's writes took to be durable: the others were handed over
+            # later, and became durable at the same time.
+            self.stats.storage_write.observe(_perf_counter() - waves[0][1])
         while waves and (away or waves[0][0] <= durable):
-            for connection, pending, closing in waves.popleft()[1]:
+            for connection, pending, closing in waves.popleft()[2]:
                 connection.flush(pending, closing)
 
     def _commit(self, wait: bool) -> None:
@@ -341,8 +356,28 @@ class Server:
             log.exception("timer failed")
         self.done()
 
+    def unready(self) -> str | None:
+        """Why the server takes no new tables now, or None: it does (listening, not stopping or
+        draining, and its storage saving: while the database is away no table starts)."""
+        hub = self.hub
+        if self.stopping:
+            return "shutting down"
+        if not self._listeners:
+            return "not listening yet"
+        if hub.draining:
+            return "draining"
+        if self._unsaved or hub.storage.failing:
+            return "the database is unreachable"
+        return None
+
+    @property
+    def ready(self) -> bool:
+        """The server takes new tables (`unready` says why not)."""
+        return self.unready() is None
+
     async def stop(self) -> None:
         """Save every table, tell every client, stop listening."""
+        self.stopping = True
         self.hub.shutdown()
         self.done(wait=True)
         if self._timer is not None:

@@ -19,6 +19,7 @@ import asyncio
 import ctypes
 import gc
 import logging
+import math
 import os
 import resource
 import signal
@@ -28,13 +29,17 @@ import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
+from sushigo.protocol.about import version_text
+
+from . import logs
 from .app import Server
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
+from .metrics import MetricsServer, registry_for
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 
@@ -45,6 +50,8 @@ except ImportError:  # pragma: no cover - uvloop is a dependency on every platfo
     uvloop = None
 
 log = logging.getLogger("sushigo.server")
+
+N = TypeVar("N", int, float)
 
 
 def default_db() -> Path:
@@ -64,44 +71,63 @@ def key_path(db: str, key: Path | None) -> Path:
     return path.with_name(path.name + ".key")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _number(
+    convert: Callable[[str], N], what: str, low: float, high: float, refusal: str
+) -> Callable[[str], N]:
+    """An argparse type: `what` (``"a port number"``) from `low` to `high`; `refusal` says so,
+    with the ``{value}`` and the ``{text}`` given. (A float bound also refuses nan and inf.)"""
+
+    def parse(text: str) -> N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(refusal.format(value=value, text=text))
+        return value
+
+    return parse
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
-    return value
+_positive_int = _number(int, "a whole number", 1, math.inf, "must be at least 1, got {value}")
+_port = _number(int, "a port number", 0, 65535, "a port is 0-65535, got {value}")
+_seconds = _number(
+    float, "a number of seconds", 0.1, 86400, "a time-out is 0.1-86400 seconds, got {text}"
+)
+_turn_seconds = _number(
+    int,
+    "a whole number of seconds",
+    0,
+    600,
+    "turn time is 0-600 seconds (0: no timer), got {value}",
+)
+_rate = _number(float, "a number", 0.001, 1e9, "must be 0.001-1e9, got {text}")
+_chat_chars = _number(
+    int,
+    "a whole number",
+    1,
+    500,
+    "a chat message is 1-500 characters (the protocol's), got {value}",
+)
+_hours = _number(
+    float, "a number of hours", 0.01, 24 * 365, "a lifetime is 0.01-8760 hours, got {text}"
+)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0.1 <= value <= 86400:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"a time-out is 0.1-86400 seconds, got {text}")
-    return value
+def _hours_ms(text: str) -> int:
+    return round(_hours(text) * 3_600_000)
 
 
-def _turn_seconds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
-    if not 0 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"turn time is 0-600 seconds (0: no timer), got {value}")
-    return value
+def _host_port(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:9100`` for IPv6; an empty host: every address)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise argparse.ArgumentTypeError(f"put an IPv6 address in brackets: [{host}]:{port}")
+    return host, _port(port)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -110,6 +136,7 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-server",
         description="Host Sushi Go! and Sushi Roll tables for terminal clients and bots.",
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-server"))
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=_port, default=7777, help="TCP port; 0 picks a free one")
     p.add_argument(
@@ -135,9 +162,24 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--log-level",
-        choices=["debug", "info", "warning", "error"],
+        choices=logs.LEVELS,
         default="info",
-        help="how much to log to stderr (default info: one line per notable event)",
+        help="how much to log to stderr (default info: one line per notable event; debug adds"
+        " every connection and login)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=logs.FORMATS,
+        default="text",
+        help="text (default): 'TIME level=LEVEL message' lines; json: one object per line",
+    )
+    p.add_argument(
+        "--metrics",
+        type=_host_port,
+        default=None,
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics on http://HOST:PORT/metrics, with /healthz and /readyz"
+        " (port 0 picks a free one; off by default)",
     )
     p.add_argument(
         "--admin-key",
@@ -159,9 +201,18 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_connections", "N", "connections open at once, in all"),
     ("max_per_address", "N", "connections open at once from one IP address"),
     ("max_unidentified_per_address", "N", "connections from one address not yet logged in"),
+    ("connect_rate_per_address", "R", "new connections a second from one address, sustained"),
+    ("connect_burst_per_address", "R", "new connections from one address at once"),
     ("handshake_seconds", "S", "from connecting to logged in (HELLO and login)"),
     ("frame_seconds", "S", "from a frame's first byte to its last"),
+    ("heartbeat_seconds", "S", "quiet time before the server pings a connection"),
     ("dead_after_seconds", "S", "silence before a connection is dropped"),
+    ("messages_per_second", "R", "messages a connection may send a second, sustained"),
+    ("message_burst", "R", "messages a connection may send at once"),
+    ("bytes_per_second", "R", "bytes a connection may send a second (and at once)"),
+    ("chat_per_second", "R", "chat messages a connection may send a second, sustained"),
+    ("chat_burst", "R", "chat messages a connection may send at once"),
+    ("strikes_before_close", "N", "RATE_LIMITED refusals within a minute before closing"),
     ("resume_seconds", "S", "how long a disconnected player's session waits for a resume"),
     ("max_away_sessions", "N", "disconnected sessions kept for resume, in all"),
     ("idle_away_per_address", "N", "of them, from one address, of players at no seat"),
@@ -171,34 +222,42 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_tables", "N", "open tables, in all"),
     ("tournaments_per_address", "N", "unfinished tournaments made from one address"),
     ("abandon_seconds", "S", "a table nobody is connected to closes after this (not mid-game)"),
-    ("chat_max_chars", "N", "the longest chat message, in characters (at most 500)"),
+    ("token_lifetime_ms", "H", "a seated player's resume token survives restarts this long"),
+    ("chat_max_chars", "C", "the longest chat message, in characters (1-500)"),
 )
-"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds) and what it bounds."""
+"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds, R: a positive number, H:
+hours, kept in milliseconds, C: a chat message's length) and what it bounds. Each field's flag is its name with dashes
+(`flag`)."""
+_KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "N": (_positive_int, "N"),
+    "S": (_seconds, "S"),
+    "R": (_rate, "R"),
+    "H": (_hours_ms, "HOURS"),
+    "C": (_chat_chars, "N"),
+}
+
+
+def flag(field: str) -> str:
+    """The flag of a `HubConfig` field (``token_lifetime_ms`` is given in hours)."""
+    if field == "token_lifetime_ms":
+        return "--token-lifetime-hours"
+    return "--" + field.replace("_", "-")
 
 
 def _limits(group: argparse._ArgumentGroup) -> None:
     defaults = HubConfig()
     for field, kind, what in _LIMITS:
         default = getattr(defaults, field)
+        shown = default / 3_600_000 if kind == "H" else default
+        parse, metavar = _KINDS[kind]
         group.add_argument(
-            "--" + field.replace("_", "-"),
-            type=_positive_int if kind == "N" else _seconds,
+            flag(field),
+            dest=field,
+            type=parse,
             default=default,
-            metavar=kind,
-            help=f"{what} (default {default:g})",
+            metavar=metavar,
+            help=f"{what} (default {shown:g})",
         )
-
-
-class _Formatter(logging.Formatter):
-    """``time level=... logger=... message``: one greppable line per event."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-        line = f"{stamp}Z level={record.levelname.lower()} {record.getMessage()}"
-        if record.exc_info and record.levelno >= logging.ERROR:
-            # A server bug: the traceback helps whoever fixes it. Bad input never gets here.
-            line += "\n" + self.formatException(record.exc_info)
-        return line
 
 
 def raise_fd_limit() -> int:
@@ -230,21 +289,13 @@ def main(argv: list[str] | None = None) -> int:
         return migrate(argv[1:])
     p = parser()
     args = p.parse_args(argv)
-    heartbeat = HubConfig().heartbeat_seconds
+    heartbeat = args.heartbeat_seconds
     if args.dead_after_seconds < 2 * heartbeat:
         p.error(
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
             f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
         )
-    if args.chat_max_chars > 500:
-        p.error(
-            f"--chat-max-chars is at most 500 (the protocol's limit), got {args.chat_max_chars}"
-        )
-    handler = logging.StreamHandler()
-    handler.setFormatter(_Formatter())
-    root = logging.getLogger("sushigo")
-    root.addHandler(handler)
-    root.setLevel(args.log_level.upper())
+    logs.setup(args.log_level, args.log_format)
     files = raise_fd_limit()
     if files < args.max_connections:
         log.warning(
@@ -259,6 +310,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
+
+
+def config_from(args: argparse.Namespace) -> HubConfig:
+    """The hub's limits from the command line."""
+    return HubConfig(
+        server_name=args.name,
+        quick_turn_seconds=args.turn_seconds,
+        **{field: getattr(args, field) for field, _, _ in _LIMITS},
+    )
 
 
 def _wall_ms() -> int:
@@ -279,15 +339,11 @@ def _run(args: argparse.Namespace) -> int:
             files = ensure_certificate(key_file.parent)
             tls = server_ssl_context(files)
             fingerprint = files.fingerprint
-        config = HubConfig(
-            server_name=args.name,
-            quick_turn_seconds=args.turn_seconds,
-            **{field: getattr(args, field) for field, _, _ in _LIMITS},
-        )
+        config = config_from(args)
         hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config, admins=admins)
         if admins:
             log.info("%d admin key(s): %s", len(admins), ", ".join(hub.admin.admins))
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint))
+        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics))
     finally:
         storage.close()
 
@@ -365,22 +421,32 @@ def _loop(coro: Coroutine[Any, Any, int]) -> int:
 
 
 async def _serve(
-    hub: Hub, host: str, port: int, tls: ssl.SSLContext | None, fingerprint: str
+    hub: Hub,
+    host: str,
+    port: int,
+    tls: ssl.SSLContext | None,
+    fingerprint: str,
+    metrics_at: tuple[str, int] | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
+    metrics: MetricsServer | None = None
     try:
+        if metrics_at is not None:
+            # Bound first, so a metrics address in use stops the server before it restores.
+            metrics = MetricsServer(registry_for(server), server.unready)
+            metrics_where = _where(await metrics.start(*metrics_at))
         addresses = await server.start()
     except OSError as exc:
-        print(
-            f"sushigo-server: error: cannot listen on {host}:{port}: {exc.strerror}",
-            file=sys.stderr,
-        )
+        print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
+        if metrics is not None:
+            await metrics.stop()
         return 1
-    where = ", ".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in addresses)
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
-    print(f"sushigo-server listening on {where}{extra}", flush=True)
+    print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
+    if metrics is not None:
+        print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -388,7 +454,13 @@ async def _serve(
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
     await server.stop()
+    if metrics is not None:
+        await metrics.stop()
     return 0
+
+
+def _where(addresses: list[tuple[str, int]]) -> str:
+    return ", ".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in addresses)
 
 
 if __name__ == "__main__":

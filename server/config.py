@@ -1,4 +1,5 @@
-"""The server's limits and timeouts, in one place (defaults: docs/PROTOCOL.md section 8).
+"""The server's limits and timeouts, in one place (README.md, "Limits", lists each with its flag
+and default; docs/PROTOCOL.md section 8 states the protocol's).
 
 Every resource a client can make the server hold is bounded here, and each bound has a flag of
 `sushigo-server` (`server.cli`). The bounds are per session, per player and per table first, with
@@ -24,6 +25,12 @@ class HubConfig:
     max_unidentified_per_address: int = 32
     """Connections from one address that have not logged in yet (an honest client is there for
     milliseconds; the handshake deadline ends the rest)."""
+    connect_rate_per_address: float = 50.0
+    """New connections a second from one address, sustained (a client that reconnects in a
+    loop, or a scan, is refused past it)."""
+    connect_burst_per_address: float = 256.0
+    """New connections from one address at once: as many as `max_per_address`, so all of a
+    NAT's players may come back together after a restart."""
     handshake_seconds: float = 10.0
     """From connecting to LOGGED_IN or RESUMED: HELLO and the login both within this."""
     frame_seconds: float = 10.0

@@ -15,9 +15,13 @@ def is_url(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
 
-def open_storage(db: str, *, exclusive: bool = False, write_behind: bool = False) -> Storage:
+def open_storage(
+    db: str, *, exclusive: bool = False, write_behind: bool = False, read_only: bool = False
+) -> Storage:
     """The storage ``--db`` names: PostgreSQL for a URL, else the SQLite file at that path.
-    `StorageError` (one line) when it cannot be opened."""
+    `StorageError` (one line) when it cannot be opened. ``read_only``: a reader beside a server
+    that may be running on it (SQLite opens the file read-only, never taking its write lock;
+    PostgreSQL readers never stand in a server's way)."""
     if is_url(db):
         return PgStorage(db, exclusive=exclusive, write_behind=write_behind)
-    return SqliteStorage(db, exclusive=exclusive, write_behind=write_behind)
+    return SqliteStorage(db, exclusive=exclusive, write_behind=write_behind, read_only=read_only)

@@ -24,6 +24,7 @@ from openskill.models import PlackettLuce
 
 from sushigo.protocol import (
     Act,
+    Chat,
     Commit,
     ConnectionClosed,
     Error,
@@ -66,6 +67,7 @@ from .names import Names
 from .persist import StateError, changes, forget, load, saved
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
+from .stats import Stats
 from .storage import PlayerResult, Storage
 from .table import Table
 
@@ -100,8 +102,11 @@ class Hub:
         self.wall_ms = wall_ms
         """The wall clock, in milliseconds (the adapter's; tests pass their own)."""
         self.conns: dict[int, Conn] = {}
+        self.stats = Stats()
+        """What happened since the start, counted for the operator (`server.metrics`)."""
         self.draining = False
-        """An admin drains the server: no new table or game; it reports itself not ready."""
+        """The server is going away (an admin drains it: `server.admin`): it takes no new table
+        or game, and reports itself not ready."""
         self.moderation = Moderation(storage.load_sanctions(), wall_ms)
         """The bans and mutes, read once here and kept up to date by the admins."""
         self.limits = Limits(self.config)
@@ -126,6 +131,7 @@ class Hub:
         self._routes = {**self.lobby.handlers, **self.history.handlers, **self.admin.handlers}
         """The handler of each request the lobby, the history and the admins answer, by message
         class (see `data`)."""
+        self._routes[Chat] = self._chat
         self.reads: list[Read] = []
         """Reads of the database that requests asked for, for the adapter to run off the event
         loop (`read`)."""
@@ -173,13 +179,17 @@ class Hub:
         cfg = self.config
         banned = self.moderation.address_ban(address)
         if banned is not None:
+            self.stats.count(self.stats.rejected, "banned")
             why = sanction_message(banned, self.wall_ms())
             self.limits.refuse(transport, f"{address}:{port}", why, now, ErrorCode.BANNED)
             return None
-        refusal = self.limits.admit(address, len(self.conns))
+        refusal = self.limits.admit(address, len(self.conns), now)
         if refusal is not None:
-            self.limits.refuse(transport, f"{address}:{port}", refusal, now)
+            reason, why = refusal
+            self.stats.count(self.stats.rejected, reason)
+            self.limits.refuse(transport, f"{address}:{port}", why, now)
             return None
+        self.stats.connections_opened += 1
         conn = Conn(
             id=next(self._ids),
             transport=transport,
@@ -266,6 +276,7 @@ class Hub:
 
     def _refused(self, conn: Conn, exc: RemoteProtocolError, now: float) -> bool:
         """A frame the protocol refused: close for a fatal error (True), else answer it."""
+        self.stats.frames_in += 1
         if exc.fatal:
             self._fatal(conn, exc)
             return True
@@ -278,6 +289,7 @@ class Hub:
         # A game move the phase check let through comes once per turn at most (a Sushi Roll
         # mover's few, bounded by its tokens): it costs nothing, so fast bots are never slowed.
         # Everything else spends from the bucket.
+        self.stats.frames_in += 1
         kind = type(event)
         free = kind in _FREE
         if not free and not self._spend(conn, now, _ref(event)):
@@ -506,6 +518,7 @@ class Hub:
             log.error("not sending %s to %s: %s", message.TYPE, conn.peer, exc)
 
     def _reply(self, conn: Conn, error: Error) -> None:
+        self.stats.error(error.code)
         self._send(conn, error)
 
     @property
@@ -521,6 +534,7 @@ class Hub:
         """Say why once (when the protocol still allows it), then close."""
         if conn.closed:
             return
+        self.stats.error(exc.code)
         log.info("closing %s: %s %s", conn.peer, exc.code.name, exc.message)
         with contextlib.suppress(ProtocolError):  # the state machine may allow no more
             conn.transport.write(conn.proto.send(error_for(exc)))
@@ -592,6 +606,7 @@ class Hub:
         ]
         game_id = signed.signature[:16].hex()
         kind = table.settings.kind
+        self.stats.count(self.stats.games_finished, kind)
         self.storage.finish_game(
             table.table_id,
             game_id,
@@ -682,11 +697,18 @@ class Hub:
     def session_back(self, session: Session) -> None:
         """A session that was away (or one made from a stored token after a restart) is
         connected again after a RESUME."""
+        self.stats.resumes += 1
         self.names.update(session)
         self.limits.connected(session)
         table = session.table
+        log.info("resume %s%s", session.player_id, f" at table {table.table_id}" if table else "")
         if table is not None:
             table.abandon_at = None
+
+    def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
+        """The lobby's chat handler, counting what it passes on (a refusal raises)."""
+        self.lobby.handlers[Chat](conn, session, msg, now)
+        self.stats.chat_messages += 1
 
     def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)

@@ -17,7 +17,7 @@ from sushigo.protocol import Error, ErrorCode, ProtocolError, ServerConnection
 
 from .config import HubConfig
 from .errors import TableError
-from .session import Conn, Session, Transport
+from .session import Bucket, Conn, Session, Transport
 
 log = logging.getLogger("sushigo.server")
 
@@ -39,6 +39,10 @@ class Limits:
         """Sessions kept for resume whose player holds a seat, longest away first."""
         self.idle_by_address: dict[str, dict[Session, None]] = {}
         """`away_idle` by the address each logged in from (or resumed from last)."""
+        self.arrivals: dict[str, Bucket] = {}
+        """The rate of new connections per address: a bucket for each address that connected
+        lately, least recently first (an address whose bucket has filled up again is dropped,
+        see `_arrived`)."""
         self.refused = 0
         """Connections refused since the last time it was logged."""
         self._logged = -60.0
@@ -46,23 +50,51 @@ class Limits:
 
     # -- connections ---------------------------------------------------------------------------
 
-    def admit(self, address: str, connections: int) -> str | None:
-        """Why a new connection from `address` is refused (None: it is let in), with
-        `connections` open now."""
+    def admit(self, address: str, connections: int, now: float) -> tuple[str, str] | None:
+        """Why a new connection from `address` is refused, as (a short key for the metrics, the
+        message for the client), or None: it is let in. `connections` are open now."""
         cfg = self.config
         if connections >= cfg.max_connections:
-            return f"the server is full ({connections} connections)"
+            return "full", f"the server is full ({connections} connections)"
+        # Every attempt counts, refused or not: a client reconnecting in a loop is slowed down
+        # whatever else refuses it.
+        if not self._arrived(address, now):
+            return "rate", (
+                f"more than {cfg.connect_rate_per_address:g} new connections a second from your"
+                " address (the server's --connect-rate-per-address): try again in a moment"
+            )
         if self.per_address.get(address, 0) >= cfg.max_per_address:
-            return (
+            return "per_address", (
                 f"{cfg.max_per_address} connections from your address already"
                 " (the server's --max-per-address)"
             )
         if self.unidentified.get(address, 0) >= cfg.max_unidentified_per_address:
-            return (
+            return "unidentified", (
                 f"{cfg.max_unidentified_per_address} connections from your address are still"
                 " logging in (the server's --max-unidentified-per-address)"
             )
         return None
+
+    def _arrived(self, address: str, now: float) -> bool:
+        """Take a new connection from `address` out of its bucket (False: it is empty).
+
+        Buckets are kept least recently used first, and one whose address has not connected
+        for long enough to fill it again is the same as none: the oldest two such go at every
+        arrival, so a scan of many addresses leaves no more behind than its last few seconds'
+        worth."""
+        cfg = self.config
+        arrivals = self.arrivals
+        bucket = arrivals.pop(address, None)
+        if bucket is None:
+            bucket = Bucket(cfg.connect_rate_per_address, cfg.connect_burst_per_address, now)
+        arrivals[address] = bucket  # now the most recently used
+        refill = cfg.connect_burst_per_address / cfg.connect_rate_per_address
+        for _ in range(2):
+            oldest = next(iter(arrivals.values()))
+            if oldest is bucket or now - oldest.stamp < refill:
+                break
+            del arrivals[next(iter(arrivals))]
+        return bucket.take(1, now)
 
     def refuse(
         self,

@@ -19,6 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from sushigo.protocol.about import version_text
+
 from .database import is_url
 from .pg_storage import PgStorage
 from .sqlite_storage import SqliteStorage
@@ -102,6 +104,7 @@ def main(argv: list[str]) -> int:
         prog="sushigo-server migrate",
         description="Copy a server's SQLite database into an empty PostgreSQL database.",
     )
+    p.add_argument("--version", action="version", version=version_text("sushigo-server"))
     p.add_argument("--from", dest="source", required=True, metavar="PATH", help="SQLite file")
     p.add_argument(
         "--to",

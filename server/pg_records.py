@@ -39,6 +39,15 @@ class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
+class Batched:
+    """A kind of held write whose instances in a row go to PostgreSQL together: `PgStorage`
+    hands ``run(storage, conn, args)`` the arguments of each, in order, so a crowd of them costs
+    one round trip instead of one each (see `PgStorage._run`)."""
+
+    def __init__(self, run: Callable[[Any, Any, list[tuple[Any, ...]]], Awaitable[None]]) -> None:
+        self.run = run
+
+
 class PgRecords:
     """What `PgStorage` stores besides tables in progress and tokens. It supplies the members
     below."""
@@ -91,19 +100,9 @@ class PgRecords:
         seats = [p.seat for p in players]
         if len(set(seats)) != len(seats):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
-        rows = [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players]
-
-        columns = list(zip(*[row[1:] for row in rows], strict=True)) if rows else [[]] * 5
-
-        async def store(conn: Any) -> None:
-            stored = await conn.fetchval(
-                _FINISH, game_id, table_id, kind, finished_ms, record, signature, *columns
-            )
-            if not stored:
-                raise Skipped(f"game {game_id} is already stored")
-
-        what = f"store game {game_id!r}"
-        self._write((self._unsure(what, store), None), what)
+        rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
+        game = (game_id, table_id, kind, finished_ms, record, signature, rows)
+        self._write((FINISHES, game), f"store game {game_id!r}")
         self._forget_table(table_id)
 
     def get_record(self, game_id: str) -> StoredRecord | None:
@@ -277,22 +276,66 @@ class PgRecords:
 
 
 _FINISH: Final = (
-    # One statement, one round trip: when a crowd of games ends at once (every table started
-    # together), a round trip per row written held every other table's frames up behind them.
-    # Nothing changes when the game is stored already (each part waits on `stored`).
-    "WITH stored AS ("
-    "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
-    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING RETURNING game_id), "
+    # Every game of a batch in one statement: when a crowd of games ends at once (every table
+    # started together), a round trip per game (and a savepoint each) held every other table's
+    # frames up behind them for half a second. A game stored already changes nothing (it is not
+    # in `stored`, and every other part joins on `stored`); the caller logs it.
+    "WITH g AS (SELECT * FROM unnest("
+    "$1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bytea[]"
+    ") AS g (game_id, table_id, kind, finished_ms, record, signature)), "
+    "stored AS (INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+    "SELECT * FROM g ON CONFLICT (game_id) DO NOTHING RETURNING game_id, table_id), "
     "seats AS (INSERT INTO results (game_id, seat, player_id, name, score, place) "
-    "SELECT $1, s.seat, s.player_id, s.name, s.score, s.place FROM unnest("
-    "$7::integer[], $8::text[], $9::text[], $10::integer[], $11::integer[]"
-    ") AS s (seat, player_id, name, score, place) WHERE EXISTS (SELECT 1 FROM stored)), "
-    "heads AS (DELETE FROM tables_in_progress "
-    "WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)), "
-    "turns AS (DELETE FROM table_turns WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)), "
-    "tokens AS (DELETE FROM tokens WHERE table_id = $2 AND EXISTS (SELECT 1 FROM stored)) "
-    "SELECT count(*) FROM stored"
+    "SELECT r.game_id, r.seat, r.player_id, r.name, r.score, r.place FROM unnest("
+    "$7::text[], $8::integer[], $9::text[], $10::text[], $11::integer[], $12::integer[]"
+    ") AS r (game_id, seat, player_id, name, score, place) JOIN stored USING (game_id)), "
+    "heads AS (DELETE FROM tables_in_progress t USING stored s WHERE t.table_id = s.table_id), "
+    "turns AS (DELETE FROM table_turns t USING stored s WHERE t.table_id = s.table_id), "
+    "tokens AS (DELETE FROM tokens t USING stored s WHERE t.table_id = s.table_id) "
+    "SELECT game_id FROM stored"
 )
+
+
+async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) -> None:
+    """Store finished games, each retiring its table, in one statement (in a savepoint, so that
+    a batch PostgreSQL refuses is tried again game by game and only the bad one is left out). A
+    game stored already (or twice in the batch) is not stored again: logged with write-behind,
+    else a `StorageError`."""
+    unique: dict[str, tuple[Any, ...]] = {}
+    twice: list[str] = []
+    for game in games:
+        if game[0] in unique:
+            twice.append(game[0])
+        else:
+            unique[game[0]] = game
+    chosen = list(unique.values())
+    columns = [list(column) for column in zip(*(game[:6] for game in chosen), strict=True)]
+    seats = [(game[0], *row) for game in chosen for row in game[6]]
+    seat_columns = [list(c) for c in zip(*seats, strict=True)] if seats else [[]] * 6
+    try:
+        async with conn.transaction():
+            stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+    except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
+        if len(chosen) > 1:
+            for game in chosen:
+                await _store_games(storage, conn, [game])
+            return
+        _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
+        return
+    for game_id in [*twice, *(g for g in unique if g not in stored)]:
+        _refused(storage, f"store game {game_id!r}", f"game {game_id} is already stored")
+
+
+def _refused(storage: Any, what: str, why: str) -> None:
+    """A held write PostgreSQL will never take: logged (the rest of its batch is written), or
+    without write-behind the caller's `StorageError`."""
+    if not storage.write_behind:
+        raise StorageError(storage.path, f"{what}: {why}")
+    log.error("%s: %s; not stored", what, why)
+
+
+FINISHES: Final = Batched(_store_games)
+"""The held write of a finished game (`PgRecords.finish_game`)."""
 
 
 async def results_of(

@@ -40,7 +40,7 @@ from typing import Any, Final, TypeVar
 import asyncpg
 
 from .pg_moderation import PgModeration
-from .pg_records import PgRecords
+from .pg_records import Batched, PgRecords
 from .pg_schema import (
     LOCK_KEY,
     MIGRATE_KEY,
@@ -67,8 +67,9 @@ BACKOFF_MAX: Final = 2.0
 
 Op = Callable[[Any], Awaitable[object]]
 """A held write as a function of the connection."""
-_Write = tuple[str, tuple[Any, ...]] | tuple[Op, None]
-"""A held write: a statement and its arguments, or a function of the connection."""
+_Write = tuple[str, tuple[Any, ...]] | tuple[Op, None] | tuple[Batched, tuple[Any, ...]]
+"""A held write: a statement and its arguments, a function of the connection, or a write of a
+kind that goes to PostgreSQL together with the others of its kind in a row (`Batched`)."""
 
 _SAVE_HEAD: Final = (
     "INSERT INTO tables_in_progress (table_id, state) VALUES ($1, $2) "
@@ -79,6 +80,63 @@ _APPEND_TURN: Final = (
     "ON CONFLICT (table_id, n) DO UPDATE SET value = excluded.value"
 )
 _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = $1"
+
+
+async def _save_tokens(storage: Any, conn: Any, tokens: list[tuple[Any, ...]]) -> None:
+    """Save tokens ``(hash, table_id, seat, expires_ms)`` in two statements whatever their
+    number (a crowd of players sitting down at once), as saving them one after the other would:
+    each revokes any earlier token of its seat, and an earlier one saved under its hash."""
+    hashes: set[bytes] = set()
+    seats: set[tuple[str, int]] = set()
+    kept: list[tuple[Any, ...]] = []
+    for token in reversed(tokens):  # a later save revokes an earlier one of its hash or seat
+        if token[0] not in hashes and (token[1], token[2]) not in seats:
+            kept.append(token)
+        hashes.add(token[0])
+        seats.add((token[1], token[2]))
+    await conn.execute(
+        "DELETE FROM tokens WHERE token_hash = ANY($1::bytea[]) OR (table_id, seat) IN "
+        "(SELECT * FROM unnest($2::text[], $3::integer[]))",
+        list(hashes),
+        [table for table, _ in seats],
+        [seat for _, seat in seats],
+    )
+    columns = [list(column) for column in zip(*kept, strict=True)]
+    await conn.execute(
+        "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) "
+        "SELECT * FROM unnest($1::bytea[], $2::text[], $3::integer[], $4::bigint[])",
+        *columns,
+    )
+
+
+async def _save_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]]) -> None:
+    """Save tables' whole states ``(table_id, head, turns)`` in three statements whatever their
+    number (a crowd of games starting at once): each table's turns replaced, its head set."""
+    latest = {table[0]: table for table in tables}  # a later whole state replaces an earlier one
+    ids = list(latest)
+    await conn.execute("DELETE FROM table_turns WHERE table_id = ANY($1::text[])", ids)
+    await conn.execute(
+        "INSERT INTO tables_in_progress (table_id, state) "
+        "SELECT * FROM unnest($1::text[], $2::bytea[]) "
+        "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
+        ids,
+        [table[1] for table in latest.values()],
+    )
+    turns = [(t, n, value) for t, _, values in latest.values() for n, value in enumerate(values)]
+    if turns:
+        await conn.execute(
+            "INSERT INTO table_turns (table_id, n, value) "
+            "SELECT * FROM unnest($1::text[], $2::integer[], $3::bytea[])",
+            *[list(column) for column in zip(*turns, strict=True)],
+        )
+
+
+TABLES: Final = Batched(_save_tables)
+"""The held write of a table's whole state (`PgStorage.save_table`)."""
+
+TOKENS: Final = Batched(_save_tokens)
+"""The held write of a saved token (`PgStorage.save_token`)."""
+
 _INSERT_TOKEN: Final = (
     "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) VALUES ($1, $2, $3, $4)"
 )
@@ -226,7 +284,13 @@ class PgStorage(PgRecords, PgModeration):
                 async with conn.transaction():
                     run: list[tuple[Any, ...]] = []
                     statement = ""
+                    batch: list[tuple[Any, ...]] = []
+                    kind: Batched | None = None
                     for write, args in writes:
+                        if batch and write is not kind:
+                            assert kind is not None
+                            await kind.run(self, conn, batch)
+                            batch = []
                         if isinstance(write, str):
                             if write != statement and run:
                                 await conn.executemany(statement, run)
@@ -237,9 +301,16 @@ class PgStorage(PgRecords, PgModeration):
                         if run:
                             await conn.executemany(statement, run)
                             run = []
-                        await write(conn)
+                        if isinstance(write, Batched):
+                            kind = write
+                            batch.append(args or ())
+                        else:
+                            await write(conn)
                     if run:
                         await conn.executemany(statement, run)
+                    if batch:
+                        assert kind is not None
+                        await kind.run(self, conn, batch)
             except TRANSIENT:
                 await self._drop()
                 raise
@@ -459,15 +530,8 @@ class PgStorage(PgRecords, PgModeration):
 
     def save_table(self, table_id: str, state: bytes, turns: Sequence[bytes] = ()) -> None:
         """Store a table's whole state: its head, then `turns` from 0, replacing its turns."""
-        rows = [(table_id, n, value) for n, value in enumerate(turns)]
-
-        async def save(conn: Any) -> None:
-            await conn.execute("DELETE FROM table_turns WHERE table_id = $1", table_id)
-            await conn.execute(_SAVE_HEAD, table_id, state)
-            if rows:
-                await conn.executemany(_APPEND_TURN, rows)
-
-        self._write((save, None), f"save table {table_id!r}", key=("table", table_id))
+        whole = (table_id, state, tuple(turns))
+        self._write((TABLES, whole), f"save table {table_id!r}", key=("table", table_id))
 
     def append_turns(
         self, table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
@@ -546,17 +610,8 @@ class PgStorage(PgRecords, PgModeration):
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
         """Store a token's hash for a seat, revoking the seat's earlier token."""
         self._remember(token_hash, TokenEntry(table_id, seat, expires_ms))
-
-        async def save(conn: Any) -> None:
-            await conn.execute(
-                "DELETE FROM tokens WHERE token_hash = $1 OR (table_id = $2 AND seat = $3)",
-                token_hash,
-                table_id,
-                seat,
-            )
-            await conn.execute(_INSERT_TOKEN, token_hash, table_id, seat, expires_ms)
-
-        self._write((save, None), f"save token for {table_id!r} seat {seat}")
+        token = (token_hash, table_id, seat, expires_ms)
+        self._write((TOKENS, token), f"save token for {table_id!r} seat {seat}")
 
     def find_token(self, token_hash: bytes) -> TokenEntry | None:
         """Where the token leads, or None (from memory: the server never waits for this)."""

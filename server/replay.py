@@ -35,6 +35,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
+from sushigo.protocol.about import version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cli import default_db, key_path
@@ -116,7 +117,23 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="sushigo-replay", description="List, show and verify finished games."
     )
-    p.add_argument("target", nargs="?", help="a game id (with --db) or an exported record file")
+    p.add_argument("--version", action="version", version=version_text("sushigo-replay"))
+    p.add_argument(
+        "target",
+        nargs="?",
+        help="a game id (with --db), an exported record file, or a server's HOST:PORT",
+    )
+    p.add_argument(
+        "game", nargs="?", help="after HOST:PORT: one of our games on that server (else a list)"
+    )
+    p.add_argument(
+        "--identity",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="with HOST:PORT: our key file (as sushigo-client --key), whose games to fetch",
+    )
+    p.add_argument("--tls", action="store_true", help="with HOST:PORT: connect with TLS")
     p.add_argument(
         "--db",
         default=None,
@@ -135,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="step through the game full screen (the terminal client's replay viewer)",
     )
-    args = p.parse_args(argv)
+    args = p.parse_intermixed_args(argv)  # HOST:PORT --identity K GAME_ID: ids after options
     if args.view and not args.target:
         p.error("--view needs a game id (with --db) or a record file")
     try:
@@ -151,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.target and args.db is None and _is_address(args.target):
+        return _from_server(args)
+    if args.game is not None:
+        raise ReplayError(f"a second argument ({args.game!r}) only follows a server's HOST:PORT")
     if args.target and args.db is None and Path(args.target).is_file():
         path = Path(args.target)
         signed, names = load_file(path)
@@ -160,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if not is_url(db) and not Path(db).exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
-    with open_storage(db) as storage:
+    with open_storage(db, read_only=True) as storage:
         if not args.target:
             games = storage.list_records(limit=max(1, args.limit))
             if not games:
@@ -191,6 +212,51 @@ def _run(args: argparse.Namespace) -> int:
             export(signed, path, [r.name for r in stored.players])
             return view(path, server_key)
     return _show(signed, server_key, [r.name for r in stored.players])
+
+
+FETCHER = "sushigo.client.fetch"
+"""The program that asks a server for our games (`python -m`): the client's, like the viewer."""
+
+
+def _is_address(target: str) -> bool:
+    """`target` names a server (``HOST:PORT``, ``[::1]:PORT``), not a file or a game id."""
+    if Path(target).exists():
+        return False
+    host, sep, port = target.rpartition(":")
+    return bool(sep and host and port.isdigit())
+
+
+def _from_server(args: argparse.Namespace) -> int:
+    """Our games on a server: listed, or one fetched (by the client's program, run as the viewer
+    is), then shown and verified here against the key the server gave."""
+    command = [sys.executable, "-m", FETCHER, args.target]
+    if args.identity is not None:
+        command += ["--identity", str(args.identity)]
+    if args.tls:
+        command.append("--tls")
+    if args.game is None:
+        return _call([*command, "--limit", str(max(1, args.limit))])
+    with tempfile.TemporaryDirectory(prefix="sushigo-replay-") as folder:
+        path = Path(folder) / "fetched.rec"
+        code = _call([*command, args.game, "--out", str(path)])
+        if code != 0:
+            return code
+        signed, names = load_file(path)
+        if args.export is not None:
+            export(signed, args.export, list(names))
+            print(f"wrote {args.export}")
+        if args.view:
+            return view(path, None)
+        return _show(signed, None, list(names) or None)
+
+
+def _call(command: list[str]) -> int:
+    try:
+        return subprocess.run(command, check=False).returncode
+    except KeyboardInterrupt:
+        return 1
+    except OSError as exc:
+        raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
 
 
 VIEWER = "sushigo.client.replay"

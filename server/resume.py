@@ -112,40 +112,32 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
         table.player_back(session.seat, now)
 
     kind = table.settings.kind if table is not None else None
+    snapshot = None
     if replay is not None and state is not None:
+        # The missed messages follow; a step is named only in a game phase.
         phase, position = state
-        session.send(
-            Resumed(
-                ref=msg.ref,
-                player_id=session.player_id,
-                name=session.name,
-                resume_token=token,
-                phase=phase,
-                kind=kind,
-                seat=session.seat,
-                round=position[0] if position and phase in _GAME else None,
-                turn=position[1] if position and phase in _GAME else None,
-                replayed=len(replay),
-            )
-        )
-        for sent in replay:
-            session.send(sent.message)
+        if phase not in _GAME:
+            position = None
     else:
         phase, position, snapshot = _snapshot(session, now)
-        session.send(
-            Resumed(
-                ref=msg.ref,
-                player_id=session.player_id,
-                name=session.name,
-                resume_token=token,
-                phase=phase,
-                kind=kind,
-                seat=session.seat,
-                round=position[0] if position else None,
-                turn=position[1] if position else None,
-                snapshot=snapshot,
-            )
+        replay = []
+    session.send(
+        Resumed(
+            ref=msg.ref,
+            player_id=session.player_id,
+            name=session.name,
+            resume_token=token,
+            phase=phase,
+            kind=kind,
+            seat=session.seat,
+            round=position[0] if position else None,
+            turn=position[1] if position else None,
+            replayed=len(replay),
+            snapshot=snapshot,
         )
+    )
+    for sent in replay:
+        session.send(sent.message)
     if table is not None:
         hub.table_changed(table)
 

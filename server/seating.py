@@ -26,6 +26,7 @@ from sushigo.protocol import (
 )
 
 from .errors import TableError
+from .stats import Stats
 
 _seat_info = maker(SeatInfo)
 _table_info = maker(TableInfo)
@@ -53,6 +54,10 @@ class Player(Protocol):
 
 class TableHost(Protocol):
     """What a table needs from the server around it."""
+
+    @property
+    def stats(self) -> Stats:
+        """The server's counters (turns, their latency, bot takeovers)."""
 
     def save_table(self, table: Any) -> None:
         """Persist the table (after every step, before anyone hears of it)."""

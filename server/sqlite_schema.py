@@ -11,9 +11,20 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Final
 
 from .storage import StorageError
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: SQLite's own exclusive locking mode instead
+    fcntl = None
+
+CAN_LOCK: Final = fcntl is not None
+"""A server keeps others out with a lock file (`lock_database`); without `fcntl`, with SQLite's
+exclusive locking mode, which keeps readers out too."""
 
 APPLICATION_ID: Final = 0x5355_5348
 """``PRAGMA application_id`` of a sushigo database ("SUSH"), so `--db` pointed at some other
@@ -214,3 +225,60 @@ def prepare_file(path: str) -> None:
     except OSError as exc:
         raise StorageError(path, f"cannot create the database file: {exc.strerror}") from None
     os.close(fd)
+
+
+def connect(path: str, busy_timeout_ms: int, *, read_only: bool) -> sqlite3.Connection:
+    """A connection to the database at `path` (``read_only``: the file opened read-only, which
+    must exist). `StorageError` when it cannot be opened."""
+    try:
+        # isolation_level=None: the sqlite3 module must not open transactions behind our back;
+        # every write says BEGIN and COMMIT itself.
+        return sqlite3.connect(
+            Path(path).absolute().as_uri() + "?mode=ro" if read_only else path,
+            timeout=busy_timeout_ms / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=read_only,
+        )
+    except sqlite3.Error as exc:
+        raise StorageError(path, f"cannot open the database: {reason(exc)}") from None
+
+
+def check_readable(conn: sqlite3.Connection, path: str) -> None:
+    """A read-only opening: the file must be this program's database, at this code's schema
+    version (a reader cannot migrate it). `StorageError` saying why not."""
+    app_id = scalar(conn, "PRAGMA application_id")
+    version = scalar(conn, "PRAGMA user_version")
+    if app_id != APPLICATION_ID:
+        raise StorageError(path, "not a sushigo database (another program's file)")
+    if version != SCHEMA_VERSION:
+        raise StorageError(
+            path,
+            f"database schema version {version} is "
+            + (
+                f"newer than this program supports ({SCHEMA_VERSION}); upgrade sushigo"
+                if version > SCHEMA_VERSION
+                else f"older than this program's ({SCHEMA_VERSION}); run sushigo-server on it"
+                " once to upgrade it"
+            ),
+        )
+
+
+def lock_database(path: str) -> int:
+    """Take the lock file beside the database at `path` (``DB.lock``) for this process: its
+    descriptor, released when closed (or when the process dies, however it dies).
+    `StorageError` when another server holds it."""
+    assert fcntl is not None
+    lock_path = path + ".lock"
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StorageError(path, f"cannot open its lock file {lock_path}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StorageError(
+            path, f"another sushigo server is using this database (it holds {lock_path})"
+        ) from None
+    return fd

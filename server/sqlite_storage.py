@@ -36,6 +36,9 @@ fsync, a stall of tens of milliseconds on a busy disk) then run in a background 
 inside whichever commit crossed SQLite's threshold; while one runs, `flush` declines at once
 rather than wait (the server holds its messages meanwhile) and `on_ready` says when to try again.
 
+One server, any number of readers: a server (``exclusive``) holds a lock file beside the
+database (`sqlite_schema.lock_database`), SQLite runs in its normal locking mode, and readers
+(``read_only``: `sushigo-replay`) never take its write lock nor hold up a checkpoint.
 """
 
 from __future__ import annotations
@@ -53,8 +56,12 @@ from .sqlite_moderation import SqliteModeration
 from .sqlite_records import SqliteRecords
 from .sqlite_schema import (
     APPLICATION_ID,
+    CAN_LOCK,
     MIGRATIONS,
     SCHEMA_VERSION,
+    check_readable,
+    connect,
+    lock_database,
     prepare_file,
     reason,
     scalar,
@@ -96,10 +103,12 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With
-    ``exclusive=True`` the file stays locked while open, so a second server started on the same
-    database fails at once with a clear `StorageError` instead of both resuming the same tables.
-    ``write_behind=True`` holds the hot writes until `flush` and checkpoints in a background
-    thread (see the module docstring).
+    ``exclusive=True`` the database's lock file stays locked while open, so a second server
+    started on the same database fails at once with a clear `StorageError` instead of both
+    resuming the same tables (readers are still let in). ``read_only=True`` only reads: it never
+    migrates or writes, so it may read a database a server is using (the database must exist
+    and be of this code's schema version). ``write_behind=True`` holds the hot writes until
+    `flush` and checkpoints in a background thread (see the module docstring).
     """
 
     def __init__(
@@ -109,7 +118,10 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         exclusive: bool = False,
         write_behind: bool = False,
+        read_only: bool = False,
     ) -> None:
+        if read_only and (exclusive or write_behind):
+            raise ValueError("a read-only database is neither exclusive nor written behind")
         self.path = os.fspath(path)
         """The path as given."""
         self.write_behind = write_behind
@@ -142,29 +154,37 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
         self._durable = 0
         """Of those, how many are committed (`durable`)."""
         self._failing = False
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        self._lock_file: int | None = None
+        """The lock file's descriptor while an ``exclusive`` storage holds it."""
         memory = self.path == ":memory:"
-        if not memory:
+        if not memory and not read_only:
             prepare_file(self.path)
+        if exclusive and not memory and CAN_LOCK:
+            self._lock_file = lock_database(self.path)
         try:
-            # isolation_level=None: the sqlite3 module must not open transactions behind our
-            # back; every write below says BEGIN and COMMIT itself.
-            self._conn = sqlite3.connect(
-                self.path,
-                timeout=busy_timeout_ms / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-        except sqlite3.Error as exc:
-            raise StorageError(self.path, f"cannot open the database: {reason(exc)}") from None
+            self._conn = connect(self.path, busy_timeout_ms, read_only=read_only)
+        except StorageError:
+            self._unlock()
+            raise
         try:
-            self._configure(memory=memory, busy_timeout_ms=busy_timeout_ms, exclusive=exclusive)
-            self._migrate()
-            self._scan_turns()
+            if read_only:
+                check_readable(self._conn, self.path)
+            else:
+                self._configure(
+                    memory=memory,
+                    busy_timeout_ms=busy_timeout_ms,
+                    exclusive=exclusive and not CAN_LOCK,
+                )
+                self._migrate()
+                self._scan_turns()
         except StorageError:
             self._conn.close()
+            self._unlock()
             raise
         except sqlite3.Error as exc:
             self._conn.close()
+            self._unlock()
             raise StorageError(self.path, f"cannot open the database: {reason(exc)}") from None
         if write_behind and not memory:
             # Commits never checkpoint; the thread does, off the event loop. A page cache that
@@ -197,6 +217,12 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
             raise StorageError(self.path, f"cannot use WAL journaling (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+
+    def _unlock(self) -> None:
+        """Let go of the lock file (another server may open the database now)."""
+        fd, self._lock_file = self._lock_file, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases its flock
 
     def _migrate(self) -> None:
         conn = self._conn
@@ -290,6 +316,7 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
                     self._write_held()
             finally:
                 self._conn.close()
+                self._unlock()
 
     # --- write-behind ----------------------------------------------------------------------------
 
@@ -416,9 +443,15 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
                 if self._stop.is_set():
                     return
                 try:
-                    # TRUNCATE: no other connection can be using the file (the server holds it
-                    # exclusively), so this completes, and the log's size says what is left.
-                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    # TRUNCATE empties the log when no reader (a sushigo-replay) is using it;
+                    # with one, it must not wait for the reader (the server's commits wait for
+                    # this lock): without a busy timeout it copies what it can, like PASSIVE,
+                    # and the next turn does the rest.
+                    self._conn.execute("PRAGMA busy_timeout = 0")
+                    try:
+                        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    finally:
+                        self._conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
                 except sqlite3.Error as exc:
                     log.warning("checkpoint of %s failed: %s", self.path, reason(exc))
             with self._held_lock:

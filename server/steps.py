@@ -104,6 +104,8 @@ class StepState:
         """The current mover's bot grace has passed: the bot plays even if the player is here."""
         self.server_actions = 0
         """Actions the server chose in the current open turn (see `MAX_BOT_ACTIONS`)."""
+        self.committed_at: float | None = None
+        """When the current secret step's last commitment came in (its latency's start)."""
 
     # Provided by the table:
     def _move(self, event: str) -> None:
@@ -117,6 +119,27 @@ class StepState:
 
     def missed(self, seat: Seat) -> None:
         raise NotImplementedError
+
+    def _check_move(self, round_: int, turn: int, phase: TablePhase, not_now: str) -> None:
+        """A move naming step (`round_`, `turn`) is met in `phase` of that step; TableError
+        OUT_OF_PHASE (saying `not_now`) or WRONG_TURN otherwise."""
+        if self.phase is not phase:
+            raise TableError(ErrorCode.OUT_OF_PHASE, not_now)
+        if (round_, turn) != self.position:
+            raise TableError(
+                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
+            )
+
+    def _slot(
+        self, seat_index: int, round_: int, turn: int, phase: TablePhase, not_now: str
+    ) -> int:
+        """`_check_move`, and the slot of the seat among those that act in the step (TableError
+        OUT_OF_PHASE for a seat that does not act)."""
+        self._check_move(round_, turn, phase, not_now)
+        slot = self.slots[seat_index]
+        if slot < 0:
+            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
+        return slot
 
     def finish(self) -> None:
         raise NotImplementedError
@@ -276,15 +299,9 @@ class SecretSteps(StepState):
         was_bot = seat.bot_control
         seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
-        if self.phase is not COMMITTING:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "commitments are not being collected")
-        if (round_, turn) != self.position:
-            raise TableError(
-                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
-            )
-        slot = self.slots[seat_index]
-        if slot < 0:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
+        slot = self._slot(
+            seat_index, round_, turn, COMMITTING, "commitments are not being collected"
+        )
         if self.committed[slot]:
             if was_bot:
                 self._changed()
@@ -306,6 +323,7 @@ class SecretSteps(StepState):
 
     def _all_committed(self, now: float) -> None:
         self._move("committed")
+        self.committed_at = now
         seconds = self.settings.turn_seconds
         self.deadline = now + seconds if seconds else None
         round_, turn = self.position
@@ -323,15 +341,7 @@ class SecretSteps(StepState):
         seat = self.seats[seat_index]
         seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
-        if self.phase is not REVEALING:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "reveals are not being collected")
-        if (round_, turn) != self.position:
-            raise TableError(
-                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
-            )
-        slot = self.slots[seat_index]
-        if slot < 0:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "this seat does not act in this step")
+        slot = self._slot(seat_index, round_, turn, REVEALING, "reveals are not being collected")
         if self.openings[slot] is not None:
             raise TableError(ErrorCode.ALREADY_DONE, "this seat's pick is already settled")
         commitment = self.commitments[slot]
@@ -378,6 +388,8 @@ class SecretSteps(StepState):
         result = _turn_result(round_, turn, openings, tuple(events))
         for person in self.people():
             person.send(result)
+        since, self.committed_at = self.committed_at, None
+        self.host.stats.turn_done(self.settings.kind, None if since is None else now - since)
         self._after_step(now)
 
     def secret_timer(self, now: float) -> None:
@@ -502,18 +514,14 @@ class OpenSteps(StepState):
             for watcher in self.spectators:
                 watcher.send(public)
         if not more:
+            self.host.stats.turn_done(self.settings.kind, None)
             self._after_step(now)
 
     def act(self, seat_index: int, round_: int, turn: int, action: Any, now: float) -> None:
         """A seat's ACT: only the seat that acts, in the current step, with an action the game
         accepts (else ILLEGAL_ACTION naming why, nothing changes, and it may try again)."""
         self._now_hint = now
-        if self.phase is not MOVING:
-            raise TableError(ErrorCode.OUT_OF_PHASE, "no open step is being played")
-        if (round_, turn) != self.position:
-            raise TableError(
-                ErrorCode.WRONG_TURN, f"this is round {self.position[0]}, turn {self.position[1]}"
-            )
+        self._check_move(round_, turn, MOVING, "no open step is being played")
         if seat_index not in self.acting:
             raise TableError(ErrorCode.OUT_OF_PHASE, f"it is seat {self.acting[0]}'s turn")
         seat = self.seats[seat_index]

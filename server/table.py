@@ -136,6 +136,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         return seat
 
     def _bot_takes_over(self, seat: Seat) -> None:
+        self.host.stats.takeover(self.settings.kind, "left")
         seat.bot_control = False
         seat.strategy = self.adapter.bot("default")
         _reset(seat.strategy)
@@ -165,6 +166,12 @@ class Table(Seating, SecretSteps, OpenSteps):
         if not self.full:
             raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
         self._move("start")
+        log.info(
+            "table %s: a game of %s starts: %s",
+            self.table_id,
+            self.settings.kind,
+            ", ".join(seat.player_id or f"bot {seat.bot}" for seat in self.seats),
+        )
         self.server_seed = new_seed()
         self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
         self.drawn = [False] * len(self.seats)
@@ -244,6 +251,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         seat.misses += 1
         if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
             seat.bot_control = True
+            self.host.stats.takeover(self.settings.kind, "missed")
             log.info(
                 "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
             )

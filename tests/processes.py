@@ -15,6 +15,7 @@ from pathlib import Path
 SERVER = Path(sys.executable).with_name("sushigo-server")
 BOT = Path(sys.executable).with_name("sushigo-bot")
 LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
+METRICS = re.compile(r"sushigo-server metrics on http://(\S+):(\d+)/metrics")
 
 
 class ServerProcess:
@@ -23,9 +24,13 @@ class ServerProcess:
     port, then killed and started again on the same port (the clients' address does not change),
     its output kept in `log`."""
 
-    def __init__(self, db: Path | tuple[str, ...]) -> None:
+    def __init__(self, db: Path | tuple[str, ...], extra: tuple[str, ...] = ()) -> None:
         self.db_args = ("--db", str(db)) if isinstance(db, Path) else db
+        self.extra = extra
+        """More arguments (after the test's own: a later ``--log-level`` wins)."""
         self.port = 0
+        self.metrics_port = 0
+        """Where ``--metrics 127.0.0.1:0`` (in `extra`) serves, once started."""
         self.proc: asyncio.subprocess.Process | None = None
         self.log = b""
         self._drain: asyncio.Task[None] | None = None
@@ -35,17 +40,26 @@ class ServerProcess:
         self.proc = await asyncio.create_subprocess_exec(
             str(SERVER),
             *("--host", "127.0.0.1", "--port", str(self.port), *self.db_args),
-            *("--log-level", "warning"),
+            *("--log-level", "warning", *self.extra),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
-        assert self.proc.stdout is not None
-        line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
-        match = LISTENING.match(line)
-        assert match, f"unexpected first line: {line!r}"
-        self.port = int(match.group(2))
+        self.port = int((await self._line(LISTENING)).group(2))
+        if "--metrics" in self.extra:
+            self.metrics_port = int((await self._line(METRICS)).group(2))
         self._drain = asyncio.create_task(self._keep(self.proc))
         return self.port
+
+    async def _line(self, pattern: re.Pattern[str]) -> re.Match[str]:
+        """Read the output up to a line matching `pattern` (the log lines before it are kept)."""
+        assert self.proc is not None and self.proc.stdout is not None
+        while True:
+            line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
+            assert line, f"the server ended before saying {pattern.pattern!r}:\n{self.log!r}"
+            match = pattern.match(line)
+            if match:
+                return match
+            self.log += line.encode()
 
     async def _keep(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("app", "cli", "replay", "migrate", "tls", "keys"),  # the transport adapter and the commands
+    # the transport adapter and the commands
+    ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
     ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
@@ -28,7 +29,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
         *("pg_records", "pg_schema", "pg_moderation"),
     ),
-    ("errors", "config", "storage"),  # what every layer above uses
+    ("errors", "config", "storage", "stats"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
 
@@ -37,7 +38,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history", "admin", "moderation")
+CLOCKLESS += ("history", "stats", "admin", "moderation")
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 
@@ -156,3 +157,24 @@ def test_the_servers_core_reads_no_clock(name: str) -> None:
         if isinstance(node, ast.ImportFrom) and node.module and not node.level
     }
     assert not imported & {"time", "datetime", "asyncio", "socket"}
+
+
+def test_the_servers_core_never_imports_the_metrics_library() -> None:
+    """The core counts in plain attributes (`server.stats`); only the adapter's layer turns them
+    into Prometheus metrics (`server.metrics`)."""
+    adapter = set(SERVER_LAYERS[0])
+    offenders = []
+    for path in sorted((ROOT / "server").glob("*.py")):
+        if path.stem in adapter:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            offenders += [
+                f"{path.name}: {n}" for n in names if n.split(".")[0] == "prometheus_client"
+            ]
+    assert offenders == []

@@ -4,8 +4,13 @@ imports a bare top-level name (``import engine`` would load a second copy of the
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
+from importlib import metadata
 from pathlib import Path
+
+from sushigo.protocol import CURRENT_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP = ("engine", "protocol", "bots", "server", "client")
@@ -51,3 +56,27 @@ def test_no_module_imports_a_bare_top_level_name() -> None:
 def test_console_scripts_point_into_sushigo() -> None:
     scripts = _pyproject()["project"]["scripts"]  # type: ignore[index]
     assert scripts and all(target.startswith("sushigo.") for target in scripts.values())
+
+
+def test_every_command_prints_its_version() -> None:
+    """Each installed command (and `sushigo-server migrate`) answers ``--version`` with the
+    package's version and the protocol's, exit code 0."""
+    scripts = sorted(_pyproject()["project"]["scripts"])  # type: ignore[index]
+    bin_dir = Path(sys.executable).parent
+    runs = [[name, "--version"] for name in scripts] + [["sushigo-server", "migrate", "--version"]]
+    children = [
+        subprocess.Popen(
+            [str(bin_dir / run[0]), *run[1:]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for run in runs
+    ]
+    version = metadata.version("sushigo")
+    for run, child in zip(runs, children, strict=True):
+        out, err = child.communicate(timeout=60)
+        assert (child.returncode, err) == (0, ""), run
+        assert out == f"{run[0]} {version} (protocol {CURRENT_VERSION})\n", run
+    assert {"sushigo-server", "sushigo-client", "sushigo-bot", "sushigo-arena"} <= set(scripts)
+    assert {"sushigo-replay", "sushigo-tournament"} <= set(scripts)

@@ -24,7 +24,8 @@ A first `reset()` without a seed takes fresh entropy, as every gymnasium environ
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -59,7 +60,9 @@ class _TableEnv:
     """What both forms share: the table, the agents' spaces, the generator of engine seeds,
     rendering."""
 
-    metadata: ClassVar[dict[str, Any]]
+    metadata: dict[str, Any]
+    """The game's (its name, its render modes): a game's AEC class sets it, and its parallel
+    environment takes it from there (`makers`)."""
     _np_random: np.random.Generator | None = None
 
     def _setup(self, table: Table, max_cycles: int, reward: str, render_mode: str | None) -> None:
@@ -130,7 +133,7 @@ class _Rewards:
 class TableParallelEnv(_TableEnv, ParallelEnv):  # type: ignore[misc]
     """The parallel form: every live agent sends an action on every step (see module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "table"}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "table"}  # noqa: RUF012
 
     def __init__(
         self, table: Table, *, max_cycles: int, reward: str, render_mode: str | None
@@ -198,7 +201,7 @@ class TableParallelEnv(_TableEnv, ParallelEnv):  # type: ignore[misc]
 class TableAECEnv(_TableEnv, AECEnv):  # type: ignore[misc]
     """The AEC form: one agent at a time (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo declares it so)
         "render_modes": ["ansi"],
         "name": "table",
         "is_parallelizable": True,
@@ -296,3 +299,25 @@ class TableAECEnv(_TableEnv, AECEnv):  # type: ignore[misc]
 def wrapped(aec: TableAECEnv) -> Any:
     """`aec` with PettingZoo's usual wrappers for classic games (actions in range, call order)."""
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))
+
+
+def makers(
+    raw_env: Callable[..., TableAECEnv],
+) -> tuple[Callable[..., Any], Callable[..., TableParallelEnv]]:
+    """PettingZoo's `env` and `parallel_env` of the game whose unwrapped AEC class is `raw_env`
+    (they take its keyword arguments): each game's module is its `raw_env` and these."""
+
+    def env(**kwargs: Any) -> Any:
+        """The AEC environment with PettingZoo's usual wrappers (actions in range, call order)."""
+        return wrapped(raw_env(**kwargs))
+
+    def parallel_env(**kwargs: Any) -> TableParallelEnv:
+        """The parallel environment (the same keyword arguments as `raw_env`)."""
+        aec = raw_env(**kwargs)
+        par = TableParallelEnv(
+            aec.table, max_cycles=aec.max_cycles, reward=aec.reward, render_mode=aec.render_mode
+        )
+        par.metadata = aec.metadata
+        return par
+
+    return env, parallel_env

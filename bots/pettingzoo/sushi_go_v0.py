@@ -23,7 +23,7 @@ from typing import Any
 
 from sushigo.engine import GameOptions
 
-from ._envs import TableAECEnv, TableParallelEnv, wrapped
+from ._envs import TableAECEnv, makers
 from ._go_table import SushiGoTable
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -63,20 +63,4 @@ class raw_env(TableAECEnv):  # PettingZoo's name for the unwrapped AEC class
         )
 
 
-class SushiGoParallelEnv(TableParallelEnv):
-    """The parallel environment (see the module docstring)."""
-
-    metadata = _METADATA
-
-
-def env(**kwargs: Any) -> Any:
-    """The AEC environment with PettingZoo's usual wrappers (actions in range, call order)."""
-    return wrapped(raw_env(**kwargs))
-
-
-def parallel_env(**kwargs: Any) -> SushiGoParallelEnv:
-    """The parallel environment (the same keyword arguments as `raw_env`)."""
-    aec = raw_env(**kwargs)
-    return SushiGoParallelEnv(
-        aec.table, max_cycles=aec.max_cycles, reward=aec.reward, render_mode=aec.render_mode
-    )
+env, parallel_env = makers(raw_env)

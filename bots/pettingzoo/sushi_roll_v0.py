@@ -26,7 +26,7 @@ from typing import Any
 
 from sushigo.engine.roll import RollOptions
 
-from ._envs import TableAECEnv, TableParallelEnv, wrapped
+from ._envs import TableAECEnv, makers
 from ._roll_table import SushiRollTable
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -59,20 +59,4 @@ class raw_env(TableAECEnv):  # PettingZoo's name for the unwrapped AEC class
         )
 
 
-class SushiRollParallelEnv(TableParallelEnv):
-    """The parallel environment (see the module docstring)."""
-
-    metadata = _METADATA
-
-
-def env(**kwargs: Any) -> Any:
-    """The AEC environment with PettingZoo's usual wrappers (actions in range, call order)."""
-    return wrapped(raw_env(**kwargs))
-
-
-def parallel_env(**kwargs: Any) -> SushiRollParallelEnv:
-    """The parallel environment (the same keyword arguments as `raw_env`)."""
-    aec = raw_env(**kwargs)
-    return SushiRollParallelEnv(
-        aec.table, max_cycles=aec.max_cycles, reward=aec.reward, render_mode=aec.render_mode
-    )
+env, parallel_env = makers(raw_env)

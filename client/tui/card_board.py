@@ -7,7 +7,7 @@ Colour only adds.
 
 from __future__ import annotations
 
-from sushigo.engine import Card, TableauView
+from sushigo.engine import Card, Observation, TableauView
 from sushigo.engine.cards import MAKI_ICONS, NIGIRI_POINTS
 
 from .board import MENU_WIDTH, Fragments, panel_line
@@ -95,20 +95,14 @@ class CardBoard(CardState):
     help_lines = HELP
     scoring_lines = SCORING
 
-    def header(self) -> Fragments:
+    def draw_header(self, obs: Observation) -> Fragments:
         """Round and turn, and the way the hands pass."""
-        obs = self.obs
-        if obs is None:
-            return []
         way = "passing left →" if obs.pass_direction > 0 else "← passing right"
         return [("", f" round {obs.round}/3 · turn {obs.turn}/{obs.options.hand_size} · {way}")]
 
-    def players(self) -> Fragments:
+    def draw_players(self, obs: Observation) -> Fragments:
         """One line per tableau: name, score, puddings, hand size, this turn's commit, the
         cards."""
-        obs = self.obs
-        if obs is None:
-            return []
         out: Fragments = []
         final = self.final
         for t, view in enumerate(obs.tableaus):
@@ -133,12 +127,9 @@ class CardBoard(CardState):
             out += tableau_fragments(view)
         return out
 
-    def panel(self) -> Fragments:
+    def draw_panel(self, obs: Observation) -> Fragments:
         """The hand: number, marks, name in its colour, and a scoring hint; the cursor
         reversed."""
-        obs = self.obs
-        if obs is None:
-            return []
         if obs.seat is None:
             return [("class:title", "Watching"), ("", "\nspectators see no hand")]
         me = obs.tableaus[obs.seat]

@@ -9,16 +9,25 @@ from typing import Any
 from prompt_toolkit.filters import Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from sushigo.engine import Action, Card, GameOver, Observation, RoundScored, TableauView
+from sushigo.engine import (
+    Action,
+    Card,
+    GameOver,
+    Observation,
+    RoundPoints,
+    RoundScored,
+    TableauView,
+)
 from sushigo.engine.events import ChopsticksReturned, RoundStarted, WasabiUsed
 
-from .board import Board, Fragments, Shell
+from .board import Fragments, Shell
 from .cards import SHORT, card_style
+from .observed import ObservedBoard
 
 __all__ = ["CardState", "action_fragments"]
 
 
-class CardState(Board):
+class CardState(ObservedBoard[Observation, TableauView]):
     """The card game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -27,29 +36,20 @@ class CardState(Board):
         """Hand indices marked for the pick, in order (two with chopsticks)."""
         self.dummy_index: int | None = None
         """The hand index given to the dummy (when we control it)."""
-        self.round_scores: list[RoundScored] = []
+        self.round_scores: list[RoundScored[RoundPoints]] = []
         self.game_over: GameOver | None = None
         """The game's end as the rules tell it (the puddings' points with the totals)."""
 
     # -- what the game shows ---------------------------------------------------------------------
 
     @property
-    def obs(self) -> Observation | None:
-        obs: Observation | None = self.observation
-        return obs
-
-    @property
     def hand(self) -> tuple[Card, ...]:
         obs = self.obs
         return obs.hand if obs is not None else ()
 
-    @property
-    def me(self) -> TableauView | None:
-        """Our own tableau, when seated in a game."""
-        obs = self.obs
-        if obs is None or obs.seat is None:
-            return None
-        return obs.tableaus[obs.seat]
+    def seat_views(self, obs: Observation) -> tuple[TableauView, ...]:
+        """Every tableau (the seats', then the dummy's)."""
+        return obs.tableaus
 
     @property
     def controls_dummy(self) -> bool:

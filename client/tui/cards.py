@@ -6,6 +6,8 @@ monochrome terminal (prompt_toolkit drops the colours itself under NO_COLOR or a
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from sushigo.engine import Card, TableauView
 from sushigo.engine.cards import (
     DUMPLING_POINTS,
@@ -95,6 +97,30 @@ def family(card: Card) -> str:
     return _FAMILY[card]
 
 
+_W = Card.WASABI
+
+
+class OwnView(Protocol):
+    """What a hint reads of the player's own tableau (cards) or tray (dice)."""
+
+    @property
+    def open_wasabi(self) -> int:
+        """Wasabi waiting for a nigiri."""
+
+
+def sushi_hint(icons: int, nigiri: int, wasabi: bool, mine: OwnView | None) -> str | None:
+    """The hint of a maki (its `icons`), a nigiri (its points, tripled on a wasabi that `mine`,
+    the player's own tableau or tray, has open) or a `wasabi`, which score alike in both games
+    (cards here, dice in `dice`); None for anything else."""
+    if icons:
+        return f"{icons} icon{'s' if icons > 1 else ''}; most = 6"
+    if nigiri:
+        if mine is not None and mine.open_wasabi:
+            return f"on wasabi: {nigiri * WASABI_MULTIPLIER}!"
+        return f"{nigiri}, on wasabi {nigiri * WASABI_MULTIPLIER}"
+    return "x3 your next nigiri" if wasabi else None
+
+
 def hint(card: Card, mine: TableauView | None = None) -> str:
     """A short scoring hint (at most 22 characters), told against the player's own tableau."""
     cards = mine.cards if mine is not None else ()
@@ -112,15 +138,8 @@ def hint(card: Card, mine: TableauView | None = None) -> str:
         top = len(DUMPLING_POINTS) - 1
         gain = DUMPLING_POINTS[min(n + 1, top)] - DUMPLING_POINTS[min(n, top)]
         return f"1 3 6 10 15: +{gain} now"
-    if card in MAKI_ICONS:
-        return f"{MAKI_ICONS[card]} icon{'s' if MAKI_ICONS[card] > 1 else ''}; most = 6"
-    if card in NIGIRI_POINTS:
-        value = NIGIRI_POINTS[card]
-        if mine is not None and mine.open_wasabi:
-            return f"on wasabi: {value * WASABI_MULTIPLIER}!"
-        return f"{value}, on wasabi {value * WASABI_MULTIPLIER}"
-    if card is Card.WASABI:
-        return "x3 your next nigiri"
+    if common := sushi_hint(MAKI_ICONS.get(card, 0), NIGIRI_POINTS.get(card, 0), card is _W, mine):
+        return common
     if card is Card.CHOPSTICKS:
         return "later: take 2 cards"
     if card is Card.PUDDING:

@@ -16,8 +16,9 @@ from sushigo.engine.roll.dice import (
     MENU_TOKENS,
     NIGIRI_POINTS,
     PUDDING_TOKENS,
-    WASABI_MULTIPLIER,
 )
+
+from .cards import sushi_hint
 
 __all__ = ["FACE_NAMES", "FACE_SHORT", "KIND_NAMES", "die_style", "face_hint", "tray_fragments"]
 
@@ -76,6 +77,9 @@ def die_style(kind: DieKind) -> str:
     return f"class:die.{kind.label}"
 
 
+_W = Face.WASABI
+
+
 def face_hint(face: Face, mine: PlayerView | None = None) -> str:
     """A short scoring hint (at most 22 characters), told against the player's own tray."""
     faces = [die.face for die in mine.tray] if mine is not None else []
@@ -86,16 +90,8 @@ def face_hint(face: Face, mine: PlayerView | None = None) -> str:
             later = appetizer_points(face, have + 2) - appetizer_points(face, have + 1)
             return f"+0 now, then +{later}"
         return f"+{gain} now ({have} on tray)"
-    if face in MAKI_ICONS:
-        icons = MAKI_ICONS[face]
-        return f"{icons} icon{'s' if icons > 1 else ''}; most = 6"
-    if face in NIGIRI_POINTS:
-        value = NIGIRI_POINTS[face]
-        if mine is not None and mine.open_wasabi:
-            return f"on wasabi: {value * WASABI_MULTIPLIER}!"
-        return f"{value}, on wasabi {value * WASABI_MULTIPLIER}"
-    if face is Face.WASABI:
-        return "x3 your next nigiri"
+    if common := sushi_hint(MAKI_ICONS.get(face, 0), NIGIRI_POINTS.get(face, 0), face is _W, mine):
+        return common
     if face in CHOPSTICKS_TOKENS:
         return f"+{CHOPSTICKS_TOKENS[face]} chopsticks"
     if face in MENU_TOKENS:

@@ -41,11 +41,17 @@ def lobby_text(state: AppState) -> Fragments:
             f"{table.table_id[:12]:<13}{game[:10]:<11}{taken}/{s.players:<4}"
             f"{_variants(s)[:16]:<17}{turn:<6}{table.status.value:<9}{table.spectators}"
         )
-        cursor = i == state.table_cursor
-        out.append(("", "\n"))
-        if cursor:
-            out.append(("[SetCursorPosition]", ""))
-        out.append(("class:cursor" if cursor else "", ("▸ " if cursor else "  ") + row))
+        out += list_row(row, i == state.table_cursor)
+    return out
+
+
+def list_row(row: str, at_cursor: bool) -> Fragments:
+    """A row of one of the lobby's lists (tables, recent games) on a line of its own: marked and
+    reversed under the list's cursor, which the terminal's own cursor follows."""
+    out: Fragments = [("", "\n")]
+    if at_cursor:
+        out.append(("[SetCursorPosition]", ""))
+    out.append(("class:cursor" if at_cursor else "", ("▸ " if at_cursor else "  ") + row))
     return out
 
 

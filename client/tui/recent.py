@@ -18,6 +18,7 @@ from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 
 from . import ops
 from .form import game_title
+from .lobby import list_row
 from .replay_state import RecentGames, ReplayError, open_record
 from .replay_view import ReplayScreen, replay_bindings
 from .state import AppState, Fragments
@@ -119,11 +120,7 @@ def recent_text(state: AppState) -> Fragments:
         you = f"{_ORDINAL.get(mine.place, f'{mine.place}th')} {mine.score}pt" if mine else "-"
         scores = " · ".join(f"{p.name[:12]} {p.score}" for p in game.players if p.seat != game.seat)
         row = f"{when:<17}{game_title(game.kind)[:10]:<11}{you:<11}{scores}"[:76]
-        cursor = i == recent.cursor
-        out.append(("", "\n"))
-        if cursor:
-            out.append(("[SetCursorPosition]", ""))
-        out.append(("class:cursor" if cursor else "", ("▸ " if cursor else "  ") + row))
+        out += list_row(row, i == recent.cursor)
     return out
 
 

@@ -9,7 +9,7 @@ only adds.
 
 from __future__ import annotations
 
-from sushigo.engine.roll import PlayerView
+from sushigo.engine.roll import PlayerView, RollObservation
 
 from .board import MENU_WIDTH, Fragments, panel_line
 from .dice import FACE_NAMES, FACE_SHORT, die_style, face_hint, tray_fragments
@@ -58,11 +58,8 @@ class RollBoard(RollState):
     help_lines = ROLL_HELP
     scoring_lines = ROLL_SCORING
 
-    def header(self) -> Fragments:
+    def draw_header(self, obs: RollObservation) -> Fragments:
         """Round, cycle, who is to move."""
-        obs = self.obs
-        if obs is None:
-            return []
         dice = obs.options.dice_per_player
         out: Fragments = [("", f" round {obs.round}/3 · cycle {obs.cycle}/{dice}")]
         if obs.to_move is not None and self.final is None:
@@ -93,11 +90,8 @@ class RollBoard(RollState):
             out += [("", " "), (style, text)]
         return out or [("", " "), ("class:dim", "(empty)")]
 
-    def players(self) -> Fragments:
+    def draw_players(self, obs: RollObservation) -> Fragments:
         """Every seat: name, the red belt, score, tokens, what it did; its belt; its tray."""
-        obs = self.obs
-        if obs is None:
-            return []
         final = self.final
         own_tray_line = obs.player_count <= 3
         out: Fragments = []
@@ -133,11 +127,8 @@ class RollBoard(RollState):
             out += tray_fragments(view)
         return out
 
-    def panel(self) -> Fragments:
+    def draw_panel(self, obs: RollObservation) -> Fragments:
         """Our belt, one die a line: number, mark, face in its kind's colour, a scoring hint."""
-        obs = self.obs
-        if obs is None:
-            return []
         me = self.me
         if me is None:
             return [("class:title", "Watching"), ("", "\nspectators see every belt above")]

@@ -13,11 +13,19 @@ from typing import Any
 from prompt_toolkit.filters import Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from sushigo.engine.roll import GameOver, PlayerView, RollObservation, RoundScored, Take
+from sushigo.engine.roll import (
+    GameOver,
+    PlayerView,
+    RollObservation,
+    RoundPoints,
+    RoundScored,
+    Take,
+)
 from sushigo.protocol import Acted, Resumed, TurnStart
 
-from .board import Board, Fragments, Shell
+from .board import Fragments, Shell
 from .dice import FACE_SHORT
+from .observed import ObservedBoard
 from .roll import DiceChoice, Intent, Table, update_lines
 
 __all__ = ["ROLL_BINDINGS", "RollState"]
@@ -37,7 +45,7 @@ ROLL_BINDINGS: tuple[tuple[tuple[str, ...], Intent], ...] = (
 does in each mode)."""
 
 
-class RollState(Board):
+class RollState(ObservedBoard[RollObservation, PlayerView]):
     """The dice game on screen, but for drawing."""
 
     def __init__(self, shell: Shell, kind: str) -> None:
@@ -45,7 +53,7 @@ class RollState(Board):
         self.secret = False
         self.dice = DiceChoice()
         """The cursor, the dice marked for a re-roll and the swap being chosen."""
-        self.rounds: list[RoundScored] = []
+        self.rounds: list[RoundScored[RoundPoints]] = []
         """Each round's scores so far."""
         self.game_over: GameOver | None = None
         """The game's end as the rules tell it (puddings and leftover tokens)."""
@@ -53,18 +61,9 @@ class RollState(Board):
         """Per seat, what it did last this cycle ("took salmon"), for the belts' status."""
         self._later: list[Fragments] = []
 
-    @property
-    def obs(self) -> RollObservation | None:
-        obs: RollObservation | None = self.observation
-        return obs
-
-    @property
-    def me(self) -> PlayerView | None:
-        """Our own place at the dice table, when seated."""
-        obs = self.obs
-        if obs is None or obs.seat is None:
-            return None
-        return obs.players[obs.seat]
+    def seat_views(self, obs: RollObservation) -> tuple[PlayerView, ...]:
+        """Every seat's place at the dice table: its belt, tray and tokens."""
+        return obs.players
 
     @property
     def moving(self) -> bool:

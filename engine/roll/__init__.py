@@ -5,6 +5,9 @@ replay, specific errors), but turns are sequential: only the seat to move acts, 
 time. Every roll comes from the game seed in the order `engine.roll.game` documents.
 """
 
+from sushigo.engine.rounds import RoundScored
+
+from . import events, scoring
 from .actions import ACTION_TYPES, Reroll, RollAction, Swap, Take, action_from_data
 from .dice import (
     BAG_ORDER,
@@ -27,32 +30,13 @@ from .errors import (
     NoTokenError,
     NotYourTurnError,
 )
-from .events import (
-    BeltsSlid,
-    DiceRolled,
-    GameOver,
-    Rerolled,
-    RollEvent,
-    RoundScored,
-    RoundStarted,
-    Swapped,
-    Taken,
-)
+from .events import *  # noqa: F403  (the events: `events.__all__`)
 from .game import BELTS_STREAM, FACES_STREAM, RollGame, bag_stream
 from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .record import RollRecord, replay
 from .rules import SUSHI_ROLL
-from .scoring import (
-    RoundPoints,
-    appetizer_points,
-    maki_points,
-    nigiri_points,
-    round_breakdown,
-    score_puddings,
-    score_round,
-    token_bonus,
-)
+from .scoring import *  # noqa: F403  (the scoring: `scoring.__all__`)
 
 __all__ = [
     "ACTION_TYPES",
@@ -71,39 +55,25 @@ __all__ = [
     "AlreadyTakenError",
     "BadPositionError",
     "BadTargetError",
-    "BeltsSlid",
-    "DiceRolled",
     "Die",
     "DieKind",
     "Face",
-    "GameOver",
     "NoTokenError",
     "NotYourTurnError",
     "PlayerView",
     "Reroll",
-    "Rerolled",
     "RollAction",
-    "RollEvent",
     "RollGame",
     "RollObservation",
     "RollOptions",
     "RollRecord",
-    "RoundPoints",
     "RoundScored",
-    "RoundStarted",
     "Swap",
-    "Swapped",
     "Take",
-    "Taken",
     "action_from_data",
-    "appetizer_points",
     "bag_stream",
     "legal_actions",
-    "maki_points",
-    "nigiri_points",
     "replay",
-    "round_breakdown",
-    "score_puddings",
-    "score_round",
-    "token_bonus",
 ]
+__all__ += events.__all__
+__all__ += scoring.__all__

@@ -12,10 +12,29 @@ labels (``"appetizer"``, ``"salmon"``, ``"menu2"``...) are the names used on the
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
+from typing import NamedTuple, Self
 
 
-class DieKind(IntEnum):
+class _Named(IntEnum):
+    """Kinds and faces of dice: small ints named on the wire and in records by their lower-case
+    names (``"specials"``, ``"chopsticks2"``)."""
+
+    __hash__ = int.__hash__
+
+    @property
+    def label(self) -> str:
+        """The name on the wire, e.g. ``"specials"`` or ``"chopsticks2"``."""
+        return self.name.lower()
+
+    @classmethod
+    def from_label(cls, label: str) -> Self:
+        """The member named `label`; `ValueError` naming the label if there is none."""
+        if isinstance(label, str) and label.upper() in cls.__members__ and label.islower():
+            return cls[label.upper()]
+        raise ValueError(f"unknown {_NOUNS[cls]} {label!r}")
+
+
+class DieKind(_Named):
     """One of the five kinds of die in the bag. The value is its index in per-kind tables."""
 
     APPETIZER = 0
@@ -29,22 +48,8 @@ class DieKind(IntEnum):
     PUDDING = 4
     """Faces with 1, 2 or 3 pudding icons."""
 
-    __hash__ = int.__hash__
 
-    @property
-    def label(self) -> str:
-        """The kind's name on the wire, e.g. ``"specials"``."""
-        return self.name.lower()
-
-    @classmethod
-    def from_label(cls, label: str) -> DieKind:
-        """The kind named `label`; `ValueError` naming the label if there is none."""
-        if isinstance(label, str) and label.upper() in cls.__members__ and label.islower():
-            return cls[label.upper()]
-        raise ValueError(f"unknown die kind {label!r}")
-
-
-class Face(IntEnum):
+class Face(_Named):
     """What a die shows. The value is its index in per-face tables."""
 
     DUMPLING = 0
@@ -82,19 +87,9 @@ class Face(IntEnum):
     PUDDING3 = 16
     """Taking it gains 3 pudding tokens."""
 
-    __hash__ = int.__hash__
 
-    @property
-    def label(self) -> str:
-        """The face's name on the wire, e.g. ``"chopsticks2"``."""
-        return self.name.lower()
-
-    @classmethod
-    def from_label(cls, label: str) -> Face:
-        """The face named `label`; `ValueError` naming the label if there is none."""
-        if isinstance(label, str) and label.upper() in cls.__members__ and label.islower():
-            return cls[label.upper()]
-        raise ValueError(f"unknown die face {label!r}")
+_NOUNS: dict[type[_Named], str] = {DieKind: "die kind", Face: "die face"}
+"""What a `from_label` that finds nothing says it looked for."""
 
 
 class Die(NamedTuple):

@@ -1,6 +1,7 @@
 """What happened in a Sushi Roll game: the events `RollGame.apply` returns. All public.
 
-Typed NamedTuples, like the card game's events (`engine.events`). Every die shown is a `Die` (kind
+Typed NamedTuples, like the card game's events (`engine.events`); a round's scoring is the event
+both games share (`engine.rounds.RoundScored`). Every die shown is a `Die` (kind
 and face); positions are belt positions as they were when the event happened.
 """
 
@@ -8,8 +9,21 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from sushigo.engine.rounds import RoundScored
+
 from .dice import Die
 from .scoring import RoundPoints
+
+__all__ = [
+    "BeltsSlid",
+    "DiceRolled",
+    "GameOver",
+    "Rerolled",
+    "RollEvent",
+    "RoundStarted",
+    "Swapped",
+    "Taken",
+]
 
 
 class RoundStarted(NamedTuple):
@@ -81,18 +95,6 @@ class BeltsSlid(NamedTuple):
     """The 3-player game's extra slide after a round (its belts are empty)."""
 
 
-class RoundScored(NamedTuple):
-    """A round was scored. Indexed by seat."""
-
-    round: int
-    points: tuple[RoundPoints, ...]
-    """This round's points by category."""
-    totals: tuple[int, ...]
-    """Running totals after this round (end-of-game points not yet counted)."""
-    puddings: tuple[int, ...]
-    """Pudding tokens held."""
-
-
 class GameOver(NamedTuple):
     """End-of-game points counted and the game decided. Indexed by seat."""
 
@@ -108,5 +110,12 @@ class GameOver(NamedTuple):
 
 
 RollEvent = (
-    RoundStarted | DiceRolled | Rerolled | Swapped | Taken | BeltsSlid | RoundScored | GameOver
+    RoundStarted
+    | DiceRolled
+    | Rerolled
+    | Swapped
+    | Taken
+    | BeltsSlid
+    | RoundScored[RoundPoints]
+    | GameOver
 )

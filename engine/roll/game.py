@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from operator import add
 from typing import Literal, NoReturn
 
-from sushigo.engine.api import places_by, winners_of
 from sushigo.engine.errors import GameOverError, MalformedActionError, WrongSeatError
 from sushigo.engine.rng import DeterministicRng
+from sushigo.engine.rounds import RoundGame
 
 from ._checks import check_reroll, check_swap, check_take
 from .actions import Reroll, RollAction, Swap, Take
@@ -61,7 +62,6 @@ from .events import (
     GameOver,
     Rerolled,
     RollEvent,
-    RoundScored,
     RoundStarted,
     Swapped,
     Taken,
@@ -84,8 +84,11 @@ def bag_stream(round_: int) -> bytes:
 _WASABI = Face.WASABI
 
 
-class RollGame:
-    """One game of Sushi Roll from options and a seed. Not thread-safe; cheap to `clone`."""
+class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
+    """One game of Sushi Roll from options and a seed. Not thread-safe; cheap to `clone`.
+
+    Its history holds each action with the seat that took it; its tableaus are the seats'
+    trays (`engine.rounds`)."""
 
     __slots__ = (
         "_bag",
@@ -95,38 +98,25 @@ class RollGame:
         "_faces",
         "_fresh_chop",
         "_fresh_menu",
-        "_history",
         "_initial",
         "_legal",
         "_menu",
         "_moved",
-        "_n",
         "_on_wasabi",
         "_open_wasabi",
-        "_over",
-        "_pudding_points",
-        "_puddings",
         "_red",
-        "_round",
-        "_round_points",
         "_round_totals",
-        "_scores",
         "_to_move",
         "_token_bonus",
         "_trays",
-        "options",
-        "seed",
     )
 
-    def __init__(self, options: RollOptions, seed: bytes) -> None:
-        if not isinstance(options, RollOptions):
-            raise TypeError("options must be a RollOptions")
-        if not isinstance(seed, bytes):
-            raise TypeError("seed must be bytes")
-        self.options = options
-        self.seed = seed
-        n = self._n = options.players
+    options_type = RollOptions
+
+    def _begin(self) -> None:
+        seed = self.seed
         self._faces = DeterministicRng(seed, FACES_STREAM)
+        n = self._n
         self._red = DeterministicRng(seed, BELTS_STREAM).below(n)
         self._belts: list[list[Die]] = [[] for _ in range(n)]
         """Indexed by the seat holding the belt: the dice on it, in position order."""
@@ -138,21 +128,14 @@ class RollGame:
         self._chop = [START_CHOPSTICKS] * n
         self._fresh_menu = [0] * n
         self._fresh_chop = [0] * n
-        self._puddings = [0] * n
-        self._scores = [0] * n
-        self._round_points: list[tuple[RoundPoints, ...]] = []
         self._round_totals: list[tuple[int, ...]] = []
-        self._pudding_points: tuple[int, ...] = ()
         self._token_bonus: tuple[int, ...] = ()
         self._bag: list[DieKind] = []
         """The dice still in the bag this round, in shuffled order (never shown)."""
-        self._round = 0
         self._cycle = 0
         self._to_move = self._red
         self._moved = 0
         """Seats that have taken their die in this cycle."""
-        self._over = False
-        self._history: list[tuple[int, RollAction]] = []
         self._legal: tuple[RollAction, ...] | None = None
         self._initial: list[RollEvent] = []
         self._start_round(self._initial)
@@ -168,12 +151,9 @@ class RollGame:
         """
         if obs.is_over:
             raise ValueError("the observed game is over")
-        if not isinstance(seed, bytes):
-            raise TypeError("seed must be bytes")
         game = cls.__new__(cls)
-        game.options = obs.options
-        game.seed = seed
-        n = game._n = obs.options.players
+        game._setup(obs.options, seed)
+        n = game._n
         views = obs.players
         game._faces = DeterministicRng(seed, FACES_STREAM)
         game._red = obs.red_belt
@@ -187,11 +167,9 @@ class RollGame:
         game._fresh_chop = [v.fresh_chopsticks for v in views]
         game._puddings = [v.puddings for v in views]
         game._scores = [v.score for v in views]
-        game._round_points = []
         game._round_totals = [
             tuple(v.round_scores[r] for v in views) for r in range(len(views[0].round_scores))
         ]
-        game._pudding_points = ()
         game._token_bonus = ()
         out = list(BAG_ORDER)
         for v in views:
@@ -205,36 +183,23 @@ class RollGame:
         assert obs.to_move is not None
         game._to_move = obs.to_move
         game._moved = (obs.to_move - obs.red_belt) % n
-        game._over = False
-        game._history = []
         game._legal = None
         game._initial = []
         return game
 
     def clone(self) -> RollGame:
         """An independent copy (for search): same state, same future rolls."""
-        other = RollGame.__new__(RollGame)
-        for name in RollGame.__slots__:
-            value = getattr(self, name)
+        other: RollGame = self._copy_slots()
+        for name in other._all_slots:
+            value = getattr(other, name)
             if isinstance(value, list):
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            setattr(other, name, value)
+                setattr(other, name, [v[:] if isinstance(v, list) else v for v in value])
         # The generator's hash base is never updated in place (each block hashes a copy of it), so
         # a shallow copy is an independent generator at the same point of the stream.
         other._faces = copy.copy(self._faces)
         return other
 
     # -- reading the state ------------------------------------------------------------------
-
-    @property
-    def players(self) -> int:
-        """Number of seats."""
-        return self._n
-
-    @property
-    def round(self) -> int:
-        """The current round, 1-3 (3 once the game is over)."""
-        return self._round
 
     @property
     def cycle(self) -> int:
@@ -267,18 +232,9 @@ class RollGame:
         """The seat holding the red belt."""
         return self._red
 
-    @property
-    def history(self) -> tuple[tuple[int, RollAction], ...]:
-        """Every action so far, with the seat that took it, in order."""
-        return tuple(self._history)
-
     def initial_events(self) -> list[RollEvent]:
         """The events of the game's setup: round 1 drawn and rolled."""
         return list(self._initial)
-
-    def is_terminal(self) -> bool:
-        """True once round 3 and the end-of-game points are scored."""
-        return self._over
 
     def belts(self) -> tuple[tuple[Die, ...], ...]:
         """The dice on each seat's belt, indexed by the seat holding it."""
@@ -300,38 +256,9 @@ class RollGame:
         """Each seat's pudding tokens."""
         return tuple(self._puddings)
 
-    def scores(self) -> tuple[int, ...]:
-        """Points so far per seat; final scores once the game is over."""
-        return tuple(self._scores)
-
-    def round_points(self) -> tuple[tuple[RoundPoints, ...], ...]:
-        """Each finished round's points by category, indexed by seat."""
-        return tuple(self._round_points)
-
-    def pudding_points(self) -> tuple[int, ...]:
-        """End-of-game pudding points per seat (empty until the game is over)."""
-        return self._pudding_points
-
     def token_bonus(self) -> tuple[int, ...]:
         """End-of-game points for unused tokens per seat (empty until the game is over)."""
         return self._token_bonus
-
-    def returns(self) -> tuple[int, ...]:
-        """Final scores per seat, as in OpenSpiel; only once the game is over."""
-        if not self._over:
-            raise GameOverError("the game is not over yet: no final scores")
-        return tuple(self._scores)
-
-    def places(self) -> tuple[int, ...]:
-        """Per seat, 1 for first: most points, then most pudding tokens; still tied seats share a
-        place and the places after them are skipped (1, 1, 3)."""
-        if not self._over:
-            raise GameOverError("the game is not over yet: no places")
-        return places_by(list(zip(self._scores, self._puddings, strict=True)))
-
-    def winners(self) -> tuple[int, ...]:
-        """The seats that won; more than one is a shared win."""
-        return winners_of(self.places())
 
     def legal_actions(self, seat: int) -> tuple[RollAction, ...]:
         """Every action `seat` may take now: empty unless it is that seat's turn."""
@@ -386,10 +313,6 @@ class RollGame:
             pudding_points=self._pudding_points,
             token_bonus=self._token_bonus,
         )
-
-    def _check_seat(self, seat: object) -> None:
-        if type(seat) is not int or not 0 <= seat < self._n:
-            raise WrongSeatError(None, f"no seat {seat!r} in a {self._n}-player game")
 
     # -- playing -----------------------------------------------------------------------------
 
@@ -531,15 +454,13 @@ class RollGame:
 
     def _end_round(self, events: list[RollEvent]) -> None:
         points = tuple(round_breakdown([[die.face for die in tray] for tray in self._trays]))
-        self._round_points.append(points)
         for s in range(self._n):
-            self._scores[s] += points[s].total
             self._trays[s].clear()
             self._on_wasabi[s].clear()
             self._open_wasabi[s] = 0
         self._bag = list(BAG_ORDER)  # every die goes back into the bag
-        self._round_totals.append(tuple(p.total for p in points))
-        events.append(RoundScored(self._round, points, tuple(self._scores), self.puddings()))
+        self._round_totals.append(totals := tuple(p.total for p in points))
+        events.append(self._scored(points, totals))
         if self._round < ROUNDS:
             if self._n == 3:
                 # Only 3 players: after 7 cycles the red belt is back with the round's first
@@ -551,19 +472,16 @@ class RollGame:
         self._token_bonus = tuple(
             token_bonus(m, c) for m, c in zip(self._menu, self._chop, strict=True)
         )
-        for s in range(self._n):
-            self._scores[s] += self._pudding_points[s] + self._token_bonus[s]
         self._fresh_menu = [0] * self._n
         self._fresh_chop = [0] * self._n
-        self._over = True
-        places = self.places()
+        self._decide(map(add, self._pudding_points, self._token_bonus))
         events.append(
             GameOver(
                 self._pudding_points,
                 self._token_bonus,
                 tuple(self._scores),
-                places,
-                tuple(s for s, place in enumerate(places) if place == 1),
+                self._places,
+                self._winners,
             )
         )
 

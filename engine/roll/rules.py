@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sushigo.engine.api import GameState, Rules, ValueRules, check_variants
+from sushigo.engine.api import ValueRules, check_variants
+from sushigo.engine.rounds import RoundScored
 
 from .actions import RollAction, action_from_data
 from .dice import MAX_PLAYERS, MIN_PLAYERS
-from .events import RoundScored, Taken
+from .events import Taken
 from .game import RollGame
 from .options import RollOptions
 
@@ -50,11 +51,3 @@ class SushiRollRules(ValueRules):
 
 SUSHI_ROLL = SushiRollRules()
 """The rules of Sushi Roll."""
-
-if TYPE_CHECKING:  # mypy checks that the game keeps to the interface
-
-    def _rules(rules: SushiRollRules) -> Rules:
-        return rules
-
-    def _game(game: RollGame) -> GameState:
-        return game

@@ -7,8 +7,9 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from sushigo.bots import Strategy
+from sushigo.bots import Strategy, get_strategy
 from sushigo.engine import Game, GameOptions
+from sushigo.engine.roll import RollGame, RollOptions
 
 ALL_OPTIONS = [
     GameOptions(2),
@@ -58,3 +59,24 @@ def play(options: GameOptions, strategies: Sequence[Strategy], seed: int = 0) ->
             actions.append(action)
         game.apply(actions)
     return game
+
+
+def play_roll(
+    players: int, names: Sequence[str], seed: int, game_seed: bytes | None = None
+) -> tuple[RollGame, int]:
+    """A whole Sushi Roll game of the strategies `names` (seat s plays names[s % len(names)]),
+    every action checked legal; the game and how many actions it took."""
+    game = RollGame(RollOptions(players), game_seed or seed.to_bytes(8, "big"))
+    strategies = [get_strategy(names[s % len(names)], game="sushi-roll") for s in range(players)]
+    rngs = [random.Random(seed * 10 + s) for s in range(players)]
+    actions = 0
+    while not game.is_terminal():
+        seat = game.to_move
+        assert seat is not None
+        legal = game.legal_actions(seat)
+        action = strategies[seat].choose(game.observation(seat), legal, rngs[seat])
+        assert action in legal
+        game.apply(seat, action)
+        actions += 1
+        assert actions < 5000, "a game that never ends"
+    return game, actions

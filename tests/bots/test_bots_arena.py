@@ -61,23 +61,16 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
 
 
-def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("game", "title"), [("sushi-go", "no variants"), ("sushi-roll", "Sushi Roll")]
+)
+def test_json_schema(
+    game: str, title: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "r.json"
-    code = main(
-        [
-            "--strategies",
-            "heuristic,random,random",
-            "--games",
-            "6",
-            "--seed",
-            "3",
-            "--workers",
-            "1",
-            "--json",
-            str(out),
-        ]
-    )
-    assert code == 0
+    argv = ["--game", game, "--strategies", "heuristic,random,random"]
+    argv += ["--games", "6", "--seed", "3", "--workers", "1", "--json", str(out)]
+    assert main(argv) == 0
     data = json.loads(out.read_text())
     assert set(data) == {"game", "games", "players", "strategies"}
     assert data["games"] == 6 and data["players"] == 3
@@ -87,7 +80,10 @@ def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         assert all(isinstance(v, int | float) for v in entry.values())
     assert data["strategies"]["random"]["games"] == 12
     printed = capsys.readouterr().out
-    assert "games/s" in printed and "heuristic" in printed and "rating (mu)" in printed
+    assert title in printed and "games/s" in printed
+    assert "heuristic" in printed and "rating (mu)" in printed
+    assert main(argv) == 0
+    assert json.loads(out.read_text()) == data
 
 
 def test_summary_matches_tally() -> None:

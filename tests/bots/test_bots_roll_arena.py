@@ -1,9 +1,7 @@
-"""`sushigo-arena --game sushi-roll`: deterministic for a seed, the JSON schema, strength."""
+"""`sushigo-arena --game sushi-roll`: deterministic for a seed, strength (the JSON schema is
+tested for every game in test_bots_arena.py)."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import pytest
 
@@ -22,25 +20,6 @@ def test_same_seed_same_results_whatever_the_worker_count() -> None:
     assert one[0].lineup == ("heuristic", "greedy", "random")
     assert one[1].lineup == ("greedy", "random", "heuristic")
     assert run(ArenaConfig(specs, 12, RollOptions(3), seed=8, workers=1, game="sushi-roll")) != one
-
-
-def test_json_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "r.json"
-    argv = ["--game", "sushi-roll", "--strategies", "heuristic,random,random"]
-    argv += ["--games", "6", "--seed", "3", "--workers", "1", "--json", str(out)]
-    assert main(argv) == 0
-    data = json.loads(out.read_text())
-    assert set(data) == {"game", "games", "players", "strategies"}
-    assert data["games"] == 6 and data["players"] == 3
-    assert set(data["strategies"]) == {"heuristic", "random"}
-    for entry in data["strategies"].values():
-        assert set(entry) == {"games", "wins", "win_rate", "mean_score", "mean_place", "rating"}
-        assert all(isinstance(v, int | float) for v in entry.values())
-    assert data["strategies"]["random"]["games"] == 12
-    printed = capsys.readouterr().out
-    assert "Sushi Roll" in printed and "heuristic" in printed and "rating (mu)" in printed
-    assert main(argv) == 0
-    assert json.loads(out.read_text()) == data
 
 
 @pytest.mark.parametrize(

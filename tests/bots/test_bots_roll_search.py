@@ -8,6 +8,7 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from bots_helpers import play_roll
 
 from sushigo import bots
 from sushigo.bots import IsmctsStrategy, StrategyError, get_strategy, strategy_factory
@@ -144,18 +145,9 @@ def test_search_chooses_legal_actions_in_every_phase_of_a_turn(players: int) -> 
 
 
 def test_search_plays_whole_games_against_every_builtin() -> None:
+    names = ["ismcts@iterations=8", "heuristic", "random", "greedy", "heuristic"]
     for players, seed in ((2, 1), (3, 2), (5, 3)):
-        game = RollGame(RollOptions(players), bytes([seed]))
-        names = ["ismcts@iterations=8", "heuristic", "random", "greedy", "heuristic"]
-        seats = [get_strategy(names[s], game="sushi-roll") for s in range(players)]
-        rngs = [random.Random(seed * 10 + s) for s in range(players)]
-        while not game.is_terminal():
-            seat = game.to_move
-            assert seat is not None
-            legal = game.legal_actions(seat)
-            action = seats[seat].choose(game.observation(seat), legal, rngs[seat])
-            assert action in legal
-            game.apply(seat, action)
+        game, _ = play_roll(players, names, seed, bytes([seed]))
         assert game.winners()
 
 

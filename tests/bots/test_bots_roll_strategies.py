@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from bots_helpers import play_roll
 
 from sushigo import bots
 from sushigo.bots import (
@@ -27,34 +28,17 @@ from sushigo.engine.roll import Reroll, RollGame, RollOptions, Swap, Take
 NAMES = sorted(set(ROLL_BUILTIN) - {"ismcts"})  # the search bot has its own, budgeted tests
 
 
-def _play(players: int, names: list[str], seed: int) -> tuple[RollGame, int]:
-    game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
-    strategies = [get_strategy(names[s % len(names)], game="sushi-roll") for s in range(players)]
-    rngs = [random.Random(seed * 10 + s) for s in range(players)]
-    actions = 0
-    while not game.is_terminal():
-        seat = game.to_move
-        assert seat is not None
-        legal = game.legal_actions(seat)
-        action = strategies[seat].choose(game.observation(seat), legal, rngs[seat])
-        assert action in legal
-        game.apply(seat, action)
-        actions += 1
-        assert actions < 5000, "a game that never ends"
-    return game, actions
-
-
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 @pytest.mark.parametrize("name", NAMES)
 def test_every_strategy_plays_legal_actions_and_finishes(name: str, players: int) -> None:
     for seed in range(4):
-        game, _ = _play(players, [name, "random"], seed)
+        game, _ = play_roll(players, [name, "random"], seed)
         assert len(game.returns()) == players and game.winners()
 
 
 @pytest.mark.parametrize("players", [2, 4, 5])
 def test_a_table_of_every_strategy(players: int) -> None:
-    game, _ = _play(players, NAMES, 11)
+    game, _ = play_roll(players, NAMES, 11)
     assert game.is_terminal()
 
 
@@ -84,7 +68,7 @@ def test_greedy_never_spends_tokens_and_heuristic_does() -> None:
     spent = {"greedy": 0, "heuristic": 0}
     for name in spent:
         for seed in range(6):
-            game, _ = _play(4, [name], seed)
+            game, _ = play_roll(4, [name], seed)
             spent[name] += sum(type(a) is not Take for _, a in game.history)
     assert spent["greedy"] == 0
     assert spent["heuristic"] > 0
@@ -107,7 +91,7 @@ def test_heuristic_swaps_for_a_much_better_die_and_rerolls_a_poor_belt() -> None
     rng = random.Random(0)
     kinds = {"swap": 0, "reroll": 0}
     for seed in range(10):
-        game, _ = _play(4, ["heuristic"], seed)
+        game, _ = play_roll(4, ["heuristic"], seed)
         for _, action in game.history:
             if type(action) is Swap:
                 kinds["swap"] += 1

@@ -10,34 +10,18 @@ from pathlib import Path
 
 import pytest
 from feed import Feed
+from games.plugins import RPS_ENTRY_POINTS, install_rps
 from tui_helpers import local_server, log_text, plain, running_app
 
 from sushigo.client.tui import AppState, Board, board_class
 from sushigo.engine import games
 from sushigo.protocol import TableSettings
 
-GAMES = Path(__file__).resolve().parents[1] / "games"
-
-
-def _install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str) -> None:
-    site = tmp_path / "site"
-    info = site / "rps_game-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rps-game\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(entry_points)
-    monkeypatch.syspath_prepend(str(GAMES))
-    monkeypatch.syspath_prepend(str(site))
-    games.refresh()
-
-
-GAME = "[sushigo.rules]\nrps = rps:RULES\n\n[sushigo.wire]\nrps = rps:WIRE\n\n"
-GAME += "[sushigo.strategies]\nrps = rps:STRATEGIES\n"
-
 
 @pytest.fixture
 def rps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The game installed as a distribution installs it, without a board."""
-    _install(tmp_path, monkeypatch, GAME)
+    install_rps(tmp_path, monkeypatch)
     yield
     games.refresh()
 
@@ -83,7 +67,9 @@ def test_a_game_may_bring_its_own_board(tmp_path: Path, monkeypatch: pytest.Monk
         "        return [('', ' best of three')]\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    _install(tmp_path, monkeypatch, GAME + "\n[sushigo.boards]\nrps = rps_board:RpsBoard\n")
+    install_rps(
+        tmp_path, monkeypatch, RPS_ENTRY_POINTS + "\n[sushigo.boards]\nrps = rps_board:RpsBoard\n"
+    )
     try:
         own = board_class("rps")
         assert own is not Board and issubclass(own, Board) and own.__name__ == "RpsBoard"

@@ -6,11 +6,9 @@ import random
 
 import pytest
 from feed import Feed
-from prompt_toolkit.application.current import set_app
-from tui_helpers import Output80x24, card
+from tui_helpers import Output80x24, card, render_all
 
 from sushigo.client.tui import AppState, CreateForm, build_application, screen_text
-from sushigo.client.tui.layout import WIDGETS
 from sushigo.engine import GameOptions, RoundScored
 from sushigo.engine.games import rules
 from sushigo.protocol import (
@@ -32,19 +30,6 @@ VARIANTS = [
 ]
 
 NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12", "b")
-
-
-def _render_all(state: AppState, app: object) -> str:
-    with set_app(app):  # type: ignore[arg-type]  # (outside an app, get_app() builds one each call)
-        for name, widget in WIDGETS.items():
-            fragments = widget(state)
-            assert isinstance(fragments, list), name
-            for fragment in fragments:
-                assert isinstance(fragment[0], str) and isinstance(fragment[1], str), name
-    screen = screen_text(app, 80, 24)  # type: ignore[arg-type]
-    lines = screen.split("\n")
-    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-    return screen
 
 
 @pytest.mark.parametrize(
@@ -76,11 +61,11 @@ def test_widgets_render_through_random_playouts(options: GameOptions) -> None:
         state.confirm_quit = rng.random() < 0.05
         board.chosen_action()
         board.describe_choice()
-        screen = _render_all(state, app)
+        screen = render_all(state, app)
         if feed.seat is not None and not (state.show_help or state.confirm_quit):
             assert "round" in screen.split("\n")[0]
         board.commits = [rng.choice(["", "picked", "committed", "auto"]) for _ in hand]
-        _render_all(state, app)
+        render_all(state, app)
         events = feed.play(feed.random_actions(rng))
         if any(isinstance(e, RoundScored) for e in events) and not feed.game.is_terminal():
             state.show_help = state.confirm_quit = False
@@ -90,10 +75,10 @@ def test_widgets_render_through_random_playouts(options: GameOptions) -> None:
     assert len(card(state).round_scores) == 3 and card(state).game_over is not None
     feed.end()
     state.show_help = state.confirm_quit = False
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "Game over" in screen and "pud" in screen
     state.own_fairness.failures.append("round 1 turn 1: seat 1's pick does not open its commitment")
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "FAIRNESS CHECK FAILED" in screen
 
 
@@ -122,7 +107,7 @@ def _table(
 def test_lobby_widgets_render() -> None:
     state = AppState(address="[::1]:7777")
     app = build_application(state, output=Output80x24())
-    assert "no tables yet" in _render_all(state, app)
+    assert "no tables yet" in render_all(state, app)
     statuses = list(TableStatus)
     tables = (
         *(
@@ -133,21 +118,21 @@ def test_lobby_widgets_render() -> None:
     )
     state.apply(TableList(tables=tables))
     state.table_cursor = 30
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "▸ table0000030" in screen  # the list scrolls to the cursor
     state.form = CreateForm()
     for field in range(len(state.form.fields()) * 2):
         state.form.field = field % len(state.form.fields())
         for _ in range(8):
             state.form.change(1)
-            screen = _render_all(state, app)
+            screen = render_all(state, app)
             assert "Create a table" in screen
             settings = state.form.settings()
             # Every combination the form reaches makes a game.
             assert rules(settings.kind).options(settings.players, settings.variants) is not None
     state.form = None
     state.table, state.seat = tables[-1], 0
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "seat 2: (empty)" in screen
 
 

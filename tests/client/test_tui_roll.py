@@ -5,7 +5,6 @@ scripted server."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import random
@@ -13,13 +12,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 from feed import Feed
-from prompt_toolkit.application.current import set_app
-from prompt_toolkit.input import create_pipe_input
 from roll_dealer import Dealer, settle
-from tui_helpers import WAIT, Harness, Output80x24, dice
+from tui_helpers import Harness, Output80x24, dice, render_all, running
 
 from sushigo.client.connection import Client
-from sushigo.client.tui import AppState, build_application, run_application, screen_text
+from sushigo.client.tui import AppState, build_application, screen_text
 from sushigo.client.tui.form import CreateForm
 from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
 from sushigo.engine.roll import Reroll, RollGame, RollObservation, RollOptions, Swap, Take
@@ -30,23 +27,6 @@ NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12"
 
 def _text(fragments: list[tuple[str, str]] | list[tuple[str, str, object]]) -> str:
     return "".join(f[1] for f in fragments)
-
-
-def _render_all(state: AppState, app: object, screen: bool = True) -> str:
-    """Every widget's text, and (unless `screen` is false: it is the slow part) the whole screen
-    at 80x24, which must fit."""
-    with set_app(app):  # type: ignore[arg-type]  # (outside an app, get_app() builds one each call)
-        for name, widget in WIDGETS.items():
-            fragments = widget(state)
-            assert isinstance(fragments, list), name
-            for fragment in fragments:
-                assert isinstance(fragment[0], str) and isinstance(fragment[1], str), name
-    if not screen:
-        return ""
-    text = screen_text(app, 80, 24)  # type: ignore[arg-type]
-    lines = text.split("\n")
-    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-    return text
 
 
 def _start(state: AppState, players: int, seat: int | None, seed: bytes = b"keys") -> Feed:
@@ -84,7 +64,7 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
         state.show_help = rng.random() < 0.05
         state.confirm_quit = rng.random() < 0.05
         turns += 1
-        screen = _render_all(state, app, screen=turns % 3 == 1)
+        screen = render_all(state, app, screen=turns % 3 == 1)
         if screen and not (state.show_help or state.confirm_quit):
             assert screen.split("\n")[0].startswith(" Sushi Roll ")
             assert "RED" in screen and "belt" in screen and "tray" in screen
@@ -115,14 +95,14 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
                 break
     assert rounds == 3
     assert kinds >= {f"class:die.{k}" for k in ("appetizer", "maki", "nigiri")}
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "Game over" in screen and "tok" in screen and "place" in screen
     assert "dice checked at the end" in screen or "fair" in screen
     state.own_fairness.failures.append(
         "round 1 cycle 2: the dice shown are not the ones the seeds give"
     )
     state.summary = None
-    screen = _render_all(state, app)
+    screen = render_all(state, app)
     assert "FAIRNESS CHECK FAILED" in screen
 
 
@@ -298,21 +278,8 @@ async def _dealt_app(dealer: Dealer) -> AsyncIterator[Harness]:
     await settle()
     client.send(LoginGuest(ref=client.proto.next_ref(), name="tester"))
     await settle()
-    with create_pipe_input() as keyboard:
-        state = AppState(client=client, address="scripted")
-        app = build_application(state, input=keyboard, output=Output80x24())
-        changed = asyncio.Event()
-        state.listeners.append(changed.set)
-        task = asyncio.create_task(run_application(app, state, refresh_lobby=False))
-        harness = Harness(state, app, keyboard, client, task, changed)
-        try:
-            yield harness
-        finally:
-            if not task.done():
-                if app.is_running:
-                    app.exit()
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(task, WAIT)
+    async with running(AppState(client=client, address="scripted")) as harness:
+        yield harness
 
 
 async def test_a_whole_game_by_keystrokes_against_a_scripted_server() -> None:

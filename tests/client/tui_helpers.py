@@ -16,6 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
@@ -25,6 +26,7 @@ from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
 from sushigo.client.tui.board import Board
 from sushigo.client.tui.card_board import CardBoard
+from sushigo.client.tui.layout import WIDGETS
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
@@ -158,25 +160,35 @@ async def running_app(
     `settings` with bots (game starting); in the lobby when `settings` is None."""
     host, port = address
     client = await Client.connect(host, port, name=name, key=key)
+
+    async def startup(state: AppState) -> None:
+        if settings is not None:
+            count = settings.players - 1 if bots is None else bots
+            await seat_with_bots(state, settings, count, strategy)
+
+    async def reconnect(c: Client) -> Any:
+        return await auto_reconnect(c, attempts=10, delay=0.05)
+
+    state = AppState(client=client, address=f"{host}:{port}")
+    try:
+        async with running(state, startup=startup, reconnect=reconnect) as harness:
+            state.listeners.append(lambda: harness.statuses.append(state.status))
+            yield harness
+    finally:
+        await client.close()
+
+
+@contextlib.asynccontextmanager
+async def running(state: AppState, **run: Any) -> AsyncIterator[Harness]:
+    """The application of `state` (its client connected) running by keystrokes, with the
+    arguments `run` of `run_application`; stopped at the end."""
+    assert state.client is not None
     with create_pipe_input() as keyboard:
-        state = AppState(client=client, address=f"{host}:{port}")
         app = build_application(state, input=keyboard, output=Output80x24())
         changed = asyncio.Event()
         state.listeners.append(changed.set)
-
-        async def startup(state: AppState) -> None:
-            if settings is not None:
-                count = settings.players - 1 if bots is None else bots
-                await seat_with_bots(state, settings, count, strategy)
-
-        async def reconnect(c: Client) -> Any:
-            return await auto_reconnect(c, attempts=10, delay=0.05)
-
-        task = asyncio.create_task(
-            run_application(app, state, startup=startup, reconnect=reconnect, refresh_lobby=False)
-        )
-        harness = Harness(state, app, keyboard, client, task, changed)
-        state.listeners.append(lambda: harness.statuses.append(state.status))
+        task = asyncio.create_task(run_application(app, state, refresh_lobby=False, **run))
+        harness = Harness(state, app, keyboard, state.client, task, changed)
         try:
             yield harness
         finally:
@@ -185,7 +197,23 @@ async def running_app(
                     app.exit()
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(task, WAIT)
-            await client.close()
+
+
+def render_all(state: AppState, app: object, screen: bool = True) -> str:
+    """Every widget's text, and (unless `screen` is false: it is the slow part) the whole screen
+    at 80x24, which must fit."""
+    with set_app(app):  # type: ignore[arg-type]  # (outside an app, get_app() builds one each call)
+        for name, widget in WIDGETS.items():
+            fragments = widget(state)
+            assert isinstance(fragments, list), name
+            for fragment in fragments:
+                assert isinstance(fragment[0], str) and isinstance(fragment[1], str), name
+    if not screen:
+        return ""
+    text = screen_text(app, 80, 24)  # type: ignore[arg-type]
+    lines = text.split("\n")
+    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    return text
 
 
 def digit(index: int) -> str:

@@ -108,18 +108,11 @@ BAD_SEATS = [-1, 3, 7, "0", None, 1.0, True]
 
 
 @pytest.mark.parametrize("seat", BAD_SEATS)
-def test_wrong_seat_for_legal_actions(game: Game, seat: Any) -> None:
+@pytest.mark.parametrize("ask", ["legal_actions", "hand"])
+def test_wrong_seat_for_legal_actions_or_a_hand(game: Game, ask: str, seat: Any) -> None:
     before = snapshot(game)
     with pytest.raises(WrongSeatError):
-        game.legal_actions(seat)
-    assert snapshot(game) == before
-
-
-@pytest.mark.parametrize("seat", BAD_SEATS)
-def test_wrong_seat_for_a_hand(game: Game, seat: Any) -> None:
-    before = snapshot(game)
-    with pytest.raises(WrongSeatError):
-        game.hand(seat)
+        getattr(game, ask)(seat)
     assert snapshot(game) == before
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from engine_helpers import (
@@ -175,25 +176,27 @@ def test_dummy_takes_part_in_puddings_and_the_fewest_penalty_applies() -> None:
     assert len(last) == 3
 
 
-def test_dummy_pudding_counts_in_the_most_comparison() -> None:
-    def dummy_most(game: Game) -> bool:
-        play_out(game, seeded_policy(game.seed))
-        p = game.puddings()
-        return p[2] > max(p[0], p[1])
+def dummy_ahead(measure: Callable[[Game], tuple[int, ...]]) -> Callable[[Game], bool]:
+    """Whether a game, played out, leaves the dummy ahead of both seats by `measure` (its
+    puddings, its scores): what `find` looks for."""
 
-    _, game, _ = find(DUMMY, dummy_most, limit=500)
+    def ahead(game: Game) -> bool:
+        play_out(game, seeded_policy(game.seed))
+        values = measure(game)
+        return values[2] > max(values[0], values[1])
+
+    return ahead
+
+
+def test_dummy_pudding_counts_in_the_most_comparison() -> None:
+    _, game, _ = find(DUMMY, dummy_ahead(Game.puddings), limit=500)
     points = score_puddings(list(game.puddings()))
     assert points[2] == 6
     assert points[0] <= 0 and points[1] <= 0
 
 
 def test_dummy_points_are_shown_but_it_cannot_win() -> None:
-    def dummy_ahead(game: Game) -> bool:
-        play_out(game, seeded_policy(game.seed))
-        s = game.scores()
-        return s[2] > max(s[0], s[1])
-
-    _, game, _ = find(DUMMY, dummy_ahead, limit=1000)
+    _, game, _ = find(DUMMY, dummy_ahead(Game.scores), limit=1000)
     scores = game.scores()
     assert len(scores) == 3
     assert game.observation(None).tableaus[2].score == scores[2]

@@ -35,6 +35,7 @@ from sushigo.engine import (
     Card,
     ChopsticksReturned,
     ChopsticksUnavailableError,
+    Event,
     Game,
     GameOptions,
     GameOver,
@@ -290,14 +291,22 @@ def pair_position() -> tuple[GameOptions, bytes, tuple[tuple[Action, ...], ...],
     return options, seed, game.history, nigiri
 
 
+def play_pair(
+    position: tuple[GameOptions, bytes, tuple[tuple[Action, ...], ...], Card], wasabi_first: bool
+) -> tuple[Card, Action, list[Event], Game]:
+    """Seat 0 plays its chopsticks pair of wasabi and a nigiri in the given order at
+    `pair_position`: (the nigiri, the pair, the turn's events, the game after it)."""
+    options, seed, history, nigiri = position
+    game = rebuild(options, seed, history)
+    pair = Action(WASABI, nigiri) if wasabi_first else Action(nigiri, WASABI)
+    assert pair in game.legal_actions(0)
+    return nigiri, pair, play_turn(game, avoiding(SALMON_SQUID_EGG_WASABI), {0: pair}), game
+
+
 def test_chopsticks_pair_wasabi_then_nigiri_puts_the_nigiri_on_the_wasabi(
     pair_position: tuple[GameOptions, bytes, tuple[tuple[Action, ...], ...], Card],
 ) -> None:
-    options, seed, history, nigiri = pair_position
-    game = rebuild(options, seed, history)
-    pair = Action(WASABI, nigiri)
-    assert pair in game.legal_actions(0)
-    events = play_turn(game, avoiding(SALMON_SQUID_EGG_WASABI), {0: pair})
+    nigiri, pair, events, game = play_pair(pair_position, wasabi_first=True)
     assert events[0].actions[0] == pair  # type: ignore[union-attr]
     assert WasabiUsed(0, nigiri) in events
     assert ChopsticksReturned(0) in events
@@ -310,11 +319,7 @@ def test_chopsticks_pair_wasabi_then_nigiri_puts_the_nigiri_on_the_wasabi(
 def test_chopsticks_pair_nigiri_then_wasabi_does_not_triple(
     pair_position: tuple[GameOptions, bytes, tuple[tuple[Action, ...], ...], Card],
 ) -> None:
-    options, seed, history, nigiri = pair_position
-    game = rebuild(options, seed, history)
-    pair = Action(nigiri, WASABI)
-    assert pair in game.legal_actions(0)
-    events = play_turn(game, avoiding(SALMON_SQUID_EGG_WASABI), {0: pair})
+    nigiri, _, events, game = play_pair(pair_position, wasabi_first=False)
     assert not any(isinstance(e, WasabiUsed) for e in events)
     assert ChopsticksReturned(0) in events
     view = game.observation(None).tableaus[0]

@@ -4,36 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from server_helpers import closing
 
-from sushigo.bots import get_strategy
+from sushigo.client.bot import Strategies, play_one
 from sushigo.client.bot import main as bot_main
 from sushigo.client.bot import parser as bot_parser
-from sushigo.client.bot import play_one
 from sushigo.client.bot import run as run_bot
 from sushigo.client.connection import Client
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.keys import load_or_create_server_key
 from sushigo.server.replay import main as replay_main
 from sushigo.server.sqlite_storage import SqliteStorage
 
 
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, Path]]:
-    db = tmp_path / "server.db"
-    storage = SqliteStorage(db)
-    key = load_or_create_server_key(db.with_name(db.name + ".key"))
-    srv = Server(
-        Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000), "127.0.0.1", 0, None
+async def bots(*argvs: list[str]) -> list[int]:
+    """`sushigo-bot` run once per command line `argvs`, all at once in this process (a minute at
+    most): their exit codes."""
+    return await asyncio.wait_for(
+        asyncio.gather(*(run_bot(bot_parser().parse_args(argv)) for argv in argvs)), timeout=60
     )
-    ((host, port),) = await srv.start()
-    yield host, port, db
-    await srv.stop()
-    storage.close()
 
 
 async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fails(
@@ -43,21 +33,12 @@ async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fai
     # "greedy-bot"; without --name the second takes "greedy-bot-2" and both play.
     host, port, _ = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "1", "--strategy", "greedy"]
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--seed", "1"])),
-            run_bot(bot_parser().parse_args([*argv, "--seed", "2"])),
-        ),
-        timeout=60,
-    )
-    assert results == [0, 0]
+    assert await bots([*argv, "--seed", "1"], [*argv, "--seed", "2"]) == [0, 0]
     out = capsys.readouterr().out
     assert "(won by greedy-bot" in out and out.count("fairness verified") == 2
     holder = await Client.connect(host, port, name="taken")
-    try:
+    async with closing(holder):
         code = await run_bot(bot_parser().parse_args([*argv, "--name", "TAKEN"]))
-    finally:
-        await holder.close()
     assert code == 1
     assert "NAME_TAKEN" in capsys.readouterr().err
 
@@ -67,14 +48,8 @@ async def test_two_bots_play_their_games_and_every_game_verifies(
 ) -> None:
     host, port, db = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "2", "--strategy", "greedy"]
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--name", "ann", "--seed", "1"])),
-            run_bot(bot_parser().parse_args([*argv, "--name", "bob", "--seed", "2"])),
-        ),
-        timeout=60,
-    )
-    assert results == [0, 0]
+    ann, bob = [*argv, "--name", "ann", "--seed", "1"], [*argv, "--name", "bob", "--seed", "2"]
+    assert await bots(ann, bob) == [0, 0]
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("game ")]
     assert len(lines) == 4
     assert all(line.endswith("fairness verified") for line in lines)
@@ -93,9 +68,8 @@ async def test_replay_refuses_a_record_with_one_changed_byte(
     server: tuple[str, int, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     host, port, db = server
-    args = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
-    other = bot_parser().parse_args([f"{host}:{port}", "--players", "2", "--games", "1"])
-    assert await asyncio.wait_for(asyncio.gather(run_bot(args), run_bot(other)), 60) == [0, 0]
+    argv = [f"{host}:{port}", "--players", "2", "--games", "1"]
+    assert await bots(argv, argv) == [0, 0]
     with SqliteStorage(db) as storage:
         (game,) = storage.list_records()
     exported = tmp_path / "game.rec"
@@ -135,14 +109,8 @@ async def test_bots_with_keys_are_rated_under_their_identities(
 ) -> None:
     host, port, db = server
     argv = [f"{host}:{port}", "--players", "2", "--games", "2", "--strategy", "greedy"]
-    codes = await asyncio.wait_for(
-        asyncio.gather(
-            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "a.key")])),
-            run_bot(bot_parser().parse_args([*argv, "--key", str(tmp_path / "b.key")])),
-        ),
-        timeout=60,
-    )
-    assert codes == [0, 0]
+    keys = [[*argv, "--key", str(tmp_path / key)] for key in ("a.key", "b.key")]
+    assert await bots(*keys) == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
     with SqliteStorage(db) as storage:
         board = storage.leaderboard()
@@ -151,35 +119,34 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty
 
 
+@pytest.mark.parametrize(
+    ("kind", "steady_strategy"), [("sushi-go", "greedy"), ("sushi-roll", "heuristic")]
+)
 async def test_a_bot_whose_connection_drops_mid_game_resumes_and_finishes(
-    server: tuple[str, int, Path],
+    server: tuple[str, int, Path], kind: str, steady_strategy: str
 ) -> None:
     host, port, _ = server
     dropper = await Client.connect(host, port, name="dropper")
     steady = await Client.connect(host, port, name="steady")
-    rng = random.Random(5)
 
     async def cut_once_in_round_two() -> None:
-        while dropper.observation is None or dropper.observation.round < 2:
+        while dropper.state is None or dropper.state.round < 2:
             await asyncio.sleep(0)  # yield until the game reaches round 2 (bounded by wait_for)
         assert dropper._writer is not None
         dropper._writer.transport.abort()
 
     original = dropper.proto
-    try:
+    async with closing(dropper, steady):
         games = asyncio.gather(
-            play_one(dropper, get_strategy("greedy", game="sushi-go"), rng, 2, "sushi-go"),
-            play_one(
-                steady, get_strategy("greedy", game="sushi-go"), random.Random(6), 2, "sushi-go"
-            ),
+            play_one(dropper, Strategies("greedy"), random.Random(5), 2, kind),
+            play_one(steady, Strategies(steady_strategy), random.Random(6), 2, kind),
         )
         cut = asyncio.create_task(cut_once_in_round_two())
         first, second = await asyncio.wait_for(games, timeout=60)
         await asyncio.wait_for(cut, timeout=1)
         # A new connection carried the game on to its end.
         assert dropper.proto is not original and dropper.connected
-    finally:
-        await dropper.close()
-        await steady.close()
     assert first.verified and second.verified, (first.problems, second.problems)
     assert first.players == second.players == 2
+    if kind == "sushi-roll":  # open steps: every action seen was checked against the replay
+        assert dropper.fairness.observations_verified >= dropper.fairness.actions_seen > 0

@@ -109,6 +109,16 @@ class Player:
         self.stalls.append((moment, time.monotonic() - restarted))
 
 
+async def quick_match(client: Client) -> None:
+    """Queue for a four-player game, reconnecting as often as the server is down meanwhile."""
+    while True:
+        try:
+            await client.quick_match(4, "sushi-go")
+            return
+        except ConnectionLost:
+            await reconnect(client, attempts=60, delay=0.1)
+
+
 async def play(player: Player) -> None:
     """Our two games, with the four kills in the first."""
     client = player.client
@@ -118,12 +128,7 @@ async def play(player: Player) -> None:
         (2, TURNS): "between rounds",
     }
     for game in range(1, GAMES + 1):
-        while True:
-            try:
-                await client.quick_match(4, "sushi-go")
-                break
-            except ConnectionLost:
-                await reconnect(client, attempts=60, delay=0.1)
+        await quick_match(client)
         while True:
             event = await player.next()
             if isinstance(event, TurnStart) and client.awaiting:
@@ -154,12 +159,7 @@ async def play(player: Player) -> None:
                     await reconnect(client, attempts=60, delay=0.1)
                     # We keep our seed back this time: the next kill comes in the seeding.
                     client.hold, client.held = True, asyncio.Event()
-                    while True:
-                        try:
-                            await client.quick_match(4, "sushi-go")
-                            break
-                        except ConnectionLost:
-                            await reconnect(client, attempts=60, delay=0.1)
+                    await quick_match(client)
                     await asyncio.wait_for(client.held.wait(), 10)
                     player.stalls.append(("at game over", time.monotonic() - restarted))
                     # Killed while the seats send their seeds: the game was saved as it began,

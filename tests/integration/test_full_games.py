@@ -7,7 +7,7 @@ import asyncio
 import socket
 
 import pytest
-from server_helpers import expected_turns, play, replay_scores, running_server
+from server_helpers import closing, expected_turns, play, replay_scores, running_server
 
 from sushigo.engine import SUSHI_GO, GameOptions
 from sushigo.protocol import GameStarting, TableSettings, verify_record, verify_signed_record
@@ -110,7 +110,7 @@ async def test_spectator_is_told_it_has_no_seat() -> None:
     async with running_server() as running:
         host = await running.client("host")
         watcher = await running.client("watcher")
-        try:
+        async with closing(host, watcher):
             joined = await host.create_table(TableSettings(kind="sushi-go", players=2))
             await host.add_bot("random")
             await watcher.spectate(joined.table.table_id)
@@ -120,8 +120,5 @@ async def test_spectator_is_told_it_has_no_seat() -> None:
             mine = await host.wait_for(GameStarting, 5)
             assert mine.seat == 0
             await asyncio.gather(play(host), play(watcher))
-        finally:
-            await host.close()
-            await watcher.close()
     assert watcher.fairness.final == "verified"
     assert watcher.fairness.openings_verified == expected_turns(GameOptions(players=2)) * 2

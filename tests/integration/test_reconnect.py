@@ -6,9 +6,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from server_helpers import Running, abort, dropped, expected_turns, play, running_server
+from server_helpers import (
+    Running,
+    abort,
+    closing,
+    dropped,
+    expected_turns,
+    play,
+    refusal,
+    running_server,
+)
 
-from sushigo.client.connection import Client, ConnectionLost, ServerError
+from sushigo.client.connection import Client, ConnectionLost
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
     Commitments,
@@ -34,6 +43,16 @@ async def two_seats(running: Running) -> tuple[Client, Client, TurnStart, TurnSt
     return a, b, start_a, start_b
 
 
+async def waiting_for_alice(
+    running: Running, stranger: str
+) -> tuple[Client, Client, TurnStart, Client]:
+    """`two_seats` where bob has picked (the turn waits for alice), and a client named `stranger`,
+    not yet connected: (alice, bob, alice's TURN_START, the stranger)."""
+    a, b, start_a, start_b = await two_seats(running)
+    b.pick(start_b.observation.legal_actions()[0])
+    return a, b, start_a, Client(running.host, running.port, name=stranger, timeout=5.0)
+
+
 async def sync(client: Client) -> None:
     """Round-trip a ping: the server has processed everything sent before it."""
     reply = await client.request(lambda ref: Ping(ref=ref))
@@ -43,7 +62,7 @@ async def sync(client: Client) -> None:
 async def test_drop_after_commit_before_reveal_then_resume() -> None:
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             a.pick(start_a.observation.legal_actions()[0])  # committed, not yet revealed
             await sync(a)
             abort(a)
@@ -63,9 +82,6 @@ async def test_drop_after_commit_before_reveal_then_resume() -> None:
             assert not any(o.auto for o in result.openings), "A's own pick was revealed"
             assert result.openings[0].action == start_a.observation.legal_actions()[0]
             played = await asyncio.gather(play(a, seed=1), play(b, seed=2))
-        finally:
-            await a.close()
-            await b.close()
     for client, seen in zip((a, b), played, strict=True):
         assert not seen.errors, seen.errors
         assert client.fairness.final == "verified", client.fairness.failures
@@ -75,7 +91,7 @@ async def test_drop_after_commit_before_reveal_then_resume() -> None:
 async def test_drop_before_commit_then_resume_and_pick() -> None:
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             abort(a)
             await dropped(a)
             b.pick(start_b.observation.legal_actions()[0])
@@ -87,19 +103,14 @@ async def test_drop_before_commit_then_resume_and_pick() -> None:
             result = await a.wait_for(TurnResult, 5)
             assert result.openings[0].action == start_a.observation.legal_actions()[-1]
             played = await asyncio.gather(play(a, seed=1), play(b, seed=2))
-        finally:
-            await a.close()
-            await b.close()
     assert not played[0].errors and not played[1].errors
     assert a.fairness.final == b.fairness.final == "verified"
 
 
 async def test_token_replaces_a_live_connection() -> None:
     async with running_server() as running:
-        a, b, start_a, start_b = await two_seats(running)
-        b.pick(start_b.observation.legal_actions()[0])
-        twin = Client(running.host, running.port, name="alice", timeout=5.0)
-        try:
+        a, b, start_a, twin = await waiting_for_alice(running, "alice")
+        async with closing(twin, a, b):
             twin.token = a.token
             resumed = await twin.resume()
             assert resumed.player_id == a.player_id
@@ -112,10 +123,6 @@ async def test_token_replaces_a_live_connection() -> None:
             assert twin.observation.hand == start_a.observation.hand
             twin.pick(twin.observation.legal_actions()[0])
             played = await asyncio.gather(play(twin, seed=3), play(b, seed=4))
-        finally:
-            await twin.close()
-            await a.close()
-            await b.close()
     assert not played[0].errors and not played[1].errors
     assert twin.fairness.final == "verified", twin.fairness.failures
     assert b.fairness.final == "verified"
@@ -123,27 +130,19 @@ async def test_token_replaces_a_live_connection() -> None:
 
 async def test_stolen_token_refused_after_rotation() -> None:
     async with running_server() as running:
-        a, b, start_a, start_b = await two_seats(running)
-        b.pick(start_b.observation.legal_actions()[0])
-        thief = Client(running.host, running.port, name="thief", timeout=5.0)
-        try:
+        a, b, start_a, thief = await waiting_for_alice(running, "thief")
+        async with closing(thief, a, b):
             stolen = a.token
             abort(a)
             await dropped(a)
             await a.resume()
             assert a.token != stolen
             thief.token = stolen
-            with pytest.raises(ServerError) as refused:
-                await thief.resume()
-            assert refused.value.code == ErrorCode.UNKNOWN_SESSION
+            assert (await refusal(thief.resume())).code is ErrorCode.UNKNOWN_SESSION
             # The rightful player is still seated and connected.
             await sync(a)
             a.pick(start_a.observation.legal_actions()[0])
             played = await asyncio.gather(play(a, seed=5), play(b, seed=6))
-        finally:
-            await thief.close()
-            await a.close()
-            await b.close()
     assert not played[0].errors
     assert a.fairness.final == "verified"
 
@@ -154,7 +153,7 @@ async def test_a_drop_handled_by_a_resume_is_not_reported_again() -> None:
     connection, and what was sent on the second (a seed, a commitment) would be lost."""
     async with running_server() as running:
         a, b, start_a, start_b = await two_seats(running)
-        try:
+        async with closing(a, b):
             abort(a)
             with pytest.raises(ConnectionLost):
                 await a.request(lambda ref: Ping(ref=ref))
@@ -166,6 +165,3 @@ async def test_a_drop_handled_by_a_resume_is_not_reported_again() -> None:
             while not isinstance(await a.next_event(5), TurnResult):
                 pass
             assert a._writer is connection and a.connected
-        finally:
-            await a.close()
-            await b.close()

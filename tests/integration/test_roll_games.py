@@ -68,6 +68,23 @@ async def roll_table(
     return peers, watcher
 
 
+async def started_pair(
+    running: Running, turn_seconds: int
+) -> tuple[RollClient, RollClient, TurnStart]:
+    """Two scripted players at a new table, its game started: (the mover, the other, the first
+    TURN_START)."""
+    a, b = await client(running, "ann"), await client(running, "bob")
+    await a.create(roll_settings(2, turn_seconds=turn_seconds))
+    await join(b, a.table_id)
+    a.send(StartGame(ref=a.ref()))
+    for peer in (a, b):
+        await peer.expect(GameStarting)
+        peer.send(Seed(ref=peer.ref(), seed=new_seed()))
+    turns = [await p.expect(TurnStart) for p in (a, b)]
+    mover, other = (a, b) if turns[0].seats[0] == a.seat else (b, a)
+    return mover, other, turns[0]
+
+
 def check_game(players: list[RollClient], watcher: RollClient, seats: int) -> None:
     witnesses = [p.witness for p in (*players, watcher)]
     records = [w.verify() for w in witnesses]
@@ -136,16 +153,7 @@ async def bystander_game(running: Running) -> RollWitness:
 async def test_hostile_moves_get_their_errors_while_another_game_completes() -> None:
     async with running_server() as running:
         background = asyncio.create_task(bystander_game(running))
-        a, b = await client(running, "ann"), await client(running, "bob")
-        await a.create(roll_settings(2, turn_seconds=0))
-        await join(b, a.table_id)
-        a.send(StartGame(ref=a.ref()))
-        for peer in (a, b):
-            await peer.expect(GameStarting)
-            peer.send(Seed(ref=peer.ref(), seed=new_seed()))
-        turns = [await p.expect(TurnStart) for p in (a, b)]
-        mover, waiting = (a, b) if turns[0].seats[0] == a.seat else (b, a)
-        turn = turns[0]
+        mover, waiting, turn = await started_pair(running, turn_seconds=0)
         assert mover.seat is not None and waiting.seat is not None
         here = (turn.round, turn.turn)
 
@@ -175,7 +183,7 @@ async def test_hostile_moves_get_their_errors_while_another_game_completes() -> 
         assert played[1].verify() == record
         assert [len(mover.witness.errors), len(waiting.witness.errors)] == refused
         await background
-        for peer in (a, b):
+        for peer in (mover, waiting):
             peer.close()
 
     # The card game on a table of its own: a ROLL_ACTION there is out of phase.
@@ -198,15 +206,7 @@ async def test_hostile_moves_get_their_errors_while_another_game_completes() -> 
 
 async def test_the_mover_loses_its_connection_mid_turn_and_resumes() -> None:
     async with running_server() as running:
-        a, b = await client(running, "ann"), await client(running, "bob")
-        await a.create(roll_settings(2, turn_seconds=30))
-        await join(b, a.table_id)
-        a.send(StartGame(ref=a.ref()))
-        for peer in (a, b):
-            await peer.expect(GameStarting)
-            peer.send(Seed(ref=peer.ref(), seed=new_seed()))
-        turns = [await p.expect(TurnStart) for p in (a, b)]
-        mover, other = (a, b) if turns[0].seats[0] == a.seat else (b, a)
+        mover, other, _ = await started_pair(running, turn_seconds=30)
         mover.act(Reroll((0, 1, 2)))
         shown = await mover.expect(Acted)
         last_seq = mover.proto.last_seq

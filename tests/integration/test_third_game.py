@@ -16,41 +16,22 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from games.plugins import install_rps
 
 from sushigo.client.arena import main as arena_main
 from sushigo.client.connection import Client, ConnectionLost, auto_reconnect
 from sushigo.engine import games
 from sushigo.protocol import GameEnded, TurnResult, TurnStart
 
-GAMES = Path(__file__).resolve().parents[1] / "games"
 BIN = Path(sys.executable).parent
 LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
-ENTRY_POINTS = """\
-[sushigo.rules]
-rps = rps:RULES
-
-[sushigo.wire]
-rps = rps:WIRE
-
-[sushigo.strategies]
-rps = rps:STRATEGIES
-"""
 
 
 @pytest.fixture
 def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """The game installed the way a distribution installs it: a dist-info with its entry points
     on the path (here and for the processes started with the returned environment)."""
-    site = tmp_path / "site"
-    info = site / "rps_game-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rps-game\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    monkeypatch.syspath_prepend(str(GAMES))
-    monkeypatch.syspath_prepend(str(site))
-    games.refresh()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(GAMES)])}
-    yield env
+    yield install_rps(tmp_path, monkeypatch)
     games.refresh()
 
 

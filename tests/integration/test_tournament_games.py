@@ -5,43 +5,25 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from server_helpers import closing, refusal
 
 from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
-from sushigo.client.connection import Client, ServerError
+from sushigo.client.connection import Client
 from sushigo.client.tournament import main as tournament_main
 from sushigo.client.tournament import parser as tournament_parser
 from sushigo.client.tournament import run as run_tournament
 from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
 from sushigo.server.sqlite_storage import SqliteStorage
 
 
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[str, int, SqliteStorage]]:
-    storage = SqliteStorage(tmp_path / "server.db")
-    srv = Server(
-        Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000),
-        "127.0.0.1",
-        0,
-        None,
-    )
-    ((host, port),) = await srv.start()
-    yield host, port, storage
-    await srv.stop()
-    storage.close()
-
-
 async def test_a_tournament_runs_from_registration_to_final_standings(
-    server: tuple[str, int, SqliteStorage], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: tuple[str, int, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host, port, storage = server
+    host, port, db = server
     where = f"{host}:{port}"
     csv_file, json_file = tmp_path / "cup.csv", tmp_path / "cup.json"
     organiser = tournament_parser().parse_args(
@@ -102,49 +84,34 @@ async def test_a_tournament_runs_from_registration_to_final_standings(
     assert [r["rank"] for r in data["standings"]] == [1, 2, 3]
     wins = [r["wins"] for r in data["standings"]]
     assert wins == sorted(wins, reverse=True)
-    assert len(storage.list_records()) == 3  # every game's record is stored
+    with SqliteStorage(db) as storage:
+        assert len(storage.list_records()) == 3  # every game's record is stored
 
 
 async def _exists(host: str, port: int, name: str) -> bool:
     client = await Client.connect(host, port, name="probe")
-    try:
+    async with closing(client):
         return any(t.settings.name == name for t in await client.list_tournaments())
-    finally:
-        await client.close()
 
 
 async def test_only_the_host_starts_and_only_with_enough_entrants(
-    server: tuple[str, int, SqliteStorage],
+    server: tuple[str, int, Path],
 ) -> None:
     host, port, _ = server
     boss = await Client.connect(host, port, name="boss")
     other = await Client.connect(host, port, name="other")
-    try:
+    async with closing(boss, other):
         info = await boss.create_tournament(
             TournamentSettings(name="open", kind="sushi-go", players=3, games=2)
         )
         assert info.status is TournamentStatus.REGISTERING
-        with pytest.raises(ServerError) as refused:
-            await boss.create_tournament(
-                TournamentSettings(name="open", kind="sushi-go", players=2)
-            )
-        assert refused.value.code is ErrorCode.BAD_SETTINGS
+        again = boss.create_tournament(TournamentSettings(name="open", kind="sushi-go", players=2))
+        assert (await refusal(again)).code is ErrorCode.BAD_SETTINGS
         await other.register_tournament("open")
-        with pytest.raises(ServerError) as twice:
-            await other.register_tournament("open")
-        assert twice.value.code is ErrorCode.NOT_ALLOWED
-        with pytest.raises(ServerError) as not_host:
-            await other.start_tournament("open")
-        assert not_host.value.code is ErrorCode.NOT_ALLOWED
-        with pytest.raises(ServerError) as too_few:
-            await boss.start_tournament("open")
-        assert too_few.value.code is ErrorCode.NOT_ENOUGH_PLAYERS
-        with pytest.raises(ServerError) as missing:
-            await other.watch_tournament("nope")
-        assert missing.value.code is ErrorCode.NO_SUCH_TABLE
-    finally:
-        await boss.close()
-        await other.close()
+        assert (await refusal(other.register_tournament("open"))).code is ErrorCode.NOT_ALLOWED
+        assert (await refusal(other.start_tournament("open"))).code is ErrorCode.NOT_ALLOWED
+        assert (await refusal(boss.start_tournament("open"))).code is ErrorCode.NOT_ENOUGH_PLAYERS
+        assert (await refusal(other.watch_tournament("nope"))).code is ErrorCode.NO_SUCH_TABLE
 
 
 def test_tournament_command_says_why_it_cannot_connect(capsys: pytest.CaptureFixture[str]) -> None:

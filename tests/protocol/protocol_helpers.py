@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import random
 import types
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import strategies as st
 
@@ -39,8 +41,10 @@ from sushigo.protocol import (
     ROLL_WIRE,
     ClientConnection,
     Connection,
+    ErrorCode,
     FairRecord,
     Phase,
+    RemoteProtocolError,
     ServerConnection,
     SignedRecord,
     StepRecord,
@@ -385,6 +389,20 @@ def roll_samples() -> list[messages.Message]:
 WIRES: dict[str, Wire] = {"sushi-go": CARD_WIRE, "sushi-roll": ROLL_WIRE}
 
 
+def open_samples() -> dict[tuple[str, str], messages.Message]:
+    """The open step's messages (Sushi Roll's), by (sender, type): the acting seat's ACT, and its
+    ACTED."""
+    return {(m.SENDER.value, m.TYPE): m for m in roll_samples() if m.TYPE in ("act", "acted")}
+
+
+def every_sample() -> tuple[dict[tuple[str, str], messages.Message], int]:
+    """One valid message of every (sender, type), the open step's from a Sushi Roll game and the
+    rest from Sushi Go!; and the seat that acts in the open ones."""
+    out, acts = samples(), open_samples()
+    out.update(acts)
+    return out, acts["server", "acted"].seat  # type: ignore[attr-defined]
+
+
 def samples() -> dict[tuple[str, str], messages.Message]:
     """One valid message per (sender, type), consistent with round 1, turn 1 of a 3-player game
     of Sushi Go! (encode its game values with `CARD_WIRE`)."""
@@ -632,3 +650,31 @@ def connected_pair() -> tuple[ClientConnection, ServerConnection]:
         messages.LoggedIn(ref=2, player_id="p0", name="ann", guest=True, resume_token=b"r" * 16),
     )
     return client, server
+
+
+def v1_turns(steps: Sequence[StepRecord]) -> list[dict[str, Any]]:
+    """Sushi Go!'s steps as protocol 1.0 wrote its turns (in a signed record, and in a saved
+    table), every seat acting in each."""
+    return [
+        {
+            "round": t.round,
+            "turn": t.turn,
+            "commitments": list(t.commitments),
+            "openings": [
+                {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto} for o in t.openings
+            ],
+        }
+        for t in steps
+    ]
+
+
+def refused_once_changed(
+    decode: Callable[[Any], Any], data: Any, change: Callable[[Any], object]
+) -> None:
+    """`data` decodes, and once `change` has broken it (in place) it is refused as out of range
+    or of the wrong type: a decoder checks that an observation hangs together."""
+    decode(data)
+    change(data)
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(data)
+    assert info.value.code in (ErrorCode.OUT_OF_RANGE, ErrorCode.WRONG_TYPE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import Any
 
 import pytest
 from protocol_helpers import (
@@ -11,10 +12,10 @@ from protocol_helpers import (
     SERVER_KEY,
     V2,
     connected_pair,
+    every_sample,
+    open_samples,
     pump,
     random_game,
-    roll_samples,
-    samples,
 )
 
 from sushigo.engine import Game, GameOptions, RoundScored
@@ -55,11 +56,16 @@ from sushigo.protocol.frames import limits_for
 from sushigo.protocol.records import public_key_bytes
 
 m = messages
-SAMPLES = samples()
-OPEN = {(msg.SENDER.value, msg.TYPE): msg for msg in roll_samples() if msg.TYPE in ("act", "acted")}
-"""The open step's messages (Sushi Roll's): the acting seat's ACT, and its ACTED."""
-SAMPLES.update(OPEN)
-MOVER = OPEN["server", "acted"].seat  # type: ignore[attr-defined]
+SAMPLES, MOVER = every_sample()
+OPEN = open_samples()
+
+
+def _opens(commitment: bytes, table: str, where: tuple[int, int, int], opening: Any) -> bool:
+    """`opening` (a REVEAL or an opening, with its action and nonce) opens the Sushi Go!
+    `commitment` of (round, turn, seat) `where` at `table`."""
+    r, t, seat = where
+    action = CARD_WIRE.commit_bytes(opening.action)
+    return verify_commitment(commitment, table, r, t, seat, action, opening.nonce)
 
 
 def ends(role: Role, phase: Phase, name: str = "") -> tuple[Connection, Connection]:
@@ -395,15 +401,7 @@ def test_a_full_three_player_game_end_to_end() -> None:
                 server,
                 m.Reveal(ref=client.next_ref(), round=r, turn=t, action=action, nonce=nonce),
             )
-            assert verify_commitment(
-                commitments[seat],
-                table,
-                r,
-                t,
-                seat,
-                CARD_WIRE.commit_bytes(reveal.action),
-                reveal.nonce,
-            )
+            assert _opens(commitments[seat], table, (r, t, seat), reveal)
             openings.append(Opening(action=reveal.action, nonce=reveal.nonce))
         events = game.apply([o.action for o in openings])
         turns.append(
@@ -421,15 +419,7 @@ def test_a_full_three_player_game_end_to_end() -> None:
             for seat, opening in enumerate(
                 got_result.openings
             ):  # every client checks every opening
-                assert verify_commitment(
-                    commitments[seat],
-                    table,
-                    r,
-                    t,
-                    seat,
-                    CARD_WIRE.commit_bytes(opening.action),
-                    opening.nonce,
-                )
+                assert _opens(commitments[seat], table, (r, t, seat), opening)
             assert [e for e in got_result.events if isinstance(e, RoundScored)] == [
                 e for e in events if isinstance(e, RoundScored)
             ]

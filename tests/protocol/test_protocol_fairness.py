@@ -8,7 +8,7 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
-from protocol_helpers import SERVER_KEY, actions, play_record, play_roll_record
+from protocol_helpers import SERVER_KEY, actions, play_record, play_roll_record, v1_turns
 
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.protocol import (
@@ -236,18 +236,7 @@ def _v1_card(record: FairRecord) -> dict[str, object]:
         "server_seed": record.server_seed,
         "server_seed_hash": record.server_seed_hash,
         "client_seeds": list(record.client_seeds),
-        "turns": [
-            {
-                "round": t.round,
-                "turn": t.turn,
-                "commitments": list(t.commitments),
-                "openings": [
-                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
-                    for o in t.openings
-                ],
-            }
-            for t in record.steps
-        ],
+        "turns": v1_turns(record.steps),
         "scores": list(record.scores),
     }
 

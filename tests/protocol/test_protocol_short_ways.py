@@ -16,7 +16,7 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, random_game, roll_samples, samples, strategy_for
+from protocol_helpers import OPTIONS, every_sample, random_game, strategy_for
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (
@@ -54,10 +54,7 @@ from sushigo.protocol._registry import Role, to_bytes, to_data, to_frame
 from sushigo.protocol.frames import FrameDecoder
 
 m = messages
-SAMPLES = samples()
-OPEN = {(msg.SENDER.value, msg.TYPE): msg for msg in roll_samples() if msg.TYPE in ("act", "acted")}
-SAMPLES.update(OPEN)
-MOVER = OPEN["server", "acted"].seat  # type: ignore[attr-defined]
+SAMPLES, MOVER = every_sample()
 CLIENT_MOVES = sorted(key for key in TRANSITIONS if key[0] is Role.CLIENT)
 SERVER_MOVES = sorted(key for key in TRANSITIONS if key[0] is Role.SERVER)
 

@@ -1,11 +1,16 @@
-"""Fixtures shared by the server tests."""
+"""Fixtures shared by the server tests; they also use the protocol tests' helpers
+(tests/protocol/protocol_helpers.py)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from server_helpers import Running, running_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from sushigo.protocol import (
     LoginGuest,
     Message,
     Phase,
+    Resume,
     Resumed,
     Seed,
     TableJoined,
@@ -246,6 +247,21 @@ def seated(hub: Hub, clock: Clock, players: int, turn_seconds: int = 60) -> list
 def mover_of(peers: list[RollPeer]) -> RollPeer:
     (mover,) = [p for p in peers if p.moving]
     return mover
+
+
+def resume(
+    hub: Hub, clock: Clock, old: RollPeer, last_seq: int, address: str = "10.0.0.8"
+) -> tuple[RollPeer, Resumed]:
+    """`old`'s session on a new connection to `hub` from `address`, with `old`'s witness (which
+    first reads what reached `old` before its connection went); and the server's RESUMED."""
+    old.drain()
+    back = RollPeer(hub, clock, address=address)
+    back.witness = old.witness
+    back.table_id, back.seat = old.table_id, old.seat
+    back.send(hello(back.ref()))
+    back.expect(Welcome)
+    back.send(Resume(ref=back.ref(), token=old.token, last_seq=last_seq))
+    return back, back.expect(Resumed)
 
 
 # -- on real sockets --------------------------------------------------------------------------

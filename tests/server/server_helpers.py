@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.client.connection import Client, ConnectionLost
+from sushigo.client.connection import Client, ConnectionLost, ServerError
 from sushigo.engine import Action, Game, GameOptions
 from sushigo.protocol import (
     CARD_WIRE,
@@ -327,14 +327,33 @@ class Peer:
         return None
 
 
+def table_with_bots(
+    hub: Hub,
+    clock: Clock,
+    name: str,
+    settings: TableSettings,
+    *bots: str,
+    address: str = "10.0.0.1",
+    start: bool = True,
+) -> Peer:
+    """A scripted player `name` at a new table of `settings`, with server `bots` (strategies) in
+    the next seats; its game started unless `start` is false (the seed is the caller's)."""
+    peer = Peer(hub, clock, address=address)
+    peer.login(name)
+    peer.create(settings)
+    for bot in bots:
+        peer.add_bot(bot)
+    if start:
+        peer.start()
+    return peer
+
+
 def hub_game(hub: Hub, clock: Clock, players: int = 2) -> Peer:
     """A game at its own table: one scripted player and server bots, started and seeded."""
-    host = Peer(hub, clock, address="10.9.9.9")
-    host.login("steady")
-    host.create(card_settings(players, turn_seconds=60))
-    for _ in range(players - 1):
-        host.add_bot("random")
-    host.start()
+    bots = ["random"] * (players - 1)
+    host = table_with_bots(
+        hub, clock, "steady", card_settings(players, turn_seconds=60), *bots, address="10.9.9.9"
+    )
     host.seed()
     host.expect(GameStarted)
     return host
@@ -544,5 +563,36 @@ def abort(client: Client) -> None:
     client._writer.transport.abort()
 
 
+@asynccontextmanager
+async def closing(*clients: Client) -> AsyncIterator[None]:
+    """Close `clients` on the way out, whatever happened inside."""
+    try:
+        yield
+    finally:
+        for client in clients:
+            await client.close()
+
+
+async def refusal(request: Awaitable[object]) -> ServerError:
+    """The ERROR (as the client library raises it) with which the server refuses `request`."""
+    with pytest.raises(ServerError) as refused:
+        await request
+    return refused.value
+
+
 def errors_of(messages: Iterable[Message]) -> list[int]:
     return [m.code for m in messages if isinstance(m, Error)]
+
+
+async def http_get(
+    host: str, port: int, path: str, method: str = "GET", timeout: float = 10.0
+) -> tuple[int, str]:
+    """One HTTP request on a connection of its own: (status, body)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        reply = await asyncio.wait_for(reader.read(), timeout)
+    finally:
+        writer.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body.decode()

@@ -1,14 +1,18 @@
 """docs/PROTOCOL.md section 8 states the server's defaults (`HubConfig` and the table's and
-sessions' constants): each value there is checked here, so a changed default cannot leave the
-document behind."""
+sessions' constants), and README.md's "Limits" every limit with its flag and default, or its
+fixed value: each value there is checked here, so a changed default cannot leave the documents
+behind, and a new limit cannot go unlisted."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import typing
 from pathlib import Path
 
-from sushigo.protocol import MAX_PAGE, TableSettings, TournamentSettings
-from sushigo.server import desk, lobby, session, steps, table
+from sushigo.protocol import MAX_PAGE, Chat, TableSettings, TournamentSettings
+from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
+from sushigo.server import app, cli, desk, lobby, metrics, names, session, steps, table
 from sushigo.server.config import HubConfig
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
@@ -81,3 +85,80 @@ def test_section_8_states_the_server_defaults() -> None:
         assert row is not None, f"section 8 has no row {label!r}"
         for value in values:
             assert value in row, f"section 8, {label!r}: {value!r} is not in {row!r}"
+
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def readme_limits() -> tuple[dict[str, str], dict[str, str]]:
+    """README.md's "Limits": the flags' table (flag -> default) and the fixed limits' table
+    (what -> value)."""
+    text = README[README.index("\n### Limits\n") : README.index("**Behind a NAT**")]
+    flags = dict(re.findall(r"^\| [^|]+ \| `(--[a-z-]+)` \| ([^|]+?) \|$", text, re.M))
+    fixed_part = text[text.index("And fixed") :]
+    fixed = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", fixed_part, re.M))
+    return flags, fixed
+
+
+def test_readme_lists_every_limit_flag_with_its_default() -> None:
+    flags, _ = readme_limits()
+    actions = {
+        action.option_strings[-1]: action
+        for action in cli.parser()._actions
+        if action.option_strings
+    }
+    cfg = HubConfig()
+    for field in dataclasses.fields(HubConfig):
+        name = {"server_name": "--name", "quick_turn_seconds": "--turn-seconds"}.get(
+            field.name, cli.flag(field.name)
+        )
+        assert name in flags, f"README.md's limits have no row for {name} ({field.name})"
+        action = actions[name]
+        assert action.dest in (field.name, name[2:].replace("-", "_")), name
+        value = getattr(cfg, field.name)
+        if field.name == "token_lifetime_ms":
+            value /= 3_600_000
+        shown = value if isinstance(value, str) else f"{value:g}"
+        assert flags[name] == shown, f"{name}: README says {flags[name]}, the default is {shown}"
+        assert action.default == getattr(cfg, field.name) or field.name == "quick_turn_seconds"
+    group = next(g for g in cli.parser()._action_groups if g.title and "limits" in g.title)
+    for action in group._group_actions:
+        assert action.option_strings[-1] in flags, f"{action.option_strings[-1]} is not listed"
+    assert set(flags) <= set(actions), "README.md lists a flag the server does not have"
+
+
+def test_readme_states_the_fixed_limits() -> None:
+    _, fixed = readme_limits()
+    chat_size = typing.get_type_hints(Chat, include_extras=True)["text"].__metadata__[0]
+    expect = {
+        "a frame's body": f"{CLIENT_FRAME_LIMIT // 1024} KiB / {SERVER_FRAME_LIMIT // 1024**2} MiB",
+        "bytes unsent": f"{app.MAX_UNSENT // 1024**2} MiB",
+        "a chat message": f"{chat_size.hi} / {names.MAX_NAME} characters",
+        "tables per `list_tables` page": f"{MAX_PAGE}",
+        "server messages kept": f"{session.REPLAY_LIMIT}, {session.REPLAY_BYTES // 1024} KiB"
+        f" (a spectator away keeps {session.AWAY_WATCHER_BYTES // 1024} KiB",
+        "seed deadline": _s(table.SEED_SECONDS),
+        "missed turns": f"{table.MISSES_BEFORE_BOT}; {_s(steps.BOT_GRACE_SECONDS)}",
+        "tournaments unfinished": f"{desk.MAX_TOURNAMENTS} / {desk.KEPT_FINISHED}",
+        "`--metrics`": f"{metrics.MAX_REQUEST_BYTES // 1024} KiB / {_s(metrics.REQUEST_SECONDS)}"
+        f" / {metrics.MAX_CLIENTS}",
+    }
+    for label, value in expect.items():
+        row = next((v for what, v in fixed.items() if what.startswith(label)), None)
+        assert row is not None, f"README.md's fixed limits have no row {label!r}"
+        assert row.startswith(value), f"{label!r}: README says {row!r}, the code {value!r}"
+
+
+def test_every_limit_flag_sets_its_field() -> None:
+    """Each flag, given a value other than its default, changes its own field and no other."""
+    base = cli.config_from(cli.parser().parse_args([]))
+    assert base == HubConfig()
+    for field in dataclasses.fields(HubConfig):
+        name = {"server_name": "--name", "quick_turn_seconds": "--turn-seconds"}.get(
+            field.name, cli.flag(field.name)
+        )
+        given = {"--name": "elsewhere", "--token-lifetime-hours": "2"}.get(name, "7")
+        config = cli.config_from(cli.parser().parse_args([name, given]))
+        want = {"--name": "elsewhere", "--token-lifetime-hours": 7_200_000}.get(name, 7)
+        assert getattr(config, field.name) == want, name
+        assert dataclasses.replace(config, **{field.name: getattr(base, field.name)}) == base

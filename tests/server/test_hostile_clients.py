@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 import socket
+from collections.abc import AsyncIterator
 
 import pytest
 from server_helpers import (
@@ -69,25 +70,32 @@ async def bystanders_finished(task: asyncio.Task[object]) -> None:
     assert played is not None
 
 
+@pytest.fixture
+async def bystanders(running: Running) -> AsyncIterator[None]:
+    """A game at another table of `running`, started before the test's hostile client acts: it
+    must finish whatever that client does."""
+    game = await with_bystanders(running)
+    yield
+    await bystanders_finished(game)
+
+
 # -- framing -----------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_garbage_bytes_get_malformed_frame_then_close(running: Running) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     peer.send_raw(b"\x00\x00\x00\x04\xc1\xc1\xc1\xc1")  # 0xc1: never valid msgpack
     rest = await peer.expect_closed()
     assert errors_of(rest) == [ErrorCode.MALFORMED_FRAME]
-    await bystanders_finished(game)
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_huge_declared_length_refused_before_the_body(running: Running) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     peer.send_raw(b"\xff\xff\xff\xff")  # 4 GiB announced; not one body byte sent
     rest = await peer.expect_closed()
     assert errors_of(rest) == [ErrorCode.FRAME_TOO_LARGE]
-    await bystanders_finished(game)
 
 
 async def test_a_frame_just_over_the_limit_is_too_large(running: Running) -> None:
@@ -96,8 +104,8 @@ async def test_a_frame_just_over_the_limit_is_too_large(running: Running) -> Non
     assert errors_of(await peer.expect_closed()) == [ErrorCode.FRAME_TOO_LARGE]
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_slow_sender_trickling_bytes_one_at_a_time_still_works(running: Running) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     for byte in peer.proto.send(hello(peer.ref())):
         peer.send_raw(bytes([byte]))
@@ -109,7 +117,6 @@ async def test_slow_sender_trickling_bytes_one_at_a_time_still_works(running: Ru
     logged_in = await peer.expect(LoggedIn)
     assert logged_in.name == "trickle"
     peer.close()
-    await bystanders_finished(game)
 
 
 def test_sender_stopping_mid_frame_is_dropped_at_the_frame_deadline() -> None:
@@ -172,15 +179,14 @@ async def test_anything_but_hello_first_is_fatal(running: Running) -> None:
     assert errors_of(await peer.expect_closed()) == [ErrorCode.HANDSHAKE_REQUIRED]
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_wrong_version_is_refused_with_the_supported_ones(running: Running) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     peer.send(Hello(ref=1, protocol="sushigo", version=Version(major=99, minor=0)))
     error = await peer.expect_error(ErrorCode.UNSUPPORTED_VERSION)
     assert error.ref == 1
     assert CURRENT_VERSION in error.supported_versions
     assert await peer.expect_closed() == []
-    await bystanders_finished(game)
 
 
 async def test_wrong_protocol_name_is_refused(running: Running) -> None:
@@ -193,10 +199,10 @@ async def test_wrong_protocol_name_is_refused(running: Running) -> None:
 # -- phases and the game -------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_message_out_of_phase_is_refused_and_the_connection_goes_on(
     running: Running,
 ) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     await peer.login("outoforder")
     peer.send_raw(raw_frame(StartGame(ref=41)))  # in the lobby: not at a table
@@ -207,7 +213,6 @@ async def test_message_out_of_phase_is_refused_and_the_connection_goes_on(
     peer.send(Ping(ref=peer.ref(), nonce=5))
     assert (await peer.expect(ServerPong)).nonce == 5  # still connected
     peer.close()
-    await bystanders_finished(game)
 
 
 async def seated_pair(running: Running) -> tuple[RawPeer, RawPeer, TurnStart, TurnStart]:
@@ -240,8 +245,8 @@ async def seated_with_bot(running: Running) -> tuple[RawPeer, TurnStart]:
     return peer, await peer.expect(TurnStart)
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_card_not_in_hand_is_an_illegal_action(running: Running) -> None:
-    game = await with_bystanders(running)
     peer, start = await seated_with_bot(running)
     hand = set(start.observation.hand)
     missing = next(card for card in Card if card not in hand and card is not Card.SOY_SAUCE)
@@ -263,11 +268,10 @@ async def test_card_not_in_hand_is_an_illegal_action(running: Running) -> None:
     assert result.openings[0].auto and result.openings[0].action.first in hand
     assert not result.openings[1].auto  # the bot's own pick
     peer.close()
-    await bystanders_finished(game)
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_reveal_that_does_not_match_is_a_commitment_mismatch(running: Running) -> None:
-    game = await with_bystanders(running)
     peer, start = await seated_with_bot(running)
     action, nonce = start.observation.legal_actions()[0], new_nonce()
     peer.send(
@@ -281,11 +285,10 @@ async def test_reveal_that_does_not_match_is_a_commitment_mismatch(running: Runn
     assert (error.code, error.ref) == (ErrorCode.COMMITMENT_MISMATCH, 78)
     assert result.openings[0].auto and result.openings[0].nonce is None
     peer.close()
-    await bystanders_finished(game)
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_reveal_before_everyone_committed_is_out_of_phase(running: Running) -> None:
-    game = await with_bystanders(running)
     a, b, start_a, start_b = await seated_pair(running)
     action_a, nonce_a = start_a.observation.legal_actions()[0], new_nonce()
     a.send(
@@ -307,11 +310,10 @@ async def test_reveal_before_everyone_committed_is_out_of_phase(running: Running
     assert result.openings[0].action == action_a
     a.close()
     b.close()
-    await bystanders_finished(game)
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_copied_commitment_is_a_fairness_violation(running: Running) -> None:
-    game = await with_bystanders(running)
     a, b, start_a, _ = await seated_pair(running)
     action, nonce = start_a.observation.legal_actions()[0], new_nonce()
     commitment = a.commitment(action, start_a, nonce)
@@ -328,14 +330,13 @@ async def test_copied_commitment_is_a_fairness_violation(running: Running) -> No
     assert not result.openings[0].auto and result.openings[1].auto
     a.close()
     b.close()
-    await bystanders_finished(game)
 
 
 # -- sessions ------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_another_seats_token_is_an_unknown_session(running: Running) -> None:
-    game = await with_bystanders(running)
     victim = await running.client("victim")
     old_token = victim.token
     # The victim's token rotates when it resumes: the old one is now worthless.
@@ -357,14 +358,13 @@ async def test_another_seats_token_is_an_unknown_session(running: Running) -> No
     assert isinstance(await victim.wait_for(ServerPong, 5), ServerPong)
     thief.close()
     await victim.close()
-    await bystanders_finished(game)
 
 
 # -- volume --------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("bystanders")
 async def test_flood_past_the_rate_limit_is_refused_then_closed(running: Running) -> None:
-    game = await with_bystanders(running)
     peer = await RawPeer.open(running)
     await peer.login("flooder")
     burst = b"".join(peer.proto.send(Ping(ref=peer.ref(), nonce=i)) for i in range(200))
@@ -376,7 +376,6 @@ async def test_flood_past_the_rate_limit_is_refused_then_closed(running: Running
     assert limited and all(e.code == ErrorCode.RATE_LIMITED for e in limited)
     assert len(limited) == running.hub.config.strikes_before_close
     assert len(pongs) + len(limited) < 200, "closed before the flood was served"
-    await bystanders_finished(game)
 
 
 async def test_client_that_never_reads_is_dropped(caplog: pytest.LogCaptureFixture) -> None:

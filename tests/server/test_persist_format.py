@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, check_ended
+from protocol_helpers import v1_turns
+from server_helpers import Clock, Peer, check_ended, make_hub, table_with_bots
 
 from sushigo.protocol import (
     CARD_WIRE,
@@ -22,24 +22,13 @@ from sushigo.protocol import (
 from sushigo.protocol.records import record_bytes, step_record_bytes
 from sushigo.server.hub import Hub
 from sushigo.server.persist import changes, dump, load, table_state
-from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.table import Table
 
 
 def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:
     """A hub (in-memory storage) where `name` sits at a new table with `bots`, seeds in."""
-    hub = Hub(
-        storage=SqliteStorage(":memory:"),
-        key=Ed25519PrivateKey.generate(),
-        wall_ms=lambda: 1_700_000_000_000,
-    )
-    clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login(name)
-    peer.create(settings)
-    for bot in bots:
-        peer.add_bot(bot)
-    peer.start()
+    hub, clock = make_hub()
+    peer = table_with_bots(hub, clock, name, settings, *bots)
     peer.seed()
     return hub, clock, peer
 
@@ -81,18 +70,7 @@ def _protocol_1_state(table: Table) -> dict[str, object]:
             "soy_sauce": "soy_sauce" in settings.variants,
             "turn_seconds": settings.turn_seconds,
         },
-        "turns": [
-            {
-                "round": t.round,
-                "turn": t.turn,
-                "commitments": list(t.commitments),
-                "openings": [
-                    {"action": o.action.to_data(), "nonce": o.nonce, "auto": o.auto}
-                    for o in t.openings
-                ],
-            }
-            for t in table.steps
-        ],
+        "turns": v1_turns(table.steps),
     }
 
 

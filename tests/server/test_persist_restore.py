@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, check_ended, hello
+from server_helpers import Clock, Peer, check_ended, hello, make_hub, table_with_bots
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
@@ -29,11 +29,13 @@ def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
     key = Ed25519PrivateKey.generate()
     hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
     clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login("keeper")
-    peer.create(TableSettings(kind="sushi-go", players=2, turn_seconds=60, variants=("soy_sauce",)))
-    peer.add_bot("random")
-    peer.start()
+    peer = table_with_bots(
+        hub,
+        clock,
+        "keeper",
+        TableSettings(kind="sushi-go", players=2, turn_seconds=60, variants=("soy_sauce",)),
+        "random",
+    )
     peer.seed()
     rng = random.Random(4)
     for _ in range(12):  # into round 2
@@ -67,17 +69,11 @@ def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
 
 
 def test_dump_and_load_keep_settings_typed() -> None:
-    hub = Hub(
-        storage=SqliteStorage(":memory:"),
-        key=Ed25519PrivateKey.generate(),
-        wall_ms=lambda: 1_700_000_000_000,
+    hub, clock = make_hub()
+    settings = TableSettings(
+        kind="sushi-go", players=3, turn_seconds=42, variants=("pass_both_ways",)
     )
-    clock = Clock(hub)
-    peer = Peer(hub, clock)
-    peer.login("host")
-    peer.create(
-        TableSettings(kind="sushi-go", players=3, turn_seconds=42, variants=("pass_both_ways",))
-    )
+    peer = table_with_bots(hub, clock, "host", settings, start=False)
     table = hub.tables[peer.table_id]
     loaded = load(dump(table), hub, 0.0)
     assert loaded.settings == table.settings

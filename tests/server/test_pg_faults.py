@@ -20,13 +20,14 @@ import asyncpg
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pgcluster import PgCluster, free_port
-from server_helpers import card_settings, play
+from server_helpers import card_settings, http_get, play
 
 from sushigo.client.connection import Client
 from sushigo.client.link import ServerError
 from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
 from sushigo.server.app import Server
 from sushigo.server.hub import Hub
+from sushigo.server.metrics import MetricsServer, registry_for
 from sushigo.server.pg_schema import SCHEMA_VERSION
 from sushigo.server.pg_storage import PgStorage
 from sushigo.server.storage import StorageError
@@ -125,9 +126,12 @@ async def _play_through_an_outage(
     storage.backoff_max = 0.2
     hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
     server = Server(hub, "127.0.0.1", 0, None)
+    metrics = MetricsServer(registry_for(server), server.unready)
     caplog.set_level(logging.INFO, logger="sushigo.server")
     try:
         (_, port), *_ = await server.start()
+        (_, metrics_port), *_ = await metrics.start("127.0.0.1", 0)
+        assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
         players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
         joined = await players[0].create_table(card_settings(2, turn_seconds=60))
         await players[1].join_table(joined.table.table_id)
@@ -146,6 +150,10 @@ async def _play_through_an_outage(
             starts = [await c.wait_for(TurnStart, 10) for c in players]
         assert storage.failing
         assert storage.held > 0
+        not_ready = (503, "not ready: the database is unreachable\n")
+        assert await http_get("127.0.0.1", metrics_port, "/readyz") == not_ready
+        _, text = await http_get("127.0.0.1", metrics_port, "/metrics")
+        assert "\nsushigo_storage_failing 1.0\n" in text
         late = await Client.connect("127.0.0.1", port, name="late")
         with pytest.raises(ServerError) as refused:
             await late.create_table(card_settings(2, turn_seconds=60))
@@ -165,9 +173,11 @@ async def _play_through_an_outage(
         played = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(players)))
         await asyncio.to_thread(storage.flush, wait=True)
         await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
+        assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
         for c in [*players, late]:
             await c.close()
     finally:
+        await metrics.stop()
         await server.stop()
         await asyncio.to_thread(storage.close)
 

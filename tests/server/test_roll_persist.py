@@ -14,8 +14,8 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
-from server_helpers import Clock, Peer, hello, make_hub
+from roll_server_helpers import RollPeer, mover_of, play_out, resume, roll_settings, seated
+from server_helpers import Clock, hello, make_hub, table_with_bots
 
 from sushigo.engine.roll import Reroll, Swap, Take
 from sushigo.protocol import (
@@ -23,8 +23,6 @@ from sushigo.protocol import (
     JoinTable,
     LoggedIn,
     Phase,
-    Resume,
-    Resumed,
     TableJoined,
     TableSettings,
     TableUpdate,
@@ -86,11 +84,9 @@ def test_every_action_is_saved_incrementally_and_loads_back() -> None:
 
 def test_a_card_tables_state_is_the_same_as_any_games() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("card")
-    peer.create(TableSettings(kind="sushi-go", players=2, turn_seconds=60))
-    peer.add_bot("random")
-    peer.start()
+    peer = table_with_bots(
+        hub, clock, "card", TableSettings(kind="sushi-go", players=2, turn_seconds=60), "random"
+    )
     peer.seed()
     peer.play_turn(random.Random(1))
     table = hub.tables[peer.table_id]
@@ -116,11 +112,7 @@ def test_a_roll_state_that_does_not_replay_is_refused_and_others_still_load() ->
         load(broken, hub, clock.now)
     with pytest.raises(StateError, match="unreadable"):
         load(msgpack.packb({**header, "phase": "dancing"}, use_bin_type=True), hub, clock.now)
-    other = Peer(hub, clock)
-    other.login("card")
-    other.create(TableSettings(kind="sushi-go", players=2))
-    other.add_bot("random")
-    other.start()
+    other = table_with_bots(hub, clock, "card", TableSettings(kind="sushi-go", players=2), "random")
     other.seed()
     other.play_turn(random.Random(1))  # saved at the turn's end
     storage.save_table("zz-broken", broken)
@@ -168,13 +160,7 @@ def test_restart_mid_turn_resumes_at_the_same_dice_and_players_take_their_seats_
 
     backs = []
     for peer in peers:
-        back = RollPeer(again, clock2, address="10.0.4.1")
-        back.witness = peer.witness
-        back.table_id, back.seat = peer.table_id, peer.seat
-        back.send(hello(back.ref()))
-        back.expect(Welcome)
-        back.send(Resume(ref=back.ref(), token=peer.token, last_seq=peer.proto.last_seq))
-        resumed = back.expect(Resumed)
+        back, resumed = resume(again, clock2, peer, peer.proto.last_seq, address="10.0.4.1")
         snapshot = resumed.snapshot
         assert snapshot is not None
         assert resumed.phase is (Phase.MOVING if peer is mover else Phase.WAITING)

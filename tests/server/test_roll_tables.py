@@ -9,7 +9,7 @@ import random
 
 import pytest
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
-from server_helpers import Peer, errors_of, make_hub, raw_frame
+from server_helpers import Peer, errors_of, make_hub, raw_frame, table_with_bots
 
 from sushigo.engine.roll import Reroll, RollAction, Swap, Take
 from sushigo.protocol import (
@@ -304,11 +304,7 @@ def test_wrong_seat_wrong_turn_and_illegal_actions_are_refused_and_change_nothin
 
 def test_roll_action_on_a_card_table_is_out_of_phase() -> None:
     hub, clock = make_hub()
-    card = Peer(hub, clock)
-    card.login("card")
-    card.create(TableSettings(kind="sushi-go", players=2))
-    card.add_bot("random")
-    card.start()
+    card = table_with_bots(hub, clock, "card", TableSettings(kind="sushi-go", players=2), "random")
     card.seed()
     card.expect(TurnStart)
     # The seat is committing, not roll_moving.

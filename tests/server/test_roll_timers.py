@@ -8,21 +8,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from roll_server_helpers import RollPeer, mover_of, play_out, seated
-from server_helpers import Clock, errors_of, hello, make_hub
+from roll_server_helpers import RollPeer, mover_of, play_out, resume, seated
+from server_helpers import Clock, errors_of, make_hub
 
-from sushigo.engine.roll import Reroll, Take
+from sushigo.engine.roll import Reroll, RollGame, Take
 from sushigo.protocol import (
     Acted,
     Message,
     Phase,
-    Resume,
-    Resumed,
     Spectate,
     Spectating,
     TableUpdate,
     TurnStart,
-    Welcome,
 )
 from sushigo.server.hub import Hub
 from sushigo.server.steps import BOT_GRACE_SECONDS
@@ -43,16 +40,23 @@ def bot_flags(messages: Iterable[object], seat: int) -> list[bool]:
     return [m.table.seats[seat].bot for m in messages if isinstance(m, TableUpdate)]
 
 
+def silent_mover(
+    hub: Hub, clock: Clock, turn_seconds: int
+) -> tuple[RollPeer, RollPeer, Table, RollGame]:
+    """Two seats that answer pings at a started game: (the seat to move, which will not play; the
+    other; their table; its game)."""
+    a, b = seated(hub, clock, 2, turn_seconds=turn_seconds)
+    clock.alive += [a, b]
+    silent = mover_of([a, b])
+    table = table_of(hub, a)
+    assert isinstance(table.game, RollGame)
+    return silent, b if silent is a else a, table, table.game
+
+
 def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> None:
     hub, clock = make_hub()
-    a, b = seated(hub, clock, 2, turn_seconds=10)
-    clock.alive += [a, b]  # both answer pings; the silent one just does not play
-    silent = mover_of([a, b])
-    other = b if silent is a else a
+    silent, other, table, game = silent_mover(hub, clock, turn_seconds=10)
     assert silent.seat is not None
-    table = table_of(hub, a)
-    game = table.game
-    assert game is not None
     rng = random.Random(6)
 
     def until_silent_moves() -> list[Message]:
@@ -108,7 +112,7 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
     (auto,) = updates(other.drain())
     assert auto.auto and table.seats[silent.seat].misses == 1
 
-    play_out([a, b], rng)
+    play_out([silent, other], rng)
     record = other.witness.verify()
     assert silent.witness.verify() == record
     assert sum(s.openings[0].auto for s in record.steps) >= 4
@@ -116,14 +120,8 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
 
 def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_back() -> None:
     hub, clock = make_hub()
-    a, b = seated(hub, clock, 2, turn_seconds=5)
-    clock.alive += [a, b]
-    silent = mover_of([a, b])
-    other = b if silent is a else a
+    silent, other, table, game = silent_mover(hub, clock, turn_seconds=5)
     assert silent.seat is not None
-    table = table_of(hub, a)
-    game = table.game
-    assert game is not None
     rng = random.Random(9)
     for _ in range(2):  # two misses: the seat goes to a bot
         other.play(rng)
@@ -142,14 +140,7 @@ def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_ba
     mine = [s for s in table.steps[steps:] if s.seats[0] == silent.seat]
     assert mine and all(s.openings[0].auto for s in mine)
 
-    silent.drain()  # what reached it before the connection went (its witness sees it)
-    back = RollPeer(hub, clock, address="10.0.0.7")
-    back.witness = silent.witness
-    back.table_id, back.seat = silent.table_id, silent.seat
-    back.send(hello(back.ref()))
-    back.expect(Welcome)
-    back.send(Resume(ref=back.ref(), token=silent.token, last_seq=silent.proto.last_seq))
-    resumed = back.expect(Resumed)
+    back, resumed = resume(hub, clock, silent, silent.proto.last_seq, address="10.0.0.7")
     assert resumed.replayed > 0 and resumed.snapshot is None
     assert not table.seats[silent.seat].bot_control and table.seats[silent.seat].misses == 0
     assert bot_flags(other.drain(), silent.seat)[-1] is False
@@ -157,18 +148,6 @@ def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_ba
     play_out([back, other], rng)
     record = back.witness.verify()
     assert other.witness.verify() == record
-
-
-def resume(hub: Hub, clock: Clock, old: RollPeer, last_seq: int) -> tuple[RollPeer, Resumed]:
-    """`old`'s session on a new connection, with `old`'s witness."""
-    old.drain()  # what reached it before the connection went (its witness sees it)
-    back = RollPeer(hub, clock, address="10.0.0.8")
-    back.witness = old.witness
-    back.table_id, back.seat = old.table_id, old.seat
-    back.send(hello(back.ref()))
-    back.expect(Welcome)
-    back.send(Resume(ref=back.ref(), token=old.token, last_seq=last_seq))
-    return back, back.expect(Resumed)
 
 
 def test_the_mover_reconnects_mid_turn_and_carries_on() -> None:

@@ -17,6 +17,7 @@ from server_helpers import (
     make_hub,
     play,
     raw_frame,
+    table_with_bots,
 )
 
 from sushigo.client.bot import GameResult
@@ -127,11 +128,7 @@ async def test_a_repeated_seed_or_commit_is_already_done(running: Running) -> No
 
 def test_a_seed_that_does_not_come_in_time_is_drawn_and_said_so() -> None:
     hub, clock = make_hub()
-    late = Peer(hub, clock)
-    late.login("late")
-    late.create(card_settings(2))
-    late.add_bot("random")
-    late.start()
+    late = table_with_bots(hub, clock, "late", card_settings(2), "random")
     late.expect(GameStarting)
     clock.advance(table_module.SEED_SECONDS, step=1)
     started = late.expect(GameStarted)
@@ -175,11 +172,7 @@ def test_a_client_whose_seed_is_replaced_without_saying_so_fails_fairness() -> N
 
 def test_turn_result_events_carry_every_event_picks_revealed_too() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("events")
-    peer.create(card_settings(2))
-    peer.add_bot("random")
-    peer.start()
+    peer = table_with_bots(hub, clock, "events", card_settings(2), "random")
     peer.seed()
     start = peer.expect(TurnStart)
     peer.commit(start.observation.legal_actions()[0], 1, 1)
@@ -192,10 +185,7 @@ def test_turn_result_events_carry_every_event_picks_revealed_too() -> None:
 
 def test_seat_info_tells_empty_bot_and_stand_in_seats_apart() -> None:
     hub, clock = make_hub()
-    host = Peer(hub, clock)
-    host.login("seats")
-    host.create(card_settings(3))
-    host.add_bot("random")
+    host = table_with_bots(hub, clock, "seats", card_settings(3), "random", start=False)
     update = [m for m in host.drain() if isinstance(m, TableUpdate)][-1]
     mine, bot, empty = update.table.seats
     assert (mine.player_id, mine.bot) == (host.conn.session.player_id, False)  # type: ignore[union-attr]

@@ -170,15 +170,39 @@ def test_locked_database(tmp_path: Path) -> None:
         raw.close()
 
 
-def test_exclusive_mode_keeps_a_second_server_out(tmp_path: Path) -> None:
+def test_exclusive_mode_keeps_a_second_server_out_and_lets_readers_in(tmp_path: Path) -> None:
     path = tmp_path / "one.db"
-    with SqliteStorage(path, exclusive=True) as first:
+    with SqliteStorage(path, exclusive=True, write_behind=True) as first:
         first.save_table("t", b"1")
-        with pytest.raises(StorageError, match="another sushigo server"):
-            SqliteStorage(path, busy_timeout_ms=20)
-        first.save_table("t", b"2")
-    with SqliteStorage(path) as again:
+        first.flush(wait=True)
+        with pytest.raises(StorageError, match=r"another sushigo server .*one\.db\.lock"):
+            SqliteStorage(path, exclusive=True, busy_timeout_ms=20)
+        with SqliteStorage(path, read_only=True) as reader:
+            assert reader.load_tables() == [("t", b"1")]
+            first.save_table("t", b"2")  # written while the reader is open
+            first.flush(wait=True)
+            assert reader.load_tables() == [("t", b"2")]
+            with pytest.raises(StorageError):
+                reader.save_table("t", b"3")  # it cannot write
+    with SqliteStorage(path, exclusive=True) as again:  # the lock went with the first
         assert again.load_tables() == [("t", b"2")]
+
+
+def test_a_reader_needs_a_sushigo_database_of_this_version(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="cannot open the database"):
+        SqliteStorage(tmp_path / "missing.db", read_only=True)
+    assert not (tmp_path / "missing.db").exists()
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE x (y)").connection.close()
+    with pytest.raises(StorageError, match="not a sushigo database"):
+        SqliteStorage(other, read_only=True)
+    old = tmp_path / "old.db"
+    SqliteStorage(old).close()
+    raw = sqlite3.connect(old)
+    raw.execute("PRAGMA user_version = 1")
+    raw.close()
+    with pytest.raises(StorageError, match="run sushigo-server on it once"):
+        SqliteStorage(old, read_only=True)
 
 
 def test_errors_after_close_are_storage_errors(tmp_path: Path) -> None:

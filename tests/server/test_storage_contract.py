@@ -539,6 +539,36 @@ def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
     assert "game g is already stored" in caplog.text
 
 
+def test_games_finished_together_are_each_stored_and_a_repeat_is_skipped(
+    wb: Storage, caplog: pytest.LogCaptureFixture
+) -> None:
+    players = results(None, None)
+    wb.finish_game("t0", "g0", "sushi-go", b"zero", b"sig", players, finished_ms=1)
+    wb.flush(wait=True)
+    for table in ("t1", "t2", "t3"):
+        wb.save_table(table, b"state", [b"turn"] * 3)
+        wb.save_token(h(table.encode()), table, 0, 100)
+    wb.flush(wait=True)
+    # In a row, as when many tables end in one pass: two new games, one of them twice, and one
+    # stored already; the tables of the stored games retire with them.
+    wb.finish_game("t1", "g1", "sushi-go", b"one", b"sig", players, finished_ms=2)
+    wb.finish_game("t2", "g2", "sushi-roll", b"two", b"sig", players, finished_ms=3)
+    wb.finish_game("t1", "g1", "sushi-go", b"again", b"sig", players, finished_ms=4)
+    wb.finish_game("t3", "g0", "sushi-go", b"late", b"sig", players, finished_ms=5)
+    with caplog.at_level(logging.ERROR, logger="sushigo.server"):
+        wb.flush(wait=True)
+    records = {g: wb.get_record(g) for g in ("g0", "g1", "g2")}
+    assert {g: r.record for g, r in records.items() if r} == {
+        "g0": b"zero",
+        "g1": b"one",
+        "g2": b"two",
+    }
+    assert [p.seat for p in records["g2"].players] == [0, 1]  # type: ignore[union-attr]
+    assert "game g1 is already stored" in caplog.text and "game g0 is already stored" in caplog.text
+    assert [t for t, _ in wb.load_tables()] == ["t3"]  # its game was not stored: kept
+    assert wb.find_token(h(b"t1")) is None and wb.find_token(h(b"t2")) is None
+
+
 def test_close_writes_what_is_held(opener: Opener) -> None:
     storage = opener(exclusive=True, write_behind=True)
     storage.save_table("t", b"kept")

@@ -149,6 +149,8 @@ def test_two_timeouts_hand_the_seat_to_a_bot_until_its_player_acts() -> None:
     assert not result.openings[0].auto
     assert result.openings[0].action == start_a.observation.legal_actions()[0]
     assert errors_of(a.drain()) == []
+    assert hub.stats.bot_takeovers == {("sushi-go", "missed"): 1}  # once, however many turns
+    assert hub.stats.errors == {ErrorCode.ALREADY_DONE: 1}
 
 
 def test_heartbeat_pings_an_idle_connection_then_drops_it() -> None:
@@ -214,6 +216,8 @@ def test_resume_window_expiry_hands_the_seat_to_a_bot() -> None:
     late.send(Resume(ref=late.ref(), token=token, last_seq=a.proto.last_seq))
     error = late.expect(Error)
     assert error.code == ErrorCode.UNKNOWN_SESSION
+    assert hub.stats.bot_takeovers == {("sushi-go", "left"): 1}
+    assert hub.stats.resumes == 0
     # B and the bots finish the game.
     rng = random.Random(3)
     ended: GameEnded | None = None

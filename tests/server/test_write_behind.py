@@ -234,7 +234,7 @@ async def test_no_frame_is_written_before_the_writes_made_before_it_are_durable(
         before = list(self.waves)
         original(self)
         durable = self.hub.storage.durable
-        for mark, wave in before[: len(before) - len(self.waves)]:
+        for mark, _, wave in before[: len(before) - len(self.waves)]:
             if any(pending for _, pending, _ in wave):
                 written.append(mark)
                 if mark > durable:
@@ -298,7 +298,7 @@ async def test_results_wait_while_the_storage_declines(
         for _ in range(20):  # the loop goes on; nothing is written while the save is held
             await asyncio.sleep(0)
         assert hub.storage.held >= 1
-        assert server.waves and any(pending for _, pending, _ in server.waves[0][1])
+        assert server.waves and any(pending for _, pending, _ in server.waves[0][2])
         release.set()
         await asyncio.to_thread(holder.join)
         assert hub.storage.on_ready is not None

@@ -1,0 +1,42 @@
+"""Command-line pieces the client's commands share (`sushigo-client`, `sushigo-bot`,
+`sushigo-arena`, `sushigo-tournament`): argparse types that say what is wrong in one line."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from sushigo.engine import kinds
+
+from .address import AddressError, parse_address
+
+
+def address(text: str) -> tuple[str, int]:
+    """``host:port`` as an argparse type (`client.address.parse_address`)."""
+    try:
+        return parse_address(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def count(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high` (no upper bound: None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if high is None and value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}-{high}, got {value}")
+        return value
+
+    return parse
+
+
+def add_game(parser: argparse.ArgumentParser | argparse._ArgumentGroup, help: str) -> None:
+    """The ``--game KIND`` option: one of the installed games (`engine.kinds`), the first by
+    default."""
+    parser.add_argument("--game", choices=kinds(), default=kinds()[0], help=help)

@@ -1,0 +1,43 @@
+"""Installing the test games as a distribution installs a plug-in: a dist-info with its entry
+points on the path, and nothing else (the tests of the plain board and of the third game)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sushigo.engine import games
+
+GAMES = Path(__file__).resolve().parent
+"""This folder: the games' modules (`rps`)."""
+
+RPS_ENTRY_POINTS = """\
+[sushigo.rules]
+rps = rps:RULES
+
+[sushigo.wire]
+rps = rps:WIRE
+
+[sushigo.strategies]
+rps = rps:STRATEGIES
+"""
+"""Rock-paper-scissors' rules, wire and strategies (no board)."""
+
+
+def install_rps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str = RPS_ENTRY_POINTS
+) -> dict[str, str]:
+    """Install rock-paper-scissors with `entry_points` for this test (the registries read the
+    plug-ins again), and return the environment that installs it for a process started by the
+    test too. The caller calls `games.refresh()` once done."""
+    site = tmp_path / "site"
+    info = site / "rps_game-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rps-game\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    monkeypatch.syspath_prepend(str(GAMES))
+    monkeypatch.syspath_prepend(str(site))
+    games.refresh()
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(GAMES)])}
