@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import (
     Running,
@@ -25,7 +26,7 @@ from server_helpers import (
 )
 
 from sushigo.engine import GameOptions
-from sushigo.protocol import CURRENT_VERSION, ChatMessage
+from sushigo.protocol import CURRENT_VERSION, AdminBan, AdminDrain, ChatMessage
 from sushigo.protocol.about import package_version
 from sushigo.server.cli import main
 from sushigo.server.config import HubConfig
@@ -47,9 +48,9 @@ def samples(text: str) -> Samples:
 
 @asynccontextmanager
 async def with_metrics(
-    config: HubConfig | None = None,
+    config: HubConfig | None = None, admins: tuple[bytes, ...] = ()
 ) -> AsyncIterator[tuple[Running, str, int]]:
-    async with running_server(config=config) as running:
+    async with running_server(config=config, admins=admins) as running:
         metrics = MetricsServer(registry_for(running.server), running.server.unready)
         (host, port), *_ = await metrics.start("127.0.0.1", 0)
         try:
@@ -118,6 +119,25 @@ async def test_readiness_follows_draining_and_shutting_down() -> None:
         await running.server.stop()
         assert await http_get(host, port, "/readyz") == (503, "not ready: shutting down\n")
         assert await http_get(host, port, "/healthz") == (200, "ok\n")
+
+
+async def test_an_admin_s_drain_and_bans_show_in_readiness_and_metrics() -> None:
+    key = Ed25519PrivateKey.generate()
+    async with with_metrics(admins=(key.public_key().public_bytes_raw(),)) as (running, h, p):
+        root = await running.client("root", key=key)
+        await root.request(lambda ref: AdminDrain(ref=ref))
+        assert await http_get(h, p, "/readyz") == (503, "not ready: draining\n")
+        await root.request(lambda ref: AdminDrain(ref=ref, drain=False))
+        assert (await http_get(h, p, "/readyz"))[0] == 200
+        await root.request(lambda ref: AdminBan(ref=ref, target="127.0.0.3"))
+        reader, writer = await asyncio.open_connection(
+            running.host, running.port, local_addr=("127.0.0.3", 0)
+        )
+        assert await reader.read() != b""  # BANNED, then closed
+        writer.close()
+        refused = ("sushigo_connections_rejected_total", (("reason", "banned"),))
+        assert (await scrape(h, p))[refused] == 1
+        await root.close()
 
 
 async def test_the_endpoint_speaks_plain_http_and_nothing_else() -> None:
