@@ -17,7 +17,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
     ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
-    ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
+    ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
     ("games",),  # game adapters: rules, wire and bots by kind
@@ -33,7 +33,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history", "stats")
+CLOCKLESS += ("history", "stats", "results")
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 
