@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from openskill.models import PlackettLuce
 
 from sushigo.protocol import (
     Act,
@@ -65,10 +64,11 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
+from .results import game_results, rate
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
 from .stats import Stats
-from .storage import PlayerResult, Storage
+from .storage import Storage
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -589,22 +589,7 @@ class Hub:
 
     def game_finished(self, table: Table, signed: SignedRecord) -> None:
         """Store the record and results; update ratings of identified players."""
-        game = table.game
-        assert game is not None
-        scores, places = game.scores(), game.places()
-        results = [
-            PlayerResult(
-                player_id=seat.player_id
-                if seat.player_id and seat.player_id.startswith("k:")
-                else None,
-                name=seat.name or f"seat {seat.index}",
-                seat=seat.index,
-                score=scores[seat.index],
-                place=places[seat.index],
-            )
-            for seat in table.seats
-        ]
-        game_id = signed.signature[:16].hex()
+        game_id, results = game_results(table, signed)
         kind = table.settings.kind
         self.stats.count(self.stats.games_finished, kind)
         self.storage.finish_game(
@@ -618,7 +603,7 @@ class Hub:
         )
         forget(table)  # the storage retired the table's state with the record
         self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
-        self._rate(results, kind)
+        rate(self.storage, results, kind)
         self.desk.game_over(table)
         log.info(
             "game over at table %s (%s): %s",
@@ -628,21 +613,6 @@ class Hub:
         )
         self.seat_tokens(table)
         self.lobby.check_abandoned(table, self.now)
-
-    def _rate(self, results: list[PlayerResult], kind: str) -> None:
-        """Move the identified players' ratings at this game kind. The storage reads and writes
-        them in its own time (in the commit after this one), so the server never waits for it."""
-        rated = [(r.player_id, r.place) for r in results if r.player_id is not None]
-        if len(rated) < 2:
-            return
-        places: list[float] = [place for _, place in rated]
-
-        def rate(old: Sequence[tuple[float, float] | None]) -> list[tuple[float, float]]:
-            model = PlackettLuce()
-            teams = [[model.rating(mu=o[0], sigma=o[1]) if o else model.rating()] for o in old]
-            return [(t[0].mu, t[0].sigma) for t in model.rate(teams, ranks=places)]
-
-        self.storage.rate_game(kind, [player_id for player_id, _ in rated], rate)
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""

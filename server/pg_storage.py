@@ -50,7 +50,7 @@ from .pg_schema import (
     reason,
     redact,
 )
-from .storage import StorageError, TokenEntry, assemble_tables
+from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
 
@@ -142,7 +142,7 @@ _INSERT_TOKEN: Final = (
 )
 
 
-class PgStorage(PgRecords, PgModeration):
+class PgStorage(PgRecords, PgModeration, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -352,26 +352,6 @@ class PgStorage(PgRecords, PgModeration):
         if self._held or self._inflight is not None:
             self.flush(wait=True)
         self._call(self._run([write]), what)
-
-    @property
-    def held(self) -> int:
-        """How many writes wait for `flush` (not counting a commit under way)."""
-        return len(self._held)
-
-    @property
-    def mark(self) -> int:
-        """Writes held since opening."""
-        return self._mark
-
-    @property
-    def durable(self) -> int:
-        """How many of the first `mark` writes are committed."""
-        return self._durable
-
-    @property
-    def failing(self) -> bool:
-        """The last commit failed; the writes are held and retried with back-off."""
-        return self._failing
 
     def flush(self, *, wait: bool = False) -> bool:
         """Commit what is held. Without `wait`, hand it to the storage's thread and return

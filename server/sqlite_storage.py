@@ -66,7 +66,7 @@ from .sqlite_schema import (
     reason,
     scalar,
 )
-from .storage import StorageError, assemble_tables
+from .storage import StorageError, WriteCounts, assemble_tables
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteStorage"]
 
@@ -99,7 +99,7 @@ PURGE_ROWS: Final = 4096
 then go in one batch (see `Storage.purge_turns`)."""
 
 
-class SqliteStorage(SqliteRecords, SqliteModeration):
+class SqliteStorage(SqliteRecords, SqliteModeration, WriteCounts):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With
@@ -331,26 +331,6 @@ class SqliteStorage(SqliteRecords, SqliteModeration):
 
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
         self._hold(next(self._keys), (writes, None))
-
-    @property
-    def held(self) -> int:
-        """How many writes wait for `flush`."""
-        return len(self._held)
-
-    @property
-    def mark(self) -> int:
-        """Writes made since opening; a write made without write-behind counts once done."""
-        return self._mark
-
-    @property
-    def durable(self) -> int:
-        """How many of the first `mark` writes are committed."""
-        return self._durable
-
-    @property
-    def failing(self) -> bool:
-        """The last commit of held writes failed (they are still held)."""
-        return self._failing
 
     def flush(self, *, wait: bool = False) -> bool:
         """Commit every held write in one transaction. True when nothing is held any more.

@@ -12,42 +12,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-TURN_LATENCY_BOUNDS: tuple[float, ...] = (
-    0.001,
-    0.0025,
-    0.005,
-    0.01,
-    0.025,
-    0.05,
-    0.1,
-    0.25,
-    0.5,
-    1.0,
-    2.5,
-    5.0,
-    10.0,
-    30.0,
-    60.0,
-)
+
+def _one_two_five(first: int, last: int) -> tuple[float, ...]:
+    """1, 2.5 and 5 times each power of ten from 10**first to 10**last: buckets as Prometheus'
+    own defaults space them."""
+    return tuple(round(m * 10.0**e, 12) for e in range(first, last + 1) for m in (1, 2.5, 5))
+
+
+TURN_LATENCY_BOUNDS: tuple[float, ...] = (*_one_two_five(-3, 0), 10.0, 30.0, 60.0)
 """Upper bounds (seconds) of the buckets of a turn's latency, from its last commitment to its
 result: a few milliseconds with bots on a quiet server, a person's reveal round trip (fractions
 of a second), up to a turn timer's auto-pick."""
-STORAGE_WRITE_BOUNDS: tuple[float, ...] = (
-    0.0001,
-    0.00025,
-    0.0005,
-    0.001,
-    0.0025,
-    0.005,
-    0.01,
-    0.025,
-    0.05,
-    0.1,
-    0.25,
-    0.5,
-    1.0,
-    5.0,
-)
+STORAGE_WRITE_BOUNDS: tuple[float, ...] = (*_one_two_five(-4, -1), 1.0, 5.0)
 """Upper bounds (seconds) of the buckets of a storage write's latency: from a batch's writes
 being handed to the storage to their being durable (an SQLite commit takes microseconds, a
 PostgreSQL one a round trip; an outage seconds)."""

@@ -37,6 +37,7 @@ __all__ = [
     "StoredRecord",
     "StoredSanction",
     "TokenEntry",
+    "WriteCounts",
     "assemble_tables",
 ]
 
@@ -49,6 +50,37 @@ OWN_LADDERS: Final = ("sushi-roll",)
 
 RateFn = Callable[[Sequence[tuple[float, float] | None]], Sequence[tuple[float, float]]]
 """New ``(mu, sigma)`` per player from their current ratings (None: never rated), in order."""
+
+
+class WriteCounts:
+    """What both backends say of their held writes (write-behind: see `Storage`), from the counts
+    each keeps as it holds and commits them."""
+
+    _held: Mapping[object, object]
+    _mark: int
+    _durable: int
+    _failing: bool
+
+    @property
+    def held(self) -> int:
+        """How many writes wait for `flush` (not counting a commit under way)."""
+        return len(self._held)
+
+    @property
+    def mark(self) -> int:
+        """Writes made since opening (held ones too; one made without write-behind counts once
+        done)."""
+        return self._mark
+
+    @property
+    def durable(self) -> int:
+        """How many of the first `mark` writes are committed."""
+        return self._durable
+
+    @property
+    def failing(self) -> bool:
+        """The last commit of held writes failed: they are still held, and tried again."""
+        return self._failing
 
 
 class StorageError(Exception):

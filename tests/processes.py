@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import os
 import re
+import select
 import signal
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -94,3 +96,34 @@ async def server_process(db: Path | tuple[str, ...]) -> AsyncIterator[ServerProc
         yield server
     finally:
         await server.stop()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def kill_when_ready(
+    code: str, *args: str, timeout: float = 30, before: Callable[[], None] | None = None
+) -> None:
+    """Run Python `code` (with `args`) in a child process until it prints "ready", then (after
+    `before`, a look at its files while it lives) SIGKILL it: whatever it held and had not
+    committed is lost, as in a crash."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        readable, _, _ = select.select([child.stdout], [], [], timeout)
+        assert readable, "the child did not report in time"
+        assert child.stdout.readline() == "ready\n"
+        if before is not None:
+            before()
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

@@ -18,7 +18,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
-    ("lobby", "desk", "tournament", "resume", "limits", "names", "history"),  # lobby, caps, resume
+    ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
@@ -38,7 +38,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history", "stats", "admin", "moderation")
+CLOCKLESS += ("history", "stats", "results", "admin", "moderation")
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 

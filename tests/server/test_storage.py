@@ -4,17 +4,13 @@ every backend does is in test_storage_contract.py)."""
 from __future__ import annotations
 
 import hashlib
-import os
-import select
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from processes import kill_when_ready
 
 from sushigo.server import sqlite_storage as storage_module
 from sushigo.server.sqlite_storage import APPLICATION_ID, SCHEMA_VERSION, SqliteStorage
@@ -258,27 +254,13 @@ sys.stdin.read()  # wait to be killed, holding the connection open
 
 def test_committed_data_survives_sigkill(tmp_path: Path) -> None:
     path = tmp_path / "crash.db"
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(path)],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        readable, _, _ = select.select([child.stdout], [], [], 20)
-        assert readable, "the child did not report in time"
-        assert child.stdout.readline() == "ready\n"
+
+    def in_the_log_only() -> None:
         # The commits are still in the WAL, not checkpointed into the main file: recovery from
         # the log is what this test exercises.
         assert (tmp_path / "crash.db-wal").stat().st_size > 0
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=10) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+
+    kill_when_ready(_CHILD, str(path), before=in_the_log_only)
     with SqliteStorage(path) as storage:
         tables = dict(storage.load_tables())
         assert len(tables) == 49

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import select
-import signal
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from processes import kill_when_ready
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.database import open_storage
@@ -614,24 +610,7 @@ sys.stdin.read()  # wait to be killed
 def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(
     db_name: str, opener: Opener
 ) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, db_name],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        readable, _, _ = select.select([child.stdout], [], [], 30)
-        assert readable, "the child did not report in time"
-        assert child.stdout.readline() == "ready\n"
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=10) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    kill_when_ready(_CHILD, db_name)
     storage = opener(exclusive=True)  # the dead server's lock went with it
     tables = dict(storage.load_tables())
     assert len(tables) == 19
