@@ -59,7 +59,6 @@ from sushigo.protocol import (
     SignedRecord,
     TableView,
     Version,
-    server_seed_hash,
 )
 from sushigo.protocol.identity import player_id_for_key
 
@@ -343,17 +342,7 @@ class Admin:
         if game is None:
             return None
         scores = game.scores()
-        record = FairRecord(
-            game=table.adapter.kind,
-            table_id=table.table_id,
-            options=table.options,
-            server_seed=table.server_seed,
-            server_seed_hash=server_seed_hash(table.server_seed),
-            client_seeds=tuple(s for s in table.client_seeds if s is not None),
-            steps=tuple(table.steps),
-            scores=scores,
-        )
-        signed = self.hub.sign(record)
+        signed = self.hub.sign(table.record())
         game_id = signed.signature[:16].hex()
         places = places_by([(score,) for score in scores[: len(table.seats)]])
         results = [

@@ -280,13 +280,10 @@ class Table(Seating, SecretSteps, OpenSteps):
             return self.rng.choice(legal)
         return action if action in legal else self.rng.choice(legal)
 
-    def finish(self) -> None:
-        """The game is over: sign and store the record, tell everyone."""
-        game = self.game
-        assert game is not None and game.is_terminal()
-        self._move("game_over")
-        self.deadline = None
-        record = FairRecord(
+    def record(self) -> FairRecord:
+        """The game's record as it stands: every step played, the seeds, the scores so far (the
+        final ones once it is over; an aborted game's record ends before the game does)."""
+        return FairRecord(
             game=self.adapter.kind,
             table_id=self.table_id,
             options=self.options,
@@ -294,8 +291,16 @@ class Table(Seating, SecretSteps, OpenSteps):
             server_seed_hash=server_seed_hash(self.server_seed),
             client_seeds=tuple(s for s in self.client_seeds if s is not None),
             steps=tuple(self.steps),
-            scores=game.scores(),
+            scores=self.game.scores(),
         )
+
+    def finish(self) -> None:
+        """The game is over: sign and store the record, tell everyone."""
+        game = self.game
+        assert game is not None and game.is_terminal()
+        self._move("game_over")
+        self.deadline = None
+        record = self.record()
         packed = self.packed_steps  # the saved steps are the record's bytes of them
         steps = packed[1] if packed[0] == self.server_seed else None
         signed = self.host.sign(record, steps if steps and len(steps) == len(self.steps) else None)

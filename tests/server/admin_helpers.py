@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer
+from server_helpers import Clock, Peer, run_reads
 
 from sushigo.protocol import (
     ADMIN_REQUESTS,
@@ -31,7 +31,7 @@ from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.config import HubConfig
 from sushigo.server.hub import Hub
 from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import Storage, StorageError
+from sushigo.server.storage import Storage
 
 ADMIN_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 ADMIN_ID = player_id_for_key(ADMIN_KEY.public_key().public_bytes_raw())
@@ -82,24 +82,12 @@ def pid(key: Ed25519PrivateKey) -> str:
     return player_id_for_key(key.public_key().public_bytes_raw())
 
 
-def settle(hub: Hub, now: float) -> None:
-    """Run the database reads requests asked for, as the adapter's worker thread would."""
-    while hub.reads:
-        reads, hub.reads = hub.reads, []
-        for read in reads:
-            try:
-                result = read.job()
-            except StorageError as exc:
-                result = exc
-            hub.read_done(read, result, now)
-
-
 def ask(peer: Peer, request: ClientMessage) -> Any:
     """Send `request` (with a fresh ref) and return the answer that repeats its ref (skipping
     anything else that comes first)."""
     message = dataclasses.replace(request, ref=peer.ref())
     peer.send(message)
-    settle(peer.hub, peer.clock.now)
+    run_reads(peer.hub, peer.clock.now)
     seen: list[str] = []
     while (got := peer.next()) is not None:
         if getattr(got, "ref", None) == message.ref:

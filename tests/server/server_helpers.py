@@ -65,6 +65,7 @@ from sushigo.server.config import HubConfig
 from sushigo.server.hub import Hub
 from sushigo.server.session import Conn
 from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage import StorageError
 
 T = TypeVar("T")
 
@@ -139,6 +140,19 @@ class Clock:
                 deadline = self.hub.next_deadline()
             for peer in self.alive:
                 peer.keep_alive()
+
+
+def run_reads(hub: Hub, now: float) -> None:
+    """Run the database reads the requests asked for, as the adapter would in a worker thread,
+    and hand their results back (`Hub.read`)."""
+    while hub.reads:
+        reads, hub.reads = hub.reads, []
+        for read in reads:
+            try:
+                result = read.job()
+            except StorageError as exc:
+                result = exc
+            hub.read_done(read, result, now)
 
 
 def make_hub(config: HubConfig | None = None) -> tuple[Hub, Clock]:

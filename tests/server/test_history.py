@@ -8,7 +8,7 @@ import random
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, card_settings, hello, make_hub
+from server_helpers import Clock, Peer, card_settings, hello, make_hub, run_reads
 
 from sushigo.protocol import (
     CLIENT_LIMITS,
@@ -30,7 +30,6 @@ from sushigo.protocol import (
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.history import GUEST_GAMES
 from sushigo.server.hub import Hub
-from sushigo.server.storage import StorageError
 
 
 def play_game(peer: Peer, seed: int) -> GameEnded:
@@ -63,15 +62,7 @@ def guest(hub: Hub, clock: Clock, name: str) -> Peer:
 def settle(peer: Peer) -> None:
     """Run the database reads the requests asked for, as the adapter would in a worker thread,
     and hand their results back (`Hub.read`)."""
-    hub = peer.hub
-    while hub.reads:
-        reads, hub.reads = hub.reads, []
-        for read in reads:
-            try:
-                result = read.job()
-            except StorageError as exc:
-                result = exc
-            hub.read_done(read, result, peer.clock.now)
+    run_reads(peer.hub, peer.clock.now)
 
 
 def ask(peer: Peer, message: MyGames | GetRecord) -> GameList | GameRecord | Error:
