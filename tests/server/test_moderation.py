@@ -33,9 +33,9 @@ from sushigo.protocol import (
     Welcome,
 )
 from sushigo.server.config import HubConfig
+from sushigo.server.database import open_storage
 from sushigo.server.errors import TableError
 from sushigo.server.moderation import Moderation, ban_target, mute_target, sanction_message
-from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.storage import StoredSanction
 
 
@@ -172,9 +172,12 @@ def test_a_range_ban_spares_the_admin_s_own_session() -> None:
     assert refused_at_connect(hub, "192.0.2.1") is not None
 
 
-def test_bans_and_mutes_outlast_a_restart(tmp_path: Path) -> None:
-    db = str(tmp_path / "server.db")
-    hub, clock, wall = admin_hub(SqliteStorage(db, write_behind=True))
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_bans_and_mutes_outlast_a_restart(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    db = str(tmp_path / "server.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
+    hub, clock, wall = admin_hub(open_storage(db, write_behind=True))
     root = admin(hub, clock)
     player, key = keyed(hub, clock, "dan", "10.3.0.1")
     player.create(card_settings(2))
@@ -188,7 +191,7 @@ def test_bans_and_mutes_outlast_a_restart(tmp_path: Path) -> None:
     hub.storage.close()
 
     # A restarted server holds the seat's token: a ban made now must void it too.
-    hub, clock, _ = admin_hub(SqliteStorage(db, write_behind=True), wall=wall)
+    hub, clock, _ = admin_hub(open_storage(db, write_behind=True), wall=wall)
     hub.restore(clock.now)
     root = admin(hub, clock)
     ask(root, AdminBan(target="10.9.0.0/16"))
@@ -197,7 +200,7 @@ def test_bans_and_mutes_outlast_a_restart(tmp_path: Path) -> None:
     hub.storage.flush(wait=True)
     hub.storage.close()
 
-    hub, clock, _ = admin_hub(SqliteStorage(db), wall=wall)
+    hub, clock, _ = admin_hub(open_storage(db), wall=wall)
     hub.restore(clock.now)
     assert refused_at_connect(hub, "10.9.8.7") is not None
     back = Peer(hub, clock, address="10.3.0.1")
