@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from .pg_records import Skipped, results_of
+from .pg_records import PgPart, Skipped, results_of
 from .storage import AbortedGame, AuditRecord, PlayerResult, StoredSanction
 
 T = TypeVar("T")
@@ -39,20 +39,8 @@ _ABORT: Final = (
 )
 
 
-class PgModeration:
-    """What `PgStorage` stores for its admins. It supplies the members below."""
-
-    path: str
-    write_behind: bool
-
-    def _write(self, write: Any, what: str, key: object = None) -> None:
-        raise NotImplementedError
-
-    def _query(self, query: Callable[[Any], Awaitable[T]], what: str) -> T:
-        raise NotImplementedError
-
-    def _forget_table(self, table_id: str) -> None:
-        raise NotImplementedError
+class PgModeration(PgPart):
+    """What `PgStorage` stores for its admins."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
         raise NotImplementedError

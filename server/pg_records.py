@@ -48,9 +48,9 @@ class Batched:
         self.run = run
 
 
-class PgRecords:
-    """What `PgStorage` stores besides tables in progress and tokens. It supplies the members
-    below."""
+class PgPart:
+    """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
+    supplies these members."""
 
     path: str
     write_behind: bool
@@ -63,6 +63,10 @@ class PgRecords:
 
     def _forget_table(self, table_id: str) -> None:
         raise NotImplementedError
+
+
+class PgRecords(PgPart):
+    """What `PgStorage` stores besides tables in progress and tokens."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
         """`write` as a held write that, when PostgreSQL refuses it (a game stored already, a

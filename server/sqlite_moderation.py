@@ -8,12 +8,11 @@ log and aborted games only for an admin or a tool, off its event loop.
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from .sqlite_records import SqlitePart
 from .storage import AbortedGame, AuditRecord, PlayerResult, StoredSanction
 
 _SAVE_SANCTION: Final = (
@@ -26,21 +25,8 @@ _ADD_AUDIT: Final = (
 )
 
 
-class SqliteModeration:
-    """What `SqliteStorage` stores for its admins. It supplies the members below."""
-
-    path: str
-    write_behind: bool
-    _keys: itertools.count[int]
-
-    def _transaction(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
-
-    def _using(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
-
-    def _hold(self, key: object, write: Any) -> None:
-        raise NotImplementedError
+class SqliteModeration(SqlitePart):
+    """What `SqliteStorage` stores for its admins."""
 
     def _store_game(
         self,

@@ -35,14 +35,13 @@ _SAVE_TOKEN: Final = (
 _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
 
 
-class SqliteRecords:
-    """What `SqliteStorage` stores besides tables in progress. It supplies the members below."""
+class SqlitePart:
+    """A part of `SqliteStorage` (its records, its moderation): what it uses of the whole,
+    which supplies these members."""
 
     path: str
     write_behind: bool
-    _held_lock: threading.Lock
     _keys: itertools.count[int]
-    _turn_rows: dict[str, tuple[int, list[int]]]
 
     def _transaction(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         raise NotImplementedError
@@ -52,6 +51,13 @@ class SqliteRecords:
 
     def _hold(self, key: object, write: Any) -> None:
         raise NotImplementedError
+
+
+class SqliteRecords(SqlitePart):
+    """What `SqliteStorage` stores besides tables in progress."""
+
+    _held_lock: threading.Lock
+    _turn_rows: dict[str, tuple[int, list[int]]]
 
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
         raise NotImplementedError
