@@ -382,7 +382,8 @@ class Admin:
                 person.send(new if version is not None and version >= ANNOUNCE_VERSION else old)
                 reached += 1
         self._audit(session, "announce", "", text)
-        self._done(session, msg.ref, f"announced to {reached} people", reached)
+        people = "person" if reached == 1 else "people"
+        self._done(session, msg.ref, f"announced to {reached} {people}", reached)
 
     def _drain(self, conn: Conn, session: Session, msg: AdminDrain, now: float) -> None:
         name = self.hub.config.server_name
