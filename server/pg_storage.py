@@ -83,13 +83,17 @@ _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = $1"
 
 
 async def _save_tokens(storage: Any, conn: Any, tokens: list[tuple[Any, ...]]) -> None:
-    """Save tokens ``(hash, table_id, seat, expires_ms)`` in two statements whatever their
-    number (a crowd of players sitting down at once), as saving them one after the other would:
-    each revokes any earlier token of its seat, and an earlier one saved under its hash."""
+    """Save and delete tokens in two statements whatever their number (a crowd of players
+    leaving their tables and sitting down again at once), leaving the tokens as doing them one
+    after the other would: ``(hash, table_id, seat, expires_ms)`` saves a token, revoking any
+    earlier token of its seat and an earlier one under its hash; ``(hash,)`` deletes one."""
     hashes: set[bytes] = set()
     seats: set[tuple[str, int]] = set()
     kept: list[tuple[Any, ...]] = []
-    for token in reversed(tokens):  # a later save revokes an earlier one of its hash or seat
+    for token in reversed(tokens):  # a later save or delete undoes an earlier save it meets
+        if len(token) == 1:
+            hashes.add(token[0])
+            continue
         if token[0] not in hashes and (token[1], token[2]) not in seats:
             kept.append(token)
         hashes.add(token[0])
@@ -101,12 +105,12 @@ async def _save_tokens(storage: Any, conn: Any, tokens: list[tuple[Any, ...]]) -
         [table for table, _ in seats],
         [seat for _, seat in seats],
     )
-    columns = [list(column) for column in zip(*kept, strict=True)]
-    await conn.execute(
-        "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) "
-        "SELECT * FROM unnest($1::bytea[], $2::text[], $3::integer[], $4::bigint[])",
-        *columns,
-    )
+    if kept:
+        await conn.execute(
+            "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) "
+            "SELECT * FROM unnest($1::bytea[], $2::text[], $3::integer[], $4::bigint[])",
+            *[list(column) for column in zip(*kept, strict=True)],
+        )
 
 
 async def _save_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]]) -> None:
@@ -135,7 +139,7 @@ TABLES: Final = Batched(_save_tables)
 """The held write of a table's whole state (`PgStorage.save_table`)."""
 
 TOKENS: Final = Batched(_save_tokens)
-"""The held write of a saved token (`PgStorage.save_token`)."""
+"""The held write of a saved or deleted token (`PgStorage.save_token`, `delete_token`)."""
 
 _INSERT_TOKEN: Final = (
     "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) VALUES ($1, $2, $3, $4)"
@@ -615,7 +619,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
     def delete_token(self, token_hash: bytes) -> None:
         """Forget one token (no error if unknown)."""
         self._unremember(token_hash)
-        self._write((_DELETE_TOKEN, (token_hash,)), "delete token")
+        self._write((TOKENS, (token_hash,)), "delete token")
 
     def delete_tokens_for(self, table_id: str) -> None:
         """Forget every token of a table."""

@@ -565,6 +565,31 @@ def test_games_finished_together_are_each_stored_and_a_repeat_is_skipped(
     assert wb.find_token(h(b"t1")) is None and wb.find_token(h(b"t2")) is None
 
 
+def test_token_saves_and_deletes_held_together_end_as_one_after_another(opener: Opener) -> None:
+    storage = opener(write_behind=True)
+    storage.save_token(h(b"old"), "t9", 0, 5)
+    storage.flush(wait=True)
+    # A crowd leaving and sitting down again, in one batch.
+    storage.save_token(h(b"a"), "t1", 0, 10)
+    storage.delete_token(h(b"a"))
+    storage.save_token(h(b"b"), "t1", 0, 11)
+    storage.save_token(h(b"c"), "t2", 1, 12)
+    storage.delete_token(h(b"old"))
+    storage.save_token(h(b"c"), "t3", 0, 13)  # the same session at another table
+    storage.delete_token(h(b"nobody's"))
+    storage.save_token(h(b"d"), "t1", 0, 14)  # the seat's token replaced
+    storage.close()
+    again = opener()
+    found = {k: again.find_token(h(k)) for k in (b"old", b"a", b"b", b"c", b"d")}
+    assert found == {
+        b"old": None,
+        b"a": None,
+        b"b": None,
+        b"c": TokenEntry("t3", 0, 13),
+        b"d": TokenEntry("t1", 0, 14),
+    }
+
+
 def test_close_writes_what_is_held(opener: Opener) -> None:
     storage = opener(exclusive=True, write_behind=True)
     storage.save_table("t", b"kept")
