@@ -152,13 +152,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=version_text(PROG))
     p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
-    _key_option(p)
-    p.add_argument("--name", default="admin", help="the name to log in under (default admin)")
-    p.add_argument("--tls", action="store_true", help="connect with TLS (certificate pinned)")
-    p.add_argument("--known-hosts", type=Path, help="pinned TLS certificates file")
-    p.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds to wait for the server (default 10)"
-    )
+    _connection_options(p)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     tables = sub.add_parser("tables", help="every table")
     tables.add_argument("--game", default=None, help="only tables of this game")
@@ -193,6 +187,11 @@ def parser() -> argparse.ArgumentParser:
     drain.add_argument("--off", action="store_true")
     audit = sub.add_parser("audit", help="the audit log, newest first")
     audit.add_argument("--limit", type=_count, default=50)
+    # The same options after the command too (``sushigo-admin HOST:PORT tables --key K``): a
+    # person types them where they think of them. There they default to nothing, so that one
+    # given before the command stands.
+    for command in sub.choices.values():
+        _connection_options(command, defaults=False)
     return p
 
 
@@ -204,6 +203,40 @@ def _count(text: str) -> int:
     if not 1 <= value <= 500:
         raise argparse.ArgumentTypeError(f"must be 1-500, got {value}")
     return value
+
+
+def _connection_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """How to reach and log in to the server (without `defaults`: none of them set unless given,
+    for the options repeated after the command)."""
+
+    def default(value: Any) -> Any:
+        return value if defaults else argparse.SUPPRESS
+
+    p.add_argument(
+        "--key",
+        type=Path,
+        default=default(default_key()),
+        metavar="FILE",
+        help=f"the admin's Ed25519 key (default {default_key()})",
+    )
+    p.add_argument(
+        "--name", default=default("admin"), help="the name to log in under (default admin)"
+    )
+    p.add_argument(
+        "--tls",
+        action="store_true",
+        default=default(False),
+        help="connect with TLS (certificate pinned)",
+    )
+    p.add_argument(
+        "--known-hosts", type=Path, default=default(None), help="pinned TLS certificates file"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=default(10.0),
+        help="seconds to wait for the server (default 10)",
+    )
 
 
 def _key_option(p: argparse.ArgumentParser) -> None:

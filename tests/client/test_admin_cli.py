@@ -18,7 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from sushigo.client.admin import duration, main
+from sushigo.client.admin import duration, main, parser
 from sushigo.client.connection import Client, ConnectionLost
 from sushigo.client.identity import load_or_create_key
 from sushigo.protocol import Announcement, Error, ErrorCode, TableLeft, TableSettings
@@ -82,6 +82,26 @@ def test_usage_errors_exit_2_before_connecting(
         assert usage.value.code == 2, argv
         assert why in one_line(capsys.readouterr().err), argv
     assert not key.exists()  # nothing was made on the way
+
+
+def test_connection_options_may_follow_the_command_too() -> None:
+    """``sushigo-admin HOST:PORT tables --key K`` as well as ``--key K HOST:PORT tables``; one
+    given before the command is not undone by the command's defaults."""
+    after = parser().parse_args(["h:1", "tables", "--key", "k.pem", "--timeout", "3", "--tls"])
+    assert (after.key, after.timeout, after.tls, after.command) == (
+        Path("k.pem"),
+        3.0,
+        True,
+        "tables",
+    )
+    before = parser().parse_args(["--key", "k.pem", "--name", "root", "h:1", "kick", "s3"])
+    assert (before.key, before.name, before.timeout, before.tls) == (
+        Path("k.pem"),
+        "root",
+        10.0,
+        False,
+    )
+    assert before.target == "s3"
 
 
 def test_durations() -> None:
