@@ -44,7 +44,6 @@ from sushigo.protocol import (
     AuditEntry,
     AuditList,
     ChatMessage,
-    Error,
     ErrorCode,
     FairRecord,
     Message,
@@ -67,7 +66,7 @@ from .errors import TableError
 from .lobby import Lobby
 from .moderation import BAN, MUTE, Moderation, ban_target, mute_target, sanction_message
 from .session import Conn, Session
-from .storage import AuditRecord, PlayerResult, Storage, StorageError, StoredSanction
+from .storage import AuditRecord, PlayerResult, Storage, StoredSanction
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -93,8 +92,17 @@ class AdminHost(Protocol):
     def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
         """End a session now: its connection told why and closed, its seat to a bot."""
 
-    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it."""
+    def read(
+        self,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        session: Session,
+        ref: int,
+        what: str,
+    ) -> None:
+        """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
+        session is told `what` cannot be read now)."""
 
     def sign(self, record: FairRecord, steps: Any = None) -> SignedRecord:
         """Sign a record with the server's key."""
@@ -234,20 +242,17 @@ class Admin:
         storage, offset, limit = self.hub.storage, msg.offset, msg.limit
 
         def then(result: Any, now: float) -> None:
-            if isinstance(result, StorageError):
-                session.send(
-                    Error(
-                        ref=msg.ref,
-                        code=ErrorCode.INTERNAL_ERROR,
-                        message="the audit log cannot be read now: try again later",
-                    )
-                )
-                return
             entries = tuple(_entry(e) for e in result[:limit])
             more = len(result) > limit
             session.send(AuditList(ref=msg.ref, entries=entries, offset=offset, more=more))
 
-        self.hub.read(lambda: storage.audit_log(limit + 1, offset), then)
+        self.hub.read(
+            lambda: storage.audit_log(limit + 1, offset),
+            then,
+            session=session,
+            ref=msg.ref,
+            what="the audit log",
+        )
 
     # -- acting ------------------------------------------------------------------------------------
 

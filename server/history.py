@@ -33,7 +33,7 @@ from sushigo.protocol import (
 )
 
 from .session import Conn, Session
-from .storage import RecordSummary, Storage, StorageError
+from .storage import RecordSummary, Storage
 
 GUEST_GAMES = 20
 """The games of a guest's session remembered (the oldest are forgotten past it)."""
@@ -49,9 +49,17 @@ class HistoryHost(Protocol):
     storage: Storage
     server_key: bytes
 
-    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
-        """Run the database read `job` off the event loop, then ``then(result, now)`` on it
-        (the result: `job`'s value, or the `StorageError` it raised)."""
+    def read(
+        self,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        session: Session,
+        ref: int,
+        what: str,
+    ) -> None:
+        """Run the database read `job` off the event loop, then ``then(result, now)`` on it with
+        its value (or the session is told `what` cannot be read now)."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said) when it
@@ -106,15 +114,12 @@ class History:
             return games, len(page) > msg.limit
 
         def then(result: Any, now: float) -> None:
-            if isinstance(result, StorageError):
-                session.send(_unreadable(msg.ref))
-                return
             games, more = result
             session.send(
                 GameList(ref=msg.ref, games=tuple(games), offset=start, more=more, guest=guest)
             )
 
-        self.hub.read(job, then)
+        self.hub.read(job, then, session=session, ref=msg.ref, what="your games")
 
     def _get_record(self, conn: Conn, session: Session, msg: GetRecord, now: float) -> None:
         if not self.hub.charge(conn, RECORD_TOKENS, now, msg.ref):
@@ -125,9 +130,6 @@ class History:
         guest_seat = next((s for g, s in kept if g == game_id), None)
 
         def then(stored: Any, now: float) -> None:
-            if isinstance(stored, StorageError):
-                session.send(_unreadable(msg.ref))
-                return
             seat = None
             if stored is not None:
                 seat = guest_seat if guest else _seat(stored, player_id)
@@ -149,16 +151,13 @@ class History:
         if guest and guest_seat is None:
             then(None, now)  # not one of this guest's: no need to ask the database
             return
-        self.hub.read(lambda: storage.get_record(game_id), then)
-
-
-def _unreadable(ref: int) -> Error:
-    """The answer when the database cannot be read now."""
-    return Error(
-        ref=ref,
-        code=ErrorCode.INTERNAL_ERROR,
-        message="your games cannot be read now: try again later",
-    )
+        self.hub.read(
+            lambda: storage.get_record(game_id),
+            then,
+            session=session,
+            ref=msg.ref,
+            what="your games",
+        )
 
 
 def _seat(game: RecordSummary, player_id: str) -> int | None:

@@ -68,7 +68,7 @@ from .results import game_results, rate
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
 from .stats import Stats
-from .storage import Storage
+from .storage import Storage, StorageError
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -80,7 +80,13 @@ class Read(NamedTuple):
     job: Callable[[], Any]
     """Runs in a worker thread: the read itself."""
     then: Callable[[Any, float], None]
-    """Runs on the event loop with the job's value (or its `StorageError`) and the time."""
+    """Runs on the event loop with the job's value and the time."""
+    session: Session
+    """Who asked: told when the database cannot be read."""
+    ref: int
+    """The request's ref."""
+    what: str
+    """What was read, for that answer ("the leaderboard")."""
 
 
 class Hub:
@@ -136,16 +142,35 @@ class Hub:
         """Reads of the database that requests asked for, for the adapter to run off the event
         loop (`read`)."""
 
-    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
-        """Read the database for a request without waiting for it here: the adapter runs `job`
-        away from the event loop (a worker thread) and calls ``then(result, now)`` back on it,
-        the result being `job`'s value or the `StorageError` it raised. A server that serves
-        never waits on a database read (PostgreSQL may be slow, or away)."""
-        self.reads.append(Read(job, then))
+    def read(
+        self,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        session: Session,
+        ref: int,
+        what: str,
+    ) -> None:
+        """Read the database for `session`'s request `ref` without waiting for it here: the
+        adapter runs `job` away from the event loop (a worker thread) and calls
+        ``then(result, now)`` back on it with `job`'s value. When the job raises `StorageError`
+        the session is told that `what` cannot be read now (INTERNAL_ERROR) instead. A server
+        that serves never waits on a database read (PostgreSQL may be slow, or away)."""
+        self.reads.append(Read(job, then, session, ref, what))
 
     def read_done(self, read: Read, result: Any, now: float) -> None:
-        """The adapter's call back with a read's result."""
+        """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
         self.now = now
+        if isinstance(result, StorageError):
+            log.warning("%s cannot be read: %s", read.what, result)
+            read.session.send(
+                Error(
+                    ref=read.ref,
+                    code=ErrorCode.INTERNAL_ERROR,
+                    message=f"{read.what} cannot be read now: try again later",
+                )
+            )
+            return
         try:
             read.then(result, now)
         except TableError as exc:  # the request failed after all: the reply says why

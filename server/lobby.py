@@ -22,7 +22,6 @@ from sushigo.protocol import (
     ChatMessage,
     Commit,
     CreateTable,
-    Error,
     ErrorCode,
     GetLeaderboard,
     JoinTable,
@@ -58,7 +57,7 @@ from .moderation import Moderation, sanction_message
 from .names import Names, clean_name
 from .seating import TableHost
 from .session import Conn, Session, new_token
-from .storage import LeaderboardEntry, Storage, StorageError
+from .storage import LeaderboardEntry, Storage
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -92,8 +91,17 @@ class LobbyHost(TableHost, Protocol):
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
 
-    def read(self, job: Callable[[], Any], then: Callable[[Any, float], None]) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it."""
+    def read(
+        self,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        session: Session,
+        ref: int,
+        what: str,
+    ) -> None:
+        """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
+        session is told `what` cannot be read now)."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
@@ -142,15 +150,6 @@ class Lobby:
             )
 
         def then(result: Any, now: float) -> None:
-            if isinstance(result, StorageError):
-                session.send(
-                    Error(
-                        ref=msg.ref,
-                        code=ErrorCode.INTERNAL_ERROR,
-                        message="the leaderboard cannot be read now: try again later",
-                    )
-                )
-                return
             top, (total, rank, mine) = result
             session.send(
                 Leaderboard(
@@ -162,7 +161,7 @@ class Lobby:
                 )
             )
 
-        self.hub.read(job, then)
+        self.hub.read(job, then, session=session, ref=msg.ref, what="the leaderboard")
 
     def handle(self, conn: Conn, session: Session, msg: Message, now: float) -> bool:
         """Answer `msg`; False when it is not a lobby or table request."""

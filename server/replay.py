@@ -251,6 +251,8 @@ def _from_server(args: argparse.Namespace) -> int:
 
 
 def _call(command: list[str]) -> int:
+    """Run one of the client's programs (``python -m MODULE ...``) and wait for it; its exit
+    code."""
     try:
         return subprocess.run(command, check=False).returncode
     except KeyboardInterrupt:
@@ -273,12 +275,7 @@ def view(path: Path, server_key: bytes | None) -> int:
     command = [sys.executable, "-m", VIEWER, str(path)]
     if server_key is not None:
         command += ["--key", server_key.hex()]
-    try:
-        return subprocess.run(command, check=False).returncode
-    except KeyboardInterrupt:
-        return 1
-    except OSError as exc:
-        raise ReplayError(f"cannot start the viewer: {exc.strerror or exc}") from None
+    return _call(command)
 
 
 def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | None) -> int:

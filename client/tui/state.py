@@ -321,4 +321,10 @@ class AppState:
             if snap is not None and snap.deadline_ms:
                 self.deadline = self.now() + snap.deadline_ms / 1000
         where = f" at seat {self.seat + 1}" if self.seat is not None else ""
-        self.say(f"reconnected: the session is back{where}")
+        board = self.board
+        if board is not None and self.in_game and board.waiting:
+            # The step is ours to play again (a restarted server asks for it afresh): say so
+            # where the prompt would have been, or the player may wait for the turn timer.
+            self.say(f"reconnected{where} · {board.default_status()}")
+        else:
+            self.say(f"reconnected: the session is back{where}")

@@ -104,7 +104,7 @@ def _our_tray(screen: str) -> str:
 
 async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path) -> None:
     """The `sushigo-server` process is killed (SIGKILL) mid-game and started again: the screen
-    says the connection was lost, then that the session is back, never shows an exception, and
+    says the connection was lost, then that it is back and our pick is wanted, never shows an exception, and
     the game goes on from the turn it was at."""
     process = ServerProcess(tmp_path / "server.db")
 
@@ -123,7 +123,8 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         await process.kill()
         await until(lambda s: "reconnecting" in s, "the drop on the status line")
         await process.start()
-        screen = await until(lambda s: "session is back" in s, "the resume")
+        # Our pick is wanted again, and the status line says so where the prompt was.
+        screen = await until(lambda s: "reconnected at seat 1 · your pick" in s, "the resume")
         # Back at the turn it was at, with the hand to choose from again.
         assert "turn 2/10" in screen and "Your hand" in screen and "▸ 1" in screen
         assert "xception" not in screen
