@@ -102,6 +102,7 @@ _turn_seconds = _number(
     "turn time is 0-600 seconds (0: no timer), got {value}",
 )
 _rate = _number(float, "a number", 0.001, 1e9, "must be 0.001-1e9, got {text}")
+_rate_or_off = _number(float, "a number", 0, 1e9, "must be 0 (no limit) to 1e9, got {text}")
 _chat_chars = _number(
     int,
     "a whole number",
@@ -201,7 +202,7 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("max_connections", "N", "connections open at once, in all"),
     ("max_per_address", "N", "connections open at once from one IP address"),
     ("max_unidentified_per_address", "N", "connections from one address not yet logged in"),
-    ("connect_rate_per_address", "R", "new connections a second from one address, sustained"),
+    ("connect_rate_per_address", "O", "new connections a second from one address (0: no limit)"),
     ("connect_burst_per_address", "R", "new connections from one address at once"),
     ("handshake_seconds", "S", "from connecting to logged in (HELLO and login)"),
     ("frame_seconds", "S", "from a frame's first byte to its last"),
@@ -225,13 +226,14 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("token_lifetime_ms", "H", "a seated player's resume token survives restarts this long"),
     ("chat_max_chars", "C", "the longest chat message, in characters (1-500)"),
 )
-"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds, R: a positive number, H:
+"""The limit flags: `HubConfig` field, kind (N: a count, S: seconds, R: a positive number, O: one or 0 for none, H:
 hours, kept in milliseconds, C: a chat message's length) and what it bounds. Each field's flag is its name with dashes
 (`flag`)."""
 _KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     "N": (_positive_int, "N"),
     "S": (_seconds, "S"),
     "R": (_rate, "R"),
+    "O": (_rate_or_off, "R"),
     "H": (_hours_ms, "HOURS"),
     "C": (_chat_chars, "N"),
 }

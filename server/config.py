@@ -25,9 +25,11 @@ class HubConfig:
     max_unidentified_per_address: int = 32
     """Connections from one address that have not logged in yet (an honest client is there for
     milliseconds; the handshake deadline ends the rest)."""
-    connect_rate_per_address: float = 50.0
+    connect_rate_per_address: float = 0.0
     """New connections a second from one address, sustained (a client that reconnects in a
-    loop, or a scan, is refused past it)."""
+    loop, or a scan, is refused past it); 0, the default, sets no such limit: a flood from one
+    address would use up the rate of every honest player behind it (a NAT), and the other bounds
+    already keep what a flood costs small (issue 21's flood: scripts/bench_flood.py)."""
     connect_burst_per_address: float = 256.0
     """New connections from one address at once: as many as `max_per_address`, so all of a
     NAT's players may come back together after a restart."""

@@ -58,7 +58,7 @@ class Limits:
             return "full", f"the server is full ({connections} connections)"
         # Every attempt counts, refused or not: a client reconnecting in a loop is slowed down
         # whatever else refuses it.
-        if not self._arrived(address, now):
+        if cfg.connect_rate_per_address > 0 and not self._arrived(address, now):
             return "rate", (
                 f"more than {cfg.connect_rate_per_address:g} new connections a second from your"
                 " address (the server's --connect-rate-per-address): try again in a moment"
