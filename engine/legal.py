@@ -207,18 +207,37 @@ def _new_entry(action: Action) -> Entry:
     return action, taken, cards + nigiri, special
 
 
+# The entries of every action without a dummy pick, made now: a legal set is then built by C-level
+# look-ups alone (`_compute`; a long game keeps meeting hands it has not seen, chopsticks pairs
+# above all, so building sets stays on the hot path). Those with a dummy pick are made when first
+# met (thousands, and only in the two-player variant).
+for _action in [*_SINGLE, *(p for row in _PAIR for p in row)]:
+    _entry(_action)
+_known_entry = _ENTRIES.__getitem__
+
+
 def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
-    kinds = [card for card in CARDS if count(code, card)]
+    kinds = [card for card in CARDS if code >> (card << 2) & 15]
     own = [_SINGLE[card] for card in kinds]
     if chopsticks and size >= (3 if controls_dummy else 2):
-        own += [_PAIR[a][b] for a in kinds for b in kinds if a != b or count(code, a) >= 2]
+        # The pairs (a, b) by a then b, both in the hand (a twice for a == b): by rows of C-level
+        # look-ups, a itself left out of its row when the hand holds one only.
+        for i, a in enumerate(kinds):
+            row = _PAIR[a].__getitem__
+            if code >> (a << 2) & 15 >= 2:
+                own += map(row, kinds)
+            else:
+                own += map(row, kinds[:i])
+                own += map(row, kinds[i + 1 :])
     if controls_dummy:
         out = []
         for action in own:
             left = code - sum(1 << (c << 2) for c in action.cards)
             out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
         own = out
-    found = LegalSet((action, _entry(action)) for action in own)
+        found = LegalSet(zip(own, map(_entry, own)))  # noqa: B905 (equal lengths)
+    else:
+        found = LegalSet(zip(own, map(_known_entry, own)))  # noqa: B905 (equal lengths)
     found.actions = tuple(own)
     return found
 
