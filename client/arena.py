@@ -35,9 +35,8 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
-from sushigo.client.args import add_game, count
+from sushigo.client.args import add_game, add_version, count
 from sushigo.engine import EngineError, IllegalActionError, kinds, rules
-from sushigo.protocol.about import version_text
 
 
 class ArenaError(Exception):
@@ -123,9 +122,15 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         if every_legal is not None and len(blinds) == n:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
+            everyone = tuple(range(n))
             while acting := to_act():
                 step_legal = every_legal()
-                step([blinds[s](step_legal[i], rngs[s]) for i, s in enumerate(acting)])
+                # zip without strict=True (equal lengths): keyword arguments take a slow call path.
+                if acting == everyone:  # Sushi Go!: every seat at every step
+                    picks = [b(a, r) for b, r, a in zip(blinds, rngs, step_legal)]  # noqa: B905
+                else:
+                    picks = [blinds[s](a, rngs[s]) for s, a in zip(acting, step_legal)]  # noqa: B905
+                step(picks)
         while acting := to_act():
             actions = []
             for seat in acting:
@@ -276,7 +281,7 @@ def _parser() -> argparse.ArgumentParser:
         "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
         "Ratings are openskill PlackettLuce mu.",
     )
-    parser.add_argument("--version", action="version", version=version_text("sushigo-arena"))
+    add_version(parser)
     parser.add_argument(
         "--strategies", required=True, help="comma-separated strategies, rotated over the seats"
     )

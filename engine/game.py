@@ -36,6 +36,7 @@ from .legal import (
     LegalSet,
     exact_set,
     pack,
+    presence_sets,
     refusal,
     turn_sets,
     unpack,
@@ -424,6 +425,12 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             # keys are the bare hands while no seat has chopsticks ready).
             keys = self._chop_keys
             sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+            if None not in sets:
+                self._legal = sets  # type: ignore[assignment]  # None was just ruled out
+                return events
+        elif not any(self._chop_keys):
+            # Bigger hands, no chopsticks ready: the legal sets by the kinds each hand holds.
+            sets = presence_sets(hands)
             if None not in sets:
                 self._legal = sets  # type: ignore[assignment]  # None was just ruled out
                 return events

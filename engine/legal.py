@@ -110,7 +110,7 @@ def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> L
         twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
         key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
     else:
-        key = (code | code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
+        key = ((t := code | code >> 1) | t >> 2) & _LOW_BITS  # see `presence_sets`
     found = cache.get(key)
     if found is None:
         if len(cache) >= _CACHE_LIMIT:
@@ -145,10 +145,7 @@ def turn_sets(
     if small:
         found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
     elif controller is None and not any(chop_keys):
-        get = _CACHE.get
-        low = _LOW_BITS
-        # `legal_set`'s key without chopsticks, for every seat in one comprehension.
-        found = [get((c | c >> 1 | c >> 2 | c >> 3) & low) for c in hands]
+        found = presence_sets(hands)
     else:
         found = [None] * len(hands)
     if controller is None and None not in found:
@@ -165,6 +162,18 @@ def turn_sets(
                 _EXACT[code | chop_keys[s]] = cached
         out.append(cached)
     return out
+
+
+def presence_sets(hands: list[int]) -> list[LegalSet | None]:
+    """Every seat's legal set without chopsticks or the dummy, from the shared cache by which
+    kinds the hand holds (None where it is not cached yet), in one comprehension.
+
+    A kind is present when any bit of its nibble is: `t = code | code >> 1` folds each nibble's
+    bits 1 and 3 onto bits 0 and 2, and `t | t >> 2` bit 2 onto bit 0 (five operations on a
+    two-digit int rather than seven; each makes a new int)."""
+    get = _CACHE.get
+    low = _LOW_BITS
+    return [get(((t := c | c >> 1) | t >> 2) & low) for c in hands]
 
 
 NIGIRI_SHIFT = 4 * NUM_KINDS
