@@ -419,18 +419,16 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._hands = hands = after
         self._turn += 1
         if self._dummy_pile:
-            self._dummy_draw()
-        elif size <= EXACT_MAX_SIZE:
-            # `_begin_turn`, inlined for the common case: every hand in the exact cache (whose
-            # keys are the bare hands while no seat has chopsticks ready).
+            self._dummy_draw()  # (the dummy variant: its pile runs out only on a round's last turn)
+        else:
+            # `_begin_turn`, inlined for the common case: every hand's legal set cached, in the
+            # exact cache (whose keys are the bare hands while no seat has chopsticks ready) or,
+            # for bigger hands, by the kinds each holds.
             keys = self._chop_keys
-            sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
-            if None not in sets:
-                self._legal = sets  # type: ignore[assignment]  # None was just ruled out
-                return events
-        elif not any(self._chop_keys):
-            # Bigger hands, no chopsticks ready: the legal sets by the kinds each hand holds.
-            sets = presence_sets(hands)
+            if size <= EXACT_MAX_SIZE:
+                sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+            else:
+                sets = presence_sets(hands, keys)
             if None not in sets:
                 self._legal = sets  # type: ignore[assignment]  # None was just ruled out
                 return events

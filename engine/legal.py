@@ -144,8 +144,8 @@ def turn_sets(
     found: list[LegalSet | None]
     if small:
         found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
-    elif controller is None and not any(chop_keys):
-        found = presence_sets(hands)
+    elif controller is None:
+        found = presence_sets(hands, chop_keys)
     else:
         found = [None] * len(hands)
     if controller is None and None not in found:
@@ -164,16 +164,25 @@ def turn_sets(
     return out
 
 
-def presence_sets(hands: list[int]) -> list[LegalSet | None]:
-    """Every seat's legal set without chopsticks or the dummy, from the shared cache by which
-    kinds the hand holds (None where it is not cached yet), in one comprehension.
+def presence_sets(hands: list[int], chop_keys: list[int]) -> list[LegalSet | None]:
+    """Every seat's legal set for hands of two cards or more, none the dummy's controller's, from
+    `legal_set`'s cache (None where it is not cached yet), in one comprehension: its keys without
+    `legal_set`'s call for each seat. `chop_keys` as for `turn_sets`.
 
     A kind is present when any bit of its nibble is: `t = code | code >> 1` folds each nibble's
     bits 1 and 3 onto bits 0 and 2, and `t | t >> 2` bit 2 onto bit 0 (five operations on a
-    two-digit int rather than seven; each makes a new int)."""
+    two-digit int rather than seven; each makes a new int). With chopsticks ready the key also
+    says which kinds the hand holds twice or more (any of bits 1 to 3)."""
     get = _CACHE.get
     low = _LOW_BITS
-    return [get(((t := c | c >> 1) | t >> 2) & low) for c in hands]
+    if not any(chop_keys):
+        return [get(((t := c | c >> 1) | t >> 2) & low) for c in hands]
+    return [
+        get((c & low | (w := (c >> 1 | c >> 2 | c >> 3) & low)) | w << 1 | _CHOP_KEY)
+        if k
+        else get(((t := c | c >> 1) | t >> 2) & low)
+        for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
+    ]
 
 
 NIGIRI_SHIFT = 4 * NUM_KINDS
