@@ -77,7 +77,7 @@ def seat_rng(master: int, index: int, seat: int) -> random.Random:
     digest = hashlib.sha256(f"sushigo/arena/v1/{master}/{index}/seat/{seat}".encode()).digest()
     rng = _new_random(_Random)
     _seed_random(rng, int.from_bytes(digest[:8], "big"))
-    rng.gauss_next = None
+    rng.gauss_next = None  # type: ignore[attr-defined]  # (set by __init__; typeshed omits it)
     return rng
 
 
