@@ -89,14 +89,19 @@ def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ..
 # -- playing (in worker processes) --------------------------------------------------------------
 
 _FACTORIES: dict[tuple[str, str], Callable[[], Any]] = {}
+_BY_SPECS: dict[tuple[str, tuple[str, ...]], dict[str, Callable[[], Any]]] = {}
+"""`_factories`' answers, by game and specs: every game of a run asks for the same ones."""
 
 
 def _factories(specs: Sequence[str], game: str) -> dict[str, Callable[[], Any]]:
     """A factory per spec, for the strategy names' implementation for `game` (cached)."""
-    for spec in specs:
-        if (game, spec) not in _FACTORIES:
-            _FACTORIES[game, spec] = strategy_factory(spec, clock=time.perf_counter, game=game)
-    return {spec: _FACTORIES[game, spec] for spec in specs}
+    found = _BY_SPECS.get((game, specs := tuple(specs)))
+    if found is None:
+        for spec in specs:
+            if (game, spec) not in _FACTORIES:
+                _FACTORIES[game, spec] = strategy_factory(spec, clock=time.perf_counter, game=game)
+        found = _BY_SPECS[game, specs] = {spec: _FACTORIES[game, spec] for spec in specs}
+    return found
 
 
 def play_game(config: ArenaConfig, index: int) -> GameResult:
