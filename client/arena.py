@@ -104,6 +104,26 @@ def _factories(specs: Sequence[str], game: str) -> dict[str, Callable[[], Any]]:
     return found
 
 
+_LINEUPS: dict[
+    tuple[tuple[str, ...], str, int], list[tuple[tuple[str, ...], list[Callable[[], Any]]]]
+] = {}
+
+
+def _lineups(
+    specs: tuple[str, ...], game: str, players: int
+) -> list[tuple[tuple[str, ...], list[Callable[[], Any]]]]:
+    """Each of a run's lineups (game g plays number g mod the number of specs) with the factory of
+    each seat's strategy (cached: every game of a run takes one)."""
+    found = _LINEUPS.get((specs, game, players))
+    if found is None:
+        factories = _factories(specs, game)
+        found = _LINEUPS[specs, game, players] = [
+            (names, [factories[name] for name in names])
+            for names in (lineup(specs, players, offset) for offset in range(len(specs)))
+        ]
+    return found
+
+
 def play_game(config: ArenaConfig, index: int) -> GameResult:
     """Play game `index` of the run with fresh strategy instances: at every step, each seat that
     acts chooses from its own observation (Sushi Go!: every seat; Sushi Roll: the mover, one
@@ -117,9 +137,8 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
     """
     game = rules(config.game).new_game(config.options, game_seed(config.seed, index))
     n = game.players
-    names = lineup(config.strategies, n, index)
-    factories = _factories(config.strategies, config.game)
-    bots = [factories[name]() for name in names]
+    names, factories = _lineups(config.strategies, config.game, n)[index % len(config.strategies)]
+    bots = [make() for make in factories]
     rngs = [seat_rng(config.seed, index, seat) for seat in range(n)]
     for bot in bots:
         # Fresh instances need no reset, but a strategy may expect the call (it is optional).
@@ -127,16 +146,11 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         if callable(reset):
             reset()
     legal, observe, step, to_act = game.legal_actions, game.observation, game.step, game.to_act
-    # Per seat: (a blind chooser or None, the full chooser, the seat's generator).
-    seats = [
-        (getattr(bot, "choose_legal", None), bot.choose, rng)
-        for bot, rng in zip(bots, rngs, strict=True)
-    ]
+    blinds = [getattr(bot, "choose_legal", None) for bot in bots]
     every_legal = getattr(game, "legal_actions_by_seat", None)
     acting: tuple[int, ...] = ()
     try:
-        blinds = [blind for blind, _, _ in seats if blind is not None]
-        if every_legal is not None and len(blinds) == n:
+        if every_legal is not None and None not in blinds:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
             everyone = tuple(range(n))
@@ -151,11 +165,11 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         while acting := to_act():
             actions = []
             for seat in acting:
-                blind, choose, rng = seats[seat]
+                blind, rng = blinds[seat], rngs[seat]
                 if blind is not None:
                     actions.append(blind(legal(seat), rng))
                 else:
-                    actions.append(choose(observe(seat), legal(seat), rng))
+                    actions.append(bots[seat].choose(observe(seat), legal(seat), rng))
             step(actions)
     except IllegalActionError as exc:
         culprits = [exc.seat] if exc.seat is not None else acting

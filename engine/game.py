@@ -550,8 +550,9 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._open_wasabi = [0] * t
         self._chop = [0] * t
         self._chop_keys = [0] * t
-        for tableau in self._tableaus:
-            tableau.clear()
+        if any(self._tableaus):  # (built only for observations: the arena never asks)
+            for tableau in self._tableaus:
+                tableau.clear()
         self._shown = len(self._history)
         self._controller = None
         events.append(self._scored(points, map(sum, points)))
@@ -567,5 +568,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._legal = [NO_ACTIONS] * self._n
         self._decide(self._pudding_points)
         events.append(
-            GameOver(self._pudding_points, tuple(self._scores), self._places, self._winners)
+            _tuple_new(
+                GameOver, (self._pudding_points, tuple(self._scores), self._places, self._winners)
+            )
         )
