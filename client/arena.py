@@ -146,7 +146,7 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         if callable(reset):
             reset()
     legal, observe, step, to_act = game.legal_actions, game.observation, game.step, game.to_act
-    blinds = [getattr(bot, "choose_legal", None) for bot in bots]
+    blinds: list[Any] = [getattr(bot, "choose_legal", None) for bot in bots]
     every_legal = getattr(game, "legal_actions_by_seat", None)
     acting: tuple[int, ...] = ()
     try:

@@ -34,6 +34,7 @@ from .legal import (
     ONE_CHOPSTICKS,
     ONE_WASABI,
     LegalSet,
+    entry_of,
     exact_set,
     pack,
     presence_sets,
@@ -65,7 +66,7 @@ _ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
-_get = dict.get
+_contains = operator.contains
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
 """The packed code of one card of each kind."""
@@ -263,13 +264,13 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action `seat` may take this turn (empty once the game is over)."""
         if type(seat) is int and 0 <= seat < self._n:
-            return self._legal[seat].actions
+            return self._legal[seat]
         raise self._no_seat(seat)
 
     def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
         """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
         for all of them every turn, as the arena does)."""
-        return tuple([found.actions for found in self._legal])
+        return tuple(self._legal)
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
@@ -363,16 +364,19 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         n = self._n
         if len(actions) != n:
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
-        # Check everything first: nothing below may raise once the state starts changing. An
-        # action is legal exactly when this turn's legal set indexes it (one C-level map over the
-        # seats), and its entry is (action, taken, own, special): one C-level transpose gives each
-        # field for every seat. A refused action's None cannot be transposed, and an unhashable
-        # action cannot be looked up: both raise TypeError, and only then do we work out which
-        # rule the action breaks. (zip without strict=True: keyword arguments send it down
-        # CPython's slow call path, and the lengths were checked above.)
+        # Check everything first: nothing below may raise once the state starts changing. Each
+        # action's entry (action, taken, own, special) comes from the one small index of every
+        # action (C-level look-ups), and one C-level transpose gives each field for every seat;
+        # an action is legal exactly when its interned form is in its seat's legal set (a scan by
+        # identity). An action without an entry gives None, which cannot be transposed, and an
+        # unhashable one cannot be looked up: both raise TypeError, and only then, or when one is
+        # not in its set, do we work out which rule the action breaks. (zip without strict=True:
+        # keyword arguments send it down CPython's slow call path; the lengths were checked.)
         try:
-            revealed, taken, own, special = zip(*map(_get, self._legal, actions))  # noqa: B905
+            revealed, taken, own, special = zip(*map(entry_of, actions))  # noqa: B905
         except TypeError:
+            self._refuse(actions)
+        if not all(map(_contains, self._legal, revealed)):
             self._refuse(actions)
         self._views = None
         after = list(map(_sub, self._hands, taken))
@@ -495,7 +499,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         """Raise the specific error for the first action that this turn's legal sets refuse."""
         for s, a in enumerate(actions):
             try:
-                if self._legal[s].get(a) is None:  # type: ignore[call-overload]
+                if a not in self._legal[s] or entry_of(a) is None:
                     break
             except TypeError:
                 break

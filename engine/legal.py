@@ -36,13 +36,10 @@ single chopsticks card, ready from the next turn; anything else (a chopsticks pa
 which the game places card by card."""
 
 
-class LegalSet(dict[Action, Entry]):
-    """A seat's legal actions: an index from each (or anything equal to it) to its `Entry`, with
-    `actions`, every legal action in a fixed order. Shared and never changed once built."""
-
-    __slots__ = ("actions",)
-
-    actions: tuple[Action, ...]
+LegalSet = tuple[Action, ...]
+"""A seat's legal actions, in a fixed order: one shared tuple per distinct situation. An action
+is checked by its `Entry` (`entry_of`, one small index of every action ever legal) and by its
+membership of the seat's tuple (a scan by identity, which finds an interned action at once)."""
 
 
 _CACHE: dict[int, LegalSet] = {}
@@ -98,11 +95,11 @@ def legal_actions(
     `size` is the number of cards in the hand. Chopsticks need a second card in hand (a third for the
     dummy's controller, who also gives the dummy one card from the same hand).
     """
-    return legal_set(code, size, chopsticks, controls_dummy).actions
+    return legal_set(code, size, chopsticks, controls_dummy)
 
 
 def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
-    """The legal actions with their index (see `LegalSet`), from the shared cache."""
+    """The legal actions (see `legal_actions`), from the shared cache."""
     cache = _CACHE
     if controls_dummy:
         cache, key = _DUMMY_CACHE, code << 5 | size << 1 | chopsticks
@@ -231,7 +228,9 @@ def _new_entry(action: Action) -> Entry:
 # met (thousands, and only in the two-player variant).
 for _action in [*_SINGLE, *(p for row in _PAIR for p in row)]:
     _entry(_action)
-_known_entry = _ENTRIES.__getitem__
+entry_of = _ENTRIES.get
+"""An action's `Entry` (None for an action never legal anywhere): every legal set's actions have
+theirs, made when the set was (the game checks an action's membership of its seat's set apart)."""
 
 
 def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
@@ -253,16 +252,13 @@ def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> Le
             left = code - sum(1 << (c << 2) for c in action.cards)
             out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
         own = out
-        found = LegalSet(zip(own, map(_entry, own)))  # noqa: B905 (equal lengths)
-    else:
-        found = LegalSet(zip(own, map(_known_entry, own)))  # noqa: B905 (equal lengths)
-    found.actions = tuple(own)
-    return found
+        for action in own:
+            _entry(action)  # every legal action has its entry (`entry_of`)
+    return tuple(own)
 
 
-NO_ACTIONS = LegalSet()
+NO_ACTIONS: LegalSet = ()
 """The legal set of a seat once the game is over."""
-NO_ACTIONS.actions = ()
 
 exact_set = _EXACT.get
 """The exact cache of `turn_sets` by key (a packed hand of at most `EXACT_MAX_SIZE` cards, plus
