@@ -52,7 +52,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
         from sushigo.protocol.about import version_text  # noqa: PLC0415
 
-        parser.exit(message=version_text(parser.prog) + "\n")
+        print(version_text(parser.prog))  # on stdout, as argparse's own version action prints
+        parser.exit()
 
 
 def add_version(parser: argparse.ArgumentParser) -> None:
