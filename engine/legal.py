@@ -222,10 +222,10 @@ def _new_entry(action: Action) -> Entry:
     return action, taken, cards + nigiri, special
 
 
-# The entries of every action without a dummy pick, made now: a legal set is then built by C-level
-# look-ups alone (`_compute`; a long game keeps meeting hands it has not seen, chopsticks pairs
-# above all, so building sets stays on the hot path). Those with a dummy pick are made when first
-# met (thousands, and only in the two-player variant).
+# The entries of every action without a dummy pick, made now (a long game keeps meeting hands it
+# has not seen, chopsticks pairs above all, so `_compute` stays on the hot path and makes none of
+# these); those with a dummy pick are made when a legal set first holds them (thousands, and only
+# in the two-player variant).
 for _action in [*_SINGLE, *(p for row in _PAIR for p in row)]:
     _entry(_action)
 entry_of = _ENTRIES.get
