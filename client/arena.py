@@ -35,9 +35,8 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
-from sushigo.client.args import add_game, count
+from sushigo.client.args import add_game, add_version, count
 from sushigo.engine import EngineError, IllegalActionError, kinds, rules
-from sushigo.protocol.about import version_text
 
 
 class ArenaError(Exception):
@@ -64,10 +63,22 @@ def game_seed(master: int, index: int) -> bytes:
     return hashlib.sha256(f"sushigo/arena/v1/{master}/{index}".encode()).digest()
 
 
+_Random = random.Random
+_new_random = _Random.__new__
+_seed_random = vars(_Random.__mro__[1])["seed"]
+"""The seeding of `random.Random`'s C base, which its Python-level `__init__` and `seed` reach
+through two frames and their type checks: a fifth of the cost of each of a game's generators."""
+
+
 def seat_rng(master: int, index: int, seat: int) -> random.Random:
-    """The generator given to the strategy at `seat` in game `index`."""
+    """The generator given to the strategy at `seat` in game `index`: the same state as
+    ``random.Random(k)`` for the first 8 bytes of a hash of the three, made as `__init__` makes it
+    (`_seed_random`; a test holds the two equal)."""
     digest = hashlib.sha256(f"sushigo/arena/v1/{master}/{index}/seat/{seat}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+    rng = _new_random(_Random)
+    _seed_random(rng, int.from_bytes(digest[:8], "big"))
+    rng.gauss_next = None  # type: ignore[attr-defined]  # (set by __init__; typeshed omits it)
+    return rng
 
 
 def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ...]:
@@ -78,14 +89,39 @@ def lineup(strategies: Sequence[str], players: int, index: int) -> tuple[str, ..
 # -- playing (in worker processes) --------------------------------------------------------------
 
 _FACTORIES: dict[tuple[str, str], Callable[[], Any]] = {}
+_BY_SPECS: dict[tuple[str, tuple[str, ...]], dict[str, Callable[[], Any]]] = {}
+"""`_factories`' answers, by game and specs: every game of a run asks for the same ones."""
 
 
 def _factories(specs: Sequence[str], game: str) -> dict[str, Callable[[], Any]]:
     """A factory per spec, for the strategy names' implementation for `game` (cached)."""
-    for spec in specs:
-        if (game, spec) not in _FACTORIES:
-            _FACTORIES[game, spec] = strategy_factory(spec, clock=time.perf_counter, game=game)
-    return {spec: _FACTORIES[game, spec] for spec in specs}
+    found = _BY_SPECS.get((game, specs := tuple(specs)))
+    if found is None:
+        for spec in specs:
+            if (game, spec) not in _FACTORIES:
+                _FACTORIES[game, spec] = strategy_factory(spec, clock=time.perf_counter, game=game)
+        found = _BY_SPECS[game, specs] = {spec: _FACTORIES[game, spec] for spec in specs}
+    return found
+
+
+_LINEUPS: dict[
+    tuple[tuple[str, ...], str, int], list[tuple[tuple[str, ...], list[Callable[[], Any]]]]
+] = {}
+
+
+def _lineups(
+    specs: tuple[str, ...], game: str, players: int
+) -> list[tuple[tuple[str, ...], list[Callable[[], Any]]]]:
+    """Each of a run's lineups (game g plays number g mod the number of specs) with the factory of
+    each seat's strategy (cached: every game of a run takes one)."""
+    found = _LINEUPS.get((specs, game, players))
+    if found is None:
+        factories = _factories(specs, game)
+        found = _LINEUPS[specs, game, players] = [
+            (names, [factories[name] for name in names])
+            for names in (lineup(specs, players, offset) for offset in range(len(specs)))
+        ]
+    return found
 
 
 def play_game(config: ArenaConfig, index: int) -> GameResult:
@@ -101,9 +137,8 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
     """
     game = rules(config.game).new_game(config.options, game_seed(config.seed, index))
     n = game.players
-    names = lineup(config.strategies, n, index)
-    factories = _factories(config.strategies, config.game)
-    bots = [factories[name]() for name in names]
+    names, factories = _lineups(config.strategies, config.game, n)[index % len(config.strategies)]
+    bots = [make() for make in factories]
     rngs = [seat_rng(config.seed, index, seat) for seat in range(n)]
     for bot in bots:
         # Fresh instances need no reset, but a strategy may expect the call (it is optional).
@@ -111,29 +146,30 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
         if callable(reset):
             reset()
     legal, observe, step, to_act = game.legal_actions, game.observation, game.step, game.to_act
-    # Per seat: (a blind chooser or None, the full chooser, the seat's generator).
-    seats = [
-        (getattr(bot, "choose_legal", None), bot.choose, rng)
-        for bot, rng in zip(bots, rngs, strict=True)
-    ]
+    blinds: list[Any] = [getattr(bot, "choose_legal", None) for bot in bots]
     every_legal = getattr(game, "legal_actions_by_seat", None)
     acting: tuple[int, ...] = ()
     try:
-        blinds = [blind for blind, _, _ in seats if blind is not None]
-        if every_legal is not None and len(blinds) == n:
+        if every_legal is not None and None not in blinds:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
+            everyone = tuple(range(n))
             while acting := to_act():
                 step_legal = every_legal()
-                step([blinds[s](step_legal[i], rngs[s]) for i, s in enumerate(acting)])
+                # zip without strict=True (equal lengths): keyword arguments take a slow call path.
+                if acting == everyone:  # Sushi Go!: every seat at every step
+                    picks = [b(a, r) for b, r, a in zip(blinds, rngs, step_legal)]  # noqa: B905
+                else:
+                    picks = [blinds[s](a, rngs[s]) for s, a in zip(acting, step_legal)]  # noqa: B905
+                step(picks)
         while acting := to_act():
             actions = []
             for seat in acting:
-                blind, choose, rng = seats[seat]
+                blind, rng = blinds[seat], rngs[seat]
                 if blind is not None:
                     actions.append(blind(legal(seat), rng))
                 else:
-                    actions.append(choose(observe(seat), legal(seat), rng))
+                    actions.append(bots[seat].choose(observe(seat), legal(seat), rng))
             step(actions)
     except IllegalActionError as exc:
         culprits = [exc.seat] if exc.seat is not None else acting
@@ -276,7 +312,7 @@ def _parser() -> argparse.ArgumentParser:
         "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
         "Ratings are openskill PlackettLuce mu.",
     )
-    parser.add_argument("--version", action="version", version=version_text("sushigo-arena"))
+    add_version(parser)
     parser.add_argument(
         "--strategies", required=True, help="comma-separated strategies, rotated over the seats"
     )

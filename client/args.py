@@ -40,3 +40,22 @@ def add_game(parser: argparse.ArgumentParser | argparse._ArgumentGroup, help: st
     """The ``--game KIND`` option: one of the installed games (`engine.kinds`), the first by
     default."""
     parser.add_argument("--game", choices=kinds(), default=kinds()[0], help=help)
+
+
+class _Version(argparse.Action):
+    """``--version``: prints `protocol.about.version_text` and exits, importing the protocol only
+    then (a command that plays offline, such as the arena, never needs it otherwise)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from sushigo.protocol.about import version_text  # noqa: PLC0415
+
+        print(version_text(parser.prog))  # on stdout, as argparse's own version action prints
+        parser.exit()
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """The ``--version`` option, as every command has it (`protocol.about.version_text`)."""
+    parser.add_argument("--version", action=_Version)

@@ -161,7 +161,10 @@ def places_by(keys: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     """1-based places from each seat's ranking key (higher is better): seats with equal keys share
     a place, and the places after them are skipped (1, 1, 3). Both Sushi games rank by points, then
     by puddings kept."""
-    return tuple(1 + sum(other > key for other in keys) for key in keys)
+    # A key's place is one more than the keys above it: the index of its first occurrence in the
+    # keys sorted best first (C-level look-ups; every game ends here).
+    ranked = sorted(keys, reverse=True)
+    return tuple([i + 1 for i in map(ranked.index, keys)])
 
 
 def winners_of(places: Sequence[int]) -> tuple[int, ...]:

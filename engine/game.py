@@ -34,8 +34,10 @@ from .legal import (
     ONE_CHOPSTICKS,
     ONE_WASABI,
     LegalSet,
+    entry_of,
     exact_set,
     pack,
+    presence_sets,
     refusal,
     turn_sets,
     unpack,
@@ -64,7 +66,7 @@ _ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
-_get = dict.get
+_contains = operator.contains
 _tuple_new = tuple.__new__
 _BITS = [1 << (card << 2) for card in Card]
 """The packed code of one card of each kind."""
@@ -262,13 +264,13 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action `seat` may take this turn (empty once the game is over)."""
         if type(seat) is int and 0 <= seat < self._n:
-            return self._legal[seat].actions
+            return self._legal[seat]
         raise self._no_seat(seat)
 
     def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
         """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
         for all of them every turn, as the arena does)."""
-        return tuple([found.actions for found in self._legal])
+        return tuple(self._legal)
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
@@ -362,16 +364,19 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         n = self._n
         if len(actions) != n:
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
-        # Check everything first: nothing below may raise once the state starts changing. An
-        # action is legal exactly when this turn's legal set indexes it (one C-level map over the
-        # seats), and its entry is (action, taken, own, special): one C-level transpose gives each
-        # field for every seat. A refused action's None cannot be transposed, and an unhashable
-        # action cannot be looked up: both raise TypeError, and only then do we work out which
-        # rule the action breaks. (zip without strict=True: keyword arguments send it down
-        # CPython's slow call path, and the lengths were checked above.)
+        # Check everything first: nothing below may raise once the state starts changing. Each
+        # action's entry (action, taken, own, special) comes from the one small index of every
+        # action (C-level look-ups), and one C-level transpose gives each field for every seat;
+        # an action is legal exactly when its interned form is in its seat's legal set (a scan by
+        # identity). An action without an entry gives None, which cannot be transposed, and an
+        # unhashable one cannot be looked up: both raise TypeError, and only then, or when one is
+        # not in its set, do we work out which rule the action breaks. (zip without strict=True:
+        # keyword arguments send it down CPython's slow call path; the lengths were checked.)
         try:
-            revealed, taken, own, special = zip(*map(_get, self._legal, actions))  # noqa: B905
+            revealed, taken, own, special = zip(*map(entry_of, actions))  # noqa: B905
         except TypeError:
+            self._refuse(actions)
+        if not all(map(_contains, self._legal, revealed)):
             self._refuse(actions)
         self._views = None
         after = list(map(_sub, self._hands, taken))
@@ -418,12 +423,16 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._hands = hands = after
         self._turn += 1
         if self._dummy_pile:
-            self._dummy_draw()
-        elif size <= EXACT_MAX_SIZE:
-            # `_begin_turn`, inlined for the common case: every hand in the exact cache (whose
-            # keys are the bare hands while no seat has chopsticks ready).
+            self._dummy_draw()  # (the dummy variant: its pile runs out only on a round's last turn)
+        else:
+            # `_begin_turn`, inlined for the common case: every hand's legal set cached, in the
+            # exact cache (whose keys are the bare hands while no seat has chopsticks ready) or,
+            # for bigger hands, by the kinds each holds.
             keys = self._chop_keys
-            sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+            if size <= EXACT_MAX_SIZE:
+                sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+            else:
+                sets = presence_sets(hands, keys)
             if None not in sets:
                 self._legal = sets  # type: ignore[assignment]  # None was just ruled out
                 return events
@@ -490,7 +499,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         """Raise the specific error for the first action that this turn's legal sets refuse."""
         for s, a in enumerate(actions):
             try:
-                if self._legal[s].get(a) is None:  # type: ignore[call-overload]
+                if a not in self._legal[s] or entry_of(a) is None:
                     break
             except TypeError:
                 break
@@ -545,8 +554,9 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._open_wasabi = [0] * t
         self._chop = [0] * t
         self._chop_keys = [0] * t
-        for tableau in self._tableaus:
-            tableau.clear()
+        if any(self._tableaus):  # (built only for observations: the arena never asks)
+            for tableau in self._tableaus:
+                tableau.clear()
         self._shown = len(self._history)
         self._controller = None
         events.append(self._scored(points, map(sum, points)))
@@ -562,5 +572,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._legal = [NO_ACTIONS] * self._n
         self._decide(self._pudding_points)
         events.append(
-            GameOver(self._pudding_points, tuple(self._scores), self._places, self._winners)
+            _tuple_new(
+                GameOver, (self._pudding_points, tuple(self._scores), self._places, self._winners)
+            )
         )

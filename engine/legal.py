@@ -36,13 +36,10 @@ single chopsticks card, ready from the next turn; anything else (a chopsticks pa
 which the game places card by card."""
 
 
-class LegalSet(dict[Action, Entry]):
-    """A seat's legal actions: an index from each (or anything equal to it) to its `Entry`, with
-    `actions`, every legal action in a fixed order. Shared and never changed once built."""
-
-    __slots__ = ("actions",)
-
-    actions: tuple[Action, ...]
+LegalSet = tuple[Action, ...]
+"""A seat's legal actions, in a fixed order: one shared tuple per distinct situation. An action
+is checked by its `Entry` (`entry_of`, one small index of every action ever legal) and by its
+membership of the seat's tuple (a scan by identity, which finds an interned action at once)."""
 
 
 _CACHE: dict[int, LegalSet] = {}
@@ -98,11 +95,11 @@ def legal_actions(
     `size` is the number of cards in the hand. Chopsticks need a second card in hand (a third for the
     dummy's controller, who also gives the dummy one card from the same hand).
     """
-    return legal_set(code, size, chopsticks, controls_dummy).actions
+    return legal_set(code, size, chopsticks, controls_dummy)
 
 
 def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
-    """The legal actions with their index (see `LegalSet`), from the shared cache."""
+    """The legal actions (see `legal_actions`), from the shared cache."""
     cache = _CACHE
     if controls_dummy:
         cache, key = _DUMMY_CACHE, code << 5 | size << 1 | chopsticks
@@ -110,7 +107,7 @@ def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> L
         twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
         key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
     else:
-        key = (code | code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
+        key = ((t := code | code >> 1) | t >> 2) & _LOW_BITS  # see `presence_sets`
     found = cache.get(key)
     if found is None:
         if len(cache) >= _CACHE_LIMIT:
@@ -144,11 +141,8 @@ def turn_sets(
     found: list[LegalSet | None]
     if small:
         found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
-    elif controller is None and not any(chop_keys):
-        get = _CACHE.get
-        low = _LOW_BITS
-        # `legal_set`'s key without chopsticks, for every seat in one comprehension.
-        found = [get((c | c >> 1 | c >> 2 | c >> 3) & low) for c in hands]
+    elif controller is None:
+        found = presence_sets(hands, chop_keys)
     else:
         found = [None] * len(hands)
     if controller is None and None not in found:
@@ -165,6 +159,27 @@ def turn_sets(
                 _EXACT[code | chop_keys[s]] = cached
         out.append(cached)
     return out
+
+
+def presence_sets(hands: list[int], chop_keys: list[int]) -> list[LegalSet | None]:
+    """Every seat's legal set for hands of two cards or more, none the dummy's controller's, from
+    `legal_set`'s cache (None where it is not cached yet), in one comprehension: its keys without
+    `legal_set`'s call for each seat. `chop_keys` as for `turn_sets`.
+
+    A kind is present when any bit of its nibble is: `t = code | code >> 1` folds each nibble's
+    bits 1 and 3 onto bits 0 and 2, and `t | t >> 2` bit 2 onto bit 0 (five operations on a
+    two-digit int rather than seven; each makes a new int). With chopsticks ready the key also
+    says which kinds the hand holds twice or more (any of bits 1 to 3)."""
+    get = _CACHE.get
+    low = _LOW_BITS
+    if not any(chop_keys):
+        return [get(((t := c | c >> 1) | t >> 2) & low) for c in hands]
+    return [
+        get((c & low | (w := (c >> 1 | c >> 2 | c >> 3) & low)) | w << 1 | _CHOP_KEY)
+        if k
+        else get(((t := c | c >> 1) | t >> 2) & low)
+        for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
+    ]
 
 
 NIGIRI_SHIFT = 4 * NUM_KINDS
@@ -207,25 +222,43 @@ def _new_entry(action: Action) -> Entry:
     return action, taken, cards + nigiri, special
 
 
+# The entries of every action without a dummy pick, made now (a long game keeps meeting hands it
+# has not seen, chopsticks pairs above all, so `_compute` stays on the hot path and makes none of
+# these); those with a dummy pick are made when a legal set first holds them (thousands, and only
+# in the two-player variant).
+for _action in [*_SINGLE, *(p for row in _PAIR for p in row)]:
+    _entry(_action)
+entry_of = _ENTRIES.get
+"""An action's `Entry` (None for an action never legal anywhere): every legal set's actions have
+theirs, made when the set was (the game checks an action's membership of its seat's set apart)."""
+
+
 def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> LegalSet:
-    kinds = [card for card in CARDS if count(code, card)]
+    kinds = [card for card in CARDS if code >> (card << 2) & 15]
     own = [_SINGLE[card] for card in kinds]
     if chopsticks and size >= (3 if controls_dummy else 2):
-        own += [_PAIR[a][b] for a in kinds for b in kinds if a != b or count(code, a) >= 2]
+        # The pairs (a, b) by a then b, both in the hand (a twice for a == b): by rows of C-level
+        # look-ups, a itself left out of its row when the hand holds one only.
+        for i, a in enumerate(kinds):
+            row = _PAIR[a].__getitem__
+            if code >> (a << 2) & 15 >= 2:
+                own += map(row, kinds)
+            else:
+                own += map(row, kinds[:i])
+                own += map(row, kinds[i + 1 :])
     if controls_dummy:
         out = []
         for action in own:
             left = code - sum(1 << (c << 2) for c in action.cards)
             out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
         own = out
-    found = LegalSet((action, _entry(action)) for action in own)
-    found.actions = tuple(own)
-    return found
+        for action in own:
+            _entry(action)  # every legal action has its entry (`entry_of`)
+    return tuple(own)
 
 
-NO_ACTIONS = LegalSet()
+NO_ACTIONS: LegalSet = ()
 """The legal set of a seat once the game is over."""
-NO_ACTIONS.actions = ()
 
 exact_set = _EXACT.get
 """The exact cache of `turn_sets` by key (a packed hand of at most `EXACT_MAX_SIZE` cards, plus

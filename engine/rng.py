@@ -51,12 +51,13 @@ class DeterministicRng:
 
     def _refill(self, blocks: int) -> None:
         """Append `blocks` more blocks to the unread words (one unpack for all of them)."""
+        base, counter = self._base, self._counter
         chunks = []
-        for _ in range(blocks):
-            h = self._base.copy()
-            h.update(self._counter.to_bytes(8, "big"))
+        for i in range(counter, counter + blocks):
+            h = base.copy()
+            h.update(i.to_bytes(8, "big"))
             chunks.append(h.digest())
-            self._counter += 1
+        self._counter = counter + blocks
         fresh = struct.unpack(f">{blocks * _WORDS_PER_BLOCK}H", b"".join(chunks))
         self._words = self._words[self._pos :] + fresh
         self._pos = 0

@@ -237,17 +237,15 @@ def score_puddings(puddings: list[int]) -> list[int]:
     every count is equal, and with two players nobody loses points. (A dummy counts as a third
     player, so pass its count too.)
     """
-    if any(n < 0 for n in puddings):
+    if min(puddings, default=0) < 0:
         raise ValueError("pudding counts cannot be negative")
-    out = [0] * len(puddings)
-    if len(puddings) < 2 or len(set(puddings)) == 1:
-        return out
-    most, fewest = max(puddings), min(puddings)
-    top = [i for i, n in enumerate(puddings) if n == most]
-    for i in top:
-        out[i] += _split(PUDDING_MOST, len(top))
-    if len(puddings) > 2:
-        bottom = [i for i, n in enumerate(puddings) if n == fewest]
-        for i in bottom:
-            out[i] -= _split(PUDDING_FEWEST, len(bottom))
-    return out
+    k = len(puddings)
+    most, fewest = max(puddings, default=0), min(puddings, default=0)
+    if k < 2 or most == fewest:
+        return [0] * k
+    # Counted by list.count, and each seat's points in one comprehension: every game ends here.
+    top = _split(PUDDING_MOST, puddings.count(most))
+    if k == 2:
+        return [top if n == most else 0 for n in puddings]
+    bottom = -_split(PUDDING_FEWEST, puddings.count(fewest))
+    return [top if n == most else bottom if n == fewest else 0 for n in puddings]

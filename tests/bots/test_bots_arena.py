@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from sushigo.bots._stats import GameResult, tally, wilson
-from sushigo.client.arena import ArenaConfig, _Progress, lineup, main, run, summary
+from sushigo.client.arena import (
+    ArenaConfig,
+    _Progress,
+    lineup,
+    main,
+    run,
+    seat_rng,
+    summary,
+)
 from sushigo.engine import GameOptions
 
 
@@ -31,6 +41,25 @@ def test_same_seed_same_results_whatever_the_worker_count() -> None:
     assert [r.index for r in one] == list(range(12))
     other = run(ArenaConfig(config.strategies, 12, config.options, seed=8, workers=1))
     assert other != one
+
+
+def test_a_seeded_run_plays_as_it_always_has() -> None:
+    """Pinned: the engine's and the arena's hot paths may change, a seed's games may not."""
+    results = run(ArenaConfig(("random", "greedy", "heuristic"), 30, GameOptions(3), seed=11))
+    played = repr([(r.index, r.lineup, r.scores, r.places, r.winners) for r in results])
+    assert hashlib.sha256(played.encode()).hexdigest() == (
+        "7b1eefe2e3ad661a0eb886de41b364c43650f4b10ea474d95238be7461472889"
+    )
+
+
+def test_seat_generators_are_those_random_random_makes() -> None:
+    for index, seat in [(0, 0), (5, 3), (123, 1)]:
+        text = f"sushigo/arena/v1/1/{index}/seat/{seat}"
+        key = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+        made, expected = seat_rng(1, index, seat), random.Random(key)
+        assert type(made) is random.Random
+        assert made.getstate() == expected.getstate()
+        assert [made.gauss(0, 1) for _ in range(3)] == [expected.gauss(0, 1) for _ in range(3)]
 
 
 def test_pooling_the_same_strategy_listed_twice() -> None:

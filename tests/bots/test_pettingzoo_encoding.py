@@ -70,6 +70,57 @@ def test_hidden_cards_never_change_an_observation(players: int, turns: int) -> N
         assert any(not np.array_equal(changed.observation(s), same.observation(s)) for s in unknown)
 
 
+@pytest.mark.parametrize(
+    ("options", "turns"),
+    [
+        (GameOptions(3, pass_both_ways=True), 10),  # round 2, turn 2: hands pass right
+        (GameOptions(5, pass_both_ways=True, soy_sauce=True), 9),  # round 2, turn 3
+        (GameOptions(2, dummy=True), 0),  # seat 0 controls the dummy: it drew the pile's top
+        (GameOptions(2, dummy=True), 9),  # round 2's first turn: seat 1 draws, unseen
+    ],
+    ids=str,
+)
+def test_hidden_cards_anywhere_never_change_an_observation(
+    options: GameOptions, turns: int
+) -> None:
+    """Every card seat 0 has not seen (the hands it never held, whichever way they pass, the
+    undealt deck and the dummy's pile) dealt out anew among those places: seat 0's observation
+    and action mask stay the same."""
+    rng = random.Random(turns)
+    table = SushiGoTable(options)
+    table.reset(bytes([options.players, turns, 7]))
+    _play_turns(table, turns, rng)
+    game = table.game
+    obs = game.observation(0)
+    n = options.players
+    hands = [list(game.hand(s)) for s in range(n)]
+    deck = _undealt(game)
+    pile = [CARDS[code.bit_length() // 4] for code in reversed(game._dummy_pile)]
+    # Seat 0 has held the hands now k seats away in the passing direction, for k < turn.
+    seen = min(obs.turn - 1, n - 1)
+    unknown = [
+        s for s in range(1, n) if s not in {obs.pass_direction * k % n for k in range(1, seen + 1)}
+    ]
+    pool = [card for s in unknown for card in hands[s]] + deck + pile
+    rng.shuffle(pool)
+    other = [list(h) for h in hands]
+    for s in unknown:
+        other[s], pool = pool[: len(hands[s])], pool[len(hands[s]) :]
+    other_deck, other_pile = pool[: len(deck)], pool[len(deck) :]
+    same, changed = SushiGoTable(options), SushiGoTable(options)
+    same.resume(Game.from_observation(obs, hands, deck, pile), table._past)
+    changed.resume(Game.from_observation(obs, other, other_deck, other_pile), table._past)
+    if not options.dummy or turns == 0:
+        # (With the dummy, a resumed table's memories start afresh: no earlier rounds in them.)
+        assert np.array_equal(same.observation(0), table.observation(0))
+    assert np.array_equal(changed.observation(0), same.observation(0))
+    assert np.array_equal(changed.action_mask(0), same.action_mask(0))
+    assert other != hands or other_deck != deck or other_pile != pile  # something did move
+    if any(sorted(other[s]) != sorted(hands[s]) for s in unknown):
+        # Sanity: the seats that hold the changed hands do see the change.
+        assert any(not np.array_equal(changed.observation(s), same.observation(s)) for s in unknown)
+
+
 def _undealt(game: Game) -> list[Card]:
     """The undealt cards in dealing order (test-only access to the game's deck)."""
     codes = game._deck[game._deck_pos :]
