@@ -381,13 +381,37 @@ FINAL = frozenset({ErrorCode.BANNED, ErrorCode.KICKED})
 session, or banned its player."""
 
 
+RESTART_PATIENCE = 300.0
+"""How long a client told RESTARTING keeps trying to take its session back (seconds): a server
+being upgraded is expected back, so the usual number of attempts does not apply."""
+RESTART_RETRY_CAP = 1.0
+"""The longest wait between two attempts after RESTARTING: the server is back any moment, and a
+player should not wait long once it is."""
+
+
 async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed:
     """Resume after a drop, retrying with a growing delay; `ConnectError` after `attempts`.
-    A connection the server closed with BANNED or KICKED is not taken back: `ServerError`."""
+    After RESTARTING the first attempt waits what the server asked, and the attempts go on, a
+    second apart at most, for up to `RESTART_PATIENCE` seconds. A connection the server closed
+    with BANNED or KICKED is not taken back: `ServerError`."""
     refusal = client.refusal
     if refusal is not None and refusal.error_code in FINAL:
         raise ServerError(refusal)
+    restarting = client.restarting
     last: Exception | None = None
+    if restarting is not None:
+        loop = asyncio.get_running_loop()
+        until = loop.time() + RESTART_PATIENCE
+        await asyncio.sleep(restarting.retry_ms / 1000)
+        pause = 0.1
+        while loop.time() < until:
+            try:
+                return await client.resume()
+            except (ConnectError, ConnectionLost, OSError) as exc:
+                last = exc
+                await asyncio.sleep(pause)
+                pause = min(pause * 1.5, RESTART_RETRY_CAP)
+        raise ConnectError(f"{client._where()} did not come back after restarting: {last}")
     for attempt in range(attempts):
         try:
             return await client.resume()

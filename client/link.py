@@ -47,6 +47,7 @@ from sushigo.protocol import (
     ProtocolError,
     QuickMatch,
     RegisterTournament,
+    Restarting,
     ServerPing,
     Spectate,
     Spectating,
@@ -161,6 +162,10 @@ class Link:
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.restarting: Restarting | None = None
+        """The server said it is restarting (RESTARTING, since the last connection that was
+        welcomed): the drop that follows is taken back by `client.connection.auto_reconnect`
+        with patience."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -271,6 +276,7 @@ class Link:
         reply = await self._request(hello)
         assert isinstance(reply, Welcome)
         self.welcome = reply
+        self.restarting = None  # back
         self.server_key = reply.server_key
 
     def _forget_drops(self) -> None:
@@ -539,6 +545,8 @@ class Link:
             return
         if isinstance(msg, Error) and not ref:
             self.refusal = msg
+        elif isinstance(msg, Restarting):
+            self.restarting = msg
         self._duty(msg)
         if ref and ref in self._replies and not self._replies[ref].done():
             self._replies[ref].set_result(msg)

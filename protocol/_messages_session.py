@@ -190,7 +190,33 @@ class Error(ServerMessage):
             return None
 
 
-register(Hello, Welcome, LoginGuest, LoginKey, LoggedIn, Ping, Pong, ServerPing, ServerPong, Error)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Restarting(ServerMessage):
+    """The server is stopping (2.4): it has saved every table and closes the connection right
+    after this (with ERROR SHUTTING_DOWN). The client waits `retry_ms`, then connects again and
+    resumes its session, trying until the server is back."""
+
+    TYPE: ClassVar[str] = "restarting"
+
+    message: Text = ""
+    """Why, for a person ("the server is restarting")."""
+    retry_ms: Annotated[int, Range(0, 600_000)] = 1000
+    """How long to wait before the first attempt to connect again (it is not back sooner)."""
+
+
+register(
+    Hello,
+    Welcome,
+    LoginGuest,
+    LoginKey,
+    LoggedIn,
+    Ping,
+    Pong,
+    ServerPing,
+    ServerPong,
+    Error,
+    Restarting,
+)
 
 __all__ = [
     "Error",
@@ -200,6 +226,7 @@ __all__ = [
     "LoginKey",
     "Ping",
     "Pong",
+    "Restarting",
     "Role",
     "ServerPing",
     "ServerPong",

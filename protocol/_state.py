@@ -123,6 +123,8 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     # Everywhere after the handshake: heartbeats both ways, and errors that answer a request.
     stay(C, AFTER_WELCOME, "ping", "pong")
     stay(S, AFTER_WELCOME, "ping", "pong", "error")
+    # A server stopping (2.4) says so wherever the client is, then closes with an ERROR.
+    stay(S, LOGGED_IN, "restarting")
 
     # Lobby and table: requests never move the phase; the server's answers do.
     stay(C, LOGGED_IN, "list_tables", "chat", "get_leaderboard")

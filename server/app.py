@@ -54,6 +54,9 @@ MAX_UNSENT = 4 * 1024 * 1024
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
+STOP_LINGER = 3.0
+"""How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
+be written out before it exits anyway (a client that does not read is not waited for)."""
 COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
@@ -103,6 +106,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.pending = None
+        self.server.closed(self)
         conn, self.conn = self.conn, None  # the hub's Conn and this refer to each other
         if conn is not None:
             self.server.hub.lost(conn, self.server.now())
@@ -179,6 +183,9 @@ class Server:
         self.clock = self.loop.time
         """`now`, without the call around it (every input reads it)."""
         hub.storage.on_ready = self._storage_ready
+        self._closing: set[_Connection] = set()
+        """While `stop` runs: the connections whose last bytes are not yet written."""
+        self._all_closed: asyncio.Future[None] | None = None
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
@@ -375,14 +382,30 @@ class Server:
         """The server takes new tables (`unready` says why not)."""
         return self.unready() is None
 
-    async def stop(self) -> None:
-        """Save every table, tell every client, stop listening."""
+    async def stop(self, linger: float = STOP_LINGER) -> None:
+        """Stop listening, save every table, tell every client (once the saves are durable),
+        and wait up to `linger` seconds for those last words to be written out."""
         self.stopping = True
+        self._close_listeners()
+        self._closing = {
+            c.transport for c in self.hub.conns.values() if isinstance(c.transport, _Connection)
+        }
+        self._all_closed = self.loop.create_future()
         self.hub.shutdown()
         self.done(wait=True)
         if self._timer is not None:
             self._timer.cancel()
-        self._close_listeners()
+        if self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._all_closed), linger)
+
+    def closed(self, connection: _Connection) -> None:
+        """A connection ended (while `stop` waits: one fewer to wait for)."""
+        closing = self._closing
+        if closing:
+            closing.discard(connection)
+            if not closing and self._all_closed is not None and not self._all_closed.done():
+                self._all_closed.set_result(None)
 
 
 def _address(name: Any) -> tuple[str, int]:

@@ -38,6 +38,7 @@ from sushigo.protocol import (
     Pong,
     ProtocolError,
     RemoteProtocolError,
+    Restarting,
     Resume,
     Reveal,
     Seed,
@@ -47,6 +48,7 @@ from sushigo.protocol import (
     SignedRecord,
     TableSettings,
     TableUpdate,
+    Version,
     error_for,
     handshake_reply,
     new_challenge,
@@ -72,6 +74,12 @@ from .storage import Storage, StorageError
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
+
+RESTART_VERSION = Version(2, 4)
+"""The first protocol version with RESTARTING (`Hub.shutdown`)."""
+RESTART_RETRY_MS = 1000
+"""How long a client told RESTARTING waits before it connects again: a restart under systemd
+takes a second or two, and trying sooner only costs the refused attempts."""
 
 
 class Read(NamedTuple):
@@ -424,17 +432,28 @@ class Hub:
         if self.desk.pending:
             self.desk.flush(now)
 
-    def shutdown(self) -> None:
-        """Save every table and tell every connection the server is going away."""
+    def shutdown(self, retry_ms: int = RESTART_RETRY_MS) -> None:
+        """Save every table and tell every connection the server is going away: RESTARTING
+        (protocol 2.4: come back after `retry_ms` and resume), then SHUTTING_DOWN, which is all
+        an older client gets. The adapter sends both only once the saves are durable."""
         for table in self.tables.values():
             if table.playing:
                 self.save_table(table)
+        restarting = Restarting(message="the server is restarting", retry_ms=retry_ms)
         for conn in list(self.conns.values()):
-            if conn.proto.phase is not Phase.CLOSED:
-                self._fatal(
-                    conn,
-                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down"),
-                )
+            proto = conn.proto
+            if proto.phase is Phase.CLOSED:
+                continue
+            version = proto.version
+            if (
+                proto.phase not in _NOT_LOGGED_IN
+                and version is not None
+                and version >= RESTART_VERSION
+            ):
+                self._send(conn, restarting)
+            self._fatal(
+                conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            )
 
     # -- timers ------------------------------------------------------------------------------
 
@@ -709,6 +728,8 @@ class Hub:
         self.lobby.leave(session, table, ref)
 
 
+_NOT_LOGGED_IN = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT, Phase.IDENTIFY))
+"""The phases before a login, where only ERROR may say the server is going."""
 _CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
 """The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
