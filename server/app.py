@@ -191,9 +191,10 @@ class Server:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self) -> list[tuple[str, int]]:
-        """Start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
-        self.hub.restore(self.now())
+    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+        """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
+        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
         port = self.port
         try:

@@ -186,11 +186,12 @@ class Hub:
 
     # -- the adapter's entry points ---------------------------------------------------------
 
-    def restore(self, now: float) -> int:
-        """Load the tables saved by an earlier run (after a crash or a clean stop)."""
+    def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
+        """Load the tables saved by an earlier run (after a crash or a clean stop); `tables`:
+        these saved states only (a cluster node's share), instead of every one stored."""
         self.now = now
         count = 0
-        for table_id, blob in self.storage.load_tables():
+        for table_id, blob in self.storage.load_tables() if tables is None else tables:
             try:
                 table = load(blob, self, now)
             except (StateError, TableError) as exc:

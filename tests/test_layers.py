@@ -15,7 +15,7 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
-    ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
+    ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
     ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),

@@ -1,0 +1,248 @@
+"""A node of a cluster: many `sushigo-server` processes on one PostgreSQL (``--node NAME``).
+
+PostgreSQL is the one shared component, and the only judge of who owns what: every node has a
+row in ``cluster_nodes`` and every table in play a row in ``table_leases`` naming its owner node,
+each with a lease that ends at a time of the database's clock (``now()``). A node renews its
+leases every third of their length; a lease that is not renewed (its node died, or lost its way
+to the database) ends, and its tables are free to be taken. Every time is computed in SQL, never
+from a node's clock, so nodes whose clocks differ by seconds (or hours) behave the same.
+
+Joining is one transaction under an advisory lock, so two nodes starting at once are judged one
+after the other. A node is refused, with a one-line reason and nothing written, when a live node
+signs with another key (the cluster's records must verify with one key), speaks another protocol
+version, or has its name at another address (the same name at the same address is this node
+restarted after a crash, before its lease ended). Then it takes its tables: those whose lease names it (its own,
+from before a restart), those whose lease has ended, and those saved with no lease at all (by a
+lone server before the cluster), each claim a conditional write, so only one node gets a table.
+
+No broker and no consensus of our own: row locks, conditional updates and advisory locks are the
+whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Final
+
+import asyncpg
+
+from .pg_schema import TRANSIENT, reason, redact
+from .storage import StorageError
+
+log = logging.getLogger("sushigo.server")
+
+JOIN_KEY: Final = 0x5355_5348_0000_0003
+"""The transaction advisory lock under which nodes join (one at a time)."""
+DEFAULT_LEASE: Final = 10.0
+"""Seconds a lease lasts unless renewed (``--lease``)."""
+CONNECT_SECONDS: Final = 10.0
+
+
+class ClusterError(StorageError):
+    """This node may not join (or stay in) the cluster: the message says why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A live node, as the database has it."""
+
+    name: str
+    address: str
+    """Its advertised HOST:PORT: where clients reach it."""
+    tables: int
+    """The tables it last said it holds (its load)."""
+
+
+def fingerprint(key: bytes) -> str:
+    """A public key, short, for messages: its first eight bytes in hex."""
+    return key[:8].hex()
+
+
+class Cluster:
+    """This node's part in the cluster: its row, its leases, the other live nodes.
+
+    Runs on the server's event loop with a connection of its own (the storage's is for play)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        node: str,
+        address: str,
+        server_key: bytes,
+        protocol: str,
+        lease: float = DEFAULT_LEASE,
+    ) -> None:
+        self.url = url
+        self.path = redact(url)
+        self.node = node
+        self.address = address
+        self.server_key = server_key
+        self.protocol = protocol
+        self.lease = lease
+        self.nodes: tuple[Node, ...] = ()
+        """The live nodes (this one included) as of the last `join` or `renew`."""
+        self._conn: Any = None
+
+    @property
+    def _interval(self) -> timedelta:
+        """The lease, as a PostgreSQL interval (added to the database's now())."""
+        return timedelta(seconds=self.lease)
+
+    async def _connection(self) -> Any:
+        if self._conn is None or self._conn.is_closed():
+            try:
+                self._conn = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
+            except (asyncpg.PostgresError, *TRANSIENT) as exc:
+                raise StorageError(self.path, f"cannot reach the database: {reason(exc)}") from None
+        return self._conn
+
+    async def join(self) -> list[str]:
+        """Join the cluster and take this node's tables; their ids. `ClusterError` if refused
+        (nothing written), `StorageError` if the database cannot be reached."""
+        conn = await self._connection()
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock($1)", JOIN_KEY)
+                live = await conn.fetch(
+                    "SELECT name, address, server_key, protocol FROM cluster_nodes "
+                    "WHERE lease_expires > now() ORDER BY name"
+                )
+                self._check(live)
+                await conn.execute(
+                    "INSERT INTO cluster_nodes "
+                    "(name, address, server_key, protocol, started, lease_expires, tables) "
+                    "VALUES ($1, $2, $3, $4, now(), now() + $5::interval, 0) "
+                    "ON CONFLICT (name) DO UPDATE SET address = $2, server_key = $3, "
+                    "protocol = $4, started = now(), lease_expires = now() + $5::interval, "
+                    "tables = 0",
+                    self.node,
+                    self.address,
+                    self.server_key,
+                    self.protocol,
+                    self._interval,
+                )
+                taken = await self._claim(conn)
+        except ClusterError:
+            await self._drop()
+            raise
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            await self._drop()
+            raise StorageError(self.path, f"joining the cluster: {reason(exc)}") from None
+        await self._read_nodes(conn)
+        return taken
+
+    def _check(self, live: Iterable[Any]) -> None:
+        """Refuse to join beside a live node that differs from us (see the module docstring)."""
+        for name, address, key, protocol in live:
+            if name == self.node and address != self.address:
+                raise ClusterError(
+                    self.path,
+                    f"node {name!r} is already running (at {address}): give this one another"
+                    " --node name",
+                )
+            if bytes(key) != self.server_key:
+                raise ClusterError(
+                    self.path,
+                    f"node {name!r} signs with another server key ({fingerprint(bytes(key))}, "
+                    f"this node's is {fingerprint(self.server_key)}): every node must be given "
+                    "the cluster's --key",
+                )
+            if protocol != self.protocol:
+                raise ClusterError(
+                    self.path,
+                    f"node {name!r} speaks protocol {protocol}, this node {self.protocol}: a "
+                    "cluster's nodes must all speak one version",
+                )
+
+    async def _claim(self, conn: Any) -> list[str]:
+        """Take the tables that are ours to take (see the module docstring); their ids."""
+        unleased = await conn.fetch(
+            "INSERT INTO table_leases (table_id, node, lease_expires) "
+            "SELECT table_id, $1, now() + $2::interval FROM tables_in_progress "
+            "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
+            self.node,
+            self._interval,
+        )
+        # The WHERE is the whole arbiter: of nodes racing for an ended lease, the first update
+        # wins and the others' find it renewed (row locks order them).
+        ended = await conn.fetch(
+            "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
+            "WHERE node = $1 OR lease_expires < now() RETURNING table_id",
+            self.node,
+            self._interval,
+        )
+        return sorted({row[0] for row in unleased} | {row[0] for row in ended})
+
+    async def renew(self, tables: Iterable[str]) -> list[str]:
+        """Renew this node's lease and those of `tables` (every table it holds: new ones are
+        leased here); the ids among them whose lease another node holds now (lost: this node
+        was away past its lease and they were taken). The leases of tables no longer held
+        are given up."""
+        held = list(tables)
+        conn = await self._connection()
+        try:
+            async with conn.transaction():
+                alive = await conn.fetchval(
+                    "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
+                    "WHERE name = $1 AND server_key = $4 RETURNING name",
+                    self.node,
+                    self._interval,
+                    len(held),
+                    self.server_key,
+                )
+                if alive is None:
+                    raise ClusterError(
+                        self.path, f"node {self.node!r} was removed from the cluster"
+                    )
+                kept = await conn.fetch(
+                    "INSERT INTO table_leases (table_id, node, lease_expires) "
+                    "SELECT unnest($2::text[]), $1, now() + $3::interval "
+                    "ON CONFLICT (table_id) DO UPDATE SET lease_expires = EXCLUDED.lease_expires "
+                    "WHERE table_leases.node = $1 RETURNING table_id",
+                    self.node,
+                    held,
+                    self._interval,
+                )
+                await conn.execute(
+                    "DELETE FROM table_leases WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+                    self.node,
+                    held,
+                )
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            await self._drop()
+            raise StorageError(self.path, f"renewing leases: {reason(exc)}") from None
+        await self._read_nodes(conn)
+        ours = {row[0] for row in kept}
+        return [table_id for table_id in held if table_id not in ours]
+
+    async def _read_nodes(self, conn: Any) -> None:
+        rows = await conn.fetch(
+            "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
+            "ORDER BY name"
+        )
+        self.nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
+
+    async def leave(self) -> None:
+        """Give up this node's leases now (a clean stop, its tables saved): other nodes may take
+        its tables at once instead of after the lease."""
+        try:
+            conn = await self._connection()
+            async with conn.transaction():
+                await conn.execute(
+                    "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
+                )
+                await conn.execute(
+                    "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
+                )
+        except (StorageError, asyncpg.PostgresError, *TRANSIENT) as exc:
+            log.warning("could not give up this node's leases: %s", exc)
+        await self._drop()
+
+    async def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            conn.terminate()
