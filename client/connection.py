@@ -35,6 +35,7 @@ from sushigo.protocol import (
     Message,
     Phase,
     ProtocolError,
+    Redirect,
     Resume,
     Resumed,
     Reveal,
@@ -49,6 +50,7 @@ from sushigo.protocol import (
     new_seed,
 )
 
+from .address import AddressError, parse_address
 from .checks import Fairness, GameChecks
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
@@ -61,6 +63,10 @@ __all__ = [
     "auto_reconnect",
     "reconnect",
 ]
+
+
+MAX_REDIRECTS = 3
+"""Redirects one resume follows (a cluster's nodes may move a table on while we look for it)."""
 
 
 class Client(Link):
@@ -104,14 +110,24 @@ class Client(Link):
                 return self._last_resumed
             last_seq = self.proto.last_seq
             game, seat = self.proto.game, self.proto.seat
-            await self._open()
-            # The new connection is at the same table: its game's values read the same way.
-            self.proto.game, self.proto.seat = game, seat
-            reply = await self._request(
-                Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
-            )
+            for _ in range(MAX_REDIRECTS + 1):
+                await self._open()
+                # The new connection is at the same table: its game's values read the same way.
+                self.proto.game, self.proto.seat = game, seat
+                reply = await self._request(
+                    Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+                )
+                if not isinstance(reply, Redirect):
+                    break
+                # A cluster's node that does not hold our table: the one that does, with the
+                # same token (nothing was sent on the old connection since, so no seq is lost).
+                try:
+                    self.host, self.port = parse_address(reply.address)
+                except AddressError as exc:
+                    raise ConnectionLost(f"a redirect to a bad address: {exc}") from None
             if not isinstance(reply, Resumed):
                 raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
+            self.nodes = reply.nodes or self.nodes
             self.token = reply.resume_token
             snap = reply.snapshot
             if snap is not None:
@@ -122,6 +138,18 @@ class Client(Link):
             self._continue()
             self._last_resumed = reply
             return reply
+
+    def next_node(self) -> None:
+        """After a failed attempt to reach our node: go on with the next of the cluster's live
+        nodes (as the last login or resume listed them; nothing changes for a lone server). Any
+        node takes our token: it resumes us, or redirects us to the node that holds our table."""
+        nodes = self.nodes
+        if len(nodes) < 2:
+            return
+        here = self._where()
+        following = nodes[(nodes.index(here) + 1) % len(nodes)] if here in nodes else nodes[0]
+        with contextlib.suppress(AddressError):
+            self.host, self.port = parse_address(following)
 
     async def login_again(self) -> None:
         """A new session on a new connection, for when the server no longer knows ours (a
@@ -409,6 +437,7 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
                 return await client.resume()
             except (ConnectError, ConnectionLost, OSError) as exc:
                 last = exc
+                client.next_node()
                 await asyncio.sleep(pause)
                 pause = min(pause * 1.5, RESTART_RETRY_CAP)
         raise ConnectError(f"{client._where()} did not come back after restarting: {last}")
@@ -417,6 +446,7 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
             return await client.resume()
         except (ConnectError, ConnectionLost, OSError) as exc:
             last = exc
+            client.next_node()
             await asyncio.sleep(min(delay * (1.5**attempt), 10.0))
     raise ConnectError(f"could not reconnect to {client._where()}: {last}")
 

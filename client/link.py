@@ -41,11 +41,13 @@ from sushigo.protocol import (
     ListTournaments,
     LoggedIn,
     LoginGuest,
+    LoginTicket,
     Message,
     MyGames,
     Pong,
     ProtocolError,
     QuickMatch,
+    Redirect,
     RegisterTournament,
     Restarting,
     ServerPing,
@@ -70,6 +72,7 @@ from sushigo.protocol import (
     login_key_message,
 )
 
+from .address import AddressError, parse_address
 from .known_hosts import (
     CertificateChanged,
     KnownHosts,
@@ -162,6 +165,9 @@ class Link:
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.nodes: tuple[str, ...] = ()
+        """A cluster's live nodes (``HOST:PORT``, the one we are on first), as the last login or
+        resume gave them: where `client.connection.auto_reconnect` goes on when ours is gone."""
         self.restarting: Restarting | None = None
         """The server said it is restarting (RESTARTING, since the last connection that was
         welcomed): the drop that follows is taken back by `client.connection.auto_reconnect`
@@ -303,9 +309,32 @@ class Link:
             )
         else:
             message = LoginGuest(ref=self.proto.next_ref(), name=self.name)
-        reply = await self._request(message)
+        self._logged_in(await self._request(message))
+
+    def _logged_in(self, reply: Message) -> None:
         assert isinstance(reply, LoggedIn)
         self.player_id, self.name, self.token = reply.player_id, reply.name, reply.resume_token
+        self.nodes = reply.nodes
+
+    async def follow(self, redirect: Redirect) -> None:
+        """Go where a REDIRECT says (a cluster's node that holds the table): a new connection
+        there, logged in with the redirect's ticket as the same identity. The caller then asks
+        again for what it asked for. `ConnectError` if that node cannot be reached (we stay
+        where we were); `ServerError` if it refuses the ticket."""
+        try:
+            host, port = parse_address(redirect.address)
+        except AddressError as exc:
+            raise ConnectError(f"a redirect to a bad address: {exc}") from None
+        where = self.host, self.port
+        self.host, self.port = host, port
+        try:
+            await self._open()
+        except BaseException:
+            self.host, self.port = where
+            raise
+        log.info("redirected to %s for table %s", redirect.address, redirect.table_id)
+        ticket = LoginTicket(ref=self.proto.next_ref(), ticket=redirect.ticket)
+        self._logged_in(await self._request(ticket))
 
     async def close(self) -> None:
         """Close the connection (the session ends on the server after its resume window)."""
@@ -385,13 +414,18 @@ class Link:
         )
 
     async def join_table(self, table_id: str, seat: int | None = None) -> TableJoined:
-        """Take a seat at an open table."""
-        return self._joined(
-            _expect(
-                await self.request(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat)),
-                TableJoined,
-            )
-        )
+        """Take a seat at an open table (on whichever node of a cluster holds it: a redirect is
+        followed)."""
+        reply = await self._redirected(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat))
+        return self._joined(_expect(reply, TableJoined))
+
+    async def _redirected(self, make: Callable[[int], ClientMessage]) -> Message:
+        """`request`, following a REDIRECT (once: the node it names holds the table)."""
+        reply = await self.request(make)
+        if isinstance(reply, Redirect):
+            await self.follow(reply)
+            reply = await self.request(make)
+        return reply
 
     async def quick_match(self, players: int, kind: str) -> TableJoined:
         """Be seated at a table that starts by itself when full."""
@@ -405,7 +439,7 @@ class Link:
     async def spectate(self, table_id: str) -> Spectating:
         """Watch a table."""
         reply = _expect(
-            await self.request(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
+            await self._redirected(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
         )
         self.table, self.seat = reply.table, None
         return reply

@@ -25,6 +25,9 @@ Capabilities = Annotated[tuple[Capability, ...], Size(0, 32)]
 Bytes64 = Annotated[bytes, Size(64, 64)]
 PlayerId = Annotated[str, Size(1, 64)]
 Token = Annotated[bytes, Size(16, 64)]
+Address = Annotated[str, Size(3, 128)]
+Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
+Ticket = Annotated[bytes, Size(1, 512)]
 
 
 # -- handshake ---------------------------------------------------------------------------------
@@ -116,6 +119,39 @@ class LoggedIn(ServerMessage):
     """True for a guest login."""
     resume_token: Token
     """Secret for RESUME after a lost connection. Never shown to anyone else."""
+    nodes: Addresses = ()
+    """A cluster's live nodes, this one first (2.4): where to go on when this one is gone. Empty
+    from a lone server."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoginTicket(ClientMessage):
+    """Log in on the node a REDIRECT named, with its ticket (2.4): the same identity as on the
+    node that sent it, for the table the ticket names. Answered by LOGGED_IN; then the client asks
+    again for what it was redirected for (JOIN_TABLE, SPECTATE)."""
+
+    TYPE: ClassVar[str] = "login_ticket"
+
+    ticket: Ticket
+    """The REDIRECT's ticket, as it came."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Redirect(ServerMessage):
+    """What was asked for is on another node of the cluster (2.4): go there. Answers RESUME (no
+    ticket: the token itself is taken there), JOIN_TABLE and SPECTATE (with a ticket)."""
+
+    TYPE: ClassVar[str] = "redirect"
+
+    ref: Ref | None = None
+    """The request's ref."""
+    address: Address
+    """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
+    table_id: Annotated[str, Size(1, 32)]
+    """The table that lives there."""
+    ticket: Annotated[bytes, Size(0, 512)] = b""
+    """For LOGIN_TICKET there: signed by the cluster, bound to the table and to this identity,
+    good once and for a short time. Empty in answer to RESUME."""
 
 
 # -- heartbeat ---------------------------------------------------------------------------------
@@ -216,6 +252,8 @@ register(
     ServerPong,
     Error,
     Restarting,
+    LoginTicket,
+    Redirect,
 )
 
 __all__ = [
@@ -224,8 +262,10 @@ __all__ = [
     "LoggedIn",
     "LoginGuest",
     "LoginKey",
+    "LoginTicket",
     "Ping",
     "Pong",
+    "Redirect",
     "Restarting",
     "Role",
     "ServerPing",

@@ -42,7 +42,7 @@ import time
 from collections import deque
 from typing import Any, cast
 
-from .hub import Hub, Read
+from .hub import Ask, Hub, Read
 from .session import Conn
 from .storage import StorageError
 
@@ -282,6 +282,10 @@ class Server:
             reads, self.hub.reads = self.hub.reads, []
             for read in reads:
                 self._start_read(read)
+        if self.hub.asks:
+            asks, self.hub.asks = self.hub.asks, []
+            for ask in asks:
+                self.loop.create_task(self._answer(ask))
         self.rearm()
 
     def _start_read(self, read: Read) -> None:
@@ -303,6 +307,21 @@ class Server:
             self.done()
 
         self.loop.run_in_executor(None, read.job).add_done_callback(finished)
+
+    async def _answer(self, ask: Ask) -> None:
+        """Await a request's question to the cluster, and hand the hub its answer (`Hub.ask`)."""
+        try:
+            result: Any = await ask.job()
+        except StorageError as exc:
+            result = exc
+        except Exception as exc:  # a bug in the question: its request gets no answer, we go on
+            log.error("a question to the cluster failed: %r", exc)
+            return
+        try:
+            self.hub.ask_done(ask, result, self.now())
+        except Exception:
+            log.exception("answering a question to the cluster failed")
+        self.done()
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the

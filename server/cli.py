@@ -503,6 +503,14 @@ async def _serve(
         storage = hub.storage
         assert isinstance(storage, PgStorage)
         tables = storage.load_tables_of(taken)
+        hub.cluster = cluster
+        hub.nodes = cluster.addresses()
+
+        def nodes_changed() -> None:
+            hub.nodes = cluster.addresses()
+
+        cluster.on_nodes = nodes_changed
+        await cluster.listen()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",
             cluster.node,

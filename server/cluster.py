@@ -21,8 +21,10 @@ whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
@@ -30,6 +32,7 @@ from typing import Any, Final
 import asyncpg
 
 from .pg_schema import TRANSIENT, reason, redact
+from .redirect import Owner
 from .storage import StorageError
 
 log = logging.getLogger("sushigo.server")
@@ -39,6 +42,12 @@ JOIN_KEY: Final = 0x5355_5348_0000_0003
 DEFAULT_LEASE: Final = 10.0
 """Seconds a lease lasts unless renewed (``--lease``)."""
 CONNECT_SECONDS: Final = 10.0
+POOL: Final = 4
+"""Connections a node keeps for the cluster's questions (beside its storage's one)."""
+CHANNEL: Final = "sushigo_nodes"
+"""NOTIFY'd when a node joins or leaves."""
+TICKET_SECONDS: Final = 30.0
+"""How long a redirect ticket is good for, by the database's clock."""
 
 
 class ClusterError(StorageError):
@@ -85,26 +94,57 @@ class Cluster:
         self.lease = lease
         self.nodes: tuple[Node, ...] = ()
         """The live nodes (this one included) as of the last `join` or `renew`."""
-        self._conn: Any = None
+        self.on_nodes: Callable[[], None] | None = None
+        """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
+        self._pool: Any = None
+        self._listener: Any = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def _interval(self) -> timedelta:
         """The lease, as a PostgreSQL interval (added to the database's now())."""
         return timedelta(seconds=self.lease)
 
-    async def _connection(self) -> Any:
-        if self._conn is None or self._conn.is_closed():
-            try:
-                self._conn = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
-            except (asyncpg.PostgresError, *TRANSIENT) as exc:
-                raise StorageError(self.path, f"cannot reach the database: {reason(exc)}") from None
-        return self._conn
+    @contextlib.asynccontextmanager
+    async def _using(self, what: str) -> AsyncIterator[Any]:
+        """A connection of the node's small pool (questions from many players at once each get
+        one); a database error as `StorageError` saying `what` failed."""
+        try:
+            if self._pool is None:
+                self._pool = await asyncpg.create_pool(
+                    self.url, min_size=1, max_size=POOL, timeout=CONNECT_SECONDS
+                )
+            async with self._pool.acquire() as conn:
+                yield conn
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+
+    async def listen(self) -> None:
+        """Hear at once when a node joins or leaves (LISTEN/NOTIFY), rather than at the next
+        renewal: a client that logs in just after learns every node."""
+        try:
+            self._listener = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
+            await self._listener.add_listener(CHANNEL, self._notified)
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
+
+    def _notified(self, *_: object) -> None:
+        task = asyncio.get_running_loop().create_task(self.refresh())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def refresh(self) -> None:
+        """Read the live nodes again."""
+        try:
+            async with self._using("reading the nodes") as conn:
+                await self._read_nodes(conn)
+        except StorageError as exc:
+            log.warning("%s", exc)
 
     async def join(self) -> list[str]:
         """Join the cluster and take this node's tables; their ids. `ClusterError` if refused
         (nothing written), `StorageError` if the database cannot be reached."""
-        conn = await self._connection()
-        try:
+        async with self._using("joining the cluster") as conn:
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", JOIN_KEY)
                 live = await conn.fetch(
@@ -126,13 +166,8 @@ class Cluster:
                     self._interval,
                 )
                 taken = await self._claim(conn)
-        except ClusterError:
-            await self._drop()
-            raise
-        except (asyncpg.PostgresError, *TRANSIENT) as exc:
-            await self._drop()
-            raise StorageError(self.path, f"joining the cluster: {reason(exc)}") from None
-        await self._read_nodes(conn)
+                await conn.execute(f"NOTIFY {CHANNEL}")
+            await self._read_nodes(conn)
         return taken
 
     def _check(self, live: Iterable[Any]) -> None:
@@ -183,8 +218,7 @@ class Cluster:
         was away past its lease and they were taken). The leases of tables no longer held
         are given up."""
         held = list(tables)
-        conn = await self._connection()
-        try:
+        async with self._using("renewing leases") as conn:
             async with conn.transaction():
                 alive = await conn.fetchval(
                     "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
@@ -207,42 +241,116 @@ class Cluster:
                     held,
                     self._interval,
                 )
+                await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
                 await conn.execute(
                     "DELETE FROM table_leases WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
                     self.node,
                     held,
                 )
-        except (asyncpg.PostgresError, *TRANSIENT) as exc:
-            await self._drop()
-            raise StorageError(self.path, f"renewing leases: {reason(exc)}") from None
-        await self._read_nodes(conn)
+            await self._read_nodes(conn)
         ours = {row[0] for row in kept}
         return [table_id for table_id in held if table_id not in ours]
+
+    # --- the answers routing asks for (`server.redirect.Directory`) -----------------------
+
+    async def token_owner(self, digest: bytes) -> Owner | None:
+        """Where the table a stored token seats lives (None: no such token)."""
+        return await self._owner(
+            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() "
+            "AND l.lease_expires > now(), false) FROM tokens t "
+            "LEFT JOIN table_leases l USING (table_id) "
+            "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
+            digest,
+        )
+
+    async def table_owner(self, table_id: str) -> Owner | None:
+        """Where a table lives (None: no lease names it)."""
+        return await self._owner(
+            "SELECT l.table_id, l.node, n.address, coalesce(n.lease_expires > now() "
+            "AND l.lease_expires > now(), false) FROM table_leases l "
+            "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE l.table_id = $1",
+            table_id,
+        )
+
+    async def _owner(self, sql: str, arg: object) -> Owner | None:
+        async with self._using("finding a table's node") as conn:
+            row = await conn.fetchrow(sql, arg)
+        return None if row is None else Owner(row[0], row[1], row[2], bool(row[3]))
+
+    async def issue(self, ticket_id: bytes, table_id: str, player_id: str) -> None:
+        """Record a ticket, good for `TICKET_SECONDS` of the database's clock."""
+        await self._execute(
+            "INSERT INTO tickets (ticket_id, table_id, player_id, expires) "
+            "VALUES ($1, $2, $3, now() + $4::interval)",
+            ticket_id,
+            table_id,
+            player_id,
+            timedelta(seconds=TICKET_SECONDS),
+        )
+
+    async def redeem(self, ticket_id: bytes, table_id: str, player_id: str) -> str | None:
+        """Use a ticket up: None if it was good; else why not. One conditional update decides,
+        so of two nodes (or connections) bringing one ticket, one gets in."""
+        async with self._using("redeeming a ticket") as conn:
+            used = await conn.fetchval(
+                "UPDATE tickets SET used_by = $4 WHERE ticket_id = $1 AND table_id = $2 "
+                "AND player_id = $3 AND used_by IS NULL AND expires > now() RETURNING 1",
+                ticket_id,
+                table_id,
+                player_id,
+                self.node,
+            )
+            if used is not None:
+                return None
+            row = await conn.fetchrow(
+                "SELECT used_by, expires <= now() FROM tickets WHERE ticket_id = $1", ticket_id
+            )
+        if row is None:
+            return "unknown to the cluster"
+        if row[0] is not None:
+            return "already used"
+        return "expired" if row[1] else "not good here"
+
+    async def _execute(self, sql: str, *args: object) -> None:
+        async with self._using("writing to the database") as conn:
+            await conn.execute(sql, *args)
+
+    def addresses(self) -> tuple[str, ...]:
+        """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""
+        others = tuple(n.address for n in self.nodes if n.name != self.node)
+        return (self.address, *others)
 
     async def _read_nodes(self, conn: Any) -> None:
         rows = await conn.fetch(
             "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
             "ORDER BY name"
         )
-        self.nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
+        nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
+        changed, self.nodes = nodes != self.nodes, nodes
+        if changed and self.on_nodes is not None:
+            self.on_nodes()
 
     async def leave(self) -> None:
         """Give up this node's leases now (a clean stop, its tables saved): other nodes may take
         its tables at once instead of after the lease."""
         try:
-            conn = await self._connection()
-            async with conn.transaction():
+            async with self._using("giving up the leases") as conn, conn.transaction():
                 await conn.execute(
                     "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
                 )
                 await conn.execute(
                     "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
                 )
-        except (StorageError, asyncpg.PostgresError, *TRANSIENT) as exc:
+                await conn.execute(f"NOTIFY {CHANNEL}")
+        except StorageError as exc:
             log.warning("could not give up this node's leases: %s", exc)
-        await self._drop()
+        await self.close()
 
-    async def _drop(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None and not conn.is_closed():
-            conn.terminate()
+    async def close(self) -> None:
+        """Close the node's connections to the database."""
+        listener, self._listener = self._listener, None
+        if listener is not None and not listener.is_closed():
+            listener.terminate()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -30,8 +30,10 @@ from sushigo.protocol import (
     ErrorCode,
     FairRecord,
     Hello,
+    JoinTable,
     LoginGuest,
     LoginKey,
+    LoginTicket,
     Message,
     Phase,
     Ping,
@@ -46,6 +48,7 @@ from sushigo.protocol import (
     ServerPing,
     ServerPong,
     SignedRecord,
+    Spectate,
     TableSettings,
     TableUpdate,
     Version,
@@ -66,6 +69,7 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
+from .redirect import Directory, login_ticket, resume_elsewhere, table_elsewhere
 from .results import game_results, rate
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
@@ -95,6 +99,19 @@ class Read(NamedTuple):
     """The request's ref."""
     what: str
     """What was read, for that answer ("the leaderboard")."""
+
+
+class Ask(NamedTuple):
+    """A question to the cluster a request asked (`Hub.ask`)."""
+
+    job: Callable[[], Awaitable[Any]]
+    """Awaited on the event loop (the cluster's own connection)."""
+    then: Callable[[Any, float], None]
+    """Runs with the job's value and the time; a `TableError` it raises is the answer."""
+    conn: Conn
+    """Who asked: told when the question cannot be answered."""
+    ref: int | None
+    what: str
 
 
 class Hub:
@@ -146,6 +163,14 @@ class Hub:
         """The handler of each request the lobby, the history and the admins answer, by message
         class (see `data`)."""
         self._routes[Chat] = self._chat
+        self._routes[JoinTable] = self._join
+        self._routes[Spectate] = self._spectate
+        self.cluster: Directory | None = None
+        """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
+        self.nodes: tuple[str, ...] = ()
+        """The cluster's live nodes' addresses, this one's first (kept by the adapter)."""
+        self.asks: list[Ask] = []
+        """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
         """Reads of the database that requests asked for, for the adapter to run off the event
         loop (`read`)."""
@@ -165,6 +190,44 @@ class Hub:
         the session is told that `what` cannot be read now (INTERNAL_ERROR) instead. A server
         that serves never waits on a database read (PostgreSQL may be slow, or away)."""
         self.reads.append(Read(job, then, session, ref, what))
+
+    def ask(
+        self,
+        job: Callable[[], Awaitable[Any]],
+        then: Callable[[Any, float], None],
+        *,
+        conn: Conn,
+        ref: int | None,
+        what: str,
+    ) -> None:
+        """Ask the cluster for `conn`'s request `ref` without waiting here: the adapter awaits
+        `job` on the event loop and calls ``then(result, now)`` back (`ask_done`)."""
+        self.asks.append(Ask(job, then, conn, ref, what))
+
+    def ask_done(self, ask: Ask, result: Any, now: float) -> None:
+        """The adapter's call back with an answer (or the `StorageError` its job raised)."""
+        self.now = now
+        conn = ask.conn
+        if conn.closed:
+            return
+        if isinstance(result, StorageError):
+            log.warning("%s cannot be read: %s", ask.what, result)
+            self._reply(
+                conn,
+                Error(
+                    ref=ask.ref,
+                    code=ErrorCode.INTERNAL_ERROR,
+                    message=f"{ask.what} cannot be read now: try again later",
+                ),
+            )
+            return
+        try:
+            ask.then(result, now)
+        except TableError as exc:
+            if exc.code in FATAL_CODES:
+                self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=ask.ref))
+                return
+            self._reply(conn, Error(ref=ask.ref, code=exc.code, message=exc.message[:500]))
 
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
@@ -692,7 +755,14 @@ class Hub:
             self.limits.identified(conn)
             return
         if isinstance(msg, Resume):
-            resume_session(self, conn, msg, now)
+            self.limits.identified(conn)
+            if not resume_elsewhere(
+                self, conn, msg, lambda at: resume_session(self, conn, msg, at)
+            ):
+                resume_session(self, conn, msg, now)
+            return
+        if isinstance(msg, LoginTicket):
+            login_ticket(self, conn, msg)
             self.limits.identified(conn)
             return
         assert session is not None  # the protocol allows nothing else before login
@@ -719,6 +789,16 @@ class Hub:
         log.info("resume %s%s", session.player_id, f" at table {table.table_id}" if table else "")
         if table is not None:
             table.abandon_at = None
+
+    def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
+        """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
+        if not table_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[JoinTable](conn, session, msg, now)
+
+    def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
+        """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""
+        if not table_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[Spectate](conn, session, msg, now)
 
     def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
         """The lobby's chat handler, counting what it passes on (a refusal raises)."""

@@ -83,6 +83,8 @@ class LobbyHost(TableHost, Protocol):
     moderation: Moderation
     draining: bool
     """No new table or game (an admin drains the server: `server.admin`)."""
+    nodes: tuple[str, ...]
+    """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     now: float
 
     def at(self, when: float, kind: str, target: object) -> None:
@@ -260,6 +262,14 @@ class Lobby:
             player_id = "g:" + secrets.token_hex(8)
             hub.names.check(name, player_id)
             guest = True
+        self.logged_in(conn, msg.ref, player_id, name, guest)
+        log.info(
+            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+        )
+
+    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> None:
+        """A new session for a checked identity on `conn`, answered by LOGGED_IN."""
+        hub = self.hub
         token, digest = new_token()
         session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
         session.address = conn.address
@@ -268,10 +278,14 @@ class Lobby:
         hub.limits.connected(session)
         conn.session = session
         session.send(
-            LoggedIn(ref=msg.ref, player_id=player_id, name=name, guest=guest, resume_token=token)
-        )
-        log.info(
-            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+            LoggedIn(
+                ref=ref,
+                player_id=player_id,
+                name=name,
+                guest=guest,
+                resume_token=token,
+                nodes=hub.nodes,
+            )
         )
 
     def _table(self, table_id: str) -> Table:

@@ -158,6 +158,15 @@ _V6: Final = (
     )""",
     "CREATE INDEX table_leases_by_node ON table_leases (node)",
     "CREATE INDEX table_leases_by_end ON table_leases (lease_expires)",
+    # Redirect tickets (server/tickets.py): each good once, until its end.
+    f"""CREATE TABLE tickets (
+        ticket_id bytea PRIMARY KEY,
+        table_id {_ID} NOT NULL,
+        player_id {_ID} NOT NULL,
+        expires timestamptz NOT NULL,
+        used_by {_ID}
+    )""",
+    "CREATE INDEX tickets_by_end ON tickets (expires)",
 )
 
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6)]
