@@ -43,6 +43,7 @@ from collections import deque
 from typing import Any, cast
 
 from .hub import Ask, Hub, Read
+from .redirect import Directory
 from .session import Conn
 from .storage import StorageError
 
@@ -282,6 +283,9 @@ class Server:
             reads, self.hub.reads = self.hub.reads, []
             for read in reads:
                 self._start_read(read)
+        if self.hub.opened and self.hub.cluster is not None:
+            opened, self.hub.opened = self.hub.opened, []
+            self.loop.create_task(self._lease(self.hub.cluster, opened))
         if self.hub.asks:
             asks, self.hub.asks = self.hub.asks, []
             for ask in asks:
@@ -307,6 +311,23 @@ class Server:
             self.done()
 
         self.loop.run_in_executor(None, read.job).add_done_callback(finished)
+
+    async def _lease(self, cluster: Directory, table_ids: list[str]) -> None:
+        try:
+            await cluster.lease_now(table_ids)
+        except StorageError as exc:  # the next renewal leases them
+            log.warning("%s", exc)
+
+    async def adopt(self) -> int:
+        """Take over the tables of dead nodes (a cluster's node, at each renewal); how many."""
+        cluster = self.hub.cluster
+        if cluster is None:
+            return 0
+        tables = await cluster.adopt()
+        if tables:
+            self.hub.restore(self.now(), tables)
+            self.done()
+        return len(tables)
 
     async def _answer(self, ask: Ask) -> None:
         """Await a request's question to the cluster, and hand the hub its answer (`Hub.ask`)."""

@@ -504,6 +504,7 @@ async def _serve(
         assert isinstance(storage, PgStorage)
         tables = storage.load_tables_of(taken)
         hub.cluster = cluster
+        cluster.storage = storage
         hub.nodes = cluster.addresses()
 
         def nodes_changed() -> None:
@@ -539,7 +540,7 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    renewing = None if cluster is None else asyncio.create_task(_renew(cluster, hub))
+    renewing = None if cluster is None else asyncio.create_task(_renew(cluster, server))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
     await server.stop()
@@ -553,13 +554,16 @@ async def _serve(
     return 0
 
 
-async def _renew(cluster: Cluster, hub: Hub) -> None:
-    """Renew the node's leases every third of their length, for as long as it runs. A renewal
-    that fails is tried at the next beat: the lease outlasts two of them."""
+async def _renew(cluster: Cluster, server: Server) -> None:
+    """Renew the node's leases every third of their length, for as long as it runs, and take
+    over the tables of nodes that died. A renewal that fails is tried at the next beat: the
+    lease outlasts two of them."""
+    hub = server.hub
     while True:
         await asyncio.sleep(cluster.lease / 3)
         try:
             lost = await cluster.renew(list(hub.tables))
+            await server.adopt()
         except StorageError as exc:
             log.warning("%s", exc)
             continue

@@ -32,6 +32,7 @@ from typing import Any, Final
 import asyncpg
 
 from .pg_schema import TRANSIENT, reason, redact
+from .pg_storage import PgStorage
 from .redirect import Owner
 from .storage import StorageError
 
@@ -94,6 +95,8 @@ class Cluster:
         self.lease = lease
         self.nodes: tuple[Node, ...] = ()
         """The live nodes (this one included) as of the last `join` or `renew`."""
+        self.storage: PgStorage | None = None
+        """The node's storage: tables taken over are loaded through it (and their tokens)."""
         self.on_nodes: Callable[[], None] | None = None
         """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
         self._pool: Any = None
@@ -314,6 +317,37 @@ class Cluster:
     async def _execute(self, sql: str, *args: object) -> None:
         async with self._using("writing to the database") as conn:
             await conn.execute(sql, *args)
+
+    async def lease_now(self, table_ids: list[str]) -> None:
+        """Lease new tables to this node now (a table saved and never leased would be any
+        joining node's to take)."""
+        await self._execute(
+            "INSERT INTO table_leases (table_id, node, lease_expires) "
+            "SELECT unnest($2::text[]), $1, now() + $3::interval ON CONFLICT (table_id) DO NOTHING",
+            self.node,
+            table_ids,
+            self._interval,
+        )
+
+    async def adopt(self, table_ids: list[str] | None = None) -> list[tuple[str, bytes]]:
+        """Take over the tables among `table_ids` (None: every one) whose lease has ended: their
+        node died. One conditional update decides, so of nodes doing this at once each table
+        goes to one. Their saved states, and their seats' tokens read into the storage."""
+        async with self._using("taking over tables") as conn:
+            rows = await conn.fetch(
+                "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
+                "WHERE lease_expires < now() AND ($3::text[] IS NULL OR table_id = ANY($3::text[])) "
+                "RETURNING table_id, node",
+                self.node,
+                self._interval,
+                table_ids,
+            )
+        taken = [row[0] for row in rows]
+        if not taken or self.storage is None:
+            return []
+        tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
+        log.info("took over %d tables of a dead node: %s", len(tables), ", ".join(taken))
+        return tables
 
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""

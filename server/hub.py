@@ -169,6 +169,8 @@ class Hub:
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
         """The cluster's live nodes' addresses, this one's first (kept by the adapter)."""
+        self.opened: list[str] = []
+        """Tables opened since the adapter last looked: a cluster's node leases them at once."""
         self.asks: list[Ask] = []
         """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
@@ -774,6 +776,11 @@ class Hub:
     def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
+
+    def table_opened(self, table: Table) -> None:
+        """A new table: a cluster's node leases it at once (see `opened`)."""
+        if self.cluster is not None:
+            self.opened.append(table.table_id)
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""

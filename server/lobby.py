@@ -93,6 +93,9 @@ class LobbyHost(TableHost, Protocol):
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
 
+    def table_opened(self, table: Table) -> None:
+        """A new table (a cluster's node leases it at once: `Hub.opened`)."""
+
     def read(
         self,
         job: Callable[[], Any],
@@ -322,6 +325,7 @@ class Lobby:
     def _new_table(self, settings: TableSettings, host: str | None) -> Table:
         table = Table(secrets.token_hex(6), settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
+        self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 

@@ -77,6 +77,13 @@ class Directory(Protocol):
     async def redeem(self, ticket_id: bytes, table_id: str, player_id: str) -> str | None:
         """Use a ticket up: None if it was good, else why not ("used", "expired", ...)."""
 
+    async def lease_now(self, table_ids: list[str]) -> None:
+        """Lease new tables to this node now (rather than at its next renewal)."""
+
+    async def adopt(self, table_ids: list[str] | None = None) -> list[tuple[str, bytes]]:
+        """Take over the tables among `table_ids` (None: every one) whose lease has ended (their
+        node died); their saved states, their seats' tokens now known to the storage."""
+
 
 class RedirectHost(Protocol):
     """What routing needs of the server (the hub)."""
@@ -91,6 +98,9 @@ class RedirectHost(Protocol):
     moderation: Moderation
     cluster: Directory | None
     wall_ms: Callable[[], int]
+
+    def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
+        """Take saved tables up (here: those a dead node held)."""
 
     def ask(
         self,
@@ -122,14 +132,29 @@ def resume_elsewhere(
     if entry is not None and entry.table_id in hub.tables:
         return False
 
-    def then(owner: Owner | None, now: float) -> None:
-        if owner is not None and owner.alive and owner.node != cluster.node and owner.address:
+    async def job() -> tuple[Owner | None, list[tuple[str, bytes]]]:
+        owner = await cluster.token_owner(digest)
+        if owner is None or owner.alive:
+            return owner, []
+        # Its node is dead and nobody took its tables yet: this node does, now, rather than at
+        # its next look (of several nodes doing so at once, the database lets one in).
+        return owner, await cluster.adopt([owner.table_id])
+
+    def then(found: tuple[Owner | None, list[tuple[str, bytes]]], now: float) -> None:
+        owner, adopted = found
+        if adopted:
+            hub.restore(now, adopted)
+        elif owner is not None and owner.node != cluster.node and owner.address:
+            if not owner.alive:  # another node is taking it over: ask again in a moment
+                raise TableError(
+                    ErrorCode.INTERNAL_ERROR, "the table is moving to another node: try again"
+                )
             log.info("resume for table %s: redirected to %s", owner.table_id, owner.node)
             _send(conn, Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id))
             return
         resume(now)
 
-    hub.ask(lambda: cluster.token_owner(digest), then, conn=conn, ref=msg.ref, what="the token")
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the token")
     return True
 
 
