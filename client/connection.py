@@ -426,11 +426,16 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
     if refusal is not None and refusal.error_code in FINAL:
         raise ServerError(refusal)
     restarting = client.restarting
+    moved, client.moved = client.moved, None
     last: Exception | None = None
-    if restarting is not None:
+    if moved is not None:
+        # Our node handed our table to another and told us which: straight there.
+        with contextlib.suppress(AddressError):
+            client.host, client.port = parse_address(moved.address)
+    if restarting is not None or moved is not None:
         loop = asyncio.get_running_loop()
         until = loop.time() + RESTART_PATIENCE
-        await asyncio.sleep(restarting.retry_ms / 1000)
+        await asyncio.sleep(restarting.retry_ms / 1000 if restarting is not None else 0)
         pause = 0.1
         while loop.time() < until:
             try:

@@ -168,6 +168,9 @@ class Link:
         self.nodes: tuple[str, ...] = ()
         """A cluster's live nodes (``HOST:PORT``, the one we are on first), as the last login or
         resume gave them: where `client.connection.auto_reconnect` goes on when ours is gone."""
+        self.moved: Redirect | None = None
+        """A stopping node said where our table went (an unasked REDIRECT): the drop that
+        follows is taken back there (`client.connection.auto_reconnect`)."""
         self.restarting: Restarting | None = None
         """The server said it is restarting (RESTARTING, since the last connection that was
         welcomed): the drop that follows is taken back by `client.connection.auto_reconnect`
@@ -581,6 +584,8 @@ class Link:
             self.refusal = msg
         elif isinstance(msg, Restarting):
             self.restarting = msg
+        elif isinstance(msg, Redirect) and not ref:
+            self.moved = msg
         self._duty(msg)
         if ref and ref in self._replies and not self._replies[ref].done():
             self._replies[ref].set_result(msg)

@@ -117,8 +117,9 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
 
     # Identity: a failed login is answered by a (non-fatal) ERROR and may be retried.
     stay(C, {P.IDENTIFY}, "login_guest", "login_key", "resume", "login_ticket")
-    # A cluster (2.4): a resume, a join or a spectate answered by "go to that node".
-    stay(S, {P.IDENTIFY, P.LOBBY}, "redirect")
+    # A cluster (2.4): a resume, a join or a spectate answered by "go to that node"; and, unasked,
+    # a node stopping tells a table's people where the table went.
+    stay(S, {P.IDENTIFY} | LOGGED_IN, "redirect")
     t[S, P.IDENTIFY, "logged_in"] = P.LOBBY
     t[S, P.IDENTIFY, "resumed"] = FROM_MESSAGE
 

@@ -323,7 +323,7 @@ class Server:
         cluster = self.hub.cluster
         if cluster is None:
             return 0
-        tables = await cluster.adopt()
+        tables = await cluster.adopt(list(self.hub.tables))
         if tables:
             self.hub.restore(self.now(), tables)
             self.done()
@@ -425,14 +425,33 @@ class Server:
 
     async def stop(self, linger: float = STOP_LINGER) -> None:
         """Stop listening, save every table, tell every client (once the saves are durable),
-        and wait up to `linger` seconds for those last words to be written out."""
+        and wait up to `linger` seconds for those last words to be written out.
+
+        A node of a cluster hands its tables to the other live nodes first: nothing more is
+        read nor any timer run (so no table moves on here after it is saved), every table is
+        saved and durable, its lease goes to another node, and its people are told to follow
+        a REDIRECT there (`Hub.shutdown`)."""
         self.stopping = True
         self._close_listeners()
-        self._closing = {
-            c.transport for c in self.hub.conns.values() if isinstance(c.transport, _Connection)
-        }
+        connections = [c.transport for c in self.hub.conns.values()]
+        self._closing = {c for c in connections if isinstance(c, _Connection)}
         self._all_closed = self.loop.create_future()
-        self.hub.shutdown()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = None
+        moved: dict[str, str] = {}
+        cluster = self.hub.cluster
+        if cluster is not None:
+            for connection in self._closing:
+                if connection.transport is not None:
+                    connection.transport.pause_reading()
+            self.hub.save_all()
+            self.done(wait=True)
+            try:
+                moved = await cluster.hand_off(list(self.hub.tables))
+            except StorageError as exc:  # their leases end as we leave: taken over after all
+                log.warning("could not hand the tables over: %s", exc)
+        self.hub.shutdown(moved=moved)
         self.done(wait=True)
         if self._timer is not None:
             self._timer.cancel()

@@ -511,6 +511,7 @@ async def _serve(
             hub.nodes = cluster.addresses()
 
         cluster.on_nodes = nodes_changed
+        cluster.on_handoff = server.adopt
         await cluster.listen()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
@@ -47,6 +47,8 @@ POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
 CHANNEL: Final = "sushigo_nodes"
 """NOTIFY'd when a node joins or leaves."""
+HANDOFF: Final = "sushigo_handoff"
+"""NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
 
@@ -97,11 +99,13 @@ class Cluster:
         """The live nodes (this one included) as of the last `join` or `renew`."""
         self.storage: PgStorage | None = None
         """The node's storage: tables taken over are loaded through it (and their tokens)."""
+        self.on_handoff: Callable[[], Coroutine[Any, Any, object]] | None = None
+        """Called when a node handed tables over (some may be this node's to take up)."""
         self.on_nodes: Callable[[], None] | None = None
         """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
         self._pool: Any = None
         self._listener: Any = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def _interval(self) -> timedelta:
@@ -128,6 +132,7 @@ class Cluster:
         try:
             self._listener = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
             await self._listener.add_listener(CHANNEL, self._notified)
+            await self._listener.add_listener(HANDOFF, self._handed)
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
 
@@ -135,6 +140,12 @@ class Cluster:
         task = asyncio.get_running_loop().create_task(self.refresh())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _handed(self, *_: object) -> None:
+        if self.on_handoff is not None:
+            task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(self.on_handoff())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def refresh(self) -> None:
         """Read the live nodes again."""
@@ -245,8 +256,11 @@ class Cluster:
                     self._interval,
                 )
                 await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
+                # A table this node does not hold and whose state is gone (its game ended, or it
+                # never began) needs no lease; one saved and handed here is taken up below.
                 await conn.execute(
-                    "DELETE FROM table_leases WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+                    "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
+                    "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
                     self.node,
                     held,
                 )
@@ -329,25 +343,69 @@ class Cluster:
             self._interval,
         )
 
-    async def adopt(self, table_ids: list[str] | None = None) -> list[tuple[str, bytes]]:
-        """Take over the tables among `table_ids` (None: every one) whose lease has ended: their
-        node died. One conditional update decides, so of nodes doing this at once each table
-        goes to one. Their saved states, and their seats' tokens read into the storage."""
+    async def adopt(
+        self, held: list[str], table_ids: list[str] | None = None
+    ) -> list[tuple[str, bytes]]:
+        """Take up the tables among `table_ids` (None: every one) that this node does not hold
+        (`held`) and should: those whose lease has ended (their node died: one conditional
+        update decides, so of nodes doing this at once each table goes to one) and those
+        handed to it (`hand_off`). Their saved states, and their seats' tokens read into the
+        storage."""
         async with self._using("taking over tables") as conn:
+            if table_ids is not None:
+                # Saved and never leased (its node died as it made it): asked for, it is ours.
+                await conn.execute(
+                    "INSERT INTO table_leases (table_id, node, lease_expires) "
+                    "SELECT table_id, $1, now() - interval '1 second' FROM tables_in_progress "
+                    "WHERE table_id = ANY($2::text[]) ON CONFLICT (table_id) DO NOTHING",
+                    self.node,
+                    table_ids,
+                )
             rows = await conn.fetch(
                 "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
-                "WHERE lease_expires < now() AND ($3::text[] IS NULL OR table_id = ANY($3::text[])) "
-                "RETURNING table_id, node",
+                "WHERE (lease_expires < now() OR node = $1) "
+                "AND NOT (table_id = ANY($3::text[])) "
+                "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) RETURNING table_id",
                 self.node,
                 self._interval,
+                held,
                 table_ids,
             )
         taken = [row[0] for row in rows]
         if not taken or self.storage is None:
             return []
         tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
-        log.info("took over %d tables of a dead node: %s", len(tables), ", ".join(taken))
+        log.info("took up %d tables: %s", len(tables), ", ".join(taken))
         return tables
+
+    async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
+        """Hand these tables (saved and durable) to the other live nodes, each to the one with
+        the fewest tables at the time; where each went (its new node's address). Each lease
+        moves only if it is still this node's. Empty when this node is alone."""
+        async with self._using("handing tables over") as conn:
+            await self._read_nodes(conn)
+            others = [n for n in self.nodes if n.name != self.node]
+            if not others or not table_ids:
+                return {}
+            load = {n.name: n.tables for n in others}
+            address = {n.name: n.address for n in others}
+            plan: dict[str, str] = {}
+            for table_id in table_ids:
+                target = min(load, key=lambda name: (load[name], name))
+                plan[table_id] = target
+                load[target] += 1
+            rows = await conn.fetch(
+                "UPDATE table_leases l SET node = p.node, lease_expires = now() + $3::interval "
+                "FROM unnest($1::text[], $2::text[]) AS p(table_id, node) "
+                "WHERE l.table_id = p.table_id AND l.node = $4 RETURNING l.table_id, l.node",
+                list(plan),
+                list(plan.values()),
+                self._interval,
+                self.node,
+            )
+            await conn.execute(f"NOTIFY {HANDOFF}")
+        log.info("handed %d tables to %s", len(rows), ", ".join(sorted(set(plan.values()))))
+        return {table_id: address[node] for table_id, node in rows}
 
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""

@@ -39,6 +39,7 @@ from sushigo.protocol import (
     Ping,
     Pong,
     ProtocolError,
+    Redirect,
     RemoteProtocolError,
     Restarting,
     Resume,
@@ -257,6 +258,8 @@ class Hub:
         self.now = now
         count = 0
         for table_id, blob in self.storage.load_tables() if tables is None else tables:
+            if table_id in self.tables:  # taken up already (a node's look and a resume at once)
+                continue
             try:
                 table = load(blob, self, now)
             except (StateError, TableError) as exc:
@@ -498,13 +501,22 @@ class Hub:
         if self.desk.pending:
             self.desk.flush(now)
 
-    def shutdown(self, retry_ms: int = RESTART_RETRY_MS) -> None:
-        """Save every table and tell every connection the server is going away: RESTARTING
-        (protocol 2.4: come back after `retry_ms` and resume), then SHUTTING_DOWN, which is all
-        an older client gets. The adapter sends both only once the saves are durable."""
+    def save_all(self) -> None:
+        """Save every table in play (a stopping server, before its tables go elsewhere)."""
         for table in self.tables.values():
             if table.playing:
                 self.save_table(table)
+
+    def shutdown(
+        self, retry_ms: int = RESTART_RETRY_MS, moved: dict[str, str] | None = None
+    ) -> None:
+        """Save every table and tell every connection the server is going away: RESTARTING
+        (protocol 2.4: come back after `retry_ms` and resume), or, for the people of a table
+        handed to another node of the cluster (`moved`: table id -> that node's address),
+        REDIRECT there; then SHUTTING_DOWN, which is all an older client gets. The adapter sends
+        them only once the saves are durable."""
+        self.save_all()
+        moved = moved or {}
         restarting = Restarting(message="the server is restarting", retry_ms=retry_ms)
         for conn in list(self.conns.values()):
             proto = conn.proto
@@ -516,7 +528,12 @@ class Hub:
                 and version is not None
                 and version >= RESTART_VERSION
             ):
-                self._send(conn, restarting)
+                table = conn.session.table if conn.session is not None else None
+                address = moved.get(table.table_id) if table is not None else None
+                if table is not None and address is not None:
+                    self._send(conn, Redirect(address=address, table_id=table.table_id))
+                else:
+                    self._send(conn, restarting)
             self._fatal(
                 conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
             )

@@ -80,9 +80,17 @@ class Directory(Protocol):
     async def lease_now(self, table_ids: list[str]) -> None:
         """Lease new tables to this node now (rather than at its next renewal)."""
 
-    async def adopt(self, table_ids: list[str] | None = None) -> list[tuple[str, bytes]]:
-        """Take over the tables among `table_ids` (None: every one) whose lease has ended (their
-        node died); their saved states, their seats' tokens now known to the storage."""
+    async def adopt(
+        self, held: list[str], table_ids: list[str] | None = None
+    ) -> list[tuple[str, bytes]]:
+        """Take up the tables among `table_ids` (None: every one) that this node does not hold
+        (`held`) and should: those whose lease has ended (their node died) and those handed to
+        it (their node stopped); their saved states, their seats' tokens now known to the
+        storage."""
+
+    async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
+        """Hand these tables (saved) to the other live nodes, the least loaded first; where each
+        went (its new node's address). Empty when this node is alone."""
 
 
 class RedirectHost(Protocol):
@@ -134,11 +142,12 @@ def resume_elsewhere(
 
     async def job() -> tuple[Owner | None, list[tuple[str, bytes]]]:
         owner = await cluster.token_owner(digest)
-        if owner is None or owner.alive:
+        if owner is None or (owner.alive and owner.node != cluster.node):
             return owner, []
-        # Its node is dead and nobody took its tables yet: this node does, now, rather than at
-        # its next look (of several nodes doing so at once, the database lets one in).
-        return owner, await cluster.adopt([owner.table_id])
+        # Its node is dead and nobody took its table yet, or handed it here and it is not yet
+        # taken up: this node does, now, rather than at its next look (of several nodes doing
+        # so at once, the database lets one in).
+        return owner, await cluster.adopt(list(hub.tables), [owner.table_id])
 
     def then(found: tuple[Owner | None, list[tuple[str, bytes]]], now: float) -> None:
         owner, adopted = found
