@@ -431,8 +431,24 @@ class Link:
         return reply
 
     async def quick_match(self, players: int, kind: str) -> TableJoined:
-        """Be seated at a table that starts by itself when full."""
-        reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+        """Be seated at a table that starts by itself when full (on a cluster, perhaps at
+        another node's table that waits for players: the redirect is followed, and if that
+        table filled meanwhile, a quick match is asked for again there)."""
+        for _ in range(3):
+            reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+            if not isinstance(reply, Redirect):
+                break
+            await self.follow(reply)
+            table_id = reply.table_id
+            try:
+                reply = await self.request(
+                    lambda ref: JoinTable(ref=ref, table_id=table_id)  # noqa: B023
+                )
+            except ServerError as exc:
+                if exc.code not in _TAKEN:
+                    raise
+                continue
+            break
         return self._joined(_expect(reply, TableJoined))
 
     def _joined(self, reply: TableJoined) -> TableJoined:
@@ -600,6 +616,10 @@ class Link:
     def _duty(self, msg: Message) -> None:
         """What the connection does as `msg` arrives, before any reply or event is handed on
         (`Client` does the seat's part of the game here)."""
+
+
+_TAKEN = frozenset((ErrorCode.TABLE_FULL, ErrorCode.GAME_IN_PROGRESS, ErrorCode.NO_SUCH_TABLE))
+"""Why a quick match's table on another node may refuse us: it filled, or started, meanwhile."""
 
 
 def _expect(message: Message, kind: type[T]) -> T:

@@ -315,6 +315,7 @@ class Server:
     async def _lease(self, cluster: Directory, table_ids: list[str]) -> None:
         try:
             await cluster.lease_now(table_ids)
+            await cluster.publish(self.hub.lobby.quick_tables())
         except StorageError as exc:  # the next renewal leases them
             log.warning("%s", exc)
 

@@ -565,6 +565,7 @@ async def _renew(cluster: Cluster, server: Server) -> None:
         try:
             lost = await cluster.renew(list(hub.tables))
             await server.adopt()
+            await cluster.publish(hub.lobby.quick_tables())
         except StorageError as exc:
             log.warning("%s", exc)
             continue

@@ -407,6 +407,45 @@ class Cluster:
         log.info("handed %d tables to %s", len(rows), ", ".join(sorted(set(plan.values()))))
         return {table_id: address[node] for table_id, node in rows}
 
+    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
+        """Say which quick-match tables of this node take players: (id, kind, players, free
+        seats), every one (those it said before and not now are gone)."""
+        async with self._using("publishing quick-match tables") as conn, conn.transaction():
+            await conn.execute("DELETE FROM quick_tables WHERE node = $1", self.node)
+            if quick:
+                ids, kinds, sizes, free = (list(column) for column in zip(*quick, strict=True))
+                await conn.execute(
+                    "INSERT INTO quick_tables (table_id, node, kind, players, free) "
+                    "SELECT t, $1, k, p, f FROM unnest($2::text[], $3::text[], $4::int[], "
+                    "$5::int[]) AS q(t, k, p, f) ON CONFLICT (table_id) DO NOTHING",
+                    self.node,
+                    ids,
+                    kinds,
+                    sizes,
+                    free,
+                )
+
+    async def find_quick(self, kind: str, players: int) -> Owner | None:
+        """A quick-match table of another live node with a free seat, the fullest and then the
+        oldest first, its seat reserved (so players asking at once go to different seats);
+        None if there is none. Rows another node is reserving are skipped, not waited for."""
+        async with self._using("finding a quick match") as conn, conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT q.table_id, q.node, n.address FROM quick_tables q "
+                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
+                "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",
+                kind,
+                players,
+                self.node,
+            )
+            if row is None:
+                return None
+            await conn.execute(
+                "UPDATE quick_tables SET free = free - 1 WHERE table_id = $1", row[0]
+            )
+        return Owner(row[0], row[1], row[2], True)
+
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""
         others = tuple(n.address for n in self.nodes if n.name != self.node)

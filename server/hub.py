@@ -39,6 +39,7 @@ from sushigo.protocol import (
     Ping,
     Pong,
     ProtocolError,
+    QuickMatch,
     Redirect,
     RemoteProtocolError,
     Restarting,
@@ -70,7 +71,13 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
-from .redirect import Directory, login_ticket, resume_elsewhere, table_elsewhere
+from .redirect import (
+    Directory,
+    login_ticket,
+    quick_elsewhere,
+    resume_elsewhere,
+    table_elsewhere,
+)
 from .results import game_results, rate
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
@@ -166,6 +173,7 @@ class Hub:
         self._routes[Chat] = self._chat
         self._routes[JoinTable] = self._join
         self._routes[Spectate] = self._spectate
+        self._routes[QuickMatch] = self._quick_match
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
@@ -231,6 +239,12 @@ class Hub:
                 self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=ask.ref))
                 return
             self._reply(conn, Error(ref=ask.ref, code=exc.code, message=exc.message[:500]))
+        # As after any request (`_event`): a table it moved is timed, a tournament's news sent.
+        session = conn.session
+        if session is not None and session.table is not None and session.table.deadline:
+            self._watch(session.table)
+        if self.desk.pending:
+            self.desk.flush(now)
 
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
@@ -818,6 +832,15 @@ class Hub:
         """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
         if not table_elsewhere(self, conn, session, msg):
             self.lobby.handlers[JoinTable](conn, session, msg, now)
+
+    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        """QUICK_MATCH: a table here, or one waiting on another node (`server.redirect`)."""
+
+        def here(at: float) -> None:
+            self.lobby.handlers[QuickMatch](conn, session, msg, at)
+
+        if not quick_elsewhere(self, conn, session, msg, here):
+            here(now)
 
     def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
         """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""

@@ -387,15 +387,30 @@ class Lobby:
         taken = table.sit(session, 0)
         self._seated(session, table, taken.index, msg.ref, now)
 
-    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+    def open_quick(self, kind: str, players: int, player_id: str) -> Table | None:
+        """The open quick-match table of `kind` for `players` this player would be seated at,
+        or None (a new one would be made)."""
         # Open quick-match tables by (kind, size): with a thousand tables running, scanning them
         # all for every request would cost more than the games. Tables that filled, started or
         # closed since are dropped from the front as they are met.
-        waiting = self._quick.setdefault((msg.kind, msg.players), [])
+        waiting = self._quick.setdefault((kind, players), [])
         while waiting and not self._joinable(waiting[0]):
             waiting.pop(0)
         # The first that fits, but never a second seat for the same player.
-        table = next((t for t in waiting if not t.holds(session.player_id)), None)
+        return next((t for t in waiting if not t.holds(player_id)), None)
+
+    def quick_tables(self) -> list[tuple[str, str, int, int]]:
+        """Every open quick-match table: (id, kind, players, free seats)."""
+        return [
+            (t.table_id, kind, players, sum(s.empty for s in t.seats))
+            for (kind, players), tables in self._quick.items()
+            for t in tables
+            if self._joinable(t)
+        ]
+
+    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        table = self.open_quick(msg.kind, msg.players, session.player_id)
+        waiting = self._quick.setdefault((msg.kind, msg.players), [])
         if table is None:
             settings = TableSettings(
                 kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds

@@ -167,6 +167,17 @@ _V6: Final = (
         used_by {_ID}
     )""",
     "CREATE INDEX tickets_by_end ON tickets (expires)",
+    # Quick-match tables that take players, as each node last published them (its free seats
+    # reserved one by one by the nodes that send players there).
+    f"""CREATE TABLE quick_tables (
+        table_id {_ID} PRIMARY KEY,
+        node {_ID} NOT NULL,
+        kind text NOT NULL,
+        players integer NOT NULL,
+        free integer NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+    )""",
+    "CREATE INDEX quick_tables_by_game ON quick_tables (kind, players, created)",
 )
 
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6)]

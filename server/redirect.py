@@ -27,6 +27,7 @@ from sushigo.protocol import (
     ErrorCode,
     JoinTable,
     LoginTicket,
+    QuickMatch,
     Redirect,
     Resume,
     Spectate,
@@ -87,6 +88,12 @@ class Directory(Protocol):
         (`held`) and should: those whose lease has ended (their node died) and those handed to
         it (their node stopped); their saved states, their seats' tokens now known to the
         storage."""
+
+    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
+        """Say which quick-match tables of this node take players (id, kind, players, free)."""
+
+    async def find_quick(self, kind: str, players: int) -> Owner | None:
+        """A quick-match table of another live node with a seat free (reserved for us)."""
 
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
@@ -194,6 +201,45 @@ def table_elsewhere(
         )
 
     hub.ask(job, then, conn=conn, ref=msg.ref, what="the table's node")
+    return True
+
+
+def quick_elsewhere(
+    hub: RedirectHost, conn: Conn, session: Session, msg: QuickMatch, here: Callable[[float], None]
+) -> bool:
+    """QUICK_MATCH on a node with no open table for it: a table of another node that waits for
+    players takes this one (REDIRECT there, with a ticket), so a crowd spread over the nodes
+    fills tables rather than each node opening its own; else `here` (a new table on this node).
+    False: nothing to ask (this node has such a table)."""
+    cluster = hub.cluster
+    if (
+        cluster is None
+        or not _speaks(conn)
+        or hub.lobby.open_quick(msg.kind, msg.players, session.player_id) is not None
+    ):
+        return False
+
+    async def job() -> tuple[Owner | None, bytes]:
+        owner = await cluster.find_quick(msg.kind, msg.players)
+        if owner is None:
+            return None, b""
+        ticket, data = tickets.issue(
+            hub.key, owner.table_id, session.player_id, session.name, session.guest
+        )
+        await cluster.issue(ticket.ticket_id, owner.table_id, session.player_id)
+        return owner, data
+
+    def then(found: tuple[Owner | None, bytes], now: float) -> None:
+        owner, data = found
+        if owner is None or owner.address is None or session.table is not None:
+            here(now)
+            return
+        log.info("quick match: redirected to table %s at %s", owner.table_id, owner.node)
+        session.send(
+            Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id, ticket=data)
+        )
+
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the cluster's quick matches")
     return True
 
 

@@ -111,3 +111,37 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         for client in clients:
             await client.close()
         await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
+    """Three players quick-match on node a, one on node b: one table, at a, and it starts."""
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    clients: list[Client] = []
+    try:
+        for name in ("ann", "bob", "carl"):
+            clients.append(await Client.connect("127.0.0.1", a.port, name=name))
+        dave = await Client.connect("127.0.0.1", b.port, name="dave")
+        clients.append(dave)
+        tables = {(await c.quick_match(4, "sushi-go")).table.table_id for c in clients[:3]}
+        assert len(tables) == 1
+        (table_id,) = tables
+
+        async def published() -> None:
+            """a says which of its quick-match tables wait for players as it opens one."""
+            sql = "SELECT free FROM quick_tables WHERE table_id = $1"
+            while [r["free"] for r in await query(pg_url, sql, table_id)] != [1]:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(published(), 10)
+        joined = await dave.quick_match(4, "sushi-go")
+        assert (joined.table.table_id, dave.port, dave.name) == (table_id, a.port, "dave")
+        for client in clients:
+            await client.wait_for(TurnStart, 10)
+            assert client.awaiting
+    finally:
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())

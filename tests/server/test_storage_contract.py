@@ -451,6 +451,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
         older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
+        older.append("DROP TABLE quick_tables")
         older.append("UPDATE sushigo_schema SET version = 4")
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
     else:
