@@ -73,8 +73,10 @@ from sushigo.protocol import (
     Commit,
     ErrorCode,
     Hello,
+    JoinTable,
     LeaveTable,
     LoginGuest,
+    LoginTicket,
     Message,
     Pong,
     ProtocolError,
@@ -112,6 +114,8 @@ class Settings:
     barrier: bool
     """Log every seat in before any quick matches."""
     seed: int
+    ports: tuple[int, ...] = ()
+    """A cluster's nodes (``--nodes``): each group of four seats connects to one, in turn."""
 
 
 @dataclass
@@ -173,6 +177,7 @@ class Worker:
         self.stopping = False
         self.rng = random.Random(settings.seed)
         self.clients: list[LoadClient] = []
+        self.following: set[asyncio.Future[None]] = set()
 
     def elapsed(self) -> float:
         return time.time() - self.settings.start
@@ -222,14 +227,26 @@ class Worker:
         self.stats.cpu_seconds = usage.ru_utime + usage.ru_stime
         return self.stats
 
-    async def _connect(self, index: int) -> None:
+    async def _connect(
+        self, index: int, port: int | None = None, redirect: dict[str, Any] | None = None
+    ) -> None:
+        ports = self.settings.ports
+        if port is None:
+            port = ports[(index // 4) % len(ports)] if ports else self.settings.port
         try:
-            await self.loop.create_connection(
-                lambda: LoadClient(self, index), HOST, self.settings.port
-            )
+            await self.loop.create_connection(lambda: LoadClient(self, index, redirect), HOST, port)
         except OSError as exc:
             if not self.stopping:
                 self.stats.error(f"connect failed: {exc.strerror or exc}")
+
+    def follow(self, index: int, redirect: dict[str, Any]) -> None:
+        """A seat's REDIRECT (a cluster's quick match: a table on another node): a new
+        connection there, logged in with the ticket, joining that table."""
+        port = int(str(redirect["address"]).rsplit(":", 1)[1])
+        self.stats.error("(not an error) redirects followed")
+        task = asyncio.ensure_future(self._connect(index, port, redirect))
+        self.following.add(task)
+        task.add_done_callback(self.following.discard)
 
     def _bucket(self, second: int) -> None:
         stats = self.stats
@@ -259,9 +276,11 @@ class Worker:
 class LoadClient(asyncio.Protocol):
     """One seat: a minimal client speaking the protocol from raw msgpack maps."""
 
-    def __init__(self, worker: Worker, index: int) -> None:
+    def __init__(self, worker: Worker, index: int, redirect: dict[str, Any] | None = None) -> None:
         self.worker = worker
         self.index = index
+        self.redirect = redirect
+        """The REDIRECT this connection follows (its ticket logs in, its table is joined)."""
         self.transport: asyncio.Transport | None = None
         self.buf = bytearray()
         self.last_seq = 0
@@ -443,8 +462,16 @@ class LoadClient(asyncio.Protocol):
             if not worker.stopping:
                 self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
         elif kind == "welcome":
+            if self.redirect is not None:
+                self.send(LoginTicket(ref=self.next_ref(), ticket=self.redirect["ticket"]))
+                return
             # Names are unique among the connected: each worker process numbers its own.
             self.send(LoginGuest(ref=self.next_ref(), name=f"load{os.getpid()}-{self.index}"))
+        elif kind == "redirect":
+            self.stop()
+            worker.follow(self.index, msg)
+        elif kind == "logged_in" and self.redirect is not None:
+            self.send(JoinTable(ref=self.next_ref(), table_id=self.redirect["table_id"]))
         elif kind == "logged_in":
             worker.logged_in += 1
             if worker.logged_in == worker.seats:
@@ -462,6 +489,11 @@ class LoadClient(asyncio.Protocol):
                 name = ErrorCode(int(code)).name
             except (TypeError, ValueError):
                 name = str(code)
+            if self.redirect is not None and code in _TAKEN and not self.table_id:
+                # The other node's table filled meanwhile: a quick match there instead.
+                self.worker.stats.error("(not an error) redirected to a table already full")
+                self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
+                return
             self.worker.stats.error(f"ERROR {name}: {msg.get('message', '')}"[:120])
             if code in (ErrorCode.TIMEOUT, ErrorCode.SHUTTING_DOWN, ErrorCode.RATE_LIMITED):
                 self.stop()
@@ -492,6 +524,9 @@ class LoadClient(asyncio.Protocol):
 
 
 # -- processes -------------------------------------------------------------------------------------
+
+
+_TAKEN = (ErrorCode.TABLE_FULL, ErrorCode.GAME_IN_PROGRESS, ErrorCode.NO_SUCH_TABLE)
 
 
 def _raise_fd_limit() -> int:
@@ -588,7 +623,11 @@ class ServerProcess:
 
 
 def start_server(
-    turn_seconds: int, cpus: set[int] | None, extra: list[str], prefix: list[str] | None = None
+    turn_seconds: int,
+    cpus: set[int] | None,
+    extra: list[str],
+    prefix: list[str] | None = None,
+    port: int = 0,
 ) -> ServerProcess:
     """Start the server on a free port of 127.0.0.1 and wait for its "listening" line. `prefix`
     runs it under another command (a profiler: ``py-spy record -o out.txt --``, valgrind)."""
@@ -600,7 +639,7 @@ def start_server(
         "--host",
         HOST,
         "--port",
-        "0",
+        str(port),
         "--db",  # a --db in `extra`, which comes later, wins
         str(Path(tmp.name) / "load.db"),
         "--key",
@@ -694,6 +733,48 @@ class Scraper:
         }
 
 
+class Nodes:
+    """A cluster's node processes, seen as one server: CPU added up, memory added up, logs
+    joined."""
+
+    def __init__(self, servers: list[ServerProcess]) -> None:
+        self.servers = servers
+        self.port = servers[0].port
+        self.metrics_url = ""
+
+    def status(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for server in self.servers:
+            for key, value in server.status().items():
+                out[key] = out.get(key, 0) + value
+        return out
+
+    def stop(self) -> str:
+        return "\n".join(server.stop() for server in self.servers)
+
+
+def start_nodes(args: argparse.Namespace, extra: list[str], folder: Path) -> Nodes:
+    """`--nodes` node processes on the cluster database `args.db`, sharing one key; each pinned
+    to a CPU of its own, in turn."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pgcluster import free_port  # type: ignore[import-not-found]  # noqa: PLC0415
+
+    cpus = sorted(os.sched_getaffinity(0))
+    servers: list[ServerProcess] = []
+    try:
+        for i in range(args.nodes):
+            port = free_port()
+            node = [*extra, "--key", str(folder / "cluster.key"), "--node", f"n{i + 1}"]
+            node += ["--advertise", f"{HOST}:{port}"]
+            pin = {cpus[i % len(cpus)]} if args.pin else None
+            servers.append(start_server(args.turn_seconds, pin, node, port=port))
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return Nodes(servers)
+
+
 def _merge(counts: list[dict[str, int]]) -> dict[str, int]:
     out: dict[str, int] = {}
     for count in counts:
@@ -772,7 +853,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     database = ["--db", args.db] if args.db else []
     if args.metrics:
         database += ["--metrics", f"{HOST}:0"]
-    server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
+    keys = tempfile.TemporaryDirectory(prefix="sushigo-load-key-")
+    server: ServerProcess | Nodes
+    if args.nodes:
+        server = start_nodes(args, database, Path(keys.name))
+        if len(server.servers) > 1:
+            client_cpus = None  # the nodes have every CPU between them: the clients share
+    else:
+        server = start_server(
+            args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix)
+        )
     scraper = Scraper(server.metrics_url) if server.metrics_url else None
     scraped: dict[str, Any] = {}
     try:
@@ -787,6 +877,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             strict=args.strict_clients,
             barrier=args.barrier,
             seed=args.seed,
+            ports=tuple(s.port for s in server.servers) if isinstance(server, Nodes) else (),
         )
         ctx = mp.get_context("fork")
         procs: list[tuple[Any, Pipe]] = []
@@ -843,6 +934,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if scraper is not None:
             scraped = scraper.stop()
         stderr = server.stop()
+        keys.cleanup()
     ticks = os.sysconf("SC_CLK_TCK")
     cpu = (after.get("ticks", 0) - cpu_window[1]) / ticks / max(1e-9, time.time() - cpu_window[0])
     user = (after.get("user", 0) - split_before[0]) / ticks
@@ -870,6 +962,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies.extend(samples)
         for key, n in r["errors"].items():
             errors[key] = errors.get(key, 0) + n
+    notes = {k: errors.pop(k) for k in list(errors) if k.startswith("(not an error)")}
     # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
     windows: dict[int, list[float]] = {}
     for r in results:
@@ -908,6 +1001,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "client_lag_max_ms": 1000 * (lags[-1] if lags else float("nan")),
         "errors": sum(errors.values()),
         "error_kinds": errors,
+        "notes": notes,
+        "nodes": args.nodes,
         "server_peak_memory_mib": after.get("VmHWM", 0) / 1024,
         "server_cpu_fraction": cpu,
         "turns_per_server_cpu_second": sum(turns_per_second) / max(1e-9, cpu * args.duration),
@@ -940,6 +1035,11 @@ def report(figures: dict[str, Any]) -> str:
         "  p99 by 10 s from the start: "
         + ", ".join(f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_by_10s", {}).items()),
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
+        *(
+            [f"cluster of {f['nodes']} nodes: {f.get('notes') or 'no redirects'}"]
+            if f.get("nodes")
+            else []
+        ),
         f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
         f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"
         f" ({f['turns_per_server_cpu_second']:.0f} turns per CPU-second; per turn"
@@ -1043,6 +1143,15 @@ def parser() -> argparse.ArgumentParser:
         " compare",
     )
     p.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run a cluster of N sushigo-server --node processes on one PostgreSQL (--db, or a"
+        " temporary durable one from pgserver), each on a CPU of its own, the seats spread"
+        " over them four by four",
+    )
+    p.add_argument(
         "--lobby-watcher",
         action="store_true",
         help="also keep one player in the lobby, listing tables as the terminal client does,"
@@ -1060,6 +1169,8 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("--clients-procs must be at least 1 and --duration positive")
     if args.pgserver:
         return _both_backends(args)
+    if args.nodes and not args.db:
+        return _on_pgserver(args)
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -1068,12 +1179,29 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if figures["errors"] == 0 else 1
 
 
+def _on_pgserver(args: argparse.Namespace) -> int:
+    """`run` on a temporary durable PostgreSQL (pgserver) on this machine: a cluster's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pgcluster import PgCluster  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as folder:
+        cluster = PgCluster(Path(folder) / "pg")
+        cluster.start(durable=True)
+        try:
+            args.db = cluster.new_database()
+            figures = run(args)
+        finally:
+            cluster.stop()
+    print(json.dumps(figures, indent=2) if args.json else report(figures))
+    return 0 if figures["errors"] == 0 else 1
+
+
 def _both_backends(args: argparse.Namespace) -> int:
     """The same load on SQLite, then on a temporary PostgreSQL (pgserver's binaries, durable
     settings: fsync on) on this machine, each report, and PostgreSQL's figures as a share of
     SQLite's."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: PLC0415
+    from pgcluster import PgCluster  # noqa: PLC0415
 
     results: dict[str, dict[str, Any]] = {}
     args.db = None

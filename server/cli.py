@@ -38,7 +38,7 @@ from sushigo.protocol.about import version_text
 
 from . import logs
 from .app import Server
-from .cluster import DEFAULT_LEASE, Cluster
+from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
@@ -137,6 +137,7 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 _lease = _number(float, "a number of seconds", 1, 3600, "a lease is 1-3600 seconds, got {text}")
+_patience = _number(float, "a number of seconds", 0, 3600, "must be 0-3600 seconds, got {text}")
 
 
 def _node_name(text: str) -> str:
@@ -234,6 +235,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="HOST:PORT",
         type=_advertised,
         help="where clients reach this node (with --node; default: --host:--port)",
+    )
+    cluster.add_argument(
+        "--quick-patience",
+        type=_patience,
+        default=QUICK_PATIENCE,
+        metavar="S",
+        help=f"seconds a quick-match table waits for players before the other nodes send theirs"
+        f" to it (default {QUICK_PATIENCE:g}; until then each node fills its own)",
     )
     cluster.add_argument(
         "--lease",
@@ -407,6 +416,7 @@ def _run(args: argparse.Namespace) -> int:
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
                 lease=args.lease,
+                quick_patience=args.quick_patience,
             )
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
     finally:

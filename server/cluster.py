@@ -49,6 +49,8 @@ CHANNEL: Final = "sushigo_nodes"
 """NOTIFY'd when a node joins or leaves."""
 HANDOFF: Final = "sushigo_handoff"
 """NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
+QUICK_PATIENCE: Final = 2.0
+"""Seconds a quick-match table waits for players before other nodes send theirs to it."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
 
@@ -87,6 +89,7 @@ class Cluster:
         server_key: bytes,
         protocol: str,
         lease: float = DEFAULT_LEASE,
+        quick_patience: float = QUICK_PATIENCE,
     ) -> None:
         self.url = url
         self.path = redact(url)
@@ -95,6 +98,7 @@ class Cluster:
         self.server_key = server_key
         self.protocol = protocol
         self.lease = lease
+        self.quick_patience = quick_patience
         self.nodes: tuple[Node, ...] = ()
         """The live nodes (this one included) as of the last `join` or `renew`."""
         self.storage: PgStorage | None = None
@@ -153,7 +157,8 @@ class Cluster:
             async with self._using("reading the nodes") as conn:
                 await self._read_nodes(conn)
         except StorageError as exc:
-            log.warning("%s", exc)
+            if self._pool is not None:  # not closing
+                log.warning("%s", exc)
 
     async def join(self) -> list[str]:
         """Join the cluster and take this node's tables; their ids. `ClusterError` if refused
@@ -409,15 +414,21 @@ class Cluster:
 
     async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
         """Say which quick-match tables of this node take players: (id, kind, players, free
-        seats), every one (those it said before and not now are gone)."""
+        seats), every one (those it said before and not now are gone; a table said again keeps
+        its age)."""
+        ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
         async with self._using("publishing quick-match tables") as conn, conn.transaction():
-            await conn.execute("DELETE FROM quick_tables WHERE node = $1", self.node)
+            await conn.execute(
+                "DELETE FROM quick_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+                self.node,
+                ids,
+            )
             if quick:
-                ids, kinds, sizes, free = (list(column) for column in zip(*quick, strict=True))
                 await conn.execute(
                     "INSERT INTO quick_tables (table_id, node, kind, players, free) "
                     "SELECT t, $1, k, p, f FROM unnest($2::text[], $3::text[], $4::int[], "
-                    "$5::int[]) AS q(t, k, p, f) ON CONFLICT (table_id) DO NOTHING",
+                    "$5::int[]) AS q(t, k, p, f) "
+                    "ON CONFLICT (table_id) DO UPDATE SET free = EXCLUDED.free",
                     self.node,
                     ids,
                     kinds,
@@ -426,18 +437,22 @@ class Cluster:
                 )
 
     async def find_quick(self, kind: str, players: int) -> Owner | None:
-        """A quick-match table of another live node with a free seat, the fullest and then the
-        oldest first, its seat reserved (so players asking at once go to different seats);
+        """A quick-match table of another live node with a free seat that has waited for
+        players `quick_patience` seconds at least (a busy node fills its own tables in
+        moments: only a table that does not fill is worth a redirect), the fullest and then
+        the oldest first, its seat reserved (so players asking at once go to different seats);
         None if there is none. Rows another node is reserving are skipped, not waited for."""
         async with self._using("finding a quick match") as conn, conn.transaction():
             row = await conn.fetchrow(
                 "SELECT q.table_id, q.node, n.address FROM quick_tables q "
                 "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
                 "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
+                "AND q.created <= now() - $4::interval "
                 "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",
                 kind,
                 players,
                 self.node,
+                timedelta(seconds=self.quick_patience),
             )
             if row is None:
                 return None
@@ -479,6 +494,8 @@ class Cluster:
 
     async def close(self) -> None:
         """Close the node's connections to the database."""
+        for task in list(self._tasks):
+            task.cancel()
         listener, self._listener = self._listener, None
         if listener is not None and not listener.is_closed():
             listener.terminate()

@@ -114,9 +114,10 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
 
 
 async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
-    """Three players quick-match on node a, one on node b: one table, at a, and it starts."""
+    """Three players quick-match on node a, one on node b: one table, at a, and it starts.
+    (No patience: a's table takes b's player as soon as b hears of it.)"""
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0")
     await a.start()
     await b.start()
     clients: list[Client] = []
