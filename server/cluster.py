@@ -43,6 +43,8 @@ JOIN_KEY: Final = 0x5355_5348_0000_0003
 DEFAULT_LEASE: Final = 10.0
 """Seconds a lease lasts unless renewed (``--lease``)."""
 CONNECT_SECONDS: Final = 10.0
+CLOSE_SECONDS: Final = 2.0
+"""How long a stopping node lets its pool's connections finish before cutting them."""
 POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
 CHANNEL: Final = "sushigo_nodes"
@@ -501,4 +503,7 @@ class Cluster:
             listener.terminate()
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.terminate()
+            try:  # gently: a connection going back to the pool finishes its reset first
+                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
+            except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
+                pool.terminate()
