@@ -42,6 +42,8 @@ import time
 from collections import deque
 from typing import Any, cast
 
+from sushigo.protocol import ChatMessage
+
 from .hub import Ask, Hub, Read
 from .redirect import Directory
 from .session import Conn
@@ -283,6 +285,9 @@ class Server:
             reads, self.hub.reads = self.hub.reads, []
             for read in reads:
                 self._start_read(read)
+        if self.hub.said and self.hub.cluster is not None:
+            said, self.hub.said = self.hub.said, []
+            self.loop.create_task(self._say(self.hub.cluster, said))
         if self.hub.opened and self.hub.cluster is not None:
             opened, self.hub.opened = self.hub.opened, []
             self.loop.create_task(self._lease(self.hub.cluster, opened))
@@ -311,6 +316,17 @@ class Server:
             self.done()
 
         self.loop.run_in_executor(None, read.job).add_done_callback(finished)
+
+    async def _say(self, cluster: Directory, said: list[ChatMessage]) -> None:
+        try:
+            await cluster.say([(m.player_id, m.name, m.text) for m in said])
+        except StorageError as exc:  # lobby chat is not kept: it is lost, as in a restart
+            log.warning("%s", exc)
+
+    def heard(self, player_id: str, name: str, text: str) -> None:
+        """Lobby chat said on another node of the cluster: said here too."""
+        self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
+        self.done()
 
     async def _lease(self, cluster: Directory, table_ids: list[str]) -> None:
         try:

@@ -234,7 +234,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         metavar="HOST:PORT",
         type=_advertised,
-        help="where clients reach this node (with --node; default: --host:--port)",
+        help="where clients reach this node (with --node; default: --host:--port, when those"
+        " name one address and port)",
     )
     cluster.add_argument(
         "--quick-patience",
@@ -356,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
             f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
         )
+    if (
+        args.node is not None
+        and args.advertise is None
+        and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
+    ):
+        p.error("--node needs --advertise HOST:PORT: where clients reach this node")
     logs.setup(args.log_level, args.log_format)
     files = raise_fd_limit()
     if files < args.max_connections:
@@ -522,6 +529,7 @@ async def _serve(
 
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
+        cluster.on_chat = server.heard
         await cluster.listen()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
 CHANNEL: Final = "sushigo_nodes"
 """NOTIFY'd when a node joins or leaves."""
+CHAT: Final = "sushigo_chat"
+"""NOTIFY'd with each lobby chat message, for the other nodes' lobbies."""
 HANDOFF: Final = "sushigo_handoff"
 """NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
 QUICK_PATIENCE: Final = 2.0
@@ -107,6 +110,8 @@ class Cluster:
         """The node's storage: tables taken over are loaded through it (and their tokens)."""
         self.on_handoff: Callable[[], Coroutine[Any, Any, object]] | None = None
         """Called when a node handed tables over (some may be this node's to take up)."""
+        self.on_chat: Callable[[str, str, str], None] | None = None
+        """Called with lobby chat said on another node (player id, name, text)."""
         self.on_nodes: Callable[[], None] | None = None
         """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
         self._pool: Any = None
@@ -139,6 +144,7 @@ class Cluster:
             self._listener = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
             await self._listener.add_listener(CHANNEL, self._notified)
             await self._listener.add_listener(HANDOFF, self._handed)
+            await self._listener.add_listener(CHAT, self._chatted)
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
 
@@ -462,6 +468,30 @@ class Cluster:
                 "UPDATE quick_tables SET free = free - 1 WHERE table_id = $1", row[0]
             )
         return Owner(row[0], row[1], row[2], True)
+
+    async def say(self, said: list[tuple[str, str, str]]) -> None:
+        """Pass lobby chat said here on to the other nodes: one NOTIFY each (a payload is a few
+        hundred bytes, far under PostgreSQL's 8,000), heard by their listeners."""
+        async with self._using("passing chat on") as conn:
+            await conn.executemany(
+                "SELECT pg_notify($1, $2)",
+                [
+                    (CHAT, json.dumps({"node": self.node, "id": p, "name": n, "text": t}))
+                    for p, n, t in said
+                ],
+            )
+
+    def _chatted(self, _conn: object, _pid: object, _channel: object, payload: object) -> None:
+        if self.on_chat is None:
+            return
+        try:
+            said = json.loads(str(payload))
+            node, player_id, name, text = said["node"], said["id"], said["name"], said["text"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("a lobby chat message from another node that cannot be read")
+            return
+        if node != self.node and all(isinstance(v, str) for v in (player_id, name, text)):
+            self.on_chat(player_id, name, text)
 
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sushigo.protocol import (
     Act,
     Chat,
+    ChatMessage,
     Commit,
     ConnectionClosed,
     Error,
@@ -178,6 +179,8 @@ class Hub:
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
         """The cluster's live nodes' addresses, this one's first (kept by the adapter)."""
+        self.said: list[ChatMessage] = []
+        """Lobby chat said here since the adapter last looked: a cluster's node passes it on."""
         self.opened: list[str] = []
         """Tables opened since the adapter last looked: a cluster's node leases them at once."""
         self.asks: list[Ask] = []
@@ -807,6 +810,11 @@ class Hub:
     def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
+
+    def lobby_said(self, message: ChatMessage) -> None:
+        """Lobby chat said here: a cluster's node passes it on to the others (see `said`)."""
+        if self.cluster is not None:
+            self.said.append(message)
 
     def table_opened(self, table: Table) -> None:
         """A new table: a cluster's node leases it at once (see `opened`)."""

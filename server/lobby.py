@@ -96,6 +96,9 @@ class LobbyHost(TableHost, Protocol):
     def table_opened(self, table: Table) -> None:
         """A new table (a cluster's node leases it at once: `Hub.opened`)."""
 
+    def lobby_said(self, message: ChatMessage) -> None:
+        """A lobby chat message said here (a cluster's node passes it on to the others)."""
+
     def read(
         self,
         job: Callable[[], Any],
@@ -570,11 +573,17 @@ class Lobby:
             text=text,
         )
         if table is not None:
-            audience = table.people()
-        else:
-            audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
-        for person in audience:
-            person.send(out)
+            for person in table.people():
+                person.send(out)
+            return
+        self.lobby_chat(out)
+        self.hub.lobby_said(out)
+
+    def lobby_chat(self, message: ChatMessage) -> None:
+        """Say `message` to every connected player in the lobby (at no table)."""
+        for person in self.hub.sessions.values():
+            if person.table is None and person.attached:
+                person.send(message)
 
 
 def _drop(index: dict[str, Any], key: str, table: Table) -> None:

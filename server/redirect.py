@@ -92,6 +92,9 @@ class Directory(Protocol):
     async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
         """Say which quick-match tables of this node take players (id, kind, players, free)."""
 
+    async def say(self, said: list[tuple[str, str, str]]) -> None:
+        """Pass lobby chat said here (player id, name, text) on to the other nodes."""
+
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a seat free (reserved for us)."""
 

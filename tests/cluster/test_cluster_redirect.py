@@ -17,6 +17,7 @@ from nodes import node, query
 from sushigo.client.connection import Client
 from sushigo.client.link import Link, ServerError
 from sushigo.protocol import (
+    ChatMessage,
     ErrorCode,
     JoinTable,
     LoggedIn,
@@ -114,7 +115,8 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
 
 
 async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
-    """Three players quick-match on node a, one on node b: one table, at a, and it starts.
+    """Three players quick-match on node a, one on node b: one table, at a, and it starts. And
+    what one of them says in the lobby on a is heard on b.
     (No patience: a's table takes b's player as soon as b hears of it.)"""
     key = tmp_path / "cluster.key"
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0")
@@ -126,6 +128,12 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
             clients.append(await Client.connect("127.0.0.1", a.port, name=name))
         dave = await Client.connect("127.0.0.1", b.port, name="dave")
         clients.append(dave)
+
+        # The lobby's chat is the cluster's: said on a, heard on b (LISTEN/NOTIFY).
+        clients[0].chat("anyone for a game?")
+        heard = await dave.wait_for(ChatMessage, 10)
+        assert (heard.name, heard.text, heard.table_id) == ("ann", "anyone for a game?", None)
+
         tables = {(await c.quick_match(4, "sushi-go")).table.table_id for c in clients[:3]}
         assert len(tables) == 1
         (table_id,) = tables
