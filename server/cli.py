@@ -587,8 +587,14 @@ async def _renew(cluster: Cluster, server: Server) -> None:
         except StorageError as exc:
             log.warning("%s", exc)
             continue
-        for table_id in lost:
-            log.error("table %s: another node holds its lease now", table_id)
+        if lost:  # this node was away past its lease: those tables are another's now
+            moved: dict[str, str | None] = {}
+            for table_id in lost:
+                with contextlib.suppress(StorageError):
+                    owner = await cluster.table_owner(table_id)
+                    moved[table_id] = owner.address if owner is not None else None
+            hub.release({table_id: moved.get(table_id) for table_id in lost})
+            server.done()
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

@@ -518,6 +518,30 @@ class Hub:
         if self.desk.pending:
             self.desk.flush(now)
 
+    def release(self, moved: dict[str, str | None]) -> None:
+        """Tables another node holds now (`moved`: table id -> its node's address, if known):
+        this node was away past its lease (paused, cut off) and they were taken over. They are
+        dropped here, unsaved (the other node's state is the table's now), and their people are
+        sent there: an unasked REDIRECT, then SHUTTING_DOWN; they resume on that node."""
+        for table_id, address in moved.items():
+            table = self.tables.pop(table_id, None)
+            if table is None:
+                continue
+            self._watched.pop(table_id, None)
+            people = {id(p) for p in table.people() if isinstance(p, Session)}
+            for person in table.people():
+                if isinstance(person, Session):
+                    person.table = person.seat = None
+            for conn in [c for c in self.conns.values() if id(c.session) in people]:
+                version = conn.proto.version
+                if address and version is not None and version >= RESTART_VERSION:
+                    self._send(conn, Redirect(address=address, table_id=table_id))
+                self._fatal(
+                    conn,
+                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node"),
+                )
+            log.warning("table %s: another node holds it now; its players are sent there", table_id)
+
     def save_all(self) -> None:
         """Save every table in play (a stopping server, before its tables go elsewhere)."""
         for table in self.tables.values():

@@ -10,10 +10,13 @@ was auto-picked: no turn was lost or played differently."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 import time
 from pathlib import Path
 
+import pytest
 from nodes import LEASE, node, query
 from processes import BOT
 
@@ -21,7 +24,9 @@ from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
     Message,
+    Redirect,
     SignedRecord,
+    TableSettings,
     TurnResult,
     TurnStart,
     verify_record,
@@ -108,3 +113,50 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
         assert report.ok, report.problems
         assert not report.auto_picks, report.auto_picks
     assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
+
+
+async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_path: Path) -> None:
+    """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again it
+    finds at its next renewal that the table is b's, drops it and sends its player there."""
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    client = await Client.connect("127.0.0.1", a.port, name="ann")
+    try:
+        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
+        await client.add_bot("random")
+        client.start_game()
+        await client.wait_for(TurnStart, 10)
+        table_id = joined.table.table_id
+
+        async def owner() -> str | None:
+            rows = await query(
+                pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
+            )
+            return rows[0]["node"] if rows else None
+
+        async def owned_by(name: str) -> None:
+            while await owner() != name:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(owned_by("a"), 10)
+        assert a.proc is not None
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            await asyncio.wait_for(owned_by("b"), 10)
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        moved = await client.wait_for(Redirect, 10)
+        assert moved.address == f"127.0.0.1:{b.port}"
+        with pytest.raises(ConnectionLost):
+            while True:  # SHUTTING_DOWN, then the drop
+                await client.next_event(10)
+        await reconnect(client, attempts=20, delay=0.1)
+        assert client.port == b.port and client.awaiting
+        client.pick(client.legal_actions()[0])
+        await client.wait_for(TurnResult, 10)
+        assert b"another node holds it now" in a.log
+    finally:
+        await client.close()
+        await asyncio.gather(a.stop(), b.stop())
