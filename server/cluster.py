@@ -537,3 +537,25 @@ class Cluster:
                 await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
             except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
                 pool.terminate()
+
+
+def cluster_key(url: str) -> bytes | None:
+    """The public key a cluster's nodes sign with, as they registered it in the database at
+    `url` (None: no node ever ran there, or nodes of several keys did): what `sushigo-replay`
+    checks the records against when it has no key file. One line as `StorageError` if the
+    database cannot be read."""
+
+    async def read() -> list[Any]:
+        conn = await asyncpg.connect(url, timeout=CONNECT_SECONDS)
+        try:
+            if not await conn.fetchval("SELECT to_regclass('cluster_nodes') IS NOT NULL"):
+                return []
+            return list(await conn.fetch("SELECT DISTINCT server_key FROM cluster_nodes"))
+        finally:
+            await conn.close()
+
+    try:
+        rows = asyncio.run(read())
+    except (asyncpg.PostgresError, *TRANSIENT) as exc:
+        raise StorageError(redact(url), reason(exc)) from None
+    return bytes(rows[0][0]) if len(rows) == 1 else None

@@ -13,6 +13,8 @@ import asyncio
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -113,6 +115,25 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
         assert report.ok, report.problems
         assert not report.auto_picks, report.auto_picks
     assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
+
+    # sushigo-replay lists the cluster's games and verifies one with the key its nodes
+    # registered (no key file here: a fresh home).
+    replay = str(Path(sys.executable).with_name("sushigo-replay"))
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    listed = subprocess.run(
+        [replay, "--db", pg_url], capture_output=True, text=True, env=env, timeout=30, check=False
+    )
+    assert listed.returncode == 0, listed.stderr
+    game_id = listed.stdout.split()[0]
+    checked = subprocess.run(
+        [replay, "--db", pg_url, game_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout
 
 
 async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_path: Path) -> None:
