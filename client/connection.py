@@ -440,7 +440,9 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
         while loop.time() < until:
             try:
                 return await client.resume()
-            except (ConnectError, ConnectionLost, OSError) as exc:
+            except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
+                if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
+                    raise
                 last = exc
                 client.next_node()
                 await asyncio.sleep(pause)
@@ -449,7 +451,11 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
     for attempt in range(attempts):
         try:
             return await client.resume()
-        except (ConnectError, ConnectionLost, OSError) as exc:
+        except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
+            # INTERNAL_ERROR: the server could not answer now (a cluster's table on its way to
+            # another node, the database away): another try; any other refusal is final.
+            if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
+                raise
             last = exc
             client.next_node()
             await asyncio.sleep(min(delay * (1.5**attempt), 10.0))

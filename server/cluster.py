@@ -117,6 +117,7 @@ class Cluster:
         self._pool: Any = None
         self._listener: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._publishing = asyncio.Lock()
 
     @property
     def _interval(self) -> timedelta:
@@ -425,7 +426,13 @@ class Cluster:
         seats), every one (those it said before and not now are gone; a table said again keeps
         its age)."""
         ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
-        async with self._using("publishing quick-match tables") as conn, conn.transaction():
+        # One publication at a time (a renewal's and a new table's would lock the same rows in
+        # two orders).
+        async with (
+            self._publishing,
+            self._using("publishing quick-match tables") as conn,
+            conn.transaction(),
+        ):
             await conn.execute(
                 "DELETE FROM quick_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
                 self.node,

@@ -163,6 +163,8 @@ def resume_elsewhere(
         owner, adopted = found
         if adopted:
             hub.restore(now, adopted)
+        elif owner is not None and owner.table_id in hub.tables:
+            pass  # taken up here meanwhile (by this node's own look, or another resume)
         elif owner is not None and owner.node != cluster.node and owner.address:
             if not owner.alive:  # another node is taking it over: ask again in a moment
                 raise TableError(
