@@ -56,6 +56,10 @@ HANDOFF: Final = "sushigo_handoff"
 """NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
 QUICK_PATIENCE: Final = 2.0
 """Seconds a quick-match table waits for players before other nodes send theirs to it."""
+OWNER_SECONDS: Final = 0.5
+"""How long `token_owner` keeps an answer (a quarter of the lease at most)."""
+OWNERS_KEPT: Final = 100_000
+"""Answers kept at most (then forgotten all at once: they are only a moment's)."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
 
@@ -118,6 +122,8 @@ class Cluster:
         self._listener: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._publishing = asyncio.Lock()
+        self._owners: dict[bytes, tuple[float, Owner | None]] = {}
+        """`token_owner`'s recent answers: until when each is kept, and the answer."""
 
     @property
     def _interval(self) -> timedelta:
@@ -285,14 +291,29 @@ class Cluster:
     # --- the answers routing asks for (`server.redirect.Directory`) -----------------------
 
     async def token_owner(self, digest: bytes) -> Owner | None:
-        """Where the table a stored token seats lives (None: no such token)."""
-        return await self._owner(
-            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() "
-            "AND l.lease_expires > now(), false) FROM tokens t "
+        """Where the table a stored token seats lives (None: no such token).
+
+        A node that missed two renewals (less than a third of its lease left) counts as dead
+        here: its players are not sent back to it, only told to try again while its lease runs
+        out. And the answer is kept for a moment: when a node dies, each of its players knocks
+        on the others again and again until its table is taken over, and one question to the
+        database per knock would queue them all past the handshake's deadline."""
+        loop = asyncio.get_running_loop()
+        kept = self._owners.get(digest)
+        if kept is not None and kept[0] > loop.time():
+            return kept[1]
+        owner = await self._owner(
+            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + $2::interval"
+            " AND l.lease_expires > now(), false) FROM tokens t "
             "LEFT JOIN table_leases l USING (table_id) "
             "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
             digest,
+            self._interval / 3,
         )
+        if len(self._owners) > OWNERS_KEPT:
+            self._owners.clear()
+        self._owners[digest] = (loop.time() + min(OWNER_SECONDS, self.lease / 4), owner)
+        return owner
 
     async def table_owner(self, table_id: str) -> Owner | None:
         """Where a table lives (None: no lease names it)."""
@@ -303,9 +324,9 @@ class Cluster:
             table_id,
         )
 
-    async def _owner(self, sql: str, arg: object) -> Owner | None:
+    async def _owner(self, sql: str, *args: object) -> Owner | None:
         async with self._using("finding a table's node") as conn:
-            row = await conn.fetchrow(sql, arg)
+            row = await conn.fetchrow(sql, *args)
         return None if row is None else Owner(row[0], row[1], row[2], bool(row[3]))
 
     async def issue(self, ticket_id: bytes, table_id: str, player_id: str) -> None:

@@ -166,9 +166,11 @@ def resume_elsewhere(
         elif owner is not None and owner.table_id in hub.tables:
             pass  # taken up here meanwhile (by this node's own look, or another resume)
         elif owner is not None and owner.node != cluster.node and owner.address:
-            if not owner.alive:  # another node is taking it over: ask again in a moment
+            if not owner.alive:  # its node is dead, its lease not yet over: in a moment
                 raise TableError(
-                    ErrorCode.INTERNAL_ERROR, "the table is moving to another node: try again"
+                    ErrorCode.INTERNAL_ERROR,
+                    "the table's node is not answering: it moves to another within its lease;"
+                    " try again",
                 )
             log.info("resume for table %s: redirected to %s", owner.table_id, owner.node)
             _send(conn, Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id))
