@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, Unpack
@@ -445,7 +446,7 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
                     raise
                 last = exc
                 client.next_node()
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause * (0.5 + random.random()))
                 pause = min(pause * 1.5, RESTART_RETRY_CAP)
         raise ConnectError(f"{client._where()} did not come back after restarting: {last}")
     for attempt in range(attempts):
@@ -458,7 +459,8 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
                 raise
             last = exc
             client.next_node()
-            await asyncio.sleep(min(delay * (1.5**attempt), 10.0))
+            # Jittered: the players of a server that went away must not all knock at once.
+            await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
     raise ConnectError(f"could not reconnect to {client._where()}: {last}")
 
 
