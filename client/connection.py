@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, Unpack
@@ -35,6 +36,7 @@ from sushigo.protocol import (
     Message,
     Phase,
     ProtocolError,
+    Redirect,
     Resume,
     Resumed,
     Reveal,
@@ -49,6 +51,7 @@ from sushigo.protocol import (
     new_seed,
 )
 
+from .address import AddressError, parse_address
 from .checks import Fairness, GameChecks
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
@@ -61,6 +64,10 @@ __all__ = [
     "auto_reconnect",
     "reconnect",
 ]
+
+
+MAX_REDIRECTS = 3
+"""Redirects one resume follows (a cluster's nodes may move a table on while we look for it)."""
 
 
 class Client(Link):
@@ -104,14 +111,24 @@ class Client(Link):
                 return self._last_resumed
             last_seq = self.proto.last_seq
             game, seat = self.proto.game, self.proto.seat
-            await self._open()
-            # The new connection is at the same table: its game's values read the same way.
-            self.proto.game, self.proto.seat = game, seat
-            reply = await self._request(
-                Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
-            )
+            for _ in range(MAX_REDIRECTS + 1):
+                await self._open()
+                # The new connection is at the same table: its game's values read the same way.
+                self.proto.game, self.proto.seat = game, seat
+                reply = await self._request(
+                    Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+                )
+                if not isinstance(reply, Redirect):
+                    break
+                # A cluster's node that does not hold our table: the one that does, with the
+                # same token (nothing was sent on the old connection since, so no seq is lost).
+                try:
+                    self.host, self.port = parse_address(reply.address)
+                except AddressError as exc:
+                    raise ConnectionLost(f"a redirect to a bad address: {exc}") from None
             if not isinstance(reply, Resumed):
                 raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
+            self.nodes = reply.nodes or self.nodes
             self.token = reply.resume_token
             snap = reply.snapshot
             if snap is not None:
@@ -122,6 +139,18 @@ class Client(Link):
             self._continue()
             self._last_resumed = reply
             return reply
+
+    def next_node(self) -> None:
+        """After a failed attempt to reach our node: go on with the next of the cluster's live
+        nodes (as the last login or resume listed them; nothing changes for a lone server). Any
+        node takes our token: it resumes us, or redirects us to the node that holds our table."""
+        nodes = self.nodes
+        if len(nodes) < 2:
+            return
+        here = self._where()
+        following = nodes[(nodes.index(here) + 1) % len(nodes)] if here in nodes else nodes[0]
+        with contextlib.suppress(AddressError):
+            self.host, self.port = parse_address(following)
 
     async def login_again(self) -> None:
         """A new session on a new connection, for when the server no longer knows ours (a
@@ -381,19 +410,57 @@ FINAL = frozenset({ErrorCode.BANNED, ErrorCode.KICKED})
 session, or banned its player."""
 
 
+RESTART_PATIENCE = 300.0
+"""How long a client told RESTARTING keeps trying to take its session back (seconds): a server
+being upgraded is expected back, so the usual number of attempts does not apply."""
+RESTART_RETRY_CAP = 1.0
+"""The longest wait between two attempts after RESTARTING: the server is back any moment, and a
+player should not wait long once it is."""
+
+
 async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed:
     """Resume after a drop, retrying with a growing delay; `ConnectError` after `attempts`.
-    A connection the server closed with BANNED or KICKED is not taken back: `ServerError`."""
+    After RESTARTING the first attempt waits what the server asked, and the attempts go on, a
+    second apart at most, for up to `RESTART_PATIENCE` seconds. A connection the server closed
+    with BANNED or KICKED is not taken back: `ServerError`."""
     refusal = client.refusal
     if refusal is not None and refusal.error_code in FINAL:
         raise ServerError(refusal)
+    restarting = client.restarting
+    moved, client.moved = client.moved, None
     last: Exception | None = None
+    if moved is not None:
+        # Our node handed our table to another and told us which: straight there.
+        with contextlib.suppress(AddressError):
+            client.host, client.port = parse_address(moved.address)
+    if restarting is not None or moved is not None:
+        loop = asyncio.get_running_loop()
+        until = loop.time() + RESTART_PATIENCE
+        await asyncio.sleep(restarting.retry_ms / 1000 if restarting is not None else 0)
+        pause = 0.1
+        while loop.time() < until:
+            try:
+                return await client.resume()
+            except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
+                if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
+                    raise
+                last = exc
+                client.next_node()
+                await asyncio.sleep(pause * (0.5 + random.random()))
+                pause = min(pause * 1.5, RESTART_RETRY_CAP)
+        raise ConnectError(f"{client._where()} did not come back after restarting: {last}")
     for attempt in range(attempts):
         try:
             return await client.resume()
-        except (ConnectError, ConnectionLost, OSError) as exc:
+        except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
+            # INTERNAL_ERROR: the server could not answer now (a cluster's table on its way to
+            # another node, the database away): another try; any other refusal is final.
+            if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
+                raise
             last = exc
-            await asyncio.sleep(min(delay * (1.5**attempt), 10.0))
+            client.next_node()
+            # Jittered: the players of a server that went away must not all knock at once.
+            await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
     raise ConnectError(f"could not reconnect to {client._where()}: {last}")
 
 

@@ -41,12 +41,15 @@ from sushigo.protocol import (
     ListTournaments,
     LoggedIn,
     LoginGuest,
+    LoginTicket,
     Message,
     MyGames,
     Pong,
     ProtocolError,
     QuickMatch,
+    Redirect,
     RegisterTournament,
+    Restarting,
     ServerPing,
     Spectate,
     Spectating,
@@ -69,6 +72,7 @@ from sushigo.protocol import (
     login_key_message,
 )
 
+from .address import AddressError, parse_address
 from .known_hosts import (
     CertificateChanged,
     KnownHosts,
@@ -161,6 +165,16 @@ class Link:
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.nodes: tuple[str, ...] = ()
+        """A cluster's live nodes (``HOST:PORT``, the one we are on first), as the last login or
+        resume gave them: where `client.connection.auto_reconnect` goes on when ours is gone."""
+        self.moved: Redirect | None = None
+        """A stopping node said where our table went (an unasked REDIRECT): the drop that
+        follows is taken back there (`client.connection.auto_reconnect`)."""
+        self.restarting: Restarting | None = None
+        """The server said it is restarting (RESTARTING, since the last connection that was
+        welcomed): the drop that follows is taken back by `client.connection.auto_reconnect`
+        with patience."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -271,6 +285,7 @@ class Link:
         reply = await self._request(hello)
         assert isinstance(reply, Welcome)
         self.welcome = reply
+        self.restarting = None  # back
         self.server_key = reply.server_key
 
     def _forget_drops(self) -> None:
@@ -297,9 +312,32 @@ class Link:
             )
         else:
             message = LoginGuest(ref=self.proto.next_ref(), name=self.name)
-        reply = await self._request(message)
+        self._logged_in(await self._request(message))
+
+    def _logged_in(self, reply: Message) -> None:
         assert isinstance(reply, LoggedIn)
         self.player_id, self.name, self.token = reply.player_id, reply.name, reply.resume_token
+        self.nodes = reply.nodes
+
+    async def follow(self, redirect: Redirect) -> None:
+        """Go where a REDIRECT says (a cluster's node that holds the table): a new connection
+        there, logged in with the redirect's ticket as the same identity. The caller then asks
+        again for what it asked for. `ConnectError` if that node cannot be reached (we stay
+        where we were); `ServerError` if it refuses the ticket."""
+        try:
+            host, port = parse_address(redirect.address)
+        except AddressError as exc:
+            raise ConnectError(f"a redirect to a bad address: {exc}") from None
+        where = self.host, self.port
+        self.host, self.port = host, port
+        try:
+            await self._open()
+        except BaseException:
+            self.host, self.port = where
+            raise
+        log.info("redirected to %s for table %s", redirect.address, redirect.table_id)
+        ticket = LoginTicket(ref=self.proto.next_ref(), ticket=redirect.ticket)
+        self._logged_in(await self._request(ticket))
 
     async def close(self) -> None:
         """Close the connection (the session ends on the server after its resume window)."""
@@ -379,17 +417,38 @@ class Link:
         )
 
     async def join_table(self, table_id: str, seat: int | None = None) -> TableJoined:
-        """Take a seat at an open table."""
-        return self._joined(
-            _expect(
-                await self.request(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat)),
-                TableJoined,
-            )
-        )
+        """Take a seat at an open table (on whichever node of a cluster holds it: a redirect is
+        followed)."""
+        reply = await self._redirected(lambda ref: JoinTable(ref=ref, table_id=table_id, seat=seat))
+        return self._joined(_expect(reply, TableJoined))
+
+    async def _redirected(self, make: Callable[[int], ClientMessage]) -> Message:
+        """`request`, following a REDIRECT (once: the node it names holds the table)."""
+        reply = await self.request(make)
+        if isinstance(reply, Redirect):
+            await self.follow(reply)
+            reply = await self.request(make)
+        return reply
 
     async def quick_match(self, players: int, kind: str) -> TableJoined:
-        """Be seated at a table that starts by itself when full."""
-        reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+        """Be seated at a table that starts by itself when full (on a cluster, perhaps at
+        another node's table that waits for players: the redirect is followed, and if that
+        table filled meanwhile, a quick match is asked for again there)."""
+        for _ in range(3):
+            reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+            if not isinstance(reply, Redirect):
+                break
+            await self.follow(reply)
+            table_id = reply.table_id
+            try:
+                reply = await self.request(
+                    lambda ref: JoinTable(ref=ref, table_id=table_id)  # noqa: B023
+                )
+            except ServerError as exc:
+                if exc.code not in _TAKEN:
+                    raise
+                continue
+            break
         return self._joined(_expect(reply, TableJoined))
 
     def _joined(self, reply: TableJoined) -> TableJoined:
@@ -399,7 +458,7 @@ class Link:
     async def spectate(self, table_id: str) -> Spectating:
         """Watch a table."""
         reply = _expect(
-            await self.request(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
+            await self._redirected(lambda ref: Spectate(ref=ref, table_id=table_id)), Spectating
         )
         self.table, self.seat = reply.table, None
         return reply
@@ -539,6 +598,10 @@ class Link:
             return
         if isinstance(msg, Error) and not ref:
             self.refusal = msg
+        elif isinstance(msg, Restarting):
+            self.restarting = msg
+        elif isinstance(msg, Redirect) and not ref:
+            self.moved = msg
         self._duty(msg)
         if ref and ref in self._replies and not self._replies[ref].done():
             self._replies[ref].set_result(msg)
@@ -553,6 +616,10 @@ class Link:
     def _duty(self, msg: Message) -> None:
         """What the connection does as `msg` arrives, before any reply or event is handed on
         (`Client` does the seat's part of the game here)."""
+
+
+_TAKEN = frozenset((ErrorCode.TABLE_FULL, ErrorCode.GAME_IN_PROGRESS, ErrorCode.NO_SUCH_TABLE))
+"""Why a quick match's table on another node may refuse us: it filled, or started, meanwhile."""
 
 
 def _expect(message: Message, kind: type[T]) -> T:

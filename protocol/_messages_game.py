@@ -443,6 +443,8 @@ class Resumed(ServerMessage):
     """How many missed messages follow."""
     snapshot: Snapshot | None = None
     """The current state, when the missed messages are no longer kept."""
+    nodes: Annotated[tuple[Annotated[str, Size(3, 128)], ...], Size(0, 64)] = ()
+    """A cluster's live nodes, this one first (2.4), as LOGGED_IN gives them."""
 
 
 register(

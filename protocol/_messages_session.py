@@ -25,6 +25,9 @@ Capabilities = Annotated[tuple[Capability, ...], Size(0, 32)]
 Bytes64 = Annotated[bytes, Size(64, 64)]
 PlayerId = Annotated[str, Size(1, 64)]
 Token = Annotated[bytes, Size(16, 64)]
+Address = Annotated[str, Size(3, 128)]
+Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
+Ticket = Annotated[bytes, Size(1, 512)]
 
 
 # -- handshake ---------------------------------------------------------------------------------
@@ -116,6 +119,39 @@ class LoggedIn(ServerMessage):
     """True for a guest login."""
     resume_token: Token
     """Secret for RESUME after a lost connection. Never shown to anyone else."""
+    nodes: Addresses = ()
+    """A cluster's live nodes, this one first (2.4): where to go on when this one is gone. Empty
+    from a lone server."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoginTicket(ClientMessage):
+    """Log in on the node a REDIRECT named, with its ticket (2.4): the same identity as on the
+    node that sent it, for the table the ticket names. Answered by LOGGED_IN; then the client asks
+    again for what it was redirected for (JOIN_TABLE, SPECTATE)."""
+
+    TYPE: ClassVar[str] = "login_ticket"
+
+    ticket: Ticket
+    """The REDIRECT's ticket, as it came."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Redirect(ServerMessage):
+    """What was asked for is on another node of the cluster (2.4): go there. Answers RESUME (no
+    ticket: the token itself is taken there), JOIN_TABLE and SPECTATE (with a ticket)."""
+
+    TYPE: ClassVar[str] = "redirect"
+
+    ref: Ref | None = None
+    """The request's ref."""
+    address: Address
+    """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
+    table_id: Annotated[str, Size(1, 32)]
+    """The table that lives there."""
+    ticket: Annotated[bytes, Size(0, 512)] = b""
+    """For LOGIN_TICKET there: signed by the cluster, bound to the table and to this identity,
+    good once and for a short time. Empty in answer to RESUME."""
 
 
 # -- heartbeat ---------------------------------------------------------------------------------
@@ -190,7 +226,35 @@ class Error(ServerMessage):
             return None
 
 
-register(Hello, Welcome, LoginGuest, LoginKey, LoggedIn, Ping, Pong, ServerPing, ServerPong, Error)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Restarting(ServerMessage):
+    """The server is stopping (2.4): it has saved every table and closes the connection right
+    after this (with ERROR SHUTTING_DOWN). The client waits `retry_ms`, then connects again and
+    resumes its session, trying until the server is back."""
+
+    TYPE: ClassVar[str] = "restarting"
+
+    message: Text = ""
+    """Why, for a person ("the server is restarting")."""
+    retry_ms: Annotated[int, Range(0, 600_000)] = 1000
+    """How long to wait before the first attempt to connect again (it is not back sooner)."""
+
+
+register(
+    Hello,
+    Welcome,
+    LoginGuest,
+    LoginKey,
+    LoggedIn,
+    Ping,
+    Pong,
+    ServerPing,
+    ServerPong,
+    Error,
+    Restarting,
+    LoginTicket,
+    Redirect,
+)
 
 __all__ = [
     "Error",
@@ -198,8 +262,11 @@ __all__ = [
     "LoggedIn",
     "LoginGuest",
     "LoginKey",
+    "LoginTicket",
     "Ping",
     "Pong",
+    "Redirect",
+    "Restarting",
     "Role",
     "ServerPing",
     "ServerPong",

@@ -116,13 +116,18 @@ def _build() -> dict[tuple[Role, Phase, str], Target]:
     t[S, P.HELLO_SENT, "error"] = P.CLOSED  # wrong protocol, unsupported version
 
     # Identity: a failed login is answered by a (non-fatal) ERROR and may be retried.
-    stay(C, {P.IDENTIFY}, "login_guest", "login_key", "resume")
+    stay(C, {P.IDENTIFY}, "login_guest", "login_key", "resume", "login_ticket")
+    # A cluster (2.4): a resume, a join or a spectate answered by "go to that node"; and, unasked,
+    # a node stopping tells a table's people where the table went.
+    stay(S, {P.IDENTIFY} | LOGGED_IN, "redirect")
     t[S, P.IDENTIFY, "logged_in"] = P.LOBBY
     t[S, P.IDENTIFY, "resumed"] = FROM_MESSAGE
 
     # Everywhere after the handshake: heartbeats both ways, and errors that answer a request.
     stay(C, AFTER_WELCOME, "ping", "pong")
     stay(S, AFTER_WELCOME, "ping", "pong", "error")
+    # A server stopping (2.4) says so wherever the client is, then closes with an ERROR.
+    stay(S, LOGGED_IN, "restarting")
 
     # Lobby and table: requests never move the phase; the server's answers do.
     stay(C, LOGGED_IN, "list_tables", "chat", "get_leaderboard")

@@ -4,7 +4,8 @@ Families: handshake (HELLO, WELCOME), identity (LOGIN_GUEST, LOGIN_KEY, LOGGED_I
 (LIST_TABLES ... CHAT_MESSAGE), leaderboards (GET_LEADERBOARD, LEADERBOARD) and finished games
 (MY_GAMES ... GAME_RECORD), both since 2.2, tournaments (LIST_TOURNAMENTS ... TOURNAMENT_INFO),
 game (GAME_STARTING ... GAME_OVER, the same for every game), reconnect (RESUME, RESUMED),
-heartbeat (PING, PONG both ways), admin (ADMIN_SESSIONS ... ANNOUNCEMENT, since 2.3) and ERROR.
+heartbeat (PING, PONG both ways), admin (ADMIN_SESSIONS ... ANNOUNCEMENT, since 2.3), RESTARTING
+(2.4) and ERROR.
 docs/PROTOCOL.md describes each one normatively.
 
 The families' modules declare the messages; `__all__` below is the one list of them, which the
@@ -102,6 +103,7 @@ __all__ = [
     "LoggedIn",
     "LoginGuest",
     "LoginKey",
+    "LoginTicket",
     "Message",
     "MyGames",
     "NodeInfo",
@@ -110,7 +112,9 @@ __all__ = [
     "Pong",
     "QuickMatch",
     "Rated",
+    "Redirect",
     "RegisterTournament",
+    "Restarting",
     "Resume",
     "Resumed",
     "Reveal",

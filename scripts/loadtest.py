@@ -73,12 +73,15 @@ from sushigo.protocol import (
     Commit,
     ErrorCode,
     Hello,
+    JoinTable,
     LeaveTable,
     LoginGuest,
+    LoginTicket,
     Message,
     Pong,
     ProtocolError,
     QuickMatch,
+    Resume,
     Reveal,
     Seed,
     encode_frame,
@@ -112,6 +115,8 @@ class Settings:
     barrier: bool
     """Log every seat in before any quick matches."""
     seed: int
+    ports: tuple[int, ...] = ()
+    """A cluster's nodes (``--nodes``): each group of four seats connects to one, in turn."""
 
 
 @dataclass
@@ -133,6 +138,10 @@ class Stats:
     """How many seats last received each message type (where the stragglers are)."""
     cpu_seconds: float = 0.0
     """CPU time the worker process used."""
+    back: array[float] = field(default_factory=lambda: array("d"))
+    """Seconds from a seat's connection dying with its node to its next TURN_RESULT."""
+    dropped: int = 0
+    """Seats whose connection died with its node (``--kill-node-after``)."""
     lag: array[float] = field(default_factory=lambda: array("d"))
     """How late the worker's 100 ms sampler woke, each time (its event loop's lag: time that
     counts into the measured latency without being the server's)."""
@@ -154,6 +163,8 @@ class Stats:
             "last_message": self.last_message,
             "cpu_seconds": self.cpu_seconds,
             "lag": self.lag.tobytes(),
+            "back": self.back.tobytes(),
+            "dropped": self.dropped,
         }
 
 
@@ -173,6 +184,7 @@ class Worker:
         self.stopping = False
         self.rng = random.Random(settings.seed)
         self.clients: list[LoadClient] = []
+        self.following: set[asyncio.Future[None]] = set()
 
     def elapsed(self) -> float:
         return time.time() - self.settings.start
@@ -222,14 +234,51 @@ class Worker:
         self.stats.cpu_seconds = usage.ru_utime + usage.ru_stime
         return self.stats
 
-    async def _connect(self, index: int) -> None:
+    async def _connect(
+        self,
+        index: int,
+        port: int | None = None,
+        redirect: dict[str, Any] | None = None,
+        resume: dict[str, Any] | None = None,
+    ) -> None:
+        ports = self.settings.ports
+        if port is None:
+            port = ports[(index // 4) % len(ports)] if ports else self.settings.port
         try:
             await self.loop.create_connection(
-                lambda: LoadClient(self, index), HOST, self.settings.port
+                lambda: LoadClient(self, index, redirect, resume), HOST, port
             )
         except OSError as exc:
-            if not self.stopping:
+            if resume is not None and not self.stopping:  # that node is dead too: the next
+                self.resume_later(index, resume, port)
+            elif not self.stopping:
                 self.stats.error(f"connect failed: {exc.strerror or exc}")
+
+    def resume_later(self, index: int, resume: dict[str, Any], port: int | None = None) -> None:
+        """A seat whose node died: resume on the next node in a moment (as the client library
+        does: a node that does not hold the table yet redirects it, or takes it over)."""
+        ports = self.settings.ports
+        after = ports[(ports.index(port) + 1) % len(ports)] if port in ports else ports[0]
+
+        def go() -> None:
+            if not self.stopping:
+                task = asyncio.ensure_future(self._connect(index, after, None, resume))
+                self.following.add(task)
+                task.add_done_callback(self.following.discard)
+
+        # As the client library: a growing pause (jittered, so thousands of seats that lost one
+        # node do not knock on the next all at once).
+        tries = resume["tries"] = resume.get("tries", 0) + 1
+        self.loop.call_later(min(0.25 * 1.5**tries, 1.0) * (0.5 + self.rng.random()), go)
+
+    def follow(self, index: int, redirect: dict[str, Any]) -> None:
+        """A seat's REDIRECT (a cluster's quick match: a table on another node): a new
+        connection there, logged in with the ticket, joining that table."""
+        port = int(str(redirect["address"]).rsplit(":", 1)[1])
+        self.stats.error("(not an error) redirects followed")
+        task = asyncio.ensure_future(self._connect(index, port, redirect))
+        self.following.add(task)
+        task.add_done_callback(self.following.discard)
 
     def _bucket(self, second: int) -> None:
         stats = self.stats
@@ -259,9 +308,21 @@ class Worker:
 class LoadClient(asyncio.Protocol):
     """One seat: a minimal client speaking the protocol from raw msgpack maps."""
 
-    def __init__(self, worker: Worker, index: int) -> None:
+    def __init__(
+        self,
+        worker: Worker,
+        index: int,
+        redirect: dict[str, Any] | None = None,
+        resume: dict[str, Any] | None = None,
+    ) -> None:
         self.worker = worker
         self.index = index
+        self.resume = resume
+        """The seat this connection takes back after its node died (token, table, seat, when)."""
+        self.token = resume["token"] if resume else b""
+        self.port = 0
+        self.redirect = redirect
+        """The REDIRECT this connection follows (its ticket logs in, its table is joined)."""
         self.transport: asyncio.Transport | None = None
         self.buf = bytearray()
         self.last_seq = 0
@@ -285,6 +346,9 @@ class LoadClient(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports do not subclass asyncio.Transport but have the same methods.
         self.transport = cast(asyncio.Transport, transport)
+        self.port = int(transport.get_extra_info("peername")[1])
+        if self.resume is not None:
+            self.table_id, self.seat = self.resume["table_id"], self.resume["seat"]
         self.worker.open += 1
         self.worker.stats.connected += 1
         self.worker.clients.append(self)
@@ -326,8 +390,22 @@ class LoadClient(asyncio.Protocol):
         self.worker.open -= 1
         if self.timer is not None:
             self.timer.cancel()
-        if not self.closing and not self.worker.stopping:
-            self.worker.stats.error("unexpected close")
+        worker = self.worker
+        if not self.closing and not worker.stopping:
+            if worker.settings.ports and self.token and self.table_id:
+                # Its node died (--kill-node-after): the seat is taken back on another.
+                resume = self.resume or {
+                    "token": self.token,
+                    "table_id": self.table_id,
+                    "seat": self.seat,
+                    "lost": time.perf_counter(),
+                }
+                if self.resume is None:
+                    worker.stats.dropped += 1
+                resume["token"] = self.token
+                worker.resume_later(self.index, resume, self.port)
+            else:
+                worker.stats.error("unexpected close")
         self.closing = True
 
     # -- sending ---------------------------------------------------------------------------------
@@ -393,13 +471,7 @@ class LoadClient(asyncio.Protocol):
         self.last_type = str(kind)
         worker = self.worker
         if kind == "turn_start":
-            self.position = (msg["round"], msg["turn"])
-            self.hand = msg["observation"]["hand"]
-            if worker.settings.mode == "human":
-                delay = worker.settings.pick_seconds * (0.5 + worker.rng.random())
-                self.timer = worker.loop.call_later(delay, self.commit)
-            else:
-                self.commit()
+            self.turn((msg["round"], msg["turn"]), msg["observation"]["hand"])
         elif kind == "commitments":
             if self.action is not None and (msg["round"], msg["turn"]) == self.position:
                 round_, turn = self.position
@@ -426,6 +498,9 @@ class LoadClient(asyncio.Protocol):
                     )
                 self.revealed_at = time.perf_counter()
         elif kind == "turn_result":
+            if self.resume is not None and "back" not in self.resume:
+                self.resume["back"] = True
+                worker.stats.back.append(time.perf_counter() - self.resume["lost"])
             if self.action is not None:
                 worker.stats.latencies.append(time.perf_counter() - self.revealed_at)
                 worker.stats.latency_at.append(worker.elapsed())
@@ -443,9 +518,37 @@ class LoadClient(asyncio.Protocol):
             if not worker.stopping:
                 self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
         elif kind == "welcome":
+            if self.resume is not None:
+                self.send(Resume(ref=self.next_ref(), token=self.resume["token"], last_seq=0))
+                return
+            if self.redirect is not None:
+                self.send(LoginTicket(ref=self.next_ref(), ticket=self.redirect["ticket"]))
+                return
             # Names are unique among the connected: each worker process numbers its own.
             self.send(LoginGuest(ref=self.next_ref(), name=f"load{os.getpid()}-{self.index}"))
+        elif kind == "redirect" and self.resume is not None:
+            # The node of our table: take the seat back there.
+            self.stop()
+            port = int(str(msg["address"]).rsplit(":", 1)[1])
+            task = asyncio.ensure_future(worker._connect(self.index, port, None, self.resume))
+            worker.following.add(task)
+            task.add_done_callback(worker.following.discard)
+        elif kind == "redirect":
+            self.stop()
+            worker.follow(self.index, msg)
+        elif kind == "resumed":
+            self.token = msg["resume_token"]
+            phase, snapshot = msg.get("phase"), msg.get("snapshot") or {}
+            observation = snapshot.get("observation") or {}
+            if phase == "committing":
+                self.turn((msg["round"], msg["turn"]), observation.get("hand") or [])
+            elif phase == "seeding":
+                self.send(Seed(ref=self.next_ref(), seed=secrets.token_bytes(32)))
+        elif kind == "logged_in" and self.redirect is not None:
+            self.token = msg["resume_token"]
+            self.send(JoinTable(ref=self.next_ref(), table_id=self.redirect["table_id"]))
         elif kind == "logged_in":
+            self.token = msg["resume_token"]
             worker.logged_in += 1
             if worker.logged_in == worker.seats:
                 worker.stats.all_connected_at = worker.elapsed()
@@ -462,9 +565,31 @@ class LoadClient(asyncio.Protocol):
                 name = ErrorCode(int(code)).name
             except (TypeError, ValueError):
                 name = str(code)
+            if self.redirect is not None and code in _TAKEN and not self.table_id:
+                # The other node's table filled meanwhile: a quick match there instead.
+                self.worker.stats.error("(not an error) redirected to a table already full")
+                self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
+                return
+            if self.resume is not None and "back" not in self.resume:
+                # Taking a seat back from a dead node: the next node may be swamped (TIMEOUT),
+                # or the table on its way to it: try again, as the client library does.
+                self.worker.stats.error(f"(not an error) resume tried again after {name}")
+                self.stop()
+                self.worker.resume_later(self.index, self.resume, self.port)
+                return
             self.worker.stats.error(f"ERROR {name}: {msg.get('message', '')}"[:120])
             if code in (ErrorCode.TIMEOUT, ErrorCode.SHUTTING_DOWN, ErrorCode.RATE_LIMITED):
                 self.stop()
+
+    def turn(self, position: tuple[int, int], hand: list[str]) -> None:
+        """A step asks for our pick: at once (saturation), or after a person's pause."""
+        worker = self.worker
+        self.position, self.hand = position, hand
+        if worker.settings.mode == "human":
+            delay = worker.settings.pick_seconds * (0.5 + worker.rng.random())
+            self.timer = worker.loop.call_later(delay, self.commit)
+        else:
+            self.commit()
 
     def commit(self) -> None:
         self.timer = None
@@ -492,6 +617,9 @@ class LoadClient(asyncio.Protocol):
 
 
 # -- processes -------------------------------------------------------------------------------------
+
+
+_TAKEN = (ErrorCode.TABLE_FULL, ErrorCode.GAME_IN_PROGRESS, ErrorCode.NO_SUCH_TABLE)
 
 
 def _raise_fd_limit() -> int:
@@ -588,7 +716,11 @@ class ServerProcess:
 
 
 def start_server(
-    turn_seconds: int, cpus: set[int] | None, extra: list[str], prefix: list[str] | None = None
+    turn_seconds: int,
+    cpus: set[int] | None,
+    extra: list[str],
+    prefix: list[str] | None = None,
+    port: int = 0,
 ) -> ServerProcess:
     """Start the server on a free port of 127.0.0.1 and wait for its "listening" line. `prefix`
     runs it under another command (a profiler: ``py-spy record -o out.txt --``, valgrind)."""
@@ -600,7 +732,7 @@ def start_server(
         "--host",
         HOST,
         "--port",
-        "0",
+        str(port),
         "--db",  # a --db in `extra`, which comes later, wins
         str(Path(tmp.name) / "load.db"),
         "--key",
@@ -694,6 +826,52 @@ class Scraper:
         }
 
 
+class Nodes:
+    """A cluster's node processes, seen as one server: CPU added up, memory added up, logs
+    joined."""
+
+    def __init__(self, servers: list[ServerProcess]) -> None:
+        self.servers = servers
+        self.port = servers[0].port
+        self.metrics_url = ""
+
+    def status(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for server in self.servers:
+            for key, value in server.status().items():
+                out[key] = out.get(key, 0) + value
+        return out
+
+    def stop(self) -> str:
+        return "\n".join(server.stop() for server in self.servers)
+
+    def kill_first(self) -> None:
+        """SIGKILL the first node (``--kill-node-after``): its players must play on elsewhere."""
+        self.servers[0].proc.kill()
+
+
+def start_nodes(args: argparse.Namespace, extra: list[str], folder: Path) -> Nodes:
+    """`--nodes` node processes on the cluster database `args.db`, sharing one key; each pinned
+    to a CPU of its own, in turn."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pgcluster import free_port  # type: ignore[import-not-found]  # noqa: PLC0415
+
+    cpus = sorted(os.sched_getaffinity(0))
+    servers: list[ServerProcess] = []
+    try:
+        for i in range(args.nodes):
+            port = free_port()
+            node = [*extra, "--key", str(folder / "cluster.key"), "--node", f"n{i + 1}"]
+            node += ["--advertise", f"{HOST}:{port}"]
+            pin = {cpus[i % len(cpus)]} if args.pin else None
+            servers.append(start_server(args.turn_seconds, pin, node, port=port))
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return Nodes(servers)
+
+
 def _merge(counts: list[dict[str, int]]) -> dict[str, int]:
     out: dict[str, int] = {}
     for count in counts:
@@ -772,7 +950,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     database = ["--db", args.db] if args.db else []
     if args.metrics:
         database += ["--metrics", f"{HOST}:0"]
-    server = start_server(args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix))
+    keys = tempfile.TemporaryDirectory(prefix="sushigo-load-key-")
+    server: ServerProcess | Nodes
+    if args.nodes:
+        server = start_nodes(args, database, Path(keys.name))
+        if len(server.servers) > 1:
+            client_cpus = None  # the nodes have every CPU between them: the clients share
+    else:
+        server = start_server(
+            args.turn_seconds, server_cpus, database, shlex.split(args.server_prefix)
+        )
     scraper = Scraper(server.metrics_url) if server.metrics_url else None
     scraped: dict[str, Any] = {}
     try:
@@ -787,6 +974,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             strict=args.strict_clients,
             barrier=args.barrier,
             seed=args.seed,
+            ports=tuple(s.port for s in server.servers) if isinstance(server, Nodes) else (),
         )
         ctx = mp.get_context("fork")
         procs: list[tuple[Any, Pipe]] = []
@@ -817,6 +1005,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             sender.close()
             watcher = (proc, receiver)
         time.sleep(max(0.0, start - time.time()))
+        if args.kill_node_after is not None and isinstance(server, Nodes):
+            threading.Timer(
+                max(0.0, start + args.kill_node_after - time.time()), server.kill_first
+            ).start()
         before = server.status()
         cpu_window = (time.time(), before.get("ticks", 0))
         split_before = (before.get("user", 0), before.get("system", 0))
@@ -843,6 +1035,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if scraper is not None:
             scraped = scraper.stop()
         stderr = server.stop()
+        keys.cleanup()
     ticks = os.sysconf("SC_CLK_TCK")
     cpu = (after.get("ticks", 0) - cpu_window[1]) / ticks / max(1e-9, time.time() - cpu_window[0])
     user = (after.get("user", 0) - split_before[0]) / ticks
@@ -870,6 +1063,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies.extend(samples)
         for key, n in r["errors"].items():
             errors[key] = errors.get(key, 0) + n
+    notes = {k: errors.pop(k) for k in list(errors) if k.startswith("(not an error)")}
+    back: list[float] = []
+    for r in results:
+        samples = array("d")
+        samples.frombytes(r.get("back", b""))
+        back.extend(samples)
+    back.sort()
+    dropped = sum(r.get("dropped", 0) for r in results)
     # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
     windows: dict[int, list[float]] = {}
     for r in results:
@@ -908,6 +1109,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "client_lag_max_ms": 1000 * (lags[-1] if lags else float("nan")),
         "errors": sum(errors.values()),
         "error_kinds": errors,
+        "notes": notes,
+        "killed_seats": dropped,
+        "killed_seats_back": len(back),
+        "killed_back_p50_s": _percentile(back, 0.5),
+        "killed_back_max_s": back[-1] if back else float("nan"),
+        "nodes": args.nodes,
         "server_peak_memory_mib": after.get("VmHWM", 0) / 1024,
         "server_cpu_fraction": cpu,
         "turns_per_server_cpu_second": sum(turns_per_second) / max(1e-9, cpu * args.duration),
@@ -940,6 +1147,20 @@ def report(figures: dict[str, Any]) -> str:
         "  p99 by 10 s from the start: "
         + ", ".join(f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_by_10s", {}).items()),
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
+        *(
+            [f"cluster of {f['nodes']} nodes: {f.get('notes') or 'no redirects'}"]
+            if f.get("nodes")
+            else []
+        ),
+        *(
+            [
+                f"node killed: {f['killed_seats']} seats lost their node, {f['killed_seats_back']}"
+                f" played again (after p50 {f['killed_back_p50_s']:.1f} s, max"
+                f" {f['killed_back_max_s']:.1f} s)"
+            ]
+            if f.get("killed_seats")
+            else []
+        ),
         f"server: peak memory (VmHWM) {f['server_peak_memory_mib']:.1f} MiB,"
         f" CPU {100 * f['server_cpu_fraction']:.0f}% of one core"
         f" ({f['turns_per_server_cpu_second']:.0f} turns per CPU-second; per turn"
@@ -1043,6 +1264,24 @@ def parser() -> argparse.ArgumentParser:
         " compare",
     )
     p.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run a cluster of N sushigo-server --node processes on one PostgreSQL (--db, or a"
+        " temporary durable one from pgserver), each on a CPU of its own, the seats spread"
+        " over them four by four",
+    )
+    p.add_argument(
+        "--kill-node-after",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --nodes: SIGKILL the first node S seconds into the run; its seats resume on"
+        " the others (as the client library does), and how long until they play again is"
+        " reported",
+    )
+    p.add_argument(
         "--lobby-watcher",
         action="store_true",
         help="also keep one player in the lobby, listing tables as the terminal client does,"
@@ -1060,6 +1299,8 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("--clients-procs must be at least 1 and --duration positive")
     if args.pgserver:
         return _both_backends(args)
+    if args.nodes and not args.db:
+        return _on_pgserver(args)
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -1068,12 +1309,29 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if figures["errors"] == 0 else 1
 
 
+def _on_pgserver(args: argparse.Namespace) -> int:
+    """`run` on a temporary durable PostgreSQL (pgserver) on this machine: a cluster's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pgcluster import PgCluster  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as folder:
+        cluster = PgCluster(Path(folder) / "pg")
+        cluster.start(durable=True)
+        try:
+            args.db = cluster.new_database()
+            figures = run(args)
+        finally:
+            cluster.stop()
+    print(json.dumps(figures, indent=2) if args.json else report(figures))
+    return 0 if figures["errors"] == 0 else 1
+
+
 def _both_backends(args: argparse.Namespace) -> int:
     """The same load on SQLite, then on a temporary PostgreSQL (pgserver's binaries, durable
     settings: fsync on) on this machine, each report, and PostgreSQL's figures as a share of
     SQLite's."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: PLC0415
+    from pgcluster import PgCluster  # noqa: PLC0415
 
     results: dict[str, dict[str, Any]] = {}
     args.db = None

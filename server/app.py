@@ -42,7 +42,10 @@ import time
 from collections import deque
 from typing import Any, cast
 
-from .hub import Hub, Read
+from sushigo.protocol import ChatMessage
+
+from .hub import Ask, Hub, Read
+from .redirect import Directory
 from .session import Conn
 from .storage import StorageError
 
@@ -54,6 +57,9 @@ MAX_UNSENT = 4 * 1024 * 1024
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
+STOP_LINGER = 3.0
+"""How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
+be written out before it exits anyway (a client that does not read is not waited for)."""
 COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
@@ -103,6 +109,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.pending = None
+        self.server.closed(self)
         conn, self.conn = self.conn, None  # the hub's Conn and this refer to each other
         if conn is not None:
             self.server.hub.lost(conn, self.server.now())
@@ -179,14 +186,18 @@ class Server:
         self.clock = self.loop.time
         """`now`, without the call around it (every input reads it)."""
         hub.storage.on_ready = self._storage_ready
+        self._closing: set[_Connection] = set()
+        """While `stop` runs: the connections whose last bytes are not yet written."""
+        self._all_closed: asyncio.Future[None] | None = None
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self) -> list[tuple[str, int]]:
-        """Start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
-        self.hub.restore(self.now())
+    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+        """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
+        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
         port = self.port
         try:
@@ -274,6 +285,16 @@ class Server:
             reads, self.hub.reads = self.hub.reads, []
             for read in reads:
                 self._start_read(read)
+        if self.hub.said and self.hub.cluster is not None:
+            said, self.hub.said = self.hub.said, []
+            self.loop.create_task(self._say(self.hub.cluster, said))
+        if self.hub.opened and self.hub.cluster is not None:
+            opened, self.hub.opened = self.hub.opened, []
+            self.loop.create_task(self._lease(self.hub.cluster, opened))
+        if self.hub.asks:
+            asks, self.hub.asks = self.hub.asks, []
+            for ask in asks:
+                self.loop.create_task(self._answer(ask))
         self.rearm()
 
     def _start_read(self, read: Read) -> None:
@@ -295,6 +316,50 @@ class Server:
             self.done()
 
         self.loop.run_in_executor(None, read.job).add_done_callback(finished)
+
+    async def _say(self, cluster: Directory, said: list[ChatMessage]) -> None:
+        try:
+            await cluster.say([(m.player_id, m.name, m.text) for m in said])
+        except StorageError as exc:  # lobby chat is not kept: it is lost, as in a restart
+            log.warning("%s", exc)
+
+    def heard(self, player_id: str, name: str, text: str) -> None:
+        """Lobby chat said on another node of the cluster: said here too."""
+        self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
+        self.done()
+
+    async def _lease(self, cluster: Directory, table_ids: list[str]) -> None:
+        try:
+            await cluster.lease_now(table_ids)
+            await cluster.publish(self.hub.lobby.quick_tables())
+        except StorageError as exc:  # the next renewal leases them
+            log.warning("%s", exc)
+
+    async def adopt(self) -> int:
+        """Take over the tables of dead nodes (a cluster's node, at each renewal); how many."""
+        cluster = self.hub.cluster
+        if cluster is None:
+            return 0
+        tables = await cluster.adopt(list(self.hub.tables))
+        if tables:
+            self.hub.restore(self.now(), tables)
+            self.done()
+        return len(tables)
+
+    async def _answer(self, ask: Ask) -> None:
+        """Await a request's question to the cluster, and hand the hub its answer (`Hub.ask`)."""
+        try:
+            result: Any = await ask.job()
+        except StorageError as exc:
+            result = exc
+        except Exception as exc:  # a bug in the question: its request gets no answer, we go on
+            log.error("a question to the cluster failed: %r", exc)
+            return
+        try:
+            self.hub.ask_done(ask, result, self.now())
+        except Exception:
+            log.exception("answering a question to the cluster failed")
+        self.done()
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the
@@ -375,14 +440,49 @@ class Server:
         """The server takes new tables (`unready` says why not)."""
         return self.unready() is None
 
-    async def stop(self) -> None:
-        """Save every table, tell every client, stop listening."""
+    async def stop(self, linger: float = STOP_LINGER) -> None:
+        """Stop listening, save every table, tell every client (once the saves are durable),
+        and wait up to `linger` seconds for those last words to be written out.
+
+        A node of a cluster hands its tables to the other live nodes first: nothing more is
+        read nor any timer run (so no table moves on here after it is saved), every table is
+        saved and durable, its lease goes to another node, and its people are told to follow
+        a REDIRECT there (`Hub.shutdown`)."""
         self.stopping = True
-        self.hub.shutdown()
+        self._close_listeners()
+        connections = [c.transport for c in self.hub.conns.values()]
+        self._closing = {c for c in connections if isinstance(c, _Connection)}
+        self._all_closed = self.loop.create_future()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = None
+        moved: dict[str, str] = {}
+        cluster = self.hub.cluster
+        if cluster is not None:
+            for connection in self._closing:
+                if connection.transport is not None:
+                    connection.transport.pause_reading()
+            self.hub.save_all()
+            self.done(wait=True)
+            try:
+                moved = await cluster.hand_off(list(self.hub.tables))
+            except StorageError as exc:  # their leases end as we leave: taken over after all
+                log.warning("could not hand the tables over: %s", exc)
+        self.hub.shutdown(moved=moved)
         self.done(wait=True)
         if self._timer is not None:
             self._timer.cancel()
-        self._close_listeners()
+        if self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._all_closed), linger)
+
+    def closed(self, connection: _Connection) -> None:
+        """A connection ended (while `stop` waits: one fewer to wait for)."""
+        closing = self._closing
+        if closing:
+            closing.discard(connection)
+            if not closing and self._all_closed is not None and not self._all_closed.done():
+                self._all_closed.set_result(None)
 
 
 def _address(name: Any) -> tuple[str, int]:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ctypes
 import gc
 import logging
 import math
 import os
+import re
 import resource
 import signal
 import ssl
@@ -31,15 +33,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
+from sushigo.protocol import CURRENT_VERSION
 from sushigo.protocol.about import version_text
 
 from . import logs
 from .app import Server
+from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
 from .metrics import MetricsServer, registry_for
+from .pg_storage import PgStorage
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 
@@ -131,6 +136,27 @@ def _host_port(text: str) -> tuple[str, int]:
     return host, _port(port)
 
 
+_lease = _number(float, "a number of seconds", 1, 3600, "a lease is 1-3600 seconds, got {text}")
+_patience = _number(float, "a number of seconds", 0, 3600, "must be 0-3600 seconds, got {text}")
+
+
+def _node_name(text: str) -> str:
+    """A node's name: 1-64 letters, digits, dots, dashes and underscores."""
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", text):
+        raise argparse.ArgumentTypeError(
+            f"a node name is 1-64 letters, digits, '.', '-' or '_', got {text!r}"
+        )
+    return text
+
+
+def _advertised(text: str) -> str:
+    """``HOST:PORT`` that clients can reach (a host is required; port 1-65535)."""
+    host, port = _host_port(text)
+    if not host or port == 0:
+        raise argparse.ArgumentTypeError(f"clients need a host and a port: {text!r}")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(
@@ -193,6 +219,40 @@ def parser() -> argparse.ArgumentParser:
         " requests (sushigo-admin). Repeat for several admins",
     )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
+    cluster = p.add_argument_group(
+        "cluster (docs/DEPLOY.md): nodes on one PostgreSQL --db, sharing one --key"
+    )
+    cluster.add_argument(
+        "--node",
+        default=None,
+        metavar="NAME",
+        type=_node_name,
+        help="run as the node NAME of the cluster on --db (a PostgreSQL URL)",
+    )
+    cluster.add_argument(
+        "--advertise",
+        default=None,
+        metavar="HOST:PORT",
+        type=_advertised,
+        help="where clients reach this node (with --node; default: --host:--port, when those"
+        " name one address and port)",
+    )
+    cluster.add_argument(
+        "--quick-patience",
+        type=_patience,
+        default=QUICK_PATIENCE,
+        metavar="S",
+        help=f"seconds a quick-match table waits for players before the other nodes send theirs"
+        f" to it (default {QUICK_PATIENCE:g}; until then each node fills its own)",
+    )
+    cluster.add_argument(
+        "--lease",
+        type=_lease,
+        default=DEFAULT_LEASE,
+        metavar="S",
+        help=f"seconds a node's leases last unless renewed (default {DEFAULT_LEASE:g}): a dead "
+        "node's tables are taken over this long after it died",
+    )
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
     _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
     return p
@@ -297,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
             f"--dead-after-seconds must be at least {2 * heartbeat:g} (two heartbeats of"
             f" {heartbeat:g} s), got {args.dead_after_seconds:g}"
         )
+    if (
+        args.node is not None
+        and args.advertise is None
+        and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
+    ):
+        p.error("--node needs --advertise HOST:PORT: where clients reach this node")
     logs.setup(args.log_level, args.log_format)
     files = raise_fd_limit()
     if files < args.max_connections:
@@ -330,7 +396,10 @@ def _wall_ms() -> int:
 
 def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
-    storage = open_storage(db, exclusive=True, write_behind=True)
+    if args.node is not None and not is_url(db):
+        raise StorageError(db, "--node needs a PostgreSQL --db: a cluster's nodes share one")
+    # A node shares its database with the other nodes; a lone server keeps every other off.
+    storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     try:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
@@ -345,7 +414,18 @@ def _run(args: argparse.Namespace) -> int:
         hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config, admins=admins)
         if admins:
             log.info("%d admin key(s): %s", len(admins), ", ".join(hub.admin.admins))
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics))
+        cluster = None
+        if args.node is not None:
+            cluster = Cluster(
+                db,
+                node=args.node,
+                address=args.advertise or _advertised(f"{args.host}:{args.port}"),
+                server_key=hub.server_key,
+                protocol=str(CURRENT_VERSION),
+                lease=args.lease,
+                quick_patience=args.quick_patience,
+            )
+        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
     finally:
         storage.close()
 
@@ -429,8 +509,34 @@ async def _serve(
     tls: ssl.SSLContext | None,
     fingerprint: str,
     metrics_at: tuple[str, int] | None = None,
+    cluster: Cluster | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
+    tables = None
+    if cluster is not None:
+        # Refused (another key, another protocol, the name taken): one line, exit 1, nothing
+        # written, the cluster as it was.
+        taken = await cluster.join()
+        storage = hub.storage
+        assert isinstance(storage, PgStorage)
+        tables = storage.load_tables_of(taken)
+        hub.cluster = cluster
+        cluster.storage = storage
+        hub.nodes = cluster.addresses()
+
+        def nodes_changed() -> None:
+            hub.nodes = cluster.addresses()
+
+        cluster.on_nodes = nodes_changed
+        cluster.on_handoff = server.adopt
+        cluster.on_chat = server.heard
+        await cluster.listen()
+        log.info(
+            "node %s joined the cluster (%d live nodes); %d tables are its own",
+            cluster.node,
+            len(cluster.nodes),
+            len(tables),
+        )
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
@@ -439,7 +545,7 @@ async def _serve(
             # Bound first, so a metrics address in use stops the server before it restores.
             metrics = MetricsServer(registry_for(server), server.unready)
             metrics_where = _where(await metrics.start(*metrics_at))
-        addresses = await server.start()
+        addresses = await server.start(tables)
     except OSError as exc:
         print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
         if metrics is not None:
@@ -453,12 +559,42 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    renewing = None if cluster is None else asyncio.create_task(_renew(cluster, server))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
     await server.stop()
+    if cluster is not None and renewing is not None:
+        renewing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewing
+        await cluster.leave()
     if metrics is not None:
         await metrics.stop()
     return 0
+
+
+async def _renew(cluster: Cluster, server: Server) -> None:
+    """Renew the node's leases every third of their length, for as long as it runs, and take
+    over the tables of nodes that died. A renewal that fails is tried at the next beat: the
+    lease outlasts two of them."""
+    hub = server.hub
+    while True:
+        await asyncio.sleep(cluster.lease / 3)
+        try:
+            lost = await cluster.renew(list(hub.tables))
+            await server.adopt()
+            await cluster.publish(hub.lobby.quick_tables())
+        except StorageError as exc:
+            log.warning("%s", exc)
+            continue
+        if lost:  # this node was away past its lease: those tables are another's now
+            moved: dict[str, str | None] = {}
+            for table_id in lost:
+                with contextlib.suppress(StorageError):
+                    owner = await cluster.table_owner(table_id)
+                    moved[table_id] = owner.address if owner is not None else None
+            hub.release({table_id: moved.get(table_id) for table_id in lost})
+            server.done()
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -24,20 +24,26 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sushigo.protocol import (
     Act,
     Chat,
+    ChatMessage,
     Commit,
     ConnectionClosed,
     Error,
     ErrorCode,
     FairRecord,
     Hello,
+    JoinTable,
     LoginGuest,
     LoginKey,
+    LoginTicket,
     Message,
     Phase,
     Ping,
     Pong,
     ProtocolError,
+    QuickMatch,
+    Redirect,
     RemoteProtocolError,
+    Restarting,
     Resume,
     Reveal,
     Seed,
@@ -45,8 +51,10 @@ from sushigo.protocol import (
     ServerPing,
     ServerPong,
     SignedRecord,
+    Spectate,
     TableSettings,
     TableUpdate,
+    Version,
     error_for,
     handshake_reply,
     new_challenge,
@@ -64,6 +72,13 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
+from .redirect import (
+    Directory,
+    login_ticket,
+    quick_elsewhere,
+    resume_elsewhere,
+    table_elsewhere,
+)
 from .results import game_results, rate
 from .resume import resume_session
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
@@ -72,6 +87,12 @@ from .storage import Storage, StorageError
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
+
+RESTART_VERSION = Version(2, 4)
+"""The first protocol version with RESTARTING (`Hub.shutdown`)."""
+RESTART_RETRY_MS = 1000
+"""How long a client told RESTARTING waits before it connects again: a restart under systemd
+takes a second or two, and trying sooner only costs the refused attempts."""
 
 
 class Read(NamedTuple):
@@ -87,6 +108,19 @@ class Read(NamedTuple):
     """The request's ref."""
     what: str
     """What was read, for that answer ("the leaderboard")."""
+
+
+class Ask(NamedTuple):
+    """A question to the cluster a request asked (`Hub.ask`)."""
+
+    job: Callable[[], Awaitable[Any]]
+    """Awaited on the event loop (the cluster's own connection)."""
+    then: Callable[[Any, float], None]
+    """Runs with the job's value and the time; a `TableError` it raises is the answer."""
+    conn: Conn
+    """Who asked: told when the question cannot be answered."""
+    ref: int | None
+    what: str
 
 
 class Hub:
@@ -138,6 +172,19 @@ class Hub:
         """The handler of each request the lobby, the history and the admins answer, by message
         class (see `data`)."""
         self._routes[Chat] = self._chat
+        self._routes[JoinTable] = self._join
+        self._routes[Spectate] = self._spectate
+        self._routes[QuickMatch] = self._quick_match
+        self.cluster: Directory | None = None
+        """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
+        self.nodes: tuple[str, ...] = ()
+        """The cluster's live nodes' addresses, this one's first (kept by the adapter)."""
+        self.said: list[ChatMessage] = []
+        """Lobby chat said here since the adapter last looked: a cluster's node passes it on."""
+        self.opened: list[str] = []
+        """Tables opened since the adapter last looked: a cluster's node leases them at once."""
+        self.asks: list[Ask] = []
+        """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
         """Reads of the database that requests asked for, for the adapter to run off the event
         loop (`read`)."""
@@ -157,6 +204,50 @@ class Hub:
         the session is told that `what` cannot be read now (INTERNAL_ERROR) instead. A server
         that serves never waits on a database read (PostgreSQL may be slow, or away)."""
         self.reads.append(Read(job, then, session, ref, what))
+
+    def ask(
+        self,
+        job: Callable[[], Awaitable[Any]],
+        then: Callable[[Any, float], None],
+        *,
+        conn: Conn,
+        ref: int | None,
+        what: str,
+    ) -> None:
+        """Ask the cluster for `conn`'s request `ref` without waiting here: the adapter awaits
+        `job` on the event loop and calls ``then(result, now)`` back (`ask_done`)."""
+        self.asks.append(Ask(job, then, conn, ref, what))
+
+    def ask_done(self, ask: Ask, result: Any, now: float) -> None:
+        """The adapter's call back with an answer (or the `StorageError` its job raised)."""
+        self.now = now
+        conn = ask.conn
+        if conn.closed:
+            return
+        if isinstance(result, StorageError):
+            log.warning("%s cannot be read: %s", ask.what, result)
+            self._reply(
+                conn,
+                Error(
+                    ref=ask.ref,
+                    code=ErrorCode.INTERNAL_ERROR,
+                    message=f"{ask.what} cannot be read now: try again later",
+                ),
+            )
+            return
+        try:
+            ask.then(result, now)
+        except TableError as exc:
+            if exc.code in FATAL_CODES:
+                self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=ask.ref))
+                return
+            self._reply(conn, Error(ref=ask.ref, code=exc.code, message=exc.message[:500]))
+        # As after any request (`_event`): a table it moved is timed, a tournament's news sent.
+        session = conn.session
+        if session is not None and session.table is not None and session.table.deadline:
+            self._watch(session.table)
+        if self.desk.pending:
+            self.desk.flush(now)
 
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
@@ -178,11 +269,14 @@ class Hub:
 
     # -- the adapter's entry points ---------------------------------------------------------
 
-    def restore(self, now: float) -> int:
-        """Load the tables saved by an earlier run (after a crash or a clean stop)."""
+    def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
+        """Load the tables saved by an earlier run (after a crash or a clean stop); `tables`:
+        these saved states only (a cluster node's share), instead of every one stored."""
         self.now = now
         count = 0
-        for table_id, blob in self.storage.load_tables():
+        for table_id, blob in self.storage.load_tables() if tables is None else tables:
+            if table_id in self.tables:  # taken up already (a node's look and a resume at once)
+                continue
             try:
                 table = load(blob, self, now)
             except (StateError, TableError) as exc:
@@ -424,17 +518,66 @@ class Hub:
         if self.desk.pending:
             self.desk.flush(now)
 
-    def shutdown(self) -> None:
-        """Save every table and tell every connection the server is going away."""
+    def release(self, moved: dict[str, str | None]) -> None:
+        """Tables another node holds now (`moved`: table id -> its node's address, if known):
+        this node was away past its lease (paused, cut off) and they were taken over. They are
+        dropped here, unsaved (the other node's state is the table's now), and their people are
+        sent there: an unasked REDIRECT, then SHUTTING_DOWN; they resume on that node."""
+        for table_id, address in moved.items():
+            table = self.tables.pop(table_id, None)
+            if table is None:
+                continue
+            self._watched.pop(table_id, None)
+            people = {id(p) for p in table.people() if isinstance(p, Session)}
+            for person in table.people():
+                if isinstance(person, Session):
+                    person.table = person.seat = None
+            for conn in [c for c in self.conns.values() if id(c.session) in people]:
+                version = conn.proto.version
+                if address and version is not None and version >= RESTART_VERSION:
+                    self._send(conn, Redirect(address=address, table_id=table_id))
+                self._fatal(
+                    conn,
+                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node"),
+                )
+            log.warning("table %s: another node holds it now; its players are sent there", table_id)
+
+    def save_all(self) -> None:
+        """Save every table in play (a stopping server, before its tables go elsewhere)."""
         for table in self.tables.values():
             if table.playing:
                 self.save_table(table)
+
+    def shutdown(
+        self, retry_ms: int = RESTART_RETRY_MS, moved: dict[str, str] | None = None
+    ) -> None:
+        """Save every table and tell every connection the server is going away: RESTARTING
+        (protocol 2.4: come back after `retry_ms` and resume), or, for the people of a table
+        handed to another node of the cluster (`moved`: table id -> that node's address),
+        REDIRECT there; then SHUTTING_DOWN, which is all an older client gets. The adapter sends
+        them only once the saves are durable."""
+        self.save_all()
+        moved = moved or {}
+        restarting = Restarting(message="the server is restarting", retry_ms=retry_ms)
         for conn in list(self.conns.values()):
-            if conn.proto.phase is not Phase.CLOSED:
-                self._fatal(
-                    conn,
-                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down"),
-                )
+            proto = conn.proto
+            if proto.phase is Phase.CLOSED:
+                continue
+            version = proto.version
+            if (
+                proto.phase not in _NOT_LOGGED_IN
+                and version is not None
+                and version >= RESTART_VERSION
+            ):
+                table = conn.session.table if conn.session is not None else None
+                address = moved.get(table.table_id) if table is not None else None
+                if table is not None and address is not None:
+                    self._send(conn, Redirect(address=address, table_id=table.table_id))
+                else:
+                    self._send(conn, restarting)
+            self._fatal(
+                conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            )
 
     # -- timers ------------------------------------------------------------------------------
 
@@ -672,7 +815,14 @@ class Hub:
             self.limits.identified(conn)
             return
         if isinstance(msg, Resume):
-            resume_session(self, conn, msg, now)
+            self.limits.identified(conn)
+            if not resume_elsewhere(
+                self, conn, msg, lambda at: resume_session(self, conn, msg, at)
+            ):
+                resume_session(self, conn, msg, now)
+            return
+        if isinstance(msg, LoginTicket):
+            login_ticket(self, conn, msg)
             self.limits.identified(conn)
             return
         assert session is not None  # the protocol allows nothing else before login
@@ -684,6 +834,16 @@ class Hub:
     def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self.lobby.open_table(settings, host)
+
+    def lobby_said(self, message: ChatMessage) -> None:
+        """Lobby chat said here: a cluster's node passes it on to the others (see `said`)."""
+        if self.cluster is not None:
+            self.said.append(message)
+
+    def table_opened(self, table: Table) -> None:
+        """A new table: a cluster's node leases it at once (see `opened`)."""
+        if self.cluster is not None:
+            self.opened.append(table.table_id)
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
@@ -700,6 +860,25 @@ class Hub:
         if table is not None:
             table.abandon_at = None
 
+    def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
+        """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
+        if not table_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[JoinTable](conn, session, msg, now)
+
+    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        """QUICK_MATCH: a table here, or one waiting on another node (`server.redirect`)."""
+
+        def here(at: float) -> None:
+            self.lobby.handlers[QuickMatch](conn, session, msg, at)
+
+        if not quick_elsewhere(self, conn, session, msg, here):
+            here(now)
+
+    def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
+        """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""
+        if not table_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[Spectate](conn, session, msg, now)
+
     def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
         """The lobby's chat handler, counting what it passes on (a refusal raises)."""
         self.lobby.handlers[Chat](conn, session, msg, now)
@@ -709,6 +888,8 @@ class Hub:
         self.lobby.leave(session, table, ref)
 
 
+_NOT_LOGGED_IN = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT, Phase.IDENTIFY))
+"""The phases before a login, where only ERROR may say the server is going."""
 _CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
 """The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))

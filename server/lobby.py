@@ -83,6 +83,8 @@ class LobbyHost(TableHost, Protocol):
     moderation: Moderation
     draining: bool
     """No new table or game (an admin drains the server: `server.admin`)."""
+    nodes: tuple[str, ...]
+    """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     now: float
 
     def at(self, when: float, kind: str, target: object) -> None:
@@ -90,6 +92,12 @@ class LobbyHost(TableHost, Protocol):
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
+
+    def table_opened(self, table: Table) -> None:
+        """A new table (a cluster's node leases it at once: `Hub.opened`)."""
+
+    def lobby_said(self, message: ChatMessage) -> None:
+        """A lobby chat message said here (a cluster's node passes it on to the others)."""
 
     def read(
         self,
@@ -260,6 +268,14 @@ class Lobby:
             player_id = "g:" + secrets.token_hex(8)
             hub.names.check(name, player_id)
             guest = True
+        self.logged_in(conn, msg.ref, player_id, name, guest)
+        log.info(
+            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+        )
+
+    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> None:
+        """A new session for a checked identity on `conn`, answered by LOGGED_IN."""
+        hub = self.hub
         token, digest = new_token()
         session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
         session.address = conn.address
@@ -268,10 +284,14 @@ class Lobby:
         hub.limits.connected(session)
         conn.session = session
         session.send(
-            LoggedIn(ref=msg.ref, player_id=player_id, name=name, guest=guest, resume_token=token)
-        )
-        log.info(
-            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
+            LoggedIn(
+                ref=ref,
+                player_id=player_id,
+                name=name,
+                guest=guest,
+                resume_token=token,
+                nodes=hub.nodes,
+            )
         )
 
     def _table(self, table_id: str) -> Table:
@@ -308,6 +328,7 @@ class Lobby:
     def _new_table(self, settings: TableSettings, host: str | None) -> Table:
         table = Table(secrets.token_hex(6), settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
+        self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 
@@ -369,15 +390,30 @@ class Lobby:
         taken = table.sit(session, 0)
         self._seated(session, table, taken.index, msg.ref, now)
 
-    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+    def open_quick(self, kind: str, players: int, player_id: str) -> Table | None:
+        """The open quick-match table of `kind` for `players` this player would be seated at,
+        or None (a new one would be made)."""
         # Open quick-match tables by (kind, size): with a thousand tables running, scanning them
         # all for every request would cost more than the games. Tables that filled, started or
         # closed since are dropped from the front as they are met.
-        waiting = self._quick.setdefault((msg.kind, msg.players), [])
+        waiting = self._quick.setdefault((kind, players), [])
         while waiting and not self._joinable(waiting[0]):
             waiting.pop(0)
         # The first that fits, but never a second seat for the same player.
-        table = next((t for t in waiting if not t.holds(session.player_id)), None)
+        return next((t for t in waiting if not t.holds(player_id)), None)
+
+    def quick_tables(self) -> list[tuple[str, str, int, int]]:
+        """Every open quick-match table: (id, kind, players, free seats)."""
+        return [
+            (t.table_id, kind, players, sum(s.empty for s in t.seats))
+            for (kind, players), tables in self._quick.items()
+            for t in tables
+            if self._joinable(t)
+        ]
+
+    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        table = self.open_quick(msg.kind, msg.players, session.player_id)
+        waiting = self._quick.setdefault((msg.kind, msg.players), [])
         if table is None:
             settings = TableSettings(
                 kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds
@@ -537,11 +573,17 @@ class Lobby:
             text=text,
         )
         if table is not None:
-            audience = table.people()
-        else:
-            audience = [s for s in self.hub.sessions.values() if s.table is None and s.attached]
-        for person in audience:
-            person.send(out)
+            for person in table.people():
+                person.send(out)
+            return
+        self.lobby_chat(out)
+        self.hub.lobby_said(out)
+
+    def lobby_chat(self, message: ChatMessage) -> None:
+        """Say `message` to every connected player in the lobby (at no table)."""
+        for person in self.hub.sessions.values():
+            if person.table is None and person.attached:
+                person.send(message)
 
 
 def _drop(index: dict[str, Any], key: str, table: Table) -> None:

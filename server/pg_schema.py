@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -137,7 +137,50 @@ _V5: Final = (
     )""",
 )
 
-MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5)]
+# Version 6: the cluster (server/cluster.py). Every node on the database has a row, kept alive
+# by its lease; every table in play has an owner node and a lease of its own. Lease ends are the
+# database's time (now()), never a node's clock. Nothing else changes: a lone server never
+# writes these tables, and SQLite's version 6 is empty (a cluster needs a shared PostgreSQL).
+_V6: Final = (
+    f"""CREATE TABLE cluster_nodes (
+        name {_ID} PRIMARY KEY,
+        address text NOT NULL,
+        server_key bytea NOT NULL,
+        protocol text NOT NULL,
+        started timestamptz NOT NULL,
+        lease_expires timestamptz NOT NULL,
+        tables integer NOT NULL DEFAULT 0
+    )""",
+    f"""CREATE TABLE table_leases (
+        table_id {_ID} PRIMARY KEY,
+        node {_ID} NOT NULL,
+        lease_expires timestamptz NOT NULL
+    )""",
+    "CREATE INDEX table_leases_by_node ON table_leases (node)",
+    "CREATE INDEX table_leases_by_end ON table_leases (lease_expires)",
+    # Redirect tickets (server/tickets.py): each good once, until its end.
+    f"""CREATE TABLE tickets (
+        ticket_id bytea PRIMARY KEY,
+        table_id {_ID} NOT NULL,
+        player_id {_ID} NOT NULL,
+        expires timestamptz NOT NULL,
+        used_by {_ID}
+    )""",
+    "CREATE INDEX tickets_by_end ON tickets (expires)",
+    # Quick-match tables that take players, as each node last published them (its free seats
+    # reserved one by one by the nodes that send players there).
+    f"""CREATE TABLE quick_tables (
+        table_id {_ID} PRIMARY KEY,
+        node {_ID} NOT NULL,
+        kind text NOT NULL,
+        players integer NOT NULL,
+        free integer NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+    )""",
+    "CREATE INDEX quick_tables_by_game ON quick_tables (kind, players, created)",
+)
+
+MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6)]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
 

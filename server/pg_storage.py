@@ -569,6 +569,38 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
             [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
         )
 
+    def load_tables_of(self, table_ids: Sequence[str]) -> list[tuple[str, bytes]]:
+        """The tables in progress among `table_ids`, as `load_tables` gives them, with their
+        seats' tokens read again into memory: tables that another server saved (a node of a
+        cluster taking them over, `server.cluster`), whose tokens it wrote after this one read
+        its own at open."""
+        ids = list(table_ids)
+
+        async def query(conn: Any) -> tuple[list[Any], list[Any], list[Any]]:
+            heads = await conn.fetch(
+                "SELECT table_id, state FROM tables_in_progress "
+                "WHERE table_id = ANY($1::text[]) ORDER BY table_id",
+                ids,
+            )
+            turns = await conn.fetch(
+                "SELECT table_id, n, value FROM table_turns "
+                "WHERE table_id = ANY($1::text[]) ORDER BY table_id, n",
+                ids,
+            )
+            tokens = await conn.fetch(
+                "SELECT token_hash, table_id, seat, expires_ms FROM tokens "
+                "WHERE table_id = ANY($1::text[])",
+                ids,
+            )
+            return heads, turns, tokens
+
+        heads, turns, tokens = self._query(query, "load tables")
+        for token_hash, table_id, seat, expires_ms in tokens:
+            self._remember(bytes(token_hash), TokenEntry(table_id, seat, expires_ms))
+        return assemble_tables(
+            [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
+        )
+
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 
     def _remember(self, token_hash: bytes, entry: TokenEntry) -> None:

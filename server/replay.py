@@ -39,6 +39,7 @@ from sushigo.protocol.about import version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cli import default_db, key_path
+from .cluster import cluster_key
 from .database import is_url, open_storage
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
 from .storage import StorageError
@@ -200,6 +201,11 @@ def _run(args: argparse.Namespace) -> int:
     server_key = (
         public_key_bytes(load_or_create_server_key(key_file)) if key_file.exists() else None
     )
+    if server_key is None and args.key is None and is_url(db):
+        # A cluster's database says which key its nodes sign with.
+        server_key = cluster_key(db)
+        if server_key is not None:
+            print(f"(the cluster's key, as its nodes registered it: {server_key.hex()[:16]}...)")
     if server_key is None:
         raise ReplayError(f"the server key {key_file} is missing: the signature cannot be checked")
     signed = SignedRecord(record=stored.record, signature=stored.signature, server_key=server_key)

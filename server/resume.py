@@ -46,6 +46,8 @@ class ResumeHost(Protocol):
     storage: Storage
     wall_ms: Callable[[], int]
     moderation: Moderation
+    nodes: tuple[str, ...]
+    """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
 
     @property
     def token_lifetime_ms(self) -> int:
@@ -134,6 +136,7 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
             turn=position[1] if position else None,
             replayed=len(replay),
             snapshot=snapshot,
+            nodes=hub.nodes,
         )
     )
     for sent in replay:

@@ -189,6 +189,9 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V3),
     _statements(_V4),
     _statements(_V5),
+    # 6: the cluster's nodes and leases, which only PostgreSQL holds (pg_schema); nothing here,
+    # so that one number still means the same contract on both.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

@@ -74,6 +74,13 @@ class ServerProcess:
         os.kill(self.proc.pid, signal.SIGKILL)
         await self.proc.wait()
 
+    async def terminate(self, within: float = 15) -> int:
+        """SIGTERM: the server's clean stop; its exit code, which must come within `within`
+        seconds."""
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGTERM)
+        return await asyncio.wait_for(self.proc.wait(), within)
+
     async def restart(self) -> None:
         await self.kill()
         await self.start()

@@ -15,9 +15,10 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
-    ("app", "cli", "replay", "migrate", "tls", "keys", "metrics", "logs"),
+    ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
+    ("redirect",),  # a cluster's routing, over the lobby's login
     ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
     ("session",),  # sessions (and their connections)
@@ -29,7 +30,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
         *("pg_records", "pg_schema", "pg_moderation"),
     ),
-    ("errors", "config", "storage", "stats"),  # what every layer above uses
+    ("errors", "config", "storage", "stats", "tickets"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
 
@@ -38,7 +39,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history", "stats", "results", "admin", "moderation")
+CLOCKLESS += ("history", "stats", "results", "admin", "moderation", "redirect", "tickets")
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 

@@ -31,6 +31,7 @@ from sushigo.protocol import (
     GameStarting,
     Leaderboard,
     Message,
+    Restarting,
     Resumed,
     Spectating,
     TableInfo,
@@ -204,6 +205,9 @@ class AppState:
             who = f"announcement from {msg.by}: " if msg.by else "announcement: "
             self._chat("", "", [("class:chat.announce", who), ("", msg.text)])
             self.set_status(who + msg.text)
+        elif isinstance(msg, Restarting):
+            # The drop that follows is taken back by itself once the server is back.
+            self.set_status(f"{msg.message or 'the server is restarting'}: back in a moment")
         elif isinstance(msg, GameStarting):
             self._game_starting(msg)
         elif isinstance(msg, GameStarted):

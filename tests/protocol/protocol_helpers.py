@@ -60,7 +60,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
 
-V2 = Version(2, 3)
+V2 = Version(2, 4)
 
 OPTIONS = [
     GameOptions(players=2),
@@ -434,6 +434,9 @@ def samples() -> dict[tuple[str, str], messages.Message]:
         m.ServerPing(nonce=9),
         m.ServerPong(ref=3, nonce=9),
         m.Error(ref=3, code=52, message="no"),
+        m.Restarting(message="the server is restarting", retry_ms=500),
+        m.Redirect(ref=5, address="[::1]:7777", table_id="t1", ticket=b"x" * 100),
+        m.LoginTicket(ref=2, ticket=b"x" * 100),
         m.ListTables(ref=4),
         m.GetLeaderboard(ref=4, kind="sushi-roll", limit=10),
         m.Leaderboard(

@@ -1,0 +1,285 @@
+"""A cluster's routing (protocol 2.4), sans-IO: what a node does when a player asks for a table
+that lives on another node.
+
+- RESUME with a token this node does not know: the database says which table the token seats,
+  and which node holds it; if that is another live node, REDIRECT there (no ticket: the token
+  itself is taken there).
+- JOIN_TABLE or SPECTATE for a table not here: if another live node holds it, a ticket is
+  issued (recorded in the database) and the player REDIRECTed there with it.
+- LOGIN_TICKET: a ticket from a REDIRECT, checked here (the cluster's signature; its table is
+  on this node), then redeemed in the database (once, in time), and the identity it carries is
+  logged in.
+
+Every question to the database goes through `Hub.ask` (the adapter awaits it on the event loop
+and hands the answer back), so the core never waits. The answers come from `Directory`, which
+`server.cluster.Cluster` implements on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple, Protocol
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from sushigo.protocol import (
+    ErrorCode,
+    JoinTable,
+    LoginTicket,
+    QuickMatch,
+    Redirect,
+    Resume,
+    Spectate,
+    Version,
+)
+
+from . import tickets
+from .errors import TableError
+from .lobby import Lobby
+from .moderation import Moderation, sanction_message
+from .names import Names
+from .session import Conn, Session, token_hash
+from .storage import Storage
+from .table import Table
+
+log = logging.getLogger("sushigo.server")
+
+REDIRECT_VERSION = Version(2, 4)
+"""The first protocol version with REDIRECT: an older client is answered as by a lone server."""
+
+
+class Owner(NamedTuple):
+    """Where a table lives, as the database has it."""
+
+    table_id: str
+    node: str | None
+    """Its owner node (None: no lease)."""
+    address: str | None
+    """That node's advertised address (None: no such node)."""
+    alive: bool
+    """The owner's lease has not ended."""
+
+
+class Directory(Protocol):
+    """The cluster's answers (`server.cluster.Cluster`)."""
+
+    node: str
+
+    async def token_owner(self, digest: bytes) -> Owner | None:
+        """Where the table a stored token seats lives (None: no such token)."""
+
+    async def table_owner(self, table_id: str) -> Owner | None:
+        """Where a table lives (None: no table of that id is leased)."""
+
+    async def issue(self, ticket_id: bytes, table_id: str, player_id: str) -> None:
+        """Record a new ticket (its end: the database's now() and a short time)."""
+
+    async def redeem(self, ticket_id: bytes, table_id: str, player_id: str) -> str | None:
+        """Use a ticket up: None if it was good, else why not ("used", "expired", ...)."""
+
+    async def lease_now(self, table_ids: list[str]) -> None:
+        """Lease new tables to this node now (rather than at its next renewal)."""
+
+    async def adopt(
+        self, held: list[str], table_ids: list[str] | None = None
+    ) -> list[tuple[str, bytes]]:
+        """Take up the tables among `table_ids` (None: every one) that this node does not hold
+        (`held`) and should: those whose lease has ended (their node died) and those handed to
+        it (their node stopped); their saved states, their seats' tokens now known to the
+        storage."""
+
+    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
+        """Say which quick-match tables of this node take players (id, kind, players, free)."""
+
+    async def say(self, said: list[tuple[str, str, str]]) -> None:
+        """Pass lobby chat said here (player id, name, text) on to the other nodes."""
+
+    async def find_quick(self, kind: str, players: int) -> Owner | None:
+        """A quick-match table of another live node with a seat free (reserved for us)."""
+
+    async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
+        """Hand these tables (saved) to the other live nodes, the least loaded first; where each
+        went (its new node's address). Empty when this node is alone."""
+
+
+class RedirectHost(Protocol):
+    """What routing needs of the server (the hub)."""
+
+    tables: dict[str, Table]
+    sessions: dict[bytes, Session]
+    storage: Storage
+    server_key: bytes
+    key: Ed25519PrivateKey
+    lobby: Lobby
+    names: Names
+    moderation: Moderation
+    cluster: Directory | None
+    wall_ms: Callable[[], int]
+
+    def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
+        """Take saved tables up (here: those a dead node held)."""
+
+    def ask(
+        self,
+        job: Callable[[], Awaitable[Any]],
+        then: Callable[[Any, float], None],
+        *,
+        conn: Conn,
+        ref: int | None,
+        what: str,
+    ) -> None:
+        """Await `job` on the event loop; ``then(result, now)`` with its value."""
+
+
+def _speaks(conn: Conn) -> bool:
+    version = conn.proto.version
+    return version is not None and version >= REDIRECT_VERSION
+
+
+def resume_elsewhere(
+    hub: RedirectHost, conn: Conn, msg: Resume, resume: Callable[[float], None]
+) -> bool:
+    """A RESUME whose token this node does not know: ask where it leads, and redirect there or
+    `resume` here (which refuses it if it still leads nowhere). False: nothing to ask."""
+    cluster = hub.cluster
+    digest = token_hash(msg.token)
+    if cluster is None or digest in hub.sessions or not _speaks(conn):
+        return False
+    entry = hub.storage.find_token(digest)
+    if entry is not None and entry.table_id in hub.tables:
+        return False
+
+    async def job() -> tuple[Owner | None, list[tuple[str, bytes]]]:
+        owner = await cluster.token_owner(digest)
+        if owner is None or (owner.alive and owner.node != cluster.node):
+            return owner, []
+        # Its node is dead and nobody took its table yet, or handed it here and it is not yet
+        # taken up: this node does, now, rather than at its next look (of several nodes doing
+        # so at once, the database lets one in).
+        return owner, await cluster.adopt(list(hub.tables), [owner.table_id])
+
+    def then(found: tuple[Owner | None, list[tuple[str, bytes]]], now: float) -> None:
+        owner, adopted = found
+        if adopted:
+            hub.restore(now, adopted)
+        elif owner is not None and owner.table_id in hub.tables:
+            pass  # taken up here meanwhile (by this node's own look, or another resume)
+        elif owner is not None and owner.node != cluster.node and owner.address:
+            if not owner.alive:  # its node is dead, its lease not yet over: in a moment
+                raise TableError(
+                    ErrorCode.INTERNAL_ERROR,
+                    "the table's node is not answering: it moves to another within its lease;"
+                    " try again",
+                )
+            log.info("resume for table %s: redirected to %s", owner.table_id, owner.node)
+            _send(conn, Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id))
+            return
+        resume(now)
+
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the token")
+    return True
+
+
+def table_elsewhere(
+    hub: RedirectHost, conn: Conn, session: Session, msg: JoinTable | Spectate
+) -> bool:
+    """JOIN_TABLE or SPECTATE for a table not on this node: if another live node holds it,
+    issue a ticket and redirect there. False: nothing to ask (the lobby answers as ever)."""
+    cluster = hub.cluster
+    if cluster is None or msg.table_id in hub.tables or not _speaks(conn):
+        return False
+    ticket, data = tickets.issue(
+        hub.key, msg.table_id, session.player_id, session.name, session.guest
+    )
+
+    async def job() -> Owner | None:
+        owner = await cluster.table_owner(msg.table_id)
+        if owner is not None and owner.alive and owner.node != cluster.node:
+            await cluster.issue(ticket.ticket_id, msg.table_id, session.player_id)
+        return owner
+
+    def then(owner: Owner | None, now: float) -> None:
+        if owner is None or not owner.alive or owner.node == cluster.node or not owner.address:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r}")
+        log.info("%s for table %s: redirected to %s", msg.TYPE, msg.table_id, owner.node)
+        session.send(
+            Redirect(ref=msg.ref, address=owner.address, table_id=msg.table_id, ticket=data)
+        )
+
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the table's node")
+    return True
+
+
+def quick_elsewhere(
+    hub: RedirectHost, conn: Conn, session: Session, msg: QuickMatch, here: Callable[[float], None]
+) -> bool:
+    """QUICK_MATCH on a node with no open table for it: a table of another node that waits for
+    players takes this one (REDIRECT there, with a ticket), so a crowd spread over the nodes
+    fills tables rather than each node opening its own; else `here` (a new table on this node).
+    False: nothing to ask (this node has such a table)."""
+    cluster = hub.cluster
+    if (
+        cluster is None
+        or not _speaks(conn)
+        or hub.lobby.open_quick(msg.kind, msg.players, session.player_id) is not None
+    ):
+        return False
+
+    async def job() -> tuple[Owner | None, bytes]:
+        owner = await cluster.find_quick(msg.kind, msg.players)
+        if owner is None:
+            return None, b""
+        ticket, data = tickets.issue(
+            hub.key, owner.table_id, session.player_id, session.name, session.guest
+        )
+        await cluster.issue(ticket.ticket_id, owner.table_id, session.player_id)
+        return owner, data
+
+    def then(found: tuple[Owner | None, bytes], now: float) -> None:
+        owner, data = found
+        if owner is None or owner.address is None or session.table is not None:
+            here(now)
+            return
+        log.info("quick match: redirected to table %s at %s", owner.table_id, owner.node)
+        session.send(
+            Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id, ticket=data)
+        )
+
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the cluster's quick matches")
+    return True
+
+
+def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
+    """LOGIN_TICKET: check the ticket, redeem it, log its identity in."""
+    cluster = hub.cluster
+    ticket = tickets.read(msg.ticket, hub.server_key)
+    if cluster is None or ticket is None:
+        raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
+    if ticket.table_id not in hub.tables:
+        raise TableError(
+            ErrorCode.UNKNOWN_SESSION,
+            f"the ticket is for table {ticket.table_id!r}, which is not on this node",
+        )
+    banned = hub.moderation.player_ban(ticket.player_id)
+    if banned is not None:
+        raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
+
+    def then(refused: str | None, now: float) -> None:
+        if refused is not None:
+            raise TableError(ErrorCode.UNKNOWN_SESSION, f"the ticket is {refused}")
+        hub.names.check(ticket.name, ticket.player_id)
+        hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
+        log.info("login %s as %s by ticket from %s", ticket.player_id, ticket.name, conn.peer)
+
+    hub.ask(
+        lambda: cluster.redeem(ticket.ticket_id, ticket.table_id, ticket.player_id),
+        then,
+        conn=conn,
+        ref=msg.ref,
+        what="the ticket",
+    )
+
+
+def _send(conn: Conn, message: Redirect) -> None:
+    conn.transport.write(conn.proto.send(message))

@@ -1,0 +1,60 @@
+"""Redirect tickets (protocol 2.4, a cluster): a node hands a player on to the node that holds
+the table the player asked for.
+
+A ticket is msgpack ``[payload, signature]``: the payload ``[id, table_id, player_id, name,
+guest]`` (`id`: 16 random bytes), and the Ed25519 signature, by the server key every node of the
+cluster shares, of a domain tag and the payload. So any node can tell a ticket of the cluster
+from a forged one without asking anyone. That it is used once and within its time is the
+database's to judge (`server.cluster`): the issuing node records the id with an end of the
+database's clock, and redeeming it is one conditional update.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+TAG = b"sushigo/ticket/v1"
+"""Signed before the payload, so a ticket's signature can be nothing else's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """What a ticket says: who, for which table."""
+
+    ticket_id: bytes
+    table_id: str
+    player_id: str
+    name: str
+    guest: bool
+
+
+def issue(
+    key: Ed25519PrivateKey, table_id: str, player_id: str, name: str, guest: bool
+) -> tuple[Ticket, bytes]:
+    """A new ticket and its bytes, signed with `key`."""
+    ticket = Ticket(secrets.token_bytes(16), table_id, player_id, name, guest)
+    payload: bytes = msgpack.packb([ticket.ticket_id, table_id, player_id, name, guest])
+    return ticket, msgpack.packb([payload, key.sign(TAG + payload)])
+
+
+def read(data: bytes, server_key: bytes) -> Ticket | None:
+    """The ticket in `data` if the cluster's key signed it; None for anything else (forged,
+    altered, another cluster's, not a ticket at all)."""
+    try:
+        outer: Any = msgpack.unpackb(data)
+        payload, signature = outer
+        Ed25519PublicKey.from_public_bytes(server_key).verify(signature, TAG + payload)
+        ticket_id, table_id, player_id, name, guest = msgpack.unpackb(payload)
+    except (ValueError, TypeError, InvalidSignature, msgpack.UnpackException):
+        return None
+    fields = (ticket_id, table_id, player_id, name, guest)
+    kinds = (bytes, str, str, str, bool)
+    if not all(isinstance(v, k) for v, k in zip(fields, kinds, strict=True)):
+        return None
+    return Ticket(ticket_id, table_id, player_id, name, guest)

@@ -1,0 +1,70 @@
+"""Nodes of a real cluster for the tests: `sushigo-server --node` processes on one PostgreSQL
+database, sharing one key, each on a port chosen before it starts (it advertises it)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncpg
+from pgcluster import free_port
+from processes import SERVER, ServerProcess
+
+LEASE = 2.0
+"""The tests' lease: a dead node's tables are taken over within seconds."""
+
+T = TypeVar("T")
+
+
+def node(url: str, key: Path, name: str, *extra: str, lease: float = LEASE) -> ServerProcess:
+    """A node (not yet started) of the cluster on `url`, on a free port it advertises."""
+    port = free_port()
+    process = ServerProcess(
+        ("--db", url, "--key", str(key)),
+        ("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{lease:g}", *extra),
+    )
+    process.port = port
+    return process
+
+
+def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:
+    """Start a node that must not join: its exit code and what it printed."""
+    port = free_port()
+    done = subprocess.run(
+        [
+            str(SERVER),
+            *("--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
+            *("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{LEASE:g}"),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+async def query(url: str, sql: str, *args: Any) -> list[Any]:
+    """Rows of one statement on the cluster's database."""
+    conn = await asyncpg.connect(url)
+    try:
+        return list(await conn.fetch(sql, *args))
+    finally:
+        await conn.close()
+
+
+async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float = 10) -> T:
+    """`check()`'s first value that is not None (or false), asked again as the cluster moves:
+    the leases are renewed on the nodes' own beat, which nothing outside can be told of."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        assert loop.time() < until, "the cluster did not get there in time"
+        await asyncio.sleep(0.05)

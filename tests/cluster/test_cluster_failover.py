@@ -1,0 +1,183 @@
+"""Failover (stage 4 of the cluster issue): a node SIGKILLed mid-game, its table taken over by
+the other node from PostgreSQL once its lease ends, its players back by themselves.
+
+Three `sushigo-bot` processes and a player of ours (the client library, as the terminal client
+uses it) play on node a; a is killed mid-step. Every client goes on to node b (which it learnt
+of at login), b takes the table over (its lease ended: a conditional update, so only one node
+could), and every seat resumes by its token. The game finishes, its record verifies, and no seat
+was auto-picked: no turn was lost or played differently."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nodes import LEASE, node, query
+from processes import BOT
+
+from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.protocol import (
+    GameEnded,
+    Message,
+    Redirect,
+    SignedRecord,
+    TableSettings,
+    TurnResult,
+    TurnStart,
+    verify_record,
+    verify_signed_record,
+)
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+
+
+async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    bots = [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{a.port}",
+            *("--strategy", "random", "--players", "4", "--games", "1"),
+            *("--name", f"bot{i}", "--seed", str(i)),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in range(3)
+    ]
+    client = await Client.connect("127.0.0.1", a.port, name="ours")
+    rng = random.Random(4)
+    timings: dict[str, float] = {}
+
+    async def next_event() -> Message:
+        while True:
+            try:
+                return await client.next_event(30)
+            except ConnectionLost:
+                await reconnect(client, attempts=60, delay=0.1)
+                if client.awaiting:
+                    client.pick(rng.choice(list(client.legal_actions())))
+
+    async def play() -> None:
+        await client.quick_match(4, "sushi-go")
+        killed = 0.0
+        while True:
+            event = await next_event()
+            if isinstance(event, TurnStart) and client.awaiting:
+                if (event.round, event.turn) == (1, 3) and not killed:
+                    await a.kill()  # mid-step: the bots have committed, we have not
+                    killed = time.monotonic()
+                    continue  # we pick once resumed, as the step asks again
+                client.pick(rng.choice(list(client.legal_actions())))
+            elif isinstance(event, TurnResult) and killed and "back" not in timings:
+                timings["back"] = time.monotonic() - killed
+            elif isinstance(event, GameEnded):
+                timings["verdict"] = client.fairness.final == "verified"
+                return
+
+    try:
+        await asyncio.wait_for(play(), 90)
+        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+    finally:
+        await client.close()
+        for bot in bots:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+        await asyncio.gather(a.stop(), b.stop())
+
+    print(f"failover: our player played again {timings['back']:.2f} s after the SIGKILL")
+    assert client.port == b.port
+    assert timings["verdict"]
+    # Back within the lease and a few reconnect attempts.
+    assert timings["back"] < LEASE + 5, timings
+    for bot, output in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0, output
+        lines = [line for line in output.splitlines() if line.startswith("game ")]
+        assert len(lines) == 1 and "fairness verified" in lines[0], output
+
+    server_key = public_key_bytes(load_or_create_server_key(key))
+    rows = await query(pg_url, "SELECT record, signature FROM records")
+    assert len(rows) == 1
+    for record, signature in rows:
+        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
+        report = verify_record(verify_signed_record(signed, server_key))
+        assert report.ok, report.problems
+        assert not report.auto_picks, report.auto_picks
+    assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
+
+    # sushigo-replay lists the cluster's games and verifies one with the key its nodes
+    # registered (no key file here: a fresh home).
+    replay = str(Path(sys.executable).with_name("sushigo-replay"))
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    listed = subprocess.run(
+        [replay, "--db", pg_url], capture_output=True, text=True, env=env, timeout=30, check=False
+    )
+    assert listed.returncode == 0, listed.stderr
+    game_id = listed.stdout.split()[0]
+    checked = subprocess.run(
+        [replay, "--db", pg_url, game_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout
+
+
+async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_path: Path) -> None:
+    """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again it
+    finds at its next renewal that the table is b's, drops it and sends its player there."""
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    client = await Client.connect("127.0.0.1", a.port, name="ann")
+    try:
+        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
+        await client.add_bot("random")
+        client.start_game()
+        await client.wait_for(TurnStart, 10)
+        table_id = joined.table.table_id
+
+        async def owner() -> str | None:
+            rows = await query(
+                pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
+            )
+            return rows[0]["node"] if rows else None
+
+        async def owned_by(name: str) -> None:
+            while await owner() != name:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(owned_by("a"), 10)
+        assert a.proc is not None
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            await asyncio.wait_for(owned_by("b"), 10)
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        moved = await client.wait_for(Redirect, 10)
+        assert moved.address == f"127.0.0.1:{b.port}"
+        with pytest.raises(ConnectionLost):
+            while True:  # SHUTTING_DOWN, then the drop
+                await client.next_event(10)
+        await reconnect(client, attempts=20, delay=0.1)
+        assert client.port == b.port and client.awaiting
+        client.pick(client.legal_actions()[0])
+        await client.wait_for(TurnResult, 10)
+        assert b"another node holds it now" in a.log
+    finally:
+        await client.close()
+        await asyncio.gather(a.stop(), b.stop())
