@@ -11,6 +11,7 @@ import asyncpg
 
 from sushigo.protocol.identity import player_id_for_key
 
+from .pg_plan import Batched, Touches, retiring
 from .pg_schema import reason
 from .sqlite_records import check_ratings
 from .storage import (
@@ -39,15 +40,6 @@ class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
-class Batched:
-    """A kind of held write whose instances in a row go to PostgreSQL together: `PgStorage`
-    hands ``run(storage, conn, args)`` the arguments of each, in order, so a crowd of them costs
-    one round trip instead of one each (see `PgStorage._run`)."""
-
-    def __init__(self, run: Callable[[Any, Any, list[tuple[Any, ...]]], Awaitable[None]]) -> None:
-        self.run = run
-
-
 class PgPart:
     """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
     supplies these members."""
@@ -55,7 +47,7 @@ class PgPart:
     path: str
     write_behind: bool
 
-    def _write(self, write: Any, what: str, key: object = None) -> None:
+    def _write(self, write: Any, what: str, key: object = None, touches: Touches = None) -> None:
         raise NotImplementedError
 
     def _query(self, query: Callable[[Any], Awaitable[T]], what: str) -> T:
@@ -106,7 +98,8 @@ class PgRecords(PgPart):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
         game = (game_id, table_id, kind, finished_ms, record, signature, rows)
-        self._write((FINISHES, game), f"store game {game_id!r}")
+        touches = (*retiring(table_id), ("game", game_id))
+        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
         self._forget_table(table_id)
 
     def get_record(self, game_id: str) -> StoredRecord | None:
@@ -170,6 +163,7 @@ class PgRecords(PgPart):
                 (player_id, public_key, name, now_ms),
             ),
             f"store identity {player_id}",
+            touches=(("player", player_id),),
         )
         return player_id
 
@@ -208,11 +202,13 @@ class PgRecords(PgPart):
             await conn.executemany(_UPSERT_RATING, rows)
 
         what = "store ratings"
-        self._write((self._unsure(what, store), None), what)
+        touches = tuple(("player", player_id) for player_id in ratings)
+        self._write((self._unsure(what, store), None), what, touches=touches)
 
     def rate_game(self, kind: str, player_ids: Sequence[str], rate: RateFn) -> None:
         """Read the players' ratings at `kind`, hand them to `rate`, store what it returns: in
-        one transaction, after every write before it (held with write-behind)."""
+        one transaction, after every write before it of these players (held with
+        write-behind)."""
         ids = list(player_ids)
 
         async def store(conn: Any) -> None:
@@ -227,7 +223,8 @@ class PgRecords(PgPart):
             )
 
         what = f"ratings of {', '.join(ids)} at {kind}"
-        self._write((self._unsure(what, store), None), what)
+        touches = tuple(("player", player_id) for player_id in ids)
+        self._write((self._unsure(what, store), None), what, touches=touches)
 
     def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
