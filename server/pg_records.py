@@ -46,6 +46,9 @@ class PgPart:
 
     path: str
     write_behind: bool
+    careful: bool
+    """The commit under way runs again after PostgreSQL refused one of its finished games: each
+    batch of them in a savepoint of its own (see `_store_games`)."""
 
     def _write(self, write: Any, what: str, key: object = None, touches: Touches = None) -> None:
         raise NotImplementedError
@@ -298,10 +301,12 @@ _FINISH: Final = (
 
 
 async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) -> None:
-    """Store finished games, each retiring its table, in one statement (in a savepoint, so that
-    a batch PostgreSQL refuses is tried again game by game and only the bad one is left out). A
-    game stored already (or twice in the batch) is not stored again: logged with write-behind,
-    else a `StorageError`."""
+    """Store finished games, each retiring its table, in one statement. A game stored already
+    (or twice in the batch) is not stored again: logged with write-behind, else a
+    `StorageError`. A batch PostgreSQL refuses (it never should: the values are checked before)
+    rolls the commit back, which `PgStorage` then runs again `careful`: each batch in a savepoint,
+    tried again game by game when refused, so only the bad game is left out. Only then, because
+    a savepoint costs two round trips in every commit that ends games."""
     unique: dict[str, tuple[Any, ...]] = {}
     twice: list[str] = []
     for game in games:
@@ -313,16 +318,19 @@ async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) ->
     columns = [list(column) for column in zip(*(game[:6] for game in chosen), strict=True)]
     seats = [(game[0], *row) for game in chosen for row in game[6]]
     seat_columns = [list(c) for c in zip(*seats, strict=True)] if seats else [[]] * 6
-    try:
-        async with conn.transaction():
-            stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
-    except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
-        if len(chosen) > 1:
-            for game in chosen:
-                await _store_games(storage, conn, [game])
+    if not storage.careful:  # refused: the commit is rolled back, and runs again carefully
+        stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+    else:
+        try:
+            async with conn.transaction():  # a savepoint
+                stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
+            if len(chosen) > 1:
+                for game in chosen:
+                    await _store_games(storage, conn, [game])
+                return
+            _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
             return
-        _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
-        return
     for game_id in [*twice, *(g for g in unique if g not in stored)]:
         _refused(storage, f"store game {game_id!r}", f"game {game_id} is already stored")
 

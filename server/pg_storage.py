@@ -8,8 +8,9 @@ committed (`durable`) or when committing failed (`failing`). Every other call (s
 tests) waits for its answer, which is what those callers want.
 
 Write-behind. As with SQLite, the writes of play are held in memory, in order, and `flush`
-commits all of them in one transaction; only one commit is in flight at a time, and what is held
-meanwhile goes in the next. `mark` numbers the writes as they are made, and `durable` says how many
+commits all of them in one transaction, gathered by kind (`pg_plan`: a dozen statements or so
+whatever the commit holds); only one commit is in flight at a time, and what is held meanwhile
+goes in the next. `mark` numbers the writes as they are made, and `durable` says how many
 of them are committed: the server sends a frame only once every write made before it is durable
 (see `server.app`). A commit returns once PostgreSQL has its log record on disk (the default
 ``synchronous_commit=on``), so a committed turn survives a crash of the sushigo server, of
@@ -184,6 +185,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self.write_behind = write_behind
         self.on_ready: Callable[[], None] | None = None
         self.backoff_max = BACKOFF_MAX
+        self.careful = False
         """The longest wait between two retries while the database is away."""
         self._url = url
         self._exclusive = exclusive
@@ -308,18 +310,29 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
                 await self._connect()
             conn = self._conn
             try:
-                async with conn.transaction():
-                    for kind, items in plan(writes, ORDER):
-                        if kind is None:
-                            for op in items:
-                                await op(conn)
-                        elif isinstance(kind, str):
-                            await conn.executemany(kind, items)
-                        else:
-                            await kind.run(self, conn, items)
+                try:
+                    await self._send(conn, writes)
+                except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
+                    # Rolled back: again, carefully (`pg_records._store_games`).
+                    self.careful = True
+                    try:
+                        await self._send(conn, writes)
+                    finally:
+                        self.careful = False
             except TRANSIENT:
                 await self._drop()
                 raise
+
+    async def _send(self, conn: Any, writes: Sequence[Held]) -> None:
+        async with conn.transaction():
+            for kind, items in plan(writes, ORDER):
+                if kind is None:
+                    for op in items:
+                        await op(conn)
+                elif isinstance(kind, str):
+                    await conn.executemany(kind, items)
+                else:
+                    await kind.run(self, conn, items)
 
     async def _read(self, query: Callable[[Any], Awaitable[T]]) -> T:
         async with self._busy:

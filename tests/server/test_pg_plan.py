@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -62,6 +63,29 @@ def test_a_crowd_of_games_ending_at_once_is_a_few_statements(pg_url: str) -> Non
         assert len(groups) == 6
         storage.flush(wait=True)
         assert len(storage.load_tables()) == 50
+
+
+def test_a_finished_game_postgresql_refuses_is_left_out_alone(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Games are stored without a savepoint (two round trips fewer per commit); one PostgreSQL
+    refuses rolls the commit back, which runs again with savepoints, leaving out that game only."""
+    good = [PlayerResult(None, "ann", 0, 3, 1), PlayerResult(None, "bob", 1, 1, 2)]
+    bad = [*good[:1], PlayerResult(None, None, 1, 1, 2)]  # type: ignore[arg-type]
+    with PgStorage(pg_url, write_behind=True) as storage:
+        storage.save_table("t1", b"state")
+        storage.save_table("t2", b"state")
+        storage.finish_game("t1", "g1", "sushi-go", b"one", b"s", good, finished_ms=1)
+        storage.finish_game("t2", "g2", "sushi-go", b"two", b"s", bad, finished_ms=2)
+        storage.save_token(b"k" * 32, "t3", 0, 99)
+        with caplog.at_level(logging.ERROR, logger="sushigo.server"):
+            storage.flush(wait=True)
+        assert storage.get_record("g1") is not None and storage.get_record("g2") is None
+        assert storage.load_tables() == [("t2", b"state")]  # its game was not stored: kept
+        assert not storage.careful
+    with PgStorage(pg_url) as again:
+        assert again.find_token(b"k" * 32) is not None
+    assert "store game 'g2'" in caplog.text
 
 
 def test_writes_that_share_a_key_keep_their_order() -> None:
