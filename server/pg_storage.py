@@ -116,12 +116,12 @@ async def _save_tokens(storage: Any, conn: Any, tokens: list[tuple[Any, ...]]) -
 
 
 async def _save_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]]) -> None:
-    """Save tables' whole states ``(table_id, head, turns)`` in three statements whatever their
+    """Save tables' whole states ``(table_id, head, turns)`` in two statements whatever their
     number (a crowd of games starting at once): each table's turns replaced, its head set."""
     latest = {table[0]: table for table in tables}  # a later whole state replaces an earlier one
     ids = list(latest)
-    await conn.execute("DELETE FROM table_turns WHERE table_id = ANY($1::text[])", ids)
-    await conn.execute(
+    await conn.execute(  # the old turns go with the heads' statement; the new ones come after
+        "WITH turns AS (DELETE FROM table_turns WHERE table_id = ANY($1::text[])) "
         "INSERT INTO tables_in_progress (table_id, state) "
         "SELECT * FROM unnest($1::text[], $2::bytea[]) "
         "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
