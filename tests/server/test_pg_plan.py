@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.pg_batches import ORDER
 from sushigo.server.pg_plan import Batched, Held, plan
-from sushigo.server.pg_storage import ORDER, PgStorage
+from sushigo.server.pg_storage import PgStorage
 from sushigo.server.storage import PlayerResult, StorageError
 
 A = Batched(lambda storage, conn, args: _never())
