@@ -11,6 +11,7 @@ import asyncpg
 
 from sushigo.protocol.identity import player_id_for_key
 
+from .pg_plan import Batched, Touches, retiring
 from .pg_schema import reason
 from .sqlite_records import check_ratings
 from .storage import (
@@ -39,23 +40,17 @@ class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
-class Batched:
-    """A kind of held write whose instances in a row go to PostgreSQL together: `PgStorage`
-    hands ``run(storage, conn, args)`` the arguments of each, in order, so a crowd of them costs
-    one round trip instead of one each (see `PgStorage._run`)."""
-
-    def __init__(self, run: Callable[[Any, Any, list[tuple[Any, ...]]], Awaitable[None]]) -> None:
-        self.run = run
-
-
 class PgPart:
     """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
     supplies these members."""
 
     path: str
     write_behind: bool
+    careful: bool
+    """The commit under way runs again after PostgreSQL refused one of its finished games: each
+    batch of them in a savepoint of its own (see `_store_games`)."""
 
-    def _write(self, write: Any, what: str, key: object = None) -> None:
+    def _write(self, write: Any, what: str, key: object = None, touches: Touches = None) -> None:
         raise NotImplementedError
 
     def _query(self, query: Callable[[Any], Awaitable[T]], what: str) -> T:
@@ -106,7 +101,8 @@ class PgRecords(PgPart):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
         game = (game_id, table_id, kind, finished_ms, record, signature, rows)
-        self._write((FINISHES, game), f"store game {game_id!r}")
+        touches = (*retiring(table_id), ("game", game_id))
+        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
         self._forget_table(table_id)
 
     def get_record(self, game_id: str) -> StoredRecord | None:
@@ -170,6 +166,7 @@ class PgRecords(PgPart):
                 (player_id, public_key, name, now_ms),
             ),
             f"store identity {player_id}",
+            touches=(("player", player_id),),
         )
         return player_id
 
@@ -208,11 +205,13 @@ class PgRecords(PgPart):
             await conn.executemany(_UPSERT_RATING, rows)
 
         what = "store ratings"
-        self._write((self._unsure(what, store), None), what)
+        touches = tuple(("player", player_id) for player_id in ratings)
+        self._write((self._unsure(what, store), None), what, touches=touches)
 
     def rate_game(self, kind: str, player_ids: Sequence[str], rate: RateFn) -> None:
         """Read the players' ratings at `kind`, hand them to `rate`, store what it returns: in
-        one transaction, after every write before it (held with write-behind)."""
+        one transaction, after every write before it of these players (held with
+        write-behind)."""
         ids = list(player_ids)
 
         async def store(conn: Any) -> None:
@@ -227,7 +226,8 @@ class PgRecords(PgPart):
             )
 
         what = f"ratings of {', '.join(ids)} at {kind}"
-        self._write((self._unsure(what, store), None), what)
+        touches = tuple(("player", player_id) for player_id in ids)
+        self._write((self._unsure(what, store), None), what, touches=touches)
 
     def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
@@ -301,10 +301,12 @@ _FINISH: Final = (
 
 
 async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) -> None:
-    """Store finished games, each retiring its table, in one statement (in a savepoint, so that
-    a batch PostgreSQL refuses is tried again game by game and only the bad one is left out). A
-    game stored already (or twice in the batch) is not stored again: logged with write-behind,
-    else a `StorageError`."""
+    """Store finished games, each retiring its table, in one statement. A game stored already
+    (or twice in the batch) is not stored again: logged with write-behind, else a
+    `StorageError`. A batch PostgreSQL refuses (it never should: the values are checked before)
+    rolls the commit back, which `PgStorage` then runs again `careful`: each batch in a savepoint,
+    tried again game by game when refused, so only the bad game is left out. Only then, because
+    a savepoint costs two round trips in every commit that ends games."""
     unique: dict[str, tuple[Any, ...]] = {}
     twice: list[str] = []
     for game in games:
@@ -316,16 +318,19 @@ async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) ->
     columns = [list(column) for column in zip(*(game[:6] for game in chosen), strict=True)]
     seats = [(game[0], *row) for game in chosen for row in game[6]]
     seat_columns = [list(c) for c in zip(*seats, strict=True)] if seats else [[]] * 6
-    try:
-        async with conn.transaction():
-            stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
-    except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
-        if len(chosen) > 1:
-            for game in chosen:
-                await _store_games(storage, conn, [game])
+    if not storage.careful:  # refused: the commit is rolled back, and runs again carefully
+        stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+    else:
+        try:
+            async with conn.transaction():  # a savepoint
+                stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
+            if len(chosen) > 1:
+                for game in chosen:
+                    await _store_games(storage, conn, [game])
+                return
+            _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
             return
-        _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
-        return
     for game_id in [*twice, *(g for g in unique if g not in stored)]:
         _refused(storage, f"store game {game_id!r}", f"game {game_id} is already stored")
 

@@ -8,8 +8,9 @@ committed (`durable`) or when committing failed (`failing`). Every other call (s
 tests) waits for its answer, which is what those callers want.
 
 Write-behind. As with SQLite, the writes of play are held in memory, in order, and `flush`
-commits all of them in one transaction; only one commit is in flight at a time, and what is held
-meanwhile goes in the next. `mark` numbers the writes as they are made, and `durable` says how many
+commits all of them in one transaction, gathered by kind (`pg_plan`: a dozen statements or so
+whatever the commit holds); only one commit is in flight at a time, and what is held meanwhile
+goes in the next. `mark` numbers the writes as they are made, and `durable` says how many
 of them are committed: the server sends a frame only once every write made before it is durable
 (see `server.app`). A commit returns once PostgreSQL has its log record on disk (the default
 ``synchronous_commit=on``), so a committed turn survives a crash of the sushigo server, of
@@ -39,8 +40,19 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
+from .pg_batches import (
+    APPEND_TURN,
+    DELETE_TOKEN,
+    DELETES,
+    INSERT_TOKEN,
+    ORDER,
+    SAVE_HEAD,
+    TABLES,
+    TOKENS,
+)
 from .pg_moderation import PgModeration
-from .pg_records import Batched, PgRecords
+from .pg_plan import Held, Touches, plan, retiring
+from .pg_records import PgRecords
 from .pg_schema import (
     LOCK_KEY,
     MIGRATE_KEY,
@@ -65,86 +77,6 @@ BACKOFF_START: Final = 0.05
 BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
-Op = Callable[[Any], Awaitable[object]]
-"""A held write as a function of the connection."""
-_Write = tuple[str, tuple[Any, ...]] | tuple[Op, None] | tuple[Batched, tuple[Any, ...]]
-"""A held write: a statement and its arguments, a function of the connection, or a write of a
-kind that goes to PostgreSQL together with the others of its kind in a row (`Batched`)."""
-
-_SAVE_HEAD: Final = (
-    "INSERT INTO tables_in_progress (table_id, state) VALUES ($1, $2) "
-    "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state"
-)
-_APPEND_TURN: Final = (
-    "INSERT INTO table_turns (table_id, n, value) VALUES ($1, $2, $3) "
-    "ON CONFLICT (table_id, n) DO UPDATE SET value = excluded.value"
-)
-_DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = $1"
-
-
-async def _save_tokens(storage: Any, conn: Any, tokens: list[tuple[Any, ...]]) -> None:
-    """Save and delete tokens in two statements whatever their number (a crowd of players
-    leaving their tables and sitting down again at once), leaving the tokens as doing them one
-    after the other would: ``(hash, table_id, seat, expires_ms)`` saves a token, revoking any
-    earlier token of its seat and an earlier one under its hash; ``(hash,)`` deletes one."""
-    hashes: set[bytes] = set()
-    seats: set[tuple[str, int]] = set()
-    kept: list[tuple[Any, ...]] = []
-    for token in reversed(tokens):  # a later save or delete undoes an earlier save it meets
-        if len(token) == 1:
-            hashes.add(token[0])
-            continue
-        if token[0] not in hashes and (token[1], token[2]) not in seats:
-            kept.append(token)
-        hashes.add(token[0])
-        seats.add((token[1], token[2]))
-    await conn.execute(
-        "DELETE FROM tokens WHERE token_hash = ANY($1::bytea[]) OR (table_id, seat) IN "
-        "(SELECT * FROM unnest($2::text[], $3::integer[]))",
-        list(hashes),
-        [table for table, _ in seats],
-        [seat for _, seat in seats],
-    )
-    if kept:
-        await conn.execute(
-            "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) "
-            "SELECT * FROM unnest($1::bytea[], $2::text[], $3::integer[], $4::bigint[])",
-            *[list(column) for column in zip(*kept, strict=True)],
-        )
-
-
-async def _save_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]]) -> None:
-    """Save tables' whole states ``(table_id, head, turns)`` in three statements whatever their
-    number (a crowd of games starting at once): each table's turns replaced, its head set."""
-    latest = {table[0]: table for table in tables}  # a later whole state replaces an earlier one
-    ids = list(latest)
-    await conn.execute("DELETE FROM table_turns WHERE table_id = ANY($1::text[])", ids)
-    await conn.execute(
-        "INSERT INTO tables_in_progress (table_id, state) "
-        "SELECT * FROM unnest($1::text[], $2::bytea[]) "
-        "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
-        ids,
-        [table[1] for table in latest.values()],
-    )
-    turns = [(t, n, value) for t, _, values in latest.values() for n, value in enumerate(values)]
-    if turns:
-        await conn.execute(
-            "INSERT INTO table_turns (table_id, n, value) "
-            "SELECT * FROM unnest($1::text[], $2::integer[], $3::bytea[])",
-            *[list(column) for column in zip(*turns, strict=True)],
-        )
-
-
-TABLES: Final = Batched(_save_tables)
-"""The held write of a table's whole state (`PgStorage.save_table`)."""
-
-TOKENS: Final = Batched(_save_tokens)
-"""The held write of a saved or deleted token (`PgStorage.save_token`, `delete_token`)."""
-
-_INSERT_TOKEN: Final = (
-    "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) VALUES ($1, $2, $3, $4)"
-)
-
 
 class PgStorage(PgRecords, PgModeration, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
@@ -163,11 +95,12 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self.write_behind = write_behind
         self.on_ready: Callable[[], None] | None = None
         self.backoff_max = BACKOFF_MAX
+        self.careful = False
         """The longest wait between two retries while the database is away."""
         self._url = url
         self._exclusive = exclusive
         self._connect_seconds = connect_seconds
-        self._held: dict[object, _Write] = {}
+        self._held: dict[object, Held] = {}
         """The held writes in order. A table's whole state is keyed by its id (a newer one
         replaces it and moves to the end); every other write has a key of its own."""
         self._held_lock = threading.Lock()
@@ -183,8 +116,9 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._closed = False
         self._tokens: dict[bytes, TokenEntry] = {}
         """Every stored token by its hash (see the module docstring)."""
-        self._seats: dict[tuple[str, int], bytes] = {}
-        """The token of each seat."""
+        self._seats: dict[str, dict[int, bytes]] = {}
+        """The token of each seat, by table and seat (a table's are found without looking at
+        every token: a crowd of games ending at once retires as many tables)."""
         self._conn: Any = None
         self._loop = asyncio.new_event_loop()
         self._busy = asyncio.Lock()  # bound to the loop on first use, which is in the thread
@@ -277,47 +211,38 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
                 await conn.execute("INSERT INTO sushigo_schema (version) VALUES ($1)", 0)
             await conn.execute("UPDATE sushigo_schema SET version = $1", SCHEMA_VERSION)
 
-    async def _run(self, writes: Sequence[_Write]) -> None:
-        """Write in one transaction. Statements of the same text in a row go in one
-        executemany (the turns of many tables: one round trip for all of them)."""
+    async def _run(self, writes: Sequence[Held]) -> None:
+        """Write in one transaction, gathered by kind (`pg_plan.plan`): the statements of one
+        text in a group go in one executemany (the turns of many tables: one round trip for all
+        of them), a `Batched` kind's in its own statement or two."""
         async with self._busy:
             if self._conn is None or self._conn.is_closed():
                 await self._connect()
             conn = self._conn
             try:
-                async with conn.transaction():
-                    run: list[tuple[Any, ...]] = []
-                    statement = ""
-                    batch: list[tuple[Any, ...]] = []
-                    kind: Batched | None = None
-                    for write, args in writes:
-                        if batch and write is not kind:
-                            assert kind is not None
-                            await kind.run(self, conn, batch)
-                            batch = []
-                        if isinstance(write, str):
-                            if write != statement and run:
-                                await conn.executemany(statement, run)
-                                run = []
-                            statement = write
-                            run.append(args or ())
-                            continue
-                        if run:
-                            await conn.executemany(statement, run)
-                            run = []
-                        if isinstance(write, Batched):
-                            kind = write
-                            batch.append(args or ())
-                        else:
-                            await write(conn)
-                    if run:
-                        await conn.executemany(statement, run)
-                    if batch:
-                        assert kind is not None
-                        await kind.run(self, conn, batch)
+                try:
+                    await self._send(conn, writes)
+                except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
+                    # Rolled back: again, carefully (`pg_records._store_games`).
+                    self.careful = True
+                    try:
+                        await self._send(conn, writes)
+                    finally:
+                        self.careful = False
             except TRANSIENT:
                 await self._drop()
                 raise
+
+    async def _send(self, conn: Any, writes: Sequence[Held]) -> None:
+        async with conn.transaction():
+            for kind, items in plan(writes, ORDER):
+                if kind is None:
+                    for op in items:
+                        await op(conn)
+                elif isinstance(kind, str):
+                    await conn.executemany(kind, items)
+                else:
+                    await kind.run(self, conn, items)
 
     async def _read(self, query: Callable[[Any], Awaitable[T]]) -> T:
         async with self._busy:
@@ -342,20 +267,28 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
 
     # --- write-behind ---------------------------------------------------------------------------
 
-    def _write(self, write: _Write, what: str, key: object = None) -> None:
-        """Hold `write` (with write-behind), or commit it now."""
+    def _write(
+        self,
+        write: tuple[Any, Any],
+        what: str,
+        key: object = None,
+        touches: Touches = None,
+    ) -> None:
+        """Hold `write` (with write-behind), or commit it now. `touches` says which rows it
+        touches (`pg_plan`; None: it is a barrier, nothing moves across it)."""
+        held: Held = (*write, touches)
         if self.write_behind:
             with self._held_lock:
                 if key is None:
                     key = next(self._keys)
                 elif key in self._held:
                     del self._held[key]
-                self._held[key] = write
+                self._held[key] = held
                 self._mark += 1
             return
         if self._held or self._inflight is not None:
             self.flush(wait=True)
-        self._call(self._run([write]), what)
+        self._call(self._run([held]), what)
 
     def flush(self, *, wait: bool = False) -> bool:
         """Commit what is held. Without `wait`, hand it to the storage's thread and return
@@ -392,7 +325,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._inflight = future
         return future
 
-    async def _commit(self, batch: dict[object, _Write], upto: int) -> None:
+    async def _commit(self, batch: dict[object, Held], upto: int) -> None:
         try:
             await self._run(list(batch.values()))
         except BaseException as exc:
@@ -496,7 +429,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
                     "FROM audit_log"
                 )
 
-        self._call(self._run([(copy, None)]), "copy in")
+        self._call(self._run([(copy, None, None)]), "copy in")
         for token_hash, table_id, seat, expires_ms in rows.get("tokens", []):
             self._remember(bytes(token_hash), TokenEntry(table_id, seat, expires_ms))
 
@@ -515,7 +448,9 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
     def save_table(self, table_id: str, state: bytes, turns: Sequence[bytes] = ()) -> None:
         """Store a table's whole state: its head, then `turns` from 0, replacing its turns."""
         whole = (table_id, state, tuple(turns))
-        self._write((TABLES, whole), f"save table {table_id!r}", key=("table", table_id))
+        touches = (("head", table_id), ("turns", table_id))
+        what = f"save table {table_id!r}"
+        self._write((TABLES, whole), what, key=("table", table_id), touches=touches)
 
     def append_turns(
         self, table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
@@ -528,28 +463,24 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         rows = [(table_id, first + i, value) for i, value in enumerate(turns)]
         if self.write_behind:  # held one by one, committed together (a flush takes them all)
             if state is not None:
-                self._write((_SAVE_HEAD, (table_id, state)), what)
+                self._write((SAVE_HEAD, (table_id, state)), what, touches=(("head", table_id),))
+            turns_of = (("turns", table_id),)
             for row in rows:
-                self._write((_APPEND_TURN, row), what)
+                self._write((APPEND_TURN, row), what, touches=turns_of)
             return
 
         async def append(conn: Any) -> None:
             if state is not None:
-                await conn.execute(_SAVE_HEAD, table_id, state)
-            await conn.executemany(_APPEND_TURN, rows)
+                await conn.execute(SAVE_HEAD, table_id, state)
+            await conn.executemany(APPEND_TURN, rows)
 
         self._write((append, None), what)
 
     def delete_table(self, table_id: str) -> None:
         """Forget a table in progress, its turns and its tokens."""
         self._forget_table(table_id)
-
-        async def delete(conn: Any) -> None:
-            await conn.execute("DELETE FROM tables_in_progress WHERE table_id = $1", table_id)
-            await conn.execute("DELETE FROM table_turns WHERE table_id = $1", table_id)
-            await conn.execute("DELETE FROM tokens WHERE table_id = $1", table_id)
-
-        self._write((delete, None), f"delete table {table_id!r}")
+        what = f"delete table {table_id!r}"
+        self._write((DELETES, (table_id,)), what, touches=retiring(table_id))
 
     def load_tables(self) -> list[tuple[str, bytes]]:
         """Every table in progress, its head and turns joined, ordered by table id."""
@@ -604,30 +535,33 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 
     def _remember(self, token_hash: bytes, entry: TokenEntry) -> None:
-        old = self._seats.get((entry.table_id, entry.seat))
+        seats = self._seats.setdefault(entry.table_id, {})
+        old = seats.get(entry.seat)
         if old is not None:
             self._tokens.pop(old, None)
-        gone = self._tokens.pop(token_hash, None)
-        if gone is not None:
-            self._seats.pop((gone.table_id, gone.seat), None)
+        self._unremember(token_hash)
         self._tokens[token_hash] = entry
-        self._seats[(entry.table_id, entry.seat)] = token_hash
+        seats[entry.seat] = token_hash
 
     def _unremember(self, token_hash: bytes) -> TokenEntry | None:
         entry = self._tokens.pop(token_hash, None)
         if entry is not None:
-            self._seats.pop((entry.table_id, entry.seat), None)
+            seats = self._seats.get(entry.table_id, {})
+            seats.pop(entry.seat, None)
+            if not seats:
+                self._seats.pop(entry.table_id, None)
         return entry
 
     def _forget_table(self, table_id: str) -> None:
-        for token_hash in [h for h, e in self._tokens.items() if e.table_id == table_id]:
-            self._unremember(token_hash)
+        for token_hash in self._seats.pop(table_id, {}).values():
+            self._tokens.pop(token_hash, None)
 
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
         """Store a token's hash for a seat, revoking the seat's earlier token."""
         self._remember(token_hash, TokenEntry(table_id, seat, expires_ms))
         token = (token_hash, table_id, seat, expires_ms)
-        self._write((TOKENS, token), f"save token for {table_id!r} seat {seat}")
+        touches = (("hash", token_hash), ("tokens", table_id))
+        self._write((TOKENS, token), f"save token for {table_id!r} seat {seat}", touches=touches)
 
     def find_token(self, token_hash: bytes) -> TokenEntry | None:
         """Where the token leads, or None (from memory: the server never waits for this)."""
@@ -642,16 +576,17 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._remember(new_hash, entry)
 
         async def rotate(conn: Any) -> None:
-            await conn.execute(_DELETE_TOKEN, old_hash)
-            await conn.execute(_INSERT_TOKEN, new_hash, entry.table_id, entry.seat, expires_ms)
+            await conn.execute(DELETE_TOKEN, old_hash)
+            await conn.execute(INSERT_TOKEN, new_hash, entry.table_id, entry.seat, expires_ms)
 
-        self._write((rotate, None), "rotate token")
+        touches = (("hash", old_hash), ("hash", new_hash), ("tokens", entry.table_id))
+        self._write((rotate, None), "rotate token", touches=touches)
         return entry
 
     def delete_token(self, token_hash: bytes) -> None:
         """Forget one token (no error if unknown)."""
         self._unremember(token_hash)
-        self._write((TOKENS, (token_hash,)), "delete token")
+        self._write((TOKENS, (token_hash,)), "delete token", touches=(("hash", token_hash),))
 
     def delete_tokens_for(self, table_id: str) -> None:
         """Forget every token of a table."""
@@ -659,6 +594,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._write(
             ("DELETE FROM tokens WHERE table_id = $1", (table_id,)),
             f"delete tokens of {table_id!r}",
+            touches=(("tokens", table_id),),
         )
 
     def delete_expired_tokens(self, now_ms: int) -> int:
