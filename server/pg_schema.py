@@ -227,3 +227,13 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
         return f"{exc} (create it first: createdb NAME)"
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+async def take_lock(conn: asyncpg.Connection, grace: float) -> bool:
+    """The exclusive server's session lock, tried until `grace` seconds have passed."""
+    deadline = asyncio.get_running_loop().time() + grace
+    while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", LOCK_KEY):
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True

@@ -54,13 +54,13 @@ from .pg_moderation import PgModeration
 from .pg_plan import Held, Touches, plan, retiring
 from .pg_records import PgRecords
 from .pg_schema import (
-    LOCK_KEY,
     MIGRATE_KEY,
     MIGRATIONS,
     SCHEMA_VERSION,
     TRANSIENT,
     reason,
     redact,
+    take_lock,
 )
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
@@ -72,6 +72,10 @@ T = TypeVar("T")
 
 CONNECT_SECONDS: Final = 10.0
 """How long opening a connection may take."""
+LOCK_GRACE_SECONDS: Final = 2.0
+"""How long an exclusive server waits for the lock of one that has just stopped or died: its
+backend holds the lock until it has seen the connection end, a few milliseconds on, and a
+restart at once must not be refused."""
 BACKOFF_START: Final = 0.05
 """Seconds before the first retry of a failed commit."""
 BACKOFF_MAX: Final = 2.0
@@ -154,9 +158,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         await self._drop()
         conn = await asyncpg.connect(self._url, timeout=self._connect_seconds)
         try:
-            if self._exclusive and not await conn.fetchval(
-                "SELECT pg_try_advisory_lock($1)", LOCK_KEY
-            ):
+            if self._exclusive and not await take_lock(conn, LOCK_GRACE_SECONDS):
                 raise StorageError(
                     self.path, "another sushigo server is using this database (it holds its lock)"
                 )
