@@ -1,0 +1,119 @@
+"""The `learned` strategy: its weights, legal and repeatable play, the error without numpy, and the
+training script end to end at a tiny size (only where torch is installed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bots_helpers import ALL_OPTIONS, play
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sushigo.bots import StrategyError, get_strategy
+from sushigo.bots._learned import WEIGHTS, LearnedStrategy, load_nets
+from sushigo.engine import Game, GameOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_weights_load_for_every_player_count() -> None:
+    assert WEIGHTS.stat().st_size <= 5 * 1024 * 1024
+    nets = load_nets()
+    assert sorted(nets) == [2, 3, 4, 5]
+    assert load_nets() is nets  # loaded once
+
+
+def test_a_weights_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(StrategyError, match="cannot read the learned bot's weights"):
+        get_strategy(f"learned@weights={bad}", game="sushi-go")
+
+
+@settings(max_examples=12, deadline=None)
+@given(options=st.sampled_from(ALL_OPTIONS), seed=st.integers(0, 2**32))
+def test_every_action_is_legal(options: GameOptions, seed: int) -> None:
+    # Every seat learned, every player count and variant: `play` checks each action is legal.
+    bots = [get_strategy("learned", game="sushi-go") for _ in range(options.players)]
+    assert play(options, bots, seed).is_terminal()
+
+
+def test_the_same_rng_gives_the_same_game() -> None:
+    def moves(seed: int) -> list[object]:
+        # Exploration too, so the rng is used: the same seeds must still give the same moves.
+        bots = [LearnedStrategy(explore=0.2) for _ in range(3)]
+        rngs = [random.Random(seed + s) for s in range(3)]
+        game = Game(GameOptions(3), b"deal")
+        played = []
+        while not game.is_terminal():
+            actions = [
+                bots[s].choose(game.observation(s), game.legal_actions(s), rngs[s])
+                for s in range(3)
+            ]
+            played.append(actions)
+            game.apply(actions)
+        return played
+
+    assert moves(5) == moves(5)
+
+
+def test_it_beats_heuristic_more_often_than_not() -> None:
+    # A smoke test of the weights (the real figures are the arena's, in docs/BOTS.md).
+    wins = 0
+    for seed in range(20):
+        bots = [
+            get_strategy("learned", game="sushi-go"),
+            get_strategy("heuristic", game="sushi-go"),
+        ]
+        if seed % 2:
+            bots.reverse()
+        game = play(GameOptions(2), bots, seed)
+        wins += (seed % 2) in game.winners()
+    assert wins >= 11
+
+
+def test_without_numpy_it_says_which_extra_to_install() -> None:
+    # A real interpreter in which numpy cannot be imported (a None in sys.modules makes Python's
+    # import raise ImportError), running the arena as a user would.
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from sushigo.client.arena import main\n"
+        "sys.exit(main(['--strategies', 'learned,random', '--games', '2']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2
+    assert "needs numpy" in done.stderr and "'rl'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None,
+    reason="torch is not installed (the extra 'train'); the training script needs it",
+)
+def test_the_training_script_runs_end_to_end(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import train_learned  # noqa: PLC0415  # a script, found through sys.path
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    out = tmp_path / "weights.npz"
+    args = ["--seed", "3", "--out", str(out), "--players", "2", "--workers", "1"]
+    assert (
+        train_learned.main([*args, "--scale", "0.002", "--epochs", "1", "--generations", "2"]) == 0
+    )
+    bots = [LearnedStrategy(weights=str(out)), LearnedStrategy(weights=str(out))]
+    assert play(GameOptions(2), bots, 1).is_terminal()
+    assert sorted(load_nets(out)) == [2]
+    rng = random.Random(0)
+    with pytest.raises(StrategyError, match="no learned network for 3 players"):
+        play(
+            GameOptions(3), [LearnedStrategy(weights=str(out)) for _ in range(3)], rng.randrange(9)
+        )
