@@ -201,7 +201,7 @@ def load_nets(path: Path = WEIGHTS) -> dict[int, Mlp]:
         prefix = f"p{players}_"
         if f"{prefix}w0" not in arrays:
             continue
-        layers = []
+        layers: list[tuple[Matrix, Matrix]] = []
         while f"{prefix}w{len(layers)}" in arrays:
             k = len(layers)
             layers.append((arrays[f"{prefix}w{k}"], arrays[f"{prefix}b{k}"]))

@@ -29,6 +29,7 @@ import numpy as np
 from sushigo.bots import get_strategy
 from sushigo.bots.pettingzoo import sushi_roll_v0
 from sushigo.bots.pettingzoo._roll_encoding import WAIT
+from sushigo.bots.pettingzoo._roll_table import SushiRollTable
 from sushigo.bots.roll._learned import WEIGHTS
 
 GAMES = {2: 400, 3: 120, 4: 80, 5: 60}
@@ -57,6 +58,7 @@ def play(task: tuple[int, int]) -> tuple[Any, Any, Any]:
     env = sushi_roll_v0.parallel_env(players=players)
     observations, _ = env.reset(seed=seed % 2**31)
     table = env.table
+    assert isinstance(table, SushiRollTable)
     encoding = table.encoding
     teachers = [get_strategy(TEACHER[players], game="sushi-roll") for _ in range(players)]
     rng = random.Random(_seed(seed, "moves"))

@@ -3,14 +3,17 @@ training script end to end at a tiny size (only where torch is installed)."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
-from bots_helpers import ALL_OPTIONS, play
+from bots_helpers import ALL_OPTIONS, play, play_roll
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,43 +80,67 @@ def test_it_beats_heuristic_more_often_than_not() -> None:
     assert wins >= 11
 
 
-def test_without_numpy_it_says_which_extra_to_install() -> None:
+@pytest.mark.parametrize("game", ["sushi-go", "sushi-roll"])
+def test_without_numpy_it_says_which_extra_to_install(game: str) -> None:
     # A real interpreter in which numpy cannot be imported (a None in sys.modules makes Python's
     # import raise ImportError), running the arena as a user would.
     code = (
         "import sys; sys.modules['numpy'] = None\n"
         "from sushigo.client.arena import main\n"
-        "sys.exit(main(['--strategies', 'learned,random', '--games', '2']))\n"
+        f"sys.exit(main(['--game', '{game}', '--strategies', 'learned,random', '--games', '2']))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 2
-    assert "needs numpy" in done.stderr and "'rl'" in done.stderr
     assert "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "sushigo-arena: error: the learned strategy needs numpy: "
+        "install the extra 'rl' (pip install 'sushigo[rl]')"
+    )
 
 
-@pytest.mark.skipif(
+needs_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None,
-    reason="torch is not installed (the extra 'train'); the training script needs it",
+    reason="torch is not installed (the extra 'train'); the training scripts need it",
 )
-def test_the_training_script_runs_end_to_end(tmp_path: Path) -> None:
+
+
+def _script(name: str) -> Any:
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        import train_learned  # noqa: PLC0415  # a script, found through sys.path
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(ROOT / "scripts"))
-    out = tmp_path / "weights.npz"
-    args = ["--seed", "3", "--out", str(out), "--players", "2", "--workers", "1"]
-    assert (
-        train_learned.main([*args, "--scale", "0.002", "--epochs", "1", "--generations", "2"]) == 0
-    )
-    bots = [LearnedStrategy(weights=str(out)), LearnedStrategy(weights=str(out))]
-    assert play(GameOptions(2), bots, 1).is_terminal()
-    assert sorted(load_nets(out)) == [2]
-    rng = random.Random(0)
-    with pytest.raises(StrategyError, match="no learned network for 3 players"):
-        play(
-            GameOptions(3), [LearnedStrategy(weights=str(out)) for _ in range(3)], rng.randrange(9)
+
+
+@needs_torch
+def test_the_training_script_runs_end_to_end_and_repeats(tmp_path: Path) -> None:
+    train_learned = _script("train_learned")
+    tiny = ["--players", "2", "--workers", "1", "--scale", "0.002", "--epochs", "1"]
+    outs = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for out in outs:
+        assert (
+            train_learned.main(["--seed", "3", "--out", str(out), *tiny, "--generations", "2"]) == 0
         )
+    with np.load(outs[0]) as a, np.load(outs[1]) as b:
+        assert a.files == b.files
+        assert all(
+            np.array_equal(a[key], b[key]) for key in a.files
+        )  # the same seed, the same weights
+    out = str(outs[0])
+    assert play(GameOptions(2), [LearnedStrategy(weights=out) for _ in range(2)], 1).is_terminal()
+    assert sorted(load_nets(outs[0])) == [2]
+    with pytest.raises(StrategyError, match="no learned network for 3 players"):
+        play(GameOptions(3), [LearnedStrategy(weights=out) for _ in range(3)], 2)
+
+
+@needs_torch
+def test_the_sushi_roll_training_script_runs_end_to_end(tmp_path: Path) -> None:
+    train_roll = _script("train_learned_roll")
+    out = tmp_path / "roll.npz"
+    tiny = ["--players", "3", "--workers", "1", "--scale", "0.01", "--epochs", "1"]
+    assert train_roll.main(["--seed", "3", "--out", str(out), *tiny]) == 0
+    bots = [f"learned@weights={out}"]
+    game, _ = play_roll(3, bots, 4)
+    assert game.is_terminal()
