@@ -8,7 +8,8 @@ Needs the extra ``train`` (torch). One step of expert iteration: games are playe
 `sushi_roll_v0.parallel_env`, every move chosen by the search bot (`ismcts`, with a small chance
 of a random legal move so the positions vary), and a policy network learns, from the
 environment's observation and action mask alone, to pick the index the search bot picked
-(cross-entropy over the legal indexes). Every deal and random choice derive from --seed; torch runs
+(cross-entropy over the legal indexes), with many more games of `heuristic` as a cheap start
+(`BULK`). Every deal and random choice derive from --seed; torch runs
 on one thread with a fixed seed.
 """
 
@@ -34,6 +35,12 @@ from sushigo.bots.roll._learned import WEIGHTS
 
 GAMES = {2: 400, 3: 120, 4: 80, 5: 60}
 """Games of the search bot against itself by player count (times --scale)."""
+BULK = {2: 3000, 3: 1500, 4: 1000, 5: 800}
+"""Games of `heuristic` against itself, whose moves are learned too: the search bot's moves are
+dear (a few thousand games' worth is what this script can afford), the heuristic's nearly free,
+and a network that has learned them from plenty of positions learns the search bot's corrections
+from fewer. The search bot's moves count `EXPERT_WEIGHT` times as much."""
+EXPERT_WEIGHT = 3
 TEACHER = {
     2: "ismcts",
     3: "ismcts@iterations=60",
@@ -52,15 +59,16 @@ def _seed(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def play(task: tuple[int, int]) -> tuple[Any, Any, Any]:
-    """One game in the environment; every move's observation, mask and the teacher's index."""
-    players, seed = task
+def play(task: tuple[int, int, str]) -> tuple[Any, Any, Any]:
+    """One game in the environment, every move chosen by `teacher`: each move's observation,
+    mask and the teacher's index."""
+    players, seed, teacher = task
     env = sushi_roll_v0.parallel_env(players=players)
     observations, _ = env.reset(seed=seed % 2**31)
     table = env.table
     assert isinstance(table, SushiRollTable)
     encoding = table.encoding
-    teachers = [get_strategy(TEACHER[players], game="sushi-roll") for _ in range(players)]
+    teachers = [get_strategy(teacher, game="sushi-roll") for _ in range(players)]
     rng = random.Random(_seed(seed, "moves"))
     xs, masks, picks = [], [], []
     while env.agents:
@@ -81,16 +89,18 @@ def play(task: tuple[int, int]) -> tuple[Any, Any, Any]:
 
 
 def train(
-    torch: Any, x: Any, mask: Any, pick: Any, epochs: int, seed: int
+    torch: Any, x: Any, mask: Any, pick: Any, weight: Any, epochs: int, seed: int
 ) -> tuple[dict[str, Any], list[float]]:
-    """A policy network fitted to the teacher's picks; its arrays and the held-out accuracy per
-    epoch."""
+    """A policy network fitted to the teachers' picks (each move's loss times its `weight`); its
+    arrays and, per epoch, the held-out agreement with the moves of weight above 1 (the search
+    bot's)."""
     torch.manual_seed(seed)
     mean = x.mean(axis=0).astype(np.float32)
     std = (x.std(axis=0) + 1e-3).astype(np.float32)
     z = torch.from_numpy(((x - mean) / std).astype(np.float32))
     illegal = torch.from_numpy(mask == 0)
     target = torch.from_numpy(pick.astype(np.int64))
+    weights = torch.from_numpy(weight.astype(np.float32))
     order = torch.randperm(len(z), generator=torch.Generator().manual_seed(seed))
     held = max(1, len(z) // 10)
     val, fit = order[:held], order[held:]
@@ -103,7 +113,8 @@ def train(
         nn.Linear(HIDDEN, mask.shape[1]),
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-5)
-    cross = nn.CrossEntropyLoss()
+    cross = nn.CrossEntropyLoss(reduction="none")
+    expert = val[weights[val] > 1]
 
     def logits(index: Any) -> Any:
         return model(z[index]).masked_fill(illegal[index], -1e9)
@@ -116,11 +127,12 @@ def train(
         for i in range(0, len(shuffled), 256):
             batch = shuffled[i : i + 256]
             optimizer.zero_grad()
-            cross(logits(batch), target[batch]).backward()
+            (cross(logits(batch), target[batch]) * weights[batch]).mean().backward()
             optimizer.step()
         model.eval()
         with torch.no_grad():
-            curve.append(float((logits(val).argmax(dim=1) == target[val]).float().mean()))
+            right = logits(expert).argmax(dim=1) == target[expert]
+            curve.append(float(right.float().mean()))
     arrays: dict[str, Any] = {"mean": mean, "std": std}
     linears = [m for m in model if isinstance(m, nn.Linear)]
     for k, layer in enumerate(linears):
@@ -136,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", default="2,3,4,5")
     parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=10)
     args = parser.parse_args(argv)
     try:
         import torch  # noqa: PLC0415  # optional: the extra train
@@ -156,17 +168,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     flat: dict[str, Any] = {}
     for players in counts:
         games = max(2, round(GAMES[players] * args.scale))
-        tasks = [(players, _seed(args.seed, players, i)) for i in range(games)]
+        bulk = max(2, round(BULK[players] * args.scale))
+        tasks = [(players, _seed(args.seed, players, i), TEACHER[players]) for i in range(games)]
+        tasks += [(players, _seed(args.seed, players, "bulk", i), "heuristic") for i in range(bulk)]
         if args.workers > 1:
             with multiprocessing.get_context("fork").Pool(args.workers) as procs:
                 parts = procs.map(play, tasks, chunksize=4)
         else:
             parts = [play(task) for task in tasks]
         x, mask, pick = (np.concatenate([p[k] for p in parts]) for k in range(3))
-        arrays, curve = train(torch, x, mask, pick, args.epochs, _seed(args.seed, players) % 2**31)
+        weight = np.concatenate(
+            [np.full(len(p[2]), EXPERT_WEIGHT if i < games else 1) for i, p in enumerate(parts)]
+        )
+        seed = _seed(args.seed, players) % 2**31
+        arrays, curve = train(torch, x, mask, pick, weight, args.epochs, seed)
         flat.update({f"p{players}_{k}": v for k, v in arrays.items()})
         print(
-            f"{players}p: {games} games, {len(x)} moves; held-out agreement with "
+            f"{players}p: {games} + {bulk} games, {len(x)} moves; held-out agreement with "
             f"{TEACHER[players]} "
             f"{100 * curve[0]:.1f}% -> {100 * curve[-1]:.1f}%; {time.perf_counter() - start:.0f} s",
             flush=True,
