@@ -239,7 +239,7 @@ class LearnedStrategy:
         if net is None:
             raise StrategyError(f"no learned network for {observation.players} players")
         out = net(self._features.rows(observation, legal))
-        win = 1.0 / (1.0 + np.exp(-out[:, 0]))
+        win = 0.5 + 0.5 * np.tanh(0.5 * out[:, 0])  # the logistic function, without overflow
         return win + MARGIN_WEIGHT * out[:, 1]  # type: ignore[no-any-return]
 
     def choose(

@@ -19,16 +19,25 @@ from hypothesis import strategies as st
 
 from sushigo.bots import StrategyError, get_strategy
 from sushigo.bots._learned import WEIGHTS, LearnedStrategy, load_nets
+from sushigo.bots.roll._learned import WEIGHTS as ROLL_WEIGHTS
 from sushigo.engine import Game, GameOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_weights_load_for_every_player_count() -> None:
-    assert WEIGHTS.stat().st_size <= 5 * 1024 * 1024
     nets = load_nets()
     assert sorted(nets) == [2, 3, 4, 5]
     assert load_nets() is nets  # loaded once
+
+
+def test_the_sushi_roll_weights_load_and_play_the_same_game_from_the_same_seeds() -> None:
+    assert ROLL_WEIGHTS.stat().st_size + WEIGHTS.stat().st_size <= 5 * 1024 * 1024
+    assert sorted(load_nets(ROLL_WEIGHTS)) == [2, 3, 4, 5]
+    # Every seat learned with exploration (so the rng is used); play_roll checks legality.
+    first, moves = play_roll(3, ["learned@explore=0.2"], 8)
+    again, moves_again = play_roll(3, ["learned@explore=0.2"], 8)
+    assert (first.scores(), moves) == (again.scores(), moves_again)
 
 
 def test_a_weights_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
