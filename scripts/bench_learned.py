@@ -29,9 +29,9 @@ def times(game_kind: str, players: int, games: int) -> list[float]:
         if game_kind == "sushi-roll":
             roll = RollGame(RollOptions(players), seed)
             while (seat := roll.to_move) is not None:
-                obs, legal = roll.observation(seat), roll.legal_actions(seat)
+                view, moves = roll.observation(seat), roll.legal_actions(seat)
                 start = time.perf_counter()
-                action = bots[seat].choose(obs, legal, rng)
+                action = bots[seat].choose(view, moves, rng)
                 out.append(time.perf_counter() - start)
                 roll.apply(seat, action)
             continue
