@@ -140,6 +140,60 @@ def run_games(
     return x, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), rate
 
 
+def arguments(doc: str, out: Path, epochs: int) -> argparse.ArgumentParser:
+    """The command line both training scripts share."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", maxsplit=1)[0])
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--players", default="2,3,4,5")
+    parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    return parser
+
+
+def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[int], Any]:
+    """The player counts asked for and torch (on one thread); None for torch when it is not
+    installed (the message is printed)."""
+    try:
+        counts = sorted({int(p) for p in args.players.split(",")})
+    except ValueError:
+        parser.error(f"--players takes player counts like 2,4, got {args.players!r}")
+    if not counts or not set(counts) <= {2, 3, 4, 5}:
+        parser.error("--players takes counts from 2 to 5")
+    if args.scale <= 0 or args.workers < 1 or args.epochs < 1:
+        parser.error("--scale, --workers and --epochs must be positive")
+    try:
+        import torch  # noqa: PLC0415  # optional: the extra train
+    except ImportError:
+        print(f"{parser.prog}: needs torch: pip install 'sushigo[train]'", file=sys.stderr)
+        return counts, None
+    torch.set_num_threads(1)
+    return counts, torch
+
+
+def mlp(torch: Any, inputs: int, hidden: int, outputs: int) -> Any:
+    """Two hidden layers of ReLUs: the shape `bots._learned.Mlp` runs."""
+    nn = torch.nn
+    return nn.Sequential(
+        nn.Linear(inputs, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, outputs),
+    )
+
+
+def export(torch: Any, model: Any, mean: Any, std: Any) -> dict[str, Any]:
+    """`model`'s arrays as `bots._learned.load_nets` reads them (without the player prefix)."""
+    arrays: dict[str, Any] = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
+    linears = [m for m in model if isinstance(m, torch.nn.Linear)]
+    for k, layer in enumerate(linears):
+        arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
+        arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
+    return arrays
+
+
 # -- learning -----------------------------------------------------------------------------------
 
 
@@ -157,13 +211,7 @@ def train(
     held = max(1, len(z) // 20)
     val, fit = order[:held], order[held:]
     nn = torch.nn
-    model = nn.Sequential(
-        nn.Linear(x.shape[1], HIDDEN),
-        nn.ReLU(),
-        nn.Linear(HIDDEN, HIDDEN),
-        nn.ReLU(),
-        nn.Linear(HIDDEN, 2),
-    )
+    model = mlp(torch, x.shape[1], HIDDEN, 2)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, epochs))
     bce = nn.BCEWithLogitsLoss()
@@ -187,12 +235,7 @@ def train(
         model.eval()
         with torch.no_grad():
             curve.append(float(loss(val)))
-    arrays: dict[str, Any] = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
-    linears = [m for m in model if isinstance(m, nn.Linear)]
-    for k, layer in enumerate(linears):
-        arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
-        arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
-    return arrays, curve
+    return export(torch, model, mean, std), curve
 
 
 def save(path: Path, nets: dict[int, dict[str, Any]]) -> None:
@@ -202,29 +245,14 @@ def save(path: Path, nets: dict[int, dict[str, Any]]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--out", type=Path, default=WEIGHTS)
-    parser.add_argument("--players", default="2,3,4,5")
-    parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=6)
+    parser = arguments(__doc__ or "", WEIGHTS, 6)
     parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
     args = parser.parse_args(argv)
-    try:
-        import torch  # noqa: PLC0415  # optional: the extra train
-    except ImportError:
-        print("train_learned: needs torch: pip install 'sushigo[train]'", file=sys.stderr)
+    if args.generations < 0:
+        parser.error("--generations must not be negative")
+    counts, torch = setup(parser, args)
+    if torch is None:
         return 2
-    try:
-        counts = sorted({int(p) for p in args.players.split(",")})
-    except ValueError:
-        parser.error(f"--players takes player counts like 2,4, got {args.players!r}")
-    if not counts or not set(counts) <= set(GAMES):
-        parser.error("--players takes counts from 2 to 5")
-    if args.scale <= 0 or args.workers < 1 or args.epochs < 1 or args.generations < 0:
-        parser.error("--scale, --workers and --epochs must be positive")
-    torch.set_num_threads(1)
     start = time.perf_counter()
     nets: dict[int, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:

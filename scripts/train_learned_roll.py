@@ -15,17 +15,21 @@ on one thread with a fixed seed.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import multiprocessing
 import random
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from train_learned import (  # type: ignore[import-not-found]  # a sibling script
+    arguments,
+    export,
+    mlp,
+    setup,
+)
 
 from sushigo.bots import get_strategy
 from sushigo.bots.pettingzoo import sushi_roll_v0
@@ -105,13 +109,7 @@ def train(
     held = max(1, len(z) // 10)
     val, fit = order[:held], order[held:]
     nn = torch.nn
-    model = nn.Sequential(
-        nn.Linear(x.shape[1], HIDDEN),
-        nn.ReLU(),
-        nn.Linear(HIDDEN, HIDDEN),
-        nn.ReLU(),
-        nn.Linear(HIDDEN, mask.shape[1]),
-    )
+    model = mlp(torch, x.shape[1], HIDDEN, mask.shape[1])
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-5)
     cross = nn.CrossEntropyLoss(reduction="none")
     expert = val[weights[val] > 1]
@@ -133,37 +131,15 @@ def train(
         with torch.no_grad():
             right = logits(expert).argmax(dim=1) == target[expert]
             curve.append(float(right.float().mean()))
-    arrays: dict[str, Any] = {"mean": mean, "std": std}
-    linears = [m for m in model if isinstance(m, nn.Linear)]
-    for k, layer in enumerate(linears):
-        arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
-        arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
-    return arrays, curve
+    return export(torch, model, mean, std), curve
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--out", type=Path, default=WEIGHTS)
-    parser.add_argument("--players", default="2,3,4,5")
-    parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=10)
+    parser = arguments(__doc__ or "", WEIGHTS, 10)
     args = parser.parse_args(argv)
-    try:
-        import torch  # noqa: PLC0415  # optional: the extra train
-    except ImportError:
-        print("train_learned_roll: needs torch: pip install 'sushigo[train]'", file=sys.stderr)
+    counts, torch = setup(parser, args)
+    if torch is None:
         return 2
-    try:
-        counts = sorted({int(p) for p in args.players.split(",")})
-    except ValueError:
-        parser.error(f"--players takes player counts like 2,4, got {args.players!r}")
-    if not counts or not set(counts) <= set(GAMES):
-        parser.error("--players takes counts from 2 to 5")
-    if args.scale <= 0 or args.workers < 1 or args.epochs < 1:
-        parser.error("--scale, --workers and --epochs must be positive")
-    torch.set_num_threads(1)
     start = time.perf_counter()
     flat: dict[str, Any] = {}
     for players in counts:
