@@ -5,8 +5,8 @@ For every legal action the bot builds the *afterstate* its seat would see right 
 encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go_encoding`, from
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
-the best. One forward pass of a batch of every legal action's afterstate, in numpy: about a
-quarter of a millisecond a move.
+the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
+a move.
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -164,6 +164,11 @@ class Mlp:
     def __init__(self, layers: Sequence[tuple[Matrix, Matrix]], mean: Matrix, std: Matrix) -> None:
         np = numpy_or_error()
         (w0, b0), *rest = layers
+        # A number that never changed in training (the training scripts add 1e-3 to every
+        # standard deviation, so its std is exactly that) always reached the network as 0: its
+        # weights never learned anything. Elsewhere (a variant's soy sauce count or passing
+        # direction) it must still count as 0, not as a thousandfold random input.
+        w0 = np.where((std > 2e-3)[:, None], w0, 0.0)
         # (x - mean) / std @ w0 + b0 == x @ (w0 / std) + (b0 - (mean / std) @ w0)
         scaled = (w0 / std[:, None]).astype(np.float32)
         shift = (b0 - (mean / std) @ w0).astype(np.float32)
@@ -251,6 +256,7 @@ class LearnedStrategy:
             return legal[0]
         if self._explore and rng.random() < self._explore:
             return legal[rng.randrange(len(legal))]
-        top = float(values.max())
-        best = [i for i in range(len(legal)) if values[i] > top - 1e-6]
+        scores = values.tolist()  # Python floats: a float32 cannot hold top - 1e-6 near 30
+        top = max(scores)
+        best = [i for i, v in enumerate(scores) if v > top - 1e-6]
         return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]

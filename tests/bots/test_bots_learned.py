@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sushigo.bots import StrategyError, get_strategy
-from sushigo.bots._learned import WEIGHTS, LearnedStrategy, load_nets
+from sushigo.bots._learned import WEIGHTS, LearnedStrategy, Mlp, load_nets
 from sushigo.bots.roll._learned import WEIGHTS as ROLL_WEIGHTS
+from sushigo.client.arena import main as arena_main
 from sushigo.engine import Game, GameOptions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,29 @@ def test_the_sushi_roll_weights_load_and_play_the_same_game_from_the_same_seeds(
     first, moves = play_roll(3, ["learned@explore=0.2"], 8)
     again, moves_again = play_roll(3, ["learned@explore=0.2"], 8)
     assert (first.scores(), moves) == (again.scores(), moves_again)
+
+
+def test_a_number_constant_in_training_is_ignored_in_play() -> None:
+    # Column 1 never changed in training (std 1e-3, as the scripts compute it): a variant that
+    # moves it (soy sauce cards) must not feed the network a thousandfold random input.
+    rng = np.random.default_rng(0)
+    w0, b0 = rng.normal(size=(3, 4)).astype(np.float32), np.zeros(4, np.float32)
+    w1, b1 = rng.normal(size=(4, 2)).astype(np.float32), np.zeros(2, np.float32)
+    mean = np.array([0.5, 0.0, 2.0], np.float32)
+    std = np.array([0.5, 1e-3, 1.0], np.float32)
+    net = Mlp([(w0, b0), (w1, b1)], mean, std)
+    seen = np.array([[1.0, 0.0, 3.0]], np.float32)
+    assert np.allclose(net(seen), net(np.array([[1.0, 4.0, 3.0]], np.float32)))
+    hidden = np.maximum(((seen - mean) / std) @ w0 + b0, 0)
+    assert np.allclose(net(seen), hidden @ w1 + b1, atol=1e-5)  # as trained
+
+
+def test_soy_sauce_games_play_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    # Game 132 of this run once stopped: the learned seat's values were all near 34 and, compared
+    # in float32, none was within 1e-6 of their maximum.
+    args = ["--strategies", "learned,heuristic", "--variant", "soy_sauce", "--seed", "6"]
+    assert arena_main([*args, "--games", "133", "--workers", "1"]) == 0
+    assert "133 games" in capsys.readouterr().out
 
 
 def test_a_weights_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
