@@ -1,14 +1,14 @@
 """Train the `learned` strategy's value networks by self-play; writes bots/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
-                                  [--workers 2] [--epochs 6]
+                                  [--workers 2] [--epochs 6] [--generations N]
 
 Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
 itself and records, for every seat and turn, the afterstate of the action played (the features
 of `bots._learned.GoFeatures`) with the game's outcome: the seat's share of the win and its final
 margin over the others. A network learns to predict both. Each later generation plays the newest
-network (with a little exploration) against `heuristic` and against itself, adds those games to
-the data, and trains the network again from the data of every generation. After each
+network (with a little exploration) against `heuristic` and against itself, and trains a new
+network from the games of the last `WINDOW` generations. After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
