@@ -7,6 +7,7 @@ from typing import Any
 
 from ._heuristic import HeuristicStrategy
 from ._ismcts import IsmctsStrategy
+from ._learned import LearnedStrategy
 from ._simple import GreedyStrategy, RandomStrategy
 
 CARD_BUILTIN: dict[str, Callable[..., Any]] = {
@@ -14,5 +15,6 @@ CARD_BUILTIN: dict[str, Callable[..., Any]] = {
     "greedy": GreedyStrategy,
     "heuristic": HeuristicStrategy,
     "ismcts": IsmctsStrategy,
+    "learned": LearnedStrategy,
 }
 """The card game's built-in strategies by name."""

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from sushigo.engine.roll import Reroll, RollAction, RollObservation, Swap, Take
 
 from ._base import RollStrategy
+from ._learned import RollLearnedStrategy
 from ._search import RollSearchStrategy
 from ._values import Context, context, greedy_value, heuristic_value, kind_faces
 
@@ -163,5 +164,6 @@ ROLL_BUILTIN: dict[str, Callable[..., RollStrategy]] = {
     "greedy": RollGreedyStrategy,
     "heuristic": RollHeuristicStrategy,
     "ismcts": RollSearchStrategy,
+    "learned": RollLearnedStrategy,
 }
 """The built-in Sushi Roll strategies by name (the card game's names, Sushi Roll's play)."""

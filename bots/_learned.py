@@ -1,0 +1,262 @@
+"""The `learned` strategy: a one-ply search over a value network trained by self-play.
+
+For every legal action the bot builds the *afterstate* its seat would see right after playing it
+(its tableau with the cards placed, wasabi and chopsticks included, and the hand it passes on),
+encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go_encoding`, from
+its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
+afterstate, its chance to win and its expected final margin over the others, and the bot plays
+the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
+a move.
+
+The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
+made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
+network of their player count: the soy sauce card and the passing direction are in the encoding;
+with the dummy variant the dummy's tableau is left out, and the card given to the dummy only
+changes the hand passed on. numpy comes from the optional extra ``rl``; without it the strategy
+refuses to start with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sushigo.engine import Action, Card, GameOptions, Observation
+from sushigo.engine.cards import NUM_KINDS
+
+from ._base import StrategyError
+from ._memory import SeatMemory
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+WEIGHTS = Path(__file__).with_name("learned_go.npz")
+"""The shipped weights."""
+
+MARGIN_WEIGHT = 0.5
+"""How much the predicted margin (final points over the others' mean, divided by `MARGIN_SCALE`)
+counts beside the chance to win when actions are compared: it separates actions whose win
+chances are alike (early in a game, or a game already decided)."""
+MARGIN_SCALE = 20.0
+
+_GLOBAL = 8
+_TABLEAU = NUM_KINDS + 8
+_HAND = _GLOBAL  # the hand's 13 counts follow the global numbers
+_MINE = _GLOBAL + NUM_KINDS  # then the seat's own tableau
+# Within a tableau block: counts, then nigiri on wasabi (egg, salmon, squid), open wasabi,
+# chopsticks ready, puddings, score, hand size.
+_ON_WASABI = NUM_KINDS
+_OPEN = NUM_KINDS + 3
+_READY = NUM_KINDS + 4
+_PUDDINGS = NUM_KINDS + 5
+_EGG, _SALMON, _SQUID = int(Card.EGG), int(Card.SALMON), int(Card.SQUID)
+_WASABI, _CHOP, _PUDDING = int(Card.WASABI), int(Card.CHOPSTICKS), int(Card.PUDDING)
+_DUMPLINGS = (0.0, 1.0, 3.0, 6.0, 10.0, 15.0)
+
+
+def numpy_or_error() -> Any:
+    """The numpy module; `StrategyError` naming the extra to install when it is missing."""
+    try:
+        import numpy  # noqa: PLC0415  # optional: the extra rl
+    except ImportError:
+        raise StrategyError(
+            "the learned strategy needs numpy: install the extra 'rl' (pip install 'sushigo[rl]')"
+        ) from None
+    return numpy
+
+
+class GoFeatures:
+    """One seat's afterstate features over one game (it keeps the seat's `SeatMemory`).
+
+    `rows(obs, actions)` must see every observation of the game in order (the last, forced pick
+    included), as a strategy's `choose` does.
+    """
+
+    def __init__(self) -> None:
+        self._np = numpy_or_error()
+        from sushigo.bots.pettingzoo._go_encoding import (  # noqa: PLC0415  # needs numpy
+            SushiGoEncoding,
+            knowledge_from_memory,
+        )
+
+        self._encoding_class = SushiGoEncoding
+        self._knowledge = knowledge_from_memory
+        self._memory = SeatMemory()
+        self._encodings: dict[GameOptions, Any] = {}
+
+    def reset(self) -> None:
+        """Forget the game."""
+        self._memory.reset()
+
+    def rows(self, obs: Observation, actions: Sequence[Action]) -> Matrix:
+        """The features of the afterstate of each of `actions` (float32, one row each)."""
+        np = self._np
+        self._memory.observe(obs)
+        options = obs.options
+        encoding = self._encodings.get(options)
+        if encoding is None:
+            encoding = self._encodings[options] = self._encoding_class(options)
+        known, past = self._knowledge(self._memory)
+        base = encoding.encode(obs, known, past)
+        n = options.players
+        if options.dummy:
+            # The networks know the seats' tableaus only: the dummy's block goes.
+            start = _MINE + _TABLEAU * n
+            base = np.concatenate((base[:start], base[start + _TABLEAU :]))
+        x = np.tile(base, (len(actions), 1))
+        for i, (first, second, dummy) in enumerate(actions):
+            row = x[i]
+            _place(row, first)
+            row[_HAND + first] -= 1
+            if second is not None:
+                _place(row, second)
+                row[_HAND + second] -= 1
+                row[_HAND + _CHOP] += 1  # the used chopsticks card goes back into the hand
+                row[_MINE + _CHOP] -= 1
+            if dummy is not None:
+                row[_HAND + dummy] -= 1
+            row[_MINE + _READY] = 1.0 if row[_MINE + _CHOP] > 0 else 0.0
+        return self._with_points(x, n)
+
+    def _with_points(self, x: Matrix, n: int) -> Matrix:
+        """`x` with each tableau's provisional points of the round (sets, dumplings, nigiri with
+        their wasabi) and maki icons appended: sums a network would otherwise have to learn."""
+        np = self._np
+        extra = np.empty((x.shape[0], 2 * n), dtype=np.float32)
+        dumplings = np.array(_DUMPLINGS, dtype=np.float32)
+        for t in range(n):
+            c = x[:, _MINE + _TABLEAU * t : _MINE + _TABLEAU * (t + 1)]
+            points = (c[:, 0] // 2) * 5 + (c[:, 1] // 3) * 10
+            points += dumplings[np.minimum(c[:, 2], 5).astype(np.intp)]
+            points += c[:, _EGG] + 2 * c[:, _SALMON] + 3 * c[:, _SQUID]
+            wasabi = c[:, _ON_WASABI : _ON_WASABI + 3]
+            points += 2 * (wasabi[:, 0] + 2 * wasabi[:, 1] + 3 * wasabi[:, 2])
+            extra[:, 2 * t] = points
+            extra[:, 2 * t + 1] = c[:, 3] + 2 * c[:, 4] + 3 * c[:, 5]
+        return np.concatenate((x, extra), axis=1)  # type: ignore[no-any-return]
+
+
+def _place(row: Matrix, card: int) -> None:
+    """Put `card` on the seat's own tableau block of `row`, as the engine places it."""
+    row[_MINE + card] += 1
+    if _EGG <= card <= _SQUID:
+        if row[_MINE + _OPEN] > 0:
+            row[_MINE + _OPEN] -= 1
+            row[_MINE + _ON_WASABI + card - _EGG] += 1
+    elif card == _WASABI:
+        row[_MINE + _OPEN] += 1
+    elif card == _PUDDING:
+        row[_MINE + _PUDDINGS] += 1
+
+
+class Mlp:
+    """A multilayer perceptron with ReLUs, in numpy (here: afterstate features in, win logit and
+    margin out; Sushi Roll's: an observation in, a score per action out). The input's
+    normalization is folded into the first layer."""
+
+    def __init__(self, layers: Sequence[tuple[Matrix, Matrix]], mean: Matrix, std: Matrix) -> None:
+        np = numpy_or_error()
+        (w0, b0), *rest = layers
+        # A number that never changed in training (the training scripts add 1e-3 to every
+        # standard deviation, so its std is exactly that) always reached the network as 0: its
+        # weights never learned anything. Elsewhere (a variant's soy sauce count or passing
+        # direction) it must still count as 0, not as a thousandfold random input.
+        w0 = np.where((std > 2e-3)[:, None], w0, 0.0)
+        # (x - mean) / std @ w0 + b0 == x @ (w0 / std) + (b0 - (mean / std) @ w0)
+        scaled = (w0 / std[:, None]).astype(np.float32)
+        shift = (b0 - (mean / std) @ w0).astype(np.float32)
+        self._layers = [(scaled, shift), *((w, b) for w, b in rest)]
+        self._np = np
+
+    def __call__(self, x: Matrix) -> Matrix:
+        """The outputs of each row of `x`."""
+        np = self._np
+        *hidden, (w, b) = self._layers
+        for wh, bh in hidden:
+            x = np.maximum(x @ wh + bh, 0.0)
+        return x @ w + b  # type: ignore[no-any-return]
+
+
+_NETS: dict[tuple[Path, int], dict[int, Mlp]] = {}
+"""Networks by weights file (and its modification time: training rewrites its file), each loaded
+once per process."""
+
+
+def load_nets(path: Path = WEIGHTS) -> dict[int, Mlp]:
+    """The networks of a weights file by player count; `StrategyError` if it cannot be read."""
+    np = numpy_or_error()
+    try:
+        key = (path, path.stat().st_mtime_ns)
+        found = _NETS.get(key)
+        if found is not None:
+            return found
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError) as exc:
+        raise StrategyError(f"cannot read the learned bot's weights {str(path)!r}: {exc}") from None
+    nets = {}
+    for players in range(2, 6):
+        prefix = f"p{players}_"
+        if f"{prefix}w0" not in arrays:
+            continue
+        layers: list[tuple[Matrix, Matrix]] = []
+        while f"{prefix}w{len(layers)}" in arrays:
+            k = len(layers)
+            layers.append((arrays[f"{prefix}w{k}"], arrays[f"{prefix}b{k}"]))
+        nets[players] = Mlp(layers, arrays[f"{prefix}mean"], arrays[f"{prefix}std"])
+    if not nets:
+        raise StrategyError(f"the weights file {str(path)!r} holds no network")
+    _NETS[key] = nets
+    return nets
+
+
+class LearnedStrategy:
+    """Scores the afterstate of every legal action with the value network of its player count and
+    plays the best (ties broken with `rng`).
+
+    `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
+    `explore` is the chance of a uniformly random legal action instead, for self-play.
+    """
+
+    name = "learned"
+
+    def __init__(self, weights: str = "", explore: float = 0.0) -> None:
+        self._nets = load_nets(Path(weights) if weights else WEIGHTS)
+        self._features = GoFeatures()
+        self._explore = float(explore)
+        self._np = numpy_or_error()
+
+    def reset(self) -> None:
+        """Forget the previous game."""
+        self._features.reset()
+
+    def values(self, observation: Observation, legal: Sequence[Action]) -> Matrix:
+        """The value of each of `legal` (chance to win plus the margin's share)."""
+        np = self._np
+        net = self._nets.get(observation.players)
+        if net is None:
+            raise StrategyError(f"no learned network for {observation.players} players")
+        out = net(self._features.rows(observation, legal))
+        win = 0.5 + 0.5 * np.tanh(0.5 * out[:, 0])  # the logistic function, without overflow
+        return win + MARGIN_WEIGHT * out[:, 1]  # type: ignore[no-any-return]
+
+    def choose(
+        self, observation: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """The legal action of highest value."""
+        values = self.values(observation, legal)
+        if len(legal) == 1:
+            return legal[0]
+        if self._explore and rng.random() < self._explore:
+            return legal[rng.randrange(len(legal))]
+        scores = values.tolist()  # Python floats: a float32 cannot hold top - 1e-6 near 30
+        top = max(scores)
+        best = [i for i, v in enumerate(scores) if v > top - 1e-6]
+        return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]

@@ -1,0 +1,69 @@
+"""Time the `learned` strategy's moves: mean, 99th percentile and slowest, by player count.
+
+    scripts/bench_learned.py [--game sushi-go|sushi-roll] [--games 50]
+
+Every seat is `learned` and every call to `choose` is timed (the first game's included, so the
+weights' one load counts too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+
+from sushigo.bots import get_strategy
+from sushigo.engine import Game, GameOptions
+from sushigo.engine.roll import RollGame, RollOptions
+
+
+def times(game_kind: str, players: int, games: int) -> list[float]:
+    """Seconds of every move of `games` games."""
+    out = []
+    for g in range(games):
+        seed = g.to_bytes(8, "big")
+        bots = [get_strategy("learned", game=game_kind) for _ in range(players)]
+        rng = random.Random(g)
+        if game_kind == "sushi-roll":
+            roll = RollGame(RollOptions(players), seed)
+            while (seat := roll.to_move) is not None:
+                view, moves = roll.observation(seat), roll.legal_actions(seat)
+                start = time.perf_counter()
+                action = bots[seat].choose(view, moves, rng)
+                out.append(time.perf_counter() - start)
+                roll.apply(seat, action)
+            continue
+        game = Game(GameOptions(players), seed)
+        while not game.is_terminal():
+            actions = []
+            for s in range(players):
+                obs, legal = game.observation(s), game.legal_actions(s)
+                start = time.perf_counter()
+                actions.append(bots[s].choose(obs, legal, rng))
+                out.append(time.perf_counter() - start)
+            game.apply(actions)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=("sushi-go", "sushi-roll"), default="sushi-go")
+    parser.add_argument("--games", type=int, default=50)
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be positive")
+    for players in range(2, 6):
+        found = sorted(times(args.game, players, args.games))
+        mean = sum(found) / len(found)
+        p99 = found[int(0.99 * (len(found) - 1))]
+        print(
+            f"{args.game} {players} players: {len(found)} moves, mean {1000 * mean:.3f} ms, "
+            f"p99 {1000 * p99:.3f} ms, slowest {1000 * found[-1]:.3f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""Train the `learned` strategy's value networks by self-play; writes bots/learned_go.npz.
+
+    nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
+                                  [--workers 2] [--epochs 6] [--generations N]
+
+Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
+itself and records, for every seat and turn, the afterstate of the action played (the features
+of `bots._learned.GoFeatures`) with the game's outcome: the seat's share of the win and its final
+margin over the others. A network learns to predict both. Each later generation plays the newest
+network (with a little exploration) against `heuristic` and against itself, and trains a new
+network from the games of the last `WINDOW` generations. After each
+generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
+curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
+with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
+learned bot") has the command, its time and the curve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import multiprocessing
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sushigo.bots import HeuristicStrategy
+from sushigo.bots._learned import MARGIN_SCALE, WEIGHTS, GoFeatures, LearnedStrategy
+from sushigo.engine import Game, GameOptions
+
+GAMES = {2: (3000, 10), 3: (2000, 6), 4: (1500, 8), 5: (1200, 6)}
+"""Games a generation (times --scale) and generations, by player count."""
+WINDOW = 4
+"""Each generation trains on the data of this many generations, the newest included: older games
+were played by weaker networks (generation 0 by `heuristic` alone)."""
+EXPLORE = 0.03
+"""The learned seats' chance of a random legal action in the training games."""
+HIDDEN = 128
+EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
+
+
+def _seed(*parts: object) -> int:
+    text = "/".join(str(p) for p in ("sushigo/train_learned/v1", *parts))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+# -- playing ------------------------------------------------------------------------------------
+
+
+def _make(spec: str, weights: str) -> Any:
+    if spec == "heuristic":
+        return HeuristicStrategy()
+    return LearnedStrategy(weights=weights, explore=EXPLORE if spec == "explore" else 0.0)
+
+
+def play(
+    players: int, lineup: Sequence[str], weights: str, seed: int, record: bool
+) -> tuple[list[Any], list[float], list[float], list[float]]:
+    """One game; the recorded rows, each row's win share and margin target, and each seat's
+    win share (for the learning curve)."""
+    game = Game(GameOptions(players), seed.to_bytes(8, "big"))
+    seats = [_make(spec, weights) for spec in lineup]
+    rngs = [random.Random(_seed(seed, "seat", s)) for s in range(players)]
+    recorders = [GoFeatures() for _ in range(players)] if record else []
+    rows: list[list[Any]] = [[] for _ in range(players)]
+    while not game.is_terminal():
+        actions = []
+        for s, strategy in enumerate(seats):
+            obs = game.observation(s)
+            legal = game.legal_actions(s)
+            action = strategy.choose(obs, legal, rngs[s])
+            actions.append(action)
+            if record:
+                rows[s].append(recorders[s].rows(obs, [action])[0])
+        game.apply(actions)
+    scores = game.scores()[:players]
+    winners = game.winners()
+    share = [1.0 / len(winners) if s in winners else 0.0 for s in range(players)]
+    out_rows: list[Any] = []
+    wins: list[float] = []
+    margins: list[float] = []
+    for s in range(players):
+        others = (sum(scores) - scores[s]) / (players - 1)
+        out_rows += rows[s]
+        wins += [share[s]] * len(rows[s])
+        margins += [(scores[s] - others) / MARGIN_SCALE] * len(rows[s])
+    return out_rows, wins, margins, share
+
+
+def _batch(task: tuple[int, tuple[str, ...], str, list[int], bool]) -> tuple[Any, ...]:
+    players, pool, weights, seeds, record = task
+    rows: list[Any] = []
+    wins: list[float] = []
+    margins: list[float] = []
+    learned_wins = 0.0
+    learned_seats = 0
+    for seed in seeds:
+        # Seats rotate over the lineup pool, so every spec plays every seat.
+        lineup = tuple(pool[(s + seed) % len(pool)] for s in range(players))
+        r, w, m, share = play(players, lineup, weights, seed, record)
+        rows += r
+        wins += w
+        margins += m
+        for s, spec in enumerate(lineup):
+            if spec != "heuristic":
+                learned_wins += share[s]
+                learned_seats += 1
+    x = np.array(rows, dtype=np.float32) if rows else np.zeros((0, 0), np.float32)
+    return x, np.array(wins, np.float32), np.array(margins, np.float32), learned_wins, learned_seats
+
+
+def run_games(
+    players: int,
+    pool: tuple[str, ...],
+    weights: str,
+    seeds: list[int],
+    workers: int,
+    record: bool = True,
+) -> tuple[Any, Any, Any, float]:
+    """Play one game per seed (split over `workers` processes); the recorded data and the
+    non-heuristic seats' win rate."""
+    chunks = [seeds[i : i + 50] for i in range(0, len(seeds), 50)]
+    tasks = [(players, pool, weights, chunk, record) for chunk in chunks]
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as procs:
+            parts = procs.map(_batch, tasks)
+    else:
+        parts = [_batch(task) for task in tasks]
+    seats = sum(p[4] for p in parts)
+    rate = sum(p[3] for p in parts) / seats if seats else 0.0
+    if not record:
+        return None, None, None, rate
+    x = np.concatenate([p[0] for p in parts])
+    return x, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), rate
+
+
+def arguments(doc: str, out: Path, epochs: int) -> argparse.ArgumentParser:
+    """The command line both training scripts share."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", maxsplit=1)[0])
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--players", default="2,3,4,5")
+    parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    return parser
+
+
+def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[int], Any]:
+    """The player counts asked for and torch (on one thread); None for torch when it is not
+    installed (the message is printed)."""
+    try:
+        counts = sorted({int(p) for p in args.players.split(",")})
+    except ValueError:
+        parser.error(f"--players takes player counts like 2,4, got {args.players!r}")
+    if not counts or not set(counts) <= {2, 3, 4, 5}:
+        parser.error("--players takes counts from 2 to 5")
+    if args.scale <= 0 or args.workers < 1 or args.epochs < 1:
+        parser.error("--scale, --workers and --epochs must be positive")
+    try:
+        import torch  # noqa: PLC0415  # optional: the extra train
+    except ImportError:
+        print(f"{parser.prog}: needs torch: pip install 'sushigo[train]'", file=sys.stderr)
+        return counts, None
+    torch.set_num_threads(1)
+    return counts, torch
+
+
+def mlp(torch: Any, inputs: int, hidden: int, outputs: int) -> Any:
+    """Two hidden layers of ReLUs: the shape `bots._learned.Mlp` runs."""
+    nn = torch.nn
+    return nn.Sequential(
+        nn.Linear(inputs, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, outputs),
+    )
+
+
+def export(torch: Any, model: Any, mean: Any, std: Any) -> dict[str, Any]:
+    """`model`'s arrays as `bots._learned.load_nets` reads them (without the player prefix)."""
+    arrays: dict[str, Any] = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
+    linears = [m for m in model if isinstance(m, torch.nn.Linear)]
+    for k, layer in enumerate(linears):
+        arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
+        arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
+    return arrays
+
+
+# -- learning -----------------------------------------------------------------------------------
+
+
+def train(
+    torch: Any, x: Any, win: Any, margin: Any, epochs: int, seed: int
+) -> tuple[dict[str, Any], list[float]]:
+    """A network fitted to the data from scratch; its arrays and the validation loss per
+    epoch."""
+    torch.manual_seed(seed)
+    mean = x.mean(axis=0)
+    std = x.std(axis=0) + 1e-3
+    z = torch.from_numpy((x - mean) / std)
+    targets = torch.from_numpy(np.stack([win, margin], axis=1))
+    order = torch.randperm(len(z), generator=torch.Generator().manual_seed(seed))
+    held = max(1, len(z) // 20)
+    val, fit = order[:held], order[held:]
+    nn = torch.nn
+    model = mlp(torch, x.shape[1], HIDDEN, 2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, epochs))
+    bce = nn.BCEWithLogitsLoss()
+    mse = nn.MSELoss()
+
+    def loss(index: Any) -> Any:
+        out = model(z[index])
+        t = targets[index]
+        return bce(out[:, 0], t[:, 0]) + mse(out[:, 1], t[:, 1])
+
+    curve = []
+    gen = torch.Generator().manual_seed(seed + 1)
+    for _ in range(epochs):
+        model.train()
+        shuffled = fit[torch.randperm(len(fit), generator=gen)]
+        for i in range(0, len(shuffled), 512):
+            optimizer.zero_grad()
+            loss(shuffled[i : i + 512]).backward()
+            optimizer.step()
+        schedule.step()
+        model.eval()
+        with torch.no_grad():
+            curve.append(float(loss(val)))
+    return export(torch, model, mean, std), curve
+
+
+def save(path: Path, nets: dict[int, dict[str, Any]]) -> None:
+    """Write every player count's arrays to one .npz."""
+    flat = {f"p{p}_{k}": v for p, arrays in nets.items() for k, v in arrays.items()}
+    np.savez_compressed(path, **flat)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = arguments(__doc__ or "", WEIGHTS, 6)
+    parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
+    args = parser.parse_args(argv)
+    if args.generations < 0:
+        parser.error("--generations must not be negative")
+    counts, torch = setup(parser, args)
+    if torch is None:
+        return 2
+    start = time.perf_counter()
+    nets: dict[int, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        current = str(Path(scratch) / "current.npz")
+        for players in counts:
+            data: list[tuple[Any, Any, Any]] = []
+            size, generations = GAMES[players]
+            generations = min(generations, args.generations or generations)
+            for gen in range(generations):
+                games = max(2, round(size * args.scale))
+                seeds = [_seed(args.seed, players, gen, i) % 2**63 for i in range(games)]
+                pool: tuple[str, ...] = (
+                    ("heuristic",) if gen == 0 else ("explore", "heuristic", "explore")
+                )
+                x, w, m, _ = run_games(players, pool, current, seeds, args.workers)
+                data = [*data[-(WINDOW - 1) :], (x, w, m)]
+                arrays, curve = train(
+                    torch,
+                    np.concatenate([d[0] for d in data]),
+                    np.concatenate([d[1] for d in data]),
+                    np.concatenate([d[2] for d in data]),
+                    args.epochs,
+                    _seed(args.seed, players, gen, "train") % 2**31,
+                )
+                nets[players] = arrays
+                save(Path(current), nets)
+                evals = max(2, round(EVAL_GAMES[players] * min(1.0, args.scale * 10)))
+                eval_seeds = [_seed(args.seed, players, "eval", i) % 2**63 for i in range(evals)]
+                pool = ("learned", *("heuristic",) * (players - 1))
+                _, _, _, rate = run_games(players, pool, current, eval_seeds, args.workers, False)
+                rows = sum(len(d[0]) for d in data)  # in the window
+                print(
+                    f"{players}p gen {gen}: {games} games, {rows} rows, val loss "
+                    f"{curve[0]:.4f} -> {curve[-1]:.4f}; vs heuristic {100 * rate:.1f}% "
+                    f"({evals} games); {time.perf_counter() - start:.0f} s",
+                    flush=True,
+                )
+    save(args.out, nets)
+    print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
