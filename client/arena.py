@@ -212,6 +212,20 @@ def _play_chunk(job: tuple[ArenaConfig, range]) -> list[GameResult] | str:
         return str(exc)
 
 
+_Wire = tuple[int, tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""A `GameResult` as a worker sends it: its fields as a plain tuple."""
+
+
+def _play_chunk_in_worker(job: tuple[ArenaConfig, range]) -> list[_Wire] | str:
+    """`_play_chunk` for a worker process: each result as a plain tuple, which pickle writes and
+    reads in C, where a slotted dataclass takes two Python calls each way (2.4 µs a game against
+    0.2, measured; a random game is under 200)."""
+    out = _play_chunk(job)
+    if isinstance(out, str):
+        return out
+    return [(r.index, r.lineup, r.scores, r.places, r.winners) for r in out]
+
+
 def run(config: ArenaConfig, progress: TextIO | None = None) -> list[GameResult]:
     """Play every game of the run (in `config.workers` processes); results in game order."""
     results: list[GameResult] = []
@@ -236,7 +250,8 @@ def _map(workers: int, jobs: list[tuple[ArenaConfig, range]]) -> Iterator[list[G
         yield from map(_play_chunk, jobs)
         return
     with multiprocessing.get_context().Pool(workers, initializer=batch_gc) as pool:
-        yield from pool.imap_unordered(_play_chunk, jobs)
+        for out in pool.imap_unordered(_play_chunk_in_worker, jobs):
+            yield out if isinstance(out, str) else [GameResult(*fields) for fields in out]
 
 
 class _Progress:
