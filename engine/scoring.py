@@ -237,15 +237,20 @@ def score_puddings(puddings: list[int]) -> list[int]:
     every count is equal, and with two players nobody loses points. (A dummy counts as a third
     player, so pass its count too.)
     """
-    if min(puddings, default=0) < 0:
-        raise ValueError("pudding counts cannot be negative")
     k = len(puddings)
-    most, fewest = max(puddings, default=0), min(puddings, default=0)
-    if k < 2 or most == fewest:
+    if k < 2:
+        if k and puddings[0] < 0:
+            raise ValueError("pudding counts cannot be negative")
         return [0] * k
-    # Counted by list.count, and each seat's points in one comprehension: every game ends here.
-    top = _split(PUDDING_MOST, puddings.count(most))
+    # min and max without `default=` (a keyword argument takes CPython's slow call path), the
+    # counts by list.count and each seat's points in one comprehension: every game ends here.
+    most, fewest = max(puddings), min(puddings)
+    if fewest < 0:
+        raise ValueError("pudding counts cannot be negative")
+    if most == fewest:
+        return [0] * k
+    top = PUDDING_MOST // puddings.count(most)
     if k == 2:
         return [top if n == most else 0 for n in puddings]
-    bottom = -_split(PUDDING_FEWEST, puddings.count(fewest))
+    bottom = -(PUDDING_FEWEST // puddings.count(fewest))
     return [top if n == most else bottom if n == fewest else 0 for n in puddings]

@@ -9,8 +9,8 @@ part timed on the same N games (after a warm-up of 5,000, as a long arena run is
 parts taken in turn R times and the best kept. Prints microseconds per game for: the stripped
 loop (/work/shared/bench/stripped_playout.py, or --stripped), the arena's `play_game`, the engine
 played as the arena plays it but with the picks inline, a replay of the same games' actions
-(`Game` and `apply` alone), `Game(options, seed)` alone, and the seats' generators; then the
-arena's ratio to the stripped loop (the goal of issue 18 is 0.25).
+(`Game` and `apply` alone), `Game(options, seed)` alone, and the game's generator of the seats'
+choices; then the arena's ratio to the stripped loop (the goal of issue 18 is 0.25).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sushigo.client.arena import ArenaConfig, game_seed, play_game, seat_rng
+from sushigo.client.arena import ArenaConfig, game_rng, game_seed, play_game
 from sushigo.engine import Action, Game, GameOptions
 
 STRIPPED = Path("/work/shared/bench/stripped_playout.py")
@@ -92,10 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             Game(options, seed)
 
-    def generators() -> None:
+    def generator() -> None:
         for index in indexes:
-            for seat in range(4):
-                seat_rng(config.seed, index, seat)
+            game_rng(config.seed, index)
 
     parts: dict[str, Callable[[], None]] = {
         "stripped loop": stripped,
@@ -103,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         "engine, picks inline": engine,
         "Game + apply (replay)": replay,
         "Game(options, seed)": deal,
-        "4 seat generators": generators,
+        "the game's generator": generator,
     }
     best = dict.fromkeys(parts, float("inf"))
     for _ in range(args.repeats):
