@@ -33,7 +33,7 @@ from sushigo.protocol import ErrorCode, Resumed
 from . import ops
 from .keys import close_chat, load_key_bindings
 from .layout import STYLE, root_container
-from .state import AppState
+from .state import LOST, AppState, reconnect_note
 
 __all__ = ["build_application", "network_loop", "run_application", "run_tui"]
 
@@ -84,7 +84,8 @@ async def network_loop(state: AppState, reconnect: Reconnect) -> None:
             message = await client.next_event()
         except ConnectionLost:
             state.reconnecting = True
-            state.say("connection lost: reconnecting…", error=True)
+            state.reconnect_note = reconnect_note(client)
+            state.say(state.reconnect_note, error=state.reconnect_note == LOST)
             back, reply = await take_back(state, client, reconnect)
             if not back:
                 return

@@ -41,7 +41,7 @@ from .form import game_title
 from .lobby import form_text, leaderboard_lines, lobby_text, seats_text
 from .recent import recent_text
 from .replay_view import replay_container
-from .state import AppState, Fragments
+from .state import LOST, AppState, Fragments
 from .style import MIN_COLUMNS, MIN_ROWS, STYLE, too_small
 
 __all__ = [
@@ -162,9 +162,12 @@ def chat_text(state: AppState) -> Fragments:
 def status_text(state: AppState) -> Fragments:
     """The status line: the last message, else what to do now."""
     text = state.status or _default_status(state)
+    # A server that said it is restarting (or moved our table) is no fault: not shown as one.
+    expected = state.reconnect_note != LOST
     if state.reconnecting:
-        text = "connection lost: reconnecting…"
-    style = "class:status.error" if state.status_error or state.reconnecting else "class:status"
+        text = state.reconnect_note
+    alarm = state.status_error or (state.reconnecting and not expected)
+    style = "class:status.error" if alarm else "class:status"
     prefix = "! " if style == "class:status.error" else " "
     return [(style, prefix + text + " " * 200)]
 

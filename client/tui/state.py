@@ -49,7 +49,20 @@ from .mute import ChatLine, Mutes
 from .replay_state import RecentGames
 from .replay_view import ReplayScreen
 
-__all__ = ["AppState", "CreateForm", "Fragments"]
+__all__ = ["LOST", "AppState", "CreateForm", "Fragments", "reconnect_note"]
+
+LOST = "connection lost: reconnecting…"
+"""The status line while a link that broke unannounced is taken back."""
+
+
+def reconnect_note(client: Client) -> str:
+    """Why the link is down, for the status line: a server that said it is restarting, or a
+    table handed to another node, is expected and says so; anything else is a lost link."""
+    if client.restarting is not None:
+        return f"{client.restarting.message or 'the server is restarting'}: reconnecting…"
+    if client.moved is not None:
+        return "the table moved to another server: following it…"
+    return LOST
 
 
 @dataclass(eq=False)
@@ -106,6 +119,8 @@ class AppState:
     status: str = ""
     status_error: bool = False
     reconnecting: bool = False
+    reconnect_note: str = LOST
+    """What the status line says while `reconnecting`: why the link is down, as far as we know."""
     reconnects: int = 0
     """Times the connection was taken back."""
     own_fairness: Fairness = field(default_factory=Fairness)

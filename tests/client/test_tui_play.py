@@ -8,6 +8,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tui_helpers import card, digit, local_server, log_text, running_app
 
 from sushigo.client.tui.cards import SHORT
+from sushigo.client.tui.layout import status_text
 from sushigo.engine import Card
 from sushigo.protocol import Commit, Phase, Reveal, TableSettings
 from sushigo.server.app import Server
@@ -172,6 +173,10 @@ async def test_the_server_restarts_and_the_game_comes_back_from_its_snapshot(
             await first.stop()
             storage.close()
             await h.wait(lambda: state.reconnecting, "the drop to be seen")
+            # The server said it is restarting: the status line says so, not "connection lost".
+            assert state.reconnect_note == "the server is restarting: reconnecting…"
+            [(style, text)] = status_text(state)
+            assert style == "class:status" and "restarting" in text  # no alarm: it was said
             storage = SqliteStorage(tmp_path / "server.db")
             hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
             second = Server(hub, "127.0.0.1", port, None)
