@@ -115,6 +115,8 @@ class Settings:
     barrier: bool
     """Log every seat in before any quick matches."""
     seed: int
+    start_seconds: float = 0.0
+    """After the barrier: spread the seats' first quick matches over this long (0: at once)."""
     ports: tuple[int, ...] = ()
     """A cluster's nodes (``--nodes``): each group of four seats connects to one, in turn."""
 
@@ -215,9 +217,14 @@ class Worker:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.all_in.wait(), max(0.1, s.duration - self.elapsed()))
             self.playing = True
-            for client in self.waiting:
+            # Four by four (a table's worth), spread over --start-seconds: people do not all
+            # start in one instant, and a burst of thousands of games measures the burst.
+            waiting, self.waiting = self.waiting, []
+            tables = max(1, len(waiting) // 4)
+            for i, client in enumerate(waiting):
                 client.send(QuickMatch(ref=client.next_ref(), kind="sushi-go", players=4))
-            self.waiting.clear()
+                if s.start_seconds > 0 and i % 4 == 3:
+                    await asyncio.sleep(s.start_seconds / tables)
         remaining = s.duration - self.elapsed()
         if remaining > 0:
             await asyncio.sleep(remaining)
@@ -988,6 +995,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ramp_seconds=args.ramp_seconds,
             strict=args.strict_clients,
             barrier=args.barrier,
+            start_seconds=args.start_seconds,
             seed=args.seed,
             ports=tuple(s.port for s in server.servers) if isinstance(server, Nodes) else (),
         )
@@ -1272,6 +1280,13 @@ def parser() -> argparse.ArgumentParser:
         action="store_false",
         help="quick match as soon as each seat logs in (default: once a process's seats all have)",
     )
+    p.add_argument(
+        "--start-seconds",
+        type=float,
+        default=0.0,
+        help="once every seat is logged in, spread the games' starts over this long (default:"
+        " all at once)",
+    )
     p.add_argument("--seed", type=int, default=1, help="random seed of the clients' picks")
     p.add_argument(
         "--server-prefix",
@@ -1327,6 +1342,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.games is not None and args.games < 1:
         parser().error("--games must be at least 1")
+    if args.start_seconds < 0:
+        parser().error("--start-seconds must not be negative")
     if args.clients_procs < 1 or args.duration <= 0:
         parser().error("--clients-procs must be at least 1 and --duration positive")
     if args.pgserver:
