@@ -25,7 +25,14 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Coroutine,
+    Iterable,
+    Mapping,
+)
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
@@ -136,7 +143,7 @@ class Cluster:
         """Tables taken over and not yet in play here (being loaded and restored, in slices):
         until when each counts as held, so a take-over meanwhile does not take it twice."""
         self._wanted: set[str] = set()
-        self._gathered: asyncio.Future[list[tuple[str, bytes]]] | None = None
+        self._gathered: asyncio.Future[dict[str, bytes]] | None = None
         """The take-over of the tables `_wanted` by resumes, gathered for `ADOPT_GATHER`."""
 
     @property
@@ -403,6 +410,11 @@ class Cluster:
         query."""
         if table_ids is None:
             return await self._adopt(held, None)
+        return await self._want(held, table_ids)
+
+    async def _want(self, held: Collection[str], table_ids: list[str]) -> list[tuple[str, bytes]]:
+        """`adopt` by id, gathered with the others asked for in the same moment; `held` (the
+        node's tables, live) is read once, when the gathered query is made."""
         self._wanted.update(table_ids)
         if self._gathered is None:
             self._gathered = asyncio.get_running_loop().create_future()
@@ -410,8 +422,7 @@ class Cluster:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         tables = await asyncio.shield(self._gathered)
-        wanted = set(table_ids)
-        return [table for table in tables if table[0] in wanted]
+        return [(table_id, tables[table_id]) for table_id in table_ids if table_id in tables]
 
     async def take_up(self, tables: Mapping[str, object], table_id: str) -> list[tuple[str, bytes]]:
         """`adopt` one table for a resume (`server.redirect.resume_elsewhere`). Until its dead
@@ -421,20 +432,20 @@ class Cluster:
         loop = asyncio.get_running_loop()
         until = loop.time() + HOLD_SECONDS
         while table_id not in tables:
-            adopted = await self.adopt(list(tables), [table_id])
+            adopted = await self._want(tables, [table_id])
             if adopted or loop.time() >= until:
                 return adopted
             # The lease ends by the database's clock, unannounced: ask again in a moment.
             await asyncio.sleep(HOLD_POLL)
         return []
 
-    async def _gather(self, held: list[str]) -> None:
+    async def _gather(self, held: Collection[str]) -> None:
         await asyncio.sleep(ADOPT_GATHER)
         gathered, self._gathered = self._gathered, None
         wanted, self._wanted = sorted(self._wanted), set()
         assert gathered is not None
         try:
-            gathered.set_result(await self._adopt(held, wanted))
+            gathered.set_result(dict(await self._adopt(list(held), wanted)))
         except BaseException as exc:  # each resume waiting for it hears it
             gathered.set_exception(exc)
             gathered.exception()  # retrieved: nobody may be waiting any more
