@@ -419,6 +419,19 @@ class LoadClient(asyncio.Protocol):
                         worker.stats.killed_tables.setdefault(self.table_id, "lost")
                 resume["token"] = self.token
                 worker.resume_later(self.index, resume, self.port)
+            elif worker.settings.ports and not self.table_id:
+                # Its node died while it was in the lobby (a quick match under way): logged in
+                # again on the next node, as a person would.
+                worker.stats.error("(not an error) a seat in the lobby logged in again elsewhere")
+                ports = worker.settings.ports
+                after = (
+                    ports[(ports.index(self.port) + 1) % len(ports)]
+                    if self.port in ports
+                    else ports[0]
+                )
+                task = asyncio.ensure_future(worker._connect(self.index, after))
+                worker.following.add(task)
+                task.add_done_callback(worker.following.discard)
             else:
                 worker.stats.error("unexpected close")
         self.closing = True
