@@ -115,6 +115,8 @@ class Settings:
     barrier: bool
     """Log every seat in before any quick matches."""
     seed: int
+    start_seconds: float = 0.0
+    """After the barrier: spread the seats' first quick matches over this long (0: at once)."""
     ports: tuple[int, ...] = ()
     """A cluster's nodes (``--nodes``): each group of four seats connects to one, in turn."""
 
@@ -142,6 +144,9 @@ class Stats:
     """Seconds from a seat's connection dying with its node to its next TURN_RESULT."""
     dropped: int = 0
     """Seats whose connection died with its node (``--kill-node-after``)."""
+    killed_tables: dict[str, str] = field(default_factory=dict)
+    """Each table whose seats lost their node: "lost" (no seat back yet), "back" (a seat played
+    again) or "finished" (its game ended after the kill: it was not lost)."""
     lag: array[float] = field(default_factory=lambda: array("d"))
     """How late the worker's 100 ms sampler woke, each time (its event loop's lag: time that
     counts into the measured latency without being the server's)."""
@@ -165,6 +170,7 @@ class Stats:
             "lag": self.lag.tobytes(),
             "back": self.back.tobytes(),
             "dropped": self.dropped,
+            "killed_tables": self.killed_tables,
         }
 
 
@@ -211,9 +217,14 @@ class Worker:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.all_in.wait(), max(0.1, s.duration - self.elapsed()))
             self.playing = True
-            for client in self.waiting:
+            # Four by four (a table's worth), spread over --start-seconds: people do not all
+            # start in one instant, and a burst of thousands of games measures the burst.
+            waiting, self.waiting = self.waiting, []
+            tables = max(1, len(waiting) // 4)
+            for i, client in enumerate(waiting):
                 client.send(QuickMatch(ref=client.next_ref(), kind="sushi-go", players=4))
-            self.waiting.clear()
+                if s.start_seconds > 0 and i % 4 == 3:
+                    await asyncio.sleep(s.start_seconds / tables)
         remaining = s.duration - self.elapsed()
         if remaining > 0:
             await asyncio.sleep(remaining)
@@ -332,6 +343,8 @@ class LoadClient(asyncio.Protocol):
             ClientConnection() if worker.settings.strict else None
         )
         self.table_id = ""
+        self.over = False
+        """The game of `table_id` has ended."""
         self.seat = 0
         self.position = (0, 0)
         self.hand: list[str] = []
@@ -402,8 +415,23 @@ class LoadClient(asyncio.Protocol):
                 }
                 if self.resume is None:
                     worker.stats.dropped += 1
+                    if not self.over:  # a game under way (not one that ended before)
+                        worker.stats.killed_tables.setdefault(self.table_id, "lost")
                 resume["token"] = self.token
                 worker.resume_later(self.index, resume, self.port)
+            elif worker.settings.ports and not self.table_id:
+                # Its node died while it was in the lobby (a quick match under way): logged in
+                # again on the next node, as a person would.
+                worker.stats.error("(not an error) a seat in the lobby logged in again elsewhere")
+                ports = worker.settings.ports
+                after = (
+                    ports[(ports.index(self.port) + 1) % len(ports)]
+                    if self.port in ports
+                    else ports[0]
+                )
+                task = asyncio.ensure_future(worker._connect(self.index, after))
+                worker.following.add(task)
+                task.add_done_callback(worker.following.discard)
             else:
                 worker.stats.error("unexpected close")
         self.closing = True
@@ -501,6 +529,9 @@ class LoadClient(asyncio.Protocol):
             if self.resume is not None and "back" not in self.resume:
                 self.resume["back"] = True
                 worker.stats.back.append(time.perf_counter() - self.resume["lost"])
+                killed = worker.stats.killed_tables
+                if killed.get(self.table_id) == "lost":
+                    killed[self.table_id] = "back"
             if self.action is not None:
                 worker.stats.latencies.append(time.perf_counter() - self.revealed_at)
                 worker.stats.latency_at.append(worker.elapsed())
@@ -509,10 +540,14 @@ class LoadClient(asyncio.Protocol):
         elif kind == "game_starting":
             self.table_id = msg["table_id"]
             self.seat = msg["seat"]
+            self.over = False
             self.send(Seed(ref=self.next_ref(), seed=secrets.token_bytes(32)))
         elif kind == "game_over":
+            self.over = True
             if self.seat == 0:
                 worker.stats.games += 1
+            if self.resume is not None and self.table_id in worker.stats.killed_tables:
+                worker.stats.killed_tables[self.table_id] = "finished"
             self.send(LeaveTable(ref=self.next_ref()))
         elif kind == "table_left":
             if not worker.stopping:
@@ -973,6 +1008,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ramp_seconds=args.ramp_seconds,
             strict=args.strict_clients,
             barrier=args.barrier,
+            start_seconds=args.start_seconds,
             seed=args.seed,
             ports=tuple(s.port for s in server.servers) if isinstance(server, Nodes) else (),
         )
@@ -1071,6 +1107,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         back.extend(samples)
     back.sort()
     dropped = sum(r.get("dropped", 0) for r in results)
+    # A table's seats are spread over the client processes: its best news counts.
+    rank = {"lost": 0, "back": 1, "finished": 2}
+    killed_tables: dict[str, str] = {}
+    for r in results:
+        for table_id, state in r.get("killed_tables", {}).items():
+            if rank[state] > rank[killed_tables.get(table_id, "lost")]:
+                killed_tables[table_id] = state
+            else:
+                killed_tables.setdefault(table_id, state)
+    killed_count = {s: sum(v == s for v in killed_tables.values()) for s in rank}
     # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
     windows: dict[int, list[float]] = {}
     for r in results:
@@ -1114,6 +1160,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "killed_seats_back": len(back),
         "killed_back_p50_s": _percentile(back, 0.5),
         "killed_back_max_s": back[-1] if back else float("nan"),
+        "killed_tables": len(killed_tables),
+        "killed_tables_finished": killed_count["finished"],
+        "killed_tables_playing": killed_count["back"],
+        "killed_tables_not_back": killed_count["lost"],
         "nodes": args.nodes,
         "server_peak_memory_mib": after.get("VmHWM", 0) / 1024,
         "server_cpu_fraction": cpu,
@@ -1156,7 +1206,10 @@ def report(figures: dict[str, Any]) -> str:
             [
                 f"node killed: {f['killed_seats']} seats lost their node, {f['killed_seats_back']}"
                 f" played again (after p50 {f['killed_back_p50_s']:.1f} s, max"
-                f" {f['killed_back_max_s']:.1f} s)"
+                f" {f['killed_back_max_s']:.1f} s); of its {f['killed_tables']} tables"
+                f" {f['killed_tables_finished']} finished their game after the kill,"
+                f" {f['killed_tables_playing']} were playing again when the run ended,"
+                f" {f['killed_tables_not_back']} never played again (lost)"
             ]
             if f.get("killed_seats")
             else []
@@ -1240,6 +1293,13 @@ def parser() -> argparse.ArgumentParser:
         action="store_false",
         help="quick match as soon as each seat logs in (default: once a process's seats all have)",
     )
+    p.add_argument(
+        "--start-seconds",
+        type=float,
+        default=0.0,
+        help="once every seat is logged in, spread the games' starts over this long (default:"
+        " all at once)",
+    )
     p.add_argument("--seed", type=int, default=1, help="random seed of the clients' picks")
     p.add_argument(
         "--server-prefix",
@@ -1295,6 +1355,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.games is not None and args.games < 1:
         parser().error("--games must be at least 1")
+    if args.start_seconds < 0:
+        parser().error("--start-seconds must not be negative")
     if args.clients_procs < 1 or args.duration <= 0:
         parser().error("--clients-procs must be at least 1 and --duration positive")
     if args.pgserver:

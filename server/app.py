@@ -60,6 +60,8 @@ BATCH_SECONDS = 0.004
 STOP_LINGER = 3.0
 """How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
 be written out before it exits anyway (a client that does not read is not waited for)."""
+ADOPT_SLICE = 25
+"""Tables a cluster node restores in one pass of the loop when it takes a dead node's over."""
 COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
@@ -341,9 +343,13 @@ class Server:
         if cluster is None:
             return 0
         tables = await cluster.adopt(list(self.hub.tables))
-        if tables:
-            self.hub.restore(self.now(), tables)
+        # A dead node's tables are many (hundreds): each restored by replaying its game, all
+        # at once they would hold the loop up for a second or more, the tables in play here
+        # and the resumes of the new ones waiting. A slice at a time, play going on between.
+        for start in range(0, len(tables), ADOPT_SLICE):
+            self.hub.restore(self.now(), tables[start : start + ADOPT_SLICE])
             self.done()
+            await asyncio.sleep(0)
         return len(tables)
 
     async def _answer(self, ask: Ask) -> None:

@@ -25,7 +25,14 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Coroutine,
+    Iterable,
+    Mapping,
+)
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
@@ -62,6 +69,14 @@ OWNERS_KEPT: Final = 100_000
 """Answers kept at most (then forgotten all at once: they are only a moment's)."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
+HOLD_SECONDS: Final = 4.0
+"""How long a resume for a table not yet taken up here waits for it (a dead node's lease running
+out, or this node restoring it) before it is told to try again: under the client's 10 s."""
+HOLD_POLL: Final = 0.5
+"""How often a held resume asks again."""
+ADOPT_GATHER: Final = 0.05
+"""Seconds a resume's take-over of one table waits for others to share its query: when a node
+dies, thousands of its players knock at once, and one query each would queue them all."""
 
 
 class ClusterError(StorageError):
@@ -124,6 +139,12 @@ class Cluster:
         self._publishing = asyncio.Lock()
         self._owners: dict[bytes, tuple[float, Owner | None]] = {}
         """`token_owner`'s recent answers: until when each is kept, and the answer."""
+        self._taking: dict[str, float] = {}
+        """Tables taken over and not yet in play here (being loaded and restored, in slices):
+        until when each counts as held, so a take-over meanwhile does not take it twice."""
+        self._wanted: set[str] = set()
+        self._gathered: asyncio.Future[dict[str, bytes]] | None = None
+        """The take-over of the tables `_wanted` by resumes, gathered for `ADOPT_GATHER`."""
 
     @property
     def _interval(self) -> timedelta:
@@ -385,7 +406,58 @@ class Cluster:
         (`held`) and should: those whose lease has ended (their node died: one conditional
         update decides, so of nodes doing this at once each table goes to one) and those
         handed to it (`hand_off`). Their saved states, and their seats' tokens read into the
-        storage."""
+        storage. Asked for by id (a resume), the ids asked for in the same moment share one
+        query."""
+        if table_ids is None:
+            return await self._adopt(held, None)
+        return await self._want(held, table_ids)
+
+    async def _want(self, held: Collection[str], table_ids: list[str]) -> list[tuple[str, bytes]]:
+        """`adopt` by id, gathered with the others asked for in the same moment; `held` (the
+        node's tables, live) is read once, when the gathered query is made."""
+        self._wanted.update(table_ids)
+        if self._gathered is None:
+            self._gathered = asyncio.get_running_loop().create_future()
+            task = asyncio.get_running_loop().create_task(self._gather(held))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        tables = await asyncio.shield(self._gathered)
+        return [(table_id, tables[table_id]) for table_id in table_ids if table_id in tables]
+
+    async def take_up(self, tables: Mapping[str, object], table_id: str) -> list[tuple[str, bytes]]:
+        """`adopt` one table for a resume (`server.redirect.resume_elsewhere`). Until its dead
+        node's lease ends, or while this node restores it, the resume is held (a few seconds,
+        well within the client's patience) rather than refused: a refused player knocks again,
+        and thousands knocking at once swamp the node that has their tables to take up."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + HOLD_SECONDS
+        while table_id not in tables:
+            adopted = await self._want(tables, [table_id])
+            if adopted or loop.time() >= until:
+                return adopted
+            # The lease ends by the database's clock, unannounced: ask again in a moment.
+            await asyncio.sleep(HOLD_POLL)
+        return []
+
+    async def _gather(self, held: Collection[str]) -> None:
+        await asyncio.sleep(ADOPT_GATHER)
+        gathered, self._gathered = self._gathered, None
+        wanted, self._wanted = sorted(self._wanted), set()
+        assert gathered is not None
+        try:
+            gathered.set_result(dict(await self._adopt(list(held), wanted)))
+        except BaseException as exc:  # each resume waiting for it hears it
+            gathered.set_exception(exc)
+            gathered.exception()  # retrieved: nobody may be waiting any more
+            if not isinstance(exc, Exception):
+                raise
+
+    async def _adopt(self, held: list[str], table_ids: list[str] | None) -> list[tuple[str, bytes]]:
+        now = asyncio.get_running_loop().time()
+        playing = set(held)
+        self._taking = {
+            t: until for t, until in self._taking.items() if until > now and t not in playing
+        }
         async with self._using("taking over tables") as conn:
             if table_ids is not None:
                 # Saved and never leased (its node died as it made it): asked for, it is ours.
@@ -403,14 +475,16 @@ class Cluster:
                 "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) RETURNING table_id",
                 self.node,
                 self._interval,
-                held,
+                [*held, *self._taking],
                 table_ids,
             )
         taken = [row[0] for row in rows]
         if not taken or self.storage is None:
             return []
+        until = now + self.lease
+        self._taking.update((table_id, until) for table_id in taken)
         tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
-        log.info("took up %d tables: %s", len(tables), ", ".join(taken))
+        log.info("took up %d tables", len(tables))
         return tables
 
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:

@@ -18,7 +18,7 @@ and hands the answer back), so the core never waits. The answers come from `Dire
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -89,6 +89,11 @@ class Directory(Protocol):
         it (their node stopped); their saved states, their seats' tokens now known to the
         storage."""
 
+    async def take_up(self, tables: Mapping[str, object], table_id: str) -> list[tuple[str, bytes]]:
+        """`adopt` one table for a resume, held until it can be taken (its dead node's lease
+        ended) or it is in `tables` (restored here meanwhile), for a few seconds at most; its
+        saved state if this call took it up."""
+
     async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
         """Say which quick-match tables of this node take players (id, kind, players, free)."""
 
@@ -156,8 +161,8 @@ def resume_elsewhere(
             return owner, []
         # Its node is dead and nobody took its table yet, or handed it here and it is not yet
         # taken up: this node does, now, rather than at its next look (of several nodes doing
-        # so at once, the database lets one in).
-        return owner, await cluster.adopt(list(hub.tables), [owner.table_id])
+        # so at once, the database lets one in), holding the resume a few seconds if need be.
+        return owner, await cluster.take_up(hub.tables, owner.table_id)
 
     def then(found: tuple[Owner | None, list[tuple[str, bytes]]], now: float) -> None:
         owner, adopted = found

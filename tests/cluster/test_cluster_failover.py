@@ -16,10 +16,11 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, node, query
+from nodes import LEASE, eventually, node, query
 from processes import BOT
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -178,6 +179,57 @@ async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_
         client.pick(client.legal_actions()[0])
         await client.wait_for(TurnResult, 10)
         assert b"another node holds it now" in a.log
+    finally:
+        await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_a_resume_before_the_lease_ends_is_held_not_refused(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A player whose node died brings its resume to the other node at once, seconds before
+    the dead node's lease ends: the resume is held until the table is taken up there, and
+    answered RESUMED (not an error to try again: thousands of players knocking again and
+    again swamp the node that has their tables to take up)."""
+    key = tmp_path / "cluster.key"
+    lease = 3.0
+    a, b = node(pg_url, key, "a", lease=lease), node(pg_url, key, "b", lease=lease)
+    await a.start()
+    await b.start()
+    client = await Client.connect("127.0.0.1", a.port, name="ann")
+    try:
+        await client.create_table(TableSettings(kind="sushi-go", players=2))
+        await client.add_bot("random")
+        client.start_game()
+        await client.wait_for(TurnStart, 10)
+        await a.kill()
+        killed = time.monotonic()
+        with pytest.raises(ConnectionLost):
+            while True:
+                await client.next_event(10)
+        client.host, client.port = "127.0.0.1", b.port
+
+        async def counted_dead() -> bool | None:
+            # Before that, b sends a's players back to a (a node late by one renewal is alive).
+            rows = await query(
+                pg_url,
+                "SELECT lease_expires < now() + $1::interval FROM cluster_nodes WHERE name = 'a'",
+                timedelta(seconds=lease / 3),
+            )
+            return True if rows[0][0] else None
+
+        await eventually(counted_dead)
+        (ended,) = await query(
+            pg_url, "SELECT bool_and(lease_expires < now()) FROM table_leases WHERE node = 'a'"
+        )
+        assert ended[0] is False  # the resume comes before a's table is free to take
+        resumed = await client.resume()  # one attempt: an error would raise
+        waited = time.monotonic() - killed
+        print(f"held resume: answered {waited:.2f} s after the SIGKILL (lease {lease:g} s)")
+        assert resumed.snapshot is not None and waited < lease + 2
+        assert client.awaiting
+        client.pick(client.legal_actions()[0])
+        await client.wait_for(TurnResult, 10)
     finally:
         await client.close()
         await asyncio.gather(a.stop(), b.stop())
