@@ -29,6 +29,7 @@ import ssl
 import sys
 import time
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
@@ -535,6 +536,7 @@ async def _serve(
         tables = storage.load_tables_of(taken)
         hub.cluster = cluster
         cluster.storage = storage
+        storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
 
         def nodes_changed() -> None:

@@ -378,6 +378,16 @@ class Cluster:
             self._interval,
         )
 
+    def lease_soon(self, table_ids: list[str]) -> None:
+        """Lease new tables in the commit of their first writes, which the lease fences."""
+        if self.storage is not None:
+            for table_id in table_ids:
+                self.storage.lease_table(table_id)
+
+    def fenced(self) -> set[str]:
+        """Tables whose writes a commit left out: another node holds them (`pg_fence`)."""
+        return set() if self.storage is None else self.storage.take_fenced()
+
     async def adopt(
         self, held: list[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:

@@ -540,6 +540,9 @@ class Hub:
                     conn,
                     RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node"),
                 )
+            for person in table.people():  # resumed here, they are sent to the table's node
+                if isinstance(person, Session) and self.sessions.get(person.token_hash) is person:
+                    del self.sessions[person.token_hash]
             log.warning("table %s: another node holds it now; its players are sent there", table_id)
 
     def save_all(self) -> None:
@@ -771,7 +774,7 @@ class Hub:
         )
         forget(table)  # the storage retired the table's state with the record
         self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
-        rate(self.storage, results, kind)
+        rate(self.storage, results, kind, table.table_id)
         self.desk.game_over(table)
         log.info(
             "game over at table %s (%s): %s",

@@ -36,6 +36,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import timedelta
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -50,6 +51,7 @@ from .pg_batches import (
     TABLES,
     TOKENS,
 )
+from .pg_fence import LEASES, fence
 from .pg_moderation import PgModeration
 from .pg_plan import Held, Touches, plan, retiring
 from .pg_records import PgRecords
@@ -123,6 +125,11 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._seats: dict[str, dict[int, bytes]] = {}
         """The token of each seat, by table and seat (a table's are found without looking at
         every token: a crowd of games ending at once retires as many tables)."""
+        self.fence: tuple[str, timedelta] | None = None
+        """A cluster's node: its name and lease; its writes are fenced by the lease (`pg_fence`)."""
+        self._fenced: set[str] = set()
+        """Tables whose writes a commit left out, another node holding them (`take_fenced`)."""
+        self._dropped: set[str] = set()
         self._conn: Any = None
         self._loop = asyncio.new_event_loop()
         self._busy = asyncio.Lock()  # bound to the loop on first use, which is in the thread
@@ -237,6 +244,9 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
 
     async def _send(self, conn: Any, writes: Sequence[Held]) -> None:
         async with conn.transaction():
+            self._dropped = set()
+            if self.fence is not None:
+                writes, self._dropped = await fence(conn, writes, *self.fence)
             for kind, items in plan(writes, ORDER):
                 if kind is None:
                     for op in items:
@@ -355,7 +365,8 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
                 self._retry = self._loop.call_later(delay, self._try_again)
             self._notify()
             raise
-        with self._held_lock:
+        with self._held_lock:  # before `durable`: what was left out is never taken as sent
+            self._fenced |= self._dropped
             self._durable = max(self._durable, upto)
             self._inflight = None
             back = self._failing
@@ -533,6 +544,16 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         return assemble_tables(
             [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
         )
+
+    def lease_table(self, table_id: str) -> None:
+        """A cluster's node leases a new table in the commit of its first writes (`pg_fence`)."""
+        self._write((LEASES, table_id), "lease", touches=(("lease", table_id),))
+
+    def take_fenced(self) -> set[str]:
+        """The tables whose writes were left out since the last call: another node holds them."""
+        with self._held_lock:
+            fenced, self._fenced = self._fenced, set()
+        return fenced
 
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 

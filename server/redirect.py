@@ -81,6 +81,13 @@ class Directory(Protocol):
     async def lease_now(self, table_ids: list[str]) -> None:
         """Lease new tables to this node now (rather than at its next renewal)."""
 
+    def lease_soon(self, table_ids: list[str]) -> None:
+        """Lease new tables to this node in the commit of their first writes (`pg_fence`)."""
+
+    def fenced(self) -> set[str]:
+        """Tables whose writes a commit left out since the last call: another node holds them
+        (this node was away past its lease, `pg_fence`)."""
+
     async def adopt(
         self, held: list[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:
