@@ -27,7 +27,6 @@ import resource
 import signal
 import ssl
 import sys
-import time
 from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from pathlib import Path
@@ -39,7 +38,7 @@ from sushigo.protocol.about import version_text
 
 from . import logs
 from .app import Server
-from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster
+from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster, WallClock
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
@@ -390,11 +389,6 @@ def config_from(args: argparse.Namespace) -> HubConfig:
     )
 
 
-def _wall_ms() -> int:
-    """The wall clock the server's core is given (it reads none itself)."""
-    return time.time_ns() // 1_000_000
-
-
 SWITCH_SECONDS = 0.0005
 """The interpreter's switch interval when the storage is PostgreSQL (Python's own is 5 ms)."""
 
@@ -425,7 +419,10 @@ def _run(args: argparse.Namespace) -> int:
             tls = server_ssl_context(files)
             fingerprint = files.fingerprint
         config = config_from(args)
-        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config, admins=admins)
+        # The wall clock the server's core is given (it reads none itself): a cluster's node
+        # sets it to the database's (`Cluster.clock`).
+        wall = WallClock()
+        hub = Hub(storage=storage, key=key, wall_ms=wall, config=config, admins=admins)
         if admins:
             log.info("%d admin key(s): %s", len(admins), ", ".join(hub.admin.admins))
         cluster = None
@@ -438,6 +435,7 @@ def _run(args: argparse.Namespace) -> int:
                 protocol=str(CURRENT_VERSION),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
+                clock=wall,
             )
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
     finally:

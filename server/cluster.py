@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -62,6 +63,35 @@ OWNERS_KEPT: Final = 100_000
 """Answers kept at most (then forgotten all at once: they are only a moment's)."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
+CLOCK_SLACK_MS: Final = 100
+"""The difference from the database's clock a node's wall clock lets be (`WallClock.align`)."""
+
+
+class WallClock:
+    """A node's wall clock in milliseconds, set to the database's (`offset_ms` added): every
+    time a node writes that another reads (a token's end, a sanction's, a record's finish) is
+    of one clock, so nodes whose clocks differ by seconds behave the same. A lone server's
+    offset stays 0. `now_ns` is the machine's clock (tests pass their own)."""
+
+    def __init__(self, now_ns: Callable[[], int] = time.time_ns) -> None:
+        self.now_ns = now_ns
+        self.offset_ms = 0
+
+    def __call__(self) -> int:
+        return self.now_ns() // 1_000_000 + self.offset_ms
+
+    async def align(self, conn: Any) -> None:
+        """Measure the database's clock against this one (to within half a round trip). Moves
+        of less than `CLOCK_SLACK_MS` are jitter, not a clock that stepped: they are not
+        followed, so this clock does not wander back and forth."""
+        before = self.now_ns()
+        theirs = await conn.fetchval(
+            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+        )
+        after = self.now_ns()
+        offset = int(theirs) - (before + after) // 2_000_000
+        if abs(offset - self.offset_ms) > CLOCK_SLACK_MS:
+            self.offset_ms = offset
 
 
 class ClusterError(StorageError):
@@ -99,8 +129,11 @@ class Cluster:
         protocol: str,
         lease: float = DEFAULT_LEASE,
         quick_patience: float = QUICK_PATIENCE,
+        clock: WallClock | None = None,
     ) -> None:
         self.url = url
+        self.clock = clock or WallClock()
+        """The node's wall clock, set to the database's at joining and at each renewal."""
         self.path = redact(url)
         self.node = node
         self.address = address
@@ -202,6 +235,7 @@ class Cluster:
                 taken = await self._claim(conn)
                 await conn.execute(f"NOTIFY {CHANNEL}")
             await self._read_nodes(conn)
+            await self.clock.align(conn)
         return taken
 
     def _check(self, live: Iterable[Any]) -> None:
@@ -285,6 +319,7 @@ class Cluster:
                     held,
                 )
             await self._read_nodes(conn)
+            await self.clock.align(conn)
         ours = {row[0] for row in kept}
         return [table_id for table_id in held if table_id not in ours]
 
