@@ -77,6 +77,7 @@ from .redirect import (
     login_ticket,
     quick_elsewhere,
     resume_elsewhere,
+    send_away,
     table_elsewhere,
 )
 from .results import game_results, rate
@@ -528,21 +529,7 @@ class Hub:
             if table is None:
                 continue
             self._watched.pop(table_id, None)
-            people = {id(p) for p in table.people() if isinstance(p, Session)}
-            for person in table.people():
-                if isinstance(person, Session):
-                    person.table = person.seat = None
-            for conn in [c for c in self.conns.values() if id(c.session) in people]:
-                version = conn.proto.version
-                if address and version is not None and version >= RESTART_VERSION:
-                    self._send(conn, Redirect(address=address, table_id=table_id))
-                self._fatal(
-                    conn,
-                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node"),
-                )
-            for person in table.people():  # resumed here, they are sent to the table's node
-                if isinstance(person, Session) and self.sessions.get(person.token_hash) is person:
-                    del self.sessions[person.token_hash]
+            send_away(self, table, address)
             log.warning("table %s: another node holds it now; its players are sent there", table_id)
 
     def save_all(self) -> None:

@@ -64,6 +64,7 @@ from .pg_schema import (
     redact,
     take_lock,
 )
+from .pg_tokens import KeptTokens
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -84,7 +85,7 @@ BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
 
-class PgStorage(PgRecords, PgModeration, WriteCounts):
+class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -120,11 +121,7 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._inflight: concurrent.futures.Future[None] | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._closed = False
-        self._tokens: dict[bytes, TokenEntry] = {}
-        """Every stored token by its hash (see the module docstring)."""
-        self._seats: dict[str, dict[int, bytes]] = {}
-        """The token of each seat, by table and seat (a table's are found without looking at
-        every token: a crowd of games ending at once retires as many tables)."""
+        KeptTokens.__init__(self)
         self.fence: tuple[str, timedelta] | None = None
         """A cluster's node: its name and lease; its writes are fenced by the lease (`pg_fence`)."""
         self._fenced: set[str] = set()
@@ -557,38 +554,12 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
 
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 
-    def _remember(self, token_hash: bytes, entry: TokenEntry) -> None:
-        seats = self._seats.setdefault(entry.table_id, {})
-        old = seats.get(entry.seat)
-        if old is not None:
-            self._tokens.pop(old, None)
-        self._unremember(token_hash)
-        self._tokens[token_hash] = entry
-        seats[entry.seat] = token_hash
-
-    def _unremember(self, token_hash: bytes) -> TokenEntry | None:
-        entry = self._tokens.pop(token_hash, None)
-        if entry is not None:
-            seats = self._seats.get(entry.table_id, {})
-            seats.pop(entry.seat, None)
-            if not seats:
-                self._seats.pop(entry.table_id, None)
-        return entry
-
-    def _forget_table(self, table_id: str) -> None:
-        for token_hash in self._seats.pop(table_id, {}).values():
-            self._tokens.pop(token_hash, None)
-
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
         """Store a token's hash for a seat, revoking the seat's earlier token."""
         self._remember(token_hash, TokenEntry(table_id, seat, expires_ms))
         token = (token_hash, table_id, seat, expires_ms)
         touches = (("hash", token_hash), ("tokens", table_id))
         self._write((TOKENS, token), f"save token for {table_id!r} seat {seat}", touches=touches)
-
-    def find_token(self, token_hash: bytes) -> TokenEntry | None:
-        """Where the token leads, or None (from memory: the server never waits for this)."""
-        return self._tokens.get(token_hash)
 
     def rotate_token(self, old_hash: bytes, new_hash: bytes, expires_ms: int) -> TokenEntry | None:
         """Replace a token by a new one for the same seat; None (no change) if unknown."""

@@ -27,8 +27,10 @@ from sushigo.protocol import (
     ErrorCode,
     JoinTable,
     LoginTicket,
+    ProtocolError,
     QuickMatch,
     Redirect,
+    RemoteProtocolError,
     Resume,
     Spectate,
     Version,
@@ -113,6 +115,7 @@ class Directory(Protocol):
 class RedirectHost(Protocol):
     """What routing needs of the server (the hub)."""
 
+    conns: dict[int, Conn]
     tables: dict[str, Table]
     sessions: dict[bytes, Session]
     storage: Storage
@@ -127,6 +130,9 @@ class RedirectHost(Protocol):
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
 
+    def close(self, conn: Conn, exc: ProtocolError) -> None:
+        """Say why once, then close the connection."""
+
     def ask(
         self,
         job: Callable[[], Awaitable[Any]],
@@ -137,6 +143,26 @@ class RedirectHost(Protocol):
         what: str,
     ) -> None:
         """Await `job` on the event loop; ``then(result, now)`` with its value."""
+
+
+def send_away(hub: RedirectHost, table: Table, address: str | None) -> None:
+    """The people of a table another node holds now (this node was away past its lease, and
+    dropped it) are sent there: an unasked REDIRECT when its node's `address` is known, then
+    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
+    the table's node rather than back into this node's lobby."""
+    people = [person for person in table.people() if isinstance(person, Session)]
+    for person in people:
+        person.table = person.seat = None
+    ids = {id(person) for person in people}
+    for conn in [c for c in hub.conns.values() if id(c.session) in ids]:
+        if address and _speaks(conn):
+            _send(conn, Redirect(address=address, table_id=table.table_id))
+        hub.close(
+            conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node")
+        )
+    for person in people:
+        if hub.sessions.get(person.token_hash) is person:
+            del hub.sessions[person.token_hash]
 
 
 def _speaks(conn: Conn) -> bool:

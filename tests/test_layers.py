@@ -28,7 +28,15 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
     (  # their parts
         *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
-        *("pg_records", "pg_schema", "pg_moderation", "pg_plan", "pg_batches", "pg_fence"),
+        *(
+            "pg_records",
+            "pg_schema",
+            "pg_moderation",
+            "pg_plan",
+            "pg_batches",
+            "pg_fence",
+            "pg_tokens",
+        ),
     ),
     ("errors", "config", "storage", "stats", "tickets"),  # what every layer above uses
 )
