@@ -402,17 +402,6 @@ class Cluster:
         async with self._using("writing to the database") as conn:
             await conn.execute(sql, *args)
 
-    async def lease_now(self, table_ids: list[str]) -> None:
-        """Lease new tables to this node now (a table saved and never leased would be any
-        joining node's to take)."""
-        await self._execute(
-            "INSERT INTO table_leases (table_id, node, lease_expires) "
-            "SELECT unnest($2::text[]), $1, now() + $3::interval ON CONFLICT (table_id) DO NOTHING",
-            self.node,
-            table_ids,
-            self._interval,
-        )
-
     def lease_soon(self, table_ids: list[str]) -> None:
         """Lease new tables in the commit of their first writes, which the lease fences."""
         if self.storage is not None:

@@ -183,7 +183,7 @@ class Hub:
         self.said: list[ChatMessage] = []
         """Lobby chat said here since the adapter last looked: a cluster's node passes it on."""
         self.opened: list[str] = []
-        """Tables opened since the adapter last looked: a cluster's node leases them at once."""
+        """Tables opened since the adapter last looked: a cluster's node leases them in its next commit."""
         self.asks: list[Ask] = []
         """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
@@ -831,7 +831,7 @@ class Hub:
             self.said.append(message)
 
     def table_opened(self, table: Table) -> None:
-        """A new table: a cluster's node leases it at once (see `opened`)."""
+        """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
 

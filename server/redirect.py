@@ -80,9 +80,6 @@ class Directory(Protocol):
     async def redeem(self, ticket_id: bytes, table_id: str, player_id: str) -> str | None:
         """Use a ticket up: None if it was good, else why not ("used", "expired", ...)."""
 
-    async def lease_now(self, table_ids: list[str]) -> None:
-        """Lease new tables to this node now (rather than at its next renewal)."""
-
     def lease_soon(self, table_ids: list[str]) -> None:
         """Lease new tables to this node in the commit of their first writes (`pg_fence`)."""
 
