@@ -45,6 +45,7 @@ from typing import Any, cast
 from sushigo.protocol import ChatMessage
 
 from .hub import Ask, Hub, Read
+from .listing import listed
 from .redirect import Directory
 from .session import Conn
 from .storage import StorageError
@@ -332,7 +333,7 @@ class Server:
 
     async def _publish(self, cluster: Directory) -> None:
         try:
-            await cluster.publish(self.hub.lobby.quick_tables())
+            await cluster.publish(self.hub.lobby.quick_tables(), listed(self.hub.tables.values()))
         except StorageError as exc:  # the next renewal publishes them
             log.warning("%s", exc)
 

@@ -43,6 +43,7 @@ from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
+from .listing import listed
 from .metrics import MetricsServer, registry_for
 from .pg_storage import PgStorage
 from .storage import StorageError
@@ -596,7 +597,7 @@ async def _renew(cluster: Cluster, server: Server) -> None:
         try:
             lost = await cluster.renew(list(hub.tables))
             await server.adopt()
-            await cluster.publish(hub.lobby.quick_tables())
+            await cluster.publish(hub.lobby.quick_tables(), listed(hub.tables.values()))
         except StorageError as exc:
             log.warning("%s", exc)
             continue

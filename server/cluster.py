@@ -63,6 +63,8 @@ OWNERS_KEPT: Final = 100_000
 """Answers kept at most (then forgotten all at once: they are only a moment's)."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
+LISTED_MAX: Final = 1000
+"""Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
 CLOCK_SLACK_MS: Final = 100
 """The difference from the database's clock a node's wall clock lets be (`WallClock.align`)."""
 
@@ -476,10 +478,15 @@ class Cluster:
         log.info("handed %d tables to %s", len(rows), ", ".join(sorted(set(plan.values()))))
         return {table_id: address[node] for table_id, node in rows}
 
-    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
+    async def publish(
+        self,
+        quick: list[tuple[str, str, int, int]],
+        listed: list[tuple[str, str, str, bytes]] | None = None,
+    ) -> None:
         """Say which quick-match tables of this node take players: (id, kind, players, free
         seats), every one (those it said before and not now are gone; a table said again keeps
-        its age)."""
+        its age); and, given `listed`, every table of this node as the lobby lists it (id,
+        kind, status, its TABLE_INFO packed: `server.listing`), likewise."""
         ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
         # One publication at a time (a renewal's and a new table's would lock the same rows in
         # two orders).
@@ -505,6 +512,42 @@ class Cluster:
                     sizes,
                     free,
                 )
+            if listed is not None:
+                await self._list(conn, listed)
+
+    async def _list(self, conn: Any, listed: list[tuple[str, str, str, bytes]]) -> None:
+        ids = [table[0] for table in listed]
+        await conn.execute(
+            "DELETE FROM listed_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+            self.node,
+            ids,
+        )
+        if listed:  # a table handed here from another node is this node's now
+            await conn.execute(
+                "INSERT INTO listed_tables (table_id, node, kind, status, info) "
+                "SELECT t, $1, k, s, i FROM unnest($2::text[], $3::text[], $4::text[], "
+                "$5::bytea[]) AS l(t, k, s, i) "
+                "ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
+                "status = EXCLUDED.status, info = EXCLUDED.info",
+                self.node,
+                *[list(column) for column in zip(*listed, strict=True)],
+            )
+
+    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
+        """The tables of the other live nodes as they last listed them (`publish`), of `kind`
+        and `status` (None: any), the newest first, `LISTED_MAX` at most."""
+        async with self._using("reading the table list") as conn:
+            rows = await conn.fetch(
+                "SELECT l.info FROM listed_tables l JOIN cluster_nodes n "
+                "ON n.name = l.node AND n.lease_expires > now() WHERE l.node <> $1 "
+                "AND ($2::text IS NULL OR l.kind = $2) AND ($3::text IS NULL OR l.status = $3) "
+                "ORDER BY l.opened DESC LIMIT $4",
+                self.node,
+                kind,
+                status,
+                LISTED_MAX,
+            )
+        return [bytes(row[0]) for row in rows]
 
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a free seat that has waited for
@@ -581,6 +624,7 @@ class Cluster:
                 await conn.execute(
                     "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
                 )
+                await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
                 await conn.execute(f"NOTIFY {CHANNEL}")
         except StorageError as exc:
             log.warning("could not give up this node's leases: %s", exc)

@@ -32,6 +32,7 @@ from sushigo.protocol import (
     FairRecord,
     Hello,
     JoinTable,
+    ListTables,
     LoginGuest,
     LoginKey,
     LoginTicket,
@@ -68,6 +69,7 @@ from .desk import TournamentDesk
 from .errors import TableError
 from .history import History
 from .limits import Limits
+from .listing import list_across
 from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
@@ -176,6 +178,7 @@ class Hub:
         self._routes[JoinTable] = self._join
         self._routes[Spectate] = self._spectate
         self._routes[QuickMatch] = self._quick_match
+        self._routes[ListTables] = self._list_tables
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
@@ -863,6 +866,11 @@ class Hub:
 
         if not quick_elsewhere(self, conn, session, msg, here):
             here(now)
+
+    def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
+        """LIST_TABLES: every node's tables on a cluster's node (`server.listing`)."""
+        if not list_across(self, conn, session, msg, now):
+            self.lobby.handlers[ListTables](conn, session, msg, now)
 
     def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
         """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""

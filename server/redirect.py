@@ -95,8 +95,16 @@ class Directory(Protocol):
         it (their node stopped); their saved states, their seats' tokens now known to the
         storage."""
 
-    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
-        """Say which quick-match tables of this node take players (id, kind, players, free)."""
+    async def publish(
+        self,
+        quick: list[tuple[str, str, int, int]],
+        listed: list[tuple[str, str, str, bytes]] | None = None,
+    ) -> None:
+        """Say which quick-match tables of this node take players (id, kind, players, free),
+        and which tables it lists (id, kind, status, TABLE_INFO packed: `server.listing`)."""
+
+    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
+        """The other live nodes' tables as they listed them (packed TABLE_INFOs)."""
 
     async def say(self, said: list[tuple[str, str, str]]) -> None:
         """Pass lobby chat said here (player id, name, text) on to the other nodes."""
@@ -129,6 +137,9 @@ class RedirectHost(Protocol):
 
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
+
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend a request's cost from its connection's budget (False: refused, answered)."""
 
     def ask(
         self,
