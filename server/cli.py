@@ -38,7 +38,7 @@ from sushigo.protocol.about import version_text
 
 from . import logs
 from .app import Server
-from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster, WallClock
+from .cluster import DEFAULT_LEASE, QUICK_PATIENCE, Cluster
 from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
@@ -48,6 +48,7 @@ from .metrics import MetricsServer, registry_for
 from .pg_storage import PgStorage
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
+from .wallclock import WallClock
 
 uvloop: ModuleType | None
 try:

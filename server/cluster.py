@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,6 +36,7 @@ from .pg_schema import TRANSIENT, reason, redact
 from .pg_storage import PgStorage
 from .redirect import Owner
 from .storage import StorageError
+from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
 
@@ -65,35 +65,6 @@ TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
 LISTED_MAX: Final = 1000
 """Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
-CLOCK_SLACK_MS: Final = 100
-"""The difference from the database's clock a node's wall clock lets be (`WallClock.align`)."""
-
-
-class WallClock:
-    """A node's wall clock in milliseconds, set to the database's (`offset_ms` added): every
-    time a node writes that another reads (a token's end, a sanction's, a record's finish) is
-    of one clock, so nodes whose clocks differ by seconds behave the same. A lone server's
-    offset stays 0. `now_ns` is the machine's clock (tests pass their own)."""
-
-    def __init__(self, now_ns: Callable[[], int] = time.time_ns) -> None:
-        self.now_ns = now_ns
-        self.offset_ms = 0
-
-    def __call__(self) -> int:
-        return self.now_ns() // 1_000_000 + self.offset_ms
-
-    async def align(self, conn: Any) -> None:
-        """Measure the database's clock against this one (to within half a round trip). Moves
-        of less than `CLOCK_SLACK_MS` are jitter, not a clock that stepped: they are not
-        followed, so this clock does not wander back and forth."""
-        before = self.now_ns()
-        theirs = await conn.fetchval(
-            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
-        )
-        after = self.now_ns()
-        offset = int(theirs) - (before + after) // 2_000_000
-        if abs(offset - self.offset_ms) > CLOCK_SLACK_MS:
-            self.offset_ms = offset
 
 
 class ClusterError(StorageError):

@@ -39,7 +39,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
             "pg_tokens",
         ),
     ),
-    ("errors", "config", "storage", "stats", "tickets"),  # what every layer above uses
+    ("errors", "config", "storage", "stats", "tickets", "wallclock"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
 
