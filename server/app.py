@@ -45,6 +45,7 @@ from typing import Any, cast
 from sushigo.protocol import ChatMessage
 
 from .hub import Ask, Hub, Read
+from .listing import listed
 from .redirect import Directory
 from .session import Conn
 from .storage import StorageError
@@ -277,6 +278,11 @@ class Server:
         durable, and follow its next deadline."""
         self._batch = None
         self._committed = now = _perf_counter()
+        cluster = self.hub.cluster
+        if self.hub.opened and cluster is not None:  # leased in the commit that saves them
+            opened, self.hub.opened = self.hub.opened, []
+            cluster.lease_soon(opened)
+            self.loop.create_task(self._publish(cluster))
         dirty = self.dirty
         if dirty:
             self.dirty = []
@@ -290,9 +296,6 @@ class Server:
         if self.hub.said and self.hub.cluster is not None:
             said, self.hub.said = self.hub.said, []
             self.loop.create_task(self._say(self.hub.cluster, said))
-        if self.hub.opened and self.hub.cluster is not None:
-            opened, self.hub.opened = self.hub.opened, []
-            self.loop.create_task(self._lease(self.hub.cluster, opened))
         if self.hub.asks:
             asks, self.hub.asks = self.hub.asks, []
             for ask in asks:
@@ -330,11 +333,10 @@ class Server:
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
         self.done()
 
-    async def _lease(self, cluster: Directory, table_ids: list[str]) -> None:
+    async def _publish(self, cluster: Directory) -> None:
         try:
-            await cluster.lease_now(table_ids)
-            await cluster.publish(self.hub.lobby.quick_tables())
-        except StorageError as exc:  # the next renewal leases them
+            await cluster.publish(self.hub.lobby.quick_tables(), listed(self.hub.tables.values()))
+        except StorageError as exc:  # the next renewal publishes them
             log.warning("%s", exc)
 
     async def adopt(self) -> int:
@@ -370,6 +372,11 @@ class Server:
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the
         database is away: the games go on in memory)."""
+        cluster = self.hub.cluster
+        if cluster is not None:
+            fenced = cluster.fenced()
+            if fenced:
+                self._fenced(fenced)
         waves = self.waves
         if not waves:
             return
@@ -383,6 +390,27 @@ class Server:
         while waves and (away or waves[0][0] <= durable):
             for connection, pending, closing in waves.popleft()[2]:
                 connection.flush(pending, closing)
+
+    def _fenced(self, table_ids: set[str]) -> None:
+        """Tables whose writes a commit left out (`pg_fence`): this node was away past its
+        lease and another node holds them. They are dropped (`Hub.release`), and their people
+        cut off without a word: what they were sent since never became the table's state, and
+        a frame dropped from the middle would break the connection's sequence. They resume
+        elsewhere, and are sent to the table's node."""
+        tables = [self.hub.tables[t] for t in table_ids if t in self.hub.tables]
+        people = {id(person) for table in tables for person in table.people()}
+        for conn in list(self.hub.conns.values()):
+            connection = conn.transport
+            if (
+                id(conn.session) in people
+                and isinstance(connection, _Connection)
+                and connection.transport is not None
+            ):
+                connection.transport.abort()
+        for table_id in sorted(table_ids):
+            log.warning("table %s: its writes were left out (fenced by its lease)", table_id)
+        self.hub.release(dict.fromkeys(table_ids))
+        self.loop.call_soon(self.done)
 
     def _commit(self, wait: bool) -> None:
         """Commit the storage's held writes (or start to)."""

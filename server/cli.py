@@ -27,8 +27,8 @@ import resource
 import signal
 import ssl
 import sys
-import time
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
@@ -43,10 +43,12 @@ from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
+from .listing import listed
 from .metrics import MetricsServer, registry_for
 from .pg_storage import PgStorage
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
+from .wallclock import WallClock
 
 uvloop: ModuleType | None
 try:
@@ -389,11 +391,6 @@ def config_from(args: argparse.Namespace) -> HubConfig:
     )
 
 
-def _wall_ms() -> int:
-    """The wall clock the server's core is given (it reads none itself)."""
-    return time.time_ns() // 1_000_000
-
-
 SWITCH_SECONDS = 0.0005
 """The interpreter's switch interval when the storage is PostgreSQL (Python's own is 5 ms)."""
 
@@ -424,7 +421,10 @@ def _run(args: argparse.Namespace) -> int:
             tls = server_ssl_context(files)
             fingerprint = files.fingerprint
         config = config_from(args)
-        hub = Hub(storage=storage, key=key, wall_ms=_wall_ms, config=config, admins=admins)
+        # The wall clock the server's core is given (it reads none itself): a cluster's node
+        # sets it to the database's (`Cluster.clock`).
+        wall = WallClock()
+        hub = Hub(storage=storage, key=key, wall_ms=wall, config=config, admins=admins)
         if admins:
             log.info("%d admin key(s): %s", len(admins), ", ".join(hub.admin.admins))
         cluster = None
@@ -437,6 +437,7 @@ def _run(args: argparse.Namespace) -> int:
                 protocol=str(CURRENT_VERSION),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
+                clock=wall,
             )
         return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
     finally:
@@ -535,6 +536,7 @@ async def _serve(
         tables = storage.load_tables_of(taken)
         hub.cluster = cluster
         cluster.storage = storage
+        storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
 
         def nodes_changed() -> None:
@@ -596,7 +598,7 @@ async def _renew(cluster: Cluster, server: Server) -> None:
         try:
             lost = await cluster.renew(list(hub.tables))
             await server.adopt()
-            await cluster.publish(hub.lobby.quick_tables())
+            await cluster.publish(hub.lobby.quick_tables(), listed(hub.tables.values()))
         except StorageError as exc:
             log.warning("%s", exc)
             continue

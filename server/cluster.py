@@ -43,6 +43,7 @@ from .pg_schema import TRANSIENT, reason, redact
 from .pg_storage import PgStorage
 from .redirect import Owner
 from .storage import StorageError
+from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
 
@@ -77,6 +78,8 @@ HOLD_POLL: Final = 0.5
 ADOPT_GATHER: Final = 0.05
 """Seconds a resume's take-over of one table waits for others to share its query: when a node
 dies, thousands of its players knock at once, and one query each would queue them all."""
+LISTED_MAX: Final = 1000
+"""Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
 
 
 class ClusterError(StorageError):
@@ -114,8 +117,11 @@ class Cluster:
         protocol: str,
         lease: float = DEFAULT_LEASE,
         quick_patience: float = QUICK_PATIENCE,
+        clock: WallClock | None = None,
     ) -> None:
         self.url = url
+        self.clock = clock or WallClock()
+        """The node's wall clock, set to the database's at joining and at each renewal."""
         self.path = redact(url)
         self.node = node
         self.address = address
@@ -223,6 +229,7 @@ class Cluster:
                 taken = await self._claim(conn)
                 await conn.execute(f"NOTIFY {CHANNEL}")
             await self._read_nodes(conn)
+            await self.clock.align(conn)
         return taken
 
     def _check(self, live: Iterable[Any]) -> None:
@@ -306,6 +313,7 @@ class Cluster:
                     held,
                 )
             await self._read_nodes(conn)
+            await self.clock.align(conn)
         ours = {row[0] for row in kept}
         return [table_id for table_id in held if table_id not in ours]
 
@@ -388,16 +396,15 @@ class Cluster:
         async with self._using("writing to the database") as conn:
             await conn.execute(sql, *args)
 
-    async def lease_now(self, table_ids: list[str]) -> None:
-        """Lease new tables to this node now (a table saved and never leased would be any
-        joining node's to take)."""
-        await self._execute(
-            "INSERT INTO table_leases (table_id, node, lease_expires) "
-            "SELECT unnest($2::text[]), $1, now() + $3::interval ON CONFLICT (table_id) DO NOTHING",
-            self.node,
-            table_ids,
-            self._interval,
-        )
+    def lease_soon(self, table_ids: list[str]) -> None:
+        """Lease new tables in the commit of their first writes, which the lease fences."""
+        if self.storage is not None:
+            for table_id in table_ids:
+                self.storage.lease_table(table_id)
+
+    def fenced(self) -> set[str]:
+        """Tables whose writes a commit left out: another node holds them (`pg_fence`)."""
+        return set() if self.storage is None else self.storage.take_fenced()
 
     async def adopt(
         self, held: list[str], table_ids: list[str] | None = None
@@ -516,10 +523,15 @@ class Cluster:
         log.info("handed %d tables to %s", len(rows), ", ".join(sorted(set(plan.values()))))
         return {table_id: address[node] for table_id, node in rows}
 
-    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
+    async def publish(
+        self,
+        quick: list[tuple[str, str, int, int]],
+        listed: list[tuple[str, str, str, bytes]] | None = None,
+    ) -> None:
         """Say which quick-match tables of this node take players: (id, kind, players, free
         seats), every one (those it said before and not now are gone; a table said again keeps
-        its age)."""
+        its age); and, given `listed`, every table of this node as the lobby lists it (id,
+        kind, status, its TABLE_INFO packed: `server.listing`), likewise."""
         ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
         # One publication at a time (a renewal's and a new table's would lock the same rows in
         # two orders).
@@ -545,6 +557,42 @@ class Cluster:
                     sizes,
                     free,
                 )
+            if listed is not None:
+                await self._list(conn, listed)
+
+    async def _list(self, conn: Any, listed: list[tuple[str, str, str, bytes]]) -> None:
+        ids = [table[0] for table in listed]
+        await conn.execute(
+            "DELETE FROM listed_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+            self.node,
+            ids,
+        )
+        if listed:  # a table handed here from another node is this node's now
+            await conn.execute(
+                "INSERT INTO listed_tables (table_id, node, kind, status, info) "
+                "SELECT t, $1, k, s, i FROM unnest($2::text[], $3::text[], $4::text[], "
+                "$5::bytea[]) AS l(t, k, s, i) "
+                "ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
+                "status = EXCLUDED.status, info = EXCLUDED.info",
+                self.node,
+                *[list(column) for column in zip(*listed, strict=True)],
+            )
+
+    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
+        """The tables of the other live nodes as they last listed them (`publish`), of `kind`
+        and `status` (None: any), the newest first, `LISTED_MAX` at most."""
+        async with self._using("reading the table list") as conn:
+            rows = await conn.fetch(
+                "SELECT l.info FROM listed_tables l JOIN cluster_nodes n "
+                "ON n.name = l.node AND n.lease_expires > now() WHERE l.node <> $1 "
+                "AND ($2::text IS NULL OR l.kind = $2) AND ($3::text IS NULL OR l.status = $3) "
+                "ORDER BY l.opened DESC LIMIT $4",
+                self.node,
+                kind,
+                status,
+                LISTED_MAX,
+            )
+        return [bytes(row[0]) for row in rows]
 
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a free seat that has waited for
@@ -621,6 +669,7 @@ class Cluster:
                 await conn.execute(
                     "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
                 )
+                await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
                 await conn.execute(f"NOTIFY {CHANNEL}")
         except StorageError as exc:
             log.warning("could not give up this node's leases: %s", exc)

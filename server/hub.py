@@ -32,6 +32,7 @@ from sushigo.protocol import (
     FairRecord,
     Hello,
     JoinTable,
+    ListTables,
     LoginGuest,
     LoginKey,
     LoginTicket,
@@ -68,6 +69,7 @@ from .desk import TournamentDesk
 from .errors import TableError
 from .history import History
 from .limits import Limits
+from .listing import list_across
 from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
@@ -77,6 +79,7 @@ from .redirect import (
     login_ticket,
     quick_elsewhere,
     resume_elsewhere,
+    send_away,
     table_elsewhere,
 )
 from .results import game_results, rate
@@ -175,6 +178,7 @@ class Hub:
         self._routes[JoinTable] = self._join
         self._routes[Spectate] = self._spectate
         self._routes[QuickMatch] = self._quick_match
+        self._routes[ListTables] = self._list_tables
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
@@ -182,7 +186,7 @@ class Hub:
         self.said: list[ChatMessage] = []
         """Lobby chat said here since the adapter last looked: a cluster's node passes it on."""
         self.opened: list[str] = []
-        """Tables opened since the adapter last looked: a cluster's node leases them at once."""
+        """Tables opened since the adapter last looked: a cluster's node leases them in its next commit."""
         self.asks: list[Ask] = []
         """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
@@ -528,18 +532,7 @@ class Hub:
             if table is None:
                 continue
             self._watched.pop(table_id, None)
-            people = {id(p) for p in table.people() if isinstance(p, Session)}
-            for person in table.people():
-                if isinstance(person, Session):
-                    person.table = person.seat = None
-            for conn in [c for c in self.conns.values() if id(c.session) in people]:
-                version = conn.proto.version
-                if address and version is not None and version >= RESTART_VERSION:
-                    self._send(conn, Redirect(address=address, table_id=table_id))
-                self._fatal(
-                    conn,
-                    RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node"),
-                )
+            send_away(self, table, address)
             log.warning("table %s: another node holds it now; its players are sent there", table_id)
 
     def save_all(self) -> None:
@@ -771,7 +764,7 @@ class Hub:
         )
         forget(table)  # the storage retired the table's state with the record
         self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
-        rate(self.storage, results, kind)
+        rate(self.storage, results, kind, table.table_id)
         self.desk.game_over(table)
         log.info(
             "game over at table %s (%s): %s",
@@ -841,7 +834,7 @@ class Hub:
             self.said.append(message)
 
     def table_opened(self, table: Table) -> None:
-        """A new table: a cluster's node leases it at once (see `opened`)."""
+        """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
 
@@ -873,6 +866,11 @@ class Hub:
 
         if not quick_elsewhere(self, conn, session, msg, here):
             here(now)
+
+    def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
+        """LIST_TABLES: every node's tables on a cluster's node (`server.listing`)."""
+        if not list_across(self, conn, session, msg, now):
+            self.lobby.handlers[ListTables](conn, session, msg, now)
 
     def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
         """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""

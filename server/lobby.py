@@ -94,7 +94,7 @@ class LobbyHost(TableHost, Protocol):
         """End sessions kept away before their time, to stay within the caps."""
 
     def table_opened(self, table: Table) -> None:
-        """A new table (a cluster's node leases it at once: `Hub.opened`)."""
+        """A new table (a cluster's node leases it in the commit of its first writes: `Hub.opened`)."""
 
     def lobby_said(self, message: ChatMessage) -> None:
         """A lobby chat message said here (a cluster's node passes it on to the others)."""

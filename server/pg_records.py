@@ -208,7 +208,9 @@ class PgRecords(PgPart):
         touches = tuple(("player", player_id) for player_id in ratings)
         self._write((self._unsure(what, store), None), what, touches=touches)
 
-    def rate_game(self, kind: str, player_ids: Sequence[str], rate: RateFn) -> None:
+    def rate_game(
+        self, kind: str, player_ids: Sequence[str], rate: RateFn, table_id: str | None = None
+    ) -> None:
         """Read the players' ratings at `kind`, hand them to `rate`, store what it returns: in
         one transaction, after every write before it of these players (held with
         write-behind)."""
@@ -227,6 +229,8 @@ class PgRecords(PgPart):
 
         what = f"ratings of {', '.join(ids)} at {kind}"
         touches = tuple(("player", player_id) for player_id in ids)
+        if table_id is not None:  # a cluster's node rates a game only if it holds its table
+            touches += (("lease", table_id),)
         self._write((self._unsure(what, store), None), what, touches=touches)
 
     def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -180,7 +180,21 @@ _V6: Final = (
     "CREATE INDEX quick_tables_by_game ON quick_tables (kind, players, created)",
 )
 
-MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6)]
+# Version 7: the cluster's table list (server/listing.py). Each node's tables as its lobby shows
+# them (a TABLE_INFO, packed), replaced by the node as it opens tables and at each renewal.
+_V7: Final = (
+    f"""CREATE TABLE listed_tables (
+        table_id {_ID} PRIMARY KEY,
+        node {_ID} NOT NULL,
+        kind text NOT NULL,
+        status text NOT NULL,
+        info bytea NOT NULL,
+        opened timestamptz NOT NULL DEFAULT now()
+    )""",
+    "CREATE INDEX listed_tables_by_node ON listed_tables (node)",
+)
+
+MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6), (7, _V7)]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
 

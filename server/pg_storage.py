@@ -36,6 +36,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import timedelta
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -50,6 +51,7 @@ from .pg_batches import (
     TABLES,
     TOKENS,
 )
+from .pg_fence import LEASES, fence
 from .pg_moderation import PgModeration
 from .pg_plan import Held, Touches, plan, retiring
 from .pg_records import PgRecords
@@ -62,6 +64,7 @@ from .pg_schema import (
     redact,
     take_lock,
 )
+from .pg_tokens import KeptTokens
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -82,7 +85,7 @@ BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
 
-class PgStorage(PgRecords, PgModeration, WriteCounts):
+class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -118,11 +121,12 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         self._inflight: concurrent.futures.Future[None] | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._closed = False
-        self._tokens: dict[bytes, TokenEntry] = {}
-        """Every stored token by its hash (see the module docstring)."""
-        self._seats: dict[str, dict[int, bytes]] = {}
-        """The token of each seat, by table and seat (a table's are found without looking at
-        every token: a crowd of games ending at once retires as many tables)."""
+        KeptTokens.__init__(self)
+        self.fence: tuple[str, timedelta] | None = None
+        """A cluster's node: its name and lease; its writes are fenced by the lease (`pg_fence`)."""
+        self._fenced: set[str] = set()
+        """Tables whose writes a commit left out, another node holding them (`take_fenced`)."""
+        self._dropped: set[str] = set()
         self._conn: Any = None
         self._loop = asyncio.new_event_loop()
         self._busy = asyncio.Lock()  # bound to the loop on first use, which is in the thread
@@ -237,6 +241,9 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
 
     async def _send(self, conn: Any, writes: Sequence[Held]) -> None:
         async with conn.transaction():
+            self._dropped = set()
+            if self.fence is not None:
+                writes, self._dropped = await fence(conn, writes, *self.fence)
             for kind, items in plan(writes, ORDER):
                 if kind is None:
                     for op in items:
@@ -355,7 +362,8 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
                 self._retry = self._loop.call_later(delay, self._try_again)
             self._notify()
             raise
-        with self._held_lock:
+        with self._held_lock:  # before `durable`: what was left out is never taken as sent
+            self._fenced |= self._dropped
             self._durable = max(self._durable, upto)
             self._inflight = None
             back = self._failing
@@ -534,29 +542,17 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
             [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
         )
 
+    def lease_table(self, table_id: str) -> None:
+        """A cluster's node leases a new table in the commit of its first writes (`pg_fence`)."""
+        self._write((LEASES, table_id), "lease", touches=(("lease", table_id),))
+
+    def take_fenced(self) -> set[str]:
+        """The tables whose writes were left out since the last call: another node holds them."""
+        with self._held_lock:
+            fenced, self._fenced = self._fenced, set()
+        return fenced
+
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
-
-    def _remember(self, token_hash: bytes, entry: TokenEntry) -> None:
-        seats = self._seats.setdefault(entry.table_id, {})
-        old = seats.get(entry.seat)
-        if old is not None:
-            self._tokens.pop(old, None)
-        self._unremember(token_hash)
-        self._tokens[token_hash] = entry
-        seats[entry.seat] = token_hash
-
-    def _unremember(self, token_hash: bytes) -> TokenEntry | None:
-        entry = self._tokens.pop(token_hash, None)
-        if entry is not None:
-            seats = self._seats.get(entry.table_id, {})
-            seats.pop(entry.seat, None)
-            if not seats:
-                self._seats.pop(entry.table_id, None)
-        return entry
-
-    def _forget_table(self, table_id: str) -> None:
-        for token_hash in self._seats.pop(table_id, {}).values():
-            self._tokens.pop(token_hash, None)
 
     def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
         """Store a token's hash for a seat, revoking the seat's earlier token."""
@@ -564,10 +560,6 @@ class PgStorage(PgRecords, PgModeration, WriteCounts):
         token = (token_hash, table_id, seat, expires_ms)
         touches = (("hash", token_hash), ("tokens", table_id))
         self._write((TOKENS, token), f"save token for {table_id!r} seat {seat}", touches=touches)
-
-    def find_token(self, token_hash: bytes) -> TokenEntry | None:
-        """Where the token leads, or None (from memory: the server never waits for this)."""
-        return self._tokens.get(token_hash)
 
     def rotate_token(self, old_hash: bytes, new_hash: bytes, expires_ms: int) -> TokenEntry | None:
         """Replace a token by a new one for the same seat; None (no change) if unknown."""

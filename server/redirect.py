@@ -27,8 +27,10 @@ from sushigo.protocol import (
     ErrorCode,
     JoinTable,
     LoginTicket,
+    ProtocolError,
     QuickMatch,
     Redirect,
+    RemoteProtocolError,
     Resume,
     Spectate,
     Version,
@@ -78,8 +80,12 @@ class Directory(Protocol):
     async def redeem(self, ticket_id: bytes, table_id: str, player_id: str) -> str | None:
         """Use a ticket up: None if it was good, else why not ("used", "expired", ...)."""
 
-    async def lease_now(self, table_ids: list[str]) -> None:
-        """Lease new tables to this node now (rather than at its next renewal)."""
+    def lease_soon(self, table_ids: list[str]) -> None:
+        """Lease new tables to this node in the commit of their first writes (`pg_fence`)."""
+
+    def fenced(self) -> set[str]:
+        """Tables whose writes a commit left out since the last call: another node holds them
+        (this node was away past its lease, `pg_fence`)."""
 
     async def adopt(
         self, held: list[str], table_ids: list[str] | None = None
@@ -94,8 +100,16 @@ class Directory(Protocol):
         ended) or it is in `tables` (restored here meanwhile), for a few seconds at most; its
         saved state if this call took it up."""
 
-    async def publish(self, quick: list[tuple[str, str, int, int]]) -> None:
-        """Say which quick-match tables of this node take players (id, kind, players, free)."""
+    async def publish(
+        self,
+        quick: list[tuple[str, str, int, int]],
+        listed: list[tuple[str, str, str, bytes]] | None = None,
+    ) -> None:
+        """Say which quick-match tables of this node take players (id, kind, players, free),
+        and which tables it lists (id, kind, status, TABLE_INFO packed: `server.listing`)."""
+
+    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
+        """The other live nodes' tables as they listed them (packed TABLE_INFOs)."""
 
     async def say(self, said: list[tuple[str, str, str]]) -> None:
         """Pass lobby chat said here (player id, name, text) on to the other nodes."""
@@ -111,6 +125,7 @@ class Directory(Protocol):
 class RedirectHost(Protocol):
     """What routing needs of the server (the hub)."""
 
+    conns: dict[int, Conn]
     tables: dict[str, Table]
     sessions: dict[bytes, Session]
     storage: Storage
@@ -125,6 +140,12 @@ class RedirectHost(Protocol):
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
 
+    def close(self, conn: Conn, exc: ProtocolError) -> None:
+        """Say why once, then close the connection."""
+
+    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
+        """Spend a request's cost from its connection's budget (False: refused, answered)."""
+
     def ask(
         self,
         job: Callable[[], Awaitable[Any]],
@@ -135,6 +156,26 @@ class RedirectHost(Protocol):
         what: str,
     ) -> None:
         """Await `job` on the event loop; ``then(result, now)`` with its value."""
+
+
+def send_away(hub: RedirectHost, table: Table, address: str | None) -> None:
+    """The people of a table another node holds now (this node was away past its lease, and
+    dropped it) are sent there: an unasked REDIRECT when its node's `address` is known, then
+    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
+    the table's node rather than back into this node's lobby."""
+    people = [person for person in table.people() if isinstance(person, Session)]
+    for person in people:
+        person.table = person.seat = None
+    ids = {id(person) for person in people}
+    for conn in [c for c in hub.conns.values() if id(c.session) in ids]:
+        if address and _speaks(conn):
+            _send(conn, Redirect(address=address, table_id=table.table_id))
+        hub.close(
+            conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node")
+        )
+    for person in people:
+        if hub.sessions.get(person.token_hash) is person:
+            del hub.sessions[person.token_hash]
 
 
 def _speaks(conn: Conn) -> bool:

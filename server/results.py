@@ -33,7 +33,9 @@ def game_results(table: Table, signed: SignedRecord) -> tuple[str, list[PlayerRe
     return signed.signature[:16].hex(), results
 
 
-def rate(storage: Storage, results: list[PlayerResult], kind: str) -> None:
+def rate(
+    storage: Storage, results: list[PlayerResult], kind: str, table_id: str | None = None
+) -> None:
     """Move the identified players' ratings at this game kind (openskill's Plackett-Luce, one
     ladder per kind). The storage reads and writes them in its own time (in the commit after
     this one), so the server never waits for it."""
@@ -47,4 +49,4 @@ def rate(storage: Storage, results: list[PlayerResult], kind: str) -> None:
         teams = [[model.rating(mu=o[0], sigma=o[1]) if o else model.rating()] for o in old]
         return [(t[0].mu, t[0].sigma) for t in model.rate(teams, ranks=places)]
 
-    storage.rate_game(kind, [player_id for player_id, _ in rated], new_ratings)
+    storage.rate_game(kind, [player_id for player_id, _ in rated], new_ratings, table_id)

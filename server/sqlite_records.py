@@ -258,7 +258,9 @@ class SqliteRecords(SqlitePart):
         with self._transaction("store ratings") as conn:
             _write_ratings(conn, ratings, kind)
 
-    def rate_game(self, kind: str, player_ids: Sequence[str], rate: RateFn) -> None:
+    def rate_game(
+        self, kind: str, player_ids: Sequence[str], rate: RateFn, table_id: str | None = None
+    ) -> None:
         """Read the players' ratings at `kind`, hand them to `rate` and store what it returns, in
         one transaction; held until `flush` with write-behind. There, a failure (a player with no
         identity, a bad rating) is logged and leaves the ratings as they were, in a savepoint, so

@@ -192,6 +192,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 6: the cluster's nodes and leases, which only PostgreSQL holds (pg_schema); nothing here,
     # so that one number still means the same contract on both.
     _statements(()),
+    # 7: the cluster's table list (pg_schema), likewise.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

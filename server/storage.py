@@ -372,9 +372,13 @@ class Storage(Protocol):
         """Store ratings at game `kind` in one transaction; every player must have an
         identity (else `StorageError`, and nothing changes)."""
 
-    def rate_game(self, kind: str, player_ids: Sequence[str], rate: RateFn) -> None:
+    def rate_game(
+        self, kind: str, player_ids: Sequence[str], rate: RateFn, table_id: str | None = None
+    ) -> None:
         """Read the players' ratings at `kind`, hand them to `rate` and store what it returns,
-        in one transaction (held with write-behind: the server never waits for the read)."""
+        in one transaction (held with write-behind: the server never waits for the read).
+        `table_id`: the table the game was played at (a cluster's node rates it only while it
+        holds that table's lease)."""
 
     def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``."""

@@ -26,9 +26,16 @@ class ServerProcess:
     port, then killed and started again on the same port (the clients' address does not change),
     its output kept in `log`."""
 
-    def __init__(self, db: Path | tuple[str, ...], extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        db: Path | tuple[str, ...],
+        extra: tuple[str, ...] = (),
+        program: tuple[str, ...] = (str(SERVER),),
+    ) -> None:
         self.db_args = ("--db", str(db)) if isinstance(db, Path) else db
         self.extra = extra
+        self.program = program
+        """The command that runs the server (its arguments follow)."""
         """More arguments (after the test's own: a later ``--log-level`` wins)."""
         self.port = 0
         self.metrics_port = 0
@@ -40,7 +47,7 @@ class ServerProcess:
     async def start(self) -> int:
         """Start it (on the port of the last start, if any); returns the port."""
         self.proc = await asyncio.create_subprocess_exec(
-            str(SERVER),
+            *self.program,
             *("--host", "127.0.0.1", "--port", str(self.port), *self.db_args),
             *("--log-level", "warning", *self.extra),
             stdout=asyncio.subprocess.PIPE,

@@ -18,6 +18,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
+    ("listing",),  # a cluster's table list, over its routing
     ("redirect",),  # a cluster's routing, over the lobby's login
     ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
@@ -28,9 +29,17 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
     (  # their parts
         *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
-        *("pg_records", "pg_schema", "pg_moderation", "pg_plan", "pg_batches"),
+        *(
+            "pg_records",
+            "pg_schema",
+            "pg_moderation",
+            "pg_plan",
+            "pg_batches",
+            "pg_fence",
+            "pg_tokens",
+        ),
     ),
-    ("errors", "config", "storage", "stats", "tickets"),  # what every layer above uses
+    ("errors", "config", "storage", "stats", "tickets", "wallclock"),  # what every layer above uses
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
 
@@ -39,7 +48,16 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 
 CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
 CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += ("history", "stats", "results", "admin", "moderation", "redirect", "tickets")
+CLOCKLESS += (
+    "history",
+    "stats",
+    "results",
+    "admin",
+    "moderation",
+    "redirect",
+    "tickets",
+    "listing",
+)
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
 

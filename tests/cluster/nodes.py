@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,12 +20,19 @@ LEASE = 2.0
 T = TypeVar("T")
 
 
-def node(url: str, key: Path, name: str, *extra: str, lease: float = LEASE) -> ServerProcess:
-    """A node (not yet started) of the cluster on `url`, on a free port it advertises."""
+SHIFTED = Path(__file__).with_name("shifted.py")
+
+
+def node(
+    url: str, key: Path, name: str, *extra: str, lease: float = LEASE, shift_ms: int = 0
+) -> ServerProcess:
+    """A node (not yet started) of the cluster on `url`, on a free port it advertises; its
+    machine's clock `shift_ms` off (run through tests/cluster/shifted.py)."""
     port = free_port()
     process = ServerProcess(
         ("--db", url, "--key", str(key)),
         ("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{lease:g}", *extra),
+        (sys.executable, str(SHIFTED), str(shift_ms)) if shift_ms else (str(SERVER),),
     )
     process.port = port
     return process

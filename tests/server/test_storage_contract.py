@@ -451,7 +451,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
         older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
-        older.append("DROP TABLE quick_tables")
+        older += ["DROP TABLE quick_tables", "DROP TABLE listed_tables"]
         older.append("UPDATE sushigo_schema SET version = 4")
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
     else:
@@ -461,7 +461,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 6
+    assert again.schema_version == version == 7
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]

@@ -1,0 +1,83 @@
+"""Writes fenced by the lease: a node of a cluster commits a table's writes only while the table's
+lease names it, checked inside the very transaction that writes them (a part of
+`pg_storage.PgStorage`).
+
+Why. A node paused (or cut off) past its lease loses its tables to another node, but learns it
+only at its next renewal. Meanwhile, awake again, it may still play on: a timer fires, a move
+waiting in its socket is read. Without a fence those writes could land after the new owner's,
+and two nodes would have written one table.
+
+How. Each held write says which rows it touches (`pg_plan.Touches`); the keys that name a table
+(``("head", t)``, ``("turns", t)``, ``("tokens", t)``, ``("lease", t)``) tie it to that table. At
+the start of the commit's transaction the node reads the lease of every table its writes touch,
+``FOR SHARE``: a row lock that an adopting node's ``UPDATE`` of the lease waits for, so a lease
+that names this node at the check names it until the commit ends, and an adopter loads the
+table's state only after these writes are in (or known to be dropped). The writes of a table
+whose lease names another node, or no node, are left out of the commit, and the storage says so
+(`PgStorage.take_fenced`): the server drops the table, unsent, as when a renewal finds it lost.
+
+A new table has no lease yet: its first commit leases it (`LEASES`, held by the node as the
+table opens), before the check, so it is never mistaken for one another node holds. A lease
+that simply ran out with no one taking it still names this node: its writes go in, and the
+next renewal keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from datetime import timedelta
+from typing import Any, Final
+
+from .pg_plan import Held
+
+__all__ = ["FENCED", "LEASES", "fence", "tables_of"]
+
+LEASES: Final = "lease"
+"""The held write of a new table's lease (its argument: the table's id)."""
+
+FENCED: Final = frozenset({"head", "turns", "tokens", "lease"})
+"""The kinds of `Touches` key that tie a write to a table (its id is the key's second part)."""
+
+
+def tables_of(touches: Iterable[Hashable] | None) -> set[str]:
+    """The tables a write is tied to (see the module docstring)."""
+    tables: set[str] = set()
+    for key in touches or ():
+        if isinstance(key, tuple) and len(key) == 2 and key[0] in FENCED:
+            tables.add(str(key[1]))
+    return tables
+
+
+async def fence(
+    conn: Any, writes: Sequence[Held], node: str, lease: timedelta
+) -> tuple[list[Held], set[str]]:
+    """Lease the new tables among `writes`, lock the leases of the tables they touch, and return
+    the writes to commit (those of tables whose lease names `node`) and the tables whose writes
+    were left out. Runs inside the commit's transaction."""
+    new = [str(args) for write, args, _ in writes if write == LEASES]
+    if new:
+        await conn.execute(
+            "INSERT INTO table_leases (table_id, node, lease_expires) "
+            "SELECT unnest($1::text[]), $2, now() + $3::interval ON CONFLICT (table_id) DO NOTHING",
+            new,
+            node,
+            lease,
+        )
+    rest = [held for held in writes if held[0] != LEASES]
+    touched: set[str] = set()
+    for _, _, touches in rest:
+        touched |= tables_of(touches)
+    if not touched:
+        return rest, set()
+    # In the order of the table ids, as every other locker of many leases takes them, so two
+    # transactions never wait for each other's rows.
+    rows = await conn.fetch(
+        "SELECT table_id, node FROM table_leases WHERE table_id = ANY($1::text[]) "
+        "ORDER BY table_id FOR SHARE",
+        sorted(touched),
+    )
+    ours = {table_id for table_id, owner in rows if owner == node}
+    lost = touched - ours
+    if not lost:
+        return rest, set()
+    return [held for held in rest if not (tables_of(held[2]) & lost)], lost

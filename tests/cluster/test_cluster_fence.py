@@ -1,0 +1,155 @@
+"""Writes fenced by the lease (server/pg_fence.py): a node that lost a table's lease cannot
+commit that table's writes, checked in the commit's own transaction.
+
+First two storages of two nodes on one database, then a real node paused past its lease with a
+move waiting in its socket: woken, it plays the move, and the commit leaves it out."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+
+import asyncpg
+from nodes import eventually, node, query
+
+from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.protocol import (
+    GameEnded,
+    SignedRecord,
+    TableSettings,
+    TurnStart,
+    verify_record,
+    verify_signed_record,
+)
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+from sushigo.server.pg_storage import PgStorage
+
+LEASE = timedelta(seconds=30)
+
+
+def test_a_commit_leaves_out_the_writes_of_a_table_another_node_holds(pg_url: str) -> None:
+    with (
+        PgStorage(pg_url, write_behind=True) as a,
+        PgStorage(pg_url, write_behind=True) as b,
+    ):
+        a.fence, b.fence = ("a", LEASE), ("b", LEASE)
+        a.lease_table("t-fence")  # a new table: leased in the commit of its first writes
+        a.save_table("t-fence", b"head0", [b"turn0"])
+        a.save_token(b"h" * 32, "t-fence", 0, 1)
+        a.flush(wait=True)
+        assert a.take_fenced() == set()
+        # b takes the table over, as from a node whose lease ended.
+        asyncio.run(query(pg_url, "UPDATE table_leases SET node = 'b' WHERE table_id = 't-fence'"))
+        a.append_turns("t-fence", 1, [b"late"], b"head-late")
+        a.save_token(b"i" * 32, "t-fence", 1, 1)
+        a.rate_game("sushi-go", ["p1", "p2"], lambda old: [(1.0, 1.0)] * 2, "t-fence")
+        a.flush(wait=True)
+        assert a.take_fenced() == {"t-fence"}
+        assert a.take_fenced() == set()
+        b.append_turns("t-fence", 1, [b"b's"], b"head-b")  # the holder writes on
+        b.flush(wait=True)
+        assert b.take_fenced() == set()
+        heads = asyncio.run(
+            query(pg_url, "SELECT state FROM tables_in_progress WHERE table_id = 't-fence'")
+        )
+        turns = asyncio.run(
+            query(pg_url, "SELECT value FROM table_turns WHERE table_id = 't-fence' ORDER BY n")
+        )
+        tokens = asyncio.run(query(pg_url, "SELECT seat FROM tokens WHERE table_id = 't-fence'"))
+        assert [bytes(r[0]) for r in heads] == [b"head-b"]
+        assert [bytes(r[0]) for r in turns] == [b"turn0", b"b's"]
+        assert [r[0] for r in tokens] == [0]
+        # A table whose lease is gone (its game ended on b, which gave the lease up) is not
+        # brought back by a's late writes either.
+        asyncio.run(query(pg_url, "DELETE FROM table_leases WHERE table_id = 't-fence'"))
+        a.append_turns("t-fence", 2, [b"zombie"])
+        a.flush(wait=True)
+        assert a.take_fenced() == {"t-fence"}
+        turns = asyncio.run(
+            query(pg_url, "SELECT count(*) FROM table_turns WHERE table_id = 't-fence'")
+        )
+        assert turns[0][0] == 2
+        b.delete_table("t-fence")
+
+
+async def test_a_paused_node_woken_past_its_lease_cannot_commit(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Node a is paused (SIGSTOP) with our pick waiting in its socket; b takes the table over.
+    a is woken (SIGCONT) while its renewal is held up (the test locks its row), so it plays the
+    pick before it can learn the table is gone: its commit leaves the writes out, the table is
+    dropped unsent, and our player goes on at b from the step it was in."""
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    client = await Client.connect("127.0.0.1", a.port, name="ann")
+    holder = None
+    try:
+        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
+        await client.add_bot("random")
+        client.start_game()
+        await client.wait_for(TurnStart, 10)
+        table_id = joined.table.table_id
+
+        def owned_by(name: str) -> Callable[[], Awaitable[bool]]:
+            async def check() -> bool:
+                rows = await query(
+                    pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
+                )
+                return bool(rows) and rows[0]["node"] == name
+
+            return check
+
+        await eventually(owned_by("a"))
+        hand = list(client.legal_actions())
+        assert a.proc is not None
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            client.pick(hand[0])  # waits in a's socket
+            await eventually(owned_by("b"))
+            holder = await asyncpg.connect(pg_url)
+            await holder.execute("BEGIN")
+            await holder.execute("SELECT 1 FROM cluster_nodes WHERE name = 'a' FOR UPDATE")
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+
+        async def fenced() -> bool:
+            return b"fenced by its lease" in a.log
+
+        await eventually(fenced)
+        await holder.execute("ROLLBACK")
+        while True:  # SHUTTING_DOWN, then the drop; nothing a played after waking
+            try:
+                event = await client.next_event(10)
+            except ConnectionLost:
+                break
+            assert not isinstance(event, TurnStart), event
+        await reconnect(client, attempts=20, delay=0.1)
+        # At b, in the step it was in (a's writes of it never landed): the client library
+        # brings its pick again, as after any resume mid-step.
+        assert client.port == b.port
+        while True:
+            if client.awaiting:
+                client.pick(client.legal_actions()[0])
+            event = await client.next_event(10)
+            if isinstance(event, GameEnded):
+                break
+        assert client.fairness.final == "verified"
+    finally:
+        if holder is not None:
+            await holder.close()
+        await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+    server_key = public_key_bytes(load_or_create_server_key(key))
+    rows = await query(pg_url, "SELECT record, signature FROM records")
+    assert len(rows) == 1
+    for record, signature in rows:
+        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
+        report = verify_record(verify_signed_record(signed, server_key))
+        assert report.ok, report.problems
+        assert not report.auto_picks, report.auto_picks
