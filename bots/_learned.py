@@ -6,7 +6,8 @@ encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move.
+a move. With two players, once both hands are known, it searches a matrix of its picks against the
+opponent's instead (`bots._learned_search`, about 0.5 ms a move).
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
