@@ -6,7 +6,8 @@ encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move.
+a move. With two players, once both hands are known, it searches a matrix of its picks against the
+opponent's instead (`bots._learned_search`, about 0.5 ms a move).
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -27,6 +28,7 @@ from sushigo.engine import Action, Card, GameOptions, Observation
 from sushigo.engine.cards import NUM_KINDS
 
 from ._base import StrategyError
+from ._learned_search import TEMPERATURE, choose_row, matrix
 from ._memory import SeatMemory
 
 if TYPE_CHECKING:
@@ -72,6 +74,25 @@ def numpy_or_error() -> Any:
     return numpy
 
 
+_BLAS: list[Any] = []
+
+
+def blas_controller() -> Any:
+    """A `threadpoolctl.ThreadpoolController`, made once per process (it looks up the loaded
+    libraries). The search holds numpy's BLAS to one thread: a few hundred rows are too few to
+    gain from threads, and on a busy machine waiting for a second one took tens of milliseconds."""
+    if not _BLAS:
+        try:
+            from threadpoolctl import ThreadpoolController  # noqa: PLC0415  # optional: extra rl
+        except ImportError:
+            raise StrategyError(
+                "the learned strategy needs threadpoolctl: install the extra 'rl' "
+                "(pip install 'sushigo[rl]')"
+            ) from None
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0]
+
+
 class GoFeatures:
     """One seat's afterstate features over one game (it keeps the seat's `SeatMemory`).
 
@@ -95,8 +116,17 @@ class GoFeatures:
         """Forget the game."""
         self._memory.reset()
 
+    @property
+    def memory(self) -> SeatMemory:
+        """The seat's card tracking (as of the last `rows`)."""
+        return self._memory
+
     def rows(self, obs: Observation, actions: Sequence[Action]) -> Matrix:
         """The features of the afterstate of each of `actions` (float32, one row each)."""
+        return self.with_points(self.raw_rows(obs, actions), obs.players)
+
+    def raw_rows(self, obs: Observation, actions: Sequence[Action]) -> Matrix:
+        """`rows` without the provisional points appended."""
         np = self._np
         self._memory.observe(obs)
         options = obs.options
@@ -123,9 +153,9 @@ class GoFeatures:
             if dummy is not None:
                 row[_HAND + dummy] -= 1
             row[_MINE + _READY] = 1.0 if row[_MINE + _CHOP] > 0 else 0.0
-        return self._with_points(x, n)
+        return x  # type: ignore[no-any-return]
 
-    def _with_points(self, x: Matrix, n: int) -> Matrix:
+    def with_points(self, x: Matrix, n: int) -> Matrix:
         """`x` with each tableau's provisional points of the round (sets, dumplings, nigiri with
         their wasabi) and maki icons appended: sums a network would otherwise have to learn."""
         np = self._np
@@ -227,35 +257,64 @@ class LearnedStrategy:
 
     name = "learned"
 
-    def __init__(self, weights: str = "", explore: float = 0.0) -> None:
+    def __init__(
+        self, weights: str = "", explore: float = 0.0, search: int = 1, temp: float = TEMPERATURE
+    ) -> None:
         self._nets = load_nets(Path(weights) if weights else WEIGHTS)
         self._features = GoFeatures()
         self._explore = float(explore)
+        self._search = bool(int(search))
+        self._temp = float(temp)
         self._np = numpy_or_error()
+        self._blas = blas_controller()
 
     def reset(self) -> None:
         """Forget the previous game."""
         self._features.reset()
 
-    def values(self, observation: Observation, legal: Sequence[Action]) -> Matrix:
-        """The value of each of `legal` (chance to win plus the margin's share)."""
-        np = self._np
-        net = self._nets.get(observation.players)
+    def _net(self, players: int) -> Mlp:
+        net = self._nets.get(players)
         if net is None:
-            raise StrategyError(f"no learned network for {observation.players} players")
-        out = net(self._features.rows(observation, legal))
+            raise StrategyError(f"no learned network for {players} players")
+        return net
+
+    def _score(self, raw: Matrix, players: int) -> Matrix:
+        """The value (chance to win plus the margin's share) of raw afterstate rows."""
+        np = self._np
+        out = self._net(players)(self._features.with_points(raw, players))
         win = 0.5 + 0.5 * np.tanh(0.5 * out[:, 0])  # the logistic function, without overflow
         return win + MARGIN_WEIGHT * out[:, 1]  # type: ignore[no-any-return]
+
+    def values(self, observation: Observation, legal: Sequence[Action]) -> Matrix:
+        """The value of each of `legal` (chance to win plus the margin's share)."""
+        self._net(observation.players)
+        return self._score(self._features.raw_rows(observation, legal), observation.players)
 
     def choose(
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
-        """The legal action of highest value."""
-        values = self.values(observation, legal)
+        """The legal action of highest value; with two players, once both hands are known, the
+        best row of the matrix search (`bots._learned_search`)."""
+        players = observation.players
+        self._net(players)
+        raw = self._features.raw_rows(observation, legal)
         if len(legal) == 1:
             return legal[0]
         if self._explore and rng.random() < self._explore:
             return legal[rng.randrange(len(legal))]
+        if self._search and players == 2 and not observation.options.dummy:
+            seat = observation.seat
+            theirs = self._features.memory.hands[1 - seat] if seat is not None else None
+            if theirs is not None and theirs.unknown == 0:
+                np = self._np
+                hand = np.array(theirs.known, dtype=np.float32)
+                with self._blas.limit(limits=1, user_api="blas"):
+                    first = self._score(raw, 2)
+                    found = matrix(np, raw, first, hand, lambda rows: self._score(rows, 2))
+                if found is not None:
+                    m, rows = found
+                    return legal[int(rows[choose_row(np, m, self._temp)])]
+        values = self._score(raw, players)
         scores = values.tolist()  # Python floats: a float32 cannot hold top - 1e-6 near 30
         top = max(scores)
         best = [i for i, v in enumerate(scores) if v > top - 1e-6]
