@@ -1,7 +1,8 @@
 """The real `sushigo-client` command in a real terminal (tmux) on a cluster of two node
-processes: its node is SIGKILLed mid-game, and the player, who typed nothing but picks, is back at
-the same turn on the other node once the dead node's lease ends (the client learnt of that node at
-login), with the screen saying what happened and never an exception."""
+processes: its node is SIGKILLed (or stopped with SIGTERM) mid-game, and the player, who typed
+nothing but picks, is back at the same turn on the other node (once the dead node's lease ends,
+or at once when the stopping node hands the table over), with the screen saying what happened
+and never an exception."""
 
 from __future__ import annotations
 
@@ -37,6 +38,37 @@ async def test_the_terminal_client_follows_its_table_when_its_node_dies(
                 lambda s: "reconnected at seat 1 · your pick" in s, "the resume on node b"
             )
             assert "turn 2/10" in screen and "Your hand" in screen and "xception" not in screen
+            await term.keys("1", "Enter")
+            screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
+            assert "xception" not in screen and "fair ✓" in screen
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_the_terminal_client_follows_its_table_when_its_node_stops(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    await b.start()
+    command = [sys.executable, "-m", "sushigo.client.cli", f"127.0.0.1:{a.port}"]
+    try:
+        async with terminal(tmp_path, [*command, "--name", "e2e", *AGAINST_A_BOT]) as term:
+            await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+            await term.keys("1", "Enter")
+            await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
+            assert await a.terminate() == 0  # hands the table to b, then exits
+            screen = await term.until(
+                lambda s: "reconnected at seat 1 · your pick" in s, "the table on node b"
+            )
+            assert "turn 2/10" in screen and "connection lost" not in screen
+            assert "xception" not in screen
             await term.keys("1", "Enter")
             screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
             assert "xception" not in screen and "fair ✓" in screen
