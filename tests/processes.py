@@ -141,3 +141,32 @@ def kill_when_ready(
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+async def start_bots(port: int, games: int, count: int = 3) -> list[asyncio.subprocess.Process]:
+    """`count` `sushigo-bot` processes (random, seeded, named bot0, bot1, ...) quick-matching
+    into 4-seat games on 127.0.0.1:`port` for `games` games each."""
+    return [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{port}",
+            *("--strategy", "random", "--players", "4", "--games", str(games)),
+            *("--name", f"bot{i}", "--seed", str(i)),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in range(count)
+    ]
+
+
+async def bots_output(bots: list[asyncio.subprocess.Process], timeout: float = 30) -> list[str]:
+    """What each bot printed, once it has exited (within `timeout` seconds each)."""
+    return [(await asyncio.wait_for(bot.communicate(), timeout))[0].decode() for bot in bots]
+
+
+async def stop_bots(bots: list[asyncio.subprocess.Process]) -> None:
+    """Kill the bots still running."""
+    for bot in bots:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()

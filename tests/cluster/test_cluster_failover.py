@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from nodes import LEASE, eventually, node, query
-from processes import BOT
+from processes import bots_output, start_bots, stop_bots
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
@@ -45,17 +45,7 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
     await b.start()
-    bots = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{a.port}",
-            *("--strategy", "random", "--players", "4", "--games", "1"),
-            *("--name", f"bot{i}", "--seed", str(i)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        for i in range(3)
-    ]
+    bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(4)
     timings: dict[str, float] = {}
@@ -88,13 +78,10 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
 
     try:
         await asyncio.wait_for(play(), 90)
-        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+        outputs = await bots_output(bots)
     finally:
         await client.close()
-        for bot in bots:
-            if bot.returncode is None:
-                bot.kill()
-                await bot.wait()
+        await stop_bots(bots)
         await asyncio.gather(a.stop(), b.stop())
 
     print(f"failover: our player played again {timings['back']:.2f} s after the SIGKILL")

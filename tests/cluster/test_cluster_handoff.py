@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from nodes import node, query
-from processes import BOT, ServerProcess
+from processes import ServerProcess, bots_output, start_bots, stop_bots
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
@@ -35,17 +35,7 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
     await b.start()
-    bots = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{a.port}",
-            *("--strategy", "random", "--players", "4", "--games", "1"),
-            *("--name", f"bot{i}", "--seed", str(i)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        for i in range(3)
-    ]
+    bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(5)
     redirects: list[Redirect] = []
@@ -101,13 +91,10 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
 
     try:
         await asyncio.wait_for(play(), 90)
-        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+        outputs = await bots_output(bots)
     finally:
         await client.close()
-        for bot in bots:
-            if bot.returncode is None:
-                bot.kill()
-                await bot.wait()
+        await stop_bots(bots)
         await asyncio.gather(a.stop(), b.stop())
 
     print(f"hand-off: stops took {stops} s; play paused {pauses} s")

@@ -7,10 +7,12 @@ and never an exception."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from nodes import node
-from terminal import needs_tmux, terminal
+from processes import ServerProcess
+from terminal import Session, needs_tmux, terminal
 
 pytestmark = needs_tmux
 
@@ -18,9 +20,12 @@ AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-
 """A two-seat table with one random server bot and no turn timer."""
 
 
-async def test_the_terminal_client_follows_its_table_when_its_node_dies(
-    pg_url: str, tmp_path: Path
-) -> None:
+async def _play_through(
+    pg_url: str, tmp_path: Path, lose: Callable[[ServerProcess, Session], Awaitable[None]]
+) -> str:
+    """Play on node a of two against a server bot; on turn 2, `lose` node a (the terminal
+    session at hand to watch it go); then be back at turn 2 on node b, play it, quit. The screen
+    the resume showed."""
     key = tmp_path / "cluster.key"
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
@@ -31,13 +36,12 @@ async def test_the_terminal_client_follows_its_table_when_its_node_dies(
             await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
             await term.keys("1", "Enter")
             await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
-            await a.kill()
-            await term.until(lambda s: "reconnecting" in s, "the drop on the status line")
-            # Node b takes the table over once a's lease ends; the client finds b by itself.
-            screen = await term.until(
-                lambda s: "reconnected at seat 1 · your pick" in s, "the resume on node b"
+            await lose(a, term)
+            resumed = await term.until(
+                lambda s: "reconnected at seat 1 · your pick" in s, "the table on node b"
             )
-            assert "turn 2/10" in screen and "Your hand" in screen and "xception" not in screen
+            assert "turn 2/10" in resumed and "Your hand" in resumed
+            assert "xception" not in resumed
             await term.keys("1", "Enter")
             screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
             assert "xception" not in screen and "fair ✓" in screen
@@ -45,37 +49,28 @@ async def test_the_terminal_client_follows_its_table_when_its_node_dies(
             await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
             await term.keys("y")
             assert await term.exit_code() == 0
+            return resumed
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_the_terminal_client_follows_its_table_when_its_node_dies(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async def kill(a: ServerProcess, term: Session) -> None:
+        await a.kill()
+        await term.until(lambda s: "reconnecting" in s, "the drop on the status line")
+
+    # Node b takes the table over once a's lease ends; the client finds b by itself.
+    await _play_through(pg_url, tmp_path, kill)
 
 
 async def test_the_terminal_client_follows_its_table_when_its_node_stops(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
-    command = [sys.executable, "-m", "sushigo.client.cli", f"127.0.0.1:{a.port}"]
-    try:
-        async with terminal(tmp_path, [*command, "--name", "e2e", *AGAINST_A_BOT]) as term:
-            await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
-            await term.keys("1", "Enter")
-            await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
-            assert await a.terminate() == 0  # hands the table to b, then exits
-            screen = await term.until(
-                lambda s: "reconnected at seat 1 · your pick" in s, "the table on node b"
-            )
-            assert "turn 2/10" in screen and "connection lost" not in screen
-            assert "xception" not in screen
-            await term.keys("1", "Enter")
-            screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
-            assert "xception" not in screen and "fair ✓" in screen
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
-    finally:
-        await a.stop()
-        await b.stop()
+    async def stop(a: ServerProcess, term: Session) -> None:
+        assert await a.terminate() == 0  # hands the table to b, then exits
+
+    resumed = await _play_through(pg_url, tmp_path, stop)
+    assert "connection lost" not in resumed  # told where the table went: no alarm

@@ -17,7 +17,7 @@ import random
 import time
 from pathlib import Path
 
-from processes import BOT, ServerProcess
+from processes import ServerProcess, bots_output, start_bots, stop_bots
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
@@ -191,28 +191,15 @@ async def test_sigkill_at_five_moments_takes_no_ones_choice(server_db: tuple[str
     """On each storage backend: an SQLite file, and a real PostgreSQL."""
     server = ServerProcess(server_db)
     await server.start()
-    bots = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{server.port}",
-            *("--strategy", "random", "--players", "4", "--games", str(GAMES)),
-            *("--name", f"bot{i}", "--seed", str(i)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        for i in range(3)
-    ]
+    bots = await start_bots(server.port, GAMES)
     client = await SlowRevealer.connect("127.0.0.1", server.port, name="chaos")
     player = Player(client, server)
     try:
         await asyncio.wait_for(play(player), 90)
-        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+        outputs = await bots_output(bots)
     finally:
         await client.close()
-        for bot in bots:
-            if bot.returncode is None:
-                bot.kill()
-                await bot.wait()
+        await stop_bots(bots)
         await server.stop()
 
     # Each restart was followed by the next step within a few seconds.

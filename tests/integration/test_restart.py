@@ -13,7 +13,7 @@ import random
 import time
 from pathlib import Path
 
-from processes import BOT, ServerProcess
+from processes import ServerProcess, bots_output, start_bots, stop_bots
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
@@ -36,17 +36,7 @@ GAMES = 2
 async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, ...]) -> None:
     server = ServerProcess(server_db)
     await server.start()
-    bots = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{server.port}",
-            *("--strategy", "random", "--players", "4", "--games", str(GAMES)),
-            *("--name", f"bot{i}", "--seed", str(i)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        for i in range(3)
-    ]
+    bots = await start_bots(server.port, GAMES)
     client = await Client.connect("127.0.0.1", server.port, name="restart")
     rng = random.Random(3)
     told: list[Message] = []
@@ -89,13 +79,10 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
 
     try:
         await asyncio.wait_for(play(), 90)
-        outputs = [(await asyncio.wait_for(bot.communicate(), 30))[0].decode() for bot in bots]
+        outputs = await bots_output(bots)
     finally:
         await client.close()
-        for bot in bots:
-            if bot.returncode is None:
-                bot.kill()
-                await bot.wait()
+        await stop_bots(bots)
         await server.stop()
 
     restarting, shutting = told
