@@ -28,7 +28,6 @@ from sushigo.protocol import (
     Leaderboard,
     LeaveTable,
     ListTables,
-    LoggedIn,
     LoginGuest,
     LoginKey,
     Message,
@@ -45,18 +44,17 @@ from sushigo.protocol import (
     TableSettings,
     TableStatus,
     TableUpdate,
-    verify_login,
 )
-from sushigo.protocol.identity import player_id_for_key
 
 from .config import HubConfig
 from .errors import TableError
 from .games import adapter, check_settings, describe
 from .limits import Limits
+from .login import logged_in, login
 from .moderation import Moderation, sanction_message
-from .names import Names, clean_name
+from .names import Names
 from .seating import TableHost
-from .session import Conn, Session, new_token
+from .session import Conn, Session
 from .storage import LeaderboardEntry, Storage
 from .table import Table
 
@@ -249,50 +247,12 @@ class Lobby:
         table.act(seat, msg.round, msg.turn, msg.action, now)
 
     def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
-        hub = self.hub
-        name = clean_name(msg.name)  # INVALID_NAME, saying why
-        if isinstance(msg, LoginKey):
-            if not verify_login(msg, hub.server_key, conn.challenge):
-                raise TableError(
-                    ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
-                )
-            player_id = player_id_for_key(msg.public_key)
-            banned = hub.moderation.player_ban(player_id)
-            if banned is not None:  # BANNED is fatal: the hub closes the connection after it
-                raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
-            hub.limits.may_log_in(player_id)
-            hub.names.check(name, player_id)
-            hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
-            guest = False
-        else:
-            player_id = "g:" + secrets.token_hex(8)
-            hub.names.check(name, player_id)
-            guest = True
-        self.logged_in(conn, msg.ref, player_id, name, guest)
-        log.info(
-            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
-        )
+        """LOGIN_GUEST or LOGIN_KEY (`server.login`)."""
+        login(self.hub, conn, msg)
 
-    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> None:
+    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> Session:
         """A new session for a checked identity on `conn`, answered by LOGGED_IN."""
-        hub = self.hub
-        token, digest = new_token()
-        session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
-        session.address = conn.address
-        hub.sessions[digest] = session
-        hub.names.update(session)
-        hub.limits.connected(session)
-        conn.session = session
-        session.send(
-            LoggedIn(
-                ref=ref,
-                player_id=player_id,
-                name=name,
-                guest=guest,
-                resume_token=token,
-                nodes=hub.nodes,
-            )
-        )
+        return logged_in(self.hub, conn, ref, player_id, name, guest)
 
     def _table(self, table_id: str) -> Table:
         table = self.hub.tables.get(table_id)

@@ -1,0 +1,117 @@
+"""What every part of a cluster's node (`server.cluster`) stands on: its small pool of
+connections to the cluster's database, the lease length, and the live nodes as last read.
+
+`server.cluster.Cluster` is made of parts that share this: its membership and routing
+(`server.cluster`), taking tables over (`server.cluster_adopt`) and what it shares with the
+other nodes' lobbies (`server.cluster_lobby`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Final
+
+import asyncpg
+
+from .pg_schema import TRANSIENT, reason, redact
+from .pg_storage import PgStorage
+from .storage import StorageError
+from .wallclock import WallClock
+
+log = logging.getLogger("sushigo.server")
+
+CONNECT_SECONDS: Final = 10.0
+CLOSE_SECONDS: Final = 2.0
+"""How long a stopping node lets its pool's connections finish before cutting them."""
+POOL: Final = 4
+"""Connections a node keeps for the cluster's questions (beside its storage's one)."""
+
+
+class ClusterError(StorageError):
+    """This node may not join (or stay in) the cluster: the message says why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A live node, as the database has it."""
+
+    name: str
+    address: str
+    """Its advertised HOST:PORT: where clients reach it."""
+    tables: int
+    """The tables it last said it holds (its load)."""
+
+
+class Connected:
+    """A node's connections to the cluster's database, and the live nodes it knows of."""
+
+    def __init__(self, url: str, *, node: str, lease: float, clock: WallClock | None) -> None:
+        self.url = url
+        self.clock = clock or WallClock()
+        """The node's wall clock, set to the database's at joining and at each renewal."""
+        self.path = redact(url)
+        self.node = node
+        self.lease = lease
+        self.nodes: tuple[Node, ...] = ()
+        """The live nodes (this one included) as of the last `join` or `renew`."""
+        self.storage: PgStorage | None = None
+        """The node's storage: tables taken over are loaded through it (and their tokens)."""
+        self.on_nodes: Callable[[], None] | None = None
+        """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
+        self._pool: Any = None
+        self._listener: Any = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def _spawn(self, job: Any) -> None:
+        """Run the coroutine `job` on the loop, kept (and cancelled at `close`)."""
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def _interval(self) -> timedelta:
+        """The lease, as a PostgreSQL interval (added to the database's now())."""
+        return timedelta(seconds=self.lease)
+
+    @contextlib.asynccontextmanager
+    async def _using(self, what: str) -> AsyncIterator[Any]:
+        """A connection of the node's small pool (questions from many players at once each get
+        one); a database error as `StorageError` saying `what` failed."""
+        try:
+            if self._pool is None:
+                self._pool = await asyncpg.create_pool(
+                    self.url, min_size=1, max_size=POOL, timeout=CONNECT_SECONDS
+                )
+            async with self._pool.acquire() as conn:
+                yield conn
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+
+    async def _read_nodes(self, conn: Any) -> None:
+        rows = await conn.fetch(
+            "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
+            "ORDER BY name"
+        )
+        nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
+        changed, self.nodes = nodes != self.nodes, nodes
+        if changed and self.on_nodes is not None:
+            self.on_nodes()
+
+    async def close(self) -> None:
+        """Close the node's connections to the database."""
+        for task in list(self._tasks):
+            task.cancel()
+        listener, self._listener = self._listener, None
+        if listener is not None and not listener.is_closed():
+            listener.terminate()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            try:  # gently: a connection going back to the pool finishes its reset first
+                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
+            except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
+                pool.terminate()
