@@ -30,6 +30,10 @@ CLOSE_SECONDS: Final = 2.0
 """How long a stopping node lets its pool's connections finish before cutting them."""
 POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
+PLACE_MARGIN: Final = 2
+"""Tables fewer another node must hold at least for a new table to be sent there (and a tenth
+of this node's more): between nodes about as loaded, a redirect (a new connection for the
+player) buys nothing, and the loads the nodes publish are a renewal old."""
 
 
 class ClusterError(StorageError):
@@ -66,6 +70,24 @@ class Connected:
         self._pool: Any = None
         self._listener: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._placed: dict[str, int] = {}
+        """New tables sent to each node since its load was last read (`least_loaded`)."""
+
+    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+        """The live node a new table should open on instead of this one, which holds `mine`
+        tables now: the one with the fewest, if it has clearly fewer (`PLACE_MARGIN`); None
+        for this node; else its name and address. The tables sent to a node since its load was read count as its, so a
+        burst of new tables (a tournament's round) spreads over the nodes rather than all going
+        to the one that was least loaded at the last renewal."""
+        others = [n for n in self.nodes if n.name != self.node]
+        if not others:
+            return None
+        placed = self._placed
+        best = min(others, key=lambda n: (n.tables + placed.get(n.name, 0), n.name))
+        if best.tables + placed.get(best.name, 0) + max(PLACE_MARGIN, mine // 10) > mine:
+            return None
+        placed[best.name] = placed.get(best.name, 0) + 1
+        return best.name, best.address
 
     def _spawn(self, job: Any) -> None:
         """Run the coroutine `job` on the loop, kept (and cancelled at `close`)."""
@@ -99,6 +121,7 @@ class Connected:
         )
         nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
         changed, self.nodes = nodes != self.nodes, nodes
+        self._placed.clear()  # their loads as they said them now
         if changed and self.on_nodes is not None:
             self.on_nodes()
 

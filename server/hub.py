@@ -27,6 +27,7 @@ from sushigo.protocol import (
     ChatMessage,
     Commit,
     ConnectionClosed,
+    CreateTable,
     Error,
     ErrorCode,
     FairRecord,
@@ -74,10 +75,10 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
+from .placement import create_elsewhere, quick_elsewhere
 from .redirect import (
     Directory,
     login_ticket,
-    quick_elsewhere,
     resume_elsewhere,
     send_away,
     table_elsewhere,
@@ -178,6 +179,7 @@ class Hub:
         self._routes[JoinTable] = self._join
         self._routes[Spectate] = self._spectate
         self._routes[QuickMatch] = self._quick_match
+        self._routes[CreateTable] = self._create
         self._routes[ListTables] = self._list_tables
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
@@ -857,6 +859,11 @@ class Hub:
         """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
         if not table_elsewhere(self, conn, session, msg):
             self.lobby.handlers[JoinTable](conn, session, msg, now)
+
+    def _create(self, conn: Conn, session: Session, msg: CreateTable, now: float) -> None:
+        """CREATE_TABLE: here, or on the least-loaded node (`server.placement`)."""
+        if not create_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[CreateTable](conn, session, msg, now)
 
     def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
         """QUICK_MATCH: a table here, or one waiting on another node (`server.redirect`)."""

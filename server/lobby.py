@@ -285,8 +285,11 @@ class Lobby:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
-    def _new_table(self, settings: TableSettings, host: str | None) -> Table:
-        table = Table(secrets.token_hex(6), settings, check_settings(settings), self.hub, host)
+    def _new_table(
+        self, settings: TableSettings, host: str | None, table_id: str | None = None
+    ) -> Table:
+        table_id = table_id or secrets.token_hex(6)
+        table = Table(table_id, settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
         self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
@@ -312,7 +315,9 @@ class Lobby:
                 ErrorCode.LIMIT_REACHED,
                 f"the server has {cfg.max_tables} tables already; join one, or try later",
             )
-        table = self._new_table(settings, session.player_id)
+        # A player sent here to make a table (`server.placement`) makes the one its ticket named.
+        table = self._new_table(settings, session.player_id, session.placed)
+        session.placed = None
         table.origin, table.maker = session.address, key
         self._made.setdefault(key, set()).add(table)
         return table

@@ -20,7 +20,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster_base",),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
-    ("listing",),  # a cluster's table list, over its routing
+    ("listing", "placement"),  # a cluster's table list and new tables, over its routing
     ("redirect",),  # a cluster's routing, over the lobby's login
     ("lobby", "login", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
@@ -60,6 +60,7 @@ CLOCKLESS += (
     "tickets",
     "listing",
     "login",
+    "placement",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
