@@ -279,10 +279,10 @@ class Server:
         self._batch = None
         self._committed = now = _perf_counter()
         cluster = self.hub.cluster
-        if self.hub.opened and cluster is not None:  # leased in the commit that saves them
+        if cluster is not None and (self.hub.opened or self.hub.lobby.changed):
             opened, self.hub.opened = self.hub.opened, []
-            cluster.lease_soon(opened)
-            self.loop.create_task(self._publish(cluster))
+            cluster.lease_soon(opened)  # leased in the commit that saves them
+            self.publish()
         dirty = self.dirty
         if dirty:
             self.dirty = []
@@ -333,11 +333,13 @@ class Server:
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
         self.done()
 
-    async def _publish(self, cluster: Directory) -> None:
-        try:
-            await cluster.publish(self.hub.lobby.quick_tables(), listed(self.hub.tables.values()))
-        except StorageError as exc:  # the next renewal publishes them
-            log.warning("%s", exc)
+    def publish(self) -> None:
+        """A cluster's node: tell the other nodes of its tables soon (its quick-match tables
+        that take players, and its tables as the lobby lists them: `Cluster.publish_soon`)."""
+        hub, cluster = self.hub, self.hub.cluster
+        if cluster is not None:
+            hub.lobby.changed = False
+            cluster.publish_soon(hub.lobby.quick_tables, lambda: listed(hub.tables.values()))
 
     async def adopt(self) -> int:
         """Take over the tables of dead nodes (a cluster's node, at each renewal); how many."""

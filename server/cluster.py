@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import timedelta
 from typing import Any, Final
 
@@ -184,14 +184,19 @@ class Cluster(Adoption, LobbyShare):
         )
         return sorted({row[0] for row in unleased} | {row[0] for row in ended})
 
-    async def renew(self, tables: Iterable[str]) -> list[str]:
-        """Renew this node's lease and those of `tables` (every table it holds: new ones are
-        leased here); the ids among them whose lease another node holds now (lost: this node
-        was away past its lease and they were taken). The leases of tables no longer held
+    async def renew(self, tables: Collection[str]) -> list[str]:
+        """Renew this node's lease and those of `tables` (every table it holds, live: new ones
+        are leased here); the ids among them whose lease another node holds now (lost: this
+        node was away past its lease and they were taken). The leases of tables no longer held
         are given up."""
-        held = list(tables)
         async with self._using("renewing leases") as conn:
             async with conn.transaction():
+                # Read once the transaction has begun: a table opened after this is leased by a
+                # commit that begins later, so its lease ends after this transaction's now() and
+                # a lease (and the DELETE below spares it). Read before, a table opened
+                # meanwhile and leased before the DELETE would lose its lease there, and its
+                # next writes be fenced: a game lost, its node alive.
+                held = list(tables)
                 alive = await conn.fetchval(
                     "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
                     "WHERE name = $1 AND server_key = $4 RETURNING name",
@@ -218,9 +223,11 @@ class Cluster(Adoption, LobbyShare):
                 # never began) needs no lease; one saved and handed here is taken up below.
                 await conn.execute(
                     "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
+                    "AND lease_expires <= now() + $3::interval "
                     "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
                     self.node,
                     held,
+                    self._interval,
                 )
             await self._read_nodes(conn)
             await self.clock.align(conn)

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from .cluster_base import Connected
 from .redirect import Owner
+from .storage import StorageError
 from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
@@ -24,6 +25,11 @@ QUICK_PATIENCE: Final = 2.0
 """Seconds a quick-match table waits for players before other nodes send theirs to it."""
 LISTED_MAX: Final = 1000
 """Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
+PUBLISH_SPACING: Final = 0.25
+"""Seconds at least between two publications of a node's tables (`publish_soon`)."""
+
+Quick = list[tuple[str, str, int, int]]
+Listed = list[tuple[str, str, str, bytes]]
 
 
 class LobbyShare(Connected):
@@ -35,6 +41,35 @@ class LobbyShare(Connected):
         self.on_chat: Callable[[str, str, str], None] | None = None
         """Called with lobby chat said on another node (player id, name, text)."""
         self._publishing = asyncio.Lock()
+        self._wanted_publication: tuple[Callable[[], Quick], Callable[[], Listed]] | None = None
+        self._publisher = False
+        """`publish_soon`'s publisher runs (publishing, or resting `PUBLISH_SPACING`)."""
+
+    def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
+        """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if
+        no publication is under way, else right after it, as they are then. However many ask
+        meanwhile (a busy node opens and fills tens of tables a second), one publication at a
+        time is made, of the tables as they are when it is made, and at most one every
+        `PUBLISH_SPACING`: a queue of publications, each of the tables as they were when it
+        was asked for, would fall behind, and other nodes would send players to tables long
+        filled or closed; and a renewal waiting behind it would let the node's leases run out."""
+        self._wanted_publication = (quick, listed)
+        if not self._publisher:
+            self._publisher = True
+            self._spawn(self._publish_wanted())
+
+    async def _publish_wanted(self) -> None:
+        try:
+            while self._wanted_publication is not None:
+                quick, listed = self._wanted_publication
+                self._wanted_publication = None
+                try:
+                    await self.publish(quick(), listed())
+                except StorageError as exc:  # the next one (a renewal's at the latest) says it
+                    log.warning("%s", exc)
+                await asyncio.sleep(PUBLISH_SPACING)
+        finally:
+            self._publisher = False
 
     async def publish(
         self,

@@ -123,6 +123,10 @@ class Lobby:
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
         self._made: dict[str, set[Table]] = {}
         """The tables each player made, for the cap on them (closed ones dropped as met)."""
+        self.changed = False
+        """A table closed, or a quick-match table filled, since the adapter last looked: a
+        cluster's node tells the other nodes at once (they send players to its open tables, and
+        list its tables), rather than at its next renewal."""
         self._deserted: dict[str, dict[Table, None]] = {}
         """Per address, the tables made from it whose abandoned clock runs, oldest first (those
         whose people came back, or that closed, dropped as met)."""
@@ -417,6 +421,7 @@ class Lobby:
         )
         self.hub.table_changed(table)
         if table.quick and table.full:
+            self.changed = True
             # Every seat's token was saved as it sat down here (and is kept up to date on every
             # resume): saving them all again would only move their expiry by seconds.
             table.start(now)
@@ -500,6 +505,7 @@ class Lobby:
         """Close a table: its people (all away, if any) are back in the lobby, told why."""
         hub = self.hub
         del hub.tables[table.table_id]
+        self.changed = True
         hub.storage.delete_table(table.table_id)
         _drop(self._made, table.maker, table)
         _drop(self._deserted, table.origin, table)

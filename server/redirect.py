@@ -107,6 +107,14 @@ class Directory(Protocol):
         """Say which quick-match tables of this node take players (id, kind, players, free),
         and which tables it lists (id, kind, status, TABLE_INFO packed: `server.listing`)."""
 
+    def publish_soon(
+        self,
+        quick: Callable[[], list[tuple[str, str, int, int]]],
+        listed: Callable[[], list[tuple[str, str, str, bytes]]],
+    ) -> None:
+        """`publish` soon (at once, or right after the one under way), what `quick()` and
+        `listed()` say then."""
+
     async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
         """The other live nodes' tables as they listed them (packed TABLE_INFOs)."""
 

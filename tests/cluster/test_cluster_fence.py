@@ -46,6 +46,7 @@ def test_a_commit_leaves_out_the_writes_of_a_table_another_node_holds(pg_url: st
         asyncio.run(query(pg_url, "UPDATE table_leases SET node = 'b' WHERE table_id = 't-fence'"))
         a.append_turns("t-fence", 1, [b"late"], b"head-late")
         a.save_token(b"i" * 32, "t-fence", 1, 1)
+        a.delete_token(b"h" * 32)  # the seat b holds now: its token stays
         a.rate_game("sushi-go", ["p1", "p2"], lambda old: [(1.0, 1.0)] * 2, "t-fence")
         a.flush(wait=True)
         assert a.take_fenced() == {"t-fence"}
