@@ -54,6 +54,11 @@ OWNER_SECONDS: Final = 0.5
 """How long `token_owner` keeps an answer (a quarter of the lease at most)."""
 OWNERS_KEPT: Final = 100_000
 """Answers kept at most (then forgotten all at once: they are only a moment's)."""
+STOP_SECONDS: Final = 3.0
+"""How long a stopping node waits for the database to hand its tables over, and again to give up
+its leases, before it goes anyway (their leases end by themselves): the node must be out within
+seconds (an orchestrator kills it at 15), however slow the database is under load or its pool is
+with questions queued."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
 
@@ -330,20 +335,24 @@ class Cluster(Adoption, LobbyShare):
 
     async def leave(self) -> None:
         """Give up this node's leases now (a clean stop, its tables saved): other nodes may take
-        its tables at once instead of after the lease."""
+        its tables at once instead of after the lease. Within `STOP_SECONDS`: a stopping node
+        must be out within seconds, and its leases end by themselves anyway."""
         try:
-            async with self._using("giving up the leases") as conn, conn.transaction():
-                await conn.execute(
-                    "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
-                )
-                await conn.execute(
-                    "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
-                )
-                await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
-                await conn.execute(f"NOTIFY {CHANNEL}")
-        except StorageError as exc:
-            log.warning("could not give up this node's leases: %s", exc)
+            await asyncio.wait_for(self._give_up(), STOP_SECONDS)
+        except (StorageError, TimeoutError) as exc:
+            log.warning("could not give up this node's leases: %s", exc or "too slow")
         await self.close()
+
+    async def _give_up(self) -> None:
+        async with self._using("giving up the leases") as conn, conn.transaction():
+            await conn.execute(
+                "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
+            )
+            await conn.execute(
+                "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
+            )
+            await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
+            await conn.execute(f"NOTIFY {CHANNEL}")
 
 
 def cluster_key(url: str) -> bytes | None:

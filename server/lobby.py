@@ -391,6 +391,7 @@ class Lobby:
             table.quick = True
             waiting.append(table)
         taken = table.sit(session)
+        session.placed = None  # sent here to make one, it found one waiting (or made it)
         if table.host_player is None:
             table.host_player = session.player_id
         self._seated(session, table, taken.index, msg.ref, now)

@@ -169,22 +169,40 @@ class RedirectHost(Protocol):
         """Await `job` on the event loop; ``then(result, now)`` with its value."""
 
 
-def send_away(hub: RedirectHost, table: Table, address: str | None) -> None:
-    """The people of a table another node holds now (this node was away past its lease, and
-    dropped it) are sent there: an unasked REDIRECT when its node's `address` is known, then
-    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
-    the table's node rather than back into this node's lobby."""
+class CutOff(NamedTuple):
+    """The people of a table dropped here (`take_away`), to be sent on (`send_off`)."""
+
+    table_id: str
+    people: list[Session]
+    conns: list[Conn]
+    """The connections of those connected, still open."""
+
+
+def take_away(hub: RedirectHost, table: Table) -> CutOff:
+    """Take the people of a table another node holds now (dropped here) away from it: they
+    sit nowhere here any more."""
     people = [person for person in table.people() if isinstance(person, Session)]
     for person in people:
         person.table = person.seat = None
     ids = {id(person) for person in people}
-    for conn in [c for c in hub.conns.values() if id(c.session) in ids]:
+    conns = [c for c in hub.conns.values() if id(c.session) in ids]
+    return CutOff(table.table_id, people, conns)
+
+
+def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
+    """Send the people of a table another node holds now (this node was away past its lease,
+    and dropped it) there: an unasked REDIRECT when its node's `address` is known, then
+    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
+    the table's node rather than back into this node's lobby."""
+    for conn in cut.conns:
+        if conn.closed:
+            continue
         if address and speaks(conn):
-            _send(conn, Redirect(address=address, table_id=table.table_id))
+            _send(conn, Redirect(address=address, table_id=cut.table_id))
         hub.close(
             conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node")
         )
-    for person in people:
+    for person in cut.people:
         if hub.sessions.get(person.token_hash) is person:
             del hub.sessions[person.token_hash]
 
