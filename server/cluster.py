@@ -33,7 +33,7 @@ from typing import Any, Final
 import asyncpg
 
 from .cluster_adopt import HANDOFF, Adoption
-from .cluster_base import CONNECT_SECONDS, ClusterError, Node
+from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
 from .pg_schema import TRANSIENT, reason, redact
 from .redirect import Owner
@@ -183,61 +183,77 @@ class Cluster(Adoption, LobbyShare):
         # wins and the others' find it renewed (row locks order them).
         ended = await conn.fetch(
             "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
-            "WHERE node = $1 OR lease_expires < now() RETURNING table_id",
+            f"WHERE table_id IN ({TAKEN} (node = $1 OR lease_expires < now()) {IN_ORDER}) "
+            "RETURNING table_id",
             self.node,
             self._interval,
         )
         return sorted({row[0] for row in unleased} | {row[0] for row in ended})
 
     async def renew(self, tables: Collection[str]) -> list[str]:
-        """Renew this node's lease and those of `tables` (every table it holds, live: new ones
-        are leased here); the ids among them whose lease another node holds now (lost: this
-        node was away past its lease and they were taken). The leases of tables no longer held
-        are given up."""
-        async with self._using("renewing leases") as conn:
+        """Renew this node's lease and those of `tables` (every table it holds, live); the ids
+        among them whose lease another node holds now (lost: this node was away past its lease
+        and they were taken). The leases of tables no longer held are given up."""
+        async with self._upkeep("renewing leases") as conn:
             async with conn.transaction():
                 # Read once the transaction has begun: a table opened after this is leased by a
                 # commit that begins later, so its lease ends after this transaction's now() and
                 # a lease (and the DELETE below spares it). Read before, a table opened
                 # meanwhile and leased before the DELETE would lose its lease there, and its
-                # next writes be fenced: a game lost, its node alive.
-                held = list(tables)
-                alive = await conn.fetchval(
+                # next writes be fenced: a game lost, its node alive. Sorted: every locker of
+                # many leases takes them in the order of their ids (`pg_fence`), so no two
+                # transactions wait for each other's.
+                held = sorted(tables)
+                began = await conn.fetchval(
                     "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
-                    "WHERE name = $1 AND server_key = $4 RETURNING name",
+                    "WHERE name = $1 AND server_key = $4 RETURNING now()",
                     self.node,
                     self._interval,
                     len(held),
                     self.server_key,
                 )
-                if alive is None:
+                if began is None:
                     raise ClusterError(
                         self.path, f"node {self.node!r} was removed from the cluster"
                     )
-                kept = await conn.fetch(
-                    "INSERT INTO table_leases (table_id, node, lease_expires) "
-                    "SELECT unnest($2::text[]), $1, now() + $3::interval "
-                    "ON CONFLICT (table_id) DO UPDATE SET lease_expires = EXCLUDED.lease_expires "
-                    "WHERE table_leases.node = $1 RETURNING table_id",
+                # Only leases there are: a table not yet leased is by the commit of its first
+                # writes (`pg_fence`), whose uncommitted lease this must not wait for (that
+                # commit may wait for one of the leases this locks: a deadlock). Only the end
+                # moves: the node's commits' locks (`FOR KEY SHARE`) do not hold this up.
+                await conn.execute(
+                    "UPDATE table_leases SET lease_expires = now() + $3::interval WHERE table_id "
+                    "IN (SELECT table_id FROM table_leases WHERE table_id = ANY($2::text[]) "
+                    "AND node = $1 ORDER BY table_id FOR NO KEY UPDATE)",
                     self.node,
                     held,
                     self._interval,
+                )
+                lost = await conn.fetch(
+                    "SELECT table_id FROM table_leases WHERE table_id = ANY($2::text[]) "
+                    "AND node <> $1 ORDER BY table_id",
+                    self.node,
+                    held,
                 )
                 await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
-                # A table this node does not hold and whose state is gone (its game ended, or it
-                # never began) needs no lease; one saved and handed here is taken up below.
-                await conn.execute(
-                    "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
-                    "AND lease_expires <= now() + $3::interval "
-                    "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
-                    self.node,
-                    held,
-                    self._interval,
-                )
+            # A table this node does not hold and whose state is gone (its game ended, or it
+            # never began) needs no lease; one saved and handed here is taken up below. In a
+            # transaction of its own, its rows locked in the order of their ids too (one
+            # transaction locking the held leases, then these, could wait on a commit that
+            # holds one of these and waits for one of those), and as of the renewal's now().
+            await conn.execute(
+                "DELETE FROM table_leases WHERE table_id IN (SELECT l.table_id FROM table_leases l "
+                "WHERE l.node = $1 AND NOT (l.table_id = ANY($2::text[])) "
+                "AND l.lease_expires <= $3::timestamptz + $4::interval AND NOT EXISTS "
+                "(SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id) "
+                "ORDER BY l.table_id FOR UPDATE)",
+                self.node,
+                held,
+                began,
+                self._interval,
+            )
             await self._read_nodes(conn)
             await self.clock.align(conn)
-        ours = {row[0] for row in kept}
-        return [table_id for table_id in held if table_id not in ours]
+        return [row[0] for row in lost]
 
     # --- the answers routing asks for (`server.redirect.Directory`) -----------------------
 
@@ -344,7 +360,7 @@ class Cluster(Adoption, LobbyShare):
         await self.close()
 
     async def _give_up(self) -> None:
-        async with self._using("giving up the leases") as conn, conn.transaction():
+        async with self._upkeep("giving up the leases") as conn, conn.transaction():
             await conn.execute(
                 "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
             )

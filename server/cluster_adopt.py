@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, Final
 
-from .cluster_base import Connected
+from .cluster_base import IN_ORDER, TAKEN, Connected
 from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
@@ -119,9 +119,10 @@ class Adoption(Connected):
                 )
             rows = await conn.fetch(
                 "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
-                "WHERE (lease_expires < now() OR node = $1) "
+                f"WHERE table_id IN ({TAKEN} (lease_expires < now() OR node = $1) "
                 "AND NOT (table_id = ANY($3::text[])) "
-                "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) RETURNING table_id",
+                f"AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) {IN_ORDER}) "
+                "RETURNING table_id",
                 self.node,
                 self._interval,
                 [*held, *self._taking],
@@ -140,7 +141,7 @@ class Adoption(Connected):
         """Hand these tables (saved and durable) to the other live nodes, each to the one with
         the fewest tables at the time; where each went (its new node's address). Each lease
         moves only if it is still this node's. Empty when this node is alone."""
-        async with self._using("handing tables over") as conn:
+        async with self._upkeep("handing tables over") as conn:
             await self._read_nodes(conn)
             others = [n for n in self.nodes if n.name != self.node]
             if not others or not table_ids:
@@ -155,7 +156,9 @@ class Adoption(Connected):
             rows = await conn.fetch(
                 "UPDATE table_leases l SET node = p.node, lease_expires = now() + $3::interval "
                 "FROM unnest($1::text[], $2::text[]) AS p(table_id, node) "
-                "WHERE l.table_id = p.table_id AND l.node = $4 RETURNING l.table_id, l.node",
+                "WHERE l.table_id = p.table_id AND l.node = $4 AND l.table_id IN "
+                f"({TAKEN} table_id = ANY($1::text[]) AND node = $4 {IN_ORDER}) "
+                "RETURNING l.table_id, l.node",
                 list(plan),
                 list(plan.values()),
                 self._interval,

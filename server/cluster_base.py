@@ -30,6 +30,11 @@ CLOSE_SECONDS: Final = 2.0
 """How long a stopping node lets its pool's connections finish before cutting them."""
 POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
+TAKEN: Final = "SELECT table_id FROM table_leases WHERE"
+IN_ORDER: Final = "ORDER BY table_id FOR UPDATE"
+"""A statement that moves leases to another node locks them first (``WHERE table_id IN ({TAKEN}
+... {IN_ORDER})``): ``FOR UPDATE``, which waits for a commit's fence (`pg_fence`), in the order of
+the ids, as every locker of many leases takes them, so no two wait for each other's."""
 PLACE_MARGIN: Final = 2
 """Tables fewer another node must hold at least for a new table to be sent there (and a tenth
 of this node's more): between nodes about as loaded, a redirect (a new connection for the
@@ -68,6 +73,9 @@ class Connected:
         self.on_nodes: Callable[[], None] | None = None
         """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
         self._pool: Any = None
+        self._own: Any = None
+        """The node's own connection, for its upkeep (`_upkeep`)."""
+        self._own_lock = asyncio.Lock()
         self._listener: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._placed: dict[str, int] = {}
@@ -114,6 +122,22 @@ class Connected:
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             raise StorageError(self.path, f"{what}: {reason(exc)}") from None
 
+    @contextlib.asynccontextmanager
+    async def _upkeep(self, what: str) -> AsyncIterator[Any]:
+        """The node's own connection, for its upkeep (renewals, publications, the hand-off, the
+        leave), one at a time: never queued behind the players' questions on the pool. Under
+        load (a thousand players quick-matching at once, each a question) the pool's queue
+        grows seconds long, and a renewal waiting in it let the node's leases run out, its
+        tables taken over though it was alive; a publication waiting in it left other nodes
+        sending players to tables long filled or closed. A database error as `StorageError`."""
+        try:
+            async with self._own_lock:
+                if self._own is None or self._own.is_closed():
+                    self._own = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
+                yield self._own
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+
     async def _read_nodes(self, conn: Any) -> None:
         rows = await conn.fetch(
             "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
@@ -129,9 +153,10 @@ class Connected:
         """Close the node's connections to the database."""
         for task in list(self._tasks):
             task.cancel()
-        listener, self._listener = self._listener, None
-        if listener is not None and not listener.is_closed():
-            listener.terminate()
+        for conn in (self._listener, self._own):
+            if conn is not None and not conn.is_closed():
+                conn.terminate()
+        self._listener = self._own = None
         pool, self._pool = self._pool, None
         if pool is not None:
             try:  # gently: a connection going back to the pool finishes its reset first

@@ -64,7 +64,7 @@ class LobbyShare(Connected):
                 quick, listed = self._wanted_publication
                 self._wanted_publication = None
                 try:
-                    await self.publish(quick(), listed())
+                    await self._publish(quick, listed)
                 except StorageError as exc:  # the next one (a renewal's at the latest) says it
                     log.warning("%s", exc)
                 await asyncio.sleep(PUBLISH_SPACING)
@@ -80,14 +80,24 @@ class LobbyShare(Connected):
         seats), every one (those it said before and not now are gone; a table said again keeps
         its age); and, given `listed`, every table of this node as the lobby lists it (id,
         kind, status, its TABLE_INFO packed: `server.listing`), likewise."""
-        ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
+        await self._publish(lambda: quick, None if listed is None else lambda: listed)
+
+    async def _publish(
+        self, quick_now: Callable[[], Quick], listed_now: Callable[[], Listed] | None
+    ) -> None:
+        """`publish` what `quick_now()` and `listed_now()` say once the connection is ours (so
+        what it writes is the tables as they are, not as they were when it was asked for)."""
         # One publication at a time (a renewal's and a new table's would lock the same rows in
         # two orders).
         async with (
             self._publishing,
-            self._using("publishing quick-match tables") as conn,
+            self._upkeep("publishing quick-match tables") as conn,
             conn.transaction(),
         ):
+            quick = quick_now()
+            listed = None if listed_now is None else listed_now()
+            columns = [list(c) for c in zip(*quick, strict=True)]
+            ids, kinds, sizes, free = columns or [[], [], [], []]
             await conn.execute(
                 "DELETE FROM quick_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
                 self.node,

@@ -54,6 +54,11 @@ async def test_a_table_opened_as_its_node_renews_keeps_its_lease(
         assert await cluster.renew(Opening(pg_url)) == []
         rows = await query(pg_url, "SELECT node FROM table_leases WHERE table_id = 't-new'")
         assert [r["node"] for r in rows] == ["a"]
+        # A lease the node holds is renewed.
+        await query(pg_url, "UPDATE table_leases SET lease_expires = now() + interval '1 s'")
+        assert await cluster.renew(["t-new"]) == []
+        sql = "SELECT lease_expires > now() + interval '20 s' FROM table_leases"
+        assert [r[0] for r in await query(pg_url, sql)] == [True]
         # A lease of a table the node gave up (closed before its game began) does go.
         await query(pg_url, "UPDATE table_leases SET lease_expires = now() + interval '10 s'")
         assert await cluster.renew([]) == []
