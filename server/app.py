@@ -375,7 +375,7 @@ class Server:
         cluster = self.hub.cluster
         if cluster is None:
             return 0
-        tables = await cluster.adopt(list(self.hub.tables))
+        tables = await cluster.adopt(self.hub.tables.keys())
         # A dead node's tables are many (hundreds): each restored by replaying its game, all
         # at once they would hold the loop up for a second or more, the tables in play here
         # and the resumes of the new ones waiting. A slice at a time, play going on between.

@@ -49,7 +49,7 @@ class Adoption(Connected):
             self._spawn(self.on_handoff())
 
     async def adopt(
-        self, held: list[str], table_ids: list[str] | None = None
+        self, held: Collection[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:
         """Take up the tables among `table_ids` (None: every one) that this node does not hold
         (`held`) and should: those whose lease has ended (their node died: one conditional
@@ -94,14 +94,16 @@ class Adoption(Connected):
         wanted, self._wanted = sorted(self._wanted), set()
         assert gathered is not None
         try:
-            gathered.set_result(dict(await self._adopt(list(held), wanted)))
+            gathered.set_result(dict(await self._adopt(held, wanted)))
         except BaseException as exc:  # each resume waiting for it hears it
             gathered.set_exception(exc)
             gathered.exception()  # retrieved: nobody may be waiting any more
             if not isinstance(exc, Exception):
                 raise
 
-    async def _adopt(self, held: list[str], table_ids: list[str] | None) -> list[tuple[str, bytes]]:
+    async def _adopt(
+        self, held: Collection[str], table_ids: list[str] | None
+    ) -> list[tuple[str, bytes]]:
         now = asyncio.get_running_loop().time()
         playing = set(held)
         self._taking = {
@@ -128,7 +130,10 @@ class Adoption(Connected):
                 [*held, *self._taking],
                 table_ids,
             )
-        taken = [row[0] for row in rows]
+        # Not those this node opened while the update waited for their leases (`held` is the
+        # node's tables, live): its own, and in play here. Loading their states would cost a
+        # busy node a read of every table it opened in that time, at every renewal.
+        taken = [row[0] for row in rows if row[0] not in held]
         if not taken or self.storage is None:
             return []
         until = now + self.lease

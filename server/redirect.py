@@ -18,7 +18,7 @@ and hands the answer back), so the core never waits. The answers come from `Dire
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -87,7 +87,7 @@ class Directory(Protocol):
         (this node was away past its lease, `pg_fence`)."""
 
     async def adopt(
-        self, held: list[str], table_ids: list[str] | None = None
+        self, held: Collection[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:
         """Take up the tables among `table_ids` (None: every one) that this node does not hold
         (`held`) and should: those whose lease has ended (their node died) and those handed to
