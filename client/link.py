@@ -279,7 +279,7 @@ class Link:
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,
             version=SUPPORTED_VERSIONS[-1],
-            capabilities=("chat", "spectate", "resume"),
+            capabilities=("chat", "spectate", "resume", "placement"),
             software=self.software[:64],
         )
         reply = await self._request(hello)
@@ -409,12 +409,10 @@ class Link:
         return _expect(reply, TableList)
 
     async def create_table(self, settings: TableSettings) -> TableJoined:
-        """Open a table and sit at seat 0 as its host."""
-        return self._joined(
-            _expect(
-                await self.request(lambda ref: CreateTable(ref=ref, settings=settings)), TableJoined
-            )
-        )
+        """Open a table and sit at seat 0 as its host (on a cluster, perhaps on another node, the
+        least loaded: the redirect is followed)."""
+        reply = await self._redirected(lambda ref: CreateTable(ref=ref, settings=settings))
+        return self._joined(_expect(reply, TableJoined))
 
     async def join_table(self, table_id: str, seat: int | None = None) -> TableJoined:
         """Take a seat at an open table (on whichever node of a cluster holds it: a redirect is
@@ -423,7 +421,8 @@ class Link:
         return self._joined(_expect(reply, TableJoined))
 
     async def _redirected(self, make: Callable[[int], ClientMessage]) -> Message:
-        """`request`, following a REDIRECT (once: the node it names holds the table)."""
+        """`request`, following a REDIRECT (once: the node it names holds the table, or is to
+        open it) and asking that node the same again."""
         reply = await self.request(make)
         if isinstance(reply, Redirect):
             await self.follow(reply)
@@ -432,23 +431,19 @@ class Link:
 
     async def quick_match(self, players: int, kind: str) -> TableJoined:
         """Be seated at a table that starts by itself when full (on a cluster, perhaps at
-        another node's table that waits for players: the redirect is followed, and if that
-        table filled meanwhile, a quick match is asked for again there)."""
-        for _ in range(3):
-            reply = await self.request(lambda ref: QuickMatch(ref=ref, kind=kind, players=players))
+        another node's table that waits for players, or at a new one on the least loaded node:
+        the redirect is followed and the quick match asked for again there, where the table it
+        names waits; if that table filled meanwhile, that node finds another)."""
+
+        def ask(ref: int) -> QuickMatch:
+            return QuickMatch(ref=ref, kind=kind, players=players)
+
+        reply = await self.request(ask)
+        for _ in range(QUICK_REDIRECTS):
             if not isinstance(reply, Redirect):
                 break
             await self.follow(reply)
-            table_id = reply.table_id
-            try:
-                reply = await self.request(
-                    lambda ref: JoinTable(ref=ref, table_id=table_id)  # noqa: B023
-                )
-            except ServerError as exc:
-                if exc.code not in _TAKEN:
-                    raise
-                continue
-            break
+            reply = await self.request(ask)
         return self._joined(_expect(reply, TableJoined))
 
     def _joined(self, reply: TableJoined) -> TableJoined:
@@ -618,8 +613,9 @@ class Link:
         (`Client` does the seat's part of the game here)."""
 
 
-_TAKEN = frozenset((ErrorCode.TABLE_FULL, ErrorCode.GAME_IN_PROGRESS, ErrorCode.NO_SUCH_TABLE))
-"""Why a quick match's table on another node may refuse us: it filled, or started, meanwhile."""
+QUICK_REDIRECTS = 3
+"""Redirects one quick match follows (each node it is sent to may find the table it was sent
+for filled meanwhile, and send it on)."""
 
 
 def _expect(message: Message, kind: type[T]) -> T:

@@ -130,6 +130,8 @@ class Connection:
         """Where the connection is (the same on both ends once messages have arrived)."""
         self.version: Version | None = None
         """The negotiated version, once WELCOME has been sent or received."""
+        self.capabilities: tuple[str, ...] = ()
+        """The capabilities both sides have, once WELCOME has been sent or received."""
         self.position: tuple[int, int] | None = None
         """(round, turn) of the last TURN_START: COMMIT, REVEAL, ACT and their answers must
         match."""
@@ -364,7 +366,7 @@ class Connection:
             mine = message.seat == self.seat
             target = Phase.MOVING if mine and message.more else Phase.WAITING
         elif isinstance(message, Welcome):
-            self.version = message.version
+            self.version, self.capabilities = message.version, message.capabilities
         elif isinstance(message, Error) and message.code in FATAL_CODES:
             # A fatal ERROR ends the connection in any phase (the peer closes right after it).
             target = Phase.CLOSED

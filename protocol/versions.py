@@ -38,8 +38,10 @@ CURRENT_VERSION = Version(2, 4)
 SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
 """Every (major, highest minor) this code can speak; all lower minors of a major are implied."""
 
-CAPABILITIES: tuple[str, ...] = ("chat", "spectate", "resume", "bots", "quick_match")
-"""Optional features this code implements; WELCOME returns those both sides have."""
+CAPABILITIES: tuple[str, ...] = ("chat", "spectate", "resume", "bots", "quick_match", "placement")
+"""Optional features this code implements; WELCOME returns those both sides have. ``placement``
+(a cluster): the client follows a REDIRECT that answers CREATE_TABLE or QUICK_MATCH (the new
+table opens on another node) by asking that node again."""
 
 
 def choose_version(

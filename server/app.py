@@ -46,7 +46,7 @@ from sushigo.protocol import ChatMessage
 
 from .hub import Ask, Hub, Read
 from .listing import listed
-from .redirect import Directory
+from .redirect import CutOff, Directory, send_off
 from .session import Conn
 from .storage import StorageError
 
@@ -58,6 +58,9 @@ MAX_UNSENT = 4 * 1024 * 1024
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
+HANDOFF_SECONDS = 3.0
+"""How long a stopping node of a cluster waits for its tables' hand-off before it goes without
+(their leases end, and the other nodes take them over then)."""
 STOP_LINGER = 3.0
 """How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
 be written out before it exits anyway (a client that does not read is not waited for)."""
@@ -78,6 +81,11 @@ class _Connection(asyncio.Protocol):
         """Frames the hub sent during the current input, not yet given to the transport."""
         self.closing = False
         """The hub closed the connection: close it once the held frames are written."""
+        self.held = False
+        """Its frames are kept back, not written: its table's writes were fenced
+        (`Server._fenced`), and they are to be taken back (`unsend`)."""
+        self.kept: list[bytes] = []
+        """The frames kept back while `held`."""
 
     # asyncio.Protocol
 
@@ -140,10 +148,30 @@ class _Connection(asyncio.Protocol):
         pending, self.pending = self.pending, None
         return self, pending or [], self.closing
 
+    def unsend(self) -> None:
+        """Take back every frame the hub sent that is not written yet (kept back, waiting in a
+        wave for its writes to be durable, or the current input's), and the sequence numbers
+        they took: the next frame follows the last one written, as if these were never sent.
+        (Every `write` is one frame.)"""
+        dropped, self.kept, self.held = len(self.kept), [], False
+        for _, _, entries in self.server.waves:
+            for i, (connection, pending, closing) in enumerate(entries):
+                if connection is self and pending:
+                    dropped += len(pending)
+                    entries[i] = (connection, [], closing)
+        if self.pending:
+            dropped += len(self.pending)
+            self.pending = []  # still among the server's dirty connections
+        if self.conn is not None:
+            self.conn.proto.last_seq -= dropped
+
     def flush(self, pending: list[bytes], closing: bool) -> None:
         """Give the transport `pending` (frames from `take`) in one write; then close if told."""
         transport = self.transport
         if transport is None or transport.is_closing():
+            return
+        if self.held:
+            self.kept += pending
             return
         if pending:
             data = pending[0] if len(pending) == 1 else b"".join(pending)
@@ -173,6 +201,7 @@ class Server:
         self.dirty: list[_Connection] = []
         """Connections with frames waiting for `done` to write them."""
         self.waves: deque[tuple[int, float, list[tuple[_Connection, list[bytes], bool]]]] = deque()
+
         """Frames waiting for the writes made before them to be durable: the storage's `mark`
         when they were sent, when that was (`time.perf_counter`: the storage's write latency is
         measured from it), and each connection's frames (see the module docstring)."""
@@ -279,10 +308,10 @@ class Server:
         self._batch = None
         self._committed = now = _perf_counter()
         cluster = self.hub.cluster
-        if self.hub.opened and cluster is not None:  # leased in the commit that saves them
+        if cluster is not None and (self.hub.opened or self.hub.lobby.changed):
             opened, self.hub.opened = self.hub.opened, []
-            cluster.lease_soon(opened)
-            self.loop.create_task(self._publish(cluster))
+            cluster.lease_soon(opened)  # leased in the commit that saves them
+            self.publish()
         dirty = self.dirty
         if dirty:
             self.dirty = []
@@ -333,18 +362,20 @@ class Server:
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
         self.done()
 
-    async def _publish(self, cluster: Directory) -> None:
-        try:
-            await cluster.publish(self.hub.lobby.quick_tables(), listed(self.hub.tables.values()))
-        except StorageError as exc:  # the next renewal publishes them
-            log.warning("%s", exc)
+    def publish(self) -> None:
+        """A cluster's node: tell the other nodes of its tables soon (its quick-match tables
+        that take players, and its tables as the lobby lists them: `Cluster.publish_soon`)."""
+        hub, cluster = self.hub, self.hub.cluster
+        if cluster is not None:
+            hub.lobby.changed = False
+            cluster.publish_soon(hub.lobby.quick_tables, lambda: listed(hub.tables.values()))
 
     async def adopt(self) -> int:
         """Take over the tables of dead nodes (a cluster's node, at each renewal); how many."""
         cluster = self.hub.cluster
         if cluster is None:
             return 0
-        tables = await cluster.adopt(list(self.hub.tables))
+        tables = await cluster.adopt(self.hub.tables.keys())
         # A dead node's tables are many (hundreds): each restored by replaying its game, all
         # at once they would hold the loop up for a second or more, the tables in play here
         # and the resumes of the new ones waiting. A slice at a time, play going on between.
@@ -393,24 +424,43 @@ class Server:
 
     def _fenced(self, table_ids: set[str]) -> None:
         """Tables whose writes a commit left out (`pg_fence`): this node was away past its
-        lease and another node holds them. They are dropped (`Hub.release`), and their people
-        cut off without a word: what they were sent since never became the table's state, and
-        a frame dropped from the middle would break the connection's sequence. They resume
-        elsewhere, and are sent to the table's node."""
-        tables = [self.hub.tables[t] for t in table_ids if t in self.hub.tables]
-        people = {id(person) for table in tables for person in table.people()}
-        for conn in list(self.hub.conns.values()):
-            connection = conn.transport
-            if (
-                id(conn.session) in people
-                and isinstance(connection, _Connection)
-                and connection.transport is not None
-            ):
-                connection.transport.abort()
-        for table_id in sorted(table_ids):
-            log.warning("table %s: its writes were left out (fenced by its lease)", table_id)
-        self.hub.release(dict.fromkeys(table_ids))
-        self.loop.call_soon(self.done)
+        lease and another node holds them. Their people's connections are held at once (what
+        they were sent since never became the table's state); once the database has said
+        which node holds each table now, what was held is taken back and they are sent there
+        (`Hub.release`: an unasked REDIRECT, then SHUTTING_DOWN), in sequence, as if the
+        frames taken back had never been sent. They resume on that node."""
+        if self.stopping:  # handed over already: its people are told where it went
+            return
+        cut = self.hub.cut_off(sorted(table_ids))
+        held = [
+            c.transport for one in cut for c in one.conns if isinstance(c.transport, _Connection)
+        ]
+        for connection in held:
+            connection.held = True
+        for one in cut:
+            log.warning("table %s: its writes were left out (fenced by its lease)", one.table_id)
+        # A table closed here meanwhile (its lease given up at a renewal between its closing
+        # and the commit of its last deletions) loses nothing: its rows go as their tokens end.
+        if cut:
+            self.loop.create_task(self._send_fenced(cut, held))
+
+    async def _send_fenced(self, cut: list[CutOff], held: list[_Connection]) -> None:
+        moved: dict[str, str | None] = {}
+        cluster = self.hub.cluster
+        assert cluster is not None
+        for one in cut:
+            moved[one.table_id] = None
+            with contextlib.suppress(StorageError):  # then they are only cut off
+                owner = await cluster.table_owner(one.table_id)
+                if owner is not None and owner.alive and owner.node != cluster.node:
+                    moved[one.table_id] = owner.address
+        for connection in held:
+            connection.unsend()
+        self.hub.now = self.now()
+        for one in cut:
+            send_off(self.hub, one, moved[one.table_id])
+            log.warning("table %s: its players are sent to %s", one.table_id, moved[one.table_id])
+        self.done()
 
     def _commit(self, wait: bool) -> None:
         """Commit the storage's held writes (or start to)."""
@@ -498,10 +548,12 @@ class Server:
                     connection.transport.pause_reading()
             self.hub.save_all()
             self.done(wait=True)
-            try:
-                moved = await cluster.hand_off(list(self.hub.tables))
-            except StorageError as exc:  # their leases end as we leave: taken over after all
-                log.warning("could not hand the tables over: %s", exc)
+            try:  # within seconds: the node must be out soon (`cluster.STOP_SECONDS`)
+                moved = await asyncio.wait_for(
+                    cluster.hand_off(list(self.hub.tables)), HANDOFF_SECONDS
+                )
+            except (StorageError, TimeoutError) as exc:  # their leases end as we leave
+                log.warning("could not hand the tables over: %s", exc or "too slow")
         self.hub.shutdown(moved=moved)
         self.done(wait=True)
         if self._timer is not None:

@@ -43,7 +43,6 @@ from .config import HubConfig
 from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
-from .listing import listed
 from .metrics import MetricsServer, registry_for
 from .pg_storage import PgStorage
 from .storage import StorageError
@@ -596,9 +595,9 @@ async def _renew(cluster: Cluster, server: Server) -> None:
     while True:
         await asyncio.sleep(cluster.lease / 3)
         try:
-            lost = await cluster.renew(list(hub.tables))
+            lost = await cluster.renew(hub.tables.keys())
             await server.adopt()
-            await cluster.publish(hub.lobby.quick_tables(), listed(hub.tables.values()))
+            server.publish()  # not awaited: the next renewal must not wait behind it
         except StorageError as exc:
             log.warning("%s", exc)
             continue

@@ -17,33 +17,30 @@ lone server before the cluster), each claim a conditional write, so only one nod
 
 No broker and no consensus of our own: row locks, conditional updates and advisory locks are the
 whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
+
+Its parts: the connections and the live nodes (`server.cluster_base`), taking tables over
+(`server.cluster_adopt`), what the lobbies share (`server.cluster_lobby`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
-from collections.abc import (
-    AsyncIterator,
-    Callable,
-    Collection,
-    Coroutine,
-    Iterable,
-    Mapping,
-)
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable
 from datetime import timedelta
 from typing import Any, Final
 
 import asyncpg
 
+from .cluster_adopt import HANDOFF, Adoption
+from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, ClusterError, Node
+from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
 from .pg_schema import TRANSIENT, reason, redact
-from .pg_storage import PgStorage
 from .redirect import Owner
 from .storage import StorageError
 from .wallclock import WallClock
+
+__all__ = ["DEFAULT_LEASE", "QUICK_PATIENCE", "Cluster", "ClusterError", "Node", "cluster_key"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -51,50 +48,19 @@ JOIN_KEY: Final = 0x5355_5348_0000_0003
 """The transaction advisory lock under which nodes join (one at a time)."""
 DEFAULT_LEASE: Final = 10.0
 """Seconds a lease lasts unless renewed (``--lease``)."""
-CONNECT_SECONDS: Final = 10.0
-CLOSE_SECONDS: Final = 2.0
-"""How long a stopping node lets its pool's connections finish before cutting them."""
-POOL: Final = 4
-"""Connections a node keeps for the cluster's questions (beside its storage's one)."""
 CHANNEL: Final = "sushigo_nodes"
 """NOTIFY'd when a node joins or leaves."""
-CHAT: Final = "sushigo_chat"
-"""NOTIFY'd with each lobby chat message, for the other nodes' lobbies."""
-HANDOFF: Final = "sushigo_handoff"
-"""NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
-QUICK_PATIENCE: Final = 2.0
-"""Seconds a quick-match table waits for players before other nodes send theirs to it."""
 OWNER_SECONDS: Final = 0.5
 """How long `token_owner` keeps an answer (a quarter of the lease at most)."""
 OWNERS_KEPT: Final = 100_000
 """Answers kept at most (then forgotten all at once: they are only a moment's)."""
+STOP_SECONDS: Final = 3.0
+"""How long a stopping node waits for the database to hand its tables over, and again to give up
+its leases, before it goes anyway (their leases end by themselves): the node must be out within
+seconds (an orchestrator kills it at 15), however slow the database is under load or its pool is
+with questions queued."""
 TICKET_SECONDS: Final = 30.0
 """How long a redirect ticket is good for, by the database's clock."""
-HOLD_SECONDS: Final = 4.0
-"""How long a resume for a table not yet taken up here waits for it (a dead node's lease running
-out, or this node restoring it) before it is told to try again: under the client's 10 s."""
-HOLD_POLL: Final = 0.5
-"""How often a held resume asks again."""
-ADOPT_GATHER: Final = 0.05
-"""Seconds a resume's take-over of one table waits for others to share its query: when a node
-dies, thousands of its players knock at once, and one query each would queue them all."""
-LISTED_MAX: Final = 1000
-"""Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
-
-
-class ClusterError(StorageError):
-    """This node may not join (or stay in) the cluster: the message says why, in one line."""
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A live node, as the database has it."""
-
-    name: str
-    address: str
-    """Its advertised HOST:PORT: where clients reach it."""
-    tables: int
-    """The tables it last said it holds (its load)."""
 
 
 def fingerprint(key: bytes) -> str:
@@ -102,10 +68,11 @@ def fingerprint(key: bytes) -> str:
     return key[:8].hex()
 
 
-class Cluster:
-    """This node's part in the cluster: its row, its leases, the other live nodes.
+class Cluster(Adoption, LobbyShare):
+    """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
+    (`Adoption`, `LobbyShare`).
 
-    Runs on the server's event loop with a connection of its own (the storage's is for play)."""
+    Runs on the server's event loop with connections of its own (the storage's is for play)."""
 
     def __init__(
         self,
@@ -119,57 +86,13 @@ class Cluster:
         quick_patience: float = QUICK_PATIENCE,
         clock: WallClock | None = None,
     ) -> None:
-        self.url = url
-        self.clock = clock or WallClock()
-        """The node's wall clock, set to the database's at joining and at each renewal."""
-        self.path = redact(url)
-        self.node = node
+        super().__init__(url, node=node, lease=lease, clock=clock)
         self.address = address
         self.server_key = server_key
         self.protocol = protocol
-        self.lease = lease
         self.quick_patience = quick_patience
-        self.nodes: tuple[Node, ...] = ()
-        """The live nodes (this one included) as of the last `join` or `renew`."""
-        self.storage: PgStorage | None = None
-        """The node's storage: tables taken over are loaded through it (and their tokens)."""
-        self.on_handoff: Callable[[], Coroutine[Any, Any, object]] | None = None
-        """Called when a node handed tables over (some may be this node's to take up)."""
-        self.on_chat: Callable[[str, str, str], None] | None = None
-        """Called with lobby chat said on another node (player id, name, text)."""
-        self.on_nodes: Callable[[], None] | None = None
-        """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
-        self._pool: Any = None
-        self._listener: Any = None
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._publishing = asyncio.Lock()
         self._owners: dict[bytes, tuple[float, Owner | None]] = {}
         """`token_owner`'s recent answers: until when each is kept, and the answer."""
-        self._taking: dict[str, float] = {}
-        """Tables taken over and not yet in play here (being loaded and restored, in slices):
-        until when each counts as held, so a take-over meanwhile does not take it twice."""
-        self._wanted: set[str] = set()
-        self._gathered: asyncio.Future[dict[str, bytes]] | None = None
-        """The take-over of the tables `_wanted` by resumes, gathered for `ADOPT_GATHER`."""
-
-    @property
-    def _interval(self) -> timedelta:
-        """The lease, as a PostgreSQL interval (added to the database's now())."""
-        return timedelta(seconds=self.lease)
-
-    @contextlib.asynccontextmanager
-    async def _using(self, what: str) -> AsyncIterator[Any]:
-        """A connection of the node's small pool (questions from many players at once each get
-        one); a database error as `StorageError` saying `what` failed."""
-        try:
-            if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    self.url, min_size=1, max_size=POOL, timeout=CONNECT_SECONDS
-                )
-            async with self._pool.acquire() as conn:
-                yield conn
-        except (asyncpg.PostgresError, *TRANSIENT) as exc:
-            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
 
     async def listen(self) -> None:
         """Hear at once when a node joins or leaves (LISTEN/NOTIFY), rather than at the next
@@ -183,15 +106,7 @@ class Cluster:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
 
     def _notified(self, *_: object) -> None:
-        task = asyncio.get_running_loop().create_task(self.refresh())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _handed(self, *_: object) -> None:
-        if self.on_handoff is not None:
-            task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(self.on_handoff())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        self._spawn(self.refresh())
 
     async def refresh(self) -> None:
         """Read the live nodes again."""
@@ -268,54 +183,77 @@ class Cluster:
         # wins and the others' find it renewed (row locks order them).
         ended = await conn.fetch(
             "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
-            "WHERE node = $1 OR lease_expires < now() RETURNING table_id",
+            f"WHERE table_id IN ({TAKEN} (node = $1 OR lease_expires < now()) {IN_ORDER}) "
+            "RETURNING table_id",
             self.node,
             self._interval,
         )
         return sorted({row[0] for row in unleased} | {row[0] for row in ended})
 
-    async def renew(self, tables: Iterable[str]) -> list[str]:
-        """Renew this node's lease and those of `tables` (every table it holds: new ones are
-        leased here); the ids among them whose lease another node holds now (lost: this node
-        was away past its lease and they were taken). The leases of tables no longer held
-        are given up."""
-        held = list(tables)
-        async with self._using("renewing leases") as conn:
+    async def renew(self, tables: Collection[str]) -> list[str]:
+        """Renew this node's lease and those of `tables` (every table it holds, live); the ids
+        among them whose lease another node holds now (lost: this node was away past its lease
+        and they were taken). The leases of tables no longer held are given up."""
+        async with self._upkeep("renewing leases") as conn:
             async with conn.transaction():
-                alive = await conn.fetchval(
+                # Read once the transaction has begun: a table opened after this is leased by a
+                # commit that begins later, so its lease ends after this transaction's now() and
+                # a lease (and the DELETE below spares it). Read before, a table opened
+                # meanwhile and leased before the DELETE would lose its lease there, and its
+                # next writes be fenced: a game lost, its node alive. Sorted: every locker of
+                # many leases takes them in the order of their ids (`pg_fence`), so no two
+                # transactions wait for each other's.
+                held = sorted(tables)
+                began = await conn.fetchval(
                     "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
-                    "WHERE name = $1 AND server_key = $4 RETURNING name",
+                    "WHERE name = $1 AND server_key = $4 RETURNING now()",
                     self.node,
                     self._interval,
                     len(held),
                     self.server_key,
                 )
-                if alive is None:
+                if began is None:
                     raise ClusterError(
                         self.path, f"node {self.node!r} was removed from the cluster"
                     )
-                kept = await conn.fetch(
-                    "INSERT INTO table_leases (table_id, node, lease_expires) "
-                    "SELECT unnest($2::text[]), $1, now() + $3::interval "
-                    "ON CONFLICT (table_id) DO UPDATE SET lease_expires = EXCLUDED.lease_expires "
-                    "WHERE table_leases.node = $1 RETURNING table_id",
+                # Only leases there are: a table not yet leased is by the commit of its first
+                # writes (`pg_fence`), whose uncommitted lease this must not wait for (that
+                # commit may wait for one of the leases this locks: a deadlock). Only the end
+                # moves: the node's commits' locks (`FOR KEY SHARE`) do not hold this up.
+                await conn.execute(
+                    "UPDATE table_leases SET lease_expires = now() + $3::interval WHERE table_id "
+                    "IN (SELECT table_id FROM table_leases WHERE table_id = ANY($2::text[]) "
+                    "AND node = $1 ORDER BY table_id FOR NO KEY UPDATE)",
                     self.node,
                     held,
                     self._interval,
                 )
-                await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
-                # A table this node does not hold and whose state is gone (its game ended, or it
-                # never began) needs no lease; one saved and handed here is taken up below.
-                await conn.execute(
-                    "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
-                    "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
+                lost = await conn.fetch(
+                    "SELECT table_id FROM table_leases WHERE table_id = ANY($2::text[]) "
+                    "AND node <> $1 ORDER BY table_id",
                     self.node,
                     held,
                 )
+                await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
+            # A table this node does not hold and whose state is gone (its game ended, or it
+            # never began) needs no lease; one saved and handed here is taken up below. In a
+            # transaction of its own, its rows locked in the order of their ids too (one
+            # transaction locking the held leases, then these, could wait on a commit that
+            # holds one of these and waits for one of those), and as of the renewal's now().
+            await conn.execute(
+                "DELETE FROM table_leases WHERE table_id IN (SELECT l.table_id FROM table_leases l "
+                "WHERE l.node = $1 AND NOT (l.table_id = ANY($2::text[])) "
+                "AND l.lease_expires <= $3::timestamptz + $4::interval AND NOT EXISTS "
+                "(SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id) "
+                "ORDER BY l.table_id FOR UPDATE)",
+                self.node,
+                held,
+                began,
+                self._interval,
+            )
             await self._read_nodes(conn)
             await self.clock.align(conn)
-        ours = {row[0] for row in kept}
-        return [table_id for table_id in held if table_id not in ours]
+        return [row[0] for row in lost]
 
     # --- the answers routing asks for (`server.redirect.Directory`) -----------------------
 
@@ -406,288 +344,31 @@ class Cluster:
         """Tables whose writes a commit left out: another node holds them (`pg_fence`)."""
         return set() if self.storage is None else self.storage.take_fenced()
 
-    async def adopt(
-        self, held: list[str], table_ids: list[str] | None = None
-    ) -> list[tuple[str, bytes]]:
-        """Take up the tables among `table_ids` (None: every one) that this node does not hold
-        (`held`) and should: those whose lease has ended (their node died: one conditional
-        update decides, so of nodes doing this at once each table goes to one) and those
-        handed to it (`hand_off`). Their saved states, and their seats' tokens read into the
-        storage. Asked for by id (a resume), the ids asked for in the same moment share one
-        query."""
-        if table_ids is None:
-            return await self._adopt(held, None)
-        return await self._want(held, table_ids)
-
-    async def _want(self, held: Collection[str], table_ids: list[str]) -> list[tuple[str, bytes]]:
-        """`adopt` by id, gathered with the others asked for in the same moment; `held` (the
-        node's tables, live) is read once, when the gathered query is made."""
-        self._wanted.update(table_ids)
-        if self._gathered is None:
-            self._gathered = asyncio.get_running_loop().create_future()
-            task = asyncio.get_running_loop().create_task(self._gather(held))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        tables = await asyncio.shield(self._gathered)
-        return [(table_id, tables[table_id]) for table_id in table_ids if table_id in tables]
-
-    async def take_up(self, tables: Mapping[str, object], table_id: str) -> list[tuple[str, bytes]]:
-        """`adopt` one table for a resume (`server.redirect.resume_elsewhere`). Until its dead
-        node's lease ends, or while this node restores it, the resume is held (a few seconds,
-        well within the client's patience) rather than refused: a refused player knocks again,
-        and thousands knocking at once swamp the node that has their tables to take up."""
-        loop = asyncio.get_running_loop()
-        until = loop.time() + HOLD_SECONDS
-        while table_id not in tables:
-            adopted = await self._want(tables, [table_id])
-            if adopted or loop.time() >= until:
-                return adopted
-            # The lease ends by the database's clock, unannounced: ask again in a moment.
-            await asyncio.sleep(HOLD_POLL)
-        return []
-
-    async def _gather(self, held: Collection[str]) -> None:
-        await asyncio.sleep(ADOPT_GATHER)
-        gathered, self._gathered = self._gathered, None
-        wanted, self._wanted = sorted(self._wanted), set()
-        assert gathered is not None
-        try:
-            gathered.set_result(dict(await self._adopt(list(held), wanted)))
-        except BaseException as exc:  # each resume waiting for it hears it
-            gathered.set_exception(exc)
-            gathered.exception()  # retrieved: nobody may be waiting any more
-            if not isinstance(exc, Exception):
-                raise
-
-    async def _adopt(self, held: list[str], table_ids: list[str] | None) -> list[tuple[str, bytes]]:
-        now = asyncio.get_running_loop().time()
-        playing = set(held)
-        self._taking = {
-            t: until for t, until in self._taking.items() if until > now and t not in playing
-        }
-        async with self._using("taking over tables") as conn:
-            if table_ids is not None:
-                # Saved and never leased (its node died as it made it): asked for, it is ours.
-                await conn.execute(
-                    "INSERT INTO table_leases (table_id, node, lease_expires) "
-                    "SELECT table_id, $1, now() - interval '1 second' FROM tables_in_progress "
-                    "WHERE table_id = ANY($2::text[]) ON CONFLICT (table_id) DO NOTHING",
-                    self.node,
-                    table_ids,
-                )
-            rows = await conn.fetch(
-                "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
-                "WHERE (lease_expires < now() OR node = $1) "
-                "AND NOT (table_id = ANY($3::text[])) "
-                "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) RETURNING table_id",
-                self.node,
-                self._interval,
-                [*held, *self._taking],
-                table_ids,
-            )
-        taken = [row[0] for row in rows]
-        if not taken or self.storage is None:
-            return []
-        until = now + self.lease
-        self._taking.update((table_id, until) for table_id in taken)
-        tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
-        log.info("took up %d tables", len(tables))
-        return tables
-
-    async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
-        """Hand these tables (saved and durable) to the other live nodes, each to the one with
-        the fewest tables at the time; where each went (its new node's address). Each lease
-        moves only if it is still this node's. Empty when this node is alone."""
-        async with self._using("handing tables over") as conn:
-            await self._read_nodes(conn)
-            others = [n for n in self.nodes if n.name != self.node]
-            if not others or not table_ids:
-                return {}
-            load = {n.name: n.tables for n in others}
-            address = {n.name: n.address for n in others}
-            plan: dict[str, str] = {}
-            for table_id in table_ids:
-                target = min(load, key=lambda name: (load[name], name))
-                plan[table_id] = target
-                load[target] += 1
-            rows = await conn.fetch(
-                "UPDATE table_leases l SET node = p.node, lease_expires = now() + $3::interval "
-                "FROM unnest($1::text[], $2::text[]) AS p(table_id, node) "
-                "WHERE l.table_id = p.table_id AND l.node = $4 RETURNING l.table_id, l.node",
-                list(plan),
-                list(plan.values()),
-                self._interval,
-                self.node,
-            )
-            await conn.execute(f"NOTIFY {HANDOFF}")
-        log.info("handed %d tables to %s", len(rows), ", ".join(sorted(set(plan.values()))))
-        return {table_id: address[node] for table_id, node in rows}
-
-    async def publish(
-        self,
-        quick: list[tuple[str, str, int, int]],
-        listed: list[tuple[str, str, str, bytes]] | None = None,
-    ) -> None:
-        """Say which quick-match tables of this node take players: (id, kind, players, free
-        seats), every one (those it said before and not now are gone; a table said again keeps
-        its age); and, given `listed`, every table of this node as the lobby lists it (id,
-        kind, status, its TABLE_INFO packed: `server.listing`), likewise."""
-        ids, kinds, sizes, free = [list(c) for c in zip(*quick, strict=True)] or [[], [], [], []]
-        # One publication at a time (a renewal's and a new table's would lock the same rows in
-        # two orders).
-        async with (
-            self._publishing,
-            self._using("publishing quick-match tables") as conn,
-            conn.transaction(),
-        ):
-            await conn.execute(
-                "DELETE FROM quick_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
-                self.node,
-                ids,
-            )
-            if quick:
-                await conn.execute(
-                    "INSERT INTO quick_tables (table_id, node, kind, players, free) "
-                    "SELECT t, $1, k, p, f FROM unnest($2::text[], $3::text[], $4::int[], "
-                    "$5::int[]) AS q(t, k, p, f) "
-                    "ON CONFLICT (table_id) DO UPDATE SET free = EXCLUDED.free",
-                    self.node,
-                    ids,
-                    kinds,
-                    sizes,
-                    free,
-                )
-            if listed is not None:
-                await self._list(conn, listed)
-
-    async def _list(self, conn: Any, listed: list[tuple[str, str, str, bytes]]) -> None:
-        ids = [table[0] for table in listed]
-        await conn.execute(
-            "DELETE FROM listed_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
-            self.node,
-            ids,
-        )
-        if listed:  # a table handed here from another node is this node's now
-            await conn.execute(
-                "INSERT INTO listed_tables (table_id, node, kind, status, info) "
-                "SELECT t, $1, k, s, i FROM unnest($2::text[], $3::text[], $4::text[], "
-                "$5::bytea[]) AS l(t, k, s, i) "
-                "ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
-                "status = EXCLUDED.status, info = EXCLUDED.info",
-                self.node,
-                *[list(column) for column in zip(*listed, strict=True)],
-            )
-
-    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
-        """The tables of the other live nodes as they last listed them (`publish`), of `kind`
-        and `status` (None: any), the newest first, `LISTED_MAX` at most."""
-        async with self._using("reading the table list") as conn:
-            rows = await conn.fetch(
-                "SELECT l.info FROM listed_tables l JOIN cluster_nodes n "
-                "ON n.name = l.node AND n.lease_expires > now() WHERE l.node <> $1 "
-                "AND ($2::text IS NULL OR l.kind = $2) AND ($3::text IS NULL OR l.status = $3) "
-                "ORDER BY l.opened DESC LIMIT $4",
-                self.node,
-                kind,
-                status,
-                LISTED_MAX,
-            )
-        return [bytes(row[0]) for row in rows]
-
-    async def find_quick(self, kind: str, players: int) -> Owner | None:
-        """A quick-match table of another live node with a free seat that has waited for
-        players `quick_patience` seconds at least (a busy node fills its own tables in
-        moments: only a table that does not fill is worth a redirect), the fullest and then
-        the oldest first, its seat reserved (so players asking at once go to different seats);
-        None if there is none. Rows another node is reserving are skipped, not waited for."""
-        async with self._using("finding a quick match") as conn, conn.transaction():
-            row = await conn.fetchrow(
-                "SELECT q.table_id, q.node, n.address FROM quick_tables q "
-                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
-                "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
-                "AND q.created <= now() - $4::interval "
-                "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",
-                kind,
-                players,
-                self.node,
-                timedelta(seconds=self.quick_patience),
-            )
-            if row is None:
-                return None
-            await conn.execute(
-                "UPDATE quick_tables SET free = free - 1 WHERE table_id = $1", row[0]
-            )
-        return Owner(row[0], row[1], row[2], True)
-
-    async def say(self, said: list[tuple[str, str, str]]) -> None:
-        """Pass lobby chat said here on to the other nodes: one NOTIFY each (a payload is a few
-        hundred bytes, far under PostgreSQL's 8,000), heard by their listeners."""
-        async with self._using("passing chat on") as conn:
-            await conn.executemany(
-                "SELECT pg_notify($1, $2)",
-                [
-                    (CHAT, json.dumps({"node": self.node, "id": p, "name": n, "text": t}))
-                    for p, n, t in said
-                ],
-            )
-
-    def _chatted(self, _conn: object, _pid: object, _channel: object, payload: object) -> None:
-        if self.on_chat is None:
-            return
-        try:
-            said = json.loads(str(payload))
-            node, player_id, name, text = said["node"], said["id"], said["name"], said["text"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("a lobby chat message from another node that cannot be read")
-            return
-        if node != self.node and all(isinstance(v, str) for v in (player_id, name, text)):
-            self.on_chat(player_id, name, text)
-
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""
         others = tuple(n.address for n in self.nodes if n.name != self.node)
         return (self.address, *others)
 
-    async def _read_nodes(self, conn: Any) -> None:
-        rows = await conn.fetch(
-            "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
-            "ORDER BY name"
-        )
-        nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
-        changed, self.nodes = nodes != self.nodes, nodes
-        if changed and self.on_nodes is not None:
-            self.on_nodes()
-
     async def leave(self) -> None:
         """Give up this node's leases now (a clean stop, its tables saved): other nodes may take
-        its tables at once instead of after the lease."""
+        its tables at once instead of after the lease. Within `STOP_SECONDS`: a stopping node
+        must be out within seconds, and its leases end by themselves anyway."""
         try:
-            async with self._using("giving up the leases") as conn, conn.transaction():
-                await conn.execute(
-                    "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
-                )
-                await conn.execute(
-                    "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
-                )
-                await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
-                await conn.execute(f"NOTIFY {CHANNEL}")
-        except StorageError as exc:
-            log.warning("could not give up this node's leases: %s", exc)
+            await asyncio.wait_for(self._give_up(), STOP_SECONDS)
+        except (StorageError, TimeoutError) as exc:
+            log.warning("could not give up this node's leases: %s", exc or "too slow")
         await self.close()
 
-    async def close(self) -> None:
-        """Close the node's connections to the database."""
-        for task in list(self._tasks):
-            task.cancel()
-        listener, self._listener = self._listener, None
-        if listener is not None and not listener.is_closed():
-            listener.terminate()
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            try:  # gently: a connection going back to the pool finishes its reset first
-                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
-            except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
-                pool.terminate()
+    async def _give_up(self) -> None:
+        async with self._upkeep("giving up the leases") as conn, conn.transaction():
+            await conn.execute(
+                "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
+            )
+            await conn.execute(
+                "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
+            )
+            await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
+            await conn.execute(f"NOTIFY {CHANNEL}")
 
 
 def cluster_key(url: str) -> bytes | None:

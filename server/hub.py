@@ -27,6 +27,7 @@ from sushigo.protocol import (
     ChatMessage,
     Commit,
     ConnectionClosed,
+    CreateTable,
     Error,
     ErrorCode,
     FairRecord,
@@ -74,13 +75,15 @@ from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
 from .persist import StateError, changes, forget, load, saved
+from .placement import create_elsewhere, quick_elsewhere
 from .redirect import (
+    CutOff,
     Directory,
     login_ticket,
-    quick_elsewhere,
     resume_elsewhere,
-    send_away,
+    send_off,
     table_elsewhere,
+    take_away,
 )
 from .results import game_results, rate
 from .resume import resume_session
@@ -178,6 +181,7 @@ class Hub:
         self._routes[JoinTable] = self._join
         self._routes[Spectate] = self._spectate
         self._routes[QuickMatch] = self._quick_match
+        self._routes[CreateTable] = self._create
         self._routes[ListTables] = self._list_tables
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
@@ -527,13 +531,22 @@ class Hub:
         this node was away past its lease (paused, cut off) and they were taken over. They are
         dropped here, unsaved (the other node's state is the table's now), and their people are
         sent there: an unasked REDIRECT, then SHUTTING_DOWN; they resume on that node."""
-        for table_id, address in moved.items():
+        for cut in self.cut_off(moved):
+            send_off(self, cut, moved[cut.table_id])
+            log.warning(
+                "table %s: another node holds it now; its players are sent there", cut.table_id
+            )
+
+    def cut_off(self, table_ids: Iterable[str]) -> list[CutOff]:
+        """Drop these tables here, unsaved, their people at no table (`redirect.take_away`),
+        to be sent on (`redirect.send_off`)."""
+        cut = []
+        for table_id in table_ids:
             table = self.tables.pop(table_id, None)
-            if table is None:
-                continue
-            self._watched.pop(table_id, None)
-            send_away(self, table, address)
-            log.warning("table %s: another node holds it now; its players are sent there", table_id)
+            if table is not None:
+                self._watched.pop(table_id, None)
+                cut.append(take_away(self, table))
+        return cut
 
     def save_all(self) -> None:
         """Save every table in play (a stopping server, before its tables go elsewhere)."""
@@ -857,6 +870,11 @@ class Hub:
         """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
         if not table_elsewhere(self, conn, session, msg):
             self.lobby.handlers[JoinTable](conn, session, msg, now)
+
+    def _create(self, conn: Conn, session: Session, msg: CreateTable, now: float) -> None:
+        """CREATE_TABLE: here, or on the least-loaded node (`server.placement`)."""
+        if not create_elsewhere(self, conn, session, msg):
+            self.lobby.handlers[CreateTable](conn, session, msg, now)
 
     def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
         """QUICK_MATCH: a table here, or one waiting on another node (`server.redirect`)."""

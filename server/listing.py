@@ -1,10 +1,12 @@
 """A cluster's table list: LIST_TABLES on a node of a cluster shows every node's tables.
 
 Each node publishes its tables as its lobby shows them (a TABLE_INFO, packed) in the database's
-`listed_tables`, as it opens one and at each renewal (`Cluster.publish`); LIST_TABLES asks the
-database for the other live nodes' (off the event loop: `Hub.ask`) and pages them after this
-node's own, newest first. So another node's table shows at most a renewal late (a third of the
-lease), and joining or watching it redirects there (`redirect.table_elsewhere`)."""
+`listed_tables`, as it opens or closes one, as a quick-match table fills, and at each renewal
+(`Cluster.publish_soon`: at most one every quarter second); LIST_TABLES asks the database for the
+other live nodes' (off the event loop: `Hub.ask`) and pages them after this node's own, newest
+first. So another node's new or closed table shows within a moment (what changes within a table,
+a seat taken, at the node's next renewal at the latest), and joining or watching it redirects
+there (`redirect.table_elsewhere`)."""
 
 from __future__ import annotations
 

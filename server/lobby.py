@@ -28,7 +28,6 @@ from sushigo.protocol import (
     Leaderboard,
     LeaveTable,
     ListTables,
-    LoggedIn,
     LoginGuest,
     LoginKey,
     Message,
@@ -45,18 +44,17 @@ from sushigo.protocol import (
     TableSettings,
     TableStatus,
     TableUpdate,
-    verify_login,
 )
-from sushigo.protocol.identity import player_id_for_key
 
 from .config import HubConfig
 from .errors import TableError
 from .games import adapter, check_settings, describe
 from .limits import Limits
+from .login import logged_in, login
 from .moderation import Moderation, sanction_message
-from .names import Names, clean_name
+from .names import Names
 from .seating import TableHost
-from .session import Conn, Session, new_token
+from .session import Conn, Session
 from .storage import LeaderboardEntry, Storage
 from .table import Table
 
@@ -125,6 +123,10 @@ class Lobby:
         """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
         self._made: dict[str, set[Table]] = {}
         """The tables each player made, for the cap on them (closed ones dropped as met)."""
+        self.changed = False
+        """A table closed, or a quick-match table filled, since the adapter last looked: a
+        cluster's node tells the other nodes at once (they send players to its open tables, and
+        list its tables), rather than at its next renewal."""
         self._deserted: dict[str, dict[Table, None]] = {}
         """Per address, the tables made from it whose abandoned clock runs, oldest first (those
         whose people came back, or that closed, dropped as met)."""
@@ -249,50 +251,12 @@ class Lobby:
         table.act(seat, msg.round, msg.turn, msg.action, now)
 
     def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
-        hub = self.hub
-        name = clean_name(msg.name)  # INVALID_NAME, saying why
-        if isinstance(msg, LoginKey):
-            if not verify_login(msg, hub.server_key, conn.challenge):
-                raise TableError(
-                    ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
-                )
-            player_id = player_id_for_key(msg.public_key)
-            banned = hub.moderation.player_ban(player_id)
-            if banned is not None:  # BANNED is fatal: the hub closes the connection after it
-                raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
-            hub.limits.may_log_in(player_id)
-            hub.names.check(name, player_id)
-            hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
-            guest = False
-        else:
-            player_id = "g:" + secrets.token_hex(8)
-            hub.names.check(name, player_id)
-            guest = True
-        self.logged_in(conn, msg.ref, player_id, name, guest)
-        log.info(
-            "login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer
-        )
+        """LOGIN_GUEST or LOGIN_KEY (`server.login`)."""
+        login(self.hub, conn, msg)
 
-    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> None:
+    def logged_in(self, conn: Conn, ref: int, player_id: str, name: str, guest: bool) -> Session:
         """A new session for a checked identity on `conn`, answered by LOGGED_IN."""
-        hub = self.hub
-        token, digest = new_token()
-        session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
-        session.address = conn.address
-        hub.sessions[digest] = session
-        hub.names.update(session)
-        hub.limits.connected(session)
-        conn.session = session
-        session.send(
-            LoggedIn(
-                ref=ref,
-                player_id=player_id,
-                name=name,
-                guest=guest,
-                resume_token=token,
-                nodes=hub.nodes,
-            )
-        )
+        return logged_in(self.hub, conn, ref, player_id, name, guest)
 
     def _table(self, table_id: str) -> Table:
         table = self.hub.tables.get(table_id)
@@ -325,8 +289,11 @@ class Lobby:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
-    def _new_table(self, settings: TableSettings, host: str | None) -> Table:
-        table = Table(secrets.token_hex(6), settings, check_settings(settings), self.hub, host)
+    def _new_table(
+        self, settings: TableSettings, host: str | None, table_id: str | None = None
+    ) -> Table:
+        table_id = table_id or secrets.token_hex(6)
+        table = Table(table_id, settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
         self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
@@ -352,7 +319,9 @@ class Lobby:
                 ErrorCode.LIMIT_REACHED,
                 f"the server has {cfg.max_tables} tables already; join one, or try later",
             )
-        table = self._new_table(settings, session.player_id)
+        # A player sent here to make a table (`server.placement`) makes the one its ticket named.
+        table = self._new_table(settings, session.player_id, session.placed)
+        session.placed = None
         table.origin, table.maker = session.address, key
         self._made.setdefault(key, set()).add(table)
         return table
@@ -422,6 +391,7 @@ class Lobby:
             table.quick = True
             waiting.append(table)
         taken = table.sit(session)
+        session.placed = None  # sent here to make one, it found one waiting (or made it)
         if table.host_player is None:
             table.host_player = session.player_id
         self._seated(session, table, taken.index, msg.ref, now)
@@ -452,6 +422,7 @@ class Lobby:
         )
         self.hub.table_changed(table)
         if table.quick and table.full:
+            self.changed = True
             # Every seat's token was saved as it sat down here (and is kept up to date on every
             # resume): saving them all again would only move their expiry by seconds.
             table.start(now)
@@ -535,6 +506,7 @@ class Lobby:
         """Close a table: its people (all away, if any) are back in the lobby, told why."""
         hub = self.hub
         del hub.tables[table.table_id]
+        self.changed = True
         hub.storage.delete_table(table.table_id)
         _drop(self._made, table.maker, table)
         _drop(self._deserted, table.origin, table)

@@ -10,9 +10,13 @@ and two nodes would have written one table.
 How. Each held write says which rows it touches (`pg_plan.Touches`); the keys that name a table
 (``("head", t)``, ``("turns", t)``, ``("tokens", t)``, ``("lease", t)``) tie it to that table. At
 the start of the commit's transaction the node reads the lease of every table its writes touch,
-``FOR SHARE``: a row lock that an adopting node's ``UPDATE`` of the lease waits for, so a lease
+``FOR KEY SHARE``: a row lock that a node taking the lease over waits for (every such update
+locks the leases ``FOR UPDATE`` first, in the order of their ids: `server.cluster`), so a lease
 that names this node at the check names it until the commit ends, and an adopter loads the
-table's state only after these writes are in (or known to be dropped). The writes of a table
+table's state only after these writes are in (or known to be dropped). The renewal's update of
+the lease's end (``FOR NO KEY UPDATE``) does not wait for it, nor it for the renewal: under load
+the node's commits follow each other without a gap, and a renewal that waited for each, and each
+commit for the renewal, let the node's own leases run out. The writes of a table
 whose lease names another node, or no node, are left out of the commit, and the storage says so
 (`PgStorage.take_fenced`): the server drops the table, unsent, as when a renewal finds it lost.
 
@@ -54,7 +58,7 @@ async def fence(
     """Lease the new tables among `writes`, lock the leases of the tables they touch, and return
     the writes to commit (those of tables whose lease names `node`) and the tables whose writes
     were left out. Runs inside the commit's transaction."""
-    new = [str(args) for write, args, _ in writes if write == LEASES]
+    new = sorted(str(args) for write, args, _ in writes if write == LEASES)
     if new:
         await conn.execute(
             "INSERT INTO table_leases (table_id, node, lease_expires) "
@@ -73,7 +77,7 @@ async def fence(
     # transactions never wait for each other's rows.
     rows = await conn.fetch(
         "SELECT table_id, node FROM table_leases WHERE table_id = ANY($1::text[]) "
-        "ORDER BY table_id FOR SHARE",
+        "ORDER BY table_id FOR KEY SHARE",
         sorted(touched),
     )
     ours = {table_id for table_id, owner in rows if owner == node}

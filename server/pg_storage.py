@@ -578,9 +578,14 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         return entry
 
     def delete_token(self, token_hash: bytes) -> None:
-        """Forget one token (no error if unknown)."""
-        self._unremember(token_hash)
-        self._write((TOKENS, (token_hash,)), "delete token", touches=(("hash", token_hash),))
+        """Forget one token (no error if unknown). Fenced by the lease of its table, as every
+        other write of the table's tokens (`pg_fence`): a node that lost the table deletes
+        nothing of the seat its new node holds."""
+        entry = self._unremember(token_hash)
+        touches: tuple[tuple[str, object], ...] = (("hash", token_hash),)
+        if entry is not None:
+            touches += (("tokens", entry.table_id),)
+        self._write((TOKENS, (token_hash,)), "delete token", touches=touches)
 
     def delete_tokens_for(self, table_id: str) -> None:
         """Forget every token of a table."""

@@ -7,7 +7,7 @@ that lives on another node.
 - JOIN_TABLE or SPECTATE for a table not here: if another live node holds it, a ticket is
   issued (recorded in the database) and the player REDIRECTed there with it.
 - LOGIN_TICKET: a ticket from a REDIRECT, checked here (the cluster's signature; its table is
-  on this node), then redeemed in the database (once, in time), and the identity it carries is
+  on this node, or, for a new table, this node is to make it: `server.placement`), then redeemed in the database (once, in time), and the identity it carries is
   logged in.
 
 Every question to the database goes through `Hub.ask` (the adapter awaits it on the event loop
@@ -18,7 +18,7 @@ and hands the answer back), so the core never waits. The answers come from `Dire
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -28,7 +28,6 @@ from sushigo.protocol import (
     JoinTable,
     LoginTicket,
     ProtocolError,
-    QuickMatch,
     Redirect,
     RemoteProtocolError,
     Resume,
@@ -88,7 +87,7 @@ class Directory(Protocol):
         (this node was away past its lease, `pg_fence`)."""
 
     async def adopt(
-        self, held: list[str], table_ids: list[str] | None = None
+        self, held: Collection[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:
         """Take up the tables among `table_ids` (None: every one) that this node does not hold
         (`held`) and should: those whose lease has ended (their node died) and those handed to
@@ -108,6 +107,14 @@ class Directory(Protocol):
         """Say which quick-match tables of this node take players (id, kind, players, free),
         and which tables it lists (id, kind, status, TABLE_INFO packed: `server.listing`)."""
 
+    def publish_soon(
+        self,
+        quick: Callable[[], list[tuple[str, str, int, int]]],
+        listed: Callable[[], list[tuple[str, str, str, bytes]]],
+    ) -> None:
+        """`publish` soon (at once, or right after the one under way), what `quick()` and
+        `listed()` say then."""
+
     async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
         """The other live nodes' tables as they listed them (packed TABLE_INFOs)."""
 
@@ -116,6 +123,10 @@ class Directory(Protocol):
 
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a seat free (reserved for us)."""
+
+    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+        """The node (name, address) a new table should open on instead of this one, which
+        holds `mine` tables; None: this one."""
 
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
@@ -158,27 +169,46 @@ class RedirectHost(Protocol):
         """Await `job` on the event loop; ``then(result, now)`` with its value."""
 
 
-def send_away(hub: RedirectHost, table: Table, address: str | None) -> None:
-    """The people of a table another node holds now (this node was away past its lease, and
-    dropped it) are sent there: an unasked REDIRECT when its node's `address` is known, then
-    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
-    the table's node rather than back into this node's lobby."""
+class CutOff(NamedTuple):
+    """The people of a table dropped here (`take_away`), to be sent on (`send_off`)."""
+
+    table_id: str
+    people: list[Session]
+    conns: list[Conn]
+    """The connections of those connected, still open."""
+
+
+def take_away(hub: RedirectHost, table: Table) -> CutOff:
+    """Take the people of a table another node holds now (dropped here) away from it: they
+    sit nowhere here any more."""
     people = [person for person in table.people() if isinstance(person, Session)]
     for person in people:
         person.table = person.seat = None
     ids = {id(person) for person in people}
-    for conn in [c for c in hub.conns.values() if id(c.session) in ids]:
-        if address and _speaks(conn):
-            _send(conn, Redirect(address=address, table_id=table.table_id))
+    conns = [c for c in hub.conns.values() if id(c.session) in ids]
+    return CutOff(table.table_id, people, conns)
+
+
+def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
+    """Send the people of a table another node holds now (this node was away past its lease,
+    and dropped it) there: an unasked REDIRECT when its node's `address` is known, then
+    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
+    the table's node rather than back into this node's lobby."""
+    for conn in cut.conns:
+        if conn.closed:
+            continue
+        if address and speaks(conn):
+            _send(conn, Redirect(address=address, table_id=cut.table_id))
         hub.close(
             conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved to another node")
         )
-    for person in people:
+    for person in cut.people:
         if hub.sessions.get(person.token_hash) is person:
             del hub.sessions[person.token_hash]
 
 
-def _speaks(conn: Conn) -> bool:
+def speaks(conn: Conn) -> bool:
+    """The connection's client follows a REDIRECT (protocol 2.4)."""
     version = conn.proto.version
     return version is not None and version >= REDIRECT_VERSION
 
@@ -190,7 +220,7 @@ def resume_elsewhere(
     `resume` here (which refuses it if it still leads nowhere). False: nothing to ask."""
     cluster = hub.cluster
     digest = token_hash(msg.token)
-    if cluster is None or digest in hub.sessions or not _speaks(conn):
+    if cluster is None or digest in hub.sessions or not speaks(conn):
         return False
     entry = hub.storage.find_token(digest)
     if entry is not None and entry.table_id in hub.tables:
@@ -233,7 +263,7 @@ def table_elsewhere(
     """JOIN_TABLE or SPECTATE for a table not on this node: if another live node holds it,
     issue a ticket and redirect there. False: nothing to ask (the lobby answers as ever)."""
     cluster = hub.cluster
-    if cluster is None or msg.table_id in hub.tables or not _speaks(conn):
+    if cluster is None or msg.table_id in hub.tables or not speaks(conn):
         return False
     ticket, data = tickets.issue(
         hub.key, msg.table_id, session.player_id, session.name, session.guest
@@ -257,52 +287,20 @@ def table_elsewhere(
     return True
 
 
-def quick_elsewhere(
-    hub: RedirectHost, conn: Conn, session: Session, msg: QuickMatch, here: Callable[[float], None]
-) -> bool:
-    """QUICK_MATCH on a node with no open table for it: a table of another node that waits for
-    players takes this one (REDIRECT there, with a ticket), so a crowd spread over the nodes
-    fills tables rather than each node opening its own; else `here` (a new table on this node).
-    False: nothing to ask (this node has such a table)."""
-    cluster = hub.cluster
-    if (
-        cluster is None
-        or not _speaks(conn)
-        or hub.lobby.open_quick(msg.kind, msg.players, session.player_id) is not None
-    ):
-        return False
-
-    async def job() -> tuple[Owner | None, bytes]:
-        owner = await cluster.find_quick(msg.kind, msg.players)
-        if owner is None:
-            return None, b""
-        ticket, data = tickets.issue(
-            hub.key, owner.table_id, session.player_id, session.name, session.guest
-        )
-        await cluster.issue(ticket.ticket_id, owner.table_id, session.player_id)
-        return owner, data
-
-    def then(found: tuple[Owner | None, bytes], now: float) -> None:
-        owner, data = found
-        if owner is None or owner.address is None or session.table is not None:
-            here(now)
-            return
-        log.info("quick match: redirected to table %s at %s", owner.table_id, owner.node)
-        session.send(
-            Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id, ticket=data)
-        )
-
-    hub.ask(job, then, conn=conn, ref=msg.ref, what="the cluster's quick matches")
-    return True
-
-
 def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     """LOGIN_TICKET: check the ticket, redeem it, log its identity in."""
     cluster = hub.cluster
     ticket = tickets.read(msg.ticket, hub.server_key)
     if cluster is None or ticket is None:
         raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
-    if ticket.table_id not in hub.tables:
+    if ticket.place and ticket.place != cluster.node:
+        raise TableError(
+            ErrorCode.UNKNOWN_SESSION,
+            f"the ticket is for a new table on node {ticket.place!r}, not on this one",
+        )
+    if ticket.place and ticket.table_id in hub.tables:
+        raise TableError(ErrorCode.UNKNOWN_SESSION, "the ticket's new table is made already")
+    if not ticket.place and ticket.table_id not in hub.tables:
         raise TableError(
             ErrorCode.UNKNOWN_SESSION,
             f"the ticket is for table {ticket.table_id!r}, which is not on this node",
@@ -315,7 +313,9 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         if refused is not None:
             raise TableError(ErrorCode.UNKNOWN_SESSION, f"the ticket is {refused}")
         hub.names.check(ticket.name, ticket.player_id)
-        hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
+        session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
+        if ticket.place:  # sent here to make a table (`server.placement`): it makes it here
+            session.placed = ticket.table_id
         log.info("login %s as %s by ticket from %s", ticket.player_id, ticket.name, conn.peer)
 
     hub.ask(

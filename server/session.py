@@ -146,6 +146,9 @@ class Session:
     """When the connection was lost (the resume window runs from here)."""
     address: str = ""
     """The IP address it logged in from (for the per-address limits)."""
+    placed: str | None = None
+    """The id the next table it makes here takes: it was sent here to make it, by a ticket
+    for a new table (`server.placement`), and this node is not to send it on."""
     holds_name: bool = False
     """Its name is held for it (`server.names`): while it is connected, or away from a seat."""
     serial: int = field(default_factory=lambda: next(_SERIALS))

@@ -2,7 +2,8 @@
 the table the player asked for.
 
 A ticket is msgpack ``[payload, signature]``: the payload ``[id, table_id, player_id, name,
-guest]`` (`id`: 16 random bytes), and the Ed25519 signature, by the server key every node of the
+guest]`` (`id`: 16 random bytes), and for a table still to be made (`server.placement`) the name
+of the node that is to make it after these, and the Ed25519 signature, by the server key every node of the
 cluster shares, of a domain tag and the payload. So any node can tell a ticket of the cluster
 from a forged one without asking anyone. That it is used once and within its time is the
 database's to judge (`server.cluster`): the issuing node records the id with an end of the
@@ -32,14 +33,25 @@ class Ticket:
     player_id: str
     name: str
     guest: bool
+    place: str = ""
+    """For a new table: the node that is to make it (`table_id` is the id it takes). Empty: the
+    table exists, where the ticket is brought."""
 
 
 def issue(
-    key: Ed25519PrivateKey, table_id: str, player_id: str, name: str, guest: bool
+    key: Ed25519PrivateKey,
+    table_id: str,
+    player_id: str,
+    name: str,
+    guest: bool,
+    place: str = "",
 ) -> tuple[Ticket, bytes]:
-    """A new ticket and its bytes, signed with `key`."""
-    ticket = Ticket(secrets.token_bytes(16), table_id, player_id, name, guest)
-    payload: bytes = msgpack.packb([ticket.ticket_id, table_id, player_id, name, guest])
+    """A new ticket and its bytes, signed with `key` (`place`: see `Ticket.place`)."""
+    ticket = Ticket(secrets.token_bytes(16), table_id, player_id, name, guest, place)
+    fields: list[object] = [ticket.ticket_id, table_id, player_id, name, guest]
+    if place:  # a table ticket stays as it was, for nodes of the version before
+        fields.append(place)
+    payload: bytes = msgpack.packb(fields)
     return ticket, msgpack.packb([payload, key.sign(TAG + payload)])
 
 
@@ -50,11 +62,15 @@ def read(data: bytes, server_key: bytes) -> Ticket | None:
         outer: Any = msgpack.unpackb(data)
         payload, signature = outer
         Ed25519PublicKey.from_public_bytes(server_key).verify(signature, TAG + payload)
-        ticket_id, table_id, player_id, name, guest = msgpack.unpackb(payload)
+        fields = msgpack.unpackb(payload)
+        ticket_id, table_id, player_id, name, guest, *rest = fields
     except (ValueError, TypeError, InvalidSignature, msgpack.UnpackException):
         return None
-    fields = (ticket_id, table_id, player_id, name, guest)
+    place = rest[0] if len(rest) == 1 else None if rest else ""
     kinds = (bytes, str, str, str, bool)
-    if not all(isinstance(v, k) for v, k in zip(fields, kinds, strict=True)):
+    values = (ticket_id, table_id, player_id, name, guest)
+    if not isinstance(place, str) or not all(
+        isinstance(v, k) for v, k in zip(values, kinds, strict=True)
+    ):
         return None
-    return Ticket(ticket_id, table_id, player_id, name, guest)
+    return Ticket(ticket_id, table_id, player_id, name, guest, place)

@@ -16,11 +16,13 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
     ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
+    ("cluster_adopt", "cluster_lobby"),  # the parts of a cluster's node
+    ("cluster_base",),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("admin",),  # the admins' requests, over the lobby's
-    ("listing",),  # a cluster's table list, over its routing
+    ("listing", "placement"),  # a cluster's table list and new tables, over its routing
     ("redirect",),  # a cluster's routing, over the lobby's login
-    ("lobby", "desk", "tournament", "resume", "limits", "names", "history", "results"),
+    ("lobby", "login", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
@@ -57,6 +59,8 @@ CLOCKLESS += (
     "redirect",
     "tickets",
     "listing",
+    "login",
+    "placement",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 

@@ -46,6 +46,7 @@ def test_a_commit_leaves_out_the_writes_of_a_table_another_node_holds(pg_url: st
         asyncio.run(query(pg_url, "UPDATE table_leases SET node = 'b' WHERE table_id = 't-fence'"))
         a.append_turns("t-fence", 1, [b"late"], b"head-late")
         a.save_token(b"i" * 32, "t-fence", 1, 1)
+        a.delete_token(b"h" * 32)  # the seat b holds now: its token stays
         a.rate_game("sushi-go", ["p1", "p2"], lambda old: [(1.0, 1.0)] * 2, "t-fence")
         a.flush(wait=True)
         assert a.take_fenced() == {"t-fence"}
@@ -82,7 +83,8 @@ async def test_a_paused_node_woken_past_its_lease_cannot_commit(
     """Node a is paused (SIGSTOP) with our pick waiting in its socket; b takes the table over.
     a is woken (SIGCONT) while its renewal is held up (the test locks its row), so it plays the
     pick before it can learn the table is gone: its commit leaves the writes out, the table is
-    dropped unsent, and our player goes on at b from the step it was in."""
+    dropped unsent, our player is sent to b (an unasked REDIRECT) and goes on there from the
+    step it was in."""
     key = tmp_path / "cluster.key"
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
@@ -123,12 +125,14 @@ async def test_a_paused_node_woken_past_its_lease_cannot_commit(
 
         await eventually(fenced)
         await holder.execute("ROLLBACK")
-        while True:  # SHUTTING_DOWN, then the drop; nothing a played after waking
+        while True:  # REDIRECT, SHUTTING_DOWN, then the drop; nothing a played after waking
             try:
                 event = await client.next_event(10)
             except ConnectionLost:
                 break
             assert not isinstance(event, TurnStart), event
+        # Sent to b, in sequence (what a showed after waking taken back, never sent).
+        assert client.moved is not None and client.moved.address == f"127.0.0.1:{b.port}"
         await reconnect(client, attempts=20, delay=0.1)
         # At b, in the step it was in (a's writes of it never landed): the client library
         # brings its pick again, as after any resume mid-step.

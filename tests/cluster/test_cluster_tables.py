@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node
+from nodes import eventually, node, query
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TableStatus
@@ -47,4 +47,40 @@ async def test_every_node_lists_every_nodes_tables(pg_url: str, tmp_path: Path) 
     finally:
         for client in (ann, bob, cat):
             await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_a_closed_quick_table_is_withdrawn_at_once(pg_url: str, tmp_path: Path) -> None:
+    """A quick-match table that closes (or fills) is withdrawn from the other nodes' quick
+    matches and table lists at once, not at its node's next renewal (a third of the lease, here
+    10 s): else another node sends a player to it, with a ticket its node refuses ("the ticket
+    is for table X, which is not on this node": seen under load)."""
+    key = tmp_path / "cluster.key"
+    a = node(pg_url, key, "a", lease=30)
+    b = node(pg_url, key, "b", "--quick-patience", "0", lease=30)
+    await a.start()
+    await b.start()
+    ann = await Client.connect("127.0.0.1", a.port, name="ann")
+    dan = await Client.connect("127.0.0.1", b.port, name="dan")
+    try:
+        table_id = (await ann.quick_match(2, "sushi-go")).table.table_id
+
+        async def waiting() -> bool:
+            sql = "SELECT free FROM quick_tables WHERE table_id = $1"
+            return [r["free"] for r in await query(pg_url, sql, table_id)] == [1]
+
+        await eventually(waiting)
+        await ann.leave()  # the table closes: nobody is at it
+
+        async def withdrawn() -> bool:
+            sql = "SELECT 1 FROM quick_tables WHERE table_id = $1 UNION ALL "
+            sql += "SELECT 1 FROM listed_tables WHERE table_id = $1"
+            return not await query(pg_url, sql, table_id)
+
+        await eventually(withdrawn, timeout=3)
+        joined = await dan.quick_match(2, "sushi-go")  # not sent to the closed table
+        assert dan.port == b.port and joined.table.table_id != table_id
+    finally:
+        await ann.close()
+        await dan.close()
         await asyncio.gather(a.stop(), b.stop())

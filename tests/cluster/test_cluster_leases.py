@@ -1,0 +1,67 @@
+"""A node's renewal (server/cluster.py) against the writes of its own storage: a table that opens
+while the renewal runs keeps the lease its first commit gives it. (Under load a renewal that read
+the node's tables before its transaction deleted such a lease as a table given up, and the
+table's next writes were fenced: its game lost, its node alive.)"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from nodes import query
+
+from sushigo.server.cluster import Cluster
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+from sushigo.server.pg_storage import PgStorage
+
+
+class Opening:
+    """A node's tables (none yet) as the renewal reads them, a table opening at that moment: its
+    first commit, which leases it, lands from the storage's connection (here another thread's)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _lease(self) -> None:
+        sql = "INSERT INTO table_leases VALUES ('t-new', 'a', now() + interval '30 seconds')"
+        asyncio.run(query(self.url, sql))
+
+    def __iter__(self) -> Iterator[str]:
+        writer = threading.Thread(target=self._lease)
+        writer.start()
+        writer.join()
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __contains__(self, table_id: object) -> bool:
+        return False
+
+
+async def test_a_table_opened_as_its_node_renews_keeps_its_lease(
+    pg_url: str, tmp_path: Path
+) -> None:
+    PgStorage(pg_url).close()  # the schema
+    key = public_key_bytes(load_or_create_server_key(tmp_path / "cluster.key"))
+    cluster = Cluster(
+        pg_url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
+    )
+    await cluster.join()
+    try:
+        assert await cluster.renew(Opening(pg_url)) == []
+        rows = await query(pg_url, "SELECT node FROM table_leases WHERE table_id = 't-new'")
+        assert [r["node"] for r in rows] == ["a"]
+        # A lease the node holds is renewed.
+        await query(pg_url, "UPDATE table_leases SET lease_expires = now() + interval '1 s'")
+        assert await cluster.renew(["t-new"]) == []
+        sql = "SELECT lease_expires > now() + interval '20 s' FROM table_leases"
+        assert [r[0] for r in await query(pg_url, sql)] == [True]
+        # A lease of a table the node gave up (closed before its game began) does go.
+        await query(pg_url, "UPDATE table_leases SET lease_expires = now() + interval '10 s'")
+        assert await cluster.renew([]) == []
+        assert not await query(pg_url, "SELECT 1 FROM table_leases")
+    finally:
+        await cluster.close()

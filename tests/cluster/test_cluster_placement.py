@@ -1,0 +1,114 @@
+"""New tables go to the least-loaded node (server/placement.py), on two real nodes.
+
+Node a holds five tables, node b none: a player on a who creates a table is redirected to b with
+a ticket for the new table, and the client library follows by itself (seated at b, as the same
+identity, at seat 0 as its host); so is a quick match that would open a table. A ticket for a new
+table is good once, on its node only, and not when forged."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from nodes import eventually, node, query
+
+from sushigo.client.connection import Client
+from sushigo.client.link import Link, ServerError
+from sushigo.protocol import (
+    CreateTable,
+    ErrorCode,
+    LoggedIn,
+    LoginTicket,
+    Redirect,
+    TableJoined,
+    TableSettings,
+)
+
+SETTINGS = TableSettings(kind="sushi-go", players=3)
+
+
+async def bring(port: int, ticket: bytes) -> Link:
+    """A connection of its own to the node on `port`, logged in with `ticket`."""
+    link = Link("127.0.0.1", port, name="x")
+    await link._open()
+    try:
+        assert isinstance(
+            await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket)), LoggedIn
+        )
+    except BaseException:
+        await link.close()
+        raise
+    return link
+
+
+async def refused(port: int, ticket: bytes) -> ServerError:
+    with pytest.raises(ServerError) as caught:
+        await (await bring(port, ticket)).close()
+    return caught.value
+
+
+async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Path) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await a.start()
+    clients: list[Client] = []
+    try:
+        for i in range(5):  # a alone: every table is a's
+            clients.append(await Client.connect("127.0.0.1", a.port, name=f"p{i}"))
+            await clients[-1].create_table(SETTINGS)
+        await b.start()
+
+        async def knows_b() -> Client | None:
+            """A player on a, once a has heard of b (LISTEN/NOTIFY) and says so at login."""
+            client = await Client.connect("127.0.0.1", a.port, name="dan")
+            if len(client.nodes) == 2:
+                return client
+            await client.close()
+            return None
+
+        dan = await eventually(knows_b)
+        clients.append(dan)
+        joined = await dan.create_table(SETTINGS)
+        table_id = joined.table.table_id
+        assert (dan.port, joined.seat, dan.name) == (b.port, 0, "dan")
+        assert joined.table.host == dan.player_id
+
+        async def leased_to_b() -> bool:
+            rows = await query(
+                pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
+            )
+            return [r["node"] for r in rows] == ["b"]
+
+        await eventually(leased_to_b)
+
+        # A quick match that would open a table opens it at b too.
+        fay = await Client.connect("127.0.0.1", a.port, name="fay")
+        clients.append(fay)
+        quick = await fay.quick_match(2, "sushi-roll")
+        assert (fay.port, quick.seat) == (b.port, 0)
+
+        # eve's redirect, looked at by hand: a ticket for a new table, on b only, once.
+        eve = await Client.connect("127.0.0.1", a.port, name="eve")
+        clients.append(eve)
+        redirect = await eve.request(lambda ref: CreateTable(ref=ref, settings=SETTINGS))
+        assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{b.port}"
+        forged = bytearray(redirect.ticket)
+        forged[-1] ^= 1
+        error = await refused(b.port, bytes(forged))
+        assert error.code is ErrorCode.BAD_SIGNATURE, error
+        error = await refused(a.port, redirect.ticket)  # a new table for b, brought to a
+        assert error.code is ErrorCode.UNKNOWN_SESSION and "node 'b'" in str(error), error
+        there = await bring(b.port, redirect.ticket)
+        try:
+            error = await refused(b.port, redirect.ticket)
+            assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
+            made = await there.request(lambda ref: CreateTable(ref=ref, settings=SETTINGS))
+            assert isinstance(made, TableJoined) and made.seat == 0
+            assert made.table.table_id == redirect.table_id
+        finally:
+            await there.close()
+    finally:
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())
