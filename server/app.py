@@ -44,7 +44,8 @@ from typing import Any, cast
 
 from sushigo.protocol import ChatMessage
 
-from .hub import Ask, Hub, Read
+from .deferred import Ask, Read
+from .hub import Hub
 from .listing import listed
 from .redirect import Directory
 from .session import Conn

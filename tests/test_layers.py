@@ -15,8 +15,21 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
-    ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
+    (
+        "app",
+        "cli",
+        "options",
+        "runtime",
+        "cluster",
+        "replay",
+        "migrate",
+        "tls",
+        "keys",
+        "metrics",
+        "logs",
+    ),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
+    ("requests", "lifecycle", "deadlines", "deferred"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
     ("listing",),  # a cluster's table list, over its routing
     ("redirect",),  # a cluster's routing, over the lobby's login
@@ -57,6 +70,10 @@ CLOCKLESS += (
     "redirect",
     "tickets",
     "listing",
+    "requests",
+    "lifecycle",
+    "deadlines",
+    "deferred",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
