@@ -64,6 +64,13 @@ STOP_LINGER = 3.0
 be written out before it exits anyway (a client that does not read is not waited for)."""
 ADOPT_SLICE = 25
 """Tables a cluster node restores in one pass of the loop when it takes a dead node's over."""
+PUBLISH_SPACING = 0.5
+"""The least time between two publications of this node's tables (`Server._publish`) for the
+tables it opens. Each one lists every table of the node (hundreds of rows written), and at
+saturation tables open dozens of times a second: published at each, the node spent a tenth of
+its time listing them and PostgreSQL more than that writing them. Half a second is well within
+what others wait for (a quick-match table is offered to other nodes only after it has waited
+`--quick-patience` seconds, and the table list is otherwise a renewal late)."""
 COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
@@ -193,6 +200,10 @@ class Server:
         self._closing: set[_Connection] = set()
         """While `stop` runs: the connections whose last bytes are not yet written."""
         self._all_closed: asyncio.Future[None] | None = None
+        self._publishing: asyncio.TimerHandle | None = None
+        """The next publication of this node's tables, when one is due (`_publish_soon`)."""
+        self._published = -PUBLISH_SPACING
+        """When the last publication began (the loop's time)."""
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
@@ -283,7 +294,7 @@ class Server:
         if self.hub.opened and cluster is not None:  # leased in the commit that saves them
             opened, self.hub.opened = self.hub.opened, []
             cluster.lease_soon(opened)
-            self.loop.create_task(self._publish(cluster))
+            self._publish_soon(cluster)
         dirty = self.dirty
         if dirty:
             self.dirty = []
@@ -333,6 +344,20 @@ class Server:
         """Lobby chat said on another node of the cluster: said here too."""
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
         self.done()
+
+    def _publish_soon(self, cluster: Directory) -> None:
+        """Publish this node's tables now, or `PUBLISH_SPACING` after the last publication:
+        the tables opened meanwhile go in that one."""
+        if self._publishing is not None:
+            return
+        wait = self._published + PUBLISH_SPACING - self.loop.time()
+
+        def publish() -> None:
+            self._publishing = None
+            self._published = self.loop.time()
+            self.loop.create_task(self._publish(cluster))
+
+        self._publishing = self.loop.call_later(max(0.0, wait), publish)
 
     async def _publish(self, cluster: Directory) -> None:
         try:
@@ -491,6 +516,8 @@ class Server:
         if self._timer is not None:
             self._timer.cancel()
         self._timer_at = None
+        if self._publishing is not None:  # the tables go with the node now
+            self._publishing.cancel()
         moved: dict[str, str] = {}
         cluster = self.hub.cluster
         if cluster is not None:

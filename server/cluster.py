@@ -133,6 +133,8 @@ class Cluster:
         """The live nodes (this one included) as of the last `join` or `renew`."""
         self.storage: PgStorage | None = None
         """The node's storage: tables taken over are loaded through it (and their tokens)."""
+        self._opened: set[str] = set()
+        """Tables opened since the current renewal began (`renew`)."""
         self.on_handoff: Callable[[], Coroutine[Any, Any, object]] | None = None
         """Called when a node handed tables over (some may be this node's to take up)."""
         self.on_chat: Callable[[str, str, str], None] | None = None
@@ -280,6 +282,7 @@ class Cluster:
         was away past its lease and they were taken). The leases of tables no longer held
         are given up."""
         held = list(tables)
+        self._opened = set()  # tables opened from now on are held too, though not in `held`
         async with self._using("renewing leases") as conn:
             async with conn.transaction():
                 alive = await conn.fetchval(
@@ -306,11 +309,14 @@ class Cluster:
                 await conn.execute("DELETE FROM tickets WHERE expires < now() - interval '1 hour'")
                 # A table this node does not hold and whose state is gone (its game ended, or it
                 # never began) needs no lease; one saved and handed here is taken up below.
+                # A table opened since `held` was read was leased by its first commit meanwhile,
+                # perhaps before it saved a state: its lease is kept, or its writes would be
+                # fenced off as another node's.
                 await conn.execute(
                     "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
                     "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
                     self.node,
-                    held,
+                    [*held, *self._opened],
                 )
             await self._read_nodes(conn)
             await self.clock.align(conn)
@@ -398,6 +404,7 @@ class Cluster:
 
     def lease_soon(self, table_ids: list[str]) -> None:
         """Lease new tables in the commit of their first writes, which the lease fences."""
+        self._opened.update(table_ids)
         if self.storage is not None:
             for table_id in table_ids:
                 self.storage.lease_table(table_id)

@@ -45,11 +45,13 @@ from .pg_batches import (
     APPEND_TURN,
     DELETE_TOKEN,
     DELETES,
+    HEADS,
     INSERT_TOKEN,
     ORDER,
     SAVE_HEAD,
     TABLES,
     TOKENS,
+    TURNS,
 )
 from .pg_fence import LEASES, fence
 from .pg_moderation import PgModeration
@@ -466,17 +468,18 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         self, table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
     ) -> None:
         """Append turns numbered from `first` (a number again replaces its turn), and the head
-        when given. One statement per turn, so the turns of many tables go in one executemany."""
+        when given. Held, the heads and the turns of every table a commit holds go in a
+        statement each (`pg_batches.HEADS`, `TURNS`)."""
         if first < 0:
             raise ValueError(f"turns are numbered from 0, not {first}")
         what = f"save table {table_id!r}"
         rows = [(table_id, first + i, value) for i, value in enumerate(turns)]
         if self.write_behind:  # held one by one, committed together (a flush takes them all)
             if state is not None:
-                self._write((SAVE_HEAD, (table_id, state)), what, touches=(("head", table_id),))
+                self._write((HEADS, (table_id, state)), what, touches=(("head", table_id),))
             turns_of = (("turns", table_id),)
             for row in rows:
-                self._write((APPEND_TURN, row), what, touches=turns_of)
+                self._write((TURNS, row), what, touches=turns_of)
             return
 
         async def append(conn: Any) -> None:
