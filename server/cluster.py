@@ -281,7 +281,7 @@ class Cluster:
         leased here); the ids among them whose lease another node holds now (lost: this node
         was away past its lease and they were taken). The leases of tables no longer held
         are given up."""
-        held = list(tables)
+        held = sorted(tables)  # the leases locked in the order of their ids (see `_adopt`)
         self._opened = set()  # tables opened from now on are held too, though not in `held`
         async with self._using("renewing leases") as conn:
             async with conn.transaction():
@@ -297,11 +297,25 @@ class Cluster:
                     raise ClusterError(
                         self.path, f"node {self.node!r} was removed from the cluster"
                     )
-                kept = await conn.fetch(
+                # Three steps, so that this and the node's own commits (whose fence inserts the
+                # leases of new tables, then locks the leases it writes in the order of their
+                # ids: `pg_fence`) never wait for each other in a circle (they deadlocked under
+                # load, and the saves stalled): the missing leases inserted first, while this
+                # holds no lease; then the renewal, locking in the order of the ids; then the
+                # leases of tables gone, skipping any a commit has locked (next time, then).
+                await conn.execute(
                     "INSERT INTO table_leases (table_id, node, lease_expires) "
                     "SELECT unnest($2::text[]), $1, now() + $3::interval "
-                    "ON CONFLICT (table_id) DO UPDATE SET lease_expires = EXCLUDED.lease_expires "
-                    "WHERE table_leases.node = $1 RETURNING table_id",
+                    "ON CONFLICT (table_id) DO NOTHING",
+                    self.node,
+                    held,
+                    self._interval,
+                )
+                kept = await conn.fetch(
+                    "UPDATE table_leases l SET lease_expires = now() + $3::interval "
+                    "FROM (SELECT table_id FROM table_leases WHERE node = $1 "
+                    "AND table_id = ANY($2::text[]) ORDER BY table_id FOR UPDATE) AS s "
+                    "WHERE l.table_id = s.table_id RETURNING l.table_id",
                     self.node,
                     held,
                     self._interval,
@@ -313,8 +327,10 @@ class Cluster:
                 # perhaps before it saved a state: its lease is kept, or its writes would be
                 # fenced off as another node's.
                 await conn.execute(
-                    "DELETE FROM table_leases l WHERE node = $1 AND NOT (table_id = ANY($2::text[])) "
-                    "AND NOT EXISTS (SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id)",
+                    "DELETE FROM table_leases l USING (SELECT g.table_id FROM table_leases g "
+                    "WHERE g.node = $1 AND NOT (g.table_id = ANY($2::text[])) AND NOT EXISTS "
+                    "(SELECT 1 FROM tables_in_progress t WHERE t.table_id = g.table_id) "
+                    "FOR UPDATE OF g SKIP LOCKED) AS s WHERE l.table_id = s.table_id",
                     self.node,
                     [*held, *self._opened],
                 )
@@ -482,11 +498,17 @@ class Cluster:
                     self.node,
                     table_ids,
                 )
+            # The leases locked in the order of their ids, as a commit's fence locks them
+            # (`pg_fence`): in any other order, this and the node's own commit of the tables
+            # taken over a moment ago deadlocked, and its saves stalled for half a second.
             rows = await conn.fetch(
-                "UPDATE table_leases SET node = $1, lease_expires = now() + $2::interval "
+                "UPDATE table_leases l SET node = $1, lease_expires = now() + $2::interval "
+                "FROM (SELECT table_id FROM table_leases "
                 "WHERE (lease_expires < now() OR node = $1) "
                 "AND NOT (table_id = ANY($3::text[])) "
-                "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) RETURNING table_id",
+                "AND ($4::text[] IS NULL OR table_id = ANY($4::text[])) "
+                "ORDER BY table_id FOR UPDATE) AS s "
+                "WHERE l.table_id = s.table_id RETURNING l.table_id",
                 self.node,
                 self._interval,
                 [*held, *self._taking],
