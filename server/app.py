@@ -64,7 +64,8 @@ STOP_LINGER = 3.0
 be written out before it exits anyway (a client that does not read is not waited for)."""
 ADOPT_SECONDS = 0.004
 """How long a cluster node restores a dead node's tables in one pass of the loop when it takes
-them over, at most (a table more once it is past that): play goes on between."""
+them over, or hands the hub answers from the cluster, at most (one more once it is past that):
+play goes on between."""
 PUBLISH_SPACING = 0.5
 """The least time between two publications of this node's tables (`Server._publish`) for the
 tables it opens. Each one lists every table of the node (hundreds of rows written), and at
@@ -201,6 +202,9 @@ class Server:
         self._closing: set[_Connection] = set()
         """While `stop` runs: the connections whose last bytes are not yet written."""
         self._all_closed: asyncio.Future[None] | None = None
+        self._answers: deque[tuple[Ask, Any]] = deque()
+        """Answers to questions to the cluster, not yet handed to the hub (`_hand_answers`)."""
+        self._answering: asyncio.Task[None] | None = None
         self._publishing: asyncio.TimerHandle | None = None
         """The next publication of this node's tables, when one is due (`_publish_soon`)."""
         self._published = -PUBLISH_SPACING
@@ -396,11 +400,30 @@ class Server:
         except Exception as exc:  # a bug in the question: its request gets no answer, we go on
             log.error("a question to the cluster failed: %r", exc)
             return
+        self._answers.append((ask, result))
+        if self._answering is None:
+            self._answering = self.loop.create_task(self._hand_answers())
+
+    async def _hand_answers(self) -> None:
+        """Hand the hub the answers that came (`_answer`), in order, a few milliseconds' worth
+        per pass of the loop (`ADOPT_SECONDS`). When a dead node's lease ends, the resumes held
+        for its tables are answered together, hundreds in one pass, each taking a table up and
+        sending a snapshot: handed over all at once they held every table here up for a second
+        or more."""
+        answers = self._answers
         try:
-            self.hub.ask_done(ask, result, self.now())
-        except Exception:
-            log.exception("answering a question to the cluster failed")
-        self.done()
+            while answers:
+                began = _perf_counter()
+                while answers and _perf_counter() - began < ADOPT_SECONDS:
+                    ask, result = answers.popleft()
+                    try:
+                        self.hub.ask_done(ask, result, self.now())
+                    except Exception:
+                        log.exception("answering a question to the cluster failed")
+                self.done()
+                await asyncio.sleep(0)
+        finally:
+            self._answering = None
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the

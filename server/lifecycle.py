@@ -140,8 +140,12 @@ def shutdown(
     to another node of the cluster (`moved`: table id -> that node's address), REDIRECT there;
     then SHUTTING_DOWN, which is all an older client gets. The adapter sends them only once the
     saves are durable."""
-    save_all(hub)
     moved = moved or {}
+    # Not the tables handed to another node: saved before they went, they are that node's now
+    # (written here, they would only be fenced off).
+    for kept in hub.tables.values():
+        if kept.playing and kept.table_id not in moved:
+            hub.save_table(kept)
     restarting = Restarting(message="the server is restarting", retry_ms=retry_ms)
     for conn in list(hub.conns.values()):
         proto = conn.proto
