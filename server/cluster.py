@@ -40,7 +40,7 @@ from typing import Any, Final
 import asyncpg
 
 from .pg_schema import TRANSIENT, reason, redact
-from .pg_storage import PgStorage
+from .pg_storage import PgStorage, read_tables
 from .redirect import Owner
 from .storage import StorageError
 from .wallclock import WallClock
@@ -519,7 +519,11 @@ class Cluster:
             return []
         until = now + self.lease
         self._taking.update((table_id, until) for table_id in taken)
-        tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
+        # Read on this pool's connection, not the storage's: the storage's commits would wait
+        # behind the read of hundreds of tables, and every table's frames behind them.
+        async with self._using("loading the tables taken over") as conn:
+            rows = await read_tables(conn, taken)
+        tables = self.storage.tables_read(rows)
         log.info("took up %d tables", len(tables))
         return tables
 
