@@ -1623,9 +1623,9 @@ def main(argv: list[str] | None = None) -> int:
     counts: list[int] = args.nodes
     if len(counts) > 1 and args.db:
         parser().error("several --nodes counts run on a fresh pgserver database each: no --db")
+    args.nodes = counts[0] if counts else 0
     if args.pgserver:
         return _both_backends(args)
-    args.nodes = counts[0] if counts else 0
     if counts and not args.db:
         return _on_pgserver(args, counts)
     figures = run(args)
