@@ -40,7 +40,8 @@ from typing import Any, Final
 import asyncpg
 
 from .pg_schema import TRANSIENT, reason, redact
-from .pg_storage import PgStorage, read_tables
+from .pg_storage import PgStorage
+from .pg_tokens import read_tables
 from .redirect import Owner
 from .storage import StorageError
 from .wallclock import WallClock

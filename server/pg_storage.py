@@ -64,7 +64,7 @@ from .pg_schema import (
     redact,
     take_lock,
 )
-from .pg_tokens import KeptTokens
+from .pg_tokens import KeptTokens, read_tables
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -519,16 +519,6 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         ids = list(table_ids)
         return self.tables_read(self._query(lambda conn: read_tables(conn, ids), "load tables"))
 
-    def tables_read(self, rows: tuple[list[Any], list[Any], list[Any]]) -> list[tuple[str, bytes]]:
-        """The tables `read_tables` read (on any connection: a node taking tables over reads on
-        its own, so its commits never wait behind the read), their tokens kept in memory."""
-        heads, turns, tokens = rows
-        for token_hash, table_id, seat, expires_ms in tokens:
-            self._remember(bytes(token_hash), TokenEntry(table_id, seat, expires_ms))
-        return assemble_tables(
-            [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
-        )
-
     def lease_table(self, table_id: str) -> None:
         """A cluster's node leases a new table in the commit of its first writes (`pg_fence`)."""
         self._write((LEASES, table_id), "lease", touches=(("lease", table_id),))
@@ -587,22 +577,3 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
             ("DELETE FROM tokens WHERE expires_ms < $1", (now_ms,)), "delete expired tokens"
         )
         return len(expired)
-
-
-async def read_tables(conn: Any, ids: list[str]) -> tuple[list[Any], list[Any], list[Any]]:
-    """The heads, turns and tokens of the tables in progress among `ids` (`tables_read`)."""
-    heads = await conn.fetch(
-        "SELECT table_id, state FROM tables_in_progress "
-        "WHERE table_id = ANY($1::text[]) ORDER BY table_id",
-        ids,
-    )
-    turns = await conn.fetch(
-        "SELECT table_id, n, value FROM table_turns "
-        "WHERE table_id = ANY($1::text[]) ORDER BY table_id, n",
-        ids,
-    )
-    tokens = await conn.fetch(
-        "SELECT token_hash, table_id, seat, expires_ms FROM tokens WHERE table_id = ANY($1::text[])",
-        ids,
-    )
-    return heads, turns, tokens
