@@ -398,7 +398,9 @@ class Server:
         except StorageError as exc:
             result = exc
         except Exception as exc:  # a bug in the question: its request gets no answer, we go on
-            log.error("a question to the cluster failed: %r", exc)
+            # (While the node stops, its pool is closed under the questions still out: those
+            # fail as they may, and nobody waits for their answers.)
+            (log.info if self.stopping else log.error)("a question to the cluster failed: %r", exc)
             return
         self._answers.append((ask, result))
         if self._answering is None:
