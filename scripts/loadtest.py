@@ -56,6 +56,7 @@ import threading
 import time
 import urllib.request
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from pathlib import Path
@@ -88,6 +89,7 @@ from sushigo.protocol import (
     encode_message,
     make_commitment,
 )
+from sushigo.protocol.commitment import NONCE_SIZE
 from sushigo.protocol.versions import CURRENT_VERSION
 
 HOST = "127.0.0.1"
@@ -191,6 +193,17 @@ class Worker:
         self.rng = random.Random(settings.seed)
         self.clients: list[LoadClient] = []
         self.following: set[asyncio.Future[None]] = set()
+        self._random = b""
+        self._random_at = 0
+
+    def nonce(self) -> bytes:
+        """A fresh 32-byte nonce from the OS's cryptographic generator, as a client makes one
+        per pick: read 8 KiB at a time (a system call per pick was a tenth of the clients' CPU)."""
+        at = self._random_at
+        if at + NONCE_SIZE > len(self._random):
+            self._random, at = os.urandom(256 * NONCE_SIZE), 0
+        self._random_at = at + NONCE_SIZE
+        return self._random[at : at + NONCE_SIZE]
 
     def elapsed(self) -> float:
         return time.time() - self.settings.start
@@ -277,10 +290,12 @@ class Worker:
                 self.following.add(task)
                 task.add_done_callback(self.following.discard)
 
-        # As the client library: a growing pause (jittered, so thousands of seats that lost one
-        # node do not knock on the next all at once).
+        # As the client library does (`client.connection.auto_reconnect`): a pause of a second,
+        # growing by half each time, and jittered (0.5x to 1.5x), so thousands of seats that
+        # lost one node do not knock on the next all at once. (A pause of a quarter second at
+        # first made the storm three times as dense as the library's.)
         tries = resume["tries"] = resume.get("tries", 0) + 1
-        self.loop.call_later(min(0.25 * 1.5**tries, 1.0) * (0.5 + self.rng.random()), go)
+        self.loop.call_later(min(1.5 ** (tries - 1), 10.0) * (0.5 + self.rng.random()), go)
 
     def follow(self, index: int, redirect: dict[str, Any]) -> None:
         """A seat's REDIRECT (a cluster's quick match: a table on another node): a new
@@ -387,11 +402,13 @@ class LoadClient(asyncio.Protocol):
             stop = at + 4 + int.from_bytes(data[at : at + 4], "big")
             if stop > end:
                 break
-            try:
-                value = msgpack.unpackb(data[at + 4 : stop], raw=False)
-            except Exception:
-                self.fail("malformed frame from the server")
-                return
+            value = _glance(data, at + 4)
+            if value is None:
+                try:
+                    value = msgpack.unpackb(data[at + 4 : stop], raw=False)
+                except Exception:
+                    self.fail("malformed frame from the server")
+                    return
             at = stop
             self.handle(value)
             if self.closing:
@@ -632,7 +649,7 @@ class LoadClient(asyncio.Protocol):
             return
         card = _BY_LABEL[self.worker.rng.choice(self.hand)]
         self.action = Action(card)
-        self.nonce = secrets.token_bytes(32)
+        self.nonce = self.worker.nonce()
         round_, turn = self.position
         commitment = make_commitment(
             self.table_id, round_, turn, self.seat, CARD_WIRE.commit_bytes(self.action), self.nonce
@@ -649,6 +666,52 @@ class LoadClient(asyncio.Protocol):
                 "commitment": commitment,
             }
         )
+
+
+def _glance(data: bytes, at: int) -> dict[str, Any] | None:
+    """The type, seq, round and turn of a COMMITMENTS or TURN_RESULT frame's body at `at`, read
+    from its first bytes without decoding the rest (its commitments, openings and events, which
+    the load test does not use); None for any other frame (or one laid out otherwise: it is
+    decoded whole). Most frames a seat receives are one of these two."""
+    head = data[at + 1 : at + 1 + len(_COMMITMENTS)]
+    if head == _COMMITMENTS:
+        kind = "commitments"
+    elif head == _TURN_RESULT:
+        kind = "turn_result"
+    else:
+        return None
+    try:
+        return _position(data, kind, at + 1 + len(_COMMITMENTS))
+    except IndexError:  # cut short: the whole decode says what is wrong
+        return None
+
+
+def _position(data: bytes, kind: str, at: int) -> dict[str, Any] | None:
+    seq, at = _uint(data, at)
+    if data[at : at + 6] != b"\xa5round":
+        return None
+    round_, at = _uint(data, at + 6)
+    if data[at : at + 5] != b"\xa4turn":
+        return None
+    turn, _ = _uint(data, at + 5)
+    if seq < 0 or round_ < 0 or turn < 0:
+        return None
+    return {"type": kind, "seq": seq, "round": round_, "turn": turn}
+
+
+def _uint(data: bytes, at: int) -> tuple[int, int]:
+    """A msgpack unsigned integer at `at` and the offset after it (-1 if there is none)."""
+    first = data[at]
+    if first < 0x80:
+        return first, at + 1
+    size = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8}.get(first)
+    if size is None:
+        return -1, at + 1
+    return int.from_bytes(data[at + 1 : at + 1 + size], "big"), at + 1 + size
+
+
+_COMMITMENTS = b"\xa4type\xabcommitments\xa3seq"
+_TURN_RESULT = b"\xa4type\xabturn_result\xa3seq"
 
 
 # -- processes -------------------------------------------------------------------------------------
@@ -869,19 +932,29 @@ class Nodes:
         self.servers = servers
         self.port = servers[0].port
         self.metrics_url = ""
+        self.last: dict[int, dict[str, int]] = {}
+        """Each node's status as last read (a killed node's is read just before the kill)."""
 
     def status(self) -> dict[str, int]:
         out: dict[str, int] = {}
-        for server in self.servers:
-            for key, value in server.status().items():
+        for i, server in enumerate(self.servers):
+            status = server.status() or self.last.get(i, {})
+            self.last[i] = status
+            for key, value in status.items():
                 out[key] = out.get(key, 0) + value
         return out
+
+    def ticks(self) -> list[int]:
+        """Each node's CPU ticks so far (user and system)."""
+        self.status()
+        return [self.last.get(i, {}).get("ticks", 0) for i in range(len(self.servers))]
 
     def stop(self) -> str:
         return "\n".join(server.stop() for server in self.servers)
 
     def kill_first(self) -> None:
         """SIGKILL the first node (``--kill-node-after``): its players must play on elsewhere."""
+        self.last[0] = self.servers[0].status()  # the CPU it used, counted to its death
         self.servers[0].proc.kill()
 
 
@@ -973,8 +1046,127 @@ def _lobby_watcher_main(port: int, seconds: float, out: Pipe) -> None:
         out.send({"error": repr(exc)})
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """One load test; the figures as a dict."""
+def _machine_cpu() -> float:
+    """CPU seconds every process of the machine has used so far, on all its CPUs (from the
+    first line of /proc/stat: everything but idle and I/O wait)."""
+    with contextlib.suppress(OSError, ValueError):
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return (sum(values[:8]) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
+@dataclass
+class CpuMeter:
+    """The CPU seconds each part of a run used, read at its start and end: the nodes (each),
+    PostgreSQL (its every process, when the run started it), and the whole machine (the load
+    generator reports its own). So a run says what a turn costs each process, and how much of
+    the machine the neighbours took meanwhile."""
+
+    nodes: list[float]
+    postgresql: float | None
+    machine: float
+    load: float
+    """The load average over the last minute (`uptime`'s first figure)."""
+
+    @classmethod
+    def read(cls, server: ServerProcess | Nodes, pg_cpu: Callable[[], float] | None) -> CpuMeter:
+        tick = os.sysconf("SC_CLK_TCK")
+        if isinstance(server, Nodes):
+            nodes = [t / tick for t in server.ticks()]
+        else:
+            nodes = [server.status().get("ticks", 0) / tick]
+        return cls(nodes, pg_cpu() if pg_cpu else None, _machine_cpu(), os.getloadavg()[0])
+
+
+def pg_counters(url: str) -> dict[str, float]:
+    """PostgreSQL's own counters for the database at `url`, so far: commits, WAL bytes written
+    (the whole cluster's), and rows inserted, updated and deleted in each table (as PostgreSQL's
+    statistics have them: up to a second late)."""
+    import asyncpg  # noqa: PLC0415  (only for a run on PostgreSQL)
+
+    async def read() -> dict[str, float]:
+        conn = await asyncpg.connect(url)
+        try:
+            out: dict[str, float] = {
+                "commits": await conn.fetchval(
+                    "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+                ),
+                "wal_bytes": float(
+                    await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')")
+                ),
+            }
+            for name, rows in await conn.fetch(
+                "SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables"
+            ):
+                out[f"rows:{name}"] = rows
+            return out
+        finally:
+            await conn.close()
+
+    try:
+        return asyncio.run(read())
+    except (OSError, asyncpg.PostgresError) as exc:
+        print(f"loadtest: PostgreSQL's counters cannot be read: {exc}", file=sys.stderr)
+        return {}
+
+
+def pg_figures(before: dict[str, float], after: dict[str, float], turns: float) -> dict[str, Any]:
+    """PostgreSQL's work per four-player turn over the run (`pg_counters` at its start and end):
+    commits, WAL bytes, and rows written by table (the busiest first)."""
+    per = 1 / max(1.0, turns)
+    rows = {
+        key[5:]: (after[key] - before.get(key, 0)) * per
+        for key in after
+        if key.startswith("rows:") and after[key] > before.get(key, 0)
+    }
+    return {
+        "commits_per_turn": (after.get("commits", 0) - before.get("commits", 0)) * per,
+        "wal_bytes_per_turn": (after.get("wal_bytes", 0) - before.get("wal_bytes", 0)) * per,
+        "rows_per_turn": dict(sorted(rows.items(), key=lambda item: -item[1])),
+    }
+
+
+def cpu_figures(
+    before: CpuMeter, after: CpuMeter, clients: float, turns: float, seconds: float
+) -> dict[str, Any]:
+    """Each process's CPU seconds over the run, per 1,000 four-player turns; `clients`: the
+    load generator's CPU seconds. With the node's and the rest's cost per turn, what a second
+    node could give on this machine's cores: a node is one thread (at most a core), and every
+    process shares the cores (see docs/SCALING.md, "CPU per turn")."""
+    per = 1000 / max(1.0, turns)
+    nodes = [a - b for a, b in zip(after.nodes, before.nodes, strict=True)]
+    pg = (
+        after.postgresql - before.postgresql
+        if after.postgresql is not None and before.postgresql is not None
+        else None
+    )
+    machine = after.machine - before.machine
+    ours = sum(nodes) + clients + (pg or 0.0)
+    node_turn = sum(nodes) * per
+    rest_turn = (clients + (pg or 0.0)) * per
+    return {
+        "cpu_seconds": seconds,
+        "cpus": os.cpu_count() or 1,
+        "load_average_start": before.load,
+        "load_average_end": after.load,
+        "node_cpu_s": nodes,
+        "client_cpu_s": clients,
+        "postgresql_cpu_s": pg,
+        "machine_cpu_s": machine,
+        "others_cpu_s": max(0.0, machine - ours),
+        "node_cpu_s_per_1000_turns": node_turn,
+        "client_cpu_s_per_1000_turns": clients * per,
+        "postgresql_cpu_s_per_1000_turns": None if pg is None else pg * per,
+        "others_cpu_s_per_1000_turns": max(0.0, machine - ours) * per,
+        # 2 nodes on 2 cores over 1 node on one: 2N / (N + R), N the nodes' cost per turn and
+        # R the rest's (clients and PostgreSQL), when the nodes' work splits evenly.
+        "two_node_ratio_bound": 2 * node_turn / max(1e-9, node_turn + rest_turn),
+    }
+
+
+def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> dict[str, Any]:
+    """One load test; the figures as a dict. `pg_cpu`: PostgreSQL's CPU seconds so far, when the
+    run started it (`PgCluster.cpu_seconds`)."""
     _raise_fd_limit()
     cpus = sorted(os.sched_getaffinity(0))
     pin = args.pin and len(cpus) >= 2
@@ -1012,6 +1204,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             seed=args.seed,
             ports=tuple(s.port for s in server.servers) if isinstance(server, Nodes) else (),
         )
+        pg_before = pg_counters(args.db) if args.db and args.db.startswith("postgres") else {}
+        meter = CpuMeter.read(server, pg_cpu)
+        began = time.time()
         ctx = mp.get_context("fork")
         procs: list[tuple[Any, Pipe]] = []
         share, extra = divmod(seats, args.clients_procs)
@@ -1060,6 +1255,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if proc.is_alive():
                 proc.kill()
         after = server.status()
+        metered = CpuMeter.read(server, pg_cpu)
+        ended = time.time()
+        pg_after = pg_counters(args.db) if pg_before else {}
         lobby: dict[str, Any] = {}
         if watcher is not None:
             if watcher[1].poll(max(0.0, deadline - time.time())):
@@ -1119,15 +1317,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     killed_count = {s: sum(v == s for v in killed_tables.values()) for s in rank}
     # p99 per 10-second window: where a tail comes from (a start, a burst of game ends...).
     windows: dict[int, list[float]] = {}
+    seconds_: dict[int, list[float]] = {}
     for r in results:
         values, times = array("d"), array("d")
         values.frombytes(r["latencies"])
         times.frombytes(r.get("latency_at", b""))
         for value, at in zip(values, times, strict=False):
             windows.setdefault(int(at // 10) * 10, []).append(value)
+            seconds_.setdefault(int(at), []).append(value)
     by_window = {
         start: 1000 * _percentile(sorted(values), 0.99) for start, values in sorted(windows.items())
     }
+    # The worst seconds, by their p99: when a tail happened (a take-over, a burst of starts).
+    by_second = {at: 1000 * _percentile(sorted(v), 0.99) for at, v in seconds_.items()}
+    worst = dict(sorted(by_second.items(), key=lambda item: -item[1])[:8])
     latencies.sort()
     lags: list[float] = []
     for r in results:
@@ -1136,6 +1339,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         lags.extend(samples)
     lags.sort()
     server_errors = [line for line in stderr.splitlines() if "level=" in line]
+    client_cpu = sum(r["cpu_seconds"] for r in results)
+    cpu_split = cpu_figures(meter, metered, client_cpu, sum(turns_per_second), ended - began)
     return {
         "mode": args.mode,
         "games_concurrent": games,
@@ -1151,6 +1356,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency_p99_ms": 1000 * _percentile(latencies, 0.99),
         "latency_max_ms": 1000 * (latencies[-1] if latencies else float("nan")),
         "latency_p99_ms_by_10s": by_window,
+        "latency_p99_ms_worst_seconds": worst,
         "client_lag_p99_ms": 1000 * _percentile(lags, 0.99),
         "client_lag_max_ms": 1000 * (lags[-1] if lags else float("nan")),
         "errors": sum(errors.values()),
@@ -1178,6 +1384,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "turns_per_second_by_second": turns_per_second,
         "lobby_watcher": lobby,
         "metrics": scraped,
+        "cpu": cpu_split,
+        "postgresql": pg_figures(pg_before, pg_after, sum(turns_per_second)) if pg_after else {},
     }
 
 
@@ -1196,6 +1404,10 @@ def report(figures: dict[str, Any]) -> str:
         f" ({f['latency_samples']} samples)",
         "  p99 by 10 s from the start: "
         + ", ".join(f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_by_10s", {}).items()),
+        "  the worst seconds' p99: "
+        + ", ".join(
+            f"{at}s {ms:.0f}" for at, ms in f.get("latency_p99_ms_worst_seconds", {}).items()
+        ),
         f"errors: {f['errors']}" + (f" {f['error_kinds']}" if f["errors"] else ""),
         *(
             [f"cluster of {f['nodes']} nodes: {f.get('notes') or 'no redirects'}"]
@@ -1223,6 +1435,8 @@ def report(figures: dict[str, Any]) -> str:
         f" core (all client processes), event-loop lag p99 {f['client_lag_p99_ms']:.1f} ms,"
         f" max {f['client_lag_max_ms']:.1f} ms",
         f"  last message per seat: {f['last_message']}",
+        *cpu_report(f.get("cpu") or {}),
+        *pg_report(f.get("postgresql") or {}),
     ]
     lobby = f.get("lobby_watcher") or {}
     if "frames_per_minute" in lobby:
@@ -1242,6 +1456,52 @@ def report(figures: dict[str, Any]) -> str:
         )
     lines += [f"  server log: {line}" for line in f["server_log_sample"]]
     return "\n".join(lines)
+
+
+def cpu_report(c: dict[str, Any]) -> list[str]:
+    """The CPU breakdown (`cpu_figures`) as lines."""
+    if not c:
+        return []
+    pg = c["postgresql_cpu_s_per_1000_turns"]
+    nodes = ", ".join(f"{v:.1f}" for v in c["node_cpu_s"])
+    return [
+        f"CPU seconds per 1,000 turns: nodes {c['node_cpu_s_per_1000_turns']:.3f}, load"
+        f" generator {c['client_cpu_s_per_1000_turns']:.3f}, PostgreSQL"
+        + (f" {pg:.3f}" if pg is not None else " (not measured: not started by this run)")
+        + f", the machine's other processes {c['others_cpu_s_per_1000_turns']:.3f}",
+        f"  over {c['cpu_seconds']:.1f} s: nodes {nodes} s, load generator"
+        f" {c['client_cpu_s']:.1f} s, PostgreSQL "
+        + ("?" if c["postgresql_cpu_s"] is None else f"{c['postgresql_cpu_s']:.1f}")
+        + f" s, others {c['others_cpu_s']:.1f} s; machine busy"
+        f" {c['machine_cpu_s'] / max(1e-9, c['cpu_seconds']):.2f} of {c['cpus']} CPUs;"
+        f" load average {c['load_average_start']:.2f} at the start, {c['load_average_end']:.2f}"
+        " at the end",
+        f"  two nodes on two cores could give at most {c['two_node_ratio_bound']:.2f}x one node"
+        " at these costs per turn (2N/(N+R): N the node's, R the load generator's and"
+        " PostgreSQL's)",
+    ]
+
+
+def _node_counts(text: str) -> list[int]:
+    """``N`` or ``N,N,...``: node counts, each at least 1."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a node count or a list of them: {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"a node count is at least 1: {text!r}")
+    return counts
+
+
+def pg_report(pg: dict[str, Any]) -> list[str]:
+    """PostgreSQL's work per turn (`pg_figures`) as a line."""
+    if not pg:
+        return []
+    rows = ", ".join(f"{name} {n:.2f}" for name, n in list(pg["rows_per_turn"].items())[:6])
+    return [
+        f"PostgreSQL per turn: {pg['commits_per_turn']:.3f} commits,"
+        f" {pg['wal_bytes_per_turn']:.0f} bytes of WAL, rows written: {rows}"
+    ]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -1325,12 +1585,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--nodes",
-        type=int,
-        default=0,
-        metavar="N",
+        type=_node_counts,
+        default=[],
+        metavar="N[,N...]",
         help="run a cluster of N sushigo-server --node processes on one PostgreSQL (--db, or a"
         " temporary durable one from pgserver), each on a CPU of its own, the seats spread"
-        " over them four by four",
+        " over them four by four. Several counts (1,2,1,2): one run each, one after the other"
+        " on one pgserver PostgreSQL (a fresh database each), then their turns/s compared",
     )
     p.add_argument(
         "--kill-node-after",
@@ -1359,10 +1620,14 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("--start-seconds must not be negative")
     if args.clients_procs < 1 or args.duration <= 0:
         parser().error("--clients-procs must be at least 1 and --duration positive")
+    counts: list[int] = args.nodes
+    if len(counts) > 1 and args.db:
+        parser().error("several --nodes counts run on a fresh pgserver database each: no --db")
+    args.nodes = counts[0] if counts else 0
     if args.pgserver:
         return _both_backends(args)
-    if args.nodes and not args.db:
-        return _on_pgserver(args)
+    if counts and not args.db:
+        return _on_pgserver(args, counts)
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -1371,21 +1636,49 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if figures["errors"] == 0 else 1
 
 
-def _on_pgserver(args: argparse.Namespace) -> int:
-    """`run` on a temporary durable PostgreSQL (pgserver) on this machine: a cluster's."""
+def _on_pgserver(args: argparse.Namespace, counts: list[int]) -> int:
+    """`run` on a temporary durable PostgreSQL (pgserver) on this machine, a cluster's: once per
+    node count in `counts`, each on a fresh database, and then their turns/s compared."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from pgcluster import PgCluster  # noqa: PLC0415
 
+    runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as folder:
         cluster = PgCluster(Path(folder) / "pg")
         cluster.start(durable=True)
         try:
-            args.db = cluster.new_database()
-            figures = run(args)
+            for i, count in enumerate(counts):
+                args.nodes = count
+                args.db = cluster.new_database()
+                figures = run(args, cluster.cpu_seconds)
+                runs.append(figures)
+                if len(counts) > 1:
+                    print(f"== run {i + 1} of {len(counts)}: {count} node(s)", flush=True)
+                print(json.dumps(figures, indent=2) if args.json else report(figures), flush=True)
         finally:
             cluster.stop()
-    print(json.dumps(figures, indent=2) if args.json else report(figures))
-    return 0 if figures["errors"] == 0 else 1
+    if len(counts) > 1:
+        print(compare(runs))
+    return 0 if all(figures["errors"] == 0 for figures in runs) else 1
+
+
+def compare(runs: list[dict[str, Any]]) -> str:
+    """Several runs' sustained turns/s by node count, and each count's mean over one node's."""
+    by_count: dict[int, list[float]] = {}
+    for figures in runs:
+        by_count.setdefault(figures["nodes"], []).append(figures["turns_per_second_sustained"])
+    means = {n: sum(v) / len(v) for n, v in sorted(by_count.items())}
+    lines = ["== turns/s sustained, by node count (in run order; load average at each start):"]
+    lines += [
+        f"  {f['nodes']} node(s): {f['turns_per_second_sustained']:.0f}"
+        f" (load {f['cpu']['load_average_start']:.2f})"
+        for f in runs
+    ]
+    one = means.get(1)
+    for n, mean in means.items():
+        ratio = f", {mean / one:.2f}x one node" if one and n != 1 else ""
+        lines.append(f"  mean with {n}: {mean:.0f}{ratio}")
+    return "\n".join(lines)
 
 
 def _both_backends(args: argparse.Namespace) -> int:

@@ -44,7 +44,8 @@ from typing import Any, cast
 
 from sushigo.protocol import ChatMessage
 
-from .hub import Ask, Hub, Read
+from .deferred import Ask, Read
+from .hub import Hub
 from .listing import listed
 from .redirect import CutOff, Directory, send_off
 from .session import Conn
@@ -64,8 +65,10 @@ HANDOFF_SECONDS = 3.0
 STOP_LINGER = 3.0
 """How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
 be written out before it exits anyway (a client that does not read is not waited for)."""
-ADOPT_SLICE = 25
-"""Tables a cluster node restores in one pass of the loop when it takes a dead node's over."""
+ADOPT_SECONDS = 0.004
+"""How long a cluster node restores a dead node's tables in one pass of the loop when it takes
+them over, or hands the hub answers from the cluster, at most (one more once it is past that):
+play goes on between."""
 COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
@@ -221,6 +224,9 @@ class Server:
         self._closing: set[_Connection] = set()
         """While `stop` runs: the connections whose last bytes are not yet written."""
         self._all_closed: asyncio.Future[None] | None = None
+        self._answers: deque[tuple[Ask, Any]] = deque()
+        """Answers to questions to the cluster, not yet handed to the hub (`_hand_answers`)."""
+        self._answering: asyncio.Task[None] | None = None
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
@@ -378,9 +384,15 @@ class Server:
         tables = await cluster.adopt(self.hub.tables.keys())
         # A dead node's tables are many (hundreds): each restored by replaying its game, all
         # at once they would hold the loop up for a second or more, the tables in play here
-        # and the resumes of the new ones waiting. A slice at a time, play going on between.
-        for start in range(0, len(tables), ADOPT_SLICE):
-            self.hub.restore(self.now(), tables[start : start + ADOPT_SLICE])
+        # and the resumes of the new ones waiting. A few milliseconds' worth at a time, play
+        # going on between (a fixed 25 tables a pass held every table's frames 50-100 ms on a
+        # busy machine).
+        done = 0
+        while done < len(tables):
+            began = _perf_counter()
+            while done < len(tables) and _perf_counter() - began < ADOPT_SECONDS:
+                self.hub.restore(self.now(), tables[done : done + 1])
+                done += 1
             self.done()
             await asyncio.sleep(0)
         return len(tables)
@@ -392,13 +404,34 @@ class Server:
         except StorageError as exc:
             result = exc
         except Exception as exc:  # a bug in the question: its request gets no answer, we go on
-            log.error("a question to the cluster failed: %r", exc)
+            # (While the node stops, its pool is closed under the questions still out: those
+            # fail as they may, and nobody waits for their answers.)
+            (log.info if self.stopping else log.error)("a question to the cluster failed: %r", exc)
             return
+        self._answers.append((ask, result))
+        if self._answering is None:
+            self._answering = self.loop.create_task(self._hand_answers())
+
+    async def _hand_answers(self) -> None:
+        """Hand the hub the answers that came (`_answer`), in order, a few milliseconds' worth
+        per pass of the loop (`ADOPT_SECONDS`). When a dead node's lease ends, the resumes held
+        for its tables are answered together, hundreds in one pass, each taking a table up and
+        sending a snapshot: handed over all at once they held every table here up for a second
+        or more."""
+        answers = self._answers
         try:
-            self.hub.ask_done(ask, result, self.now())
-        except Exception:
-            log.exception("answering a question to the cluster failed")
-        self.done()
+            while answers:
+                began = _perf_counter()
+                while answers and _perf_counter() - began < ADOPT_SECONDS:
+                    ask, result = answers.popleft()
+                    try:
+                        self.hub.ask_done(ask, result, self.now())
+                    except Exception:
+                        log.exception("answering a question to the cluster failed")
+                self.done()
+                await asyncio.sleep(0)
+        finally:
+            self._answering = None
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the

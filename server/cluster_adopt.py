@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, Final
 
 from .cluster_base import IN_ORDER, TAKEN, Connected
+from .pg_tokens import read_tables
 from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
@@ -138,7 +139,11 @@ class Adoption(Connected):
             return []
         until = now + self.lease
         self._taking.update((table_id, until) for table_id in taken)
-        tables = await asyncio.to_thread(self.storage.load_tables_of, taken)
+        # Read on this pool's connection, not the storage's: the storage's commits would wait
+        # behind the read of hundreds of tables, and every table's frames behind them.
+        async with self._using("loading the tables taken over") as conn:
+            rows = await read_tables(conn, taken)
+        tables = self.storage.tables_read(rows)
         log.info("took up %d tables", len(tables))
         return tables
 

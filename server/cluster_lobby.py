@@ -108,7 +108,8 @@ class LobbyShare(Connected):
                     "INSERT INTO quick_tables (table_id, node, kind, players, free) "
                     "SELECT t, $1, k, p, f FROM unnest($2::text[], $3::text[], $4::int[], "
                     "$5::int[]) AS q(t, k, p, f) "
-                    "ON CONFLICT (table_id) DO UPDATE SET free = EXCLUDED.free",
+                    "ON CONFLICT (table_id) DO UPDATE SET free = EXCLUDED.free "
+                    "WHERE quick_tables.free <> EXCLUDED.free",
                     self.node,
                     ids,
                     kinds,
@@ -131,7 +132,11 @@ class LobbyShare(Connected):
                 "SELECT t, $1, k, s, i FROM unnest($2::text[], $3::text[], $4::text[], "
                 "$5::bytea[]) AS l(t, k, s, i) "
                 "ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
-                "status = EXCLUDED.status, info = EXCLUDED.info",
+                "status = EXCLUDED.status, info = EXCLUDED.info "
+                # A row as it was is not written again (each publication lists every table of
+                # the node, most of them unchanged: each row rewritten was WAL for nothing).
+                "WHERE (listed_tables.node, listed_tables.status, listed_tables.info) "
+                "IS DISTINCT FROM (EXCLUDED.node, EXCLUDED.status, EXCLUDED.info)",
                 self.node,
                 *[list(column) for column in zip(*listed, strict=True)],
             )

@@ -15,118 +15,54 @@ import contextlib
 import heapq
 import itertools
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.protocol import (
     Act,
-    Chat,
     ChatMessage,
     Commit,
     ConnectionClosed,
-    CreateTable,
     Error,
     ErrorCode,
     FairRecord,
-    Hello,
-    JoinTable,
-    ListTables,
-    LoginGuest,
-    LoginKey,
-    LoginTicket,
     Message,
-    Phase,
-    Ping,
     Pong,
     ProtocolError,
-    QuickMatch,
-    Redirect,
     RemoteProtocolError,
-    Restarting,
-    Resume,
     Reveal,
     Seed,
     ServerConnection,
-    ServerPing,
-    ServerPong,
     SignedRecord,
-    Spectate,
     TableSettings,
     TableUpdate,
-    Version,
     error_for,
-    handshake_reply,
     new_challenge,
     sign_record,
 )
 from sushigo.protocol.errors import FATAL_CODES
 
+from . import deadlines, deferred, lifecycle, requests
 from .admin import Admin
 from .config import HubConfig
+from .deferred import Ask, Read
 from .desk import TournamentDesk
 from .errors import TableError
 from .history import History
 from .limits import Limits
-from .listing import list_across
 from .lobby import Lobby
 from .moderation import Moderation, sanction_message
 from .names import Names
-from .persist import StateError, changes, forget, load, saved
-from .placement import create_elsewhere, quick_elsewhere
-from .redirect import (
-    CutOff,
-    Directory,
-    login_ticket,
-    resume_elsewhere,
-    send_off,
-    table_elsewhere,
-    take_away,
-)
-from .results import game_results, rate
-from .resume import resume_session
+from .persist import changes, saved
+from .redirect import CutOff, Directory, send_off, take_away
 from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
 from .stats import Stats
-from .storage import Storage, StorageError
+from .storage import Storage
 from .table import Table
 
 log = logging.getLogger("sushigo.server")
-
-RESTART_VERSION = Version(2, 4)
-"""The first protocol version with RESTARTING (`Hub.shutdown`)."""
-RESTART_RETRY_MS = 1000
-"""How long a client told RESTARTING waits before it connects again: a restart under systemd
-takes a second or two, and trying sooner only costs the refused attempts."""
-
-
-class Read(NamedTuple):
-    """A database read a request asked for (`Hub.read`)."""
-
-    job: Callable[[], Any]
-    """Runs in a worker thread: the read itself."""
-    then: Callable[[Any, float], None]
-    """Runs on the event loop with the job's value and the time."""
-    session: Session
-    """Who asked: told when the database cannot be read."""
-    ref: int
-    """The request's ref."""
-    what: str
-    """What was read, for that answer ("the leaderboard")."""
-
-
-class Ask(NamedTuple):
-    """A question to the cluster a request asked (`Hub.ask`)."""
-
-    job: Callable[[], Awaitable[Any]]
-    """Awaited on the event loop (the cluster's own connection)."""
-    then: Callable[[Any, float], None]
-    """Runs with the job's value and the time; a `TableError` it raises is the answer."""
-    conn: Conn
-    """Who asked: told when the question cannot be answered."""
-    ref: int | None
-    what: str
 
 
 class Hub:
@@ -177,12 +113,7 @@ class Hub:
         self._routes = {**self.lobby.handlers, **self.history.handlers, **self.admin.handlers}
         """The handler of each request the lobby, the history and the admins answer, by message
         class (see `data`)."""
-        self._routes[Chat] = self._chat
-        self._routes[JoinTable] = self._join
-        self._routes[Spectate] = self._spectate
-        self._routes[QuickMatch] = self._quick_match
-        self._routes[CreateTable] = self._create
-        self._routes[ListTables] = self._list_tables
+        self._routes.update(requests.routes(self))
         self.cluster: Directory | None = None
         """The cluster this server is a node of (`server.cluster`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
@@ -228,77 +159,17 @@ class Hub:
 
     def ask_done(self, ask: Ask, result: Any, now: float) -> None:
         """The adapter's call back with an answer (or the `StorageError` its job raised)."""
-        self.now = now
-        conn = ask.conn
-        if conn.closed:
-            return
-        if isinstance(result, StorageError):
-            log.warning("%s cannot be read: %s", ask.what, result)
-            self._reply(
-                conn,
-                Error(
-                    ref=ask.ref,
-                    code=ErrorCode.INTERNAL_ERROR,
-                    message=f"{ask.what} cannot be read now: try again later",
-                ),
-            )
-            return
-        try:
-            ask.then(result, now)
-        except TableError as exc:
-            if exc.code in FATAL_CODES:
-                self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=ask.ref))
-                return
-            self._reply(conn, Error(ref=ask.ref, code=exc.code, message=exc.message[:500]))
-        # As after any request (`_event`): a table it moved is timed, a tournament's news sent.
-        session = conn.session
-        if session is not None and session.table is not None and session.table.deadline:
-            self._watch(session.table)
-        if self.desk.pending:
-            self.desk.flush(now)
+        deferred.ask_done(self, ask, result, now)
 
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
-        self.now = now
-        if isinstance(result, StorageError):
-            log.warning("%s cannot be read: %s", read.what, result)
-            read.session.send(
-                Error(
-                    ref=read.ref,
-                    code=ErrorCode.INTERNAL_ERROR,
-                    message=f"{read.what} cannot be read now: try again later",
-                )
-            )
-            return
-        try:
-            read.then(result, now)
-        except TableError as exc:  # the request failed after all: the reply says why
-            log.info("a read's reply failed: %s", exc)
+        deferred.read_done(self, read, result, now)
 
     # -- the adapter's entry points ---------------------------------------------------------
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
-        """Load the tables saved by an earlier run (after a crash or a clean stop); `tables`:
-        these saved states only (a cluster node's share), instead of every one stored."""
-        self.now = now
-        count = 0
-        for table_id, blob in self.storage.load_tables() if tables is None else tables:
-            if table_id in self.tables:  # taken up already (a node's look and a resume at once)
-                continue
-            try:
-                table = load(blob, self, now)
-            except (StateError, TableError) as exc:
-                log.error("table %s could not be restored: %s", table_id, exc)
-                continue
-            self.tables[table_id] = table
-            self.lobby.restored(table)
-            self._watch(table)
-            # Its players had no chance to come back yet: a table they left closes only after
-            # the resume window (then as any table nobody is connected to).
-            table.abandon_at = now + self.config.resume_seconds
-            self._at(table.abandon_at, "abandon", table_id)
-            count += 1
-        return count
+        """Load the tables saved by an earlier run (`server.lifecycle.restore`)."""
+        return lifecycle.restore(self, now, tables)
 
     def open(self, transport: Transport, address: str, port: int, now: float) -> Conn | None:
         """A new connection; None when a cap refuses it (the adapter closes it)."""
@@ -361,21 +232,7 @@ class Hub:
         except ProtocolError as exc:
             self._fatal(conn, exc)
             return
-        self._frame_clock(conn, self._drain(conn, now), now)
-
-    def _frame_clock(self, conn: Conn, whole: bool, now: float) -> None:
-        """A frame begun and not finished (`whole`: another one was, just now): its last byte is
-        due `frame_seconds` after its first. A client trickling a frame in would otherwise hold
-        its connection for ever, a byte now and then keeping the dead-peer timeout away."""
-        if conn.closed:
-            return
-        if not conn.proto.unread:
-            conn.frame_since = None
-        elif whole or conn.frame_since is None:
-            conn.frame_since = now
-            if not conn.frame_timer:
-                conn.frame_timer = True
-                self._at(now + self.config.frame_seconds, "frame", conn.id)
+        deadlines.frame_clock(self, conn, self._drain(conn, now), now)
 
     def _drain(self, conn: Conn, now: float) -> bool:
         """Handle every whole frame buffered; True if there was one."""
@@ -408,7 +265,7 @@ class Hub:
             self._fatal(conn, exc)
             return True
         if self._spend(conn, now, exc.ref):
-            self._reply(conn, error_for(exc))
+            self.reply(conn, error_for(exc))
         return False
 
     def _event(self, conn: Conn, event: Message, now: float) -> None:
@@ -424,11 +281,11 @@ class Hub:
         session = conn.session
         try:
             # A lobby or table request (game moves included, the common case) goes straight to
-            # its handler; the handshake, heartbeats, logins and the rest through `_handle`.
+            # its handler; the handshake, heartbeats, logins and the rest through `requests.handle`.
             if session is not None and (route := self._routes.get(kind)) is not None:
                 route(conn, session, event, now)
             else:
-                self._handle(conn, event, now)
+                requests.handle(self, conn, event, now)
         except TableError as exc:
             # A move the table refuses costs after all, so a mover cannot spam illegal ones.
             if free and not self._spend(conn, now, _ref(event)):
@@ -436,10 +293,10 @@ class Hub:
             if exc.code in FATAL_CODES:  # a banned identity's login: said, then closed
                 self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=_ref(event)))
                 return
-            self._reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
+            self.reply(conn, Error(ref=_ref(event), code=exc.code, message=exc.message[:500]))
         except Exception:  # a server bug: log it, tell the client, keep everyone else going
             log.exception("internal error handling %s from %s", event.TYPE, conn.peer)
-            self._reply(
+            self.reply(
                 conn,
                 Error(ref=_ref(event), code=ErrorCode.INTERNAL_ERROR, message="internal error"),
             )
@@ -447,7 +304,7 @@ class Hub:
         if session is not None:
             table = session.table
             if table is not None and table.deadline is not None:
-                self._watch(table)
+                self.watch(table)
         if self.desk.pending:
             self.desk.flush(now)
 
@@ -495,13 +352,13 @@ class Hub:
             when, _, kind, target = heapq.heappop(self._timers)
             if kind == "table":
                 table: Table = target
-                # Only the table's scheduled timer counts (see `_watch`); older ones are spent.
+                # Only the table's scheduled timer counts (see `watch`); older ones are spent.
                 if self._watched.get(table.table_id) == when and (
                     self.tables.get(table.table_id) is table
                 ):
                     del self._watched[table.table_id]
                     table.on_timer(now)  # early (the deadline moved on): does nothing
-                    self._watch(table)
+                    self.watch(table)
             # The other timers name their target by its key (a connection's id, a session's
             # token hash, a table's id), not the object: a connection closed, a session ended
             # or a table closed before its timer fires is freed at once, not when it fires (a
@@ -510,11 +367,11 @@ class Hub:
                 conn = self.conns.get(target)
                 if conn is not None:
                     if kind == "heartbeat":
-                        self._heartbeat(conn, now)
+                        deadlines.heartbeat_due(self, conn, now)
                     elif kind == "frame":
-                        self._frame_deadline(conn, now)
+                        deadlines.frame_due(self, conn, now)
                     else:
-                        self._handshake_deadline(conn, now)
+                        deadlines.handshake_due(self, conn, now)
             elif kind == "abandon":
                 abandoned = self.tables.get(target)
                 if abandoned is not None:
@@ -550,40 +407,14 @@ class Hub:
 
     def save_all(self) -> None:
         """Save every table in play (a stopping server, before its tables go elsewhere)."""
-        for table in self.tables.values():
-            if table.playing:
-                self.save_table(table)
+        lifecycle.save_all(self)
 
     def shutdown(
-        self, retry_ms: int = RESTART_RETRY_MS, moved: dict[str, str] | None = None
+        self, retry_ms: int = lifecycle.RESTART_RETRY_MS, moved: dict[str, str] | None = None
     ) -> None:
-        """Save every table and tell every connection the server is going away: RESTARTING
-        (protocol 2.4: come back after `retry_ms` and resume), or, for the people of a table
-        handed to another node of the cluster (`moved`: table id -> that node's address),
-        REDIRECT there; then SHUTTING_DOWN, which is all an older client gets. The adapter sends
-        them only once the saves are durable."""
-        self.save_all()
-        moved = moved or {}
-        restarting = Restarting(message="the server is restarting", retry_ms=retry_ms)
-        for conn in list(self.conns.values()):
-            proto = conn.proto
-            if proto.phase is Phase.CLOSED:
-                continue
-            version = proto.version
-            if (
-                proto.phase not in _NOT_LOGGED_IN
-                and version is not None
-                and version >= RESTART_VERSION
-            ):
-                table = conn.session.table if conn.session is not None else None
-                address = moved.get(table.table_id) if table is not None else None
-                if table is not None and address is not None:
-                    self._send(conn, Redirect(address=address, table_id=table.table_id))
-                else:
-                    self._send(conn, restarting)
-            self._fatal(
-                conn, RemoteProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
-            )
+        """Save every table and tell every connection the server is going away
+        (`server.lifecycle.shutdown`)."""
+        lifecycle.shutdown(self, retry_ms, moved)
 
     # -- timers ------------------------------------------------------------------------------
 
@@ -595,7 +426,7 @@ class Hub:
         to)."""
         self._at(when, kind, target)
 
-    def _watch(self, table: Table) -> None:
+    def watch(self, table: Table) -> None:
         """Schedule the table's deadline, unless its timer is due by then anyway.
 
         Deadlines mostly move later (each turn's phase sets its own), so a table keeps one timer
@@ -609,45 +440,6 @@ class Hub:
         if scheduled is None or deadline < scheduled:
             self._watched[table.table_id] = deadline
             self._at(deadline, "table", table)
-
-    def _handshake_deadline(self, conn: Conn, now: float) -> None:
-        if not conn.closed and conn.session is None:
-            self._fatal(
-                conn,
-                RemoteProtocolError(ErrorCode.TIMEOUT, "no login before the handshake deadline"),
-            )
-
-    def _frame_deadline(self, conn: Conn, now: float) -> None:
-        conn.frame_timer = False
-        since = conn.frame_since
-        if conn.closed or since is None:
-            return
-        due = since + self.config.frame_seconds
-        if now < due:  # a later frame began since the timer was set
-            conn.frame_timer = True
-            self._at(due, "frame", conn.id)
-            return
-        log.info("dropping %s: a frame took over %.0f s to arrive", conn.peer, now - since)
-        self._fatal(
-            conn,
-            RemoteProtocolError(
-                ErrorCode.TIMEOUT,
-                f"a frame's bytes must arrive within {self.config.frame_seconds:g} s of its first",
-            ),
-        )
-
-    def _heartbeat(self, conn: Conn, now: float) -> None:
-        if conn.closed:
-            return
-        cfg = self.config
-        quiet = now - conn.last_received
-        if quiet >= cfg.dead_after_seconds:
-            log.info("dropping %s: nothing received for %.0f s", conn.peer, quiet)
-            self._fatal(conn, RemoteProtocolError(ErrorCode.TIMEOUT, "no reply to heartbeats"))
-            return
-        if quiet >= cfg.heartbeat_seconds and conn.proto.phase is not Phase.HANDSHAKE:
-            self._send(conn, ServerPing(nonce=secrets.randbits(32)))
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
 
     def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
         """End a session now (an admin's kick or ban): its connection, if it has one, is told
@@ -679,7 +471,7 @@ class Hub:
 
     # -- sending -----------------------------------------------------------------------------
 
-    def _send(self, conn: Conn, message: Message) -> None:
+    def send(self, conn: Conn, message: Message) -> None:
         """Send on a connection (to its session, when it has one, so the message is logged)."""
         if conn.closed:
             return
@@ -691,9 +483,9 @@ class Hub:
         except ProtocolError as exc:
             log.error("not sending %s to %s: %s", message.TYPE, conn.peer, exc)
 
-    def _reply(self, conn: Conn, error: Error) -> None:
+    def reply(self, conn: Conn, error: Error) -> None:
         self.stats.error(error.code)
-        self._send(conn, error)
+        self.send(conn, error)
 
     @property
     def token_lifetime_ms(self) -> int:
@@ -721,7 +513,7 @@ class Hub:
         if tokens <= 0 or conn.messages.take(tokens, now):
             return True
         if self._strike(conn, now):
-            self._reply(
+            self.reply(
                 conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down: a long list")
             )
         return False
@@ -731,7 +523,7 @@ class Hub:
         if conn.messages.take(1, now):
             return True
         if self._strike(conn, now):
-            self._reply(conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down"))
+            self.reply(conn, Error(ref=ref, code=ErrorCode.RATE_LIMITED, message="slow down"))
         return False
 
     def _strike(self, conn: Conn, now: float) -> bool:
@@ -763,77 +555,13 @@ class Hub:
 
     def game_finished(self, table: Table, signed: SignedRecord) -> None:
         """Store the record and results; update ratings of identified players."""
-        game_id, results = game_results(table, signed)
-        kind = table.settings.kind
-        self.stats.count(self.stats.games_finished, kind)
-        self.storage.finish_game(
-            table.table_id,
-            game_id,
-            kind,
-            signed.record,
-            signed.signature,
-            results,
-            finished_ms=self.wall_ms(),
-        )
-        forget(table)  # the storage retired the table's state with the record
-        self.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
-        rate(self.storage, results, kind, table.table_id)
-        self.desk.game_over(table)
-        log.info(
-            "game over at table %s (%s): %s",
-            table.table_id,
-            kind,
-            ", ".join(f"{r.name} {r.score}" for r in results),
-        )
-        self.seat_tokens(table)
-        self.lobby.check_abandoned(table, self.now)
+        lifecycle.game_over(self, table, signed)
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
         broadcast(table.people(), update)
-        self._watch(table)
-
-    # -- requests ------------------------------------------------------------------------------
-
-    def _handle(self, conn: Conn, msg: Message, now: float) -> None:
-        session = conn.session
-        if isinstance(msg, Hello):
-            reply = handshake_reply(
-                msg,
-                server_key=self.server_key,
-                challenge=conn.challenge,
-                server_name=self.config.server_name,
-                heartbeat_ms=int(self.config.heartbeat_seconds * 1000),
-            )
-            self._send(conn, reply)
-            if isinstance(reply, Error):
-                conn.transport.close()
-                self.lost(conn, now)
-            return
-        if isinstance(msg, Ping):
-            self._send(conn, ServerPong(ref=msg.ref, nonce=msg.nonce))
-            return
-        if isinstance(msg, Pong):
-            return
-        if isinstance(msg, LoginGuest | LoginKey):
-            self.lobby.login(conn, msg, now)
-            self.limits.identified(conn)
-            return
-        if isinstance(msg, Resume):
-            self.limits.identified(conn)
-            if not resume_elsewhere(
-                self, conn, msg, lambda at: resume_session(self, conn, msg, at)
-            ):
-                resume_session(self, conn, msg, now)
-            return
-        if isinstance(msg, LoginTicket):
-            login_ticket(self, conn, msg)
-            self.limits.identified(conn)
-            return
-        assert session is not None  # the protocol allows nothing else before login
-        if not self.desk.handle(session, msg, now):
-            raise TableError(ErrorCode.UNKNOWN_MESSAGE_TYPE, f"{msg.TYPE!r} is not handled here")
+        self.watch(table)
 
     # -- what other parts of the server call ---------------------------------------------------
 
@@ -866,46 +594,10 @@ class Hub:
         if table is not None:
             table.abandon_at = None
 
-    def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
-        """JOIN_TABLE: here, or on the node that holds the table (`server.redirect`)."""
-        if not table_elsewhere(self, conn, session, msg):
-            self.lobby.handlers[JoinTable](conn, session, msg, now)
-
-    def _create(self, conn: Conn, session: Session, msg: CreateTable, now: float) -> None:
-        """CREATE_TABLE: here, or on the least-loaded node (`server.placement`)."""
-        if not create_elsewhere(self, conn, session, msg):
-            self.lobby.handlers[CreateTable](conn, session, msg, now)
-
-    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
-        """QUICK_MATCH: a table here, or one waiting on another node (`server.redirect`)."""
-
-        def here(at: float) -> None:
-            self.lobby.handlers[QuickMatch](conn, session, msg, at)
-
-        if not quick_elsewhere(self, conn, session, msg, here):
-            here(now)
-
-    def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
-        """LIST_TABLES: every node's tables on a cluster's node (`server.listing`)."""
-        if not list_across(self, conn, session, msg, now):
-            self.lobby.handlers[ListTables](conn, session, msg, now)
-
-    def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
-        """SPECTATE: here, or on the node that holds the table (`server.redirect`)."""
-        if not table_elsewhere(self, conn, session, msg):
-            self.lobby.handlers[Spectate](conn, session, msg, now)
-
-    def _chat(self, conn: Conn, session: Session, msg: Chat, now: float) -> None:
-        """The lobby's chat handler, counting what it passes on (a refusal raises)."""
-        self.lobby.handlers[Chat](conn, session, msg, now)
-        self.stats.chat_messages += 1
-
     def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)
 
 
-_NOT_LOGGED_IN = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT, Phase.IDENTIFY))
-"""The phases before a login, where only ERROR may say the server is going."""
 _CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
 """The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))

@@ -13,11 +13,13 @@ __all__ = [
     "APPEND_TURN",
     "DELETES",
     "DELETE_TOKEN",
+    "HEADS",
     "INSERT_TOKEN",
     "ORDER",
     "SAVE_HEAD",
     "TABLES",
     "TOKENS",
+    "TURNS",
 ]
 
 SAVE_HEAD: Final = (
@@ -90,6 +92,40 @@ async def _save_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]]) -
         )
 
 
+async def _save_heads(storage: Any, conn: Any, heads: list[tuple[Any, ...]]) -> None:
+    """Set tables' heads ``(table_id, state)`` in one statement whatever their number (a turn
+    of every table in play: as many rows a commit as tables moved, which an ``executemany``
+    sent as a statement each)."""
+    latest: dict[str, bytes] = dict(heads)  # a later head replaces an earlier one
+    await conn.execute(
+        "INSERT INTO tables_in_progress (table_id, state) "
+        "SELECT * FROM unnest($1::text[], $2::bytea[]) "
+        "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
+        list(latest),
+        list(latest.values()),
+    )
+
+
+async def _append_turns(storage: Any, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Append turns ``(table_id, n, value)`` in one statement whatever their number (a number
+    again replaces its turn)."""
+    latest = {(table_id, n): value for table_id, n, value in rows}
+    await conn.execute(
+        "INSERT INTO table_turns (table_id, n, value) "
+        "SELECT * FROM unnest($1::text[], $2::integer[], $3::bytea[]) "
+        "ON CONFLICT (table_id, n) DO UPDATE SET value = excluded.value",
+        [table_id for table_id, _ in latest],
+        [n for _, n in latest],
+        list(latest.values()),
+    )
+
+
+HEADS: Final = Batched(_save_heads)
+"""The held write of a table's head (`PgStorage.append_turns`): `SAVE_HEAD`, batched."""
+
+TURNS: Final = Batched(_append_turns)
+"""The held write of a table's turn (`PgStorage.append_turns`): `APPEND_TURN`, batched."""
+
 TABLES: Final = Batched(_save_tables)
 """The held write of a table's whole state (`PgStorage.save_table`)."""
 
@@ -111,7 +147,7 @@ async def _delete_tables(storage: Any, conn: Any, tables: list[tuple[Any, ...]])
 DELETES: Final = Batched(_delete_tables)
 """The held write of a table forgotten (`PgStorage.delete_table`)."""
 
-ORDER: Final = (TABLES, SAVE_HEAD, APPEND_TURN, FINISHES, DELETES, TOKENS)
+ORDER: Final = (TABLES, HEADS, TURNS, FINISHES, DELETES, TOKENS)
 """The kinds of held writes in the order a round of a commit sends them (`pg_plan.plan`): the
 order of a table's life (its whole state, its turns, its record, its end), then tokens, so that
 such a chain, and a crowd of them, goes in one round."""

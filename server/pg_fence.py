@@ -58,7 +58,9 @@ async def fence(
     """Lease the new tables among `writes`, lock the leases of the tables they touch, and return
     the writes to commit (those of tables whose lease names `node`) and the tables whose writes
     were left out. Runs inside the commit's transaction."""
-    new = sorted(str(args) for write, args, _ in writes if write == LEASES)
+    # Sorted, as every locker of many leases takes them (a renewal inserting the same at once
+    # waits for these, or these for it, never both).
+    new = sorted({str(args) for write, args, _ in writes if write == LEASES})
     if new:
         await conn.execute(
             "INSERT INTO table_leases (table_id, node, lease_expires) "

@@ -102,8 +102,11 @@ class PgRecords(PgPart):
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
         game = (game_id, table_id, kind, finished_ms, record, signature, rows)
         touches = (*retiring(table_id), ("game", game_id))
-        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
+        # Its tokens are forgotten first, whether or not the game is refused (a game id stored
+        # already): held, the refusal comes later, at the commit, when they are long forgotten,
+        # and a write then (a token rotated) would land on one storage and not the other.
         self._forget_table(table_id)
+        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
 
     def get_record(self, game_id: str) -> StoredRecord | None:
         """A finished game with its record and signature, or None."""

@@ -43,13 +43,13 @@ import asyncpg
 
 from .pg_batches import (
     APPEND_TURN,
-    DELETE_TOKEN,
     DELETES,
-    INSERT_TOKEN,
+    HEADS,
     ORDER,
     SAVE_HEAD,
     TABLES,
     TOKENS,
+    TURNS,
 )
 from .pg_fence import LEASES, fence
 from .pg_moderation import PgModeration
@@ -64,7 +64,7 @@ from .pg_schema import (
     redact,
     take_lock,
 )
-from .pg_tokens import KeptTokens
+from .pg_tokens import KeptTokens, read_tables
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -466,17 +466,18 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         self, table_id: str, first: int, turns: Sequence[bytes], state: bytes | None = None
     ) -> None:
         """Append turns numbered from `first` (a number again replaces its turn), and the head
-        when given. One statement per turn, so the turns of many tables go in one executemany."""
+        when given. Held, the heads and the turns of every table a commit holds go in a
+        statement each (`pg_batches.HEADS`, `TURNS`)."""
         if first < 0:
             raise ValueError(f"turns are numbered from 0, not {first}")
         what = f"save table {table_id!r}"
         rows = [(table_id, first + i, value) for i, value in enumerate(turns)]
         if self.write_behind:  # held one by one, committed together (a flush takes them all)
             if state is not None:
-                self._write((SAVE_HEAD, (table_id, state)), what, touches=(("head", table_id),))
+                self._write((HEADS, (table_id, state)), what, touches=(("head", table_id),))
             turns_of = (("turns", table_id),)
             for row in rows:
-                self._write((APPEND_TURN, row), what, touches=turns_of)
+                self._write((TURNS, row), what, touches=turns_of)
             return
 
         async def append(conn: Any) -> None:
@@ -516,31 +517,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         cluster taking them over, `server.cluster`), whose tokens it wrote after this one read
         its own at open."""
         ids = list(table_ids)
-
-        async def query(conn: Any) -> tuple[list[Any], list[Any], list[Any]]:
-            heads = await conn.fetch(
-                "SELECT table_id, state FROM tables_in_progress "
-                "WHERE table_id = ANY($1::text[]) ORDER BY table_id",
-                ids,
-            )
-            turns = await conn.fetch(
-                "SELECT table_id, n, value FROM table_turns "
-                "WHERE table_id = ANY($1::text[]) ORDER BY table_id, n",
-                ids,
-            )
-            tokens = await conn.fetch(
-                "SELECT token_hash, table_id, seat, expires_ms FROM tokens "
-                "WHERE table_id = ANY($1::text[])",
-                ids,
-            )
-            return heads, turns, tokens
-
-        heads, turns, tokens = self._query(query, "load tables")
-        for token_hash, table_id, seat, expires_ms in tokens:
-            self._remember(bytes(token_hash), TokenEntry(table_id, seat, expires_ms))
-        return assemble_tables(
-            [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
-        )
+        return self.tables_read(self._query(lambda conn: read_tables(conn, ids), "load tables"))
 
     def lease_table(self, table_id: str) -> None:
         """A cluster's node leases a new table in the commit of its first writes (`pg_fence`)."""
@@ -568,13 +545,13 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
             return None
         entry = TokenEntry(old.table_id, old.seat, expires_ms)
         self._remember(new_hash, entry)
-
-        async def rotate(conn: Any) -> None:
-            await conn.execute(DELETE_TOKEN, old_hash)
-            await conn.execute(INSERT_TOKEN, new_hash, entry.table_id, entry.seat, expires_ms)
-
+        # As the batched tokens (the old one deleted, the new one saved for the seat), not two
+        # statements of its own: when a dead node's lease ends, its thousands of players resume
+        # at once, and a commit of a statement pair each held every table's frames for a second.
         touches = (("hash", old_hash), ("hash", new_hash), ("tokens", entry.table_id))
-        self._write((rotate, None), "rotate token", touches=touches)
+        self._write((TOKENS, (old_hash,)), "rotate token", touches=touches)
+        token = (new_hash, entry.table_id, entry.seat, expires_ms)
+        self._write((TOKENS, token), "rotate token", touches=touches)
         return entry
 
     def delete_token(self, token_hash: bytes) -> None:

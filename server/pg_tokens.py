@@ -4,9 +4,11 @@ and read again for the tables a node of a cluster takes over)."""
 
 from __future__ import annotations
 
-from .storage import TokenEntry
+from typing import Any
 
-__all__ = ["KeptTokens"]
+from .storage import TokenEntry, assemble_tables
+
+__all__ = ["KeptTokens", "read_tables"]
 
 
 class KeptTokens:
@@ -44,3 +46,32 @@ class KeptTokens:
     def find_token(self, token_hash: bytes) -> TokenEntry | None:
         """Where the token leads, or None (from memory: the server never waits for this)."""
         return self._tokens.get(token_hash)
+
+    def tables_read(self, rows: tuple[list[Any], list[Any], list[Any]]) -> list[tuple[str, bytes]]:
+        """The tables `read_tables` read (on any connection: a node taking tables over reads on
+        its own, so its commits never wait behind the read), their tokens kept in memory."""
+        heads, turns, tokens = rows
+        for token_hash, table_id, seat, expires_ms in tokens:
+            self._remember(bytes(token_hash), TokenEntry(table_id, seat, expires_ms))
+        return assemble_tables(
+            [(t, bytes(s)) for t, s in heads], [(t, n, bytes(v)) for t, n, v in turns]
+        )
+
+
+async def read_tables(conn: Any, ids: list[str]) -> tuple[list[Any], list[Any], list[Any]]:
+    """The heads, turns and tokens of the tables in progress among `ids` (`tables_read`)."""
+    heads = await conn.fetch(
+        "SELECT table_id, state FROM tables_in_progress "
+        "WHERE table_id = ANY($1::text[]) ORDER BY table_id",
+        ids,
+    )
+    turns = await conn.fetch(
+        "SELECT table_id, n, value FROM table_turns "
+        "WHERE table_id = ANY($1::text[]) ORDER BY table_id, n",
+        ids,
+    )
+    tokens = await conn.fetch(
+        "SELECT token_hash, table_id, seat, expires_ms FROM tokens WHERE table_id = ANY($1::text[])",
+        ids,
+    )
+    return heads, turns, tokens

@@ -38,10 +38,10 @@ from sushigo.protocol import (
 from sushigo.protocol.about import version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
-from .cli import default_db, key_path
 from .cluster import cluster_key
 from .database import is_url, open_storage
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
+from .options import default_db, key_path
 from .storage import StorageError
 
 

@@ -15,10 +15,23 @@ PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
-    ("app", "cli", "cluster", "replay", "migrate", "tls", "keys", "metrics", "logs"),
+    (
+        "app",
+        "cli",
+        "options",
+        "runtime",
+        "cluster",
+        "replay",
+        "migrate",
+        "tls",
+        "keys",
+        "metrics",
+        "logs",
+    ),
     ("cluster_adopt", "cluster_lobby"),  # the parts of a cluster's node
     ("cluster_base",),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
+    ("requests", "lifecycle", "deadlines", "deferred"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
     ("listing", "placement"),  # a cluster's table list and new tables, over its routing
     ("redirect",),  # a cluster's routing, over the lobby's login
@@ -61,6 +74,10 @@ CLOCKLESS += (
     "listing",
     "login",
     "placement",
+    "requests",
+    "lifecycle",
+    "deadlines",
+    "deferred",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 

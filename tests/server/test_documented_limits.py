@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sushigo.protocol import MAX_PAGE, Chat, TableSettings, TournamentSettings
 from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
-from sushigo.server import app, cli, desk, lobby, metrics, names, session, steps, table
+from sushigo.server import app, desk, lobby, metrics, names, options, session, steps, table
 from sushigo.server.config import HubConfig
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
@@ -104,13 +104,13 @@ def test_readme_lists_every_limit_flag_with_its_default() -> None:
     flags, _ = readme_limits()
     actions = {
         action.option_strings[-1]: action
-        for action in cli.parser()._actions
+        for action in options.parser()._actions
         if action.option_strings
     }
     cfg = HubConfig()
     for field in dataclasses.fields(HubConfig):
         name = {"server_name": "--name", "quick_turn_seconds": "--turn-seconds"}.get(
-            field.name, cli.flag(field.name)
+            field.name, options.flag(field.name)
         )
         assert name in flags, f"README.md's limits have no row for {name} ({field.name})"
         action = actions[name]
@@ -121,7 +121,7 @@ def test_readme_lists_every_limit_flag_with_its_default() -> None:
         shown = value if isinstance(value, str) else f"{value:g}"
         assert flags[name] == shown, f"{name}: README says {flags[name]}, the default is {shown}"
         assert action.default == getattr(cfg, field.name) or field.name == "quick_turn_seconds"
-    group = next(g for g in cli.parser()._action_groups if g.title and "limits" in g.title)
+    group = next(g for g in options.parser()._action_groups if g.title and "limits" in g.title)
     for action in group._group_actions:
         assert action.option_strings[-1] in flags, f"{action.option_strings[-1]} is not listed"
     assert set(flags) <= set(actions), "README.md lists a flag the server does not have"
@@ -151,14 +151,14 @@ def test_readme_states_the_fixed_limits() -> None:
 
 def test_every_limit_flag_sets_its_field() -> None:
     """Each flag, given a value other than its default, changes its own field and no other."""
-    base = cli.config_from(cli.parser().parse_args([]))
+    base = options.config_from(options.parser().parse_args([]))
     assert base == HubConfig()
     for field in dataclasses.fields(HubConfig):
         name = {"server_name": "--name", "quick_turn_seconds": "--turn-seconds"}.get(
-            field.name, cli.flag(field.name)
+            field.name, options.flag(field.name)
         )
         given = {"--name": "elsewhere", "--token-lifetime-hours": "2"}.get(name, "7")
-        config = cli.config_from(cli.parser().parse_args([name, given]))
+        config = options.config_from(options.parser().parse_args([name, given]))
         want = {"--name": "elsewhere", "--token-lifetime-hours": 7_200_000}.get(name, 7)
         assert getattr(config, field.name) == want, name
         assert dataclasses.replace(config, **{field.name: getattr(base, field.name)}) == base

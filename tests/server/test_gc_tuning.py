@@ -1,4 +1,4 @@
-"""The server's garbage-collector tuning (`server.cli.tune_gc`): what survives a collection of the
+"""The server's garbage-collector tuning (`server.runtime.tune_gc`): what survives a collection of the
 middle generation is frozen, so no collection walks the players' objects; the periodic sweep still
 frees cyclic garbage among frozen objects. Run in a child process: it changes the interpreter's
 collector."""
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from sushigo.server import cli
+from sushigo.server import runtime as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 _CHILD = """
 import asyncio, gc, weakref
-import sushigo.server.cli as cli
+import sushigo.server.runtime as cli
 
 class Node:
     def __init__(self):
