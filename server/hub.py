@@ -91,6 +91,7 @@ from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broad
 from .stats import Stats
 from .storage import Storage, StorageError
 from .table import Table
+from .tournament_cluster import tournament_elsewhere
 
 log = logging.getLogger("sushigo.server")
 
@@ -832,7 +833,9 @@ class Hub:
             self.limits.identified(conn)
             return
         assert session is not None  # the protocol allows nothing else before login
-        if not self.desk.handle(session, msg, now):
+        if not (
+            tournament_elsewhere(self, conn, session, msg) or self.desk.handle(session, msg, now)
+        ):
             raise TableError(ErrorCode.UNKNOWN_MESSAGE_TYPE, f"{msg.TYPE!r} is not handled here")
 
     # -- what other parts of the server call ---------------------------------------------------
