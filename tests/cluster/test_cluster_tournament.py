@@ -2,7 +2,8 @@
 
 A tournament made on node a is listed on b, and `sushigo-bot --tournament` processes connected
 to either node enter it: those on b are redirected to a (its home node, which runs it) with a
-ticket bound to the tournament, and their client library follows by itself. It finishes with
+ticket bound to the tournament, and their client library follows by itself; its host starts it,
+and a watcher follows it, with `sushigo-tournament` on b. It finishes with
 every entrant's games in the standings, and each game's record verifies with the cluster's key
 (`sushigo-replay --db URL`). A tournament's name is the cluster's once; a tournament ticket that
 is forged, used already or brought to a node that does not run the tournament is refused."""
@@ -20,6 +21,7 @@ from nodes import eventually, node, query
 from processes import BOT, bots_output, stop_bots
 
 from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
 from sushigo.protocol import (
     ErrorCode,
@@ -32,6 +34,7 @@ from sushigo.protocol import (
     WatchTournament,
 )
 
+TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "spread cup"
 SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30)
 
@@ -72,7 +75,10 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
     try:
-        host = await Client.connect("127.0.0.1", a.port, name="host")
+        identity = tmp_path / "host.key"
+        host = await Client.connect(
+            "127.0.0.1", a.port, name="host", key=load_or_create_key(identity)
+        )
         clients.append(host)
         await host.create_tournament(SETTINGS)
 
@@ -99,7 +105,16 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
             return len((await host.watch_tournament(NAME)).standings) == 4
 
         await eventually(four, timeout=20)
-        await host.start_tournament(NAME)
+        # Its host starts it from b, with sushigo-tournament and the same identity.
+        started = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{b.port}",
+            *("--key", str(identity), "start", NAME),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said = (await asyncio.wait_for(started.communicate(), 30))[0].decode()
+        assert started.returncode == 0 and f"{NAME}: running" in said, said
         outputs = await bots_output(bots, timeout=60)
         for output in outputs:
             assert f"tournament {NAME!r} finished" in output, output
@@ -110,6 +125,17 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         assert final.games_done == SETTINGS.games and final.games_running == 0
         assert sorted(s.name for s in final.standings) == ["bot0", "bot1", "bot2", "bot3"]
         assert sum(s.games for s in final.standings) == SETTINGS.games * SETTINGS.players
+
+        # sushigo-tournament watch on b shows the final standings (from a) and exits.
+        watched = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{b.port}",
+            *("watch", NAME),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said = (await asyncio.wait_for(watched.communicate(), 30))[0].decode()
+        assert watched.returncode == 0 and f"{NAME}: finished" in said and "bot3" in said, said
 
         # On b the list shows it finished (as a published it).
         async def finished_on_b() -> bool:
