@@ -74,10 +74,13 @@ class TournamentShare(Connected):
                             self.node,
                             names,
                         )
-                        # Only the names it holds: one another node claimed meanwhile is theirs.
+                        # Its own rows (again: a publication under way as a name was claimed
+                        # may have taken its row out), never one another live node claimed.
                         await conn.execute(
-                            "UPDATE listed_tournaments l SET info = u.i FROM unnest($2::text[], "
-                            "$3::bytea[]) AS u(n, i) WHERE l.name = u.n AND l.node = $1",
+                            "INSERT INTO listed_tournaments (name, node, info) "
+                            "SELECT n, $1, i FROM unnest($2::text[], $3::bytea[]) AS u(n, i) "
+                            "ON CONFLICT (name) DO UPDATE SET info = EXCLUDED.info "
+                            "WHERE listed_tournaments.node = EXCLUDED.node",
                             self.node,
                             names,
                             [info for _, info in rows],

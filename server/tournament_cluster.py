@@ -119,8 +119,15 @@ def _create(hub: TournamentHost, conn: Conn, session: Session, msg: CreateTourna
             )
         hub.desk.handle(session, msg, now)
 
+    async def job() -> bool:
+        claimed = await cluster.claim_tournament(name, info)
+        # Published again after the answer, as the desk has it then: a claim whose tournament
+        # was not made after all (its player gone meanwhile, or refused) leaves no row behind.
+        hub.desk.changed = True
+        return claimed
+
     hub.ask(
-        lambda: cluster.claim_tournament(name, info),
+        job,
         then,
         conn=conn,
         ref=msg.ref,
