@@ -279,7 +279,7 @@ class Link:
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,
             version=SUPPORTED_VERSIONS[-1],
-            capabilities=("chat", "spectate", "resume", "placement"),
+            capabilities=("chat", "spectate", "resume", "placement", "tournament_redirect"),
             software=self.software[:64],
         )
         reply = await self._request(hello)
@@ -525,8 +525,9 @@ class Link:
         return await self._tournament(lambda ref: StartTournament(ref=ref, name=name))
 
     async def _tournament(self, make: Callable[[int], ClientMessage]) -> TournamentInfo:
-        """A tournament request, answered by the tournament's TOURNAMENT_UPDATE."""
-        return _expect(await self.request(make), TournamentUpdate).tournament
+        """A tournament request, answered by the tournament's TOURNAMENT_UPDATE (on a cluster,
+        by the node that runs it: a REDIRECT there is followed)."""
+        return _expect(await self._redirected(make), TournamentUpdate).tournament
 
     # -- events ---------------------------------------------------------------------------------
 

@@ -38,10 +38,20 @@ CURRENT_VERSION = Version(2, 4)
 SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
 """Every (major, highest minor) this code can speak; all lower minors of a major are implied."""
 
-CAPABILITIES: tuple[str, ...] = ("chat", "spectate", "resume", "bots", "quick_match", "placement")
+CAPABILITIES: tuple[str, ...] = (
+    "chat",
+    "spectate",
+    "resume",
+    "bots",
+    "quick_match",
+    "placement",
+    "tournament_redirect",
+)
 """Optional features this code implements; WELCOME returns those both sides have. ``placement``
 (a cluster): the client follows a REDIRECT that answers CREATE_TABLE or QUICK_MATCH (the new
-table opens on another node) by asking that node again."""
+table opens on another node) by asking that node again; ``tournament_redirect`` (a cluster):
+likewise for a REDIRECT that answers REGISTER_TOURNAMENT, WATCH_TOURNAMENT or START_TOURNAMENT
+(another node runs the tournament)."""
 
 
 def choose_version(

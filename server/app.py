@@ -50,6 +50,7 @@ from .listing import listed
 from .redirect import CutOff, Directory, send_off
 from .session import Conn
 from .storage import StorageError
+from .tournament_cluster import published
 
 log = logging.getLogger("sushigo.server")
 _perf_counter = time.perf_counter
@@ -318,6 +319,9 @@ class Server:
             opened, self.hub.opened = self.hub.opened, []
             cluster.lease_soon(opened)  # leased in the commit that saves them
             self.publish()
+        if cluster is not None and self.hub.desk.changed:
+            self.hub.desk.changed = False
+            cluster.publish_tournaments_soon(lambda: published(self.hub.desk))
         dirty = self.dirty
         if dirty:
             self.dirty = []

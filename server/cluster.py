@@ -35,6 +35,7 @@ import asyncpg
 from .cluster_adopt import HANDOFF, Adoption
 from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
+from .cluster_tournaments import TournamentShare
 from .pg_schema import TRANSIENT, reason, redact
 from .redirect import Owner
 from .storage import StorageError
@@ -68,7 +69,7 @@ def fingerprint(key: bytes) -> str:
     return key[:8].hex()
 
 
-class Cluster(Adoption, LobbyShare):
+class Cluster(Adoption, LobbyShare, TournamentShare):
     """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
     (`Adoption`, `LobbyShare`).
 
@@ -368,6 +369,7 @@ class Cluster(Adoption, LobbyShare):
                 "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
             )
             await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
+            await conn.execute("DELETE FROM listed_tournaments WHERE node = $1", self.node)
             await conn.execute(f"NOTIFY {CHANNEL}")
 
 

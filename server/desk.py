@@ -73,6 +73,9 @@ class TournamentDesk:
         """Per tournament, the sessions told of its changes (in order; ended ones removed)."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
+        self.changed = False
+        """A tournament was made or changed since a cluster's node last published them
+        (`server.tournament_cluster`)."""
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -117,6 +120,23 @@ class TournamentDesk:
 
     def _create(self, session: Session, msg: CreateTournament) -> None:
         settings = msg.settings
+        t = self.check_new(session, msg)
+        finished = [n for n, u in self.tournaments.items() if u.status is TournamentStatus.FINISHED]
+        for old in finished[: max(0, len(finished) + 1 - KEPT_FINISHED)]:
+            del self.tournaments[old]  # the oldest results go first
+            self.watchers.pop(old, None)
+            for key in [k for k in self.entrants if k[0] == old]:
+                del self.entrants[key]
+        t.address = session.address
+        self.tournaments[settings.name] = t
+        self.changed = True
+        self._watch(settings.name, session)
+        log.info("tournament %s created by %s", settings.name, session.player_id)
+        session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+
+    def check_new(self, session: Session, msg: CreateTournament) -> Tournament:
+        """The tournament CREATE_TOURNAMENT asks for, not yet added (TableError: why not)."""
+        settings = msg.settings
         t = Tournament(settings, session.player_id)
         check_settings(t.table_settings())  # any installed game; BAD_SETTINGS for no game
         if not _NAME.match(settings.name):
@@ -139,17 +159,7 @@ class TournamentDesk:
             )
         if len(unfinished) >= MAX_TOURNAMENTS:
             raise TableError(ErrorCode.LIMIT_REACHED, "too many tournaments on this server")
-        finished = [n for n, u in self.tournaments.items() if u.status is TournamentStatus.FINISHED]
-        for old in finished[: max(0, len(finished) + 1 - KEPT_FINISHED)]:
-            del self.tournaments[old]  # the oldest results go first
-            self.watchers.pop(old, None)
-            for key in [k for k in self.entrants if k[0] == old]:
-                del self.entrants[key]
-        t.address = session.address
-        self.tournaments[settings.name] = t
-        self._watch(settings.name, session)
-        log.info("tournament %s created by %s", settings.name, session.player_id)
-        session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+        return t
 
     def _get(self, name: str) -> Tournament:
         t = self.tournaments.get(name)
@@ -194,6 +204,7 @@ class TournamentDesk:
         self._finished.clear()
         for name in list(self._dirty):
             self._schedule(self.tournaments[name], now)
+        self.changed |= bool(self._dirty)
         for name in self._dirty:
             update = TournamentUpdate(tournament=self.tournaments[name].info())
             for watcher in self.watchers.get(name, []):

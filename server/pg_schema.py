@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -194,7 +194,26 @@ _V7: Final = (
     "CREATE INDEX listed_tables_by_node ON listed_tables (node)",
 )
 
-MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [(4, _V4), (5, _V5), (6, _V6), (7, _V7)]
+# Version 8: the cluster's tournaments (server/tournament_cluster.py). Each tournament as its home
+# node (the one it was made on, which runs it) last said it (a TOURNAMENT_INFO, packed); its name
+# is the key, so a name is the cluster's once (a dead node's tournament gives its name up).
+_V8: Final = (
+    f"""CREATE TABLE listed_tournaments (
+        name text PRIMARY KEY,
+        node {_ID} NOT NULL,
+        info bytea NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+    )""",
+    "CREATE INDEX listed_tournaments_by_node ON listed_tournaments (node)",
+)
+
+MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
+    (4, _V4),
+    (5, _V5),
+    (6, _V6),
+    (7, _V7),
+    (8, _V8),
+]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
 

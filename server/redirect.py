@@ -36,6 +36,7 @@ from sushigo.protocol import (
 )
 
 from . import tickets
+from .desk import TournamentDesk
 from .errors import TableError
 from .lobby import Lobby
 from .moderation import Moderation, sanction_message
@@ -128,6 +129,18 @@ class Directory(Protocol):
         """The node (name, address) a new table should open on instead of this one, which
         holds `mine` tables; None: this one."""
 
+    async def claim_tournament(self, name: str, info: bytes) -> bool:
+        """Take `name` for a new tournament of this node (False: a live node holds one)."""
+
+    def publish_tournaments_soon(self, published: Callable[[], list[tuple[str, bytes]]]) -> None:
+        """Say this node's tournaments (name, TOURNAMENT_INFO packed) soon."""
+
+    async def tournaments(self) -> list[bytes]:
+        """The other live nodes' tournaments (packed TOURNAMENT_INFOs), the newest first."""
+
+    async def tournament_home(self, name: str) -> Owner | None:
+        """Where the tournament `name` is run (`Owner.table_id`: its name); None: nowhere."""
+
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
         went (its new node's address). Empty when this node is alone."""
@@ -143,6 +156,7 @@ class RedirectHost(Protocol):
     server_key: bytes
     key: Ed25519PrivateKey
     lobby: Lobby
+    desk: TournamentDesk
     names: Names
     moderation: Moderation
     cluster: Directory | None
@@ -293,14 +307,20 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     ticket = tickets.read(msg.ticket, hub.server_key)
     if cluster is None or ticket is None:
         raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
-    if ticket.place and ticket.place != cluster.node:
+    if ticket.tournament:  # sent here to the tournament's home node (`server.tournament_cluster`)
+        if ticket.table_id not in hub.desk.tournaments:
+            raise TableError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"the ticket is for tournament {ticket.table_id!r}, which is not run on this node",
+            )
+    elif ticket.place and ticket.place != cluster.node:
         raise TableError(
             ErrorCode.UNKNOWN_SESSION,
             f"the ticket is for a new table on node {ticket.place!r}, not on this one",
         )
-    if ticket.place and ticket.table_id in hub.tables:
+    elif ticket.place and ticket.table_id in hub.tables:
         raise TableError(ErrorCode.UNKNOWN_SESSION, "the ticket's new table is made already")
-    if not ticket.place and ticket.table_id not in hub.tables:
+    elif not ticket.place and ticket.table_id not in hub.tables:
         raise TableError(
             ErrorCode.UNKNOWN_SESSION,
             f"the ticket is for table {ticket.table_id!r}, which is not on this node",

@@ -44,6 +44,7 @@ from .redirect import (
 from .resume import ResumeHost, resume_session
 from .session import Conn, Session
 from .stats import Stats
+from .tournament_cluster import tournament_elsewhere
 
 
 class Host(RedirectHost, ResumeHost, Protocol):
@@ -97,7 +98,7 @@ def handle(hub: Host, conn: Conn, msg: Message, now: float) -> None:
         hub.limits.identified(conn)
         return
     assert session is not None  # the protocol allows nothing else before login
-    if not hub.desk.handle(session, msg, now):
+    if not (tournament_elsewhere(hub, conn, session, msg) or hub.desk.handle(session, msg, now)):
         raise TableError(ErrorCode.UNKNOWN_MESSAGE_TYPE, f"{msg.TYPE!r} is not handled here")
 
 

@@ -194,6 +194,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(()),
     # 7: the cluster's table list (pg_schema), likewise.
     _statements(()),
+    # 8: the cluster's tournaments (pg_schema), likewise.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

@@ -3,7 +3,8 @@ the table the player asked for.
 
 A ticket is msgpack ``[payload, signature]``: the payload ``[id, table_id, player_id, name,
 guest]`` (`id`: 16 random bytes), and for a table still to be made (`server.placement`) the name
-of the node that is to make it after these, and the Ed25519 signature, by the server key every node of the
+of the node that is to make it after these (empty for a tournament's), then ``true`` for a
+ticket to a tournament's home node (`server.tournament_cluster`), and the Ed25519 signature, by the server key every node of the
 cluster shares, of a domain tag and the payload. So any node can tell a ticket of the cluster
 from a forged one without asking anyone. That it is used once and within its time is the
 database's to judge (`server.cluster`): the issuing node records the id with an end of the
@@ -36,6 +37,9 @@ class Ticket:
     place: str = ""
     """For a new table: the node that is to make it (`table_id` is the id it takes). Empty: the
     table exists, where the ticket is brought."""
+    tournament: bool = False
+    """For a tournament's home node (`server.tournament_cluster`): `table_id` is the
+    tournament's name, and the ticket is good where that tournament is run."""
 
 
 def issue(
@@ -45,12 +49,16 @@ def issue(
     name: str,
     guest: bool,
     place: str = "",
+    *,
+    tournament: bool = False,
 ) -> tuple[Ticket, bytes]:
-    """A new ticket and its bytes, signed with `key` (`place`: see `Ticket.place`)."""
-    ticket = Ticket(secrets.token_bytes(16), table_id, player_id, name, guest, place)
+    """A new ticket and its bytes, signed with `key` (`place`, `tournament`: see `Ticket`)."""
+    ticket = Ticket(secrets.token_bytes(16), table_id, player_id, name, guest, place, tournament)
     fields: list[object] = [ticket.ticket_id, table_id, player_id, name, guest]
-    if place:  # a table ticket stays as it was, for nodes of the version before
+    if place or tournament:  # a table ticket stays as it was, for nodes of the version before
         fields.append(place)
+    if tournament:  # a node of the version before refuses it (it reads 6 fields at most)
+        fields.append(True)
     payload: bytes = msgpack.packb(fields)
     return ticket, msgpack.packb([payload, key.sign(TAG + payload)])
 
@@ -66,11 +74,12 @@ def read(data: bytes, server_key: bytes) -> Ticket | None:
         ticket_id, table_id, player_id, name, guest, *rest = fields
     except (ValueError, TypeError, InvalidSignature, msgpack.UnpackException):
         return None
-    place = rest[0] if len(rest) == 1 else None if rest else ""
-    kinds = (bytes, str, str, str, bool)
-    values = (ticket_id, table_id, player_id, name, guest)
-    if not isinstance(place, str) or not all(
-        isinstance(v, k) for v, k in zip(values, kinds, strict=True)
-    ):
+    if len(rest) > 2:
         return None
-    return Ticket(ticket_id, table_id, player_id, name, guest, place)
+    place = rest[0] if rest else ""
+    tournament = rest[1] if len(rest) == 2 else False
+    kinds = (bytes, str, str, str, bool, str, bool)
+    values = (ticket_id, table_id, player_id, name, guest, place, tournament)
+    if not all(isinstance(v, k) for v, k in zip(values, kinds, strict=True)):
+        return None
+    return Ticket(ticket_id, table_id, player_id, name, guest, place, tournament)

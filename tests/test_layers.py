@@ -28,12 +28,13 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         "metrics",
         "logs",
     ),
-    ("cluster_adopt", "cluster_lobby"),  # the parts of a cluster's node
+    ("cluster_adopt", "cluster_lobby", "cluster_tournaments"),  # the parts of a cluster's node
     ("cluster_base",),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
     ("requests", "lifecycle", "deadlines", "deferred"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
-    ("listing", "placement"),  # a cluster's table list and new tables, over its routing
+    # a cluster's table list, new tables and tournaments, over its routing
+    ("listing", "placement", "tournament_cluster"),
     ("redirect",),  # a cluster's routing, over the lobby's login
     ("lobby", "login", "desk", "tournament", "resume", "limits", "names", "history", "results"),
     ("moderation",),  # bans and mutes, in memory
@@ -78,6 +79,7 @@ CLOCKLESS += (
     "lifecycle",
     "deadlines",
     "deferred",
+    "tournament_cluster",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 

@@ -1,0 +1,117 @@
+"""What a cluster's node shares of its tournaments, a part of `server.cluster.Cluster`: each
+tournament as its home node (the one it was made on, which runs it) last said it, in the
+database's `listed_tournaments` (`publish_tournaments_soon`), read by the other nodes for
+LIST_TOURNAMENTS (`tournaments`) and to send a tournament's players to its home node
+(`tournament_home`); a name is the cluster's once (`claim_tournament`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Final
+
+from .cluster_base import Connected
+from .redirect import Owner
+from .storage import StorageError
+
+log = logging.getLogger("sushigo.server")
+
+TOURNAMENTS_MAX: Final = 100
+"""Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
+SPACING: Final = 0.25
+"""Seconds at least between two publications of a node's tournaments."""
+
+Published = list[tuple[str, bytes]]
+"""A node's tournaments: (name, TOURNAMENT_INFO packed)."""
+
+
+class TournamentShare(Connected):
+    """The part of a node that shares its tournaments with the other nodes."""
+
+    _wanted_tournaments: Callable[[], Published] | None = None
+    _tournament_publisher = False
+
+    async def claim_tournament(self, name: str, info: bytes) -> bool:
+        """Take `name` for a new tournament of this node: False if a live node holds a
+        tournament of that name (a dead node's gives it up). One conditional upsert decides,
+        so of two nodes making one name at once, one gets it."""
+        async with self._using("claiming a tournament's name") as conn:
+            taken = await conn.fetchval(
+                "INSERT INTO listed_tournaments (name, node, info) VALUES ($1, $2, $3) "
+                "ON CONFLICT (name) DO UPDATE SET node = EXCLUDED.node, info = EXCLUDED.info, "
+                "created = now() WHERE listed_tournaments.node = EXCLUDED.node OR NOT EXISTS "
+                "(SELECT 1 FROM cluster_nodes n WHERE n.name = listed_tournaments.node "
+                "AND n.lease_expires > now()) RETURNING 1",
+                name,
+                self.node,
+                info,
+            )
+        return taken is not None
+
+    def publish_tournaments_soon(self, published: Callable[[], Published]) -> None:
+        """Say this node's tournaments (`published()`, as they are then) soon: one publication
+        at a time, at most one every `SPACING` however many ask (each finished game asks)."""
+        self._wanted_tournaments = published
+        if not self._tournament_publisher:
+            self._tournament_publisher = True
+            self._spawn(self._publish_tournaments())
+
+    async def _publish_tournaments(self) -> None:
+        try:
+            while self._wanted_tournaments is not None:
+                published, self._wanted_tournaments = self._wanted_tournaments, None
+                try:
+                    async with (
+                        self._using("publishing tournaments") as conn,
+                        conn.transaction(),
+                    ):
+                        rows = published()
+                        names = [name for name, _ in rows]
+                        await conn.execute(
+                            "DELETE FROM listed_tournaments WHERE node = $1 "
+                            "AND NOT (name = ANY($2::text[]))",
+                            self.node,
+                            names,
+                        )
+                        # Its own rows (again: a publication under way as a name was claimed
+                        # may have taken its row out), never one another live node claimed.
+                        await conn.execute(
+                            "INSERT INTO listed_tournaments (name, node, info) "
+                            "SELECT n, $1, i FROM unnest($2::text[], $3::bytea[]) AS u(n, i) "
+                            "ON CONFLICT (name) DO UPDATE SET info = EXCLUDED.info "
+                            "WHERE listed_tournaments.node = EXCLUDED.node",
+                            self.node,
+                            names,
+                            [info for _, info in rows],
+                        )
+                except StorageError as exc:  # the next change publishes them again
+                    log.warning("%s", exc)
+                await asyncio.sleep(SPACING)
+        finally:
+            self._tournament_publisher = False
+
+    async def tournaments(self) -> list[bytes]:
+        """The other live nodes' tournaments as they last said them (packed TOURNAMENT_INFOs),
+        the newest first, `TOURNAMENTS_MAX` at most."""
+        async with self._using("reading the tournaments") as conn:
+            rows = await conn.fetch(
+                "SELECT l.info FROM listed_tournaments l JOIN cluster_nodes n "
+                "ON n.name = l.node AND n.lease_expires > now() WHERE l.node <> $1 "
+                "ORDER BY l.created DESC LIMIT $2",
+                self.node,
+                TOURNAMENTS_MAX,
+            )
+        return [bytes(row[0]) for row in rows]
+
+    async def tournament_home(self, name: str) -> Owner | None:
+        """Where the tournament `name` lives (`Owner.table_id` is its name); None: nowhere."""
+        async with self._using("finding a tournament") as conn:
+            row = await conn.fetchrow(
+                "SELECT l.node, n.address, n.lease_expires > now() FROM listed_tournaments l "
+                "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE l.name = $1",
+                name,
+            )
+        if row is None:
+            return None
+        return Owner(name, row[0], row[1], bool(row[2]))

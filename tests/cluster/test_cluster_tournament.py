@@ -1,0 +1,182 @@
+"""Tournaments across a cluster (server/tournament_cluster.py), on two real nodes.
+
+A tournament made on node a is listed on b, and `sushigo-bot --tournament` processes connected
+to either node enter it: those on b are redirected to a (its home node, which runs it) with a
+ticket bound to the tournament, and their client library follows by itself; its host starts it,
+and a watcher follows it, with `sushigo-tournament` on b. It finishes with
+every entrant's games in the standings, and each game's record verifies with the cluster's key
+(`sushigo-replay --db URL`). A tournament's name is the cluster's once; a tournament ticket that
+is forged, used already or brought to a node that does not run the tournament is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nodes import eventually, node, query
+from processes import BOT, bots_output, stop_bots
+
+from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
+from sushigo.client.link import Link, ServerError
+from sushigo.protocol import (
+    ErrorCode,
+    LoggedIn,
+    LoginTicket,
+    Redirect,
+    TournamentSettings,
+    TournamentStatus,
+    TournamentUpdate,
+    WatchTournament,
+)
+
+TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
+NAME = "spread cup"
+SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30)
+
+
+async def bring(port: int, ticket: bytes) -> Link:
+    """A connection of its own to the node on `port`, logged in with `ticket`."""
+    link = Link("127.0.0.1", port, name="x")
+    await link._open()
+    try:
+        reply = await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket))
+        assert isinstance(reply, LoggedIn)
+    except BaseException:
+        await link.close()
+        raise
+    return link
+
+
+async def refused(port: int, ticket: bytes) -> ServerError:
+    with pytest.raises(ServerError) as caught:
+        await (await bring(port, ticket)).close()
+    return caught.value
+
+
+async def entrant(port: int, i: int) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        str(BOT),
+        f"127.0.0.1:{port}",
+        *("--strategy", "random", "--tournament", NAME, "--name", f"bot{i}", "--seed", str(i)),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+
+
+async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    await asyncio.gather(a.start(), b.start())
+    clients: list[Client] = []
+    bots: list[asyncio.subprocess.Process] = []
+    try:
+        identity = tmp_path / "host.key"
+        host = await Client.connect(
+            "127.0.0.1", a.port, name="host", key=load_or_create_key(identity)
+        )
+        clients.append(host)
+        await host.create_tournament(SETTINGS)
+
+        on_b = await Client.connect("127.0.0.1", b.port, name="lister")
+        clients.append(on_b)
+
+        async def listed_on_b() -> bool:
+            return [t.settings.name for t in await on_b.list_tournaments()] == [NAME]
+
+        await eventually(listed_on_b)
+        with pytest.raises(ServerError) as taken:  # the name is the cluster's once
+            await on_b.create_tournament(SETTINGS)
+        assert taken.value.code is ErrorCode.BAD_SETTINGS and "exists already" in str(taken.value)
+
+        # A watcher on b is sent to a, and hears the tournament's news from there.
+        watcher = await Client.connect("127.0.0.1", b.port, name="watcher")
+        clients.append(watcher)
+        await watcher.watch_tournament(NAME)
+        assert watcher.port == a.port
+
+        bots = [await entrant(port, i) for i, port in enumerate((a.port, a.port, b.port, b.port))]
+
+        async def four() -> bool:
+            return len((await host.watch_tournament(NAME)).standings) == 4
+
+        await eventually(four, timeout=20)
+        # Its host starts it from b, with sushigo-tournament and the same identity.
+        started = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{b.port}",
+            *("--key", str(identity), "start", NAME),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said = (await asyncio.wait_for(started.communicate(), 30))[0].decode()
+        assert started.returncode == 0 and f"{NAME}: running" in said, said
+        outputs = await bots_output(bots, timeout=60)
+        for output in outputs:
+            assert f"tournament {NAME!r} finished" in output, output
+
+        final = (await watcher.wait_for(TournamentUpdate, timeout=10)).tournament
+        while final.status is not TournamentStatus.FINISHED:
+            final = (await watcher.wait_for(TournamentUpdate, timeout=10)).tournament
+        assert final.games_done == SETTINGS.games and final.games_running == 0
+        assert sorted(s.name for s in final.standings) == ["bot0", "bot1", "bot2", "bot3"]
+        assert sum(s.games for s in final.standings) == SETTINGS.games * SETTINGS.players
+
+        # sushigo-tournament watch on b shows the final standings (from a) and exits.
+        watched = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{b.port}",
+            *("watch", NAME),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said = (await asyncio.wait_for(watched.communicate(), 30))[0].decode()
+        assert watched.returncode == 0 and f"{NAME}: finished" in said and "bot3" in said, said
+
+        # On b the list shows it finished (as a published it).
+        async def finished_on_b() -> bool:
+            (info,) = await on_b.list_tournaments()
+            return info.status is TournamentStatus.FINISHED
+
+        await eventually(finished_on_b)
+
+        # Every game was recorded; sushigo-replay lists and verifies them with the cluster's key.
+        rows = await query(pg_url, "SELECT game_id FROM records")
+        assert len(rows) == SETTINGS.games
+        replay = str(Path(sys.executable).with_name("sushigo-replay"))
+        env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+        for row in rows:
+            checked = subprocess.run(
+                [replay, "--db", pg_url, row["game_id"]],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=30,
+                check=False,
+            )
+            assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout
+
+        # A tournament ticket, looked at by hand: good once, at its home node only.
+        eve = await Client.connect("127.0.0.1", b.port, name="eve")
+        clients.append(eve)
+        redirect = await eve.request(lambda ref: WatchTournament(ref=ref, name=NAME))
+        assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{a.port}"
+        forged = bytearray(redirect.ticket)
+        forged[-1] ^= 1
+        error = await refused(a.port, bytes(forged))
+        assert error.code is ErrorCode.BAD_SIGNATURE, error
+        error = await refused(b.port, redirect.ticket)
+        assert error.code is ErrorCode.UNKNOWN_SESSION and "not run on this node" in str(error)
+        there = await bring(a.port, redirect.ticket)
+        await there.close()
+        error = await refused(a.port, redirect.ticket)
+        assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
+    finally:
+        await stop_bots(bots)
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())
