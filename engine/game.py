@@ -28,6 +28,7 @@ from .events import ChopsticksReturned, Event, GameOver, PicksRevealed, RoundSta
 from .legal import (
     CHOPSTICKS_KEY,
     EXACT_MAX_SIZE,
+    MORE,
     NIGIRI_CODES,
     NIGIRI_SHIFT,
     NO_ACTIONS,
@@ -62,7 +63,7 @@ _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
 _PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
-_ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
+_ONE_WASABI, _ONE_CHOPSTICKS, _MORE = ONE_WASABI, ONE_CHOPSTICKS, MORE
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
@@ -85,6 +86,15 @@ _LANES = sum(1 << (8 * lane) for lane in range(7))
 
 _KINDS_MASK = (1 << NIGIRI_SHIFT) - 1
 
+_Turn = tuple[tuple[Action, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""The entries of a turn's actions transposed: revealed actions, taken, own and special codes."""
+_SINGLE_TURNS: dict[tuple[object, ...], _Turn] = {}
+"""`_Turn`s by their actions, for turns where every seat picks one card (the transpose of a
+turn's entries costs more than the rest of its checks). With pairs and dummy picks there would be
+too many to keep; single picks are at most 13 ** players, about 21,000 four-player turns (12 MB),
+of which a long run of random games meets most (they are then over four in five turns)."""
+_SINGLE_TURNS_LIMIT = 1 << 15
+
 
 def _size(code: int) -> int:
     """How many cards a packed code holds: its 13 nibbles (a tableau's nigiri points left out)
@@ -103,6 +113,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         "_chop",
         "_chop_keys",
         "_controller",
+        "_deal_size",
         "_deck",
         "_deck_pos",
         "_discarded",
@@ -131,6 +142,8 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         t = self.options.tableaus
         self._deck = cards
         self._deck_pos = 0
+        self._deal_size = self.options.hand_size
+        """`options.hand_size` (a property: a Python call each time it is read)."""
         self._hands = [0] * n
         self._hand_len = 0
         self._dummy_pile: list[int] = []
@@ -152,8 +165,8 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._passes_left = True
         self._views: tuple[TableauView, ...] | None = None
         """The public tableau views of this turn, once built (see `_public_views`)."""
-        self._legal: list[LegalSet] = []
-        """Each seat's legal set this turn."""
+        self._legal: tuple[LegalSet, ...] = ()
+        """Each seat's legal set this turn (a tuple: `legal_actions_by_seat` hands it out)."""
         self._start_round()
 
     @classmethod
@@ -190,6 +203,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         game._setup(options, b"")
         game._deck = [_BITS[card] for card in deck]
         game._deck_pos = 0
+        game._deal_size = options.hand_size
         game._hands = [pack(hand) for hand in hands]
         game._controller = obs.dummy_controller
         game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
@@ -232,7 +246,6 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         other._scores = self._scores[:]
         other._round_points = self._round_points[:]
         other._history = self._history[:]
-        other._legal = self._legal[:]
         return other
 
     # -- reading the state ------------------------------------------------------------------
@@ -270,7 +283,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
     def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
         """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
         for all of them every turn, as the arena does)."""
-        return tuple(self._legal)
+        return self._legal
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
@@ -366,14 +379,22 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
         # Check everything first: nothing below may raise once the state starts changing. Each
         # action's entry (action, taken, own, special) comes from the one small index of every
-        # action (C-level look-ups), and one C-level transpose gives each field for every seat;
-        # an action is legal exactly when its interned form is in its seat's legal set (a scan by
-        # identity). An action without an entry gives None, which cannot be transposed, and an
-        # unhashable one cannot be looked up: both raise TypeError, and only then, or when one is
-        # not in its set, do we work out which rule the action breaks. (zip without strict=True:
-        # keyword arguments send it down CPython's slow call path; the lengths were checked.)
+        # action (C-level look-ups), and one C-level transpose gives each field for every seat
+        # (`_SINGLE_TURNS` keeps the result for turns of single picks); an action is legal
+        # exactly when its interned form is in its seat's legal set (a scan by identity). An
+        # action without an entry gives None, which cannot be transposed, and an unhashable one
+        # cannot be looked up: both raise TypeError, and only then, or when one is not in its
+        # set, do we work out which rule the action breaks. (zip without strict=True: keyword
+        # arguments send it down CPython's slow call path; the lengths were checked.)
         try:
-            revealed, taken, own, special = zip(*map(entry_of, actions))  # noqa: B905
+            turn = _SINGLE_TURNS.get(key := tuple(actions))
+            if turn is None:
+                turn = tuple(zip(*map(entry_of, actions)))  # noqa: B905
+                if _MORE not in turn[3]:
+                    if len(_SINGLE_TURNS) >= _SINGLE_TURNS_LIMIT:
+                        _SINGLE_TURNS.clear()
+                    _SINGLE_TURNS[key] = turn
+            revealed, taken, own, special = turn
         except TypeError:
             self._refuse(actions)
         if not all(map(_contains, self._legal, revealed)):
@@ -430,7 +451,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             # for bigger hands, by the kinds each holds.
             keys = self._chop_keys
             if size <= EXACT_MAX_SIZE:
-                sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+                sets = tuple(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
             else:
                 sets = presence_sets(hands, keys)
             if None not in sets:
@@ -517,7 +538,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._round += 1
         self._turn = 1
         self._passes_left = not (self.options.pass_both_ways and self._round == 2)
-        size = self.options.hand_size
+        size = self._deal_size
         cards = self._deck
         pos = self._deck_pos
         end = pos + self._n * size
@@ -530,7 +551,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             pos += size
             self._dummy_draw()
         self._deck_pos = pos
-        self._begin_turn()
+        self._legal = turn_sets(self._hands, size, self._chop_keys, self._controller)
 
     def _dummy_draw(self) -> None:
         """Dummy variant: control alternates every turn, across rounds too (seat 0 first); the
@@ -548,7 +569,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
         self._puddings = list(map(_add, self._puddings, kept))
         # Every card dealt this round is in a tableau now: hand_size for each one.
-        self._discarded += self.options.hand_size * len(codes) - sum(kept)
+        self._discarded += self._deal_size * len(codes) - sum(kept)
         t = len(codes)
         self._tcodes = [0] * t
         self._open_wasabi = [0] * t
@@ -569,7 +590,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             )
             return
         self._pudding_points = tuple(score_puddings(self._puddings))
-        self._legal = [NO_ACTIONS] * self._n
+        self._legal = (NO_ACTIONS,) * self._n
         self._decide(self._pudding_points)
         events.append(
             _tuple_new(
