@@ -28,7 +28,6 @@ from .events import ChopsticksReturned, Event, GameOver, PicksRevealed, RoundSta
 from .legal import (
     CHOPSTICKS_KEY,
     EXACT_MAX_SIZE,
-    MORE,
     NIGIRI_CODES,
     NIGIRI_SHIFT,
     NO_ACTIONS,
@@ -63,7 +62,7 @@ _WASABI = Card.WASABI
 _PUDDING = Card.PUDDING
 _PUDDING_SHIFT = Card.PUDDING << 2
 _EGG, _SQUID = int(Card.EGG), int(Card.SQUID)
-_ONE_WASABI, _ONE_CHOPSTICKS, _MORE = ONE_WASABI, ONE_CHOPSTICKS, MORE
+_ONE_WASABI, _ONE_CHOPSTICKS = ONE_WASABI, ONE_CHOPSTICKS
 _WASABI_EXTRA = [code * (WASABI_MULTIPLIER - 1) for code in NIGIRI_CODES]
 """What a nigiri on a wasabi adds to its tableau's code beyond its plain points."""
 
@@ -85,15 +84,6 @@ _LANES = sum(1 << (8 * lane) for lane in range(7))
 
 
 _KINDS_MASK = (1 << NIGIRI_SHIFT) - 1
-
-_Turn = tuple[tuple[Action, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""The entries of a turn's actions transposed: revealed actions, taken, own and special codes."""
-_SINGLE_TURNS: dict[tuple[object, ...], _Turn] = {}
-"""`_Turn`s by their actions, for turns where every seat picks one card (the transpose of a
-turn's entries costs more than the rest of its checks). With pairs and dummy picks there would be
-too many to keep; single picks are at most 13 ** players, about 21,000 four-player turns (12 MB),
-of which a long run of random games meets most (they are then over four in five turns)."""
-_SINGLE_TURNS_LIMIT = 1 << 15
 
 
 def _size(code: int) -> int:
@@ -379,22 +369,14 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             raise WrongSeatError(None, f"expected {n} actions, one per seat, got {len(actions)}")
         # Check everything first: nothing below may raise once the state starts changing. Each
         # action's entry (action, taken, own, special) comes from the one small index of every
-        # action (C-level look-ups), and one C-level transpose gives each field for every seat
-        # (`_SINGLE_TURNS` keeps the result for turns of single picks); an action is legal
-        # exactly when its interned form is in its seat's legal set (a scan by identity). An
-        # action without an entry gives None, which cannot be transposed, and an unhashable one
-        # cannot be looked up: both raise TypeError, and only then, or when one is not in its
-        # set, do we work out which rule the action breaks. (zip without strict=True: keyword
-        # arguments send it down CPython's slow call path; the lengths were checked.)
+        # action (C-level look-ups), and one C-level transpose gives each field for every seat;
+        # an action is legal exactly when its interned form is in its seat's legal set (a scan by
+        # identity). An action without an entry gives None, which cannot be transposed, and an
+        # unhashable one cannot be looked up: both raise TypeError, and only then, or when one is
+        # not in its set, do we work out which rule the action breaks. (zip without strict=True:
+        # keyword arguments send it down CPython's slow call path; the lengths were checked.)
         try:
-            turn = _SINGLE_TURNS.get(key := tuple(actions))
-            if turn is None:
-                turn = tuple(zip(*map(entry_of, actions)))  # noqa: B905
-                if _MORE not in turn[3]:
-                    if len(_SINGLE_TURNS) >= _SINGLE_TURNS_LIMIT:
-                        _SINGLE_TURNS.clear()
-                    _SINGLE_TURNS[key] = turn
-            revealed, taken, own, special = turn
+            revealed, taken, own, special = zip(*map(entry_of, actions))  # noqa: B905
         except TypeError:
             self._refuse(actions)
         if not all(map(_contains, self._legal, revealed)):
