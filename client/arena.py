@@ -159,10 +159,12 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
             everyone = tuple(range(n))
+            if to_act() == everyone:
+                everyone = to_act()  # (a game that returns the same tuple each time: `is` below)
             while acting := to_act():
                 step_legal = every_legal()
                 # zip without strict=True (equal lengths): keyword arguments take a slow call path.
-                if acting == everyone:  # Sushi Go!: every seat at every step
+                if acting is everyone or acting == everyone:  # Sushi Go!: every seat, every step
                     picks = [b(a, rng) for b, a in zip(blinds, step_legal)]  # noqa: B905
                 else:
                     picks = [blinds[s](a, rng) for s, a in zip(acting, step_legal)]  # noqa: B905

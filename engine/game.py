@@ -103,6 +103,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         "_chop",
         "_chop_keys",
         "_controller",
+        "_deal_size",
         "_deck",
         "_deck_pos",
         "_discarded",
@@ -131,6 +132,8 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         t = self.options.tableaus
         self._deck = cards
         self._deck_pos = 0
+        self._deal_size = self.options.hand_size
+        """`options.hand_size` (a property: a Python call each time it is read)."""
         self._hands = [0] * n
         self._hand_len = 0
         self._dummy_pile: list[int] = []
@@ -152,8 +155,8 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._passes_left = True
         self._views: tuple[TableauView, ...] | None = None
         """The public tableau views of this turn, once built (see `_public_views`)."""
-        self._legal: list[LegalSet] = []
-        """Each seat's legal set this turn."""
+        self._legal: tuple[LegalSet, ...] = ()
+        """Each seat's legal set this turn (a tuple: `legal_actions_by_seat` hands it out)."""
         self._start_round()
 
     @classmethod
@@ -190,6 +193,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         game._setup(options, b"")
         game._deck = [_BITS[card] for card in deck]
         game._deck_pos = 0
+        game._deal_size = options.hand_size
         game._hands = [pack(hand) for hand in hands]
         game._controller = obs.dummy_controller
         game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
@@ -232,7 +236,6 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         other._scores = self._scores[:]
         other._round_points = self._round_points[:]
         other._history = self._history[:]
-        other._legal = self._legal[:]
         return other
 
     # -- reading the state ------------------------------------------------------------------
@@ -270,7 +273,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
     def legal_actions_by_seat(self) -> tuple[tuple[Action, ...], ...]:
         """Every seat's `legal_actions` this turn at once, indexed by seat (for runners that ask
         for all of them every turn, as the arena does)."""
-        return tuple(self._legal)
+        return self._legal
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """`seat`'s hand, sorted. Hidden information: give it only to that seat."""
@@ -430,7 +433,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             # for bigger hands, by the kinds each holds.
             keys = self._chop_keys
             if size <= EXACT_MAX_SIZE:
-                sets = list(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
+                sets = tuple(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
             else:
                 sets = presence_sets(hands, keys)
             if None not in sets:
@@ -517,7 +520,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._round += 1
         self._turn = 1
         self._passes_left = not (self.options.pass_both_ways and self._round == 2)
-        size = self.options.hand_size
+        size = self._deal_size
         cards = self._deck
         pos = self._deck_pos
         end = pos + self._n * size
@@ -530,7 +533,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             pos += size
             self._dummy_draw()
         self._deck_pos = pos
-        self._begin_turn()
+        self._legal = turn_sets(self._hands, size, self._chop_keys, self._controller)
 
     def _dummy_draw(self) -> None:
         """Dummy variant: control alternates every turn, across rounds too (seat 0 first); the
@@ -548,7 +551,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
         self._puddings = list(map(_add, self._puddings, kept))
         # Every card dealt this round is in a tableau now: hand_size for each one.
-        self._discarded += self.options.hand_size * len(codes) - sum(kept)
+        self._discarded += self._deal_size * len(codes) - sum(kept)
         t = len(codes)
         self._tcodes = [0] * t
         self._open_wasabi = [0] * t
@@ -569,7 +572,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             )
             return
         self._pudding_points = tuple(score_puddings(self._puddings))
-        self._legal = [NO_ACTIONS] * self._n
+        self._legal = (NO_ACTIONS,) * self._n
         self._decide(self._pudding_points)
         events.append(
             _tuple_new(

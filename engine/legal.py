@@ -11,7 +11,7 @@ Every `Action` value is interned, so the cache holds references to a few thousan
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .actions import Action
 from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
@@ -129,7 +129,7 @@ CHOPSTICKS_KEY = 1 << 62
 
 def turn_sets(
     hands: list[int], size: int, chop_keys: list[int], controller: int | None
-) -> list[LegalSet]:
+) -> tuple[LegalSet, ...]:
     """Every seat's legal set at the start of a turn (the game's hot path).
 
     For hands of up to `EXACT_MAX_SIZE` cards, a second cache keyed by the exact packed hand plus
@@ -138,13 +138,13 @@ def turn_sets(
     `legal_set`.
     """
     small = size <= EXACT_MAX_SIZE
-    found: list[LegalSet | None]
+    found: Sequence[LegalSet | None]
     if small:
-        found = list(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
+        found = tuple(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
     elif controller is None:
         found = presence_sets(hands, chop_keys)
     else:
-        found = [None] * len(hands)
+        found = (None,) * len(hands)
     if controller is None and None not in found:
         return found  # type: ignore[return-value]  # None was just ruled out
     out = []
@@ -158,10 +158,10 @@ def turn_sets(
             if small:
                 _EXACT[code | chop_keys[s]] = cached
         out.append(cached)
-    return out
+    return tuple(out)
 
 
-def presence_sets(hands: list[int], chop_keys: list[int]) -> list[LegalSet | None]:
+def presence_sets(hands: list[int], chop_keys: list[int]) -> tuple[LegalSet | None, ...]:
     """Every seat's legal set for hands of two cards or more, none the dummy's controller's, from
     `legal_set`'s cache (None where it is not cached yet), in one comprehension: its keys without
     `legal_set`'s call for each seat. `chop_keys` as for `turn_sets`.
@@ -173,13 +173,15 @@ def presence_sets(hands: list[int], chop_keys: list[int]) -> list[LegalSet | Non
     get = _CACHE.get
     low = _LOW_BITS
     if not any(chop_keys):
-        return [get(((t := c | c >> 1) | t >> 2) & low) for c in hands]
-    return [
-        get((c & low | (w := (c >> 1 | c >> 2 | c >> 3) & low)) | w << 1 | _CHOP_KEY)
-        if k
-        else get(((t := c | c >> 1) | t >> 2) & low)
-        for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
-    ]
+        return tuple([get(((t := c | c >> 1) | t >> 2) & low) for c in hands])
+    return tuple(
+        [
+            get((c & low | (w := (c >> 1 | c >> 2 | c >> 3) & low)) | w << 1 | _CHOP_KEY)
+            if k
+            else get(((t := c | c >> 1) | t >> 2) & low)
+            for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
+        ]
+    )
 
 
 NIGIRI_SHIFT = 4 * NUM_KINDS

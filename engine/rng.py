@@ -31,12 +31,16 @@ VERSION = 1
 _TAG = b"sushigo/rng/v1"
 _WORDS_PER_BLOCK = 16
 _SPAN = 1 << 16
+_HIGH = bytes(6)
+"""The top six bytes of u64be(i), zero for every block i under 2**16."""
+_LOW = [i.to_bytes(2, "big") for i in range(256)]
+"""The last two bytes of u64be(i) for the first blocks (a game's deck needs seven)."""
 
 
 class DeterministicRng:
     """A stream of uniform integers from (seed, stream), identical on every platform."""
 
-    __slots__ = ("_base", "_counter", "_pos", "_words")
+    __slots__ = ("_base", "_counter", "_pos", "_prefix", "_words")
 
     def __init__(self, seed: bytes, stream: bytes) -> None:
         if not isinstance(seed, bytes) or not isinstance(stream, bytes):
@@ -44,20 +48,31 @@ class DeterministicRng:
         prefix = (
             _TAG + len(seed).to_bytes(4, "big") + seed + len(stream).to_bytes(4, "big") + stream
         )
-        self._base = hashlib.sha256(prefix)
+        self._prefix = prefix
+        # The hash of the prefix and the zero top bytes of the counters of blocks 0 to 2**16 - 1:
+        # each of those blocks then hashes only its counter's last two bytes. With the usual
+        # 32-byte seed and a short stream name, this part is exactly one 64-byte SHA-256 block,
+        # hashed once here instead of once per block of words (each would need two).
+        self._base = hashlib.sha256(prefix + _HIGH)
         self._counter = 0
         self._words: tuple[int, ...] = ()
         self._pos = 0
 
     def _refill(self, blocks: int) -> None:
         """Append `blocks` more blocks to the unread words (one unpack for all of them)."""
-        base, counter = self._base, self._counter
+        counter = self._counter
+        end = counter + blocks
         chunks = []
-        for i in range(counter, counter + blocks):
-            h = base.copy()
-            h.update(i.to_bytes(8, "big"))
-            chunks.append(h.digest())
-        self._counter = counter + blocks
+        if end <= _SPAN:
+            copy = self._base.copy
+            for low in _LOW[counter:end] if end <= len(_LOW) else _lows(counter, end):
+                h = copy()
+                h.update(low)
+                chunks.append(h.digest())
+        else:  # (never in a game: a million words)
+            for i in range(counter, end):
+                chunks.append(hashlib.sha256(self._prefix + i.to_bytes(8, "big")).digest())
+        self._counter = end
         fresh = struct.unpack(f">{blocks * _WORDS_PER_BLOCK}H", b"".join(chunks))
         self._words = self._words[self._pos :] + fresh
         self._pos = 0
@@ -112,6 +127,11 @@ class DeterministicRng:
         for i in range(n - 1 - k, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+
+def _lows(start: int, end: int) -> list[bytes]:
+    """The last two bytes of u64be(i) for i from `start` to `end` (at most 2**16)."""
+    return [i.to_bytes(2, "big") for i in range(start, end)]
 
 
 @functools.cache

@@ -332,3 +332,12 @@ def test_a_round_has_exactly_hand_size_turns() -> None:
         picks = [(e.round, e.turn) for e in events if isinstance(e, PicksRevealed)]
         assert picks == [(r, t) for r in (1, 2, 3) for t in range(1, size + 1)]
         assert [e.round for e in events if isinstance(e, RoundScored)] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("start", [0, 250, 65_530])
+def test_generator_words_follow_the_spec_across_its_block_counters(start: int) -> None:
+    """Blocks under 2**16 hash only their counter's last two bytes after a shared prefix; the
+    words stay those of the spec on both sides of that boundary (and of the small table)."""
+    rng, spec = DeterministicRng(b"seed", b"deck"), SpecRng(b"seed", b"deck")
+    rng._counter = spec.block = start  # (as if the blocks before `start` had been read)
+    assert [rng.word() for _ in range(160)] == [spec.word() for _ in range(160)]
