@@ -4,6 +4,7 @@ database, sharing one key, each on a port chosen before it starts (it advertises
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -11,8 +12,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import asyncpg
+import pytest
 from pgcluster import free_port
 from processes import SERVER, ServerProcess
+
+from sushigo.client.link import Link, ServerError
+from sushigo.protocol import LoggedIn, LoginTicket
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -76,3 +81,42 @@ async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float = 
             return value
         assert loop.time() < until, "the cluster did not get there in time"
         await asyncio.sleep(0.05)
+
+
+async def bring(port: int, ticket: bytes, name: str | None = None) -> Link:
+    """A connection of its own to the node on `port`, logged in with `ticket` (as `name`, when
+    given), closed by the caller."""
+    link = Link("127.0.0.1", port, name="x")
+    await link._open()
+    try:
+        reply = await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket))
+        assert isinstance(reply, LoggedIn)
+        assert name is None or reply.name == name, reply
+    except BaseException:
+        await link.close()
+        raise
+    return link
+
+
+async def ticket_refused(port: int, ticket: bytes) -> ServerError:
+    """The node on `port` refuses `ticket`: its error."""
+    with pytest.raises(ServerError) as caught:
+        await (await bring(port, ticket)).close()
+    return caught.value
+
+
+def replayed(url: str, home: Path, *args: str) -> str:
+    """`sushigo-replay --db URL ARGS` as a user with a fresh home (no key file: the key the
+    cluster's nodes registered); what it printed, once it exited 0."""
+    replay = str(Path(sys.executable).with_name("sushigo-replay"))
+    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    done = subprocess.run(
+        [replay, "--db", url, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout

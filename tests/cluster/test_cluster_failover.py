@@ -13,14 +13,12 @@ import asyncio
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, eventually, node, query
+from nodes import LEASE, eventually, node, query, replayed
 from processes import bots_output, start_bots, stop_bots
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -106,22 +104,8 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
 
     # sushigo-replay lists the cluster's games and verifies one with the key its nodes
     # registered (no key file here: a fresh home).
-    replay = str(Path(sys.executable).with_name("sushigo-replay"))
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    listed = subprocess.run(
-        [replay, "--db", pg_url], capture_output=True, text=True, env=env, timeout=30, check=False
-    )
-    assert listed.returncode == 0, listed.stderr
-    game_id = listed.stdout.split()[0]
-    checked = subprocess.run(
-        [replay, "--db", pg_url, game_id],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=30,
-        check=False,
-    )
-    assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout
+    game_id = replayed(pg_url, tmp_path).split()[0]
+    assert "verified:" in replayed(pg_url, tmp_path, game_id)
 
 
 async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_path: Path) -> None:

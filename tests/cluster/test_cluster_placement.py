@@ -10,42 +10,18 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-from nodes import eventually, node, query
+from nodes import bring, eventually, node, query, ticket_refused
 
 from sushigo.client.connection import Client
-from sushigo.client.link import Link, ServerError
 from sushigo.protocol import (
     CreateTable,
     ErrorCode,
-    LoggedIn,
-    LoginTicket,
     Redirect,
     TableJoined,
     TableSettings,
 )
 
 SETTINGS = TableSettings(kind="sushi-go", players=3)
-
-
-async def bring(port: int, ticket: bytes) -> Link:
-    """A connection of its own to the node on `port`, logged in with `ticket`."""
-    link = Link("127.0.0.1", port, name="x")
-    await link._open()
-    try:
-        assert isinstance(
-            await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket)), LoggedIn
-        )
-    except BaseException:
-        await link.close()
-        raise
-    return link
-
-
-async def refused(port: int, ticket: bytes) -> ServerError:
-    with pytest.raises(ServerError) as caught:
-        await (await bring(port, ticket)).close()
-    return caught.value
 
 
 async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Path) -> None:
@@ -95,13 +71,13 @@ async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Pat
         assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{b.port}"
         forged = bytearray(redirect.ticket)
         forged[-1] ^= 1
-        error = await refused(b.port, bytes(forged))
+        error = await ticket_refused(b.port, bytes(forged))
         assert error.code is ErrorCode.BAD_SIGNATURE, error
-        error = await refused(a.port, redirect.ticket)  # a new table for b, brought to a
+        error = await ticket_refused(a.port, redirect.ticket)  # a new table for b, brought to a
         assert error.code is ErrorCode.UNKNOWN_SESSION and "node 'b'" in str(error), error
         there = await bring(b.port, redirect.ticket)
         try:
-            error = await refused(b.port, redirect.ticket)
+            error = await ticket_refused(b.port, redirect.ticket)
             assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
             made = await there.request(lambda ref: CreateTable(ref=ref, settings=SETTINGS))
             assert isinstance(made, TableJoined) and made.seat == 0

@@ -11,39 +11,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-from nodes import node, query
+from nodes import bring, node, query, ticket_refused
 
 from sushigo.client.connection import Client
-from sushigo.client.link import Link, ServerError
 from sushigo.protocol import (
     ChatMessage,
     ErrorCode,
     JoinTable,
-    LoggedIn,
-    LoginTicket,
     Redirect,
     TableSettings,
     TurnStart,
 )
-
-
-async def ticket_login(port: int, ticket: bytes) -> LoggedIn:
-    """Bring `ticket` to the node on `port` on a connection of its own."""
-    link = Link("127.0.0.1", port, name="x")
-    await link._open()
-    try:
-        reply = await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket))
-        assert isinstance(reply, LoggedIn)
-        return reply
-    finally:
-        await link.close()
-
-
-async def refused(port: int, ticket: bytes) -> ServerError:
-    with pytest.raises(ServerError) as caught:
-        await ticket_login(port, ticket)
-    return caught.value
 
 
 async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
@@ -82,17 +60,17 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         assert (redirect.address, redirect.table_id) == (f"127.0.0.1:{a.port}", table_id)
         forged = bytearray(redirect.ticket)
         forged[-1] ^= 1
-        error = await refused(a.port, bytes(forged))
+        error = await ticket_refused(a.port, bytes(forged))
         assert error.code is ErrorCode.BAD_SIGNATURE, error
-        error = await refused(b.port, redirect.ticket)  # b does not hold the table
+        error = await ticket_refused(b.port, redirect.ticket)  # b does not hold the table
         assert error.code is ErrorCode.UNKNOWN_SESSION and "not on this node" in str(error)
-        assert (await ticket_login(a.port, redirect.ticket)).name == "carl"
-        error = await refused(a.port, redirect.ticket)
+        await (await bring(a.port, redirect.ticket, "carl")).close()
+        error = await ticket_refused(a.port, redirect.ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
         late = await carl.request(lambda ref: JoinTable(ref=ref, table_id=table_id))
         assert isinstance(late, Redirect)
         await query(pg_url, "UPDATE tickets SET expires = now() - interval '1 second'")
-        error = await refused(a.port, late.ticket)
+        error = await ticket_refused(a.port, late.ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "expired" in str(error), error
 
         # A resume brought to b is redirected to a, the node of ann's table.

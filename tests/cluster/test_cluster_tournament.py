@@ -11,22 +11,18 @@ is forged, used already or brought to a node that does not run the tournament is
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from nodes import eventually, node, query
+from nodes import bring, eventually, node, query, replayed, ticket_refused
 from processes import BOT, bots_output, stop_bots
 
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
-from sushigo.client.link import Link, ServerError
+from sushigo.client.link import ServerError
 from sushigo.protocol import (
     ErrorCode,
-    LoggedIn,
-    LoginTicket,
     Redirect,
     TournamentSettings,
     TournamentStatus,
@@ -37,25 +33,6 @@ from sushigo.protocol import (
 TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "spread cup"
 SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30)
-
-
-async def bring(port: int, ticket: bytes) -> Link:
-    """A connection of its own to the node on `port`, logged in with `ticket`."""
-    link = Link("127.0.0.1", port, name="x")
-    await link._open()
-    try:
-        reply = await link.request(lambda ref: LoginTicket(ref=ref, ticket=ticket))
-        assert isinstance(reply, LoggedIn)
-    except BaseException:
-        await link.close()
-        raise
-    return link
-
-
-async def refused(port: int, ticket: bytes) -> ServerError:
-    with pytest.raises(ServerError) as caught:
-        await (await bring(port, ticket)).close()
-    return caught.value
 
 
 async def entrant(port: int, i: int) -> asyncio.subprocess.Process:
@@ -147,18 +124,8 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         # Every game was recorded; sushigo-replay lists and verifies them with the cluster's key.
         rows = await query(pg_url, "SELECT game_id FROM records")
         assert len(rows) == SETTINGS.games
-        replay = str(Path(sys.executable).with_name("sushigo-replay"))
-        env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
         for row in rows:
-            checked = subprocess.run(
-                [replay, "--db", pg_url, row["game_id"]],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=30,
-                check=False,
-            )
-            assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout
+            assert "verified:" in replayed(pg_url, tmp_path, row["game_id"])
 
         # A tournament ticket, looked at by hand: good once, at its home node only.
         eve = await Client.connect("127.0.0.1", b.port, name="eve")
@@ -167,13 +134,13 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{a.port}"
         forged = bytearray(redirect.ticket)
         forged[-1] ^= 1
-        error = await refused(a.port, bytes(forged))
+        error = await ticket_refused(a.port, bytes(forged))
         assert error.code is ErrorCode.BAD_SIGNATURE, error
-        error = await refused(b.port, redirect.ticket)
+        error = await ticket_refused(b.port, redirect.ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "not run on this node" in str(error)
         there = await bring(a.port, redirect.ticket)
         await there.close()
-        error = await refused(a.port, redirect.ticket)
+        error = await ticket_refused(a.port, redirect.ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
     finally:
         await stop_bots(bots)
