@@ -6,8 +6,9 @@ encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move. With two players, once both hands are known, it searches a matrix of its picks against the
-opponent's instead (`bots._learned_search`, about 0.5 ms a move).
+a move. With two players it searches a matrix of its picks against the opponent's instead
+(`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
+hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -303,8 +304,8 @@ class LearnedStrategy:
     def choose(
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
-        """The legal action of highest value; with two players, once both hands are known, the
-        best row of the matrix search (`bots._learned_search`)."""
+        """The legal action of highest value; with two players, the best row of the matrix search
+        (`bots._learned_search`) against the opponent's hand, known or dealt."""
         players = observation.players
         self._net(players)
         raw = self._features.raw_rows(observation, legal)

@@ -9,6 +9,8 @@ their hand less b in our hands, ours less a in theirs) and lets the value networ
 next pick a' there, so M[a, b] = max over a' of the network's value of (a, b, a'). That value is
 the afterstate the network was trained on (our pick placed, the opponent's not yet), one turn
 later. We then play the a whose row is best against the opponent's likely replies (`choose_row`).
+On a round's first turn the opponent's hand is unknown: `sampled_values` searches a few hands dealt
+from the unseen cards at once and averages each of our picks' expectation over them.
 
 Everything is batched: each action's effect on a tableau block and on the hand is a row of a table
 worked out once (`_Tables`), so a turn's few hundred positions are built by indexing and adding
