@@ -6,8 +6,9 @@ encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move. With two players, once both hands are known, it searches a matrix of its picks against the
-opponent's instead (`bots._learned_search`, about 0.5 ms a move).
+a move. With two players it searches a matrix of its picks against the opponent's instead
+(`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
+hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -28,7 +29,7 @@ from sushigo.engine import Action, Card, GameOptions, Observation
 from sushigo.engine.cards import NUM_KINDS
 
 from ._base import StrategyError
-from ._learned_search import TEMPERATURE, choose_row, matrix
+from ._learned_search import TEMPERATURE, choose_row, matrix, sampled_values
 from ._memory import SeatMemory
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ MARGIN_WEIGHT = 0.5
 counts beside the chance to win when actions are compared: it separates actions whose win
 chances are alike (early in a game, or a game already decided)."""
 MARGIN_SCALE = 20.0
+
+SAMPLES = 2
+"""Hands dealt to the opponent at random on a round's first turn with two players (its hand is
+then unknown), each searched as a known hand (`bots._learned_search.sampled_values`)."""
 
 _GLOBAL = 8
 _TABLEAU = NUM_KINDS + 8
@@ -258,13 +263,19 @@ class LearnedStrategy:
     name = "learned"
 
     def __init__(
-        self, weights: str = "", explore: float = 0.0, search: int = 1, temp: float = TEMPERATURE
+        self,
+        weights: str = "",
+        explore: float = 0.0,
+        search: int = 1,
+        temp: float = TEMPERATURE,
+        samples: int = SAMPLES,
     ) -> None:
         self._nets = load_nets(Path(weights) if weights else WEIGHTS)
         self._features = GoFeatures()
         self._explore = float(explore)
         self._search = bool(int(search))
         self._temp = float(temp)
+        self._samples = max(0, int(samples))
         self._np = numpy_or_error()
         self._blas = blas_controller()
 
@@ -293,8 +304,8 @@ class LearnedStrategy:
     def choose(
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
-        """The legal action of highest value; with two players, once both hands are known, the
-        best row of the matrix search (`bots._learned_search`)."""
+        """The legal action of highest value; with two players, the best row of the matrix search
+        (`bots._learned_search`) against the opponent's hand, known or dealt."""
         players = observation.players
         self._net(players)
         raw = self._features.raw_rows(observation, legal)
@@ -305,6 +316,10 @@ class LearnedStrategy:
         if self._search and players == 2 and not observation.options.dummy:
             seat = observation.seat
             theirs = self._features.memory.hands[1 - seat] if seat is not None else None
+            if seat is not None and theirs is not None and theirs.unknown > 0 and self._samples:
+                found_first = self._first_turn(raw, seat, rng)
+                if found_first is not None:
+                    return legal[found_first]
             if theirs is not None and theirs.unknown == 0:
                 np = self._np
                 hand = np.array(theirs.known, dtype=np.float32)
@@ -314,6 +329,38 @@ class LearnedStrategy:
                 if found is not None:
                     m, rows = found
                     return legal[int(rows[choose_row(np, m, self._temp)])]
+        return self._one_ply(raw, players, legal, rng)
+
+    def _first_turn(self, raw: Matrix, seat: int, rng: random.Random) -> int | None:
+        """A round's first turn with two players: the matrix search against `samples` hands
+        dealt to the opponent from the cards this seat has not seen; the index of the action."""
+        np = self._np
+        memory = self._features.memory
+        theirs = memory.hands[1 - seat]
+        pool = [card for card, n in enumerate(memory.unseen()) for _ in range(n)]
+        hands = np.tile(np.array(theirs.known, dtype=np.float32), (self._samples, 1))
+        for hand in hands:
+            for card in rng.sample(pool, min(theirs.unknown, len(pool))):
+                hand[card] += 1
+        with self._blas.limit(limits=1, user_api="blas"):
+            first = self._score(raw, 2)
+            found = sampled_values(
+                np,
+                raw,
+                first,
+                hands,
+                lambda rows: self._score(rows, 2),
+                self._temp,
+            )
+        if found is None:
+            return None
+        values, kept = found
+        return int(kept[int(np.argmax(values))])
+
+    def _one_ply(
+        self, raw: Matrix, players: int, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """The action of the best afterstate (ties broken with `rng`)."""
         values = self._score(raw, players)
         scores = values.tolist()  # Python floats: a float32 cannot hold top - 1e-6 near 30
         top = max(scores)

@@ -9,6 +9,8 @@ their hand less b in our hands, ours less a in theirs) and lets the value networ
 next pick a' there, so M[a, b] = max over a' of the network's value of (a, b, a'). That value is
 the afterstate the network was trained on (our pick placed, the opponent's not yet), one turn
 later. We then play the a whose row is best against the opponent's likely replies (`choose_row`).
+On a round's first turn the opponent's hand is unknown: `sampled_values` searches a few hands dealt
+from the unseen cards at once and averages each of our picks' expectation over them.
 
 Everything is batched: each action's effect on a tableau block and on the hand is a row of a table
 worked out once (`_Tables`), so a turn's few hundred positions are built by indexing and adding
@@ -116,7 +118,7 @@ def tables(np: Any) -> _Tables:
 
 
 def matrix(
-    np: Any, after: Matrix, first: Matrix, their_hand: Matrix, score: Any
+    np: Any, after: Matrix, first: Matrix, their_hand: Matrix, score: Any, max_rows: int = MAX_ROWS
 ) -> tuple[Matrix, Matrix] | None:
     """M[a, b] for our afterstates `after` (one raw feature row per legal action of ours, without
     the provisional points; `first` their one-ply values) and the opponent's hand counts
@@ -125,34 +127,51 @@ def matrix(
     see `MAX_ROWS`). None when there is nothing to search (the round's last card)."""
     if int(their_hand.sum()) < 2:
         return None
-    rows, a_idx, cells = positions(np, after, first, their_hand)
+    rows, a_idx, cells = positions(np, after, first, their_hand, max_rows)
     values = score(rows)
     starts = np.flatnonzero(np.r_[True, cells[1:, 0] != cells[:-1, 0]])
     best = np.maximum.reduceat(values, starts)
     return best.reshape(len(a_idx), -1), a_idx
 
 
-def positions(np: Any, after: Matrix, first: Matrix, their_hand: Matrix) -> tuple[Matrix, Any, Any]:
+def positions(
+    np: Any, after: Matrix, first: Matrix, their_hand: Matrix, max_rows: int = MAX_ROWS
+) -> tuple[Matrix, Any, Any]:
     """The raw feature rows of `matrix`'s afterstates (a, b, a'), the kept rows of `after`, and per
     row its cell (a * number of b + b), and the action indexes (`action_index`) of b and a'."""
+    rows, a_idx, cells, _ = dealt_positions(np, after, first, their_hand[None], max_rows)
+    return rows, a_idx, cells
+
+
+def dealt_positions(
+    np: Any, after: Matrix, first: Matrix, their_hands: Matrix, max_rows: int = MAX_ROWS
+) -> tuple[Matrix, Any, Any, Any]:
+    """`positions` for several possible hands of the opponent at once (one row of counts each):
+    the columns b run over every hand's picks, and the last array names each column's hand."""
     t = tables(np)
     theirs = after[0, _THEIRS : _THEIRS + _TABLEAU]
     ready_b = theirs[_CHOP] > 0
-    b_idx = np.flatnonzero((their_hand[None, :] >= t.need).all(axis=1) & (ready_b | ~t.pair))
-    new_hand = their_hand[None, :] + t.hand[b_idx]  # our next hand, for each b
+    can = (their_hands[:, None, :] >= t.need[None]).all(axis=2) & (ready_b | ~t.pair)[None]
+    b_src, b_idx = np.nonzero(can)
+    new_hand = their_hands[b_src] + t.hand[b_idx]  # our next hand, for each b
     ready_a = after[:, _MINE + _CHOP] > 0
     has = (new_hand[:, None, :] >= t.need[None]).all(axis=2)  # (b, a')
     legal = has[None] & (ready_a[:, None, None] | ~t.pair[None, None])  # (a, b, a')
     a_idx = np.arange(after.shape[0])
-    if legal.sum() > MAX_ROWS:
+    if legal.sum() > max_rows:
         legal = legal & ~t.pair[None, None]
-    if legal.sum() > MAX_ROWS:
+    if legal.sum() > max_rows:
         single = ~t.pair[b_idx]
-        b_idx, new_hand, legal = b_idx[single], new_hand[single], legal[:, single]
+        b_idx, b_src, new_hand, legal = (
+            b_idx[single],
+            b_src[single],
+            new_hand[single],
+            legal[:, single],
+        )
     total = legal.sum()
-    if total > MAX_ROWS:
+    if total > max_rows:
         # Too many of our own picks (chopsticks with a varied hand): the best by one ply only.
-        keep = max(1, int(len(a_idx) * MAX_ROWS // total))
+        keep = max(1, int(len(a_idx) * max_rows // total))
         a_idx = np.sort(np.argsort(-first, kind="stable")[:keep])
         legal = legal[a_idx]
     after = after[a_idx]
@@ -175,7 +194,7 @@ def positions(np: Any, after: Matrix, first: Matrix, their_hand: Matrix) -> tupl
     rows[:, _HAND : _HAND + NUM_KINDS] += t.hand[ic]
     rows[:, _MINE + _READY] = rows[:, _MINE + _CHOP] > 0
     cells = np.stack((ia * len(b_idx) + ib, t.index[b_idx][ib], t.index[ic]), axis=1)
-    return rows, a_idx, cells
+    return rows, a_idx, cells, b_src
 
 
 TEMPERATURE = 0.05
@@ -187,7 +206,46 @@ def choose_row(np: Any, m: Matrix, temperature: float = TEMPERATURE) -> int:
     """Our row against an opponent who mostly plays its best replies: each column's weight is a
     softmax of how bad it is for us on average over our rows, and the row with the best expectation
     under those weights wins."""
+    return int(np.argmax(row_values(np, m, temperature)))
+
+
+SAMPLED_ROWS = 384
+"""Positions scored at most on a round's first turn, over all the opponent's dealt hands. A first
+turn has the most distinct cards, so past this our picks are cut to the best few by one ply
+(`positions`); 384 keep the first turn near the other turns' cost (about 1.4 ms of CPU time on
+the loaded machine)."""
+
+
+def sampled_values(
+    np: Any,
+    after: Matrix,
+    first: Matrix,
+    hands: Matrix,
+    score: Any,
+    temperature: float = TEMPERATURE,
+    rows: int = SAMPLED_ROWS,
+) -> tuple[Matrix, Matrix] | None:
+    """On a round's first turn the opponent's hand is unknown: the matrix search against each of
+    `hands` (rows of counts: the opponent's hand dealt from the unseen cards), in one batch.
+    Returns each kept action's expectation (`choose_row`'s row values) averaged over the hands,
+    and the indexes of those actions in `after`; None when there is nothing to search. At most
+    `rows` positions are scored (past that as `positions` limits them)."""
+    if len(hands) == 0 or int(hands[0].sum()) < 2:
+        return None
+    found, a_idx, cells, b_src = dealt_positions(np, after, first, hands, rows)
+    values = score(found)
+    starts = np.flatnonzero(np.r_[True, cells[1:, 0] != cells[:-1, 0]])
+    m = np.maximum.reduceat(values, starts).reshape(len(a_idx), -1)
+    total = np.zeros(len(a_idx))
+    for s in range(len(hands)):
+        total += row_values(np, m[:, b_src == s], temperature)
+    return total / len(hands), a_idx
+
+
+def row_values(np: Any, m: Matrix, temperature: float = TEMPERATURE) -> Matrix:
+    """Each row's expectation against an opponent who mostly plays its best replies: each
+    column's weight is a softmax of how bad it is for us on average over our rows."""
     col = m.mean(axis=0)
     w = np.exp(-(col - col.min()) / temperature)
     w /= w.sum()
-    return int(np.argmax(m @ w))
+    return m @ w  # type: ignore[no-any-return]

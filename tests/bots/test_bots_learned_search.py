@@ -11,7 +11,7 @@ import pytest
 
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
-from sushigo.bots._learned_search import MAX_ROWS, positions
+from sushigo.bots._learned_search import MAX_ROWS, matrix, positions, row_values, sampled_values
 from sushigo.bots.pettingzoo._go_encoding import action_index
 from sushigo.engine import Action, Game, GameOptions
 
@@ -63,13 +63,58 @@ def test_the_imagined_next_turn_is_the_one_the_seat_sees(seed: int) -> None:
     assert checked >= 10
 
 
-def test_it_searches_only_two_player_turns_with_both_hands_known() -> None:
-    # On each round's first turn the opponent's hand is unknown: the search plays as one ply.
+def test_without_samples_the_first_turn_of_a_round_is_one_ply() -> None:
+    # On each round's first turn the opponent's hand is unknown: with samples=0 the search plays
+    # as one ply there.
     game = Game(GameOptions(2), bytes(8))
-    searching = LearnedStrategy()
+    searching = LearnedStrategy(samples=0)
     plain = LearnedStrategy(search=0)
-    rng = random.Random(0)
     obs = game.observation(0)
     legal = game.legal_actions(0)
-    assert searching.choose(obs, legal, rng) == plain.choose(obs, legal, random.Random(0))
+    assert searching.choose(obs, legal, random.Random(0)) == plain.choose(
+        obs, legal, random.Random(0)
+    )
     assert MAX_ROWS >= 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hands_dealt_to_the_opponent_search_as_a_known_hand_would(seed: int) -> None:
+    # The first-turn search against several dealt hands at once: with every dealt hand equal to
+    # one hand, each action's value is that hand's matrix row value (`choose_row`'s); with
+    # different hands, the mean of each hand's own.
+    game = Game(GameOptions(2), seed.to_bytes(8, "big"))
+    bot = LearnedStrategy()
+    obs, legal = game.observation(0), game.legal_actions(0)
+    after = bot._features.raw_rows(obs, legal)
+    first = bot._score(after, 2)
+    unseen = bot._features.memory.unseen()
+    pool = [card for card, n in enumerate(unseen) for _ in range(n)]
+    rng = random.Random(seed)
+    hands = []
+    for _ in range(2):
+        hand = np.zeros(len(unseen), dtype=np.float32)
+        for card in rng.sample(pool, 6):
+            hand[card] += 1
+        hands.append(hand)
+
+    def score(rows: np.ndarray) -> np.ndarray:
+        return bot._score(rows, 2)
+
+    def alone(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        found = matrix(np, after, first, hand, score, max_rows=10_000)
+        assert found is not None
+        return row_values(np, found[0]), found[1]
+
+    for dealt in ([hands[0], hands[0]], hands):
+        with_rows = sampled_values(np, after, first, np.array(dealt), score, rows=10_000)
+        assert with_rows is not None
+        values, kept = with_rows
+        (v0, k0), (v1, k1) = alone(dealt[0]), alone(dealt[1])
+        assert kept.tolist() == k0.tolist() == k1.tolist() == list(range(len(legal)))
+        assert np.allclose(values, (v0 + v1) / 2, atol=1e-5)
+    # The strategy itself plays a legal action on the first turn, the same for the same rng.
+    again = LearnedStrategy()
+    assert bot.choose(obs, legal, random.Random(1)) in legal
+    assert again.choose(obs, legal, random.Random(1)) == LearnedStrategy().choose(
+        obs, legal, random.Random(1)
+    )
