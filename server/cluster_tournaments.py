@@ -2,7 +2,8 @@
 tournament as its home node (the one it was made on, which runs it) last said it, in the
 database's `listed_tournaments` (`publish_tournaments_soon`), read by the other nodes for
 LIST_TOURNAMENTS (`tournaments`) and to send a tournament's players to its home node
-(`tournament_home`); a name is the cluster's once (`claim_tournament`)."""
+(`tournament_home`); a name is the cluster's once (`claim_tournament`). A tournament's game
+played on another node is learnt back from its stored record (`game_result`)."""
 
 from __future__ import annotations
 
@@ -115,3 +116,15 @@ class TournamentShare(Connected):
         if row is None:
             return None
         return Owner(name, row[0], row[1], bool(row[2]))
+
+    async def game_result(self, table_id: str) -> list[tuple[int, int]] | None:
+        """The result of the game played at `table_id`, whichever node played it: each seat's
+        (score, place), in seat order, from its stored record; None while there is none (a
+        tournament's table plays one game, so its id names the game)."""
+        async with self._using("reading a game's result") as conn:
+            rows = await conn.fetch(
+                "SELECT s.score, s.place FROM records r JOIN results s USING (game_id) "
+                "WHERE r.table_id = $1 ORDER BY s.seat",
+                table_id,
+            )
+        return [(row[0], row[1]) for row in rows] or None
