@@ -20,6 +20,10 @@ log = logging.getLogger("sushigo.server")
 
 TOURNAMENTS_MAX: Final = 100
 """Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
+POLL: Final = 0.25
+"""Seconds between two looks for a tournament's game placed on another node."""
+RETURN_GRACE: Final = 10.0
+"""Seconds a placed game's result waits, once stored, for its entrants to be back home."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -128,3 +132,26 @@ class TournamentShare(Connected):
                 table_id,
             )
         return [(row[0], row[1]) for row in rows] or None
+
+    async def game_result_when(
+        self, table_id: str, back: Callable[[], bool]
+    ) -> list[tuple[int, int]]:
+        """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
+        entrants are home again) or `RETURN_GRACE` later."""
+        result = None
+        while result is None:
+            try:
+                result = await self.game_result(table_id)
+            except StorageError as exc:  # the database away a moment: look again
+                log.warning("%s", exc)
+            if result is None:
+                await asyncio.sleep(POLL)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + RETURN_GRACE
+        while not back() and loop.time() < until:
+            await asyncio.sleep(POLL)
+        return result
+
+    async def after(self, seconds: float) -> None:
+        """Return in `seconds` (for the core, which reads no clock)."""
+        await asyncio.sleep(seconds)
