@@ -139,6 +139,7 @@ class TournamentDesk:
             self.watchers.pop(old, None)
             for key in [k for k in self.entrants if k[0] == old]:
                 del self.entrants[key]
+                self.away.pop(key, None)
         t.address = session.address
         self.tournaments[settings.name] = t
         self.changed = True
