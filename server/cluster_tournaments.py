@@ -22,8 +22,6 @@ TOURNAMENTS_MAX: Final = 100
 """Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
 POLL: Final = 0.25
 """Seconds between two looks for a tournament's game placed on another node."""
-RETURN_GRACE: Final = 10.0
-"""Seconds a placed game's result waits, once stored, for its entrants to be back home."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -137,7 +135,7 @@ class TournamentShare(Connected):
         self, table_id: str, back: Callable[[], bool]
     ) -> list[tuple[int, int]]:
         """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
-        entrants are home again) or `RETURN_GRACE` later."""
+        entrants are home again) or a lease later (as long as a dead node's tables wait)."""
         result = None
         while result is None:
             try:
@@ -147,11 +145,12 @@ class TournamentShare(Connected):
             if result is None:
                 await asyncio.sleep(POLL)
         loop = asyncio.get_running_loop()
-        until = loop.time() + RETURN_GRACE
+        until = loop.time() + self.lease
         while not back() and loop.time() < until:
             await asyncio.sleep(POLL)
         return result
 
-    async def after(self, seconds: float) -> None:
-        """Return in `seconds` (for the core, which reads no clock)."""
-        await asyncio.sleep(seconds)
+    async def arrivals(self) -> None:
+        """Return when a placed game's table stops waiting for its entrants: a lease from now
+        (for the core, which reads no clock)."""
+        await asyncio.sleep(self.lease)

@@ -148,8 +148,8 @@ class Directory(Protocol):
         """The result (each seat's score and place) of the game at `table_id`, once its record
         is stored on any node, and its entrants `back()` home (or a few seconds later)."""
 
-    async def after(self, seconds: float) -> None:
-        """Return in `seconds`."""
+    async def arrivals(self) -> None:
+        """Return when a placed game's table stops waiting for its entrants (a lease on)."""
 
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each

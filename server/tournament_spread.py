@@ -8,10 +8,10 @@
   where; signed, so nothing else can ask a node for such a table, and a node of the version
   before refuses it). The game counts as running, its entrants as away (busy, not gone). Home
   learns its result from its stored record (`Cluster.game_result_when`, by the table's id),
-  waits a few seconds for its entrants to come back, and goes on.
+  waits a lease at most for its entrants to come back, and goes on.
 - Target (the node the game was placed on): the first entrant to arrive makes the table from the
   intent; each sits in its planned seat; the game starts when every seat is taken. Seats still
-  empty after `ARRIVAL_SECONDS` get the default bot under the entrant's id, as at home for a
+  empty after a lease (`Cluster.arrivals`) get the default bot under the entrant's id, as at home for a
   gone entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a ticket to the
   tournament's home node, where the desk takes it back as the same entrant.
 
@@ -38,9 +38,6 @@ from .tournament_cluster import TOURNAMENT_REDIRECT
 __all__ = ["arrive", "place", "send_home"]
 
 log = logging.getLogger("sushigo.server")
-
-ARRIVAL_SECONDS = 10.0
-"""How long a placed game's table waits for its entrants before bots take the empty seats."""
 
 
 class SpreadHost(RedirectHost, Protocol):
@@ -135,7 +132,7 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
                 _start(hub, made, now)
 
         hub.ask(
-            lambda: cluster.after(ARRIVAL_SECONDS),
+            cluster.arrivals,
             fill,
             conn=None,
             ref=None,
