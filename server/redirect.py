@@ -7,8 +7,9 @@ that lives on another node.
 - JOIN_TABLE or SPECTATE for a table not here: if another live node holds it, a ticket is
   issued (recorded in the database) and the player REDIRECTed there with it.
 - LOGIN_TICKET: a ticket from a REDIRECT, checked here (the cluster's signature; its table is
-  on this node, or, for a new table, this node is to make it: `server.placement`), then redeemed in the database (once, in time), and the identity it carries is
-  logged in.
+  on this node, or, for a new table or a tournament's game placed here, this node is to make
+  it: `server.placement`, `server.tournament_spread`), then redeemed in the database (once, in
+  time), and the identity it carries is logged in.
 
 Every question to the database goes through `Hub.ask` (the adapter awaits it on the event loop
 and hands the answer back), so the core never waits. The answers come from `Directory`, which

@@ -7,8 +7,8 @@ of the node that is to make it after these (empty for a tournament's), then ``tr
 ticket to a tournament's home node (`server.tournament_cluster`) or for a tournament's game,
 then, for a tournament's game placed on another node, its intent (`Game`: the tournament, its
 home node, the table's settings and who sits where); and the Ed25519 signature, by the server
-key every node of the cluster shares, of a domain tag and the payload. So any node can tell a ticket of the cluster
-from a forged one without asking anyone. That it is used once and within its time is the
+key every node of the cluster shares, of a domain tag and the payload. So any node can tell a
+ticket of the cluster from a forged one without asking anyone. That it is used once and within its time is the
 database's to judge (`server.cluster`): the issuing node records the id with an end of the
 database's clock, and redeeming it is one conditional update.
 """

@@ -11,9 +11,9 @@
   waits a lease at most for its entrants to come back, and goes on.
 - Target (the node the game was placed on): the first entrant to arrive makes the table from the
   intent; each sits in its planned seat; the game starts when every seat is taken. Seats still
-  empty after a lease (`Cluster.arrivals`) get the default bot under the entrant's id, as at home for a
-  gone entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a ticket to the
-  tournament's home node, where the desk takes it back as the same entrant.
+  empty after a lease (`Cluster.arrivals`) get the default bot under the entrant's id, as at
+  home for a gone entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a
+  ticket to the tournament's home node, where the desk takes it back as the same entrant.
 
 Only games whose every entrant is connected with a client that follows such redirects are
 placed elsewhere; any other game is played at home, as before.
@@ -29,8 +29,8 @@ from sushigo.protocol import ErrorCode, Redirect, TableJoined
 
 from . import tickets
 from .errors import TableError
-from .redirect import RedirectHost, speaks
-from .session import Conn, Session
+from .redirect import REDIRECT_VERSION, RedirectHost
+from .session import Session
 from .table import Table
 from .tournament import Tournament
 from .tournament_cluster import TOURNAMENT_REDIRECT
@@ -50,8 +50,15 @@ class SpreadHost(RedirectHost, Protocol):
         """Tell the table's people what it looks like now."""
 
 
-def _conn(hub: SpreadHost, session: Session) -> Conn | None:
-    return next((c for c in hub.conns.values() if c.session is session and not c.closed), None)
+def _follows(session: Session) -> bool:
+    """The session is connected with a client that follows a tournament's REDIRECT."""
+    proto = session.conn  # its connection's protocol state: what the client announced
+    return (
+        session.attached
+        and proto.version is not None
+        and proto.version >= REDIRECT_VERSION
+        and TOURNAMENT_REDIRECT in proto.capabilities
+    )
 
 
 def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | None:
@@ -64,14 +71,8 @@ def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | Non
     sessions: list[Session] = []
     for pid in seating:
         session = hub.desk.entrants[name, pid]
-        conn = _conn(hub, session)
-        if (
-            hub.sessions.get(session.token_hash) is not session
-            or session.table is not None
-            or conn is None
-            or not speaks(conn)
-            or TOURNAMENT_REDIRECT not in conn.proto.capabilities
-        ):
+        live = hub.sessions.get(session.token_hash) is session
+        if not live or session.table is not None or not _follows(session):
             return None
         sessions.append(session)
     target = cluster.least_loaded(len(hub.tables))
