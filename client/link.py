@@ -547,6 +547,11 @@ class Link:
         item = await asyncio.wait_for(self._events.get(), timeout)
         if isinstance(item, ConnectionLost):
             raise item
+        if isinstance(item, Redirect) and not item.ref and item.ticket:
+            # Sent on unasked, with a ticket: a tournament's game on another node, or home
+            # again after it. Followed here, so every caller of the library goes.
+            self.moved = None
+            await self.follow(item)
         self._view(item)
         return item
 

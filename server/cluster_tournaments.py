@@ -2,7 +2,8 @@
 tournament as its home node (the one it was made on, which runs it) last said it, in the
 database's `listed_tournaments` (`publish_tournaments_soon`), read by the other nodes for
 LIST_TOURNAMENTS (`tournaments`) and to send a tournament's players to its home node
-(`tournament_home`); a name is the cluster's once (`claim_tournament`)."""
+(`tournament_home`); a name is the cluster's once (`claim_tournament`). A tournament's game
+played on another node is learnt back from its stored record (`game_result`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ log = logging.getLogger("sushigo.server")
 
 TOURNAMENTS_MAX: Final = 100
 """Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
+POLL: Final = 0.25
+"""Seconds between two looks for a tournament's game placed on another node."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -115,3 +118,39 @@ class TournamentShare(Connected):
         if row is None:
             return None
         return Owner(name, row[0], row[1], bool(row[2]))
+
+    async def game_result(self, table_id: str) -> list[tuple[int, int]] | None:
+        """The result of the game played at `table_id`, whichever node played it: each seat's
+        (score, place), in seat order, from its stored record; None while there is none (a
+        tournament's table plays one game, so its id names the game)."""
+        async with self._using("reading a game's result") as conn:
+            rows = await conn.fetch(
+                "SELECT s.score, s.place FROM records r JOIN results s USING (game_id) "
+                "WHERE r.table_id = $1 ORDER BY s.seat",
+                table_id,
+            )
+        return [(row[0], row[1]) for row in rows] or None
+
+    async def game_result_when(
+        self, table_id: str, back: Callable[[], bool]
+    ) -> list[tuple[int, int]]:
+        """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
+        entrants are home again) or a lease later (as long as a dead node's tables wait)."""
+        result = None
+        while result is None:
+            try:
+                result = await self.game_result(table_id)
+            except StorageError as exc:  # the database away a moment: look again
+                log.warning("%s", exc)
+            if result is None:
+                await asyncio.sleep(POLL)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + self.lease
+        while not back() and loop.time() < until:
+            await asyncio.sleep(POLL)
+        return result
+
+    async def arrivals(self) -> None:
+        """Return when a placed game's table stops waiting for its entrants: a lease from now
+        (for the core, which reads no clock)."""
+        await asyncio.sleep(self.lease)

@@ -46,8 +46,9 @@ class Ask(NamedTuple):
     """Awaited on the event loop (the cluster's own connection)."""
     then: Callable[[Any, float], None]
     """Runs with the job's value and the time; a `TableError` it raises is the answer."""
-    conn: Conn
-    """Who asked: told when the question cannot be answered."""
+    conn: Conn | None
+    """Who asked: told when the question cannot be answered (None: the server itself asked,
+    `server.tournament_spread`)."""
     ref: int | None
     what: str
 
@@ -80,6 +81,9 @@ def ask_done(hub: Host, ask: Ask, result: Any, now: float) -> None:
     """An answer to `ask` (or the `StorageError` its job raised)."""
     hub.now = now
     conn = ask.conn
+    if conn is None:
+        _asked_alone(hub, ask, result, now)
+        return
     if conn.closed:
         return
     if isinstance(result, StorageError):
@@ -97,6 +101,19 @@ def ask_done(hub: Host, ask: Ask, result: Any, now: float) -> None:
     session = conn.session
     if session is not None and session.table is not None and session.table.deadline:
         hub.watch(session.table)
+    if hub.desk.pending:
+        hub.desk.flush(now)
+
+
+def _asked_alone(hub: Host, ask: Ask, result: Any, now: float) -> None:
+    """An answer to a question the server asked itself: nobody to tell when it fails."""
+    if isinstance(result, StorageError):
+        log.warning("%s cannot be read: %s", ask.what, result)
+        return
+    try:
+        ask.then(result, now)
+    except TableError as exc:
+        log.warning("%s: %s", ask.what, exc.message)
     if hub.desk.pending:
         hub.desk.flush(now)
 

@@ -60,6 +60,13 @@ class DeskHost(Protocol):
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
 
+    def place_game(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
+        """A cluster's node: the id of the table on another node the game is placed at (its
+        entrants are sent there); None: play it here (`server.tournament_spread`)."""
+
+    def send_home(self, table: Table, name: str) -> None:
+        """A game placed here by tournament `name`'s node is over: send its entrants home."""
+
 
 class TournamentDesk:
     """Every tournament of one server."""
@@ -71,6 +78,11 @@ class TournamentDesk:
         """(tournament, player id) -> the entrant's session."""
         self.watchers: dict[str, dict[Session, None]] = {}
         """Per tournament, the sessions told of its changes (in order; ended ones removed)."""
+        self.away: dict[tuple[str, str], str] = {}
+        """(tournament, player id) -> the table on another node where the entrant plays a game
+        of it (`server.tournament_spread`): busy, not gone, until it is back."""
+        self.visiting: dict[str, str] = {}
+        """Table id -> the tournament (another node's) whose game it plays here."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
         self.changed = False
@@ -127,6 +139,7 @@ class TournamentDesk:
             self.watchers.pop(old, None)
             for key in [k for k in self.entrants if k[0] == old]:
                 del self.entrants[key]
+                self.away.pop(key, None)
         t.address = session.address
         self.tournaments[settings.name] = t
         self.changed = True
@@ -180,6 +193,11 @@ class TournamentDesk:
 
     def game_over(self, table: Table) -> None:
         """A tournament table's game ended: record it; close the table at the next flush."""
+        visiting = self.visiting.pop(table.table_id, None)
+        if visiting is not None:  # another node's tournament: it reads the result from the record
+            self.hub.send_home(table, visiting)
+            self._finished.append(table)
+            return
         t = self.tournaments.get(table.tournament or "")
         game = table.game
         if t is None or game is None:
@@ -187,6 +205,29 @@ class TournamentDesk:
         t.record(table.table_id, game.scores()[: game.players], game.places())
         self._finished.append(table)
         self._dirty.add(t.settings.name)
+
+    def placed_over(self, name: str, table_id: str, result: list[tuple[int, int]]) -> None:
+        """A game placed on another node ended with `result` (each seat's score and place):
+        record it; entrants not back by now are gone (bots play their next games)."""
+        t = self.tournaments.get(name)
+        seating = t.running.get(table_id) if t is not None else None
+        if t is None or seating is None or len(result) != len(seating):
+            return
+        t.record(table_id, tuple(s for s, _ in result), tuple(p for _, p in result))
+        for pid in seating:
+            if self.away.get((name, pid)) == table_id:
+                del self.away[name, pid]
+        self._dirty.add(name)
+
+    def returned(self, name: str, session: Session) -> None:
+        """An entrant of `name` logged in here with a ticket home (back from a game on another
+        node, or sent here to ask about it): the same entrant, on this session now."""
+        if (name, session.player_id) not in self.entrants:
+            return
+        self.entrants[name, session.player_id] = session
+        self.away.pop((name, session.player_id), None)
+        self._watch(name, session)
+        self._dirty.add(name)
 
     @property
     def pending(self) -> bool:
@@ -217,9 +258,14 @@ class TournamentDesk:
         free = {
             pid
             for (tn, pid), session in self.entrants.items()
-            if tn == name and session.table is None
+            if tn == name and session.table is None and (tn, pid) not in self.away
         }
         for seating in t.next_games(free):
+            placed = self.hub.place_game(t, seating)
+            if placed is not None:  # on another node (`server.tournament_spread`)
+                t.running[placed] = seating
+                self.away.update(((name, pid), placed) for pid in seating)
+                continue
             table = self.hub.open_table(t.table_settings(), None)
             table.tournament = name
             t.running[table.table_id] = seating

@@ -44,7 +44,7 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.errors import FATAL_CODES
 
-from . import deadlines, deferred, lifecycle, requests
+from . import deadlines, deferred, lifecycle, requests, tickets, tournament_spread
 from .admin import Admin
 from .config import HubConfig
 from .deferred import Ask, Read
@@ -61,6 +61,7 @@ from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broad
 from .stats import Stats
 from .storage import Storage
 from .table import Table
+from .tournament import Tournament
 
 log = logging.getLogger("sushigo.server")
 
@@ -149,12 +150,13 @@ class Hub:
         job: Callable[[], Awaitable[Any]],
         then: Callable[[Any, float], None],
         *,
-        conn: Conn,
+        conn: Conn | None,
         ref: int | None,
         what: str,
     ) -> None:
         """Ask the cluster for `conn`'s request `ref` without waiting here: the adapter awaits
-        `job` on the event loop and calls ``then(result, now)`` back (`ask_done`)."""
+        `job` on the event loop and calls ``then(result, now)`` back (`ask_done`). No `conn`:
+        the server asks for itself."""
         self.asks.append(Ask(job, then, conn, ref, what))
 
     def ask_done(self, ask: Ask, result: Any, now: float) -> None:
@@ -578,6 +580,18 @@ class Hub:
         """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
+
+    def place_game(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
+        """A tournament's game on another node, if one is less loaded (`server.tournament_spread`)."""
+        return tournament_spread.place(self, t, seating)
+
+    def send_home(self, table: Table, name: str) -> None:
+        """A game another node's tournament placed here is over: its entrants go home."""
+        tournament_spread.send_home(self, table, name)
+
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """An entrant of a tournament's game placed here: seated at its table."""
+        tournament_spread.arrive(self, session, ticket, now)
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""

@@ -285,6 +285,11 @@ class Lobby:
         """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
         return self._new_table(settings, host)
 
+    def open_placed(self, settings: TableSettings, table_id: str) -> Table:
+        """A tournament's game table another node placed here, with the id it chose
+        (`server.tournament_spread`)."""
+        return self._new_table(settings, None, table_id)
+
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -207,12 +207,17 @@ _V8: Final = (
     "CREATE INDEX listed_tournaments_by_node ON listed_tournaments (node)",
 )
 
+# Version 9: a game's record found by its table's id, for a tournament's home node that placed
+# the game on another node and learns its result from the record (server/cluster_tournaments.py).
+_V9: Final = ("CREATE INDEX records_by_table ON records (table_id)",)
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
     (6, _V6),
     (7, _V7),
     (8, _V8),
+    (9, _V9),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

@@ -7,8 +7,9 @@ that lives on another node.
 - JOIN_TABLE or SPECTATE for a table not here: if another live node holds it, a ticket is
   issued (recorded in the database) and the player REDIRECTed there with it.
 - LOGIN_TICKET: a ticket from a REDIRECT, checked here (the cluster's signature; its table is
-  on this node, or, for a new table, this node is to make it: `server.placement`), then redeemed in the database (once, in time), and the identity it carries is
-  logged in.
+  on this node, or, for a new table or a tournament's game placed here, this node is to make
+  it: `server.placement`, `server.tournament_spread`), then redeemed in the database (once, in
+  time), and the identity it carries is logged in.
 
 Every question to the database goes through `Hub.ask` (the adapter awaits it on the event loop
 and hands the answer back), so the core never waits. The answers come from `Directory`, which
@@ -32,6 +33,7 @@ from sushigo.protocol import (
     RemoteProtocolError,
     Resume,
     Spectate,
+    TableStatus,
     Version,
 )
 
@@ -141,6 +143,15 @@ class Directory(Protocol):
     async def tournament_home(self, name: str) -> Owner | None:
         """Where the tournament `name` is run (`Owner.table_id`: its name); None: nowhere."""
 
+    async def game_result_when(
+        self, table_id: str, back: Callable[[], bool]
+    ) -> list[tuple[int, int]]:
+        """The result (each seat's score and place) of the game at `table_id`, once its record
+        is stored on any node, and its entrants `back()` home (or a few seconds later)."""
+
+    async def arrivals(self) -> None:
+        """Return when a placed game's table stops waiting for its entrants (a lease on)."""
+
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
         went (its new node's address). Empty when this node is alone."""
@@ -168,6 +179,9 @@ class RedirectHost(Protocol):
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
 
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """Seat an entrant of a tournament's game placed here (`server.tournament_spread`)."""
+
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend a request's cost from its connection's budget (False: refused, answered)."""
 
@@ -176,7 +190,7 @@ class RedirectHost(Protocol):
         job: Callable[[], Awaitable[Any]],
         then: Callable[[Any, float], None],
         *,
-        conn: Conn,
+        conn: Conn | None,
         ref: int | None,
         what: str,
     ) -> None:
@@ -307,7 +321,16 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     ticket = tickets.read(msg.ticket, hub.server_key)
     if cluster is None or ticket is None:
         raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
-    if ticket.tournament:  # sent here to the tournament's home node (`server.tournament_cluster`)
+    if ticket.game is not None:  # a tournament's game placed here (`server.tournament_spread`)
+        if ticket.place != cluster.node:
+            raise TableError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"the ticket is for a tournament's game on node {ticket.place!r}, not this one",
+            )
+        placed = hub.tables.get(ticket.table_id)
+        if placed is not None and placed.status is not TableStatus.OPEN:
+            raise TableError(ErrorCode.UNKNOWN_SESSION, "the ticket's game has begun already")
+    elif ticket.tournament:  # sent to the tournament's home node (`server.tournament_cluster`)
         if ticket.table_id not in hub.desk.tournaments:
             raise TableError(
                 ErrorCode.UNKNOWN_SESSION,
@@ -334,7 +357,11 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
             raise TableError(ErrorCode.UNKNOWN_SESSION, f"the ticket is {refused}")
         hub.names.check(ticket.name, ticket.player_id)
         session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
-        if ticket.place:  # sent here to make a table (`server.placement`): it makes it here
+        if ticket.game is not None:
+            hub.arrive(session, ticket, now)
+        elif ticket.tournament:  # an entrant back home, or come to ask about it
+            hub.desk.returned(ticket.table_id, session)
+        elif ticket.place:  # sent here to make a table (`server.placement`): it makes it here
             session.placed = ticket.table_id
         log.info("login %s as %s by ticket from %s", ticket.player_id, ticket.name, conn.peer)
 

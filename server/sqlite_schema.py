@@ -196,6 +196,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(()),
     # 8: the cluster's tournaments (pg_schema), likewise.
     _statements(()),
+    # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

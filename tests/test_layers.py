@@ -34,6 +34,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("requests", "lifecycle", "deadlines", "deferred"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
     # a cluster's table list, new tables and tournaments, over its routing
+    ("tournament_spread",),  # a tournament's games on other nodes
     ("listing", "placement", "tournament_cluster"),
     ("redirect",),  # a cluster's routing, over the lobby's login
     ("lobby", "login", "desk", "tournament", "resume", "limits", "names", "history", "results"),
@@ -80,6 +81,7 @@ CLOCKLESS += (
     "deadlines",
     "deferred",
     "tournament_cluster",
+    "tournament_spread",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
