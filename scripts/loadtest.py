@@ -150,6 +150,10 @@ class Stats:
     """Each table whose seats lost their node: "lost" (no seat back yet), "back" (a seat played
     again) or "finished" (its game ended after the kill: it was not lost)."""
     lag: array[float] = field(default_factory=lambda: array("d"))
+    joined: array[float] = field(default_factory=lambda: array("d"))
+    """Seconds from a seat's QUICK_MATCH to its TABLE_JOINED (redirects followed included)."""
+    between: array[float] = field(default_factory=lambda: array("d"))
+    """Seconds from a seat's GAME_OVER to its next GAME_STARTING: the time between games."""
     """How late the worker's 100 ms sampler woke, each time (its event loop's lag: time that
     counts into the measured latency without being the server's)."""
 
@@ -170,6 +174,8 @@ class Stats:
             "last_message": self.last_message,
             "cpu_seconds": self.cpu_seconds,
             "lag": self.lag.tobytes(),
+            "joined": self.joined.tobytes(),
+            "between": self.between.tobytes(),
             "back": self.back.tobytes(),
             "dropped": self.dropped,
             "killed_tables": self.killed_tables,
@@ -189,6 +195,10 @@ class Worker:
         self.all_in = asyncio.Event()
         self.playing = not settings.barrier
         self.waiting: list[LoadClient] = []
+        self.quick_at: dict[int, float] = {}
+        """When each seat (by index) last sent QUICK_MATCH (a redirect followed keeps it)."""
+        self.over_at: dict[int, float] = {}
+        """When each seat's last game ended."""
         self.stopping = False
         self.rng = random.Random(settings.seed)
         self.clients: list[LoadClient] = []
@@ -462,6 +472,8 @@ class LoadClient(asyncio.Protocol):
     def send(self, message: Message) -> None:
         if self.closing or self.transport is None:
             return
+        if type(message) is QuickMatch:
+            self.worker.quick_at[self.index] = time.perf_counter()
         if self.strict is not None:
             try:
                 frame = self.strict.send(message)
@@ -555,12 +567,16 @@ class LoadClient(asyncio.Protocol):
             self.action = None
             worker.count_result()
         elif kind == "game_starting":
+            over_at = worker.over_at.pop(self.index, None)
+            if over_at is not None:
+                worker.stats.between.append(time.perf_counter() - over_at)
             self.table_id = msg["table_id"]
             self.seat = msg["seat"]
             self.over = False
             self.send(Seed(ref=self.next_ref(), seed=secrets.token_bytes(32)))
         elif kind == "game_over":
             self.over = True
+            worker.over_at[self.index] = time.perf_counter()
             if self.seat == 0:
                 worker.stats.games += 1
             if self.resume is not None and self.table_id in worker.stats.killed_tables:
@@ -609,6 +625,10 @@ class LoadClient(asyncio.Protocol):
                 self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
             else:
                 worker.waiting.append(self)
+        elif kind == "table_joined":
+            quick_at = worker.quick_at.pop(self.index, None)
+            if quick_at is not None:
+                worker.stats.joined.append(time.perf_counter() - quick_at)
         elif kind == "ping":
             self.send(Pong(ref=self.next_ref(), nonce=msg.get("nonce", 0)))
         elif kind == "error":
@@ -1338,6 +1358,21 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         samples.frombytes(r.get("lag", b""))
         lags.extend(samples)
     lags.sort()
+    waits: dict[str, list[float]] = {"joined": [], "between": []}
+    for r in results:
+        for name, got in waits.items():
+            samples = array("d")
+            samples.frombytes(r.get(name, b""))
+            got.extend(samples)
+    lobby_waits = {
+        name: {
+            "n": len(values),
+            "p50_ms": 1000 * _percentile(sorted(got), 0.5),
+            "p90_ms": 1000 * _percentile(sorted(got), 0.9),
+            "mean_ms": 1000 * sum(got) / max(1, len(got)),
+        }
+        for name, got in waits.items()
+    }
     server_errors = [line for line in stderr.splitlines() if "level=" in line]
     client_cpu = sum(r["cpu_seconds"] for r in results)
     cpu_split = cpu_figures(meter, metered, client_cpu, sum(turns_per_second), ended - began)
@@ -1385,6 +1420,7 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         "lobby_watcher": lobby,
         "metrics": scraped,
         "cpu": cpu_split,
+        "lobby_waits": lobby_waits,
         "postgresql": pg_figures(pg_before, pg_after, sum(turns_per_second)) if pg_after else {},
     }
 
@@ -1435,6 +1471,15 @@ def report(figures: dict[str, Any]) -> str:
         f" core (all client processes), event-loop lag p99 {f['client_lag_p99_ms']:.1f} ms,"
         f" max {f['client_lag_max_ms']:.1f} ms",
         f"  last message per seat: {f['last_message']}",
+        *[
+            f"  {what}: p50 {w['p50_ms']:.0f} ms, p90 {w['p90_ms']:.0f} ms, mean"
+            f" {w['mean_ms']:.0f} ms ({w['n']} samples)"
+            for what, w in (
+                ("QUICK_MATCH -> TABLE_JOINED", (f.get("lobby_waits") or {}).get("joined")),
+                ("GAME_OVER -> next GAME_STARTING", (f.get("lobby_waits") or {}).get("between")),
+            )
+            if w
+        ],
         *cpu_report(f.get("cpu") or {}),
         *pg_report(f.get("postgresql") or {}),
     ]
