@@ -1366,7 +1366,7 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
             got.extend(samples)
     lobby_waits = {
         name: {
-            "n": len(values),
+            "n": len(got),
             "p50_ms": 1000 * _percentile(sorted(got), 0.5),
             "p90_ms": 1000 * _percentile(sorted(got), 0.9),
             "mean_ms": 1000 * sum(got) / max(1, len(got)),
