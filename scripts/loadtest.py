@@ -1227,6 +1227,17 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         pg_before = pg_counters(args.db) if args.db and args.db.startswith("postgres") else {}
         meter = CpuMeter.read(server, pg_cpu)
         began = time.time()
+        # The machine's CPU every second, to say how busy it was once every seat is in: the
+        # meter's figures span the logins too (seconds at a tenth of the machine), and busy
+        # over the whole run reads as CPU idle at saturation.
+        machine: list[tuple[float, float]] = []
+        sampled = threading.Event()
+
+        def sample_machine() -> None:
+            while not sampled.wait(1.0):
+                machine.append((time.time(), _machine_cpu()))
+
+        threading.Thread(target=sample_machine, daemon=True).start()
         ctx = mp.get_context("fork")
         procs: list[tuple[Any, Pipe]] = []
         share, extra = divmod(seats, args.clients_procs)
@@ -1274,6 +1285,7 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
+        sampled.set()
         after = server.status()
         metered = CpuMeter.read(server, pg_cpu)
         ended = time.time()
@@ -1309,6 +1321,10 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         window_start = max(ready)
     first = int(window_start) + 2 if window_start is not None else 2
     window = turns_per_second[first : int(args.duration)]
+    steady = [(t, c) for t, c in machine if start + first <= t <= start + args.duration]
+    machine_busy_steady = (
+        (steady[-1][1] - steady[0][1]) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 else None
+    )
     latencies: list[float] = []
     errors: dict[str, int] = {}
     for r in results:
@@ -1420,6 +1436,7 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         "lobby_watcher": lobby,
         "metrics": scraped,
         "cpu": cpu_split,
+        "machine_busy_steady_cpus": machine_busy_steady,
         "lobby_waits": lobby_waits,
         "postgresql": pg_figures(pg_before, pg_after, sum(turns_per_second)) if pg_after else {},
     }
@@ -1481,6 +1498,14 @@ def report(figures: dict[str, Any]) -> str:
             if w
         ],
         *cpu_report(f.get("cpu") or {}),
+        *(
+            [
+                f"  machine busy {f['machine_busy_steady_cpus']:.2f} of {os.cpu_count()} CPUs"
+                " once every seat was in (the turns/s window)"
+            ]
+            if f.get("machine_busy_steady_cpus") is not None
+            else []
+        ),
         *pg_report(f.get("postgresql") or {}),
     ]
     lobby = f.get("lobby_watcher") or {}
