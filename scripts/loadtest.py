@@ -150,6 +150,10 @@ class Stats:
     """Each table whose seats lost their node: "lost" (no seat back yet), "back" (a seat played
     again) or "finished" (its game ended after the kill: it was not lost)."""
     lag: array[float] = field(default_factory=lambda: array("d"))
+    joined: array[float] = field(default_factory=lambda: array("d"))
+    """Seconds from a seat's QUICK_MATCH to its TABLE_JOINED (redirects followed included)."""
+    between: array[float] = field(default_factory=lambda: array("d"))
+    """Seconds from a seat's GAME_OVER to its next GAME_STARTING: the time between games."""
     """How late the worker's 100 ms sampler woke, each time (its event loop's lag: time that
     counts into the measured latency without being the server's)."""
 
@@ -170,6 +174,8 @@ class Stats:
             "last_message": self.last_message,
             "cpu_seconds": self.cpu_seconds,
             "lag": self.lag.tobytes(),
+            "joined": self.joined.tobytes(),
+            "between": self.between.tobytes(),
             "back": self.back.tobytes(),
             "dropped": self.dropped,
             "killed_tables": self.killed_tables,
@@ -189,6 +195,10 @@ class Worker:
         self.all_in = asyncio.Event()
         self.playing = not settings.barrier
         self.waiting: list[LoadClient] = []
+        self.quick_at: dict[int, float] = {}
+        """When each seat (by index) last sent QUICK_MATCH (a redirect followed keeps it)."""
+        self.over_at: dict[int, float] = {}
+        """When each seat's last game ended."""
         self.stopping = False
         self.rng = random.Random(settings.seed)
         self.clients: list[LoadClient] = []
@@ -462,6 +472,8 @@ class LoadClient(asyncio.Protocol):
     def send(self, message: Message) -> None:
         if self.closing or self.transport is None:
             return
+        if type(message) is QuickMatch:
+            self.worker.quick_at[self.index] = time.perf_counter()
         if self.strict is not None:
             try:
                 frame = self.strict.send(message)
@@ -555,12 +567,16 @@ class LoadClient(asyncio.Protocol):
             self.action = None
             worker.count_result()
         elif kind == "game_starting":
+            over_at = worker.over_at.pop(self.index, None)
+            if over_at is not None:
+                worker.stats.between.append(time.perf_counter() - over_at)
             self.table_id = msg["table_id"]
             self.seat = msg["seat"]
             self.over = False
             self.send(Seed(ref=self.next_ref(), seed=secrets.token_bytes(32)))
         elif kind == "game_over":
             self.over = True
+            worker.over_at[self.index] = time.perf_counter()
             if self.seat == 0:
                 worker.stats.games += 1
             if self.resume is not None and self.table_id in worker.stats.killed_tables:
@@ -609,6 +625,10 @@ class LoadClient(asyncio.Protocol):
                 self.send(QuickMatch(ref=self.next_ref(), kind="sushi-go", players=4))
             else:
                 worker.waiting.append(self)
+        elif kind == "table_joined":
+            quick_at = worker.quick_at.pop(self.index, None)
+            if quick_at is not None:
+                worker.stats.joined.append(time.perf_counter() - quick_at)
         elif kind == "ping":
             self.send(Pong(ref=self.next_ref(), nonce=msg.get("nonce", 0)))
         elif kind == "error":
@@ -1207,6 +1227,17 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         pg_before = pg_counters(args.db) if args.db and args.db.startswith("postgres") else {}
         meter = CpuMeter.read(server, pg_cpu)
         began = time.time()
+        # The machine's CPU every second, to say how busy it was once every seat is in: the
+        # meter's figures span the logins too (seconds at a tenth of the machine), and busy
+        # over the whole run reads as CPU idle at saturation.
+        machine: list[tuple[float, float]] = []
+        sampled = threading.Event()
+
+        def sample_machine() -> None:
+            while not sampled.wait(1.0):
+                machine.append((time.time(), _machine_cpu()))
+
+        threading.Thread(target=sample_machine, daemon=True).start()
         ctx = mp.get_context("fork")
         procs: list[tuple[Any, Pipe]] = []
         share, extra = divmod(seats, args.clients_procs)
@@ -1254,6 +1285,7 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
+        sampled.set()
         after = server.status()
         metered = CpuMeter.read(server, pg_cpu)
         ended = time.time()
@@ -1289,6 +1321,10 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         window_start = max(ready)
     first = int(window_start) + 2 if window_start is not None else 2
     window = turns_per_second[first : int(args.duration)]
+    steady = [(t, c) for t, c in machine if start + first <= t <= start + args.duration]
+    machine_busy_steady = (
+        (steady[-1][1] - steady[0][1]) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 else None
+    )
     latencies: list[float] = []
     errors: dict[str, int] = {}
     for r in results:
@@ -1338,6 +1374,21 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         samples.frombytes(r.get("lag", b""))
         lags.extend(samples)
     lags.sort()
+    waits: dict[str, list[float]] = {"joined": [], "between": []}
+    for r in results:
+        for name, got in waits.items():
+            samples = array("d")
+            samples.frombytes(r.get(name, b""))
+            got.extend(samples)
+    lobby_waits = {
+        name: {
+            "n": len(got),
+            "p50_ms": 1000 * _percentile(sorted(got), 0.5),
+            "p90_ms": 1000 * _percentile(sorted(got), 0.9),
+            "mean_ms": 1000 * sum(got) / max(1, len(got)),
+        }
+        for name, got in waits.items()
+    }
     server_errors = [line for line in stderr.splitlines() if "level=" in line]
     client_cpu = sum(r["cpu_seconds"] for r in results)
     cpu_split = cpu_figures(meter, metered, client_cpu, sum(turns_per_second), ended - began)
@@ -1385,6 +1436,8 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
         "lobby_watcher": lobby,
         "metrics": scraped,
         "cpu": cpu_split,
+        "machine_busy_steady_cpus": machine_busy_steady,
+        "lobby_waits": lobby_waits,
         "postgresql": pg_figures(pg_before, pg_after, sum(turns_per_second)) if pg_after else {},
     }
 
@@ -1435,7 +1488,24 @@ def report(figures: dict[str, Any]) -> str:
         f" core (all client processes), event-loop lag p99 {f['client_lag_p99_ms']:.1f} ms,"
         f" max {f['client_lag_max_ms']:.1f} ms",
         f"  last message per seat: {f['last_message']}",
+        *[
+            f"  {what}: p50 {w['p50_ms']:.0f} ms, p90 {w['p90_ms']:.0f} ms, mean"
+            f" {w['mean_ms']:.0f} ms ({w['n']} samples)"
+            for what, w in (
+                ("QUICK_MATCH -> TABLE_JOINED", (f.get("lobby_waits") or {}).get("joined")),
+                ("GAME_OVER -> next GAME_STARTING", (f.get("lobby_waits") or {}).get("between")),
+            )
+            if w
+        ],
         *cpu_report(f.get("cpu") or {}),
+        *(
+            [
+                f"  machine busy {f['machine_busy_steady_cpus']:.2f} of {os.cpu_count()} CPUs"
+                " once every seat was in (the turns/s window)"
+            ]
+            if f.get("machine_busy_steady_cpus") is not None
+            else []
+        ),
         *pg_report(f.get("postgresql") or {}),
     ]
     lobby = f.get("lobby_watcher") or {}

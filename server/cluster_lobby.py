@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Final
@@ -27,6 +28,16 @@ LISTED_MAX: Final = 1000
 """Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
 PUBLISH_SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tables (`publish_soon`)."""
+QUICK_VIEW_AGE: Final = 0.5
+"""Seconds a node answers quick matches from what it last read of the other nodes' waiting
+tables (`quick_hopeless`, `quick_hopeful`) before it reads them again: one query per node this
+often, not one per player (at saturation thousands of players a second quick-match, each
+asking PostgreSQL on the node's few connections: they queued there, and seats waited in the
+lobby while the cores stood idle). A table that waits `quick_patience` (2 s) is seen a
+fraction of that later, at worst."""
+QUICK_VIEW_STALE: Final = 2.0
+"""Seconds past which the view is not answered from (the read is awaited): between
+`QUICK_VIEW_AGE` and this, it is answered from while read again in the background."""
 
 Quick = list[tuple[str, str, int, int]]
 Listed = list[tuple[str, str, str, bytes]]
@@ -44,6 +55,15 @@ class LobbyShare(Connected):
         self._wanted_publication: tuple[Callable[[], Quick], Callable[[], Listed]] | None = None
         self._publisher = False
         """`publish_soon`'s publisher runs (publishing, or resting `PUBLISH_SPACING`)."""
+        self._quick_view: dict[tuple[str, int], float] = {}
+        """The other live nodes' quick-match tables with a free seat, as last read: by (kind,
+        players), when (`time.monotonic`) the first of them will have waited `quick_patience`."""
+        self._quick_view_at: float | None = None
+        """When `_quick_view` was read (`time.monotonic`); None: never."""
+        self._quick_view_read: asyncio.Future[None] | None = None
+        """The read under way, which every question meanwhile awaits rather than its own."""
+        self._quick_view_refreshing = False
+        """A read in the background is under way or spawned (`_quick_ripe`)."""
 
     def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
         """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if
@@ -156,6 +176,85 @@ class LobbyShare(Connected):
                 LISTED_MAX,
             )
         return [bytes(row[0]) for row in rows]
+
+    def quick_hopeless(self, kind: str, players: int) -> bool:
+        """No other node has a quick-match table of `kind` for `players` a player here could be
+        sent to (`find_quick`), as far as this node knows without asking: it is the only live
+        node, or the others' tables as last read (`_quick_ripe`) had none with a free seat that
+        will have waited long enough by now. False: ask (`quick_hopeful`)."""
+        if all(n.name == self.node for n in self.nodes):
+            return True
+        return self._quick_ripe(kind, players) is False
+
+    async def quick_hopeful(self, kind: str, players: int) -> bool:
+        """Whether `find_quick` may find a table: from the other nodes' tables as last read,
+        or read now (once for every question meanwhile) if never or too long ago."""
+        if all(n.name == self.node for n in self.nodes):
+            return False
+        ripe = self._quick_ripe(kind, players)
+        if ripe is None:
+            await self._read_quick_view_once()
+            ripe = self._quick_ripe(kind, players)
+        return bool(ripe)
+
+    def _quick_ripe(self, kind: str, players: int) -> bool | None:
+        """From the other nodes' tables as last read: one of `kind` for `players` has a free
+        seat and has waited `quick_patience`; None: never read, or more than `QUICK_VIEW_STALE`
+        ago. Older than `QUICK_VIEW_AGE`: read again, meanwhile answering from it (the
+        questions do not wait for the read: under load it waits for a connection)."""
+        at = self._quick_view_at
+        now = time.monotonic()
+        if at is not None and now - at > QUICK_VIEW_AGE and not self._quick_view_refreshing:
+            self._quick_view_refreshing = True
+            self._spawn(self._refresh_quick_view())
+        if at is None or now - at > QUICK_VIEW_STALE:
+            return None
+        ripe = self._quick_view.get((kind, players))
+        return ripe is not None and ripe <= now
+
+    async def _refresh_quick_view(self) -> None:
+        try:
+            await self._read_quick_view_once()
+        except StorageError as exc:  # the view ages; past QUICK_VIEW_STALE questions ask
+            log.warning("%s", exc)
+        finally:
+            self._quick_view_refreshing = False
+
+    async def _read_quick_view_once(self) -> None:
+        """`_read_quick_view`, or wait for the read under way."""
+        if self._quick_view_read is not None:
+            await asyncio.shield(self._quick_view_read)
+            return
+        self._quick_view_read = reading = asyncio.get_running_loop().create_future()
+        try:
+            await self._read_quick_view()
+            reading.set_result(None)
+        except asyncio.CancelledError:
+            reading.cancel()
+            raise
+        except Exception as exc:
+            reading.set_exception(exc)
+            reading.exception()  # retrieved: the waiters (if any) raise it too
+            raise
+        finally:
+            self._quick_view_read = None
+
+    async def _read_quick_view(self) -> None:
+        async with self._using("reading the quick matches") as conn:
+            rows = await conn.fetch(
+                "SELECT q.kind, q.players, "
+                "max(EXTRACT(EPOCH FROM now() - q.created))::float8 FROM quick_tables q "
+                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "WHERE q.free > 0 AND q.node <> $1 GROUP BY q.kind, q.players",
+                self.node,
+            )
+        now = time.monotonic()
+        # Ages by the database's clock, kept as times on this node's: clocks that differ
+        # between the nodes change nothing.
+        self._quick_view = {
+            (row[0], row[1]): now + max(0.0, self.quick_patience - row[2]) for row in rows
+        }
+        self._quick_view_at = now
 
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a free seat that has waited for

@@ -94,7 +94,8 @@ def quick_elsewhere(
     """QUICK_MATCH on a node with no open table for it: a table of another node that waits for
     players (REDIRECT there, with a ticket), else a new table on the least-loaded node (the
     same, for the new table), else `here` (a new table on this node). False: nothing to ask
-    (this node has such a table, or the player was sent here to make one)."""
+    (this node has such a table, the player was sent here to make one, or nothing waits
+    elsewhere as far as this node knows and the new table is this node's)."""
     cluster = hub.cluster
     if (
         cluster is None
@@ -104,11 +105,21 @@ def quick_elsewhere(
     ):
         return False
     placeable = _placeable(hub, conn, session)
+    # Nothing waits elsewhere, as far as this node knows without asking (`quick_hopeless`):
+    # the least-loaded node's new table, or a new table here at once, with no question to
+    # PostgreSQL (at saturation thousands a second: they queued on the node's few connections
+    # while players waited in the lobby).
+    hopeless = cluster.quick_hopeless(msg.kind, msg.players)
+    early = _place(hub, session) if hopeless and placeable else None
+    if hopeless and early is None:
+        return False
 
     async def job() -> tuple[Owner | None, bytes]:
-        owner = await cluster.find_quick(msg.kind, msg.players)
+        owner = None
+        if not hopeless and await cluster.quick_hopeful(msg.kind, msg.players):
+            owner = await cluster.find_quick(msg.kind, msg.players)
         if owner is None:
-            placed = _place(hub, session) if placeable else None
+            placed = early if hopeless else _place(hub, session) if placeable else None
             if placed is None:
                 return None, b""
             owner, ticket, data = placed

@@ -127,6 +127,12 @@ class Directory(Protocol):
     async def find_quick(self, kind: str, players: int) -> Owner | None:
         """A quick-match table of another live node with a seat free (reserved for us)."""
 
+    def quick_hopeless(self, kind: str, players: int) -> bool:
+        """`find_quick` would find nothing, as far as this node knows without asking."""
+
+    async def quick_hopeful(self, kind: str, players: int) -> bool:
+        """`find_quick` may find a table (the other nodes' tables read again when old)."""
+
     def least_loaded(self, mine: int) -> tuple[str, str] | None:
         """The node (name, address) a new table should open on instead of this one, which
         holds `mine` tables; None: this one."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bring, node, query, ticket_refused
+from nodes import bring, eventually, node, query, ticket_refused
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -131,4 +131,37 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
     finally:
         for client in clients:
             await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_a_table_waiting_after_the_last_read_is_found(pg_url: str, tmp_path: Path) -> None:
+    """A node answers quick matches from what it last read of the other nodes' waiting tables,
+    not with a query per player: a table that starts waiting on another node after that read
+    is found once the read is old (half a second), not missed. (b lets dan ask as often as
+    he likes: he asks again until the read is old.)"""
+    key = tmp_path / "cluster.key"
+    rates = ["--messages-per-second", "1000", "--message-burst", "1000"]
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0", *rates)
+    await a.start()
+    await b.start()
+    ann = await Client.connect("127.0.0.1", a.port, name="ann")
+    dan = await Client.connect("127.0.0.1", b.port, name="dan")
+    try:
+        await dan.quick_match(2, "sushi-go")  # nothing waits on a yet: a table on b
+        assert dan.port == b.port
+        await dan.leave()
+        table_id = (await ann.quick_match(2, "sushi-go")).table.table_id
+
+        async def sent_there() -> bool:
+            joined = await dan.quick_match(2, "sushi-go")
+            if joined.table.table_id == table_id:
+                return True
+            await dan.leave()  # b answered from its old read: a table of its own
+            return False
+
+        await eventually(sent_there, timeout=10)
+        assert dan.port == a.port
+    finally:
+        await ann.close()
+        await dan.close()
         await asyncio.gather(a.stop(), b.stop())
