@@ -439,29 +439,32 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
         await asyncio.sleep(restarting.retry_ms / 1000 if restarting is not None else 0)
         pause = 0.1
         while loop.time() < until:
-            try:
-                return await client.resume()
-            except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
-                if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
-                    raise
-                last = exc
-                client.next_node()
-                await asyncio.sleep(pause * (0.5 + random.random()))
-                pause = min(pause * 1.5, RESTART_RETRY_CAP)
+            resumed, last = await _try_resume(client)
+            if resumed is not None:
+                return resumed
+            await asyncio.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 1.5, RESTART_RETRY_CAP)
         raise ConnectError(f"{client._where()} did not come back after restarting: {last}")
     for attempt in range(attempts):
-        try:
-            return await client.resume()
-        except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
-            # INTERNAL_ERROR: the server could not answer now (a cluster's table on its way to
-            # another node, the database away): another try; any other refusal is final.
-            if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
-                raise
-            last = exc
-            client.next_node()
-            # Jittered: the players of a server that went away must not all knock at once.
-            await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
+        resumed, last = await _try_resume(client)
+        if resumed is not None:
+            return resumed
+        # Jittered: the players of a server that went away must not all knock at once.
+        await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
     raise ConnectError(f"could not reconnect to {client._where()}: {last}")
+
+
+async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]:
+    """One attempt to take the session back: RESUMED, or why not (the next node is tried next
+    time). INTERNAL_ERROR means the server could not answer now (a cluster's table on its way to
+    another node, the database away): another try; any other refusal is final (raised)."""
+    try:
+        return await client.resume(), None
+    except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
+        if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
+            raise
+        client.next_node()
+        return None, exc
 
 
 async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:

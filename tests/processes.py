@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import re
 import select
 import signal
@@ -13,6 +14,11 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.protocol import Message, SignedRecord, verify_record, verify_signed_record
+from sushigo.server.database import open_storage
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 SERVER = Path(sys.executable).with_name("sushigo-server")
 BOT = Path(sys.executable).with_name("sushigo-bot")
@@ -170,3 +176,64 @@ async def stop_bots(bots: list[asyncio.subprocess.Process]) -> None:
         if bot.returncode is None:
             bot.kill()
             await bot.wait()
+
+
+def assert_bots_played(
+    bots: list[asyncio.subprocess.Process],
+    outputs: list[str],
+    games: int,
+    fair: Callable[[str], bool] = lambda line: "fairness verified" in line,
+) -> None:
+    """Every bot exited 0 having reported `games` games, each line `fair`."""
+    for bot, output in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0, output
+        lines = [line for line in output.splitlines() if line.startswith("game ")]
+        assert len(lines) == games, output
+        assert all(fair(line) for line in lines), output
+
+
+def assert_records_verify(records: list[tuple[bytes, bytes]], server_key: bytes) -> None:
+    """Each stored (record, signature) is signed by `server_key`, replays and scores as
+    recorded, and has no pick the server made for a seat (a crash or a move cost no one a
+    turn)."""
+    for record, signature in records:
+        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
+        report = verify_record(verify_signed_record(signed, server_key))
+        assert report.ok, report.problems
+        assert not report.auto_picks, report.auto_picks
+
+
+def stored_records(
+    server_db: tuple[str, ...], limit: int = 10
+) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The finished games a server's `--db` holds, as (record, signature), and the public key
+    of the server key it signs with (its `--key`, or the one beside the database)."""
+    options = dict(zip(server_db[::2], server_db[1::2], strict=True))
+    storage = open_storage(options["--db"])
+    try:
+        stored = [storage.get_record(g.game_id) for g in storage.list_records(limit=limit)]
+    finally:
+        storage.close()
+    key_file = Path(options.get("--key") or options["--db"] + ".key")
+    records = []
+    for game in stored:
+        assert game is not None
+        records.append((game.record, game.signature))
+    return records, public_key_bytes(load_or_create_server_key(key_file))
+
+
+async def next_event_resuming(
+    client: Client, rng: random.Random, resumed: Callable[[], None] | None = None
+) -> Message:
+    """The client's next event; when its connection is lost (its server killed or stopped),
+    reconnect and resume as a person's client does (calling `resumed` once back), and pick
+    at once if the step is waiting for us."""
+    while True:
+        try:
+            return await client.next_event(30)
+        except ConnectionLost:
+            await reconnect(client, attempts=60, delay=0.1)
+            if resumed is not None:
+                resumed()
+            if client.awaiting:
+                client.pick(rng.choice(list(client.legal_actions())))

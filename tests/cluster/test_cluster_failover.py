@@ -19,19 +19,22 @@ from pathlib import Path
 
 import pytest
 from nodes import LEASE, eventually, node, query, replayed
-from processes import bots_output, start_bots, stop_bots
+from processes import (
+    assert_bots_played,
+    assert_records_verify,
+    bots_output,
+    next_event_resuming,
+    start_bots,
+    stop_bots,
+)
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
-    Message,
     Redirect,
-    SignedRecord,
     TableSettings,
     TurnResult,
     TurnStart,
-    verify_record,
-    verify_signed_record,
 )
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
@@ -48,20 +51,11 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     rng = random.Random(4)
     timings: dict[str, float] = {}
 
-    async def next_event() -> Message:
-        while True:
-            try:
-                return await client.next_event(30)
-            except ConnectionLost:
-                await reconnect(client, attempts=60, delay=0.1)
-                if client.awaiting:
-                    client.pick(rng.choice(list(client.legal_actions())))
-
     async def play() -> None:
         await client.quick_match(4, "sushi-go")
         killed = 0.0
         while True:
-            event = await next_event()
+            event = await next_event_resuming(client, rng)
             if isinstance(event, TurnStart) and client.awaiting:
                 if (event.round, event.turn) == (1, 3) and not killed:
                     await a.kill()  # mid-step: the bots have committed, we have not
@@ -87,19 +81,13 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     assert timings["verdict"]
     # Back within the lease and a few reconnect attempts.
     assert timings["back"] < LEASE + 5, timings
-    for bot, output in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0, output
-        lines = [line for line in output.splitlines() if line.startswith("game ")]
-        assert len(lines) == 1 and "fairness verified" in lines[0], output
+    assert_bots_played(bots, outputs, 1)
 
-    server_key = public_key_bytes(load_or_create_server_key(key))
     rows = await query(pg_url, "SELECT record, signature FROM records")
     assert len(rows) == 1
-    for record, signature in rows:
-        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
-        report = verify_record(verify_signed_record(signed, server_key))
-        assert report.ok, report.problems
-        assert not report.auto_picks, report.auto_picks
+    assert_records_verify(
+        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
+    )
     assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
 
     # sushigo-replay lists the cluster's games and verifies one with the key its nodes

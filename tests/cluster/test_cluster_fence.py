@@ -15,15 +15,13 @@ from pathlib import Path
 
 import asyncpg
 from nodes import eventually, node, query
+from processes import assert_records_verify
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
-    SignedRecord,
     TableSettings,
     TurnStart,
-    verify_record,
-    verify_signed_record,
 )
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 from sushigo.server.pg_storage import PgStorage
@@ -149,11 +147,8 @@ async def test_a_paused_node_woken_past_its_lease_cannot_commit(
             await holder.close()
         await client.close()
         await asyncio.gather(a.stop(), b.stop())
-    server_key = public_key_bytes(load_or_create_server_key(key))
     rows = await query(pg_url, "SELECT record, signature FROM records")
     assert len(rows) == 1
-    for record, signature in rows:
-        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
-        report = verify_record(verify_signed_record(signed, server_key))
-        assert report.ok, report.problems
-        assert not report.auto_picks, report.auto_picks
+    assert_records_verify(
+        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
+    )

@@ -14,18 +14,23 @@ import time
 from pathlib import Path
 
 from nodes import node, query
-from processes import ServerProcess, bots_output, start_bots, stop_bots
+from processes import (
+    ServerProcess,
+    assert_bots_played,
+    assert_records_verify,
+    bots_output,
+    next_event_resuming,
+    start_bots,
+    stop_bots,
+)
 
-from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.client.connection import Client
 from sushigo.protocol import (
     GameEnded,
     Message,
     Redirect,
-    SignedRecord,
     TurnResult,
     TurnStart,
-    verify_record,
-    verify_signed_record,
 )
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
@@ -44,18 +49,10 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
     ports: list[int] = []
 
     async def next_event() -> Message:
-        while True:
-            try:
-                event = await client.next_event(30)
-            except ConnectionLost:
-                await reconnect(client, attempts=60, delay=0.1)
-                ports.append(client.port)
-                if client.awaiting:
-                    client.pick(rng.choice(list(client.legal_actions())))
-                continue
-            if isinstance(event, Redirect):
-                redirects.append(event)
-            return event
+        event = await next_event_resuming(client, rng, lambda: ports.append(client.port))
+        if isinstance(event, Redirect):
+            redirects.append(event)
+        return event
 
     restarts: list[asyncio.Task[int]] = []
 
@@ -102,16 +99,10 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
     assert [r.address for r in redirects] == [f"127.0.0.1:{b.port}", f"127.0.0.1:{a.port}"]
     assert all(seconds < 15 for seconds in stops), stops
     assert len(pauses) == 2 and all(seconds < 5 for seconds in pauses), pauses
-    for bot, output in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0, output
-        lines = [line for line in output.splitlines() if line.startswith("game ")]
-        assert len(lines) == 1 and "fairness verified" in lines[0], output
+    assert_bots_played(bots, outputs, 1)
 
-    server_key = public_key_bytes(load_or_create_server_key(key))
     rows = await query(pg_url, "SELECT record, signature FROM records")
     assert len(rows) == 1
-    for record, signature in rows:
-        signed = SignedRecord(record=record, signature=signature, server_key=server_key)
-        report = verify_record(verify_signed_record(signed, server_key))
-        assert report.ok, report.problems
-        assert not report.auto_picks, report.auto_picks
+    assert_records_verify(
+        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
+    )

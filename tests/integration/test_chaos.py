@@ -15,9 +15,16 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from pathlib import Path
 
-from processes import ServerProcess, bots_output, start_bots, stop_bots
+from processes import (
+    ServerProcess,
+    assert_bots_played,
+    assert_records_verify,
+    bots_output,
+    start_bots,
+    stop_bots,
+    stored_records,
+)
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
@@ -26,14 +33,9 @@ from sushigo.protocol import (
     GameStarted,
     Message,
     Seed,
-    SignedRecord,
     TurnResult,
     TurnStart,
-    verify_record,
-    verify_signed_record,
 )
-from sushigo.server.database import open_storage
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 GAMES = 2
 """Games each player plays: the first is killed three times and at its end; the second in its
@@ -212,25 +214,11 @@ async def test_sigkill_at_five_moments_takes_no_ones_choice(server_db: tuple[str
     ]
     assert all(seconds < STALL for _, seconds in player.stalls), player.stalls
     assert player.verdicts == ["verified"] * GAMES
-    for bot, output in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0, output
-        lines = [line for line in output.splitlines() if line.startswith("game ")]
-        assert len(lines) == GAMES, output
-        # A bot killed as its game ended may not have seen the end (the server kept it).
-        assert all("fairness verified" in ln or "was not seen" in ln for ln in lines), output
+    # A bot killed as its game ended may not have seen the end (the server kept it).
+    assert_bots_played(
+        bots, outputs, GAMES, lambda line: "fairness verified" in line or "was not seen" in line
+    )
 
-    options = dict(zip(server_db[::2], server_db[1::2], strict=True))
-    storage = open_storage(options["--db"])
-    try:
-        stored = [storage.get_record(g.game_id) for g in storage.list_records(limit=10)]
-    finally:
-        storage.close()
-    key_file = Path(options.get("--key") or options["--db"] + ".key")
-    key = public_key_bytes(load_or_create_server_key(key_file))
-    assert len(stored) == GAMES
-    for game in stored:
-        assert game is not None
-        signed = SignedRecord(record=game.record, signature=game.signature, server_key=key)
-        report = verify_record(verify_signed_record(signed, key))
-        assert report.ok, report.problems
-        assert not report.auto_picks, report.auto_picks
+    records, key = stored_records(server_db)
+    assert len(records) == GAMES
+    assert_records_verify(records, key)

@@ -11,24 +11,27 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from pathlib import Path
 
-from processes import ServerProcess, bots_output, start_bots, stop_bots
+from processes import (
+    ServerProcess,
+    assert_bots_played,
+    assert_records_verify,
+    bots_output,
+    next_event_resuming,
+    start_bots,
+    stop_bots,
+    stored_records,
+)
 
-from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.client.connection import Client, reconnect
 from sushigo.protocol import (
     Error,
     ErrorCode,
     GameEnded,
     Message,
     Restarting,
-    SignedRecord,
     TurnStart,
-    verify_record,
-    verify_signed_record,
 )
-from sushigo.server.database import open_storage
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 GAMES = 2
 
@@ -43,20 +46,11 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
     verdicts: list[str] = []
     timings: dict[str, float] = {}
 
-    async def next_event() -> Message:
-        while True:
-            try:
-                return await client.next_event(30)
-            except ConnectionLost:
-                await reconnect(client, attempts=60, delay=0.1)
-                if client.awaiting:
-                    client.pick(rng.choice(list(client.legal_actions())))
-
     async def play() -> None:
         for game in range(1, GAMES + 1):
             await client.quick_match(4, "sushi-go")
             while True:
-                event = await next_event()
+                event = await next_event_resuming(client, rng)
                 if isinstance(event, TurnStart) and client.awaiting:
                     if game == 1 and (event.round, event.turn) == (2, 3):
                         # Mid-game, our pick not yet made: the server stops cleanly.
@@ -91,24 +85,8 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
     assert timings["stop"] < 5, timings
     assert timings["back"] < 5, timings
     assert verdicts == ["verified"] * GAMES
-    for bot, output in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0, output
-        lines = [line for line in output.splitlines() if line.startswith("game ")]
-        assert len(lines) == GAMES, output
-        assert all("fairness verified" in line for line in lines), output
+    assert_bots_played(bots, outputs, GAMES)
 
-    options = dict(zip(server_db[::2], server_db[1::2], strict=True))
-    storage = open_storage(options["--db"])
-    try:
-        stored = [storage.get_record(g.game_id) for g in storage.list_records(limit=10)]
-    finally:
-        storage.close()
-    key_file = Path(options.get("--key") or options["--db"] + ".key")
-    key = public_key_bytes(load_or_create_server_key(key_file))
-    assert len(stored) == GAMES
-    for game in stored:
-        assert game is not None
-        signed = SignedRecord(record=game.record, signature=game.signature, server_key=key)
-        report = verify_record(verify_signed_record(signed, key))
-        assert report.ok, report.problems
-        assert not report.auto_picks, report.auto_picks
+    records, key = stored_records(server_db)
+    assert len(records) == GAMES
+    assert_records_verify(records, key)
