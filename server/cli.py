@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
     logs.setup(args.log_level, args.log_format)
+    # From here a SIGTERM (a supervisor stopping the server as it starts) is noted and honoured
+    # once the server is up, as a clean stop: the default action would kill it mid-start (143).
+    signal.signal(signal.SIGTERM, _stop_early)
+    log.debug("starting")
     files = raise_fd_limit()
     if files < args.max_connections:
         log.warning(
@@ -88,6 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
+
+
+_early: list[int] = []
+"""The signals that arrived before the event loop took them over."""
+
+
+def _stop_early(signum: int, _frame: object) -> None:
+    _early.append(signum)
 
 
 SWITCH_SECONDS = 0.0005
@@ -208,6 +220,9 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    if _early:
+        log.info("stopping: a signal came while starting")
+        stop.set()
     renewing = None if cluster is None else asyncio.create_task(_renew(cluster, server))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))

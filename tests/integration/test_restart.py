@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 import time
+from pathlib import Path
 
 from processes import (
+    SERVER,
     ServerProcess,
     assert_bots_played,
     assert_records_verify,
@@ -90,3 +93,30 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
     records, key = stored_records(server_db)
     assert len(records) == GAMES
     assert_records_verify(records, key)
+
+
+async def test_sigterm_while_starting_is_a_clean_stop(tmp_path: Path) -> None:
+    """A supervisor that stops the server as it starts (before it listens) gets exit 0, not
+    the default action's 143: the signal is honoured as a clean stop once the server is up."""
+    proc = await asyncio.create_subprocess_exec(
+        str(SERVER),
+        *("--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "s.db")),
+        *("--log-level", "debug"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    out = b""
+    try:
+        while b"starting" not in out:  # its first line: the handler is in place
+            line = await asyncio.wait_for(proc.stdout.readline(), 20)
+            assert line, out.decode()
+            out += line
+        proc.send_signal(signal.SIGTERM)
+        rest = await asyncio.wait_for(proc.stdout.read(), 20)
+        assert await proc.wait() == 0, (out + rest).decode()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert b"Traceback" not in rest
