@@ -17,6 +17,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
     (
         "app",
+        "app_connection",
         "cli",
         "options",
         "runtime",
