@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 
-from loadtest import ROOT, ServerProcess, start_server  # type: ignore[import-not-found]
+from load.servers import ROOT, ServerProcess, start_server
 
 from sushigo.protocol import (
     CLIENT_LIMITS,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from train_learned import (  # type: ignore[import-not-found]  # a sibling script
+from train_learned import (  # a sibling script
     arguments,
     export,
     mlp,

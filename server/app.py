@@ -1,8 +1,9 @@
 """The asyncio adapter: sockets in, `Hub` calls out (aioquic's asyncio/protocol.py is the model).
 
-Each connection is an `asyncio.Protocol` that feeds bytes to the hub and writes what the hub sends.
-One loop timer follows `Hub.next_deadline`. A client that stops reading is dropped as soon as its
-unsent bytes pass `MAX_UNSENT`, so it can never make the server's memory grow.
+Each connection is an `asyncio.Protocol` that feeds bytes to the hub and writes what the hub sends
+(`app_connection.Connection`). One loop timer follows `Hub.next_deadline`. A client that stops
+reading is dropped as soon as its unsent bytes pass `app_connection.MAX_UNSENT`, so it can never
+make the server's memory grow.
 
 Writes are coalesced: what the hub sends while it handles one input (bytes, a timer, a connection
 opening or ending) is held per connection and written with one `transport.write` when the hub
@@ -40,23 +41,21 @@ import socket
 import ssl
 import time
 from collections import deque
-from typing import Any, cast
+from typing import Any
 
 from sushigo.protocol import ChatMessage
 
+from .app_connection import Connection, Wave
 from .deferred import Ask, Read
 from .hub import Hub
 from .listing import listed
 from .redirect import CutOff, Directory, send_off
-from .session import Conn
 from .storage import StorageError
 from .tournament_cluster import published
 
 log = logging.getLogger("sushigo.server")
 _perf_counter = time.perf_counter
 
-MAX_UNSENT = 4 * 1024 * 1024
-"""Bytes queued for a client that is not reading before it is dropped (four maximum frames)."""
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
@@ -76,122 +75,6 @@ costs as much as a few turns: at saturation, committing at the end of every shor
 loop spent a tenth of the server's time in SQLite."""
 
 
-class _Connection(asyncio.Protocol):
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.transport: asyncio.Transport | None = None
-        self.conn: Conn | None = None
-        self.pending: list[bytes] | None = None
-        """Frames the hub sent during the current input, not yet given to the transport."""
-        self.closing = False
-        """The hub closed the connection: close it once the held frames are written."""
-        self.held = False
-        """Its frames are kept back, not written: its table's writes were fenced
-        (`Server._fenced`), and they are to be taken back (`unsend`)."""
-        self.kept: list[bytes] = []
-        """The frames kept back while `held`."""
-
-    # asyncio.Protocol
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # uvloop's transports do not subclass asyncio.Transport but have the same methods.
-        self.transport = cast(asyncio.Transport, transport)
-        peer = transport.get_extra_info("peername") or ("?", 0)
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # Refused (a cap): the hub has written why and closed it; `done` sends that.
-        self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
-        self.server.done()
-
-    def data_received(self, data: bytes) -> None:
-        conn = self.conn
-        if conn is not None:
-            server = self.server
-            server.stats.bytes_in += len(data)
-            try:
-                server.hub.data(conn, data, server.clock())
-            finally:
-                server.soon()
-
-    def eof_received(self) -> bool:
-        if self.conn is not None:
-            try:
-                self.server.hub.data(self.conn, b"", self.server.now())
-            finally:
-                self.server.done()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.pending = None
-        self.server.closed(self)
-        conn, self.conn = self.conn, None  # the hub's Conn and this refer to each other
-        if conn is not None:
-            self.server.hub.lost(conn, self.server.now())
-            self.server.done()
-
-    # the hub's Transport
-
-    def write(self, data: bytes) -> None:
-        pending = self.pending
-        if pending is None:
-            self.pending = [data]
-            self.server.dirty.append(self)
-        else:
-            pending.append(data)
-
-    def close(self) -> None:
-        self.closing = True
-        if self.pending is None:
-            self.pending = []
-            self.server.dirty.append(self)
-
-    def take(self) -> tuple[_Connection, list[bytes], bool]:
-        """What the hub sent since the last `take`: this connection, the frames, and whether it
-        is to be closed after them."""
-        pending, self.pending = self.pending, None
-        return self, pending or [], self.closing
-
-    def unsend(self) -> None:
-        """Take back every frame the hub sent that is not written yet (kept back, waiting in a
-        wave for its writes to be durable, or the current input's), and the sequence numbers
-        they took: the next frame follows the last one written, as if these were never sent.
-        (Every `write` is one frame.)"""
-        dropped, self.kept, self.held = len(self.kept), [], False
-        for _, _, entries in self.server.waves:
-            for i, (connection, pending, closing) in enumerate(entries):
-                if connection is self and pending:
-                    dropped += len(pending)
-                    entries[i] = (connection, [], closing)
-        if self.pending:
-            dropped += len(self.pending)
-            self.pending = []  # still among the server's dirty connections
-        if self.conn is not None:
-            self.conn.proto.last_seq -= dropped
-
-    def flush(self, pending: list[bytes], closing: bool) -> None:
-        """Give the transport `pending` (frames from `take`) in one write; then close if told."""
-        transport = self.transport
-        if transport is None or transport.is_closing():
-            return
-        if self.held:
-            self.kept += pending
-            return
-        if pending:
-            data = pending[0] if len(pending) == 1 else b"".join(pending)
-            transport.write(data)
-            stats = self.server.stats
-            stats.frames_out += len(pending)
-            stats.bytes_out += len(data)
-        if closing:
-            transport.close()
-            return
-        if transport.get_write_buffer_size() > MAX_UNSENT:
-            peer = self.conn.peer if self.conn else "?"
-            log.warning("dropping %s: it does not read (%d bytes unsent)", peer, MAX_UNSENT)
-            transport.abort()
-
-
 class Server:
     """A listening socket (or several: IPv4 and IPv6) driving one hub."""
 
@@ -202,10 +85,9 @@ class Server:
         self._listeners: list[socket.socket] = []
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
-        self.dirty: list[_Connection] = []
+        self.dirty: list[Connection] = []
         """Connections with frames waiting for `done` to write them."""
-        self.waves: deque[tuple[int, float, list[tuple[_Connection, list[bytes], bool]]]] = deque()
-
+        self.waves: deque[Wave] = deque()
         """Frames waiting for the writes made before them to be durable: the storage's `mark`
         when they were sent, when that was (`time.perf_counter`: the storage's write latency is
         measured from it), and each connection's frames (see the module docstring)."""
@@ -222,7 +104,7 @@ class Server:
         self.clock = self.loop.time
         """`now`, without the call around it (every input reads it)."""
         hub.storage.on_ready = self._storage_ready
-        self._closing: set[_Connection] = set()
+        self._closing: set[Connection] = set()
         """While `stop` runs: the connections whose last bytes are not yet written."""
         self._all_closed: asyncio.Future[None] | None = None
         self._answers: deque[tuple[Ask, Any]] = deque()
@@ -275,7 +157,7 @@ class Server:
 
     async def _serve(self, sock: socket.socket) -> None:
         try:
-            await self.loop.connect_accepted_socket(lambda: _Connection(self), sock, ssl=self.tls)
+            await self.loop.connect_accepted_socket(lambda: Connection(self), sock, ssl=self.tls)
         except (OSError, ssl.SSLError) as exc:  # a failed TLS handshake or a peer gone already
             log.info("connection setup failed: %s", exc)
             self.stats.count(self.stats.rejected, "setup")
@@ -470,7 +352,7 @@ class Server:
             return
         cut = self.hub.cut_off(sorted(table_ids))
         held = [
-            c.transport for one in cut for c in one.conns if isinstance(c.transport, _Connection)
+            c.transport for one in cut for c in one.conns if isinstance(c.transport, Connection)
         ]
         for connection in held:
             connection.held = True
@@ -481,7 +363,7 @@ class Server:
         if cut:
             self.loop.create_task(self._send_fenced(cut, held))
 
-    async def _send_fenced(self, cut: list[CutOff], held: list[_Connection]) -> None:
+    async def _send_fenced(self, cut: list[CutOff], held: list[Connection]) -> None:
         moved: dict[str, str | None] = {}
         cluster = self.hub.cluster
         assert cluster is not None
@@ -572,7 +454,7 @@ class Server:
         self.stopping = True
         self._close_listeners()
         connections = [c.transport for c in self.hub.conns.values()]
-        self._closing = {c for c in connections if isinstance(c, _Connection)}
+        self._closing = {c for c in connections if isinstance(c, Connection)}
         self._all_closed = self.loop.create_future()
         if self._timer is not None:
             self._timer.cancel()
@@ -599,7 +481,7 @@ class Server:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._all_closed), linger)
 
-    def closed(self, connection: _Connection) -> None:
+    def closed(self, connection: Connection) -> None:
         """A connection ended (while `stop` waits: one fewer to wait for)."""
         closing = self._closing
         if closing:

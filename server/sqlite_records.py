@@ -36,12 +36,13 @@ _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
 
 
 class SqlitePart:
-    """A part of `SqliteStorage` (its records, its moderation): what it uses of the whole,
-    which supplies these members."""
+    """A part of `SqliteStorage` (its tables in progress, its records, its moderation): what it
+    uses of the whole, which supplies these members."""
 
     path: str
     write_behind: bool
     _keys: itertools.count[int]
+    _held_lock: threading.Lock
 
     def _transaction(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         raise NotImplementedError
@@ -52,15 +53,14 @@ class SqlitePart:
     def _hold(self, key: object, write: Any) -> None:
         raise NotImplementedError
 
+    def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
+        raise NotImplementedError
+
 
 class SqliteRecords(SqlitePart):
     """What `SqliteStorage` stores besides tables in progress."""
 
-    _held_lock: threading.Lock
     _turn_rows: dict[str, tuple[int, list[int]]]
-
-    def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
-        raise NotImplementedError
 
     def _retire(self, rows: list[int]) -> None:
         raise NotImplementedError

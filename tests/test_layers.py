@@ -17,6 +17,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     # the transport adapter and the commands
     (
         "app",
+        "app_connection",
         "cli",
         "options",
         "runtime",
@@ -45,7 +46,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("database",),  # --db: which storage backend
     ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
     (  # their parts
-        *("sqlite_records", "sqlite_schema", "sqlite_moderation"),
+        *("sqlite_tables", "sqlite_records", "sqlite_schema", "sqlite_moderation"),
         *(
             "pg_records",
             "pg_schema",

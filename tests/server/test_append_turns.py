@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
 import sushigo.server.sqlite_storage as storage_module
+import sushigo.server.sqlite_tables as tables_module
 from sushigo.protocol import TableSettings
 from sushigo.server.hub import Hub
 from sushigo.server.persist import dump, load, table_state
@@ -136,7 +137,7 @@ def test_a_missing_turn_ends_what_loads_and_is_logged(
 def test_retired_turns_are_purged_in_one_batch_after_the_writes_they_follow(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(storage_module, "PURGE_ROWS", 6)
+    monkeypatch.setattr(tables_module, "PURGE_ROWS", 6)
     path = tmp_path / "purge.db"
     with SqliteStorage(path, write_behind=True) as storage:
         storage.save_table("a", b"A", [b"1", b"2"])

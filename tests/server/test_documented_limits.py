@@ -12,7 +12,17 @@ from pathlib import Path
 
 from sushigo.protocol import MAX_PAGE, Chat, TableSettings, TournamentSettings
 from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
-from sushigo.server import app, desk, lobby, metrics, names, options, session, steps, table
+from sushigo.server import (
+    app_connection,
+    desk,
+    lobby,
+    metrics,
+    names,
+    options,
+    session,
+    steps,
+    table,
+)
 from sushigo.server.config import HubConfig
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
@@ -132,7 +142,7 @@ def test_readme_states_the_fixed_limits() -> None:
     chat_size = typing.get_type_hints(Chat, include_extras=True)["text"].__metadata__[0]
     expect = {
         "a frame's body": f"{CLIENT_FRAME_LIMIT // 1024} KiB / {SERVER_FRAME_LIMIT // 1024**2} MiB",
-        "bytes unsent": f"{app.MAX_UNSENT // 1024**2} MiB",
+        "bytes unsent": f"{app_connection.MAX_UNSENT // 1024**2} MiB",
         "a chat message": f"{chat_size.hi} / {names.MAX_NAME} characters",
         "tables per `list_tables` page": f"{MAX_PAGE}",
         "server messages kept": f"{session.REPLAY_LIMIT}, {session.REPLAY_BYTES // 1024} KiB"
