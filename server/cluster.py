@@ -33,7 +33,7 @@ from typing import Any, Final
 import asyncpg
 
 from .cluster_adopt import HANDOFF, Adoption
-from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, ClusterError, Node
+from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
 from .cluster_tournaments import TournamentShare
 from .pg_schema import TRANSIENT, reason, redact
@@ -60,8 +60,6 @@ STOP_SECONDS: Final = 3.0
 its leases, before it goes anyway (their leases end by themselves): the node must be out within
 seconds (an orchestrator kills it at 15), however slow the database is under load or its pool is
 with questions queued."""
-TICKET_SECONDS: Final = 30.0
-"""How long a redirect ticket is good for, by the database's clock."""
 
 
 def fingerprint(key: bytes) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Final
 
-from .cluster_base import Connected
+from .cluster_base import TICKET_SECONDS, Connected
 from .redirect import Owner
 from .storage import StorageError
 
@@ -131,15 +132,79 @@ class TournamentShare(Connected):
             )
         return [(row[0], row[1]) for row in rows] or None
 
+    async def placed(self, table_id: str, issued: list[tuple[bytes, str]]) -> float:
+        """Record the tickets (id, player id) of a game placed on another node at `table_id`,
+        in one statement, each good for `TICKET_SECONDS`; when, by the database's clock
+        (seconds since the epoch), home may take the game back if no node made its table by
+        then (`claim_game`): a lease on. `StorageError` if they could not be recorded."""
+        async with self._using("recording a tournament game's tickets") as conn:
+            deadline = await conn.fetchval(
+                "WITH issued AS (INSERT INTO tickets (ticket_id, table_id, player_id, expires) "
+                "SELECT u.id, $1, u.player, now() + $4::interval "
+                "FROM unnest($2::bytea[], $3::text[]) AS u(id, player)) "
+                "SELECT extract(epoch FROM now() + $5::interval)::float8",
+                table_id,
+                [ticket_id for ticket_id, _ in issued],
+                [player_id for _, player_id in issued],
+                timedelta(seconds=TICKET_SECONDS),
+                self._interval,
+            )
+        return float(deadline)
+
+    async def claim_game(self, table_id: str) -> bool:
+        """Make a placed tournament game's table this node's: True if it is (now, or already);
+        False if another node holds it or its game was played (its record is stored).
+
+        Both ends of a placement ask it: the node the game was placed on when an entrant
+        arrives (before seating it), and the tournament's home node when nobody made the table
+        in time (to play it at home). One conditional row decides, the table's lease: of the
+        two asking at once, one inserts it and the other finds it, so a game is never played
+        on both. The asker holds the table (empty) while it asks, so its own renewal neither
+        gives the new lease up nor keeps one it lost."""
+        async with self._using("claiming a tournament game's table") as conn:
+            node = await conn.fetchval(
+                "INSERT INTO table_leases (table_id, node, lease_expires) "
+                "SELECT $1, $2, now() + $3::interval WHERE NOT EXISTS "
+                "(SELECT 1 FROM records WHERE table_id = $1) "
+                "ON CONFLICT (table_id) DO NOTHING RETURNING node",
+                table_id,
+                self.node,
+                self._interval,
+            )
+            if node is None:  # a statement of its own: it sees the lease another just made
+                node = await conn.fetchval(
+                    "SELECT node FROM table_leases WHERE table_id = $1 AND NOT EXISTS "
+                    "(SELECT 1 FROM records WHERE table_id = $1)",
+                    table_id,
+                )
+        return bool(node == self.node)
+
+    async def _due(self, table_id: str, deadline: float) -> bool:
+        """Nobody made the placed game's table by `deadline` (the database's clock): no lease
+        names it (never made, or its node died before its game began: a game begun is saved,
+        and its lease is taken over) and no record."""
+        async with self._using("looking for a tournament game's table") as conn:
+            due = await conn.fetchval(
+                "SELECT now() >= to_timestamp($2) AND NOT EXISTS "
+                "(SELECT 1 FROM table_leases WHERE table_id = $1) AND NOT EXISTS "
+                "(SELECT 1 FROM records WHERE table_id = $1)",
+                table_id,
+                deadline,
+            )
+        return bool(due)
+
     async def game_result_when(
-        self, table_id: str, back: Callable[[], bool]
-    ) -> list[tuple[int, int]]:
+        self, table_id: str, deadline: float, back: Callable[[], bool]
+    ) -> list[tuple[int, int]] | None:
         """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
-        entrants are home again) or a lease later (as long as a dead node's tables wait)."""
+        entrants are home again) or a lease later (as long as a dead node's tables wait).
+        None: nobody made the table by `deadline` (`_due`), home is to take the game back."""
         result = None
         while result is None:
             try:
                 result = await self.game_result(table_id)
+                if result is None and await self._due(table_id, deadline):
+                    return None
             except StorageError as exc:  # the database away a moment: look again
                 log.warning("%s", exc)
             if result is None:

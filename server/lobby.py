@@ -286,21 +286,28 @@ class Lobby:
         return self._new_table(settings, host)
 
     def open_placed(self, settings: TableSettings, table_id: str) -> Table:
-        """A tournament's game table another node placed here, with the id it chose
-        (`server.tournament_spread`)."""
-        return self._new_table(settings, None, table_id)
+        """A tournament's game table placed on a node, with the id its home node chose
+        (`server.tournament_spread`). Not leased by the commit of its first writes, as other
+        tables are: by its claim (`Cluster.claim_game`), which may find another node has it."""
+        return self._new_table(settings, None, table_id, leased=False)
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
     def _new_table(
-        self, settings: TableSettings, host: str | None, table_id: str | None = None
+        self,
+        settings: TableSettings,
+        host: str | None,
+        table_id: str | None = None,
+        *,
+        leased: bool = True,
     ) -> Table:
         table_id = table_id or secrets.token_hex(6)
         table = Table(table_id, settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
-        self.hub.table_opened(table)
+        if leased:
+            self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 
