@@ -302,3 +302,15 @@ class TournamentDesk:
         table.tournament = name
         self._seat(t, table, seating, now)
         self._dirty.add(name)
+
+    def adopted(self, table: Table) -> None:
+        """A table restored here (taken over from a dead node, or after a restart) that says it
+        plays a tournament's game: one placed by another node's tournament, or by this node's
+        on a node that died, is played to its end here and its entrants sent home, as on the
+        node it was placed on."""
+        name = table.tournament
+        if name is None:
+            return
+        if name in self.tournaments and table.table_id not in self.away.values():
+            return  # a game of this node's, played here
+        self.visiting[table.table_id] = name

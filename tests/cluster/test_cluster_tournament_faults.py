@@ -6,7 +6,10 @@ its games at b.
   no table made for the game, a takes it back (one conditional row in PostgreSQL: the table's
   lease) and plays it at home with the entrants, who stayed there (their client library cannot
   reach b). b, back, sends a late arrival with the old ticket home.
-- The game's tickets cannot be recorded: it is played at home at once."""
+- The game's tickets cannot be recorded: it is played at home at once.
+- b dies mid-game: a takes its table over, plays it to its end, and sends the entrants home as b
+  would have (the table's tournament is in its saved state); they play the next game as
+  themselves, and every record verifies with the cluster's key."""
 
 from __future__ import annotations
 
@@ -183,6 +186,46 @@ async def test_a_game_whose_tickets_cannot_be_recorded_is_played_at_home(
         assert [r["name"] for r in names] == ["bot0", "bot1"]
     finally:
         await stop_bots(bots)
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_a_game_whose_node_dies_mid_game_sends_its_entrants_home(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    clients: list[Client] = []
+    tasks: list[asyncio.Task[list[GameResult]]] = []
+    try:
+        host = await loaded(a, b, clients)
+        entrants, tasks, go = await enter(a, b, host, 2, clients, redirect=False)
+        assert all(c.port == b.port and c.table is not None for c in entrants)
+        placed = entrants[0].table.table_id if entrants[0].table is not None else ""
+        await b.kill()
+
+        async def dropped() -> bool:
+            return not any(c.connected for c in entrants)
+
+        await eventually(dropped)
+        go.set()  # they resume at a, which took the table over
+
+        results = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        assert [len(r) for r in results] == [2, 2], results  # both games, as themselves
+        assert all(r.verified for played in results for r in played)
+        final = await finished(host)
+        assert final.games_done == 2 and final.games_running == 0
+        assert sorted((s.name, s.games) for s in final.standings) == [("ann", 2), ("bob", 2)]
+        records = await query(pg_url, "SELECT game_id, table_id FROM records")
+        assert len(records) == 2 and placed in {r["table_id"] for r in records}
+        names = await query(pg_url, "SELECT DISTINCT name FROM results ORDER BY name")
+        assert [r["name"] for r in names] == ["ann", "bob"]  # no bot played for them
+        for row in records:
+            assert "verified:" in replayed(pg_url, tmp_path, row["game_id"])
+    finally:
+        for task in tasks:
+            task.cancel()
         for client in clients:
             await client.close()
         await asyncio.gather(a.stop(), b.stop())

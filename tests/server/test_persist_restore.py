@@ -79,3 +79,15 @@ def test_dump_and_load_keep_settings_typed() -> None:
     assert loaded.settings == table.settings
     assert type(loaded.settings.kind) is str and loaded.settings.kind == "sushi-go"
     encode_message(TableUpdate(table=loaded.info()), 1)
+
+
+def test_a_tournament_tables_state_names_its_tournament() -> None:
+    """A node that takes a tournament's game over (its node died) must know whose it is, to send
+    its entrants home at its end: the saved state says; another table's state says nothing."""
+    hub, clock = make_hub()
+    peer = table_with_bots(hub, clock, "host", TableSettings(kind="sushi-go", players=2))
+    table = hub.tables[peer.table_id]
+    assert load(dump(table), hub, 0.0).tournament is None
+    assert b"tournament" not in dump(table)
+    table.tournament = "spring cup"
+    assert load(dump(table), hub, 0.0).tournament == "spring cup"
