@@ -35,7 +35,7 @@ import asyncpg
 from .cluster_adopt import HANDOFF, Adoption
 from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
-from .cluster_tournaments import TournamentShare
+from .cluster_tournaments import RECORDS, TournamentShare
 from .pg_schema import TRANSIENT, reason, redact
 from .redirect import Owner
 from .storage import StorageError
@@ -101,6 +101,7 @@ class Cluster(Adoption, LobbyShare, TournamentShare):
             await self._listener.add_listener(CHANNEL, self._notified)
             await self._listener.add_listener(HANDOFF, self._handed)
             await self._listener.add_listener(CHAT, self._chatted)
+            await self._listener.add_listener(RECORDS, self._heard_record)
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
 

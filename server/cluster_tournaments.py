@@ -8,6 +8,7 @@ played on another node is learnt back from its stored record (`game_result`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import timedelta
@@ -22,7 +23,13 @@ log = logging.getLogger("sushigo.server")
 TOURNAMENTS_MAX: Final = 100
 """Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
 POLL: Final = 0.25
-"""Seconds between two looks for a tournament's game placed on another node."""
+"""Seconds between two looks whether a placed game's entrants are back (in memory)."""
+SLOW_POLL: Final = 5.0
+"""Seconds between two looks for a placed game's record when no NOTIFY came (one missed: the
+listening connection was down a moment)."""
+RECORDS: Final = "sushigo_records"
+"""NOTIFY'd (with a table's id) by the node that stored the record of a tournament's game placed
+on it, in the commit that stores it: the tournament's home node reads the result at once."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -35,6 +42,8 @@ class TournamentShare(Connected):
 
     _wanted_tournaments: Callable[[], Published] | None = None
     _tournament_publisher = False
+    _recorded: dict[str, asyncio.Event] | None = None
+    """Placed games whose result this node waits for: set when their record is NOTIFY'd."""
 
     async def claim_tournament(self, name: str, info: bytes) -> bool:
         """Take `name` for a new tournament of this node: False if a live node holds a
@@ -179,36 +188,62 @@ class TournamentShare(Connected):
                 )
         return bool(node == self.node)
 
-    async def _due(self, table_id: str, deadline: float) -> bool:
-        """Nobody made the placed game's table by `deadline` (the database's clock): no lease
-        names it (never made, or its node died before its game began: a game begun is saved,
-        and its lease is taken over) and no record."""
+    async def _due(self, table_id: str, deadline: float) -> float | None:
+        """How long until home may take the placed game back (0: now): no lease names its table
+        (never made, or its node died before its game began: a game begun is saved, and its
+        lease is taken over) and no record; None while a node holds it, or it was played."""
         async with self._using("looking for a tournament game's table") as conn:
-            due = await conn.fetchval(
-                "SELECT now() >= to_timestamp($2) AND NOT EXISTS "
-                "(SELECT 1 FROM table_leases WHERE table_id = $1) AND NOT EXISTS "
-                "(SELECT 1 FROM records WHERE table_id = $1)",
+            row = await conn.fetchrow(
+                "SELECT greatest(extract(epoch FROM to_timestamp($2) - now()), 0)::float8, "
+                "EXISTS (SELECT 1 FROM table_leases WHERE table_id = $1) "
+                "OR EXISTS (SELECT 1 FROM records WHERE table_id = $1)",
                 table_id,
                 deadline,
             )
-        return bool(due)
+        return None if row[1] else float(row[0])
+
+    def recorded_soon(self, table_id: str) -> None:
+        """The record of a game placed here by another node's tournament is being stored: tell
+        its home node (NOTIFY `RECORDS`) in the commit that stores it."""
+        if self.storage is not None:
+            self.storage.notify_after(table_id, RECORDS, table_id)
+
+    def _heard_record(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        event = (self._recorded or {}).get(payload)
+        if event is not None:
+            event.set()
 
     async def game_result_when(
         self, table_id: str, deadline: float, back: Callable[[], bool]
     ) -> list[tuple[int, int]] | None:
-        """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
-        entrants are home again) or a lease later (as long as a dead node's tables wait).
-        None: nobody made the table by `deadline` (`_due`), home is to take the game back."""
-        result = None
-        while result is None:
-            try:
-                result = await self.game_result(table_id)
-                if result is None and await self._due(table_id, deadline):
-                    return None
-            except StorageError as exc:  # the database away a moment: look again
-                log.warning("%s", exc)
-            if result is None:
-                await asyncio.sleep(POLL)
+        """`game_result` once there is one (looked for when its node NOTIFYs `RECORDS`, and
+        every `SLOW_POLL` in case one is missed), and once `back()` (its entrants are home
+        again) or a lease later (as long as a dead node's tables wait). None: nobody made the
+        table by `deadline` (`_due`), home is to take the game back."""
+        if self._recorded is None:
+            self._recorded = {}
+        heard = self._recorded[table_id] = asyncio.Event()
+        try:
+            result = None
+            while result is None:
+                wait = SLOW_POLL
+                heard.clear()
+                try:
+                    result = await self.game_result(table_id)
+                    if result is None:
+                        due = await self._due(table_id, deadline)
+                        if due == 0:
+                            return None
+                        if due is not None:  # looked for again at its deadline
+                            wait = min(wait, due + POLL)
+                except StorageError as exc:  # the database away a moment: look again
+                    log.warning("%s", exc)
+                    wait = POLL
+                if result is None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(heard.wait(), wait)
+        finally:
+            del self._recorded[table_id]
         loop = asyncio.get_running_loop()
         until = loop.time() + self.lease
         while not back() and loop.time() < until:

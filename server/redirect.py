@@ -157,6 +157,10 @@ class Directory(Protocol):
         """Make a placed tournament game's table this node's (False: another node holds it,
         or its game was played): one conditional row, so it is never played on two nodes."""
 
+    def recorded_soon(self, table_id: str) -> None:
+        """A game placed here by another node's tournament is over: its home node is told (a
+        NOTIFY in the commit that stores its record)."""
+
     async def game_result_when(
         self, table_id: str, deadline: float, back: Callable[[], bool]
     ) -> list[tuple[int, int]] | None:

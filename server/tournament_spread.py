@@ -281,7 +281,10 @@ def _start(hub: SpreadHost, table: Table, now: float) -> None:
 
 def send_home(hub: SpreadHost, table: Table, name: str) -> None:
     """A placed game is over here: send its entrants home (an unasked REDIRECT with a ticket to
-    the tournament's node), once the table has said goodbye."""
+    the tournament's node), once the table has said goodbye; and its home node hears that
+    its record is stored."""
+    if hub.cluster is not None:
+        hub.cluster.recorded_soon(table.table_id)
     _home(hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None])
 
 

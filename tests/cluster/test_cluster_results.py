@@ -71,3 +71,31 @@ async def test_a_placed_games_table_is_one_nodes(pg_url: str, tmp_path: Path) ->
     finally:
         storage.close()
         await asyncio.gather(a.close(), b.close())
+
+
+async def test_home_hears_a_placed_games_record_at_once(pg_url: str, tmp_path: Path) -> None:
+    """The node that stores a placed game's record NOTIFYs its table's id in the same commit:
+    the home node waiting for it reads the result then, not at its next slow look (5 s)."""
+    storage = PgStorage(pg_url)
+    key = public_key_bytes(load_or_create_server_key(tmp_path / "cluster.key"))
+    a, b = (
+        Cluster(pg_url, node=n, address=f"127.0.0.1:{i}", server_key=key, protocol="2.4", lease=1)
+        for i, n in enumerate("ab", 1)
+    )
+    await a.join()
+    await a.listen()
+    await b.join()
+    b.storage = storage
+    try:
+        deadline = await a.placed("p", [(b"v" * 16, "k:ann")])
+        assert await b.claim_game("p")
+        waiting = asyncio.ensure_future(a.game_result_when("p", deadline, lambda: True))
+        assert not (await asyncio.wait([waiting], timeout=0.5))[0]  # it looked, and waits
+        result = [PlayerResult(player_id="k:ann", name="ann", seat=0, score=3, place=1)]
+        storage.finish_game("p", "g1", "sushi-go", b"record", b"sig", result, finished_ms=1)
+        b.recorded_soon("p")
+        storage.flush(wait=True)
+        assert await asyncio.wait_for(waiting, 2) == [(3, 1)]
+    finally:
+        storage.close()
+        await asyncio.gather(a.close(), b.close())
