@@ -7,13 +7,30 @@
   game's intent (`tickets.Game`: the tournament, the home node, the table's settings, who sits
   where; signed, so nothing else can ask a node for such a table, and a node of the version
   before refuses it). The game counts as running, its entrants as away (busy, not gone). Home
-  learns its result from its stored record (`Cluster.game_result_when`, by the table's id),
-  waits a lease at most for its entrants to come back, and goes on.
+  learns its result from its stored record (`Cluster.game_result_when`, by the table's id: told
+  by a NOTIFY from the node that stores it), waits a lease at most for its entrants to come
+  back, and goes on.
 - Target (the node the game was placed on): the first entrant to arrive makes the table from the
-  intent; each sits in its planned seat; the game starts when every seat is taken. Seats still
-  empty after a lease (`Cluster.arrivals`) get the default bot under the entrant's id, as at
-  home for a gone entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a
-  ticket to the tournament's home node, where the desk takes it back as the same entrant.
+  intent; each is seated in its planned seat once the node holds the table (`claim_game`,
+  below); the game starts when every seat is taken. Seats still empty after a lease
+  (`Cluster.arrivals`) get the default bot under the entrant's id, as at home for a gone
+  entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a ticket to the
+  tournament's home node, where the desk takes it back as the same entrant.
+
+When things go wrong:
+
+- Nobody makes the table (the target died before anyone arrived, no entrant followed): a lease
+  after placing it (by the database's clock), with no lease and no record for its table, home
+  takes the game back and plays it as its own, seating the entrants connected to it (a bot for
+  the others). Which node plays it is settled by one conditional row, the table's lease
+  (`Cluster.claim_game`): the target claims it before seating an arrival, home before taking
+  the game back, and of the two the first to insert it has it; the other sends its arrival
+  home, or goes on waiting for the record. Each holds the table (empty) while it asks, so its
+  own renewal neither gives the new lease up nor keeps one it lost.
+- The tickets cannot be recorded: nobody was sent, so the game is played at home at once.
+- The target dies mid-game: the node that takes its table over learns from the saved state
+  that it plays a tournament's game (`TournamentDesk.adopted`), and sends its entrants home at
+  its end, as the target would have.
 
 Only games whose every entrant is connected with a client that follows such redirects are
 placed elsewhere; any other game is played at home, as before.
@@ -212,21 +229,22 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
         made = table
 
         def fill(_: None, now: float) -> None:
-            claimed = hub.desk.visiting.get(made.table_id) == game.tournament
-            if hub.tables.get(made.table_id) is made and not made.playing and claimed:
-                for seat in made.seats:
-                    if seat.empty:
-                        made.add_bot("default", seat.index)
-                        seat.player_id = game.seating[seat.index]
-                _start(hub, made, now)
+            if hub.tables.get(made.table_id) is not made or made.playing:
+                return
+            if hub.desk.visiting.get(made.table_id) != game.tournament:
+                wait()  # no claim answered yet (the database slow): another lease
+                return
+            for seat in made.seats:
+                if seat.empty:
+                    made.add_bot("default", seat.index)
+                    seat.player_id = game.seating[seat.index]
+            _start(hub, made, now)
 
-        hub.ask(
-            cluster.arrivals,
-            fill,
-            conn=None,
-            ref=None,
-            what="a tournament game's entrants",
-        )
+        def wait() -> None:
+            what = "a tournament game's entrants"
+            hub.ask(cluster.arrivals, fill, conn=None, ref=None, what=what)
+
+        wait()
     hub.ask(
         lambda: _claim(cluster, ticket.table_id),
         lambda won, now: _claimed(hub, session, game, ticket.table_id, won, now),
