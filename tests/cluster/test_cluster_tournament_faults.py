@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nodes import bring, eventually, node, query, replayed
 from processes import ServerProcess, bots_output, stop_bots
@@ -27,7 +31,6 @@ from sushigo.client.connection import Client, ConnectionLost
 from sushigo.protocol import (
     Message,
     Redirect,
-    TournamentInfo,
     TournamentSettings,
     TournamentStatus,
     TournamentUpdate,
@@ -74,136 +77,135 @@ async def held(port: int, name: str, there: int, go: asyncio.Event, redirect: bo
     return client
 
 
-async def enter(
-    a: ServerProcess,
-    b: ServerProcess,
-    host: Client,
-    games: int,
-    clients: list[Client],
-    *,
-    redirect: bool,
-) -> tuple[list[Held], list[asyncio.Task[list[GameResult]]], asyncio.Event]:
-    """A tournament of `games` two-player games on a, entered by ann and bob (`Held` at b) and
-    started; their `play_tournament` tasks, once both hold."""
-    settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=games)
-    await host.create_tournament(settings)
-    go = asyncio.Event()
-    entrants = [await held(a.port, name, b.port, go, redirect) for name in ("ann", "bob")]
-    clients.extend(entrants)
-    tasks = [
-        asyncio.create_task(play_tournament(c, NAME, Strategies("random"), random.Random(i)))
-        for i, c in enumerate(entrants)
-    ]
+@dataclass
+class Two:
+    """Nodes a (loaded) and b on the test's database, and what the test started on them."""
 
-    async def two() -> bool:
+    pg_url: str
+    a: ServerProcess
+    b: ServerProcess
+    host: Client
+    clients: list[Client] = field(default_factory=list)
+    tasks: list[asyncio.Task[list[GameResult]]] = field(default_factory=list)
+    bots: list[asyncio.subprocess.Process] = field(default_factory=list)
+
+
+@asynccontextmanager
+async def two_nodes(pg_url: str, tmp_path: Path) -> AsyncIterator[Two]:
+    """a and b started, a host on a that knows of b; everything stopped at the end."""
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    clients: list[Client] = []
+    two: Two | None = None
+    try:
+        two = Two(pg_url, a, b, await loaded(a, b, clients), clients)
+        yield two
+    finally:
+        if two is not None:
+            for task in two.tasks:
+                task.cancel()
+            await stop_bots(two.bots)
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+async def started(two: Two) -> None:
+    """The tournament made on a, once its two entrants (their `play_tournament` running, or
+    their bots started) entered it, started."""
+    host = two.host
+
+    async def entered() -> bool:
         return len((await host.watch_tournament(NAME)).standings) == 2
 
-    await eventually(two)
+    await eventually(entered)
     await host.start_tournament(NAME)
+
+
+async def enter(two: Two, games: int, *, redirect: bool) -> tuple[list[Held], asyncio.Event]:
+    """A tournament of `games` games on a, entered by ann and bob (`Held` at b) and started;
+    returned once both hold."""
+    settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=games)
+    await two.host.create_tournament(settings)
+    go = asyncio.Event()
+    entrants = [await held(two.a.port, n, two.b.port, go, redirect) for n in ("ann", "bob")]
+    two.clients.extend(entrants)
+    two.tasks.extend(
+        asyncio.create_task(play_tournament(c, NAME, Strategies("random"), random.Random(i)))
+        for i, c in enumerate(entrants)
+    )
+    await started(two)
     await asyncio.wait_for(asyncio.gather(*(c.waiting.wait() for c in entrants)), 20)
-    return entrants, tasks, go
+    return entrants, go
 
 
-async def finished(host: Client) -> TournamentInfo:
-    final = await host.watch_tournament(NAME)
+async def finished(two: Two, games: int, names: list[str]) -> list[Any]:
+    """The tournament finished with `games` games for each of `names`, their games' records
+    (game id, table id) stored, each played by them (no bot for anyone)."""
+    final = await two.host.watch_tournament(NAME)
     while final.status is not TournamentStatus.FINISHED:
-        final = (await host.wait_for(TournamentUpdate, timeout=10)).tournament
-    return final
+        final = (await two.host.wait_for(TournamentUpdate, timeout=10)).tournament
+    assert final.games_done == games and final.games_running == 0
+    assert sorted((s.name, s.games) for s in final.standings) == [(n, games) for n in names]
+    played = await query(two.pg_url, "SELECT DISTINCT name FROM results ORDER BY name")
+    assert [r["name"] for r in played] == names
+    records = await query(two.pg_url, "SELECT game_id, table_id FROM records")
+    assert len(records) == games
+    return records
 
 
 async def test_a_game_whose_node_dies_before_anyone_arrives_is_played_at_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    clients: list[Client] = []
-    tasks: list[asyncio.Task[list[GameResult]]] = []
-    try:
-        host = await loaded(a, b, clients)
-        (ann, bob), tasks, go = await enter(a, b, host, 1, clients, redirect=True)
+    async with two_nodes(pg_url, tmp_path) as two:
+        (ann, bob), go = await enter(two, 1, redirect=True)
         (placed,) = {r.table_id for r in ann.kept + bob.kept}  # both sent to b, neither there
-        await b.kill()
+        await two.b.kill()
         go.set()  # b refuses them: they stay at a
 
-        results = await asyncio.wait_for(asyncio.gather(*tasks), 30)
+        results = await asyncio.wait_for(asyncio.gather(*two.tasks), 30)
         assert [len(r) for r in results] == [1, 1], results
         assert all(r.verified for played in results for r in played)
-        final = await finished(host)
-        assert final.games_done == 1 and final.games_running == 0
-        assert sorted((s.name, s.games) for s in final.standings) == [("ann", 1), ("bob", 1)]
-        (record,) = await query(pg_url, "SELECT game_id, table_id FROM records")
+        (record,) = await finished(two, 1, ["ann", "bob"])
         assert record["table_id"] == placed  # the placed game, played at a as ann and bob
-        names = await query(pg_url, "SELECT name FROM results ORDER BY name")
-        assert [r["name"] for r in names] == ["ann", "bob"]
         assert "verified:" in replayed(pg_url, tmp_path, record["game_id"])
 
         # b back: ann's old ticket is still good there (30 s), but its game is a's now.
-        await b.start()
-        late = await bring(b.port, ann.kept[0].ticket, "ann")
+        await two.b.start()
+        late = await bring(two.b.port, ann.kept[0].ticket, "ann")
         try:
             home = await late.wait_for(Redirect, timeout=10)
-            assert home.address == f"127.0.0.1:{a.port}" and home.table_id == NAME, home
-            assert late.port == a.port  # followed home
+            assert home.address == f"127.0.0.1:{two.a.port}" and home.table_id == NAME, home
+            assert late.port == two.a.port  # followed home
         finally:
             await late.close()
         assert len(await query(pg_url, "SELECT 1 FROM records")) == 1
-    finally:
-        for task in tasks:
-            task.cancel()
-        for client in clients:
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())
 
 
 async def test_a_game_whose_tickets_cannot_be_recorded_is_played_at_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    clients: list[Client] = []
-    bots: list[asyncio.subprocess.Process] = []
-    settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=2)
-    try:
-        host = await loaded(a, b, clients)
-        await host.create_tournament(settings)
+    async with two_nodes(pg_url, tmp_path) as two:
+        settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=2)
+        await two.host.create_tournament(settings)
         # Every ticket refused by the database from now on (the rows there stay valid).
         await query(pg_url, "ALTER TABLE tickets ADD CONSTRAINT refused CHECK (false) NOT VALID")
-        bots = [await entrant(a.port, i) for i in range(2)]
-
-        async def two() -> bool:
-            return len((await host.watch_tournament(NAME)).standings) == 2
-
-        await eventually(two)
-        await host.start_tournament(NAME)
-        for output in await bots_output(bots, timeout=30):
+        two.bots.extend([await entrant(two.a.port, i) for i in range(2)])
+        await started(two)
+        for output in await bots_output(two.bots, timeout=30):
             assert f"tournament {NAME!r} finished" in output, output
-        final = await finished(host)
-        assert sorted((s.name, s.games) for s in final.standings) == [("bot0", 2), ("bot1", 2)]
-        assert b"recording a tournament game's tickets" in a.log  # each was placed at b first
-        records = await query(pg_url, "SELECT game_id FROM records")
-        assert len(records) == 2
-        names = await query(pg_url, "SELECT DISTINCT name FROM results ORDER BY name")
-        assert [r["name"] for r in names] == ["bot0", "bot1"]
-    finally:
-        await stop_bots(bots)
-        for client in clients:
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())
+        await finished(two, 2, ["bot0", "bot1"])
+        assert b"recording a tournament game's tickets" in two.a.log  # each placed at b first
 
 
 async def test_a_game_whose_node_dies_mid_game_sends_its_entrants_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    clients: list[Client] = []
-    tasks: list[asyncio.Task[list[GameResult]]] = []
-    try:
-        host = await loaded(a, b, clients)
-        entrants, tasks, go = await enter(a, b, host, 2, clients, redirect=False)
-        assert all(c.port == b.port and c.table is not None for c in entrants)
+    async with two_nodes(pg_url, tmp_path) as two:
+        entrants, go = await enter(two, 2, redirect=False)
+        assert all(c.port == two.b.port and c.table is not None for c in entrants)
         placed = entrants[0].table.table_id if entrants[0].table is not None else ""
-        await b.kill()
+        await two.b.kill()
 
         async def dropped() -> bool:
             return not any(c.connected for c in entrants)
@@ -211,21 +213,10 @@ async def test_a_game_whose_node_dies_mid_game_sends_its_entrants_home(
         await eventually(dropped)
         go.set()  # they resume at a, which took the table over
 
-        results = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        results = await asyncio.wait_for(asyncio.gather(*two.tasks), 60)
         assert [len(r) for r in results] == [2, 2], results  # both games, as themselves
         assert all(r.verified for played in results for r in played)
-        final = await finished(host)
-        assert final.games_done == 2 and final.games_running == 0
-        assert sorted((s.name, s.games) for s in final.standings) == [("ann", 2), ("bob", 2)]
-        records = await query(pg_url, "SELECT game_id, table_id FROM records")
-        assert len(records) == 2 and placed in {r["table_id"] for r in records}
-        names = await query(pg_url, "SELECT DISTINCT name FROM results ORDER BY name")
-        assert [r["name"] for r in names] == ["ann", "bob"]  # no bot played for them
+        records = await finished(two, 2, ["ann", "bob"])
+        assert placed in {r["table_id"] for r in records}
         for row in records:
             assert "verified:" in replayed(pg_url, tmp_path, row["game_id"])
-    finally:
-        for task in tasks:
-            task.cancel()
-        for client in clients:
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())
