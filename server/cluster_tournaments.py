@@ -3,7 +3,9 @@ tournament as its home node (the one it was made on, which runs it) last said it
 database's `listed_tournaments` (`publish_tournaments_soon`), read by the other nodes for
 LIST_TOURNAMENTS (`tournaments`) and to send a tournament's players to its home node
 (`tournament_home`); a name is the cluster's once (`claim_tournament`). A tournament's game
-played on another node is learnt back from its stored record (`game_result`)."""
+placed on another node: its tickets recorded (`placed`), its table claimed by one node only
+(`claim_game`), and its result learnt back from its stored record (`game_result_when`: told by
+a NOTIFY from the node that stores it), or the game taken back when nobody made its table."""
 
 from __future__ import annotations
 
