@@ -195,7 +195,7 @@ async def test_a_game_whose_tickets_cannot_be_recorded_is_played_at_home(
         for output in await bots_output(two.bots, timeout=30):
             assert f"tournament {NAME!r} finished" in output, output
         await finished(two, 2, ["bot0", "bot1"])
-        assert b"recording a tournament game's tickets" in two.a.log  # each placed at b first
+        assert b"recording a tournament game's tickets" in two.a.log  # placed at b first
 
 
 async def test_a_game_whose_node_dies_mid_game_sends_its_entrants_home(
