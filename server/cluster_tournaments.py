@@ -171,7 +171,16 @@ class TournamentShare(Connected):
         in time (to play it at home). One conditional row decides, the table's lease: of the
         two asking at once, one inserts it and the other finds it, so a game is never played
         on both. The asker holds the table (empty) while it asks, so its own renewal neither
-        gives the new lease up nor keeps one it lost."""
+        gives the new lease up nor keeps one it lost. Asked again (every `POLL`) while the
+        database cannot answer: whether the row went in is known only from an answer."""
+        while True:
+            try:
+                return await self._claim_game(table_id)
+            except StorageError as exc:
+                log.warning("%s", exc)
+            await asyncio.sleep(POLL)
+
+    async def _claim_game(self, table_id: str) -> bool:
         async with self._using("claiming a tournament game's table") as conn:
             node = await conn.fetchval(
                 "INSERT INTO table_leases (table_id, node, lease_expires) "

@@ -45,7 +45,7 @@ from typing import Protocol
 from sushigo.protocol import Redirect, TableJoined
 
 from . import tickets
-from .redirect import REDIRECT_VERSION, Directory, RedirectHost
+from .redirect import REDIRECT_VERSION, RedirectHost
 from .session import Session
 from .storage import StorageError
 from .table import Table
@@ -169,7 +169,7 @@ def _take_back(
     table = hub.lobby.open_placed(t.table_settings(), table_id)
     table.tournament = name
 
-    def claimed(won: bool | None, now: float) -> None:
+    def claimed(won: bool, now: float) -> None:
         if won:
             log.warning(
                 "tournament %s: no node made its game's table %s within a lease: played here",
@@ -183,21 +183,12 @@ def _take_back(
         _result(hub, name, table_id, seating, deadline)
 
     hub.ask(
-        lambda: _claim(cluster, table_id),
+        lambda: cluster.claim_game(table_id),
         claimed,
         conn=None,
         ref=None,
         what="a tournament game's table",
     )
-
-
-async def _claim(cluster: Directory, table_id: str) -> bool | None:
-    """`Cluster.claim_game`; None if the database could not say."""
-    try:
-        return await cluster.claim_game(table_id)
-    except StorageError as exc:
-        log.warning("%s", exc)
-        return None
 
 
 def _play_here(hub: SpreadHost, name: str, table_id: str, now: float, *, leased: bool) -> None:
@@ -246,7 +237,7 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
 
         wait()
     hub.ask(
-        lambda: _claim(cluster, ticket.table_id),
+        lambda: cluster.claim_game(ticket.table_id),
         lambda won, now: _claimed(hub, session, game, ticket.table_id, won, now),
         conn=None,
         ref=None,
@@ -259,7 +250,7 @@ def _claimed(
     session: Session,
     game: tickets.Game,
     table_id: str,
-    won: bool | None,
+    won: bool,
     now: float,
 ) -> None:
     """The answer to an arrival's claim of its game's table: seat it, or send it home."""
