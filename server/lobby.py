@@ -287,27 +287,24 @@ class Lobby:
 
     def open_placed(self, settings: TableSettings, table_id: str) -> Table:
         """A tournament's game table placed on a node, with the id its home node chose
-        (`server.tournament_spread`). Not leased by the commit of its first writes, as other
-        tables are: by its claim (`Cluster.claim_game`), which may find another node has it."""
-        return self._new_table(settings, None, table_id, leased=False)
+        (`server.tournament_spread`): leased by its claim (`Cluster.claim_game`), not by the
+        commit of its first writes as a new table of this node's is (`table_opened`)."""
+        table = Table(table_id, settings, check_settings(settings), self.hub, None)
+        self.hub.tables[table_id] = table
+        log.info("table %s created (%s)", table_id, describe(settings))
+        return table
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""
         self._save_seat_tokens(table)
 
     def _new_table(
-        self,
-        settings: TableSettings,
-        host: str | None,
-        table_id: str | None = None,
-        *,
-        leased: bool = True,
+        self, settings: TableSettings, host: str | None, table_id: str | None = None
     ) -> Table:
         table_id = table_id or secrets.token_hex(6)
         table = Table(table_id, settings, check_settings(settings), self.hub, host)
         self.hub.tables[table.table_id] = table
-        if leased:
-            self.hub.table_opened(table)
+        self.hub.table_opened(table)
         log.info("table %s created (%s)", table.table_id, describe(settings))
         return table
 
