@@ -348,7 +348,12 @@ class Link(LobbyCalls):
             # Sent on unasked, with a ticket: a tournament's game on another node, or home
             # again after it. Followed here, so every caller of the library goes.
             self.moved = None
-            await self.follow(item)
+            try:
+                await self.follow(item)
+            except ConnectError as exc:
+                # That node is unreachable (it died): we stay, logged in where we are. A
+                # tournament's node whose game nobody made there plays it at home.
+                log.warning("could not follow a redirect to %s: %s", item.address, exc)
         self._view(item)
         return item
 

@@ -33,9 +33,9 @@ from typing import Any, Final
 import asyncpg
 
 from .cluster_adopt import HANDOFF, Adoption
-from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, ClusterError, Node
+from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
-from .cluster_tournaments import TournamentShare
+from .cluster_tournaments import RECORDS, TournamentShare
 from .pg_schema import TRANSIENT, reason, redact
 from .redirect import Owner
 from .storage import StorageError
@@ -60,8 +60,6 @@ STOP_SECONDS: Final = 3.0
 its leases, before it goes anyway (their leases end by themselves): the node must be out within
 seconds (an orchestrator kills it at 15), however slow the database is under load or its pool is
 with questions queued."""
-TICKET_SECONDS: Final = 30.0
-"""How long a redirect ticket is good for, by the database's clock."""
 
 
 def fingerprint(key: bytes) -> str:
@@ -103,6 +101,7 @@ class Cluster(Adoption, LobbyShare, TournamentShare):
             await self._listener.add_listener(CHANNEL, self._notified)
             await self._listener.add_listener(HANDOFF, self._handed)
             await self._listener.add_listener(CHAT, self._chatted)
+            await self._listener.add_listener(RECORDS, self._heard_record)
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
 

@@ -35,6 +35,8 @@ IN_ORDER: Final = "ORDER BY table_id FOR UPDATE"
 """A statement that moves leases to another node locks them first (``WHERE table_id IN ({TAKEN}
 ... {IN_ORDER})``): ``FOR UPDATE``, which waits for a commit's fence (`pg_fence`), in the order of
 the ids, as every locker of many leases takes them, so no two wait for each other's."""
+TICKET_SECONDS: Final = 30.0
+"""How long a redirect ticket is good for, by the database's clock."""
 PLACE_MARGIN: Final = 2
 """Tables fewer another node must hold at least for a new table to be sent there (and a tenth
 of this node's more): between nodes about as loaded, a redirect (a new connection for the

@@ -3,16 +3,20 @@ tournament as its home node (the one it was made on, which runs it) last said it
 database's `listed_tournaments` (`publish_tournaments_soon`), read by the other nodes for
 LIST_TOURNAMENTS (`tournaments`) and to send a tournament's players to its home node
 (`tournament_home`); a name is the cluster's once (`claim_tournament`). A tournament's game
-played on another node is learnt back from its stored record (`game_result`)."""
+placed on another node: its tickets recorded (`placed`), its table claimed by one node only
+(`claim_game`), and its result learnt back from its stored record (`game_result_when`: told by
+a NOTIFY from the node that stores it), or the game taken back when nobody made its table."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Final
 
-from .cluster_base import Connected
+from .cluster_base import TICKET_SECONDS, Connected
 from .redirect import Owner
 from .storage import StorageError
 
@@ -21,7 +25,13 @@ log = logging.getLogger("sushigo.server")
 TOURNAMENTS_MAX: Final = 100
 """Other nodes' tournaments one LIST_TOURNAMENTS reads at most (the answer holds 100)."""
 POLL: Final = 0.25
-"""Seconds between two looks for a tournament's game placed on another node."""
+"""Seconds between two looks whether a placed game's entrants are back (in memory)."""
+SLOW_POLL: Final = 5.0
+"""Seconds between two looks for a placed game's record when no NOTIFY came (one missed: the
+listening connection was down a moment)."""
+RECORDS: Final = "sushigo_records"
+"""NOTIFY'd (with a table's id) by the node that stored the record of a tournament's game placed
+on it, in the commit that stores it: the tournament's home node reads the result at once."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -34,6 +44,8 @@ class TournamentShare(Connected):
 
     _wanted_tournaments: Callable[[], Published] | None = None
     _tournament_publisher = False
+    _recorded: dict[str, asyncio.Event] | None = None
+    """Placed games whose result this node waits for: set when their record is NOTIFY'd."""
 
     async def claim_tournament(self, name: str, info: bytes) -> bool:
         """Take `name` for a new tournament of this node: False if a live node holds a
@@ -131,19 +143,118 @@ class TournamentShare(Connected):
             )
         return [(row[0], row[1]) for row in rows] or None
 
-    async def game_result_when(
-        self, table_id: str, back: Callable[[], bool]
-    ) -> list[tuple[int, int]]:
-        """`game_result` once there is one (looked for every `POLL`), and once `back()` (its
-        entrants are home again) or a lease later (as long as a dead node's tables wait)."""
-        result = None
-        while result is None:
+    async def placed(self, table_id: str, issued: list[tuple[bytes, str]]) -> float:
+        """Record the tickets (id, player id) of a game placed on another node at `table_id`,
+        in one statement, each good for `TICKET_SECONDS`; when, by the database's clock
+        (seconds since the epoch), home may take the game back if no node made its table by
+        then (`claim_game`): a lease on. `StorageError` if they could not be recorded."""
+        async with self._using("recording a tournament game's tickets") as conn:
+            deadline = await conn.fetchval(
+                "WITH issued AS (INSERT INTO tickets (ticket_id, table_id, player_id, expires) "
+                "SELECT u.id, $1, u.player, now() + $4::interval "
+                "FROM unnest($2::bytea[], $3::text[]) AS u(id, player)) "
+                "SELECT extract(epoch FROM now() + $5::interval)::float8",
+                table_id,
+                [ticket_id for ticket_id, _ in issued],
+                [player_id for _, player_id in issued],
+                timedelta(seconds=TICKET_SECONDS),
+                self._interval,
+            )
+        return float(deadline)
+
+    async def claim_game(self, table_id: str) -> bool:
+        """Make a placed tournament game's table this node's: True if it is (now, or already);
+        False if another node holds it or its game was played (its record is stored).
+
+        Both ends of a placement ask it: the node the game was placed on when an entrant
+        arrives (before seating it), and the tournament's home node when nobody made the table
+        in time (to play it at home). One conditional row decides, the table's lease: of the
+        two asking at once, one inserts it and the other finds it, so a game is never played
+        on both. The asker holds the table (empty) while it asks, so its own renewal neither
+        gives the new lease up nor keeps one it lost. Asked again (every `POLL`) while the
+        database cannot answer: whether the row went in is known only from an answer."""
+        while True:
             try:
-                result = await self.game_result(table_id)
-            except StorageError as exc:  # the database away a moment: look again
+                return await self._claim_game(table_id)
+            except StorageError as exc:
                 log.warning("%s", exc)
-            if result is None:
-                await asyncio.sleep(POLL)
+            await asyncio.sleep(POLL)
+
+    async def _claim_game(self, table_id: str) -> bool:
+        async with self._using("claiming a tournament game's table") as conn:
+            node = await conn.fetchval(
+                "INSERT INTO table_leases (table_id, node, lease_expires) "
+                "SELECT $1, $2, now() + $3::interval WHERE NOT EXISTS "
+                "(SELECT 1 FROM records WHERE table_id = $1) "
+                "ON CONFLICT (table_id) DO NOTHING RETURNING node",
+                table_id,
+                self.node,
+                self._interval,
+            )
+            if node is None:  # a statement of its own: it sees the lease another just made
+                node = await conn.fetchval(
+                    "SELECT node FROM table_leases WHERE table_id = $1 AND NOT EXISTS "
+                    "(SELECT 1 FROM records WHERE table_id = $1)",
+                    table_id,
+                )
+        return bool(node == self.node)
+
+    async def _due(self, table_id: str, deadline: float) -> float | None:
+        """How long until home may take the placed game back (0: now): no lease names its table
+        (never made, or its node died before its game began: a game begun is saved, and its
+        lease is taken over) and no record; None while a node holds it, or it was played."""
+        async with self._using("looking for a tournament game's table") as conn:
+            row = await conn.fetchrow(
+                "SELECT greatest(extract(epoch FROM to_timestamp($2) - now()), 0)::float8, "
+                "EXISTS (SELECT 1 FROM table_leases WHERE table_id = $1) "
+                "OR EXISTS (SELECT 1 FROM records WHERE table_id = $1)",
+                table_id,
+                deadline,
+            )
+        return None if row[1] else float(row[0])
+
+    def recorded_soon(self, table_id: str) -> None:
+        """The record of a game placed here by another node's tournament is being stored: tell
+        its home node (NOTIFY `RECORDS`) in the commit that stores it."""
+        if self.storage is not None:
+            self.storage.notify_after(table_id, RECORDS, table_id)
+
+    def _heard_record(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        event = (self._recorded or {}).get(payload)
+        if event is not None:
+            event.set()
+
+    async def game_result_when(
+        self, table_id: str, deadline: float, back: Callable[[], bool]
+    ) -> list[tuple[int, int]] | None:
+        """`game_result` once there is one (looked for when its node NOTIFYs `RECORDS`, and
+        every `SLOW_POLL` in case one is missed), and once `back()` (its entrants are home
+        again) or a lease later (as long as a dead node's tables wait). None: nobody made the
+        table by `deadline` (`_due`), home is to take the game back."""
+        if self._recorded is None:
+            self._recorded = {}
+        heard = self._recorded[table_id] = asyncio.Event()
+        try:
+            result = None
+            while result is None:
+                wait = SLOW_POLL
+                heard.clear()
+                try:
+                    result = await self.game_result(table_id)
+                    if result is None:
+                        due = await self._due(table_id, deadline)
+                        if due == 0:
+                            return None
+                        if due is not None:  # looked for again at its deadline
+                            wait = min(wait, due + POLL)
+                except StorageError as exc:  # the database away a moment: look again
+                    log.warning("%s", exc)
+                    wait = POLL
+                if result is None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(heard.wait(), wait)
+        finally:
+            del self._recorded[table_id]
         loop = asyncio.get_running_loop()
         until = loop.time() + self.lease
         while not back() and loop.time() < until:

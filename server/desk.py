@@ -269,16 +269,48 @@ class TournamentDesk:
             table = self.hub.open_table(t.table_settings(), None)
             table.tournament = name
             t.running[table.table_id] = seating
-            for seat, pid in enumerate(seating):
-                session = self.entrants[name, pid]
-                if self.hub.sessions.get(session.token_hash) is session:
-                    table.sit(session, seat)
-                    session.table, session.seat = table, seat
-                    session.send(TableJoined(table=table.info(), seat=seat))
-                else:  # the entrant's session is gone: a bot plays its games for it
-                    table.add_bot("default", seat)
-                    table.seats[seat].player_id = pid
-            log.info("tournament %s: game %d at table %s", name, t.games_started, table.table_id)
-            self.hub.seat_tokens(table)
-            table.start(now)
-            self.hub.table_changed(table)
+            self._seat(t, table, seating, now)
+
+    def _seat(self, t: Tournament, table: Table, seating: tuple[str, ...], now: float) -> None:
+        """Seat the game `seating` of `t` at `table` here and start it."""
+        name = t.settings.name
+        for seat, pid in enumerate(seating):
+            session = self.entrants[name, pid]
+            if self.hub.sessions.get(session.token_hash) is session:
+                table.sit(session, seat)
+                session.table, session.seat = table, seat
+                session.send(TableJoined(table=table.info(), seat=seat))
+            else:  # the entrant's session is gone: a bot plays its games for it
+                table.add_bot("default", seat)
+                table.seats[seat].player_id = pid
+        log.info("tournament %s: game %d at table %s", name, t.games_started, table.table_id)
+        self.hub.seat_tokens(table)
+        table.start(now)
+        self.hub.table_changed(table)
+
+    def taken_back(self, name: str, table: Table, now: float) -> None:
+        """A game placed on another node is played here after all, at `table` (its id): no node
+        made it in time (`server.tournament_spread`). Its entrants are not away any more; each
+        is seated as for a game of this node (a bot for one whose session is gone)."""
+        t = self.tournaments.get(name)
+        seating = t.running.get(table.table_id) if t is not None else None
+        if t is None or seating is None:
+            return
+        for pid in seating:
+            if self.away.get((name, pid)) == table.table_id:
+                del self.away[name, pid]
+        table.tournament = name
+        self._seat(t, table, seating, now)
+        self._dirty.add(name)
+
+    def adopted(self, table: Table) -> None:
+        """A table restored here (taken over from a dead node, or after a restart) that says it
+        plays a tournament's game: one placed by another node's tournament, or by this node's
+        on a node that died, is played to its end here and its entrants sent home, as on the
+        node it was placed on."""
+        name = table.tournament
+        if name is None:
+            return
+        if name in self.tournaments and table.table_id not in self.away.values():
+            return  # a game of this node's, played here
+        self.visiting[table.table_id] = name

@@ -87,6 +87,7 @@ def restore(hub: Host, now: float, tables: list[tuple[str, bytes]] | None = None
             continue
         hub.tables[table_id] = table
         hub.lobby.restored(table)
+        hub.desk.adopted(table)  # a tournament's game: its entrants go home at its end
         hub.watch(table)
         # Its players had no chance to come back yet: a table they left closes only after the
         # resume window (then as any table nobody is connected to).

@@ -286,9 +286,13 @@ class Lobby:
         return self._new_table(settings, host)
 
     def open_placed(self, settings: TableSettings, table_id: str) -> Table:
-        """A tournament's game table another node placed here, with the id it chose
-        (`server.tournament_spread`)."""
-        return self._new_table(settings, None, table_id)
+        """A tournament's game table placed on a node, with the id its home node chose
+        (`server.tournament_spread`): leased by its claim (`Cluster.claim_game`), not by the
+        commit of its first writes as a new table of this node's is (`table_opened`)."""
+        table = Table(table_id, settings, check_settings(settings), self.hub, None)
+        self.hub.tables[table_id] = table
+        log.info("table %s created (%s)", table_id, describe(settings))
+        return table
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""

@@ -69,6 +69,9 @@ def _header(table: Table) -> dict[str, Any]:
         "server_seed": table.server_seed,
         "client_seeds": list(table.client_seeds),
         "drawn": list(table.drawn),
+        # The tournament whose game it plays, if any (only then: other tables' states stay as
+        # they were): a node that takes the table over sends its entrants home at its end.
+        **({"tournament": table.tournament} if table.tournament is not None else {}),
     }
 
 
@@ -90,6 +93,7 @@ def _head(table: Table) -> bytes:
     key = (
         table.host_player,
         table.quick,
+        table.tournament,
         table.phase,
         table.server_seed,
         tuple(table.client_seeds),
@@ -171,6 +175,8 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         settings = _settings(data["settings"])
         table = Table(data["table_id"], settings, adapter(settings.kind), host, data.get("host"))
         table.quick = bool(data.get("quick"))
+        tournament = data.get("tournament")  # absent before; a node that adopts it must know
+        table.tournament = tournament if isinstance(tournament, str) else None
         for seat, held in zip(table.seats, data["seats"], strict=True):
             seat.player_id, seat.name = held["player_id"], held["name"]
             if held["bot"]:

@@ -523,6 +523,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
         """A cluster's node leases a new table in the commit of its first writes (`pg_fence`)."""
         self._write((LEASES, table_id), "lease", touches=(("lease", table_id),))
 
+    def notify_after(self, table_id: str, channel: str, payload: str) -> None:
+        """NOTIFY `channel` with `payload` in the commit of the table's writes held so far (or
+        a later one), so a listener hears of them once they are durable. Fenced with them."""
+        notify = ("SELECT pg_notify($1, $2)", (channel, payload))
+        self._write(notify, "notify", touches=(("head", table_id),))
+
     def take_fenced(self) -> set[str]:
         """The tables whose writes were left out since the last call: another node holds them."""
         with self._held_lock:

@@ -149,11 +149,24 @@ class Directory(Protocol):
     async def tournament_home(self, name: str) -> Owner | None:
         """Where the tournament `name` is run (`Owner.table_id`: its name); None: nowhere."""
 
+    async def placed(self, table_id: str, issued: list[tuple[bytes, str]]) -> float:
+        """Record the tickets (id, player id) of a tournament's game placed on another node;
+        when (the database's clock, epoch seconds) home may take it back if nobody made it."""
+
+    async def claim_game(self, table_id: str) -> bool:
+        """Make a placed tournament game's table this node's (False: another node holds it,
+        or its game was played): one conditional row, so it is never played on two nodes."""
+
+    def recorded_soon(self, table_id: str) -> None:
+        """A game placed here by another node's tournament is over: its home node is told (a
+        NOTIFY in the commit that stores its record)."""
+
     async def game_result_when(
-        self, table_id: str, back: Callable[[], bool]
-    ) -> list[tuple[int, int]]:
+        self, table_id: str, deadline: float, back: Callable[[], bool]
+    ) -> list[tuple[int, int]] | None:
         """The result (each seat's score and place) of the game at `table_id`, once its record
-        is stored on any node, and its entrants `back()` home (or a few seconds later)."""
+        is stored on any node, and its entrants `back()` home (or a few seconds later); None
+        when no node made its table by `deadline` (home takes the game back)."""
 
     async def arrivals(self) -> None:
         """Return when a placed game's table stops waiting for its entrants (a lease on)."""

@@ -7,13 +7,30 @@
   game's intent (`tickets.Game`: the tournament, the home node, the table's settings, who sits
   where; signed, so nothing else can ask a node for such a table, and a node of the version
   before refuses it). The game counts as running, its entrants as away (busy, not gone). Home
-  learns its result from its stored record (`Cluster.game_result_when`, by the table's id),
-  waits a lease at most for its entrants to come back, and goes on.
+  learns its result from its stored record (`Cluster.game_result_when`, by the table's id: told
+  by a NOTIFY from the node that stores it), waits a lease at most for its entrants to come
+  back, and goes on.
 - Target (the node the game was placed on): the first entrant to arrive makes the table from the
-  intent; each sits in its planned seat; the game starts when every seat is taken. Seats still
-  empty after a lease (`Cluster.arrivals`) get the default bot under the entrant's id, as at
-  home for a gone entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a
-  ticket to the tournament's home node, where the desk takes it back as the same entrant.
+  intent; each is seated in its planned seat once the node holds the table (`claim_game`,
+  below); the game starts when every seat is taken. Seats still empty after a lease
+  (`Cluster.arrivals`) get the default bot under the entrant's id, as at home for a gone
+  entrant. At GAME_OVER each entrant is sent home: an unasked REDIRECT with a ticket to the
+  tournament's home node, where the desk takes it back as the same entrant.
+
+When things go wrong:
+
+- Nobody makes the table (the target died before anyone arrived, no entrant followed): a lease
+  after placing it (by the database's clock), with no lease and no record for its table, home
+  takes the game back and plays it as its own, seating the entrants connected to it (a bot for
+  the others). Which node plays it is settled by one conditional row, the table's lease
+  (`Cluster.claim_game`): the target claims it before seating an arrival, home before taking
+  the game back, and of the two the first to insert it has it; the other sends its arrival
+  home, or goes on waiting for the record. Each holds the table (empty) while it asks, so its
+  own renewal neither gives the new lease up nor keeps one it lost.
+- The tickets cannot be recorded: nobody was sent, so the game is played at home at once.
+- The target dies mid-game: the node that takes its table over learns from the saved state
+  that it plays a tournament's game (`TournamentDesk.adopted`), and sends its entrants home at
+  its end, as the target would have.
 
 Only games whose every entrant is connected with a client that follows such redirects are
 placed elsewhere; any other game is played at home, as before.
@@ -25,12 +42,12 @@ import logging
 import secrets
 from typing import Protocol
 
-from sushigo.protocol import ErrorCode, Redirect, TableJoined
+from sushigo.protocol import Redirect, TableJoined
 
 from . import tickets
-from .errors import TableError
 from .redirect import REDIRECT_VERSION, RedirectHost
 from .session import Session
+from .storage import StorageError
 from .table import Table
 from .tournament import Tournament
 from .tournament_cluster import TOURNAMENT_REDIRECT
@@ -48,6 +65,9 @@ class SpreadHost(RedirectHost, Protocol):
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
+
+    def table_opened(self, table: Table) -> None:
+        """A new table: leased to this node by the commit of its first writes."""
 
 
 def _follows(session: Session) -> bool:
@@ -86,66 +106,178 @@ def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | Non
         for s in sessions
     ]
 
-    async def job() -> None:
-        for ticket, _ in issued:
-            await cluster.issue(ticket.ticket_id, table_id, ticket.player_id)
+    async def job() -> float | None:
+        try:
+            return await cluster.placed(table_id, [(i.ticket_id, i.player_id) for i, _ in issued])
+        except StorageError as exc:
+            log.warning("tournament %s: %s", name, exc)
+            return None
 
-    def then(_: None, now: float) -> None:
+    def then(deadline: float | None, now: float) -> None:
+        if deadline is None:  # nobody was sent a ticket, so nobody can make it there: here
+            log.info("tournament %s: game at table %s played here after all", name, table_id)
+            _play_here(hub, name, table_id, now, leased=True)
+            return
         for session, (__, data) in zip(sessions, issued, strict=True):
             if hub.sessions.get(session.token_hash) is session:
                 session.send(Redirect(address=address, table_id=table_id, ticket=data))
-        away = hub.desk.away
-
-        def back() -> bool:
-            return all(away.get((name, pid)) != table_id for pid in seating)
-
-        hub.ask(
-            lambda: cluster.game_result_when(table_id, back),
-            lambda result, now: hub.desk.placed_over(name, table_id, result),
-            conn=None,
-            ref=None,
-            what="a tournament game's result",
-        )
+        _result(hub, name, table_id, seating, deadline)
 
     log.info("tournament %s: game at table %s placed on %s", name, table_id, node)
     hub.ask(job, then, conn=None, ref=None, what="a tournament game's tickets")
     return table_id
 
 
+def _result(
+    hub: SpreadHost, name: str, table_id: str, seating: tuple[str, ...], deadline: float
+) -> None:
+    """Learn the result of the game placed at `table_id` (once its entrants are back, or a
+    lease on), or, when no node made its table by `deadline`, take it back."""
+    cluster = hub.cluster
+    assert cluster is not None
+    away = hub.desk.away
+
+    def back() -> bool:
+        return all(away.get((name, pid)) != table_id for pid in seating)
+
+    def over(result: list[tuple[int, int]] | None, now: float) -> None:
+        if result is not None:
+            hub.desk.placed_over(name, table_id, result)
+        else:
+            _take_back(hub, name, table_id, seating, deadline)
+
+    hub.ask(
+        lambda: cluster.game_result_when(table_id, deadline, back),
+        over,
+        conn=None,
+        ref=None,
+        what="a tournament game's result",
+    )
+
+
+def _take_back(
+    hub: SpreadHost, name: str, table_id: str, seating: tuple[str, ...], deadline: float
+) -> None:
+    """No node made the placed game's table in time (its node died, or nobody arrived): play
+    it here if this node can claim it (`Cluster.claim_game`), held here empty while it asks;
+    if the node it was placed on made it after all, wait for its result again."""
+    cluster = hub.cluster
+    assert cluster is not None
+    t = hub.desk.tournaments.get(name)
+    if t is None or table_id not in t.running or table_id in hub.tables:
+        return
+    table = hub.lobby.open_placed(t.table_settings(), table_id)
+    table.tournament = name
+
+    def claimed(won: bool, now: float) -> None:
+        if won:
+            log.warning(
+                "tournament %s: no node made its game's table %s within a lease: played here",
+                name,
+                table_id,
+            )
+            _play_here(hub, name, table_id, now, leased=False)
+            return
+        if hub.tables.get(table_id) is table and not table.playing:
+            del hub.tables[table_id]
+        _result(hub, name, table_id, seating, deadline)
+
+    hub.ask(
+        lambda: cluster.claim_game(table_id),
+        claimed,
+        conn=None,
+        ref=None,
+        what="a tournament game's table",
+    )
+
+
+def _play_here(hub: SpreadHost, name: str, table_id: str, now: float, *, leased: bool) -> None:
+    """Play the game placed at `table_id` here after all, at a table of that id (held already,
+    if this node claimed it; else `leased` by its first commit, as any table of this node)."""
+    t = hub.desk.tournaments.get(name)
+    if t is None or table_id not in t.running:
+        hub.tables.pop(table_id, None)
+        return
+    table = hub.tables.get(table_id)
+    if table is None:  # (a claimed table was dropped meanwhile: its lease is this node's)
+        table = hub.lobby.open_placed(t.table_settings(), table_id)
+    if leased:
+        hub.table_opened(table)
+    hub.desk.taken_back(name, table, now)
+
+
 def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float) -> None:
-    """An entrant logged in here with a placed game's ticket: seat it at the game's table (made
-    by the first to arrive), and start the game once every seat is taken."""
+    """An entrant logged in here with a placed game's ticket: once this node holds the game's
+    table (`Cluster.claim_game`; the first to arrive makes it), seat it there, and start the
+    game once every seat is taken. If the tournament's home node took the game back (nobody
+    made it in time), or it began without this entrant, the entrant is sent home."""
     game, cluster = ticket.game, hub.cluster
     assert game is not None and cluster is not None
     table = hub.tables.get(ticket.table_id)
     if table is None:
         table = hub.lobby.open_placed(game.settings, ticket.table_id)
         table.tournament = game.tournament
-        hub.desk.visiting[table.table_id] = game.tournament
         made = table
 
         def fill(_: None, now: float) -> None:
-            if hub.tables.get(made.table_id) is made and not made.playing:
-                for seat in made.seats:
-                    if seat.empty:
-                        made.add_bot("default", seat.index)
-                        seat.player_id = game.seating[seat.index]
-                _start(hub, made, now)
+            if hub.tables.get(made.table_id) is not made or made.playing:
+                return
+            if hub.desk.visiting.get(made.table_id) != game.tournament:
+                wait()  # no claim answered yet (the database slow): another lease
+                return
+            for seat in made.seats:
+                if seat.empty:
+                    made.add_bot("default", seat.index)
+                    seat.player_id = game.seating[seat.index]
+            _start(hub, made, now)
 
-        hub.ask(
-            cluster.arrivals,
-            fill,
-            conn=None,
-            ref=None,
-            what="a tournament game's entrants",
-        )
-    seat = game.seating.index(session.player_id)
-    if table.playing:
-        raise TableError(ErrorCode.GAME_IN_PROGRESS, f"table {table.table_id} is playing")
-    table.sit(session, seat)
-    session.table, session.seat = table, seat
-    session.send(TableJoined(table=table.info(), seat=seat))
-    _start(hub, table, now)
+        def wait() -> None:
+            what = "a tournament game's entrants"
+            hub.ask(cluster.arrivals, fill, conn=None, ref=None, what=what)
+
+        wait()
+    hub.ask(
+        lambda: cluster.claim_game(ticket.table_id),
+        lambda won, now: _claimed(hub, session, game, ticket.table_id, won, now),
+        conn=None,
+        ref=None,
+        what="a tournament game's table",
+    )
+
+
+def _claimed(
+    hub: SpreadHost,
+    session: Session,
+    game: tickets.Game,
+    table_id: str,
+    won: bool,
+    now: float,
+) -> None:
+    """The answer to an arrival's claim of its game's table: seat it, or send it home."""
+    table = hub.tables.get(table_id)
+    here = hub.sessions.get(session.token_hash) is session
+    if won and table is not None and not table.playing:
+        hub.desk.visiting[table_id] = game.tournament
+        if here:
+            seat = game.seating.index(session.player_id)
+            table.sit(session, seat)
+            session.table, session.seat = table, seat
+            session.send(TableJoined(table=table.info(), seat=seat))
+            _start(hub, table, now)
+        return
+    unclaimed = table is not None and table_id not in hub.desk.visiting and not table.playing
+    if table is not None and unclaimed and all(seat.empty for seat in table.seats):
+        del hub.tables[table_id]  # never this node's: nothing of it was written
+    why = "taken back by its home node" if not won else "begun without it"
+    log.info(
+        "tournament %s: game at table %s %s; %s is sent home",
+        game.tournament,
+        table_id,
+        why,
+        session.player_id,
+    )
+    if here:
+        _home(hub, game.tournament, [session])
 
 
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
@@ -158,14 +290,22 @@ def _start(hub: SpreadHost, table: Table, now: float) -> None:
 
 def send_home(hub: SpreadHost, table: Table, name: str) -> None:
     """A placed game is over here: send its entrants home (an unasked REDIRECT with a ticket to
-    the tournament's node), once the table has said goodbye."""
+    the tournament's node), once the table has said goodbye; and its home node hears that
+    its record is stored."""
+    if hub.cluster is not None:
+        hub.cluster.recorded_soon(table.table_id)
+    _home(hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None])
+
+
+def _home(hub: SpreadHost, name: str, sessions: list[Session]) -> None:
+    """Send these entrants of tournament `name` to its node: an unasked REDIRECT with a ticket
+    there, where the desk takes each back as the same entrant."""
     cluster = hub.cluster
     if cluster is None:
         return
     people = [
         (s, tickets.issue(hub.key, name, s.player_id, s.name, s.guest, tournament=True))
-        for s in table.people()
-        if isinstance(s, Session) and s.seat is not None
+        for s in sessions
     ]
 
     async def job() -> str | None:

@@ -13,6 +13,7 @@ from sushigo.protocol import (
     Phase,
     Resume,
     Resumed,
+    TableLeft,
     TableSettings,
     TableUpdate,
     TurnStart,
@@ -79,3 +80,50 @@ def test_dump_and_load_keep_settings_typed() -> None:
     assert loaded.settings == table.settings
     assert type(loaded.settings.kind) is str and loaded.settings.kind == "sushi-go"
     encode_message(TableUpdate(table=loaded.info()), 1)
+
+
+def test_a_tournament_tables_state_names_its_tournament() -> None:
+    """A node that takes a tournament's game over (its node died) must know whose it is, to send
+    its entrants home at its end: the saved state says; another table's state says nothing."""
+    hub, clock = make_hub()
+    peer = table_with_bots(hub, clock, "host", TableSettings(kind="sushi-go", players=2))
+    table = hub.tables[peer.table_id]
+    assert load(dump(table), hub, 0.0).tournament is None
+    assert b"tournament" not in dump(table)
+    table.tournament = "spring cup"
+    assert load(dump(table), hub, 0.0).tournament == "spring cup"
+
+
+def test_a_restored_game_of_another_nodes_tournament_ends_as_there() -> None:
+    """A node that takes over (or restores) a table whose saved state names a tournament it
+    does not run plays it as the node it was placed on would: at its end its entrants are sent
+    home (a cluster's node; nowhere for a lone server) and the table closes."""
+    storage = SqliteStorage(":memory:")
+    key = Ed25519PrivateKey.generate()
+    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    clock = Clock(hub)
+    settings = TableSettings(kind="sushi-go", players=2, turn_seconds=60)
+    peer = table_with_bots(hub, clock, "keeper", settings, "random", start=False)
+    hub.tables[peer.table_id].tournament = "far cup"
+    peer.start()
+    peer.seed()
+    rng = random.Random(5)
+    peer.play_turn(rng)
+    start = [m for m in peer.drain() if isinstance(m, TurnStart)][-1]
+
+    again = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    clock2 = Clock(again, now=5.0)
+    assert again.restore(clock2.now) == 1
+    assert again.desk.visiting == {peer.table_id: "far cup"}
+    back = Peer(again, clock2)
+    back.table_id, back.seat = peer.table_id, peer.seat
+    back.send(hello(back.ref()))
+    back.expect(Welcome)
+    back.send(Resume(ref=back.ref(), token=peer.token, last_seq=peer.proto.last_seq))
+    back.expect(Resumed)
+    back.commit(rng.choice(start.observation.legal_actions()), start.round, start.turn)
+    while back.play_turn(rng) is None:
+        pass
+    left = [m for m in back.drain() if isinstance(m, TableLeft)]
+    assert [m.reason for m in left] == ["tournament game over"]
+    assert peer.table_id not in again.tables and not again.desk.visiting
