@@ -33,7 +33,7 @@ from sushigo.protocol import (
 from sushigo.protocol.about import version_text
 
 from .args import add_game, address
-from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 
 
@@ -113,8 +113,10 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
         try:
             event = await client.next_event()
         except ConnectionLost:
-            await auto_reconnect(client)
-            continue
+            if await reconnect(client) is not None:
+                continue
+            # The server restarted (a fresh login): watch again (the tournament outlived it).
+            event = TournamentUpdate(tournament=await client.watch_tournament(name))
         if not isinstance(event, TournamentUpdate) or event.tournament.settings.name != name:
             continue
         info = event.tournament

@@ -65,6 +65,7 @@ from .pg_schema import (
     take_lock,
 )
 from .pg_tokens import KeptTokens, read_tables
+from .pg_tournaments import PgTournaments
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -85,7 +86,7 @@ BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
 
-class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
+class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 

@@ -66,6 +66,7 @@ from .sqlite_schema import (
     reason,
     scalar,
 )
+from .sqlite_tournaments import SqliteTournaments
 from .storage import StorageError, WriteCounts, assemble_tables
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteStorage"]
@@ -99,7 +100,7 @@ PURGE_ROWS: Final = 4096
 then go in one batch (see `Storage.purge_turns`)."""
 
 
-class SqliteStorage(SqliteRecords, SqliteModeration, WriteCounts):
+class SqliteStorage(SqliteRecords, SqliteModeration, SqliteTournaments, WriteCounts):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With
