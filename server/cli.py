@@ -233,7 +233,7 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             lost = await cluster.renew(hub.tables.keys())
             await server.adopt()
             # After the tables: a tournament taken over finds its games' tables here.
-            tournament_cluster.adopt(hub, lambda: cluster.take_tournaments(hub.desk.tournaments))
+            tournament_cluster.adopt(hub, cluster.take_tournaments)
             server.done()  # the question goes out
             server.publish()  # not awaited: the next renewal must not wait behind it
         except StorageError as exc:

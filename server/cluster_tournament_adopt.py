@@ -6,26 +6,22 @@ its listing (`listed_tournaments`), so the other nodes send its players here."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from .cluster_base import Connected
 
 
 class TournamentAdoption(Connected):
     """The part of a node that takes tournaments over."""
 
-    async def take_tournaments(self, held: Collection[str]) -> list[tuple[str, bytes]]:
-        """Take over the tournaments whose node's lease has ended, and any stored as this node's
-        that it does not run (`held`: the names it runs); each one's stored state, in the order
-        they were made."""
-        async with self._upkeep("taking tournaments over") as conn, conn.transaction():
+    async def take_tournaments(self) -> list[tuple[str, bytes]]:
+        """Take over the tournaments whose node's lease has ended; each one's stored state, in
+        the order they were made. (A node restarted under its name before its lease ended took
+        its own back at its start: `Storage.load_tournaments`.)"""
+        async with self._using("taking tournaments over") as conn, conn.transaction():
             rows = await conn.fetch(
-                "UPDATE tournaments t SET node = $1 WHERE (t.node <> $1 AND NOT EXISTS "
-                "(SELECT 1 FROM cluster_nodes n WHERE n.name = t.node "
-                "AND n.lease_expires > now())) OR (t.node = $1 AND NOT (t.name = ANY($2::text[]))) "
+                "UPDATE tournaments t SET node = $1 WHERE t.node <> $1 AND NOT EXISTS "
+                "(SELECT 1 FROM cluster_nodes n WHERE n.name = t.node AND n.lease_expires > now()) "
                 "RETURNING t.name, t.state, t.made",
                 self.node,
-                list(held),
             )
             names = [row[0] for row in rows]
             if names:

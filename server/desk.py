@@ -361,8 +361,10 @@ class TournamentDesk:
                 if table is not None:
                     table.tournament = name
                     self.visiting.pop(table_id, None)  # its game is this node's own now
-                else:
+                if table is None or not table.playing:
                     missing.append((name, table_id))
+                    if table is not None:  # its game ended here before it was taken over
+                        self._finished.append(table)
             if t.status is TournamentStatus.RUNNING:
                 self.grace[name] = now + RESTORE_GRACE
                 self.hub.at(now + RESTORE_GRACE, "tournaments", name)
