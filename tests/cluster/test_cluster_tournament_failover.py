@@ -9,6 +9,8 @@ every record verifying with the cluster's key."""
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from sushigo.protocol import (
     TournamentUpdate,
 )
 
+TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "lasting cup"
 ENTRANTS = 4
 GAMES = 8
@@ -68,7 +71,17 @@ async def test_a_tournament_goes_on_when_its_node_goes(
     host = await eventually(knows_both)
     try:
         await host.create_tournament(SETTINGS)
-        bots = [
+        # A watcher with `sushigo-tournament`, a guest: after its node goes, it logs in on b
+        # and asks to watch again until b runs the tournament.
+        watcher = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{a.port}",
+            *("watch", NAME, "--json", str(tmp_path / "cup.json")),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        bots.append(watcher)
+        bots += [
             await asyncio.create_subprocess_exec(
                 str(BOT),
                 f"127.0.0.1:{a.port}",
@@ -102,6 +115,10 @@ async def test_a_tournament_goes_on_when_its_node_goes(
             while final.status is not TournamentStatus.FINISHED:
                 final = await _update(host)
             outputs = [(await bot.communicate())[0].decode() for bot in bots]
+        watched, outputs = outputs[0], outputs[1:]
+        assert watcher.returncode == 0, watched
+        data = json.loads((tmp_path / "cup.json").read_text())
+        assert data["status"] == "finished" and data["games_done"] == GAMES
         rows = await query(pg_url, "SELECT node FROM tournaments WHERE name = $1", NAME)
         assert [row[0] for row in rows] == ["b"]
     finally:
@@ -113,7 +130,7 @@ async def test_a_tournament_goes_on_when_its_node_goes(
     assert len(final.standings) == ENTRANTS
     assert sum(s.games for s in final.standings) == GAMES * PLAYERS
     assert sum(s.wins_milli for s in final.standings) == GAMES * 1000
-    for bot, output in zip(bots, outputs, strict=True):
+    for bot, output in zip(bots[1:], outputs, strict=True):
         assert bot.returncode == 0, output
         assert f"tournament {NAME!r} finished" in output, output
         lines = [line for line in output.splitlines() if line.startswith("game ")]

@@ -1,5 +1,6 @@
 """A tournament outlives its server: the real `sushigo-server` is SIGKILLed mid-tournament, with a
-game in play, and started again on the same database (SQLite, then PostgreSQL). The tournament is
+game in play, and started again on the same database (SQLite, then PostgreSQL; and stopped with
+SIGTERM on SQLite). The tournament is
 back as it was (its standings, its entrants, the game in play at its restored table), its
 `sushigo-bot` entrants come back as themselves (a resume by token at the table, a login with the
 same key in the lobby), and it finishes with complete standings and every record verifying."""
@@ -7,6 +8,7 @@ same key in the lobby), and it finishes with complete standings and every record
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from processes import BOT, ServerProcess, assert_records_verify, stop_bots, stored_records
@@ -36,6 +38,23 @@ async def _update(client: Client, name: str) -> TournamentInfo:
 async def test_a_tournament_goes_on_after_a_sigkill_of_its_server(
     server_db: tuple[str, ...], tmp_path: Path
 ) -> None:
+    await _stopped_mid_tournament(server_db, tmp_path, ServerProcess.kill)
+
+
+async def test_a_tournament_goes_on_after_a_clean_stop_of_its_server(tmp_path: Path) -> None:
+    async def terminate(server: ServerProcess) -> None:
+        assert await server.terminate() == 0
+
+    await _stopped_mid_tournament(("--db", str(tmp_path / "server.db")), tmp_path, terminate)
+
+
+async def _stopped_mid_tournament(
+    server_db: tuple[str, ...],
+    tmp_path: Path,
+    stop: Callable[[ServerProcess], Awaitable[None]],
+) -> None:
+    """A tournament of bots, its server stopped with `stop` with a game in play and started
+    again: it finishes, complete, and every record verifies."""
     server = ServerProcess(server_db)
     port = await server.start()
     bots: list[asyncio.subprocess.Process] = []
@@ -67,7 +86,7 @@ async def test_a_tournament_goes_on_after_a_sigkill_of_its_server(
             while info.games_done < 2 or info.games_running < 1:
                 info = await _update(host, "cup")
         before = info
-        await server.kill()
+        await stop(server)
         await server.start()  # the same port: every client comes back to it by itself
 
         async with asyncio.timeout(120):
