@@ -112,7 +112,7 @@ WATCH_PATIENCE = 60.0
 restarted server, or a cluster's node taking a dead node's tournaments over after its lease)."""
 
 
-async def _watch_again(client: Client, name: str) -> TournamentInfo:
+async def watch_again(client: Client, name: str) -> TournamentInfo:
     """Watch `name` again after a fresh login: while no server runs it yet (NO_SUCH_TABLE, or a
     redirect to its dead node, which cannot be reached), ask again, for `WATCH_PATIENCE`."""
     loop = asyncio.get_running_loop()
@@ -140,7 +140,7 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
             if await reconnect(client) is not None:
                 continue
             # The server restarted, or its node died (a fresh login): watch again.
-            event = TournamentUpdate(tournament=await _watch_again(client, name))
+            event = TournamentUpdate(tournament=await watch_again(client, name))
         if not isinstance(event, TournamentUpdate) or event.tournament.settings.name != name:
             continue
         info = event.tournament
