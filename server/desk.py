@@ -171,6 +171,7 @@ class TournamentDesk:
         t = self.tournaments.pop(name)
         self.watchers.pop(name, None)
         self.grace.pop(name, None)
+        self._dirty.discard(name)
         for pid in [*t.entrants, t.host]:
             mine = self.by_player.get(pid or "")
             if mine is not None:

@@ -434,11 +434,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
             for table, values in rows.items():
                 if values:
                     await conn.copy_records_to_table(table, records=values)
-            if rows.get("audit_log"):  # its numbers were copied: go on after the last
-                await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('audit_log', 'id'), max(id)) "
-                    "FROM audit_log"
-                )
+            for table, column in (("audit_log", "id"), ("tournaments", "made")):
+                if rows.get(table):  # its numbers were copied: go on after the last
+                    await conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                        f"max({column})) FROM {table}"
+                    )
 
         self._call(self._run([(copy, None, None)]), "copy in")
         for token_hash, table_id, seat, expires_ms in rows.get("tokens", []):
