@@ -43,6 +43,7 @@ from sushigo.protocol.about import version_text
 from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
+from .tournament import watch_again
 
 
 @dataclass(slots=True)
@@ -218,8 +219,14 @@ async def play_tournament(
         try:
             event = await client.next_event()
         except ConnectionLost:
-            await reconnect(client, delay=RECONNECT_DELAY)
-            continue
+            if await reconnect(client, delay=RECONNECT_DELAY) is not None:
+                continue
+            # A fresh login (the server restarted, or its node died): watch the tournament
+            # again, to hear it finish even as a guest that is no longer its entrant.
+            try:
+                event = TournamentUpdate(tournament=await watch_again(client, name))
+            except (ServerError, ConnectError, ConnectionLost):
+                continue
         if isinstance(event, TableJoined):
             result = await play_game(client, strategy, rng)
             if result is not None:

@@ -158,11 +158,13 @@ class Client(Link):
         at a finished table). Afterwards we are in the lobby: no table and no game."""
         async with self._resuming:
             await self._open()
-            await self._login()
+            # Forgotten before the login, not after: what the server sends right after
+            # LOGGED_IN (a tournament seating its entrant at once) is checked on arrival.
             self.table = self.seat = self.kind = None
             self.observation = self._state = None
             self._checks, self._pick, self._pending = None, None, None
             self._last_resumed = None
+            await self._login()
 
     _last_resumed: Resumed | None = None
     """The answer of the last successful resume, while its connection lasts."""

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import (
+    ErrorCode,
     TournamentFormat,
     TournamentInfo,
     TournamentSettings,
@@ -33,7 +34,7 @@ from sushigo.protocol import (
 from sushigo.protocol.about import version_text
 
 from .args import add_game, address
-from .connection import Client, ConnectError, ConnectionLost, ServerError, auto_reconnect
+from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 
 
@@ -106,6 +107,29 @@ def _write(info: TournamentInfo, args: argparse.Namespace) -> None:
         args.json.write_text(to_json(info))
 
 
+WATCH_PATIENCE = 60.0
+"""Seconds a watch after a fresh login is asked again while the tournament is on its way back (a
+restarted server, or a cluster's node taking a dead node's tournaments over after its lease)."""
+
+
+async def watch_again(client: Client, name: str) -> TournamentInfo:
+    """Watch `name` again after a fresh login: while no server runs it yet (NO_SUCH_TABLE, or a
+    redirect to its dead node, which cannot be reached), ask again, for `WATCH_PATIENCE`."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + WATCH_PATIENCE
+    while True:
+        try:
+            return await client.watch_tournament(name)
+        except ServerError as exc:
+            if exc.code is not ErrorCode.NO_SUCH_TABLE or loop.time() > until:
+                raise
+        except (ConnectError, ConnectionLost):
+            if loop.time() > until:
+                raise
+            await reconnect(client)
+        await asyncio.sleep(0.5)
+
+
 async def _follow(client: Client, name: str, args: argparse.Namespace, need: int | None) -> int:
     """Print each update; start at `need` entrants (when given); stop when it finishes."""
     started = need is None
@@ -113,8 +137,10 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
         try:
             event = await client.next_event()
         except ConnectionLost:
-            await auto_reconnect(client)
-            continue
+            if await reconnect(client) is not None:
+                continue
+            # The server restarted, or its node died (a fresh login): watch again.
+            event = TournamentUpdate(tournament=await watch_again(client, name))
         if not isinstance(event, TournamentUpdate) or event.tournament.settings.name != name:
             continue
         info = event.tournament

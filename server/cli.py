@@ -28,7 +28,7 @@ from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION
 
-from . import logs
+from . import logs, tournament_cluster
 from .app import Server
 from .cluster import Cluster
 from .database import is_url, open_storage
@@ -247,6 +247,9 @@ async def _renew(cluster: Cluster, server: Server) -> None:
         try:
             lost = await cluster.renew(hub.tables.keys())
             await server.adopt()
+            # After the tables: a tournament taken over finds its games' tables here.
+            tournament_cluster.adopt(hub, cluster.take_tournaments)
+            server.done()  # the question goes out
             server.publish()  # not awaited: the next renewal must not wait behind it
         except StorageError as exc:
             log.warning("%s", exc)

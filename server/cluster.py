@@ -35,6 +35,7 @@ import asyncpg
 from .cluster_adopt import HANDOFF, Adoption
 from .cluster_base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
 from .cluster_lobby import CHAT, QUICK_PATIENCE, LobbyShare
+from .cluster_tournament_adopt import TournamentAdoption
 from .cluster_tournaments import RECORDS, TournamentShare
 from .pg_schema import TRANSIENT, reason, redact
 from .redirect import Owner
@@ -67,7 +68,7 @@ def fingerprint(key: bytes) -> str:
     return key[:8].hex()
 
 
-class Cluster(Adoption, LobbyShare, TournamentShare):
+class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
     """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
     (`Adoption`, `LobbyShare`).
 

@@ -4,6 +4,13 @@ The hub hands it every tournament message, tells it when a game ends (`game_over
 `flush` after each input so that finished games are wrapped up (their table closed, entrants back
 in the lobby) only once everyone has received GAME_OVER, and new games are seated as soon as their
 entrants are free.
+
+Each tournament is stored when it changes (made, entered, started, a game seated or finished:
+`Storage.save_tournament`, held with the writes of play, so a game's result and the standings it
+moves are in one commit), and taken up again by `restore` after a restart, or on a cluster's node
+from a dead node (`server.tournament_cluster.adopt`). Its entrants are known by player id: a
+session of the same id (a resume, or a login as the same identity) is the entrant again
+(`arrived`); an entrant with no session gets the default bot in its games, as one that left.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ from .config import HubConfig
 from .errors import TableError
 from .games import check_settings
 from .session import Session
+from .storage import Storage
 from .table import Table
 from .tournament import Tournament
+from .tournament_store import dump, load
 
 log = logging.getLogger("sushigo.server")
 
@@ -42,6 +51,10 @@ MAX_TOURNAMENTS = 100
 """Tournaments registering or running at once."""
 KEPT_FINISHED = 100
 """Finished tournaments kept for LIST_TOURNAMENTS (the oldest are dropped past it)."""
+RESTORE_GRACE = 10.0
+"""Seconds a restored tournament waits for its entrants in the lobby to come back (their clients
+retry within seconds of a restart) before a game of theirs starts with the default bot in their
+seat."""
 
 
 class DeskHost(Protocol):
@@ -50,6 +63,10 @@ class DeskHost(Protocol):
     tables: dict[str, Table]
     sessions: dict[bytes, Session]
     config: HubConfig
+    storage: Storage
+
+    def at(self, when: float, kind: str, target: object) -> None:
+        """Call back at `when` (`kind` "tournaments": `TournamentDesk.wake` with a name)."""
 
     def open_table(self, settings: TableSettings, host: str | None) -> Table:
         """A new table."""
@@ -75,7 +92,11 @@ class TournamentDesk:
         self.hub = hub
         self.tournaments: dict[str, Tournament] = {}
         self.entrants: dict[tuple[str, str], Session] = {}
-        """(tournament, player id) -> the entrant's session."""
+        """(tournament, player id) -> the entrant's session (none: a restored entrant not back)."""
+        self.by_player: dict[str, dict[str, None]] = {}
+        """Player id -> the tournaments it entered or hosts, for `arrived`."""
+        self.grace: dict[str, float] = {}
+        """Restored tournaments: until when their entrants not back yet are waited for."""
         self.watchers: dict[str, dict[Session, None]] = {}
         """Per tournament, the sessions told of its changes (in order; ended ones removed)."""
         self.away: dict[tuple[str, str], str] = {}
@@ -105,6 +126,7 @@ class TournamentDesk:
             except ValueError as exc:
                 raise TableError(ErrorCode.NOT_ALLOWED, str(exc)) from None
             self.entrants[msg.name, session.player_id] = session
+            self.by_player.setdefault(session.player_id, {})[msg.name] = None
             self._watch(msg.name, session)
             session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
             self._dirty.add(msg.name)
@@ -135,17 +157,32 @@ class TournamentDesk:
         t = self.check_new(session, msg)
         finished = [n for n, u in self.tournaments.items() if u.status is TournamentStatus.FINISHED]
         for old in finished[: max(0, len(finished) + 1 - KEPT_FINISHED)]:
-            del self.tournaments[old]  # the oldest results go first
-            self.watchers.pop(old, None)
-            for key in [k for k in self.entrants if k[0] == old]:
-                del self.entrants[key]
-                self.away.pop(key, None)
+            self._drop(old)  # the oldest results go first
         t.address = session.address
         self.tournaments[settings.name] = t
+        self.by_player.setdefault(session.player_id, {})[settings.name] = None
+        self.hub.storage.save_tournament(settings.name, dump(t))
         self.changed = True
         self._watch(settings.name, session)
         log.info("tournament %s created by %s", settings.name, session.player_id)
         session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+
+    def _drop(self, name: str) -> None:
+        t = self.tournaments.pop(name)
+        self.watchers.pop(name, None)
+        self.grace.pop(name, None)
+        self._dirty.discard(name)
+        for pid in [*t.entrants, t.host]:
+            mine = self.by_player.get(pid or "")
+            if mine is not None:
+                mine.pop(name, None)
+                if not mine:
+                    del self.by_player[pid or ""]
+        for key in [k for k in self.entrants if k[0] == name]:
+            del self.entrants[key]
+        for key in [k for k in self.away if k[0] == name]:
+            del self.away[key]
+        self.hub.storage.delete_tournament(name)
 
     def check_new(self, session: Session, msg: CreateTournament) -> Tournament:
         """The tournament CREATE_TOURNAMENT asks for, not yet added (TableError: why not)."""
@@ -202,7 +239,11 @@ class TournamentDesk:
         game = table.game
         if t is None or game is None:
             return
-        t.record(table.table_id, game.scores()[: game.players], game.places())
+        if table.table_id in t.running:  # (not already learnt from its record: `placed_over`)
+            t.record(table.table_id, game.scores()[: game.players], game.places())
+            # In the commit that stores the game's record: the standings never miss a game
+            # stored, nor count one twice, whenever the server dies.
+            self.hub.storage.save_tournament(t.settings.name, dump(t))
         self._finished.append(table)
         self._dirty.add(t.settings.name)
 
@@ -244,7 +285,9 @@ class TournamentDesk:
             self.hub.tables.pop(table.table_id, None)
         self._finished.clear()
         for name in list(self._dirty):
-            self._schedule(self.tournaments[name], now)
+            t = self.tournaments[name]
+            self._schedule(t, now)
+            self.hub.storage.save_tournament(name, dump(t))
         self.changed |= bool(self._dirty)
         for name in self._dirty:
             update = TournamentUpdate(tournament=self.tournaments[name].info())
@@ -255,13 +298,24 @@ class TournamentDesk:
 
     def _schedule(self, t: Tournament, now: float) -> None:
         name = t.settings.name
-        free = {
-            pid
-            for (tn, pid), session in self.entrants.items()
-            if tn == name and session.table is None and (tn, pid) not in self.away
-        }
+        if t.status is not TournamentStatus.RUNNING:
+            return
+        busy = {pid for seating in t.running.values() for pid in seating}
+        waiting = now < self.grace.get(name, now)
+        free = set()
+        for pid in t.entrants:
+            session = self.entrants.get((name, pid))
+            if pid in busy or (name, pid) in self.away:
+                continue
+            if session is None or self.hub.sessions.get(session.token_hash) is not session:
+                if waiting:  # restored: its client may be on its way back
+                    continue
+            elif session.table is not None:
+                continue
+            free.add(pid)
         for seating in t.next_games(free):
-            placed = self.hub.place_game(t, seating)
+            known = all((name, pid) in self.entrants for pid in seating)
+            placed = self.hub.place_game(t, seating) if known else None
             if placed is not None:  # on another node (`server.tournament_spread`)
                 t.running[placed] = seating
                 self.away.update(((name, pid), placed) for pid in seating)
@@ -275,8 +329,8 @@ class TournamentDesk:
         """Seat the game `seating` of `t` at `table` here and start it."""
         name = t.settings.name
         for seat, pid in enumerate(seating):
-            session = self.entrants[name, pid]
-            if self.hub.sessions.get(session.token_hash) is session:
+            session = self.entrants.get((name, pid))
+            if session is not None and self._live(session):
                 table.sit(session, seat)
                 session.table, session.seat = table, seat
                 session.send(TableJoined(table=table.info(), seat=seat))
@@ -314,3 +368,99 @@ class TournamentDesk:
         if name in self.tournaments and table.table_id not in self.away.values():
             return  # a game of this node's, played here
         self.visiting[table.table_id] = name
+
+    # -- after a restart, or taken over from a dead node -----------------------------------------
+
+    def restore(self, rows: list[tuple[str, bytes]], now: float) -> list[tuple[str, str]]:
+        """Take up stored tournaments (`rows`: name, state), after the tables they play at were
+        restored; the games they count as running whose table is not here, as (tournament, table
+        id), for the caller to settle (`lost_game`, or its record on a cluster). Their entrants
+        connected here already are theirs again; the others are waited for `RESTORE_GRACE`."""
+        missing: list[tuple[str, str]] = []
+        for name, blob in rows:
+            if name in self.tournaments:
+                continue
+            try:
+                t = load(blob)
+            except ValueError as exc:
+                log.error("tournament %s could not be restored: %s", name, exc)
+                continue
+            self.tournaments[name] = t
+            for pid in [*t.entrants, t.host]:
+                if pid is not None:
+                    self.by_player.setdefault(pid, {})[name] = None
+            for table_id in t.running:
+                table = self.hub.tables.get(table_id)
+                if table is not None:
+                    table.tournament = name
+                    self.visiting.pop(table_id, None)  # its game is this node's own now
+                if table is None or not table.playing:
+                    missing.append((name, table_id))
+                    if table is not None:  # its game ended here before it was taken over
+                        self._finished.append(table)
+            if t.status is TournamentStatus.RUNNING:
+                self.grace[name] = now + RESTORE_GRACE
+                self.hub.at(now + RESTORE_GRACE, "tournaments", name)
+            self._dirty.add(name)
+            log.info(
+                "tournament %s restored: %s, %d/%d games done, %d running",
+                name,
+                t.status,
+                t.games_done,
+                t.settings.games,
+                len(t.running),
+            )
+        if rows:
+            self.changed = True
+            for session in list(self.hub.sessions.values()):
+                if session.player_id in self.by_player:
+                    self.arrived(session)
+        return missing
+
+    def restored(self, table: Table) -> None:
+        """A table restored after its tournament was: its game is the tournament's."""
+        for name, t in self.tournaments.items():
+            if table.table_id in t.running:
+                table.tournament = name
+                return
+
+    def lost_game(self, name: str, table_id: str) -> None:
+        """A game `name` counts as running whose table is gone without a record (it could not
+        be restored): played again."""
+        t = self.tournaments.get(name)
+        if t is not None and t.running.pop(table_id, None) is not None:
+            log.error(
+                "tournament %s: the game at table %s is lost; it is played again", name, table_id
+            )
+            t.games_started -= 1
+            self._dirty.add(name)
+
+    def wake(self, name: str) -> None:
+        """A restored tournament has waited long enough for its entrants: seat who is free."""
+        if name in self.tournaments and self.grace.pop(name, None) is not None:
+            self._dirty.add(name)
+
+    def arrived(self, session: Session) -> None:
+        """A session logged in or resumed: if it is an entrant (or the host) of a tournament here
+        whose session is gone (a restart, its node's death, its connection's end), it is that
+        entrant again, and watches the tournament."""
+        names = self.by_player.get(session.player_id)
+        if not names:
+            return
+        pid = session.player_id
+        for name in names:
+            t = self.tournaments.get(name)
+            if t is None:
+                continue
+            if pid in t.entrants:
+                held = self.entrants.get((name, pid))
+                if held is not None and self._live(held):
+                    continue  # the entrant is here already (on another connection)
+                self.entrants[name, pid] = session
+            elif any(w.player_id == pid and self._live(w) for w in self.watchers.get(name, ())):
+                continue  # the host, watching already
+            self._watch(name, session)
+            self._dirty.add(name)  # it is told where the tournament is, and may be seated
+
+    def _live(self, session: Session) -> bool:
+        return self.hub.sessions.get(session.token_hash) is session

@@ -34,17 +34,24 @@ from sushigo.protocol import (
     RemoteProtocolError,
     Reveal,
     Seed,
-    ServerConnection,
     SignedRecord,
     TableSettings,
     TableUpdate,
     error_for,
-    new_challenge,
     sign_record,
 )
 from sushigo.protocol.errors import FATAL_CODES
 
-from . import deadlines, deferred, lifecycle, requests, tickets, tournament_spread
+from . import (
+    deadlines,
+    deferred,
+    hub_edges,
+    lifecycle,
+    requests,
+    tickets,
+    tournament_cluster,
+    tournament_spread,
+)
 from .admin import Admin
 from .config import HubConfig
 from .deferred import Ask, Read
@@ -53,11 +60,11 @@ from .errors import TableError
 from .history import History
 from .limits import Limits
 from .lobby import Lobby
-from .moderation import Moderation, sanction_message
+from .moderation import Moderation
 from .names import Names
 from .persist import changes, saved
 from .redirect import CutOff, Directory, send_off, take_away
-from .session import AWAY_WATCHER_BYTES, Bucket, Conn, Session, Transport, broadcast
+from .session import AWAY_WATCHER_BYTES, Conn, Session, Transport, broadcast
 from .stats import Stats
 from .storage import Storage
 from .table import Table
@@ -99,12 +106,13 @@ class Hub:
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
         self.tables: dict[str, Table] = {}
-        self._ids = itertools.count(1)
+        self.conn_ids = itertools.count(1)
         self._timers: list[tuple[float, int, str, Any]] = []
         self._timer_seq = itertools.count()
         self._watched: dict[str, float] = {}
         """The deadline last scheduled per table, to push each change once."""
         self.now = 0.0
+        self._started = False
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
         self.history = History(self)
@@ -170,45 +178,18 @@ class Hub:
     # -- the adapter's entry points ---------------------------------------------------------
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
-        """Load the tables saved by an earlier run (`server.lifecycle.restore`)."""
-        return lifecycle.restore(self, now, tables)
+        """Load the tables saved by an earlier run (`server.lifecycle.restore`); at the first
+        call (the server's start), then the tournaments stored (a cluster's node: its own)."""
+        count = lifecycle.restore(self, now, tables)
+        if not self._started:
+            self._started = True
+            tournament_cluster.restore(self, self.storage.load_tournaments(), now)
+        return count
 
     def open(self, transport: Transport, address: str, port: int, now: float) -> Conn | None:
         """A new connection; None when a cap refuses it (the adapter closes it)."""
         self.now = now
-        cfg = self.config
-        banned = self.moderation.address_ban(address)
-        if banned is not None:
-            self.stats.count(self.stats.rejected, "banned")
-            why = sanction_message(banned, self.wall_ms())
-            self.limits.refuse(transport, f"{address}:{port}", why, now, ErrorCode.BANNED)
-            return None
-        refusal = self.limits.admit(address, len(self.conns), now)
-        if refusal is not None:
-            reason, why = refusal
-            self.stats.count(self.stats.rejected, reason)
-            self.limits.refuse(transport, f"{address}:{port}", why, now)
-            return None
-        self.stats.connections_opened += 1
-        conn = Conn(
-            id=next(self._ids),
-            transport=transport,
-            address=address,
-            peer=f"{address}:{port}",
-            proto=ServerConnection(),
-            challenge=new_challenge(),
-            opened=now,
-            last_received=now,
-            messages=Bucket(cfg.messages_per_second, cfg.message_burst, now),
-            volume=Bucket(cfg.bytes_per_second, cfg.bytes_per_second, now),
-            chat=Bucket(cfg.chat_per_second, cfg.chat_burst, now),
-        )
-        self.conns[conn.id] = conn
-        self.limits.opened(conn)
-        self._at(now + cfg.handshake_seconds, "handshake", conn.id)
-        self._at(now + cfg.heartbeat_seconds, "heartbeat", conn.id)
-        log.debug("connect %s", conn.peer)
-        return conn
+        return hub_edges.admit(self, transport, address, port, now)
 
     def data(self, conn: Conn, data: bytes, now: float) -> None:
         """Bytes from a connection."""
@@ -340,7 +321,7 @@ class Hub:
                 self.lobby.check_abandoned(table, now)
             self.forget(crowded, now)
             if table is None and session.player_id in self.admin.admins:
-                self._expire(session, now)  # sushigo-admin never resumes: no session left over
+                self.expire(session, now)  # sushigo-admin never resumes: no session left over
         log.debug("disconnect %s", conn.peer)
 
     def next_deadline(self) -> float | None:
@@ -361,27 +342,8 @@ class Hub:
                     del self._watched[table.table_id]
                     table.on_timer(now)  # early (the deadline moved on): does nothing
                     self.watch(table)
-            # The other timers name their target by its key (a connection's id, a session's
-            # token hash, a table's id), not the object: a connection closed, a session ended
-            # or a table closed before its timer fires is freed at once, not when it fires (a
-            # flood of short connections would otherwise keep thousands of them for minutes).
-            elif kind in _CONN_TIMERS:
-                conn = self.conns.get(target)
-                if conn is not None:
-                    if kind == "heartbeat":
-                        deadlines.heartbeat_due(self, conn, now)
-                    elif kind == "frame":
-                        deadlines.frame_due(self, conn, now)
-                    else:
-                        deadlines.handshake_due(self, conn, now)
-            elif kind == "abandon":
-                abandoned = self.tables.get(target)
-                if abandoned is not None:
-                    self.lobby.abandoned(abandoned, now)
-            elif kind == "expire":
-                session = self.sessions.get(target)
-                if session is not None:
-                    self._expire(session, now)
+            else:
+                hub_edges.fire(self, kind, target, now)
         if self.desk.pending:
             self.desk.flush(now)
 
@@ -449,15 +411,16 @@ class Hub:
         during a game, to a bot; its token with it)."""
         for conn in [c for c in self.conns.values() if c.session is session]:
             self._fatal(conn, exc)
-        self._expire(session, now)
+        self.expire(session, now)
 
     def forget(self, sessions: list[Session], now: float) -> None:
         """End sessions kept away before their time, to stay within the caps."""
         for session in sessions:
             log.info("too many sessions away: forgetting %s's", session.player_id)
-            self._expire(session, now)
+            self.expire(session, now)
 
-    def _expire(self, session: Session, now: float) -> None:
+    def expire(self, session: Session, now: float) -> None:
+        """End a session away past its resume window (its seat, in a game, to a bot)."""
         if session.attached or self.sessions.get(session.token_hash) is not session:
             return
         del self.sessions[session.token_hash]
@@ -607,13 +570,12 @@ class Hub:
         log.info("resume %s%s", session.player_id, f" at table {table.table_id}" if table else "")
         if table is not None:
             table.abandon_at = None
+        self.desk.arrived(session)
 
     def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         self.lobby.leave(session, table, ref)
 
 
-_CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
-"""The timers of a connection (named by its id)."""
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
 

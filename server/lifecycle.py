@@ -86,6 +86,7 @@ def restore(hub: Host, now: float, tables: list[tuple[str, bytes]] | None = None
             log.error("table %s could not be restored: %s", table_id, exc)
             continue
         hub.tables[table_id] = table
+        hub.desk.restored(table)  # a game of a tournament restored before (taken over first)
         hub.lobby.restored(table)
         hub.desk.adopted(table)  # a tournament's game: its entrants go home at its end
         hub.watch(table)

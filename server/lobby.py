@@ -47,6 +47,7 @@ from sushigo.protocol import (
 )
 
 from .config import HubConfig
+from .desk import TournamentDesk
 from .errors import TableError
 from .games import adapter, check_settings, describe
 from .limits import Limits
@@ -78,6 +79,7 @@ class LobbyHost(TableHost, Protocol):
     wall_ms: Callable[[], int]
     limits: Limits
     names: Names
+    desk: TournamentDesk
     moderation: Moderation
     draining: bool
     """No new table or game (an admin drains the server: `server.admin`)."""

@@ -15,6 +15,7 @@ from typing import Protocol
 from sushigo.protocol import ErrorCode, LoggedIn, LoginGuest, LoginKey, verify_login
 from sushigo.protocol.identity import player_id_for_key
 
+from .desk import TournamentDesk
 from .errors import TableError
 from .limits import Limits
 from .moderation import Moderation, sanction_message
@@ -39,6 +40,7 @@ class LoginHost(Protocol):
     moderation: Moderation
     nodes: tuple[str, ...]
     """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
+    desk: TournamentDesk
 
 
 def login(hub: LoginHost, conn: Conn, msg: LoginGuest | LoginKey) -> None:
@@ -87,4 +89,5 @@ def logged_in(
             nodes=hub.nodes,
         )
     )
+    hub.desk.arrived(session)  # an entrant whose session was lost (a restart): theirs again
     return session

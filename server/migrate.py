@@ -6,7 +6,7 @@
 Everything is copied in one PostgreSQL transaction: finished games (their records and signatures
 byte for byte, so every one still verifies), results, identities, ratings of every game kind,
 tables in progress (each as its whole saved state), reconnect tokens, bans and mutes, the admins'
-audit log and aborted games. The target must be empty
+audit log, aborted games and tournaments. The target must be empty
 (a new database, or one with only the schema); the source is opened as the server would open it,
 so an older SQLite schema is upgraded first. Stop the server before migrating, copy its key file
 too (``server.db.key``; with PostgreSQL, give it to the server with ``--key``), and start the
@@ -39,6 +39,7 @@ _TABLES = (
     "audit_log",
     "aborted_games",
     "aborted_results",
+    "tournaments",
 )
 """What is copied, in an order foreign keys allow."""
 
@@ -81,6 +82,11 @@ def migrate(source: str, target: str) -> dict[str, int]:
             "aborted_results": conn.execute(
                 "SELECT game_id, seat, player_id, name, score, place FROM aborted_results"
             ).fetchall(),
+            # A lone server's (no node), in the order made.
+            "tournaments": [
+                (name, "", state, made)
+                for made, (name, state) in enumerate(sqlite.load_tournaments(), 1)
+            ],
         }
         signed = {row[0]: (row[4], row[5]) for row in rows["records"]}
     with PgStorage(target, exclusive=True) as pg:

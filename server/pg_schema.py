@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 10
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -211,6 +211,19 @@ _V8: Final = (
 # the game on another node and learns its result from the record (server/cluster_tournaments.py).
 _V9: Final = ("CREATE INDEX records_by_table ON records (table_id)",)
 
+# Version 10: tournaments (server/tournament_store.py), so that one outlives a restart or its
+# node: one row each, its state a blob rewritten when it changes, and the node that runs it (a
+# lone server's: ''), which a live node takes over when that node dies (its lease ends).
+_V10: Final = (
+    f"""CREATE TABLE tournaments (
+        name text PRIMARY KEY,
+        node {_ID} NOT NULL,
+        state bytea NOT NULL,
+        made bigserial NOT NULL
+    )""",
+    "CREATE INDEX tournaments_by_node ON tournaments (node)",
+)
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -218,6 +231,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (7, _V7),
     (8, _V8),
     (9, _V9),
+    (10, _V10),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

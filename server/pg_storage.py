@@ -65,6 +65,7 @@ from .pg_schema import (
     take_lock,
 )
 from .pg_tokens import KeptTokens, read_tables
+from .pg_tournaments import PgTournaments
 from .storage import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 __all__ = ["SCHEMA_VERSION", "PgStorage"]
@@ -85,7 +86,7 @@ BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
 
-class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
+class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -433,11 +434,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, WriteCounts):
             for table, values in rows.items():
                 if values:
                     await conn.copy_records_to_table(table, records=values)
-            if rows.get("audit_log"):  # its numbers were copied: go on after the last
-                await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('audit_log', 'id'), max(id)) "
-                    "FROM audit_log"
-                )
+            for table, column in (("audit_log", "id"), ("tournaments", "made")):
+                if rows.get(table):  # its numbers were copied: go on after the last
+                    await conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                        f"max({column})) FROM {table}"
+                    )
 
         self._call(self._run([(copy, None, None)]), "copy in")
         for token_hash, table_id, seat, expires_ms in rows.get("tokens", []):

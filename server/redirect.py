@@ -51,6 +51,8 @@ log = logging.getLogger("sushigo.server")
 
 REDIRECT_VERSION = Version(2, 4)
 """The first protocol version with REDIRECT: an older client is answered as by a lone server."""
+TOURNAMENT_REDIRECT = "tournament_redirect"
+"""The capability of a client that follows a REDIRECT answering a tournament request."""
 
 
 class Owner(NamedTuple):

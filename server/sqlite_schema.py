@@ -183,6 +183,16 @@ _V5: Final = (
     ) WITHOUT ROWID""",
 )
 
+# Version 10: tournaments (server/tournament_store.py), so that one outlives a restart: one row
+# each, its state a blob rewritten when it changes (not at every turn). A rowid table, read in
+# rowid order: the order they were made, which the tournament list keeps.
+_V10: Final = (
+    """CREATE TABLE tournaments (
+        name TEXT NOT NULL UNIQUE,
+        state BLOB NOT NULL
+    )""",
+)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -198,6 +208,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(()),
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
+    _statements(_V10),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

@@ -56,6 +56,7 @@ from .sqlite_schema import (
     scalar,
 )
 from .sqlite_tables import SqliteTables
+from .sqlite_tournaments import SqliteTournaments
 from .storage import StorageError, WriteCounts
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteStorage"]
@@ -77,7 +78,7 @@ _Held = tuple[str, tuple[Any, ...]] | tuple[Callable[[sqlite3.Connection], None]
 """A held write: a statement and its parameters, or a function of the connection."""
 
 
-class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, WriteCounts):
+class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournaments, WriteCounts):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With

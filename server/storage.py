@@ -309,6 +309,20 @@ class Storage(Protocol):
         """Every table in progress as ``(table_id, head + its turns in order)``, by table id.
         Turns past a missing number are left out (and logged)."""
 
+    # tournaments (`server.tournament_store`: one blob each, written when it changes)
+
+    def save_tournament(self, name: str, state: bytes) -> None:
+        """Store a tournament's state, replacing the one stored under its name (held with
+        write-behind; a newer one held replaces the held one). On a cluster's node, only a
+        tournament this node holds (or a new one) is written: another node's is left as it is."""
+
+    def delete_tournament(self, name: str) -> None:
+        """Forget a tournament (no error if there is none)."""
+
+    def load_tournaments(self) -> list[tuple[str, bytes]]:
+        """Every stored tournament (a cluster's node: those it holds) as ``(name, state)``, in
+        the order they were first stored."""
+
     # finished games
 
     def finish_game(

@@ -13,12 +13,18 @@ cluster's to see and reach.
   its name in `table_id`): the client logs in there with it as the same identity and asks again.
   A client without the capability (its library expects the tournament's answer) is told in one
   line which node runs it.
+- A tournament outlives its node: each is stored (`Storage.save_tournament`, its row naming the
+  node that runs it), and when that node dies or stops (its lease ends) a live node takes it over
+  at its next renewal (`adopt`: one conditional update, so one node gets it), restores it as a
+  restarted server does (`restore`) and runs it on. A game it counts as running whose table is
+  not on this node (on its way here, on another node, placed there) is learnt from its record.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import msgpack
@@ -37,18 +43,15 @@ from sushigo.protocol import (
 )
 from sushigo.protocol._codec import FieldError, codec
 
-from . import tickets
+from . import tickets, tournament_spread
 from .desk import TournamentDesk
 from .errors import TableError
-from .redirect import Owner, RedirectHost, speaks
+from .redirect import TOURNAMENT_REDIRECT, Owner, RedirectHost, speaks
 from .session import Conn, Session
 
-__all__ = ["TOURNAMENT_REDIRECT", "published", "tournament_elsewhere"]
+__all__ = ["TOURNAMENT_REDIRECT", "adopt", "published", "restore", "tournament_elsewhere"]
 
 log = logging.getLogger("sushigo.server")
-
-TOURNAMENT_REDIRECT = "tournament_redirect"
-"""The capability of a client that follows a REDIRECT answering a tournament request."""
 
 
 class TournamentHost(RedirectHost, Protocol):
@@ -61,6 +64,38 @@ def published(desk: TournamentDesk) -> list[tuple[str, bytes]]:
     """A node's tournaments as it publishes them: (name, TOURNAMENT_INFO packed)."""
     encode = codec(TournamentInfo)[0]
     return [(name, msgpack.packb(encode(t.info()))) for name, t in desk.tournaments.items()]
+
+
+def restore(hub: tournament_spread.SpreadHost, rows: list[tuple[str, bytes]], now: float) -> None:
+    """Take up stored tournaments (after a restart: those stored; on a cluster's node, those it
+    took over). A game whose table is not here: on a lone server it is lost (played again);
+    on a cluster's node it is played elsewhere, or is coming here, and its result is read from
+    its record once stored."""
+    desk, cluster = hub.desk, hub.cluster
+    for name, table_id in desk.restore(rows, now):
+        if cluster is None:
+            desk.lost_game(name, table_id)
+            continue
+
+        # Its table is another node's (placed there, or taken over by a third node), or gone:
+        # with no lease nor record naming it (a deadline passed already), it is taken back
+        # and played here, under one conditional row as a placed game never made.
+        seating = desk.tournaments[name].running[table_id]
+        tournament_spread.await_result(hub, name, table_id, seating, deadline=0.0)
+
+
+def adopt(
+    hub: tournament_spread.SpreadHost, take: Callable[[], Awaitable[list[tuple[str, bytes]]]]
+) -> None:
+    """A cluster's node takes over the tournaments of dead nodes (`take`: `Cluster.take_tournaments`)
+    and runs them on."""
+
+    def then(rows: list[tuple[str, bytes]], now: float) -> None:
+        if rows:
+            log.info("took over %d tournaments of nodes gone", len(rows))
+            restore(hub, rows, now)
+
+    hub.ask(take, then, conn=None, ref=None, what="the tournaments of nodes gone")
 
 
 def tournament_elsewhere(hub: TournamentHost, conn: Conn, session: Session, msg: Message) -> bool:

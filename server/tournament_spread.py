@@ -45,14 +45,13 @@ from typing import Protocol
 from sushigo.protocol import Redirect, TableJoined
 
 from . import tickets
-from .redirect import REDIRECT_VERSION, RedirectHost
+from .redirect import REDIRECT_VERSION, TOURNAMENT_REDIRECT, RedirectHost
 from .session import Session
 from .storage import StorageError
 from .table import Table
 from .tournament import Tournament
-from .tournament_cluster import TOURNAMENT_REDIRECT
 
-__all__ = ["arrive", "place", "send_home"]
+__all__ = ["arrive", "await_result", "place", "send_home"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -90,9 +89,10 @@ def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | Non
     name = t.settings.name
     sessions: list[Session] = []
     for pid in seating:
-        session = hub.desk.entrants[name, pid]
-        live = hub.sessions.get(session.token_hash) is session
-        if not live or session.table is not None or not _follows(session):
+        session = hub.desk.entrants.get((name, pid))  # none: restored, not back yet
+        if session is None or hub.sessions.get(session.token_hash) is not session:
+            return None
+        if session.table is not None or not _follows(session):
             return None
         sessions.append(session)
     target = cluster.least_loaded(len(hub.tables))
@@ -121,14 +121,14 @@ def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | Non
         for session, (__, data) in zip(sessions, issued, strict=True):
             if hub.sessions.get(session.token_hash) is session:
                 session.send(Redirect(address=address, table_id=table_id, ticket=data))
-        _result(hub, name, table_id, seating, deadline)
+        await_result(hub, name, table_id, seating, deadline)
 
     log.info("tournament %s: game at table %s placed on %s", name, table_id, node)
     hub.ask(job, then, conn=None, ref=None, what="a tournament game's tickets")
     return table_id
 
 
-def _result(
+def await_result(
     hub: SpreadHost, name: str, table_id: str, seating: tuple[str, ...], deadline: float
 ) -> None:
     """Learn the result of the game placed at `table_id` (once its entrants are back, or a
@@ -180,7 +180,7 @@ def _take_back(
             return
         if hub.tables.get(table_id) is table and not table.playing:
             del hub.tables[table_id]
-        _result(hub, name, table_id, seating, deadline)
+        await_result(hub, name, table_id, seating, deadline)
 
     hub.ask(
         lambda: cluster.claim_game(table_id),

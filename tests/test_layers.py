@@ -29,16 +29,24 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         "metrics",
         "logs",
     ),
-    ("cluster_adopt", "cluster_lobby", "cluster_tournaments"),  # the parts of a cluster's node
+    (
+        "cluster_adopt",
+        "cluster_lobby",
+        "cluster_tournaments",
+        "cluster_tournament_adopt",
+    ),  # the parts of a cluster's node
     ("cluster_base",),
     ("hub",),  # connections, limits and routing: the core the adapter feeds
-    ("requests", "lifecycle", "deadlines", "deferred"),  # the core's parts
+    ("requests", "lifecycle", "deadlines", "deferred", "hub_edges"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
     # a cluster's table list, new tables and tournaments, over its routing
     ("tournament_spread",),  # a tournament's games on other nodes
     ("listing", "placement", "tournament_cluster"),
     ("redirect",),  # a cluster's routing, over the lobby's login
-    ("lobby", "login", "desk", "tournament", "resume", "limits", "names", "history", "results"),
+    (
+        *("lobby", "login", "desk", "tournament", "tournament_store", "resume", "limits"),
+        *("names", "history", "results"),
+    ),
     ("moderation",),  # bans and mutes, in memory
     ("session",),  # sessions (and their connections)
     ("table", "steps", "seating", "phases", "persist"),  # the table driver
@@ -47,6 +55,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
     (  # their parts
         *("sqlite_tables", "sqlite_records", "sqlite_schema", "sqlite_moderation"),
+        "sqlite_tournaments",
         *(
             "pg_records",
             "pg_schema",
@@ -55,6 +64,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
             "pg_batches",
             "pg_fence",
             "pg_tokens",
+            "pg_tournaments",
         ),
     ),
     ("errors", "config", "storage", "stats", "tickets", "wallclock"),  # what every layer above uses
@@ -83,6 +93,8 @@ CLOCKLESS += (
     "deferred",
     "tournament_cluster",
     "tournament_spread",
+    "tournament_store",
+    "hub_edges",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 

@@ -60,6 +60,8 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
     storage.save_table("u", b"aborted")
     aborted = [PlayerResult(ann, "ann", 0, 12, 1), PlayerResult(None, "bot", 1, 3, 2)]
     storage.abort_game("u", "ga", "sushi-go", b"rec", b"sig", aborted, aborted_ms=9, reason="x")
+    storage.save_tournament("spring", b"state of spring")
+    storage.save_tournament("autumn", b"state of autumn")
     games = [g.game_id for g in storage.list_records()]
     storage.close()
     assert len(games) == 2
@@ -68,7 +70,7 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
     assert server_main(["migrate", "--from", str(db), "--to", pg_url]) == 0
     out = capsys.readouterr().out
     assert "copied 2 records, 4 results, 1 identities, 2 ratings, 1 tables in progress" in out
-    assert "1 sanctions, 1 audit log, 1 aborted games, 2 aborted results" in out
+    assert "1 sanctions, 1 audit log, 1 aborted games, 2 aborted results, 2 tournaments" in out
     for game_id in games:
         assert replay_main(["--db", pg_url, "--key", str(key_file), game_id]) == 0
         assert "verified:" in capsys.readouterr().out
@@ -83,6 +85,9 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
         assert [e.action for e in pg.audit_log()] == ["unban", "ban"]
         (game,) = pg.aborted_games()
         assert (game.game_id, game.record, game.players) == ("ga", b"rec", tuple(aborted))
+        pg.save_tournament("winter", b"state of winter")  # made after the copied ones
+        assert [name for name, _ in pg.load_tournaments()] == ["spring", "autumn", "winter"]
+        assert pg.load_tournaments()[0] == ("spring", b"state of spring")
 
     # Once is enough: a database with rows is never written into.
     assert server_main(["migrate", "--from", str(db), "--to", pg_url]) == 1

@@ -108,14 +108,14 @@ def test_migration_runs_pending_steps_once(tmp_path: Path, monkeypatch: pytest.M
 
     def v2(conn: sqlite3.Connection) -> None:
         calls.append(1)
-        conn.execute("CREATE TABLE tournaments (id TEXT PRIMARY KEY)")
+        conn.execute("CREATE TABLE future_things (id TEXT PRIMARY KEY)")
 
     monkeypatch.setattr(storage_module, "MIGRATIONS", [*storage_module.MIGRATIONS, v2])
     monkeypatch.setattr(storage_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with SqliteStorage(path) as storage:
         assert storage.schema_version == SCHEMA_VERSION + 1
         assert storage.load_tables() == [("t", b"x")]
-        storage._conn.execute("SELECT * FROM tournaments").fetchall()
+        storage._conn.execute("SELECT * FROM future_things").fetchall()
     with SqliteStorage(path):
         pass
     assert calls == [1]

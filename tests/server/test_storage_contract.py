@@ -10,6 +10,7 @@ import hashlib
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from processes import kill_when_ready
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.database import open_storage
+from sushigo.server.pg_storage import PgStorage
 from sushigo.server.sqlite_storage import SqliteStorage
 from sushigo.server.storage import (
     AuditRecord,
@@ -447,7 +449,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     version = first.schema_version
     first.close()
     older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
-    older.append("DROP TABLE sanctions")
+    older += ["DROP TABLE sanctions", "DROP TABLE tournaments"]
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
         older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
@@ -462,7 +464,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 9
+    assert again.schema_version == version == 10
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -648,3 +650,71 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(
     assert stored is not None
     assert (stored.record, stored.signature, len(stored.players)) == (b"record", b"signature", 2)
     assert storage.find_token(b"k" * 32) == TokenEntry("t7", 1, 99)
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+
+
+def test_tournaments_are_stored_replaced_in_place_and_forgotten(db: Storage) -> None:
+    assert db.load_tournaments() == []
+    db.save_tournament("cup", b"one")
+    db.save_tournament("spring", b"two")
+    db.save_tournament("cup", b"one, later")  # keeps its place: the order made
+    assert db.load_tournaments() == [("cup", b"one, later"), ("spring", b"two")]
+    db.delete_tournament("cup")
+    db.delete_tournament("none such")
+    assert db.load_tournaments() == [("spring", b"two")]
+
+
+def test_a_tournaments_writes_are_held_and_the_newest_replaces_the_held_one(
+    wb: Storage, opener: Opener
+) -> None:
+    wb.save_tournament("cup", b"made")
+    wb.save_tournament("cup", b"started")
+    assert wb.held == 1  # the newer state replaced the held one: one write, not a write each
+    wb.flush(wait=True)
+    assert opener().load_tournaments() == [("cup", b"started")]
+
+
+def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
+    opener: Opener, db_name: str, request: pytest.FixtureRequest
+) -> None:
+    first = opener()
+    first.save_table("t", b"kept")
+    first.close()
+    older = ["DROP TABLE tournaments"]
+    if db_name.startswith("postgresql://"):
+        older.append("UPDATE sushigo_schema SET version = 9")
+        cluster = request.getfixturevalue("pg_cluster")
+        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
+    else:
+        raw = sqlite3.connect(db_name)
+        for statement in [*older, "PRAGMA user_version = 9"]:
+            raw.execute(statement)
+        raw.commit()
+        raw.close()
+    again = opener()
+    assert again.schema_version == 10
+    assert again.load_tables() == [("t", b"kept")]
+    again.save_tournament("cup", b"state")
+    assert again.load_tournaments() == [("cup", b"state")]
+
+
+def test_a_node_writes_only_its_own_tournaments(pg_url: str) -> None:
+    """PostgreSQL on a cluster: a tournament another node took over is not written over by the
+    node that held it (one away past its lease), and each node loads its own."""
+    first = open_storage(pg_url, write_behind=False)
+    second = open_storage(pg_url, write_behind=False)
+    try:
+        assert isinstance(first, PgStorage) and isinstance(second, PgStorage)
+        first.fence = ("n1", timedelta(seconds=10))
+        second.fence = ("n2", timedelta(seconds=10))
+        first.save_tournament("cup", b"n1's")
+        second.save_tournament("cup", b"n2's")  # n1 holds it: left as it is
+        assert first.load_tournaments() == [("cup", b"n1's")]
+        assert second.load_tournaments() == []
+        second.delete_tournament("cup")
+        assert first.load_tournaments() == [("cup", b"n1's")]
+    finally:
+        first.close()
+        second.close()
