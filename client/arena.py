@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from math import floor
 from typing import Any, NamedTuple, TextIO
 
 from sushigo.bots import RandomStrategy, StrategyError, strategy_factory
@@ -165,7 +166,7 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
             # generator (a test holds this path to the strategies' own).
             draw = rng.random
             while acting := to_act():
-                step([a[int(draw() * len(a))] for a in every_legal()])
+                step([a[floor(draw() * len(a))] for a in every_legal()])
             return GameResult(index, names, game.scores()[:n], game.places(), game.winners())
         bots = [make() for make in factories]
         for bot in bots:
