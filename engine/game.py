@@ -435,7 +435,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             if size <= EXACT_MAX_SIZE:
                 sets = tuple(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
             else:
-                sets = presence_sets(hands, keys)
+                sets = presence_sets(hands, size, keys)
             if None not in sets:
                 self._legal = sets  # type: ignore[assignment]  # None was just ruled out
                 return events
