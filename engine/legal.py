@@ -167,9 +167,7 @@ def turn_sets(
     return tuple(out)
 
 
-def presence_sets(
-    hands: list[int], size: int, chop_keys: list[int]
-) -> tuple[LegalSet | None, ...]:
+def presence_sets(hands: list[int], size: int, chop_keys: list[int]) -> tuple[LegalSet | None, ...]:
     """Every seat's legal set for hands of `size` cards, two or more, none the dummy's
     controller's, from `legal_set`'s cache (None where it is not cached yet), in one
     comprehension: its keys without `legal_set`'s call for each seat. `chop_keys` as for
