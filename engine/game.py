@@ -52,7 +52,7 @@ from .observation import (
 from .options import GameOptions
 from .rng import DeterministicRng
 from .rounds import RoundGame
-from .scoring import RoundPoints, packed_breakdown, round_breakdown, score_puddings
+from .scoring import RoundPoints, packed_round, round_breakdown, score_puddings
 
 DECK_STREAM = b"deck"
 """The generator stream (see engine.rng) that shuffles the deck."""
@@ -114,6 +114,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         "_open_wasabi",
         "_passes_left",
         "_shown",
+        "_soy",
         "_tableaus",
         "_tcodes",
         "_turn",
@@ -134,6 +135,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._deck_pos = 0
         self._deal_size = self.options.hand_size
         """`options.hand_size` (a property: a Python call each time it is read)."""
+        self._soy = self.options.soy_sauce
         self._hands = [0] * n
         self._hand_len = 0
         self._dummy_pile: list[int] = []
@@ -194,6 +196,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         game._deck = [_BITS[card] for card in deck]
         game._deck_pos = 0
         game._deal_size = options.hand_size
+        game._soy = options.soy_sauce
         game._hands = [pack(hand) for hand in hands]
         game._controller = obs.dummy_controller
         game._hand_len = views[0 if obs.dummy_controller != 0 else 1].hand_size
@@ -435,7 +438,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
             if size <= EXACT_MAX_SIZE:
                 sets = tuple(map(exact_set, map(_or, hands, keys) if any(keys) else hands))
             else:
-                sets = presence_sets(hands, keys)
+                sets = presence_sets(hands, size, keys)
             if None not in sets:
                 self._legal = sets  # type: ignore[assignment]  # None was just ruled out
                 return events
@@ -547,12 +550,11 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
 
     def _end_round(self, events: list[Event]) -> None:
         codes = self._tcodes
-        points = tuple(packed_breakdown(codes))
-        kept = [code >> _PUDDING_SHIFT & 15 for code in codes]
+        points, totals, kept = packed_round(codes, self._soy)
         self._puddings = list(map(_add, self._puddings, kept))
-        # Every card dealt this round is in a tableau now: hand_size for each one.
-        self._discarded += self._deal_size * len(codes) - sum(kept)
         t = len(codes)
+        # Every card dealt this round is in a tableau now: hand_size for each one.
+        self._discarded += self._deal_size * t - sum(kept)
         self._tcodes = [0] * t
         self._open_wasabi = [0] * t
         self._chop = [0] * t
@@ -562,7 +564,7 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
                 tableau.clear()
         self._shown = len(self._history)
         self._controller = None
-        events.append(self._scored(points, map(sum, points)))
+        events.append(self._scored(points, totals))
         if self._round < ROUNDS:
             self._start_round()
             events.append(

@@ -103,11 +103,17 @@ def legal_set(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> L
     cache = _CACHE
     if controls_dummy:
         cache, key = _DUMMY_CACHE, code << 5 | size << 1 | chopsticks
+    elif size > _SMALL_COUNTS:
+        # (Two or three players: a kind may fill a nibble, so its bits are folded instead.)
+        if chopsticks and size >= 2:
+            twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
+            key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
+        else:
+            key = ((t := code | code >> 1) | t >> 2) & _LOW_BITS
     elif chopsticks and size >= 2:
-        twice = (code >> 1 | code >> 2 | code >> 3) & _LOW_BITS
-        key = (code | twice) & _LOW_BITS | twice << 1 | _CHOP_KEY
+        key = (code + _SEVENS) & _HIGH_BITS | ((code + _SIXES) & _HIGH_BITS) >> 1 | _CHOP_KEY
     else:
-        key = ((t := code | code >> 1) | t >> 2) & _LOW_BITS  # see `presence_sets`
+        key = (code + _SEVENS) & _HIGH_BITS  # see `presence_sets`
     found = cache.get(key)
     if found is None:
         if len(cache) >= _CACHE_LIMIT:
@@ -142,7 +148,7 @@ def turn_sets(
     if small:
         found = tuple(map(_EXACT.get, map(operator.or_, hands, chop_keys)))
     elif controller is None:
-        found = presence_sets(hands, chop_keys)
+        found = presence_sets(hands, size, chop_keys)
     else:
         found = (None,) * len(hands)
     if controller is None and None not in found:
@@ -161,15 +167,37 @@ def turn_sets(
     return tuple(out)
 
 
-def presence_sets(hands: list[int], chop_keys: list[int]) -> tuple[LegalSet | None, ...]:
-    """Every seat's legal set for hands of two cards or more, none the dummy's controller's, from
-    `legal_set`'s cache (None where it is not cached yet), in one comprehension: its keys without
-    `legal_set`'s call for each seat. `chop_keys` as for `turn_sets`.
+def presence_sets(hands: list[int], size: int, chop_keys: list[int]) -> tuple[LegalSet | None, ...]:
+    """Every seat's legal set for hands of `size` cards, two or more, none the dummy's
+    controller's, from `legal_set`'s cache (None where it is not cached yet), in one
+    comprehension: its keys without `legal_set`'s call for each seat. `chop_keys` as for
+    `turn_sets`.
 
-    A kind is present when any bit of its nibble is: `t = code | code >> 1` folds each nibble's
-    bits 1 and 3 onto bits 0 and 2, and `t | t >> 2` bit 2 onto bit 0 (five operations on a
-    two-digit int rather than seven; each makes a new int). With chopsticks ready the key also
-    says which kinds the hand holds twice or more (any of bits 1 to 3)."""
+    The key says which kinds the hand holds. In a hand of at most 8 cards (`_SMALL_COUNTS`) no
+    count passes 8, so adding 7 to every nibble carries into none and sets a nibble's top bit
+    exactly when its kind is present: two operations on the packed code (each makes a new int).
+    With chopsticks ready the key also says which kinds the hand holds twice or more (adding 6,
+    shifted one bit down). Bigger hands (two or three players) fold each nibble's bits instead."""
+    get = _CACHE.get
+    if size > _SMALL_COUNTS:
+        return _folded_sets(hands, chop_keys)
+    high = _HIGH_BITS
+    if not any(chop_keys):
+        return tuple([get((c + _SEVENS) & high) for c in hands])
+    return tuple(
+        [
+            get((c + _SEVENS) & high | ((c + _SIXES) & high) >> 1 | _CHOP_KEY)
+            if k
+            else get((c + _SEVENS) & high)
+            for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
+        ]
+    )
+
+
+def _folded_sets(hands: list[int], chop_keys: list[int]) -> tuple[LegalSet | None, ...]:
+    """`presence_sets` for hands of more than 8 cards, keyed as `legal_set` keys them: a kind is
+    present when any bit of its nibble is (`t = code | code >> 1` folds each nibble's bits 1 and 3
+    onto bits 0 and 2, and `t | t >> 2` bit 2 onto bit 0), held twice when any of bits 1 to 3 is."""
     get = _CACHE.get
     low = _LOW_BITS
     if not any(chop_keys):
@@ -182,6 +210,14 @@ def presence_sets(hands: list[int], chop_keys: list[int]) -> tuple[LegalSet | No
             for c, k in zip(hands, chop_keys)  # noqa: B905 (equal lengths; strict=True is slow)
         ]
     )
+
+
+_SMALL_COUNTS = 8
+"""Hands of up to this many cards take `presence_sets`' two-operation keys."""
+_SEVENS = 7 * _LOW_BITS
+_SIXES = 6 * _LOW_BITS
+_HIGH_BITS = 8 * _LOW_BITS
+"""Bit 3 of every card's nibble."""
 
 
 NIGIRI_SHIFT = 4 * NUM_KINDS

@@ -32,7 +32,14 @@ from .cards import (
 )
 from .legal import NIGIRI_SHIFT
 
-__all__ = ["RoundPoints", "packed_breakdown", "round_breakdown", "score_puddings", "score_round"]
+__all__ = [
+    "RoundPoints",
+    "packed_breakdown",
+    "packed_round",
+    "round_breakdown",
+    "score_puddings",
+    "score_round",
+]
 
 _TEMPURA, _SASHIMI, _DUMPLING = Card.TEMPURA, Card.SASHIMI, Card.DUMPLING
 _WASABI, _SOY = Card.WASABI, Card.SOY_SAUCE
@@ -154,13 +161,14 @@ assert tuple(range(6)) == (_TEMPURA, _SASHIMI, _DUMPLING, _M1, _M2, _M3)
 _SHIFT_SOY = 4 * _SOY
 _SETS_BY_CODE = [
     (
-        (c & 15) // TEMPURA_SET * TEMPURA_POINTS,
-        (c >> 4 & 15) // SASHIMI_SET * SASHIMI_POINTS,
-        DUMPLING_POINTS[min(c >> 8 & 15, _MAX_DUMPLINGS)],
+        tempura := (c & 15) // TEMPURA_SET * TEMPURA_POINTS,
+        sashimi := (c >> 4 & 15) // SASHIMI_SET * SASHIMI_POINTS,
+        dumpling := DUMPLING_POINTS[min(c >> 8 & 15, _MAX_DUMPLINGS)],
+        tempura + sashimi + dumpling,
     )
     for c in range(1 << 12)
 ]
-"""(tempura, sashimi, dumpling) points by the low 12 bits of a packed tableau."""
+"""(tempura, sashimi, dumpling) points and their sum by the low 12 bits of a packed tableau."""
 _ICONS_BY_CODE = [
     (c & 15) * _I1 + (c >> 4 & 15) * _I2 + (c >> 8 & 15) * _I3 for c in range(1 << 12)
 ]
@@ -170,12 +178,22 @@ _ICONS_BY_CODE = [
 _MAKI_CACHE: dict[tuple[int, ...], list[int]] = {}
 """`_maki_points` by the table's icons: a few thousand distinct tuples cover nearly every round."""
 _MAKI_CACHE_LIMIT = 1 << 16
+_PUDDING_SHIFT = 4 * Card.PUDDING
 
 
 def packed_breakdown(codes: Sequence[int]) -> list[RoundPoints]:
     """`round_breakdown` for the game's own state: each tableau as a packed count code (4 bits per
     card kind, as `engine.legal` packs hands; no kind more than 15 times) with its nigiri points
     from `engine.legal.NIGIRI_SHIFT` up, worked out in play order as the cards were placed."""
+    return list(packed_round(codes, True)[0])
+
+
+def packed_round(
+    codes: Sequence[int], soy_sauce: bool
+) -> tuple[tuple[RoundPoints, ...], list[int], list[int]]:
+    """A round's end from the game's packed tableaus (see `packed_breakdown`): every tableau's
+    points, their totals, and the puddings each kept, in one pass. `soy_sauce`: whether the deck
+    holds the card (without it, nobody can have played one)."""
     icons = tuple([_ICONS_BY_CODE[c >> 12 & 4095] for c in codes])
     maki = _MAKI_CACHE.get(icons)
     if maki is None:
@@ -183,7 +201,7 @@ def packed_breakdown(codes: Sequence[int]) -> list[RoundPoints]:
             _MAKI_CACHE.clear()
         maki = _MAKI_CACHE[icons] = _maki_points(icons)
     soy: Sequence[int]
-    if reduce(or_, codes) >> _SHIFT_SOY & 15:
+    if soy_sauce and reduce(or_, codes) >> _SHIFT_SOY & 15:
         kinds = range(NUM_KINDS)
         colours = [len({_FAMILY[k] for k in kinds if c >> (k << 2) & 15}) for c in codes]
         soy = _soy_points(colours, [c >> _SHIFT_SOY & 15 > 0 for c in codes])
@@ -191,11 +209,14 @@ def packed_breakdown(codes: Sequence[int]) -> list[RoundPoints]:
         soy = _NO_SOY[len(codes)]
     # A plain loop (a comprehension would star-unpack each look-up into a list first), and
     # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs every round end.
-    out = []
+    points = []
+    totals = []
     for m, c, y in zip(maki, codes, soy):  # noqa: B905 (equal lengths; strict=True is slow)
-        t, s, d = _SETS_BY_CODE[c & 4095]
-        out.append(_tuple_new(RoundPoints, (m, t, s, d, c >> NIGIRI_SHIFT, y)))
-    return out
+        t, s, d, sets = _SETS_BY_CODE[c & 4095]
+        nigiri = c >> NIGIRI_SHIFT
+        points.append(_tuple_new(RoundPoints, (m, t, s, d, nigiri, y)))
+        totals.append(m + sets + nigiri + y)
+    return tuple(points), totals, [c >> _PUDDING_SHIFT & 15 for c in codes]
 
 
 _NO_SOY = [(0,) * n for n in range(8)]

@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from math import floor
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in seeds:
         game = Game(options, seed)
         while not game.is_terminal():
-            game.step([a[int(draw() * len(a))] for a in game.legal_actions_by_seat()])
+            game.step([a[floor(draw() * len(a))] for a in game.legal_actions_by_seat()])
         histories.append((seed, game.history))
     stripped_rng = random.Random(1)
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             game = Game(options, seed)
             every_legal, step, to_act = game.legal_actions_by_seat, game.step, game.to_act
             while to_act():
-                step([a[int(draw() * len(a))] for a in every_legal()])
+                step([a[floor(draw() * len(a))] for a in every_legal()])
 
     def replay() -> None:
         for seed, history in histories:

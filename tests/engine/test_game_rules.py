@@ -7,6 +7,7 @@ situation; the first seed that does is used.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
 
@@ -21,6 +22,7 @@ from engine_helpers import (
     play_out,
     play_turn,
     rebuild,
+    ref_legal,
     ref_places,
     ref_puddings,
     ref_round,
@@ -45,6 +47,8 @@ from sushigo.engine import (
     WasabiUsed,
     score_round,
 )
+from sushigo.engine.cards import CARDS
+from sushigo.engine.legal import legal_set, pack
 
 SALMON_SQUID_EGG_WASABI = NIGIRI | {WASABI}
 
@@ -539,3 +543,19 @@ def test_game_over_event_comes_once_at_the_very_end() -> None:
     assert game.is_terminal()
     assert game.legal_actions(0) == ()
     assert len(reveals(events)) == 3 * 8
+
+
+def test_cached_legal_sets_are_every_hand_s_own() -> None:
+    """The legal-set caches key a hand by the kinds it holds (and, with chopsticks ready, holds
+    twice), two ways by hand size: any two hands sharing a key must have the same legal actions.
+    Thousands of random hands of 1 to 11 cards, each checked against the brute-force rules after
+    the others filled the caches."""
+    rng = random.Random(18)
+    deck = [card for card in CARDS for _ in range(15)]
+    for _ in range(4000):
+        size = rng.randint(1, 11)
+        hand = rng.sample(deck, size)
+        chopsticks = rng.random() < 0.5
+        got = legal_set(pack(hand), size, chopsticks, False)
+        assert set(got) == ref_legal(hand, chopsticks, False), (sorted(hand), chopsticks)
+        assert len(set(got)) == len(got)
