@@ -32,10 +32,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from math import floor
-from typing import Any, NamedTuple, TextIO
+from typing import Any, TextIO
 
-from sushigo.bots import RandomStrategy, StrategyError, strategy_factory
+from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
 from sushigo.client.args import add_game, add_version, count
 from sushigo.engine import EngineError, IllegalActionError, kinds, rules
@@ -110,29 +109,21 @@ def _factories(specs: Sequence[str], game: str) -> dict[str, Callable[[], Any]]:
     return found
 
 
-class _Lineup(NamedTuple):
-    """One of a run's lineups, as every game that plays it needs it."""
-
-    names: tuple[str, ...]
-    """The spec at each seat."""
-    factories: list[Callable[[], Any]]
-    """The factory of each seat's strategy."""
-    uniform: bool
-    """Every seat plays the built-in `random` (`bots.RandomStrategy` itself): see `play_game`."""
+_LINEUPS: dict[
+    tuple[tuple[str, ...], str, int], list[tuple[tuple[str, ...], list[Callable[[], Any]]]]
+] = {}
 
 
-_LINEUPS: dict[tuple[tuple[str, ...], str, int], list[_Lineup]] = {}
-
-
-def _lineups(specs: tuple[str, ...], game: str, players: int) -> list[_Lineup]:
+def _lineups(
+    specs: tuple[str, ...], game: str, players: int
+) -> list[tuple[tuple[str, ...], list[Callable[[], Any]]]]:
     """Each of a run's lineups (game g plays number g mod the number of specs) with the factory of
     each seat's strategy (cached: every game of a run takes one)."""
     found = _LINEUPS.get((specs, game, players))
     if found is None:
         factories = _factories(specs, game)
-        uniform = {spec: type(make()) is RandomStrategy for spec, make in factories.items()}
         found = _LINEUPS[specs, game, players] = [
-            _Lineup(names, [factories[name] for name in names], all(map(uniform.get, names)))
+            (names, [factories[name] for name in names])
             for names in (lineup(specs, players, offset) for offset in range(len(specs)))
         ]
     return found
@@ -147,34 +138,23 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
     does only what a game needs: a strategy with `choose_legal` (one that never looks at the
     observation, such as `random`) gets the legal actions alone and no observation is built for
     its seat, and an action is checked once, by the game's `step`, which refuses anything illegal
-    before changing the game. When every seat plays the built-in `random` (`RandomStrategy`, which
-    keeps no state and takes no options), its draw is made inline, exactly as its `choose_legal`
-    makes it, and no instance is made: a Python call per pick was 6.5% of such a game.
+    before changing the game.
     """
     game = rules(config.game).new_game(config.options, game_seed(config.seed, index))
     n = game.players
-    names, factories, uniform = _lineups(config.strategies, config.game, n)[
-        index % len(config.strategies)
-    ]
+    names, factories = _lineups(config.strategies, config.game, n)[index % len(config.strategies)]
+    bots = [make() for make in factories]
     rng = game_rng(config.seed, index)
+    for bot in bots:
+        # Fresh instances need no reset, but a strategy may expect the call (it is optional).
+        reset = getattr(bot, "reset", None)
+        if callable(reset):
+            reset()
     legal, observe, step, to_act = game.legal_actions, game.observation, game.step, game.to_act
+    blinds: list[Any] = [getattr(bot, "choose_legal", None) for bot in bots]
     every_legal = getattr(game, "legal_actions_by_seat", None)
     acting: tuple[int, ...] = ()
     try:
-        if uniform and every_legal is not None:
-            # `RandomStrategy.choose_legal` for each acting seat, in seat order, from the one
-            # generator (a test holds this path to the strategies' own).
-            draw = rng.random
-            while acting := to_act():
-                step([a[floor(draw() * len(a))] for a in every_legal()])
-            return GameResult(index, names, game.scores()[:n], game.places(), game.winners())
-        bots = [make() for make in factories]
-        for bot in bots:
-            # Fresh instances need no reset, but a strategy may expect the call (it is optional).
-            reset = getattr(bot, "reset", None)
-            if callable(reset):
-                reset()
-        blinds: list[Any] = [getattr(bot, "choose_legal", None) for bot in bots]
         if every_legal is not None and None not in blinds:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
