@@ -35,7 +35,7 @@ async def enter(two: Two) -> tuple[list[Held], asyncio.Event]:
     return entrants, go
 
 
-async def test_an_entrant_following_after_the_take_back_plays_on_as_itself(
+async def test_an_entrant_following_after_the_take_back_hears_its_tournament_finish(
     pg_url: str, tmp_path: Path
 ) -> None:
     async with two_nodes(pg_url, tmp_path) as two:
