@@ -40,8 +40,9 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("requests", "lifecycle", "deadlines", "deferred", "hub_edges"),  # the core's parts
     ("admin",),  # the admins' requests, over the lobby's
     # a cluster's table list, new tables and tournaments, over its routing
+    ("tournament_cluster",),  # a cluster's tournaments, over their games' spreading
     ("tournament_spread",),  # a tournament's games on other nodes
-    ("listing", "placement", "tournament_cluster"),
+    ("listing", "placement"),
     ("redirect",),  # a cluster's routing, over the lobby's login
     (
         *("lobby", "login", "desk", "tournament", "tournament_store", "resume", "limits"),
