@@ -166,6 +166,15 @@ class Client(Link):
             self._last_resumed = None
             await self._login()
 
+    def _left(self) -> None:
+        """The session we had is left behind (following a tournament's REDIRECT): no table and
+        no game, as after a fresh login."""
+        super()._left()
+        self.observation = self._state = None
+        self._checks, self._pick, self._pending = None, None, None
+        self._starts.clear()  # the games started on it: their GAME_STARTING was dropped unread
+        self._last_resumed = None
+
     _last_resumed: Resumed | None = None
     """The answer of the last successful resume, while its connection lasts."""
 

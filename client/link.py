@@ -115,6 +115,9 @@ class Link(LobbyCalls):
         """The server said it is restarting (RESTARTING, since the last connection that was
         welcomed): the drop that follows is taken back by `client.connection.auto_reconnect`
         with patience."""
+        self._leaving = False
+        """Following an unasked REDIRECT with a ticket: the session we had is left behind (see
+        `_forget_drops`)."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -233,12 +236,23 @@ class Link(LobbyCalls):
         stay, in order). Whoever opened this connection (a resume, a fresh login) has handled
         the drop; a caller that read the stale one later would take the session back again on a
         third connection, and whatever it had sent on this one in between (a game's seed, say)
-        would be lost with it."""
+        would be lost with it.
+
+        Following an unasked REDIRECT with a ticket, the messages of the connection left are
+        dropped too, and we are at no table: that session is no longer ours. (A tournament's
+        home that took a placed game back may have seated it meanwhile; the table it was sent
+        to, or sends it home from, is not this node's.)"""
         events = self._events
         kept = [events.get_nowait() for _ in range(events.qsize())]
         for item in kept:
-            if not isinstance(item, ConnectionLost):
+            if not isinstance(item, ConnectionLost) and not self._leaving:
                 events.put_nowait(item)
+        if self._leaving:
+            self._left()
+
+    def _left(self) -> None:
+        """The session we had is left behind (`_forget_drops`): no table, no game."""
+        self.table = self.seat = self.kind = None
 
     def _where(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -348,12 +362,15 @@ class Link(LobbyCalls):
             # Sent on unasked, with a ticket: a tournament's game on another node, or home
             # again after it. Followed here, so every caller of the library goes.
             self.moved = None
+            self._leaving = True
             try:
                 await self.follow(item)
             except ConnectError as exc:
                 # That node is unreachable (it died): we stay, logged in where we are. A
                 # tournament's node whose game nobody made there plays it at home.
                 log.warning("could not follow a redirect to %s: %s", item.address, exc)
+            finally:
+                self._leaving = False
         self._view(item)
         return item
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION
 
-from . import logs, tournament_cluster
+from . import logs, tournament_cluster, tournament_spread
 from .app import Server
 from .cluster import Cluster
 from .database import is_url, open_storage
@@ -245,7 +245,17 @@ async def _renew(cluster: Cluster, server: Server) -> None:
     while True:
         await asyncio.sleep(cluster.lease / 3)
         try:
+            began = asyncio.get_running_loop().time()
             lost = await cluster.renew(hub.tables.keys())
+            # Cheap (one indexed look, of the names this node runs): a node that was away past
+            # its lease finds the tournaments taken over meanwhile, and lets them go before it
+            # seats another game of theirs.
+            taken = await cluster.tournaments_moved(list(hub.desk.tournaments))
+            if taken:
+                tournament_spread.let_go(hub, taken)
+            cluster.held_until = began + cluster.lease
+            hub.desk.renewed(server.now())
+            server.done()
             await server.adopt()
             # After the tables: a tournament taken over finds its games' tables here.
             tournament_cluster.adopt(hub, cluster.take_tournaments)

@@ -57,8 +57,19 @@ retry within seconds of a restart) before a game of theirs starts with the defau
 seat."""
 
 
+class Lease(Protocol):
+    """A cluster's node's lease, as the desk needs it (`Cluster.fresh`)."""
+
+    def fresh(self) -> bool:
+        """The node's lease surely holds now."""
+
+
 class DeskHost(Protocol):
     """What the desk needs of the server (the hub)."""
+
+    @property
+    def cluster(self) -> Lease | None:
+        """A cluster's node (None: a lone server)."""
 
     tables: dict[str, Table]
     sessions: dict[bytes, Session]
@@ -84,6 +95,10 @@ class DeskHost(Protocol):
     def send_home(self, table: Table, name: str) -> None:
         """A game placed here by tournament `name`'s node is over: send its entrants home."""
 
+    def send_on(self, name: str, session: Session) -> None:
+        """An entrant came back to tournament `name`, which another node runs now: send it
+        there."""
+
 
 class TournamentDesk:
     """Every tournament of one server."""
@@ -106,6 +121,11 @@ class TournamentDesk:
         """Table id -> the tournament (another node's) whose game it plays here."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
+        self.let_go: dict[str, None] = {}
+        """Tournaments this node ran and another node runs now (`taken`): an entrant's ticket
+        to one is taken, and the entrant sent there."""
+        self._held: set[str] = set()
+        """Tournaments whose games were not seated while the node's lease was in doubt."""
         self.changed = False
         """A tournament was made or changed since a cluster's node last published them
         (`server.tournament_cluster`)."""
@@ -263,6 +283,9 @@ class TournamentDesk:
     def returned(self, name: str, session: Session) -> None:
         """An entrant of `name` logged in here with a ticket home (back from a game on another
         node, or sent here to ask about it): the same entrant, on this session now."""
+        if name in self.let_go and name not in self.tournaments:  # another node runs it now
+            self.hub.send_on(name, session)
+            return
         if (name, session.player_id) not in self.entrants:
             return
         self.entrants[name, session.player_id] = session
@@ -299,6 +322,12 @@ class TournamentDesk:
     def _schedule(self, t: Tournament, now: float) -> None:
         name = t.settings.name
         if t.status is not TournamentStatus.RUNNING:
+            return
+        cluster = self.hub.cluster
+        if cluster is not None and not cluster.fresh():
+            # Away past its lease (paused, cut off)? Its tournament may run on another node
+            # now: nothing is seated until the next renewal has said (`renewed`).
+            self._held.add(name)
             return
         busy = {pid for seating in t.running.values() for pid in seating}
         waiting = now < self.grace.get(name, now)
@@ -368,6 +397,46 @@ class TournamentDesk:
         if name in self.tournaments and table.table_id not in self.away.values():
             return  # a game of this node's, played here
         self.visiting[table.table_id] = name
+
+    def taken(self, name: str) -> list[Session]:
+        """Another node runs tournament `name` now (this node was away past its lease, and it
+        was taken over): forget it, unwritten (its row is the other node's), seat no game of it
+        again. Its games still in play here are played to their end, their entrants sent to
+        its node then (as for a game another node placed here). The sessions to send there
+        now: its entrants and watchers connected here and at no table."""
+        t = self.tournaments.pop(name, None)
+        if t is None:
+            return []
+        log.warning("tournament %s is run by another node now: let go here", name)
+        self.let_go[name] = None
+        for table_id in t.running:
+            table = self.hub.tables.get(table_id)
+            if table is not None and table.playing:
+                self.visiting[table_id] = name
+        people = {s: None for (n, _), s in self.entrants.items() if n == name}
+        people.update(self.watchers.pop(name, {}))
+        self.grace.pop(name, None)
+        self._dirty.discard(name)
+        for pid in [*t.entrants, t.host]:
+            mine = self.by_player.get(pid or "")
+            if mine is not None:
+                mine.pop(name, None)
+                if not mine:
+                    del self.by_player[pid or ""]
+        for key in [k for k in self.entrants if k[0] == name]:
+            del self.entrants[key]
+        for key in [k for k in self.away if k[0] == name]:
+            del self.away[key]
+        self.changed = True
+        return [s for s in people if self._live(s) and s.table is None]
+
+    def renewed(self, now: float) -> None:
+        """The node's lease was renewed (and the tournaments taken meanwhile let go): seat the
+        games held back while it was in doubt."""
+        self._dirty |= {name for name in self._held if name in self.tournaments}
+        self._held.clear()
+        if self.pending:
+            self.flush(now)
 
     # -- after a restart, or taken over from a dead node -----------------------------------------
 

@@ -552,6 +552,10 @@ class Hub:
         """A game another node's tournament placed here is over: its entrants go home."""
         tournament_spread.send_home(self, table, name)
 
+    def send_on(self, name: str, session: Session) -> None:
+        """An entrant came back to a tournament another node runs now: sent there."""
+        tournament_spread.send_on(self, name, session)
+
     def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
         """An entrant of a tournament's game placed here: seated at its table."""
         tournament_spread.arrive(self, session, ticket, now)

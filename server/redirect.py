@@ -135,6 +135,9 @@ class Directory(Protocol):
     async def quick_hopeful(self, kind: str, players: int) -> bool:
         """`find_quick` may find a table (the other nodes' tables read again when old)."""
 
+    def fresh(self) -> bool:
+        """This node's lease surely holds now (`TournamentAdoption.fresh`)."""
+
     def least_loaded(self, mine: int) -> tuple[str, str] | None:
         """The node (name, address) a new table should open on instead of this one, which
         holds `mine` tables; None: this one."""
@@ -352,7 +355,9 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         if placed is not None and placed.status is not TableStatus.OPEN:
             raise TableError(ErrorCode.UNKNOWN_SESSION, "the ticket's game has begun already")
     elif ticket.tournament:  # sent to the tournament's home node (`server.tournament_cluster`)
-        if ticket.table_id not in hub.desk.tournaments:
+        # (One this node let go, another node running it now: logged in, then sent there.)
+        name = ticket.table_id
+        if name not in hub.desk.tournaments and name not in hub.desk.let_go:
             raise TableError(
                 ErrorCode.UNKNOWN_SESSION,
                 f"the ticket is for tournament {ticket.table_id!r}, which is not run on this node",

@@ -51,7 +51,7 @@ from .storage import StorageError
 from .table import Table
 from .tournament import Tournament
 
-__all__ = ["arrive", "await_result", "place", "send_home"]
+__all__ = ["arrive", "await_result", "let_go", "place", "send_home", "send_on"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -295,6 +295,20 @@ def send_home(hub: SpreadHost, table: Table, name: str) -> None:
     if hub.cluster is not None:
         hub.cluster.recorded_soon(table.table_id)
     _home(hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None])
+
+
+def let_go(hub: SpreadHost, names: list[str]) -> None:
+    """Tournaments of this node that another node runs now (it was away past its lease: they
+    were taken over): dropped from the desk, so no game of theirs is seated here again, and
+    their entrants and watchers here sent to their node."""
+    for name in names:
+        _home(hub, name, hub.desk.taken(name))
+
+
+def send_on(hub: SpreadHost, name: str, session: Session) -> None:
+    """An entrant logged in here with a ticket to tournament `name`, which this node let go
+    (another node runs it now): sent to that node."""
+    _home(hub, name, [session])
 
 
 def _home(hub: SpreadHost, name: str, sessions: list[Session]) -> None:
