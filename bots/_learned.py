@@ -8,7 +8,9 @@ afterstate, its chance to win and its expected final margin over the others, and
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
 a move. With two players it searches a matrix of its picks against the opponent's instead
 (`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
-hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
+hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its last
+few turns of a round it searches to the round's end and scores by the rules
+(`bots._learned_endgame`).
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
