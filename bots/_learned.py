@@ -8,7 +8,9 @@ afterstate, its chance to win and its expected final margin over the others, and
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
 a move. With two players it searches a matrix of its picks against the opponent's instead
 (`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
-hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
+hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its last
+few turns of a round it searches to the round's end and scores by the rules
+(`bots._learned_endgame`).
 
 The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -29,6 +31,7 @@ from sushigo.engine import Action, Card, GameOptions, Observation
 from sushigo.engine.cards import NUM_KINDS
 
 from ._base import StrategyError
+from ._learned_endgame import kept_index, position_of, solve
 from ._learned_search import TEMPERATURE, choose_row, matrix, sampled_values
 from ._memory import SeatMemory
 
@@ -52,6 +55,10 @@ MARGIN_SCALE = 20.0
 SAMPLES = 2
 """Hands dealt to the opponent at random on a round's first turn with two players (its hand is
 then unknown), each searched as a known hand (`bots._learned_search.sampled_values`)."""
+
+ENDGAME = 4
+"""With two players, from a round's second turn on, the rest of the round is searched exactly
+(`bots._learned_endgame`) once our hand holds at most this many cards."""
 
 _GLOBAL = 8
 _TABLEAU = NUM_KINDS + 8
@@ -269,6 +276,7 @@ class LearnedStrategy:
         search: int = 1,
         temp: float = TEMPERATURE,
         samples: int = SAMPLES,
+        endgame: int = ENDGAME,
     ) -> None:
         self._nets = load_nets(Path(weights) if weights else WEIGHTS)
         self._features = GoFeatures()
@@ -276,6 +284,7 @@ class LearnedStrategy:
         self._search = bool(int(search))
         self._temp = float(temp)
         self._samples = max(0, int(samples))
+        self._endgame = int(endgame)
         self._np = numpy_or_error()
         self._blas = blas_controller()
 
@@ -321,6 +330,10 @@ class LearnedStrategy:
                 if found_first is not None:
                     return legal[found_first]
             if theirs is not None and theirs.unknown == 0:
+                if len(legal) > 1 and len(observation.hand) <= self._endgame:
+                    found_end = self._exact_end(observation, legal, theirs.known)
+                    if found_end is not None:
+                        return found_end
                 np = self._np
                 hand = np.array(theirs.known, dtype=np.float32)
                 with self._blas.limit(limits=1, user_api="blas"):
@@ -330,6 +343,26 @@ class LearnedStrategy:
                     m, rows = found
                     return legal[int(rows[choose_row(np, m, self._temp)])]
         return self._one_ply(raw, players, legal, rng)
+
+    def _exact_end(
+        self, obs: Observation, legal: Sequence[Action], theirs: list[int]
+    ) -> Action | None:
+        """The round's last few turns with both hands known: the row of the exact endgame's root
+        matrix (`bots._learned_endgame`) our opponent model likes best; None when the tree is too
+        big or the rules differ from those it scores (soy sauce)."""
+        if obs.options.soy_sauce or obs.seat is None:
+            return None
+        np = self._np
+        with self._blas.limit(limits=1, user_api="blas"):
+            found = solve(np, position_of(np, obs, theirs))
+            if found is None:
+                return None
+            m, rows, _ = found
+            row = int(rows[choose_row(np, m, self._temp)])
+        for action in legal:
+            if kept_index(np, action) == row:
+                return action
+        return None
 
     def _first_turn(self, raw: Matrix, seat: int, rng: random.Random) -> int | None:
         """A round's first turn with two players: the matrix search against `samples` hands
