@@ -187,11 +187,8 @@ class TournamentDesk:
         log.info("tournament %s created by %s", settings.name, session.player_id)
         session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
 
-    def _drop(self, name: str) -> None:
-        t = self.tournaments.pop(name)
-        self.watchers.pop(name, None)
-        self.grace.pop(name, None)
-        self._dirty.discard(name)
+    def _forget(self, name: str, t: Tournament) -> None:
+        """Forget who plays `t` (named `name`) here: its players, entrants and away ones."""
         for pid in [*t.entrants, t.host]:
             mine = self.by_player.get(pid or "")
             if mine is not None:
@@ -202,6 +199,13 @@ class TournamentDesk:
             del self.entrants[key]
         for key in [k for k in self.away if k[0] == name]:
             del self.away[key]
+
+    def _drop(self, name: str) -> None:
+        t = self.tournaments.pop(name)
+        self.watchers.pop(name, None)
+        self.grace.pop(name, None)
+        self._dirty.discard(name)
+        self._forget(name, t)
         self.hub.storage.delete_tournament(name)
 
     def check_new(self, session: Session, msg: CreateTournament) -> Tournament:
@@ -417,16 +421,7 @@ class TournamentDesk:
         people.update(self.watchers.pop(name, {}))
         self.grace.pop(name, None)
         self._dirty.discard(name)
-        for pid in [*t.entrants, t.host]:
-            mine = self.by_player.get(pid or "")
-            if mine is not None:
-                mine.pop(name, None)
-                if not mine:
-                    del self.by_player[pid or ""]
-        for key in [k for k in self.entrants if k[0] == name]:
-            del self.entrants[key]
-        for key in [k for k in self.away if k[0] == name]:
-            del self.away[key]
+        self._forget(name, t)
         self.changed = True
         return [s for s in people if self._live(s) and s.table is None]
 

@@ -14,6 +14,7 @@ its games at b.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -122,10 +123,14 @@ async def started(two: Two) -> None:
     await host.start_tournament(NAME)
 
 
-async def enter(two: Two, games: int, *, redirect: bool) -> tuple[list[Held], asyncio.Event]:
-    """A tournament of `games` games on a, entered by ann and bob (`Held` at b) and started;
-    returned once both hold."""
+async def enter(
+    two: Two, games: int, *, redirect: bool, turn_seconds: int | None = None
+) -> tuple[list[Held], asyncio.Event]:
+    """A tournament of `games` games on a (turns of `turn_seconds`, if given), entered by ann
+    and bob (`Held` at b) and started; returned once both hold."""
     settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=games)
+    if turn_seconds is not None:
+        settings = dataclasses.replace(settings, turn_seconds=turn_seconds)
     await two.host.create_tournament(settings)
     go = asyncio.Event()
     entrants = [await held(two.a.port, n, two.b.port, go, redirect) for n in ("ann", "bob")]

@@ -7,39 +7,18 @@ itself for seated at the table it had left, and waited for that game's end for e
 from __future__ import annotations
 
 import asyncio
-import random
 from pathlib import Path
 
 from nodes import eventually, replayed
-from test_cluster_tournament_faults import NAME, Held, Two, finished, held, started, two_nodes
-
-from sushigo.client.bot import Strategies, play_tournament
-from sushigo.protocol import TournamentSettings
-
-
-async def enter(two: Two) -> tuple[list[Held], asyncio.Event]:
-    """A one-game tournament on a (turns of a second: the table's timer plays for the seats
-    left behind), entered by ann and bob, who hold their redirect to b; returned once both
-    hold."""
-    settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1, turn_seconds=1)
-    await two.host.create_tournament(settings)
-    go = asyncio.Event()
-    entrants = [await held(two.a.port, n, two.b.port, go, True) for n in ("ann", "bob")]
-    two.clients.extend(entrants)
-    two.tasks.extend(
-        asyncio.create_task(play_tournament(c, NAME, Strategies("random"), random.Random(i)))
-        for i, c in enumerate(entrants)
-    )
-    await started(two)
-    await asyncio.wait_for(asyncio.gather(*(c.waiting.wait() for c in entrants)), 20)
-    return entrants, go
+from test_cluster_tournament_faults import enter, finished, two_nodes
 
 
 async def test_an_entrant_following_after_the_take_back_hears_its_tournament_finish(
     pg_url: str, tmp_path: Path
 ) -> None:
     async with two_nodes(pg_url, tmp_path) as two:
-        (ann, bob), go = await enter(two)
+        # turns of a second: the table's timer plays for the seats left behind
+        (ann, bob), go = await enter(two, 1, redirect=True, turn_seconds=1)
         (placed,) = {r.table_id for r in ann.kept + bob.kept}
 
         async def taken_back() -> bool:
