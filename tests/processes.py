@@ -165,6 +165,26 @@ async def start_bots(port: int, games: int, count: int = 3) -> list[asyncio.subp
     ]
 
 
+async def start_tournament_bots(
+    port: int, tournament: str, count: int, keys: Path, guests: tuple[int, ...] = ()
+) -> list[asyncio.subprocess.Process]:
+    """`count` `sushigo-bot --tournament` processes (random, seeded, named bot0, bot1, ...)
+    entering `tournament` on 127.0.0.1:`port`, each with a key in `keys` (the same identity
+    after a restart), but those numbered in `guests`, which log in as guests."""
+    return [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{port}",
+            *("--tournament", tournament, "--strategy", "random", "--seed", str(i)),
+            *("--name", f"bot{i}"),
+            *(() if i in guests else ("--key", str(keys / f"bot{i}.key"))),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in range(count)
+    ]
+
+
 async def bots_output(bots: list[asyncio.subprocess.Process], timeout: float = 30) -> list[str]:
     """What each bot printed, once it has exited (within `timeout` seconds each)."""
     return [(await asyncio.wait_for(bot.communicate(), timeout))[0].decode() for bot in bots]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from nodes import eventually, node, query
-from processes import BOT, assert_records_verify, stop_bots, stored_records
+from processes import assert_records_verify, start_tournament_bots, stop_bots, stored_records
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
@@ -81,17 +81,7 @@ async def test_a_tournament_goes_on_when_its_node_goes(
             stderr=asyncio.subprocess.STDOUT,
         )
         bots.append(watcher)
-        bots += [
-            await asyncio.create_subprocess_exec(
-                str(BOT),
-                f"127.0.0.1:{a.port}",
-                *("--tournament", NAME, "--strategy", "random", "--seed", str(i)),
-                *("--name", f"bot{i}", "--key", str(tmp_path / f"bot{i}.key")),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-            for i in range(ENTRANTS)
-        ]
+        bots += await start_tournament_bots(a.port, NAME, ENTRANTS, tmp_path)
         async with asyncio.timeout(60):
             info = await _update(host)
             while len(info.standings) < ENTRANTS:

@@ -12,7 +12,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from processes import BOT, ServerProcess, assert_records_verify, stop_bots, stored_records
+from processes import (
+    ServerProcess,
+    assert_records_verify,
+    start_tournament_bots,
+    stop_bots,
+    stored_records,
+)
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
@@ -70,18 +76,7 @@ async def _stopped_mid_tournament(
             name="cup", kind="sushi-go", players=PLAYERS, games=GAMES, turn_seconds=30
         )
         await host.create_tournament(settings)
-        bots = [
-            await asyncio.create_subprocess_exec(
-                str(BOT),
-                f"127.0.0.1:{port}",
-                *("--tournament", "cup", "--strategy", "random", "--seed", str(i)),
-                *("--name", f"bot{i}"),
-                *(() if i == GUEST else ("--key", str(tmp_path / f"bot{i}.key"))),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-            for i in range(ENTRANTS)
-        ]
+        bots = await start_tournament_bots(port, "cup", ENTRANTS, tmp_path, guests=(GUEST,))
         async with asyncio.timeout(60):
             info = await _update(host, "cup")
             while len(info.standings) < ENTRANTS:
