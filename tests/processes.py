@@ -153,16 +153,22 @@ async def start_bots(port: int, games: int, count: int = 3) -> list[asyncio.subp
     """`count` `sushigo-bot` processes (random, seeded, named bot0, bot1, ...) quick-matching
     into 4-seat games on 127.0.0.1:`port` for `games` games each."""
     return [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{port}",
-            *("--strategy", "random", "--players", "4", "--games", str(games)),
-            *("--name", f"bot{i}", "--seed", str(i)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+        await _bot(
+            port, "--players", "4", "--games", str(games), "--name", f"bot{i}", "--seed", str(i)
         )
         for i in range(count)
     ]
+
+
+async def _bot(port: int, *args: str) -> asyncio.subprocess.Process:
+    """`sushigo-bot` (random) on 127.0.0.1:`port` with `args`, its output kept."""
+    return await asyncio.create_subprocess_exec(
+        str(BOT),
+        f"127.0.0.1:{port}",
+        *("--strategy", "random", *args),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
 
 
 async def start_tournament_bots(
@@ -172,14 +178,10 @@ async def start_tournament_bots(
     entering `tournament` on 127.0.0.1:`port`, each with a key in `keys` (the same identity
     after a restart), but those numbered in `guests`, which log in as guests."""
     return [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{port}",
-            *("--tournament", tournament, "--strategy", "random", "--seed", str(i)),
-            *("--name", f"bot{i}"),
+        await _bot(
+            port,
+            *("--tournament", tournament, "--seed", str(i), "--name", f"bot{i}"),
             *(() if i in guests else ("--key", str(keys / f"bot{i}.key"))),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
         )
         for i in range(count)
     ]
