@@ -164,9 +164,14 @@ def _take_back(
     cluster = hub.cluster
     assert cluster is not None
     t = hub.desk.tournaments.get(name)
-    if t is None or table_id not in t.running or table_id in hub.tables:
+    if t is None or table_id not in t.running:
         return
-    table = hub.lobby.open_placed(t.table_settings(), table_id)
+    # Made here already? Only by an entrant arriving with its ticket: this node, which the game
+    # was placed on, runs its tournament now (it took it over). That table is claimed too, and
+    # played here: the arrivals stay in their seats, the others are seated (`taken_back`).
+    table = hub.tables.get(table_id)
+    if table is None:
+        table = hub.lobby.open_placed(t.table_settings(), table_id)
     table.tournament = name
 
     def claimed(won: bool, now: float) -> None:
@@ -178,7 +183,8 @@ def _take_back(
             )
             _play_here(hub, name, table_id, now, leased=False)
             return
-        if hub.tables.get(table_id) is table and not table.playing:
+        kept = hub.tables.get(table_id) is table and not table.playing
+        if kept and all(seat.empty for seat in table.seats):
             del hub.tables[table_id]
         await_result(hub, name, table_id, seating, deadline)
 
@@ -256,6 +262,8 @@ def _claimed(
     """The answer to an arrival's claim of its game's table: seat it, or send it home."""
     table = hub.tables.get(table_id)
     here = hub.sessions.get(session.token_hash) is session
+    if won and table is not None and session.table is table:
+        return  # seated meanwhile: its tournament runs here, and took the game back (`_seat`)
     if won and table is not None and not table.playing:
         hub.desk.visiting[table_id] = game.tournament
         if here:
@@ -276,7 +284,11 @@ def _claimed(
         why,
         session.player_id,
     )
-    if here:
+    if not here:
+        return
+    if game.tournament in hub.desk.tournaments:  # run here (taken over): home already
+        hub.desk.returned(game.tournament, session)
+    else:
         _home(hub, game.tournament, [session])
 
 
