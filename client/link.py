@@ -124,8 +124,8 @@ class Link(LobbyCalls):
         self._ticket_ref = 0
         """The ref of the LOGIN_TICKET of the redirect being followed (0: none)."""
         self.stayed: Redirect | None = None
-        """The last unasked REDIRECT not followed (its node unreachable, or it refused the
-        ticket and we came back): the caller may ask again for what it was about."""
+        """The last REDIRECT not followed (its node unreachable, or it refused the ticket and
+        we came back): the caller may ask again for what it was about."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -332,6 +332,7 @@ class Link(LobbyCalls):
         whose connection (`before`) we left, and our session there taken back (`_back`), the
         messages of that connection we had not read put back first."""
         self._ticket_ref = 0
+        self.stayed = redirect
         log.warning(
             "the redirect to %s was refused (%s): back to %s",
             redirect.address,
@@ -452,10 +453,11 @@ class Link(LobbyCalls):
                 # node plays the game at home, or without us (a bot in our seat).
                 self.stayed = item
             except ConnectError as exc:
-                # That node is unreachable (it died), or did not take the ticket: we stay (or
-                # came back), logged in where we are. A tournament's node whose game nobody
-                # made there plays it at home.
-                log.warning("could not follow a redirect to %s: %s", item.address, exc)
+                # That node is unreachable (it died), or did not take the ticket (logged: we
+                # came back): we stay, logged in where we are. A tournament's node whose game
+                # nobody made there plays it at home.
+                if self.stayed is not item:
+                    log.warning("could not follow a redirect to %s: %s", item.address, exc)
                 self.stayed = item
             finally:
                 self._leaving = False
