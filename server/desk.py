@@ -51,6 +51,9 @@ MAX_TOURNAMENTS = 100
 """Tournaments registering or running at once."""
 KEPT_FINISHED = 100
 """Finished tournaments kept for LIST_TOURNAMENTS (the oldest are dropped past it)."""
+PLAYED_KEPT = 4096
+"""Placed games played here that are remembered (`TournamentDesk.played`): far more than end
+within the few seconds their records take to be stored."""
 RESTORE_GRACE = 10.0
 """Seconds a restored tournament waits for its entrants in the lobby to come back (their clients
 retry within seconds of a restart) before a game of theirs starts with the default bot in their
@@ -119,6 +122,10 @@ class TournamentDesk:
         of it (`server.tournament_spread`): busy, not gone, until it is back."""
         self.visiting: dict[str, str] = {}
         """Table id -> the tournament (another node's) whose game it plays here."""
+        self.played: dict[str, None] = {}
+        """Tables of other nodes' tournaments whose game ended here (the newest `PLAYED_KEPT`):
+        an entrant late for one is sent home, not seated at a new table of that id (its
+        record may not be stored yet, so the database would let this node claim it again)."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
         self.let_go: dict[str, None] = {}
@@ -256,6 +263,9 @@ class TournamentDesk:
         """A tournament table's game ended: record it; close the table at the next flush."""
         visiting = self.visiting.pop(table.table_id, None)
         if visiting is not None:  # another node's tournament: it reads the result from the record
+            self.played[table.table_id] = None
+            if len(self.played) > PLAYED_KEPT:
+                del self.played[next(iter(self.played))]
             self.hub.send_home(table, visiting)
             self._finished.append(table)
             return

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from urllib.request import urlopen
 
 from nodes import eventually, node, query, replayed, ticket_refused
 from processes import ServerProcess, bots_output, stop_bots
@@ -65,9 +66,20 @@ async def loaded(a: ServerProcess, b: ServerProcess, clients: list[Client]) -> C
     return host
 
 
+async def tables_held(server: ServerProcess) -> int:
+    """How many tables `server` holds, by its metrics (started with ``--metrics``)."""
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    text = (await asyncio.to_thread(lambda: urlopen(url, timeout=10).read())).decode()
+    return sum(
+        int(float(line.split()[-1]))
+        for line in text.splitlines()
+        if line.startswith("sushigo_tables{")
+    )
+
+
 async def test_a_tournaments_games_are_played_on_both_nodes(pg_url: str, tmp_path: Path) -> None:
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--metrics", "127.0.0.1:0")
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
     try:
@@ -112,6 +124,15 @@ async def test_a_tournaments_games_are_played_on_both_nodes(pg_url: str, tmp_pat
         home = [r for r in keeping.kept if r.address == f"127.0.0.1:{a.port}"]
         assert there and len(home) == len(there), keeping.kept
         ticket = there[0].ticket
+
+        # Once b holds no table (none still playing, none made again by an entrant late for
+        # its game), a ticket used there can only be refused as used; and no game was played
+        # there twice.
+        async def b_idle() -> bool:
+            return await tables_held(b) == 0
+
+        await eventually(b_idle)
+        assert len(await query(pg_url, "SELECT game_id FROM records")) == SETTINGS.games
         error = await ticket_refused(b.port, ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
         error = await ticket_refused(a.port, ticket)
@@ -133,11 +154,12 @@ async def test_an_entrant_that_does_not_follow_is_played_for(pg_url: str, tmp_pa
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
     settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1)
+    b.extra = (*b.extra, "--log-level", "info")
     try:
         host = await loaded(a, b, clients)
         await host.create_tournament(settings)
         bots = [await entrant(a.port, 0)]
-        lazy = await Client.connect("127.0.0.1", a.port, name="lazy")  # reads no event
+        lazy = await Client.connect("127.0.0.1", a.port, name="lazy")  # reads no event yet
         clients.append(lazy)
         await lazy.register_tournament(NAME)
 
@@ -156,6 +178,16 @@ async def test_an_entrant_that_does_not_follow_is_played_for(pg_url: str, tmp_pa
         assert record["table_id"] in placed  # played at b
         names = [r["name"] for r in await query(pg_url, "SELECT name FROM results")]
         assert sorted(names)[0] == "bot0" and sorted(names)[1].startswith("default-bot"), names
+
+        # lazy follows now, its game played without it: b sends it home (it remembers the game
+        # was played there, not only by its record, which may not be stored yet), and home
+        # takes it back; no second game of that table.
+        there = await lazy.wait_for(Redirect, timeout=10)
+        assert there.address == f"127.0.0.1:{b.port}", there
+        back = await lazy.wait_for(Redirect, timeout=10)
+        assert back.address == f"127.0.0.1:{a.port}", back
+        assert f"game at table {record['table_id']} over; " in b.log.decode()
+        assert len(await query(pg_url, "SELECT game_id FROM records")) == 1
     finally:
         await stop_bots(bots)
         for client in clients:
