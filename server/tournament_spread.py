@@ -220,14 +220,20 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
     game, cluster = ticket.game, hub.cluster
     assert game is not None and cluster is not None
     table = hub.tables.get(ticket.table_id)
-    if table is None and ticket.table_id in hub.desk.played:  # its game was played without it
+    # Its game played without it: here as another node's (remembered), or as a game of this
+    # node's own tournament (taken over), which counts it as running no more.
+    t = hub.desk.tournaments.get(game.tournament)
+    over = ticket.table_id in hub.desk.played or (
+        t is not None and ticket.table_id not in t.running
+    )
+    if table is None and over:
         log.info(
             "tournament %s: game at table %s over; %s is sent home",
             game.tournament,
             ticket.table_id,
             session.player_id,
         )
-        _home(hub, game.tournament, [session])
+        _back_home(hub, game.tournament, session)
         return
     if table is None:
         table = hub.lobby.open_placed(game.settings, ticket.table_id)
@@ -293,12 +299,18 @@ def _claimed(
         why,
         session.player_id,
     )
-    if not here:
-        return
-    if game.tournament in hub.desk.tournaments:  # run here (taken over): home already
-        hub.desk.returned(game.tournament, session)
+    if here:
+        _back_home(hub, game.tournament, session)
+
+
+def _back_home(hub: SpreadHost, name: str, session: Session) -> None:
+    """Send an entrant that came for a placed game of tournament `name` home: an unasked
+    REDIRECT there (`_home`); or, if this node runs the tournament now (it took it over), it is
+    home already: the tournament's entrant on this session, in the lobby."""
+    if name in hub.desk.tournaments:
+        hub.desk.returned(name, session)
     else:
-        _home(hub, game.tournament, [session])
+        _home(hub, name, [session])
 
 
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
