@@ -7,7 +7,12 @@ with its game's ticket, and while it sleeps b seats the default bot in its place
 and begins the game with the other entrant, held at its first turn there. Woken (SIGCONT), the
 bot follows its REDIRECT at last, and b refuses the ticket (the game began without it). Before,
 `sushigo-bot` ended there with an error; now it logs the refusal in one line, is back at a as
-the same entrant, plays the next game, hears the tournament finish and exits 0."""
+the same entrant, plays the next game, hears the tournament finish and exits 0.
+
+A REDIRECT the client asked for (JOIN_TABLE for a table of b) refused the same way (the table
+closed before the client got there): the request fails with b's reason, and the client is back
+at a, the same session, logged in (before, it was left on a connection to b that was never
+logged in)."""
 
 from __future__ import annotations
 
@@ -24,8 +29,15 @@ from test_cluster_tournament_faults import held
 from test_cluster_tournament_spread import loaded
 
 from sushigo.client.bot import GameResult, Strategies, play_tournament
-from sushigo.client.connection import Client
-from sushigo.protocol import TournamentSettings, TournamentStatus, TournamentUpdate
+from sushigo.client.connection import Client, ServerError
+from sushigo.protocol import (
+    ErrorCode,
+    Redirect,
+    TableSettings,
+    TournamentSettings,
+    TournamentStatus,
+    TournamentUpdate,
+)
 
 GAMES = 2
 
@@ -101,6 +113,64 @@ async def test_a_refused_redirect_brings_the_bot_back_to_its_tournament(
         for task in tasks:
             task.cancel()
         await stop_bots(bots)
+        for client in clients:
+            await client.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+
+class Slow(Client):
+    """A client that follows a redirect only once `go` is set (`waiting` set meanwhile)."""
+
+    go: asyncio.Event
+    waiting: asyncio.Event
+
+    async def follow(self, redirect: Redirect) -> None:
+        self.waiting.set()
+        await self.go.wait()
+        await super().follow(redirect)
+
+
+async def test_a_refused_redirect_asked_for_leaves_the_client_where_it_was(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = tmp_path / "cluster.key"
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    clients: list[Client] = []
+    try:
+        await asyncio.gather(a.start(), b.start())
+
+        async def two(port: int, name: str) -> Client | None:
+            client = await Client.connect("127.0.0.1", port, name=name)
+            if len(client.nodes) == 2:
+                return client
+            await client.close()
+            return None
+
+        host = await eventually(lambda: two(b.port, "host"))
+        clients.append(host)
+        joined = await host.create_table(TableSettings(kind="sushi-go", players=2))
+        assert host.port == b.port  # (both nodes empty: b keeps it)
+        table_id = joined.table.table_id
+        slow = await Slow.connect("127.0.0.1", a.port, name="slow")
+        slow.go, slow.waiting = asyncio.Event(), asyncio.Event()
+        clients.append(slow)
+        me, token = slow.player_id, slow.token
+
+        join = asyncio.create_task(slow.join_table(table_id))
+        await asyncio.wait_for(slow.waiting.wait(), 10)  # a sent it to b, with a ticket
+        await host.leave()  # the table closes: b no longer takes tickets for it
+        slow.go.set()
+        try:
+            await asyncio.wait_for(join, 20)
+        except ServerError as exc:
+            assert exc.code is ErrorCode.UNKNOWN_SESSION and "not on this node" in str(exc)
+        else:
+            raise AssertionError("b took a ticket for a table it no longer has")
+        assert slow.connected and slow.port == a.port and slow.player_id == me
+        assert slow.stayed is not None and slow.stayed.table_id == table_id
+        assert slow.token != token  # the session taken back (a resume rotates the token)
+        await slow.list_tables()  # logged in at a, as before
+    finally:
         for client in clients:
             await client.close()
         await asyncio.gather(a.stop(), b.stop())
