@@ -414,6 +414,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"sushigo-arena: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
             return 1
+    if argv is None:
+        # The command's process ends now. Its run left hundreds of thousands of objects (results,
+        # the engine's caches), and the interpreter's exit walks them all in its last garbage
+        # collections: 30-40 ms after a run of 20,000 random games. Frozen, the collector skips
+        # them (they are still freed, and exit handlers still run). Not when called with
+        # arguments (tests, programs): their process goes on.
+        gc.freeze()
     return 0
 
 

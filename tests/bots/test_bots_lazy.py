@@ -97,3 +97,25 @@ def test_the_game_option_lists_every_kind(capsys: pytest.CaptureFixture[str]) ->
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'chess' (choose from 'sushi-go', 'sushi-roll')" in err
+
+
+def test_the_command_leaves_its_objects_to_the_exit() -> None:
+    """As the command (no argv), the run's objects are frozen for the interpreter's exit; called
+    with arguments, nothing is."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import gc, sys\n"
+            "from sushigo.client.arena import main\n"
+            "main(['--strategies', 'random,random', '--games', '2', '--workers', '1'])\n"
+            "called = gc.get_freeze_count()\n"
+            "sys.argv = ['sushigo-arena', '--strategies', 'random,random', '--games', '2']\n"
+            "print(main(), called, gc.get_freeze_count() > 0)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert out.splitlines()[-1] == "0 0 True"
