@@ -158,6 +158,13 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
             # No seat needs an observation, and the game gives the legal actions of every acting
             # seat in one call: a whole step in one comprehension.
             everyone = tuple(range(n))
+            if getattr(game, "every_seat_acts", False) and to_act() == everyone:
+                # Every seat acts at every step until the game ends, when every seat's legal
+                # actions are none (`engine.Game.every_seat_acts`): the game's legal sets alone
+                # say when to stop, without a call of `to_act` a step.
+                acting = everyone
+                while (step_legal := every_legal())[0]:
+                    step([b(a, rng) for b, a in zip(blinds, step_legal)])  # noqa: B905
             if to_act() == everyone:
                 everyone = to_act()  # (a game that returns the same tuple each time: `is` below)
             while acting := to_act():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,25 @@ def test_the_command_leaves_its_objects_to_the_exit() -> None:
         check=True,
     ).stdout
     assert out.splitlines()[-1] == "0 0 True"
+
+
+def test_a_blind_strategy_that_fails_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The loop for strategies that never look at an observation (every seat blind, the legal
+    sets alone deciding when the game ends) names a strategy that fails or cheats."""
+    path = tmp_path / "blind.py"
+    path.write_text(
+        "class Cheat:\n"
+        "    def choose(self, observation, legal, rng): return legal[0]\n"
+        "    def choose_legal(self, legal, rng): return 'sashimi'\n"
+        "class Crash:\n"
+        "    def choose(self, observation, legal, rng): return legal[0]\n"
+        "    def choose_legal(self, legal, rng): raise RuntimeError('oops')\n"
+    )
+    assert main(["--strategies", f"random,{path}:Cheat", "--games", "1", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"strategy '{path}:Cheat' returned an illegal action in game 0" in err
+    assert main(["--strategies", f"{path}:Crash,random", "--games", "1", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "failed in game 0: RuntimeError: oops" in err and "Traceback" not in err
