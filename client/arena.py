@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import call
 from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
@@ -162,9 +163,11 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
                 # Every seat acts at every step until the game ends, when every seat's legal
                 # actions are none (`engine.Game.every_seat_acts`): the game's legal sets alone
                 # say when to stop, without a call of `to_act` a step.
-                acting = everyone
+                # Each seat's pick through one C-level map (`operator.call`, in seat order, as
+                # the generator's draws must be): no comprehension's frame a step.
+                acting, rngs = everyone, (rng,) * n
                 while (step_legal := every_legal())[0]:
-                    step([b(a, rng) for b, a in zip(blinds, step_legal)])  # noqa: B905
+                    step(list(map(call, blinds, step_legal, rngs)))
             if to_act() == everyone:
                 everyone = to_act()  # (a game that returns the same tuple each time: `is` below)
             while acting := to_act():
