@@ -6,17 +6,49 @@ One registry for every game, keyed by the game's kind: `get_strategy("heuristic"
 strategy. Sushi Go!'s strategies are this package's
 modules, Sushi Roll's are `bots.roll`; see docs/BOTS.md for the interface a strategy implements.
 The `sushigo-arena` command (`client.arena`) plays them against each other offline.
+
+The strategies' classes are imported when first named (``from sushigo.bots import
+IsmctsStrategy``, or through the registry): a command that plays `random` never imports the search
+bots or the learned bot.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._base import Strategy, StrategyError, StrategyFactory
-from ._cards import CARD_BUILTIN
-from ._heuristic import HeuristicStrategy
-from ._ismcts import IsmctsStrategy
 from ._levels import DEFAULT_LEVEL, LEVELS, level_spec, levels
-from ._memory import HandKnowledge, SeatMemory
 from ._registry import builtin_names, builtins, get_strategy, strategy_factory
-from ._simple import GreedyStrategy, RandomStrategy
-from ._values import Tuning
+
+if TYPE_CHECKING:
+    from ._cards import CARD_BUILTIN
+    from ._greedy import GreedyStrategy
+    from ._heuristic import HeuristicStrategy
+    from ._ismcts import IsmctsStrategy
+    from ._memory import HandKnowledge, SeatMemory
+    from ._simple import RandomStrategy
+    from ._values import Tuning
+
+_LATER = {
+    "CARD_BUILTIN": "sushigo.bots._cards:CARD_BUILTIN",
+    "GreedyStrategy": "sushigo.bots._greedy:GreedyStrategy",
+    "HandKnowledge": "sushigo.bots._memory:HandKnowledge",
+    "HeuristicStrategy": "sushigo.bots._heuristic:HeuristicStrategy",
+    "IsmctsStrategy": "sushigo.bots._ismcts:IsmctsStrategy",
+    "RandomStrategy": "sushigo.bots._simple:RandomStrategy",
+    "SeatMemory": "sushigo.bots._memory:SeatMemory",
+    "Tuning": "sushigo.bots._values:Tuning",
+}
+"""The names imported from their modules when first asked for (`__getattr__`)."""
+
+
+def __getattr__(name: str) -> Any:
+    from ._lazy import load  # noqa: PLC0415  (a module __getattr__ runs only for missing names)
+
+    where = _LATER.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = globals()[name] = load(where)
+    return found
+
 
 __all__ = [
     "CARD_BUILTIN",

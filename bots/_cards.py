@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from ._lazy import LazyTable
 
-from ._heuristic import HeuristicStrategy
-from ._ismcts import IsmctsStrategy
-from ._learned import LearnedStrategy
-from ._simple import GreedyStrategy, RandomStrategy
-
-CARD_BUILTIN: dict[str, Callable[..., Any]] = {
-    "random": RandomStrategy,
-    "greedy": GreedyStrategy,
-    "heuristic": HeuristicStrategy,
-    "ismcts": IsmctsStrategy,
-    "learned": LearnedStrategy,
-}
-"""The card game's built-in strategies by name."""
+CARD_BUILTIN = LazyTable(
+    {
+        "random": "sushigo.bots._simple:RandomStrategy",
+        "greedy": "sushigo.bots._greedy:GreedyStrategy",
+        "heuristic": "sushigo.bots._heuristic:HeuristicStrategy",
+        "ismcts": "sushigo.bots._ismcts:IsmctsStrategy",
+        "learned": "sushigo.bots._learned:LearnedStrategy",
+    }
+)
+"""The card game's built-in strategies by name, each imported when first looked up (a run of
+`random` never imports the search bots or the learned bot)."""

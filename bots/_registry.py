@@ -24,31 +24,37 @@ from sushigo.engine import EngineError
 from sushigo.engine.games import plugin
 
 from ._base import Strategy, StrategyError, StrategyFactory
-from ._cards import CARD_BUILTIN
+from ._lazy import load
 from ._levels import level_spec
-from .roll._strategies import ROLL_BUILTIN
 
 ENTRY_POINTS = "sushigo.strategies"
 """The entry point group of plug-in games' strategy tables."""
 
-_BUILTIN: dict[str, Mapping[str, Callable[..., Any]]] = {
-    "sushi-go": CARD_BUILTIN,
-    "sushi-roll": ROLL_BUILTIN,
+_TABLES = {
+    "sushi-go": "sushigo.bots._cards:CARD_BUILTIN",
+    "sushi-roll": "sushigo.bots.roll._strategies:ROLL_BUILTIN",
 }
-"""Each game's built-in strategies by name, by the game's kind."""
+"""Where each built-in game's strategy table lives, imported when the game is first asked for:
+a run of Sushi Go! never imports Sushi Roll's bots (nor, `bots._lazy`, the strategies it does
+not name)."""
+
+_BUILTIN: dict[str, Mapping[str, Callable[..., Any]]] = {}
+"""Each game's built-in strategies by name, by the game's kind (as loaded)."""
 
 
 def builtins(game: str) -> Mapping[str, Callable[..., Any]]:
     """The built-in strategies of the game `game`, by name (a plug-in game's are loaded the first
     time); `StrategyError` when the game has none installed."""
     found = _BUILTIN.get(game)
+    if found is None and game in _TABLES:
+        found = _BUILTIN[game] = load(_TABLES[game])
     if found is None:
         try:
             loaded = plugin(ENTRY_POINTS, game) if isinstance(game, str) else None
         except EngineError as exc:
             raise StrategyError(str(exc)) from None
         if not isinstance(loaded, Mapping):
-            known = ", ".join(sorted(_BUILTIN))
+            known = ", ".join(sorted({*_TABLES, *_BUILTIN}))
             raise StrategyError(f"no strategies for the game {game!r} (installed: {known})")
         found = _BUILTIN[game] = loaded
     return found
@@ -114,6 +120,12 @@ def strategy_factory(
 
 
 def _takes(cls: Callable[..., Any], name: str) -> bool:
+    if type(cls) is type and not any(
+        "__init__" in vars(k) or "__new__" in vars(k) for k in cls.__mro__[:-1]
+    ):
+        # A class that takes no arguments (`random`): `inspect.signature` would parse object's
+        # signature from its text, 4 ms of a command's start-up.
+        return False
     try:
         parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):

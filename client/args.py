@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from sushigo.engine import kinds
+from sushigo.engine.games import BUILTIN_KINDS, is_kind, kinds
 
 from .address import AddressError, parse_address
 
@@ -36,10 +36,25 @@ def count(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+class _Kinds:
+    """`--game`'s choices: every installed game (`engine.kinds`), the installed plug-ins read only
+    when a kind that is not built in is named, or the list is shown (help, a bad choice). Reading
+    them scans every installed distribution's metadata: a tenth of the arena's start-up, for the
+    plug-ins almost no run names."""
+
+    def __contains__(self, kind: object) -> bool:
+        return isinstance(kind, str) and is_kind(kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(kinds())
+
+
 def add_game(parser: argparse.ArgumentParser | argparse._ArgumentGroup, help: str) -> None:
-    """The ``--game KIND`` option: one of the installed games (`engine.kinds`), the first by
-    default."""
-    parser.add_argument("--game", choices=kinds(), default=kinds()[0], help=help)
+    """The ``--game KIND`` option: one of the installed games (`engine.kinds`), the first built-in
+    one by default."""
+    # argparse lists the choices as it adds the option (to check a metavar), so they are set after.
+    action = parser.add_argument("--game", default=BUILTIN_KINDS[0], help=help)
+    action.choices = _Kinds()
 
 
 class _Version(argparse.Action):

@@ -124,6 +124,11 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
 
     options_type = GameOptions
 
+    every_seat_acts = True
+    """Every seat acts at every step (`to_act` is every seat) until the game is over, and then
+    `legal_actions_by_seat` gives every seat no actions: a runner may loop on the legal sets
+    alone (the arena does, a call of `to_act` less a step)."""
+
     def _begin(self) -> None:
         # The deck holds each card as its packed code, so that a deal is a sum of slices. The
         # shuffle moves items without looking at them: the order is that of the cards themselves.

@@ -5,25 +5,38 @@ in the entry point group ``sushigo.rules`` (the entry point's name is the game's
 other layers' registries find its wire codec and strategies the same way (``sushigo.wire``,
 ``sushigo.strategies``; see docs/ARCHITECTURE.md, "Adding a game"). Plug-ins are looked up the
 first time a kind that is not built in is asked for, and kept.
+
+Nothing is imported before it is needed (a command's start-up is part of what it costs: the
+arena's): Sushi Roll's rules, its whole engine, the first time its kind is asked for (10 ms of
+imports), and `importlib.metadata` with its scan of every installed distribution (20 ms) the first
+time a kind that is not built in is asked for, or the list of every kind (`kinds`).
 """
 
 from __future__ import annotations
 
-from importlib import metadata
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .api import Rules
 from .errors import EngineError
-from .roll.rules import SUSHI_ROLL
 from .rules import SUSHI_GO
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINTS = "sushigo.rules"
 """The entry point group of plug-in games' rules."""
 
-_known: dict[str, Rules] = {SUSHI_GO.kind: SUSHI_GO, SUSHI_ROLL.kind: SUSHI_ROLL}
+BUILTIN_KINDS = ("sushi-go", "sushi-roll")
+"""The built-in games' kinds, the default (Sushi Go!) first: known without importing them."""
+
+_LATER = {"sushi-roll": ("sushigo.engine.roll.rules", "SUSHI_ROLL")}
+"""The built-in games imported when first asked for: their rules' module and name."""
+
+_known: dict[str, Rules] = {SUSHI_GO.kind: SUSHI_GO}
 _looked: set[str] = set()
 """Entry point groups already read (`plugin`)."""
-_plugins: dict[str, dict[str, metadata.EntryPoint]] = {}
+_plugins: dict[str, dict[str, EntryPoint]] = {}
 
 
 class UnknownGameError(EngineError):
@@ -34,6 +47,8 @@ def plugin(group: str, kind: str) -> Any | None:
     """The object the installed entry point `kind` of `group` names, loaded; None when there is
     none. `EngineError` when it fails to load (a broken plug-in names itself)."""
     if group not in _looked:
+        from importlib import metadata  # noqa: PLC0415  (only for a kind not built in: above)
+
         _plugins[group] = {ep.name: ep for ep in metadata.entry_points(group=group)}
         _looked.add(group)
     entry = _plugins[group].get(kind)
@@ -53,6 +68,12 @@ def rules(kind: str) -> Rules:
     found = _known.get(kind)
     if found is not None:
         return found
+    later = _LATER.get(kind)
+    if later is not None:
+        module, name = later
+        builtin: Rules = getattr(importlib.import_module(module), name)
+        _known[kind] = builtin
+        return builtin
     loaded = plugin(ENTRY_POINTS, kind) if isinstance(kind, str) else None
     if loaded is None:
         raise UnknownGameError(
@@ -67,8 +88,15 @@ def rules(kind: str) -> Rules:
 def kinds() -> tuple[str, ...]:
     """Every installed game's kind: the built-in ones first, then plug-ins by name."""
     plugin(ENTRY_POINTS, "")  # reads the group once
-    extra = sorted(set(_plugins[ENTRY_POINTS]) - set(_known))
-    return (*_known, *extra)
+    added = [kind for kind in _known if kind not in BUILTIN_KINDS]
+    extra = sorted(set(_plugins[ENTRY_POINTS]) - set(_known) - set(BUILTIN_KINDS))
+    return (*BUILTIN_KINDS, *added, *extra)
+
+
+def is_kind(kind: str) -> bool:
+    """Whether `kinds` holds `kind`, reading the installed plug-ins only for a kind that is not
+    built in (`--game`'s check, `client.args.add_game`)."""
+    return kind in BUILTIN_KINDS or kind in _known or kind in kinds()
 
 
 def refresh() -> None:

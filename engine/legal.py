@@ -51,11 +51,19 @@ _CHOP_KEY = 1 << (4 * NUM_KINDS + 1)
 
 _SINGLE = [Action(c) for c in CARDS]
 _PAIR = [[Action(a, b) for b in CARDS] for a in CARDS]
-_WITH_DUMMY = {
-    (own.first, own.second, d): Action(own.first, own.second, d)
-    for own in [*_SINGLE, *(p for row in _PAIR for p in row)]
-    for d in CARDS
-}
+_WITH_DUMMY: dict[tuple[Card, Card | None, Card], Action] = {}
+"""The dummy variant's actions by their cards, made the first time a legal set needs them (2,184
+actions: a millisecond of start-up that only the variant needs)."""
+
+
+def _with_dummy() -> dict[tuple[Card, Card | None, Card], Action]:
+    if not _WITH_DUMMY:
+        _WITH_DUMMY.update(
+            ((own.first, own.second, d), Action(own.first, own.second, d))
+            for own in [*_SINGLE, *(p for row in _PAIR for p in row)]
+            for d in CARDS
+        )
+    return _WITH_DUMMY
 
 
 def pack(cards: Iterable[int]) -> int:
@@ -285,10 +293,11 @@ def _compute(code: int, size: int, chopsticks: bool, controls_dummy: bool) -> Le
                 own += map(row, kinds[:i])
                 own += map(row, kinds[i + 1 :])
     if controls_dummy:
+        with_dummy = _with_dummy()
         out = []
         for action in own:
             left = code - sum(1 << (c << 2) for c in action.cards)
-            out += [_WITH_DUMMY[action.first, action.second, d] for d in kinds if count(left, d)]
+            out += [with_dummy[action.first, action.second, d] for d in kinds if count(left, d)]
         own = out
         for action in own:
             _entry(action)  # every legal action has its entry (`entry_of`)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a random four-player arena game's time goes, against the stripped playout loop.
 
-    .venv/bin/python scripts/bench_arena.py [--games N] [--repeats R] [--stripped FILE]
+    .venv/bin/python scripts/bench_arena.py [--games N] [--repeats R] [--stripped FILE] [--startup K]
 
 Counts process CPU time, not the wall clock: on a shared machine the wall clock mostly measures
 the other processes, while CPU time moves far less. Everything runs in this one process, each
@@ -11,6 +11,10 @@ loop (/work/shared/bench/stripped_playout.py, or --stripped), the arena's `play_
 played as the arena plays it but with the picks inline, a replay of the same games' actions
 (`Game` and `apply` alone), `Game(options, seed)` alone, and the game's generator of the seats'
 choices; then the arena's ratio to the stripped loop (the goal of issue 18 is 0.25).
+
+With ``--startup K``, also the command's own start-up and exit: the CPU time (user + system, as the
+kernel counts a finished child's, `resource.getrusage`) of ``sushigo-arena`` playing one random game, the best of K runs,
+which the issue's figure (games over the wall time of the whole command) pays once a run.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import argparse
 import gc
 import random
+import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -46,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1_000, help="games per timed part")
     parser.add_argument("--repeats", type=int, default=7, help="rounds of every part")
     parser.add_argument("--stripped", type=Path, default=STRIPPED, help="the stripped loop")
+    parser.add_argument("--startup", type=int, default=0, help="runs of the command's start-up")
     args = parser.parse_args(argv)
     try:
         play = stripped_play(args.stripped)
@@ -115,7 +122,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:24} {seconds / args.games * 1e6:7.1f} µs/game")
     ratio = best["stripped loop"] / best["arena play_game"]
     print(f"arena / stripped loop: {ratio:.3f} (goal 0.25)")
+    if args.startup > 0:
+        print(f"the command's start-up and exit  {startup_seconds(args.startup) * 1e3:7.1f} ms CPU")
     return 0
+
+
+def startup_seconds(runs: int) -> float:
+    """The least CPU time (user + system) a run of ``sushigo-arena`` playing one random game took:
+    counted by the kernel for the finished child, so other processes on the machine do not add to
+    it as they add to its wall time."""
+    command = [str(Path(sys.executable).parent / "sushigo-arena"), "--strategies", "random"]
+    command += ["--players", "4", "--games", "1", "--workers", "1"]
+    best = float("inf")
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        best = min(best, cpu)
+    return best
 
 
 if __name__ == "__main__":
