@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import secrets
 import sys
@@ -32,6 +33,7 @@ from sushigo.protocol import (
     ErrorCode,
     GameEnded,
     GameStarting,
+    Redirect,
     TableJoined,
     TableLeft,
     TournamentStatus,
@@ -253,6 +255,12 @@ async def play_tournament(
                 return results
         elif isinstance(event, TableLeft):
             client.table = client.seat = None
+        elif isinstance(event, Redirect) and event is client.stayed and client.table is None:
+            # Sent on (home after a game elsewhere, say) and refused there (its node taking the
+            # tournament over, or of an older version): we came back. Asked again here, where
+            # the tournament runs is found (a redirect there), and we are its entrant again.
+            with contextlib.suppress(ServerError, ConnectError, ConnectionLost):
+                await watch_again(client, name)
 
 
 async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey | None) -> Client:

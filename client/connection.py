@@ -26,6 +26,7 @@ from typing import Any, Unpack
 from sushigo.protocol import (
     Act,
     Acted,
+    ClientConnection,
     Commit,
     Commitments,
     Error,
@@ -109,36 +110,54 @@ class Client(Link):
         async with self._resuming:
             if self.connected and self._last_resumed is not None:
                 return self._last_resumed
-            last_seq = self.proto.last_seq
-            game, seat = self.proto.game, self.proto.seat
-            for _ in range(MAX_REDIRECTS + 1):
-                await self._open()
-                # The new connection is at the same table: its game's values read the same way.
-                self.proto.game, self.proto.seat = game, seat
-                reply = await self._request(
-                    Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
-                )
-                if not isinstance(reply, Redirect):
-                    break
-                # A cluster's node that does not hold our table: the one that does, with the
-                # same token (nothing was sent on the old connection since, so no seq is lost).
-                try:
-                    self.host, self.port = parse_address(reply.address)
-                except AddressError as exc:
-                    raise ConnectionLost(f"a redirect to a bad address: {exc}") from None
-            if not isinstance(reply, Resumed):
-                raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
-            self.nodes = reply.nodes or self.nodes
-            self.token = reply.resume_token
-            snap = reply.snapshot
-            if snap is not None:
-                self.table = snap.table
-                self.seat = snap.seat
-                if snap.observation is not None:
-                    self.observation = snap.observation
-            self._continue()
-            self._last_resumed = reply
-            return reply
+            return await self._resume(self.proto)
+
+    async def _back(self, before: ClientConnection) -> None:
+        """After a redirect's node refused its ticket: the session we left (on the connection
+        `before`) taken back here by its token, as after a drop (or, if this node no longer
+        knows it, a fresh login: we are in the lobby)."""
+        async with self._resuming:
+            try:
+                await self._resume(before)
+            except ServerError as exc:
+                if exc.code is not ErrorCode.UNKNOWN_SESSION:
+                    raise
+            else:
+                return
+        await self.login_again()
+
+    async def _resume(self, since: ClientConnection) -> Resumed:
+        """`resume` the session of the connection `since` (its last message read, its game)."""
+        last_seq = since.last_seq
+        game, seat = since.game, since.seat
+        for _ in range(MAX_REDIRECTS + 1):
+            await self._open()
+            # The new connection is at the same table: its game's values read the same way.
+            self.proto.game, self.proto.seat = game, seat
+            reply = await self._request(
+                Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+            )
+            if not isinstance(reply, Redirect):
+                break
+            # A cluster's node that does not hold our table: the one that does, with the
+            # same token (nothing was sent on the old connection since, so no seq is lost).
+            try:
+                self.host, self.port = parse_address(reply.address)
+            except AddressError as exc:
+                raise ConnectionLost(f"a redirect to a bad address: {exc}") from None
+        if not isinstance(reply, Resumed):
+            raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
+        self.nodes = reply.nodes or self.nodes
+        self.token = reply.resume_token
+        snap = reply.snapshot
+        if snap is not None:
+            self.table = snap.table
+            self.seat = snap.seat
+            if snap.observation is not None:
+                self.observation = snap.observation
+        self._continue()
+        self._last_resumed = reply
+        return reply
 
     def next_node(self) -> None:
         """After a failed attempt to reach our node: go on with the next of the cluster's live

@@ -117,7 +117,15 @@ class Link(LobbyCalls):
         with patience."""
         self._leaving = False
         """Following an unasked REDIRECT with a ticket: the session we had is left behind (see
-        `_forget_drops`)."""
+        `_forget_drops`), once the node it names has taken the ticket."""
+        self._behind: list[Message] = []
+        """The unread messages of the connection left while following (`_forget_drops`): put
+        back if the node refuses the ticket and we come back (`_refused`)."""
+        self._ticket_ref = 0
+        """The ref of the LOGIN_TICKET of the redirect being followed (0: none)."""
+        self.stayed: Redirect | None = None
+        """The last REDIRECT not followed (its node unreachable, or it refused the ticket and
+        we came back): the caller may ask again for what it was about."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -239,24 +247,26 @@ class Link(LobbyCalls):
         would be lost with it.
 
         Following an unasked REDIRECT with a ticket, the messages of the connection left are
-        dropped too, and we are at no table: that session is no longer ours. (A tournament's
-        home that took a placed game back may have seated it meanwhile; the table it was sent
-        to, or sends it home from, is not this node's.)"""
+        set aside (`_behind`), and once the node it names takes the ticket they are dropped and
+        we are at no table: that session is no longer ours. (A tournament's home that took a
+        placed game back may have seated it meanwhile; the table it was sent to, or sends it
+        home from, is not this node's.) If it refuses the ticket, they are put back."""
         events = self._events
         kept = [events.get_nowait() for _ in range(events.qsize())]
         for item in kept:
-            if not isinstance(item, ConnectionLost) and not self._leaving:
+            if isinstance(item, ConnectionLost):
+                continue
+            if self._leaving:
+                self._behind.append(item)
+            else:
                 events.put_nowait(item)
-        if self._leaving:
-            self._left()
 
     def _left(self) -> None:
         """The session we had is left behind (`_forget_drops`): no table, no game."""
         self.table = self.seat = self.kind = None
 
     def _where(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
+        return self._at((self.host, self.port))
 
     async def _login(self) -> None:
         if self.key is not None:
@@ -277,21 +287,94 @@ class Link(LobbyCalls):
         """Go where a REDIRECT says (a cluster's node that holds the table): a new connection
         there, logged in with the redirect's ticket as the same identity. The caller then asks
         again for what it asked for. `ConnectError` if that node cannot be reached (we stay
-        where we were); `ServerError` if it refuses the ticket."""
+        where we were); `ServerError` if it refuses the ticket (or `ConnectError` if it
+        closes on us or does not answer): we come back to the node we came from and take our
+        session back there (`_back`) first, so the client goes on where it was. (A node
+        refuses a ticket of a version it does not know, one whose table began meanwhile,
+        or whose tournament it does not run yet while it takes it over.) `ConnectionLost`
+        if we cannot come back: the caller takes the session back as after any drop."""
         try:
             host, port = parse_address(redirect.address)
         except AddressError as exc:
             raise ConnectError(f"a redirect to a bad address: {exc}") from None
         where = self.host, self.port
+        before = self.proto
         self.host, self.port = host, port
         try:
             await self._open()
+            ticket = LoginTicket(ref=self.proto.next_ref(), ticket=redirect.ticket)
+            self._ticket_ref = ticket.ref
+            reply = await self._request(ticket)
+        except (ServerError, ConnectionLost, ConnectError) as exc:
+            if self.proto is before:  # not reached: the connection we had is as it was
+                self.host, self.port = where
+                raise
+            await self._refused(redirect, where, before, exc)
+            if isinstance(exc, ServerError):
+                raise
+            raise ConnectError(f"{redirect.address} did not take the ticket: {exc}") from None
         except BaseException:
             self.host, self.port = where
             raise
+        finally:
+            self._ticket_ref = 0
         log.info("redirected to %s for table %s", redirect.address, redirect.table_id)
-        ticket = LoginTicket(ref=self.proto.next_ref(), ticket=redirect.ticket)
-        self._logged_in(await self._request(ticket))
+        self._logged_in(reply)
+
+    async def _refused(
+        self,
+        redirect: Redirect,
+        where: tuple[str, int],
+        before: ClientConnection,
+        why: Exception,
+    ) -> None:
+        """The node a REDIRECT named did not take its ticket: back to the node at `where`,
+        whose connection (`before`) we left, and our session there taken back (`_back`), the
+        messages of that connection we had not read put back first."""
+        self._ticket_ref = 0
+        self.stayed = redirect
+        log.warning(
+            "the redirect to %s was refused (%s): back to %s",
+            redirect.address,
+            why,
+            self._at(where),
+        )
+        self.host, self.port = where
+        self._put_back()
+        try:
+            await self._back(before)
+        except (ConnectError, ConnectionLost, ServerError, OSError) as exc:
+            # Not back: as after a drop of the connection we left (its state kept, so a resume
+            # asks for what came after what we read of it).
+            writer, reader = self._writer, self._reader_task
+            self.proto, self.connected = before, False
+            self._lost.set()
+            if writer is not None:
+                writer.close()
+            if reader is not None and not reader.done():
+                reader.cancel()
+            raise ConnectionLost(f"could not come back to {self._at(where)}: {exc}") from None
+
+    def _put_back(self) -> None:
+        """Put the messages set aside while following back in front of the events."""
+        self._leaving = False
+        events = self._events
+        items = [*self._behind, *(events.get_nowait() for _ in range(events.qsize()))]
+        self._behind = []
+        for item in items:
+            events.put_nowait(item)
+
+    async def _back(self, before: ClientConnection) -> None:
+        """Come back to the node we are at again (`host`, `port`) after a redirect's node
+        refused its ticket: here a fresh login (`client.connection.Client` takes the session
+        of `before` back by its token instead)."""
+        await self._open()
+        await self._login()
+
+    @staticmethod
+    def _at(where: tuple[str, int]) -> str:
+        host, port = where
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
     async def close(self) -> None:
         """Close the connection (the session ends on the server after its resume window)."""
@@ -365,10 +448,17 @@ class Link(LobbyCalls):
             self._leaving = True
             try:
                 await self.follow(item)
+            except ServerError:
+                # Refused there (logged): we came back, to the session we had. A tournament's
+                # node plays the game at home, or without us (a bot in our seat).
+                self.stayed = item
             except ConnectError as exc:
-                # That node is unreachable (it died): we stay, logged in where we are. A
-                # tournament's node whose game nobody made there plays it at home.
-                log.warning("could not follow a redirect to %s: %s", item.address, exc)
+                # That node is unreachable (it died), or did not take the ticket (logged: we
+                # came back): we stay, logged in where we are. A tournament's node whose game
+                # nobody made there plays it at home.
+                if self.stayed is not item:
+                    log.warning("could not follow a redirect to %s: %s", item.address, exc)
+                self.stayed = item
             finally:
                 self._leaving = False
         self._view(item)
@@ -409,6 +499,11 @@ class Link(LobbyCalls):
 
     def _on_message(self, msg: Message) -> None:
         ref = getattr(msg, "ref", None)
+        if ref and ref == self._ticket_ref and isinstance(msg, LoggedIn) and self._leaving:
+            # The redirect's node took the ticket: the session we followed from is left behind
+            # now, before anything this node sends next is looked at.
+            self._behind = []
+            self._left()
         if isinstance(msg, ServerPing):
             with contextlib.suppress(ConnectionLost, ProtocolError):
                 self.send(Pong(ref=self.proto.next_ref(), nonce=msg.nonce))

@@ -113,15 +113,18 @@ restarted server, or a cluster's node taking a dead node's tournaments over afte
 
 
 async def watch_again(client: Client, name: str) -> TournamentInfo:
-    """Watch `name` again after a fresh login: while no server runs it yet (NO_SUCH_TABLE, or a
-    redirect to its dead node, which cannot be reached), ask again, for `WATCH_PATIENCE`."""
+    """Watch `name` again after a fresh login, or after a redirect to it was refused: while no
+    server runs it yet (NO_SUCH_TABLE; a redirect to its dead node, which cannot be reached; or
+    to the node taking it over, which refuses the ticket until it has: UNKNOWN_SESSION, and we
+    are back where we were), ask again, for `WATCH_PATIENCE`."""
     loop = asyncio.get_running_loop()
     until = loop.time() + WATCH_PATIENCE
     while True:
         try:
             return await client.watch_tournament(name)
         except ServerError as exc:
-            if exc.code is not ErrorCode.NO_SUCH_TABLE or loop.time() > until:
+            again = exc.code in (ErrorCode.NO_SUCH_TABLE, ErrorCode.UNKNOWN_SESSION)
+            if not again or loop.time() > until:
                 raise
         except (ConnectError, ConnectionLost):
             if loop.time() > until:

@@ -373,7 +373,11 @@ class TournamentDesk:
         name = t.settings.name
         for seat, pid in enumerate(seating):
             session = self.entrants.get((name, pid))
-            if session is not None and self._live(session):
+            if table.seats[seat].player_id == pid:
+                # Seated already: a placed game taken back here by the node it was placed on,
+                # as the entrant arrived with its ticket (`tournament_spread`).
+                continue
+            if session is not None and self._live(session) and session.table is None:
                 table.sit(session, seat)
                 session.table, session.seat = table, seat
                 session.send(TableJoined(table=table.info(), seat=seat))
@@ -397,7 +401,12 @@ class TournamentDesk:
             if self.away.get((name, pid)) == table.table_id:
                 del self.away[name, pid]
         table.tournament = name
-        self._seat(t, table, seating, now)
+        # Its game is this node's tournament's own: recorded here at its end. (An entrant that
+        # arrived here with its ticket, on the node the game was placed on and which runs the
+        # tournament now, made it another's, to be sent home from.)
+        self.visiting.pop(table.table_id, None)
+        if not table.playing:  # (begun already: its arrivals filled it, a bot for the others)
+            self._seat(t, table, seating, now)
         self._dirty.add(name)
 
     def adopted(self, table: Table) -> None:

@@ -164,9 +164,14 @@ def _take_back(
     cluster = hub.cluster
     assert cluster is not None
     t = hub.desk.tournaments.get(name)
-    if t is None or table_id not in t.running or table_id in hub.tables:
+    if t is None or table_id not in t.running:
         return
-    table = hub.lobby.open_placed(t.table_settings(), table_id)
+    # Made here already? Only by an entrant arriving with its ticket: this node, which the game
+    # was placed on, runs its tournament now (it took it over). That table is claimed too, and
+    # played here: the arrivals stay in their seats, the others are seated (`taken_back`).
+    table = hub.tables.get(table_id)
+    if table is None:
+        table = hub.lobby.open_placed(t.table_settings(), table_id)
     table.tournament = name
 
     def claimed(won: bool, now: float) -> None:
@@ -178,7 +183,8 @@ def _take_back(
             )
             _play_here(hub, name, table_id, now, leased=False)
             return
-        if hub.tables.get(table_id) is table and not table.playing:
+        kept = hub.tables.get(table_id) is table and not table.playing
+        if kept and all(seat.empty for seat in table.seats):
             del hub.tables[table_id]
         await_result(hub, name, table_id, seating, deadline)
 
@@ -214,14 +220,20 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
     game, cluster = ticket.game, hub.cluster
     assert game is not None and cluster is not None
     table = hub.tables.get(ticket.table_id)
-    if table is None and ticket.table_id in hub.desk.played:  # its game was played without it
+    # Its game played without it: here as another node's (remembered), or as a game of this
+    # node's own tournament (taken over), which counts it as running no more.
+    t = hub.desk.tournaments.get(game.tournament)
+    over = ticket.table_id in hub.desk.played or (
+        t is not None and ticket.table_id not in t.running
+    )
+    if table is None and over:
         log.info(
             "tournament %s: game at table %s over; %s is sent home",
             game.tournament,
             ticket.table_id,
             session.player_id,
         )
-        _home(hub, game.tournament, [session])
+        _back_home(hub, game.tournament, session)
         return
     if table is None:
         table = hub.lobby.open_placed(game.settings, ticket.table_id)
@@ -265,6 +277,8 @@ def _claimed(
     """The answer to an arrival's claim of its game's table: seat it, or send it home."""
     table = hub.tables.get(table_id)
     here = hub.sessions.get(session.token_hash) is session
+    if won and table is not None and session.table is table:
+        return  # seated meanwhile: its tournament runs here, and took the game back (`_seat`)
     if won and table is not None and not table.playing:
         hub.desk.visiting[table_id] = game.tournament
         if here:
@@ -286,7 +300,17 @@ def _claimed(
         session.player_id,
     )
     if here:
-        _home(hub, game.tournament, [session])
+        _back_home(hub, game.tournament, session)
+
+
+def _back_home(hub: SpreadHost, name: str, session: Session) -> None:
+    """Send an entrant that came for a placed game of tournament `name` home: an unasked
+    REDIRECT there (`_home`); or, if this node runs the tournament now (it took it over), it is
+    home already: the tournament's entrant on this session, in the lobby."""
+    if name in hub.desk.tournaments:
+        hub.desk.returned(name, session)
+    else:
+        _home(hub, name, [session])
 
 
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
