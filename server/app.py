@@ -30,6 +30,7 @@ closed after its held frames, in the same way.
 
 While the database is away (`Storage.failing`) the frames go out without waiting: the games go on
 in memory, the storage holds their writes and retries, and no new table starts (`server.lobby`).
+Not on a cluster's node: its frames wait for the retried commit (`_release`).
 """
 
 from __future__ import annotations
@@ -321,7 +322,7 @@ class Server:
 
     def _release(self) -> None:
         """Write out, in order, every wave whose writes are durable (all of them while the
-        database is away: the games go on in memory)."""
+        database is away, but on a cluster's node: the games go on in memory)."""
         cluster = self.hub.cluster
         if cluster is not None:
             fenced = cluster.fenced()
@@ -332,7 +333,11 @@ class Server:
             return
         storage = self.hub.storage
         durable = storage.durable
-        away = self._unsaved or storage.failing
+        # Not a cluster's node: it cannot tell, while its database is away, that it still holds
+        # its tables (its lease may end meanwhile and another node take them over from what was
+        # saved), so frames sent then could be of a game that never was. They wait for the retried
+        # commit, which the fence may leave out (`pg_fence`).
+        away = (self._unsaved or storage.failing) and cluster is None
         if not away and waves[0][0] <= durable:
             # How long the oldest wave's writes took to be durable: the others were handed over
             # later, and became durable at the same time.
@@ -341,13 +346,16 @@ class Server:
             for connection, pending, closing in waves.popleft()[2]:
                 connection.flush(pending, closing)
 
-    def _fenced(self, table_ids: set[str]) -> None:
-        """Tables whose writes a commit left out (`pg_fence`): this node was away past its
-        lease and another node holds them. Their people's connections are held at once (what
-        they were sent since never became the table's state); once the database has said
-        which node holds each table now, what was held is taken back and they are sent there
-        (`Hub.release`: an unasked REDIRECT, then SHUTTING_DOWN), in sequence, as if the
-        frames taken back had never been sent. They resume on that node."""
+    def _fenced(
+        self, table_ids: set[str], why: str = "its writes were left out (fenced by its lease)"
+    ) -> None:
+        """Tables whose writes a commit left out (`pg_fence`), or that a renewal found another
+        node holds (`taken_over`): this node was away past its lease and another node holds
+        them. Their people's connections are held at once (what they were sent since never
+        became the table's state); once the database has said which node holds each table now,
+        what was held is taken back and they are sent there (an unasked REDIRECT, then
+        SHUTTING_DOWN), in sequence, as if the frames taken back had never been sent. They
+        resume on that node."""
         if self.stopping:  # handed over already: its people are told where it went
             return
         cut = self.hub.cut_off(sorted(table_ids))
@@ -357,11 +365,15 @@ class Server:
         for connection in held:
             connection.held = True
         for one in cut:
-            log.warning("table %s: its writes were left out (fenced by its lease)", one.table_id)
+            log.warning("table %s: %s", one.table_id, why)
         # A table closed here meanwhile (its lease given up at a renewal between its closing
         # and the commit of its last deletions) loses nothing: its rows go as their tokens end.
         if cut:
             self.loop.create_task(self._send_fenced(cut, held))
+
+    def taken_over(self, table_ids: set[str]) -> None:
+        """Tables a renewal found another node holds: dropped as if fenced (`_fenced`)."""
+        self._fenced(table_ids, "another node holds it now (found at a renewal)")
 
     async def _send_fenced(self, cut: list[CutOff], held: list[Connection]) -> None:
         moved: dict[str, str | None] = {}

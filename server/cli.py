@@ -265,13 +265,10 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             log.warning("%s", exc)
             continue
         if lost:  # this node was away past its lease: those tables are another's now
-            moved: dict[str, str | None] = {}
-            for table_id in lost:
-                with contextlib.suppress(StorageError):
-                    owner = await cluster.table_owner(table_id)
-                    moved[table_id] = owner.address if owner is not None else None
-            hub.release({table_id: moved.get(table_id) for table_id in lost})
-            server.done()
+            # As when a commit leaves their writes out: what their people were sent since the
+            # last commit (play read from their sockets on waking, never saved) is taken back
+            # before they are sent to the node that holds them.
+            server.taken_over(set(lost))
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

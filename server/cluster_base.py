@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import asyncpg
 
+from .pg_fence import idle_limit
 from .pg_schema import TRANSIENT, reason, redact
 from .pg_storage import PgStorage
 from .storage import StorageError
@@ -117,7 +118,11 @@ class Connected:
         try:
             if self._pool is None:
                 self._pool = await asyncpg.create_pool(
-                    self.url, min_size=1, max_size=POOL, timeout=CONNECT_SECONDS
+                    self.url,
+                    min_size=1,
+                    max_size=POOL,
+                    timeout=CONNECT_SECONDS,
+                    server_settings=idle_limit(self._interval),
                 )
             async with self._pool.acquire() as conn:
                 yield conn
@@ -135,7 +140,11 @@ class Connected:
         try:
             async with self._own_lock:
                 if self._own is None or self._own.is_closed():
-                    self._own = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
+                    self._own = await asyncpg.connect(
+                        self.url,
+                        timeout=CONNECT_SECONDS,
+                        server_settings=idle_limit(self._interval),
+                    )
                 yield self._own
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             raise StorageError(self.path, f"{what}: {reason(exc)}") from None

@@ -24,6 +24,14 @@ A new table has no lease yet: its first commit leases it (`LEASES`, held by the 
 table opens), before the check, so it is never mistaken for one another node holds. A lease
 that simply ran out with no one taking it still names this node: its writes go in, and the
 next renewal keeps it.
+
+A paused node. The lock is held for as long as the transaction is open, and a node paused
+(SIGSTOP, a frozen machine) between two statements of its commit leaves it open: its connection
+lives on, idle in a transaction, until it wakes. An adopter would wait for it as long, and the
+adopter's renewals behind that. So every connection of a node ends a transaction idle for half a
+lease (`idle_limit`): by the time the lease ends, PostgreSQL has rolled the paused commit back and
+the table can be taken over; the node, woken, finds its connection gone, and commits again on a
+new one, where the fence leaves the table's writes out.
 """
 
 from __future__ import annotations
@@ -34,13 +42,20 @@ from typing import Any, Final
 
 from .pg_plan import Held
 
-__all__ = ["FENCED", "LEASES", "fence", "tables_of"]
+__all__ = ["FENCED", "LEASES", "fence", "idle_limit", "tables_of"]
 
 LEASES: Final = "lease"
 """The held write of a new table's lease (its argument: the table's id)."""
 
 FENCED: Final = frozenset({"head", "turns", "tokens", "lease"})
 """The kinds of `Touches` key that tie a write to a table (its id is the key's second part)."""
+
+
+def idle_limit(lease: timedelta) -> dict[str, str]:
+    """The setting that ends a transaction idle for half of `lease` (see the module docstring),
+    as a connection's server settings."""
+    milliseconds = max(1, round(lease.total_seconds() * 500))
+    return {"idle_in_transaction_session_timeout": str(milliseconds)}
 
 
 def tables_of(touches: Iterable[Hashable] | None) -> set[str]:

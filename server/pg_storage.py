@@ -51,7 +51,7 @@ from .pg_batches import (
     TOKENS,
     TURNS,
 )
-from .pg_fence import LEASES, fence
+from .pg_fence import LEASES, fence, idle_limit
 from .pg_moderation import PgModeration
 from .pg_plan import Held, Touches, plan, retiring
 from .pg_records import PgRecords
@@ -129,6 +129,8 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
         """Tables whose writes a commit left out, another node holding them (`take_fenced`)."""
         self._dropped: set[str] = set()
         self._conn: Any = None
+        self._limited: Any = None
+        """The connection whose idle transactions end, once fenced (`pg_fence.idle_limit`)."""
         self._loop = asyncio.new_event_loop()
         self._busy = asyncio.Lock()  # bound to the loop on first use, which is in the thread
         self._thread = threading.Thread(
@@ -241,6 +243,10 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 raise
 
     async def _send(self, conn: Any, writes: Sequence[Held]) -> None:
+        if self.fence is not None and self._limited is not conn:
+            ((name, value),) = idle_limit(self.fence[1]).items()
+            await conn.execute("SELECT set_config($1, $2, false)", name, value)
+            self._limited = conn
         async with conn.transaction():
             self._dropped = set()
             if self.fence is not None:

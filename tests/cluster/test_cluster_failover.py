@@ -168,20 +168,22 @@ async def test_a_resume_before_the_lease_ends_is_held_not_refused(
                 await client.next_event(10)
         client.host, client.port = "127.0.0.1", b.port
 
-        async def counted_dead() -> bool | None:
+        async def counted_dead() -> list[bool] | None:
             # Before that, b sends a's players back to a (a node late by one renewal is alive).
-            rows = await query(
+            # Whether a's table is free to take yet is read in the same statement (one now()):
+            # the two moments are a third of a lease apart, and two statements (two connections)
+            # on a loaded machine could straddle the second.
+            (row,) = await query(
                 pg_url,
-                "SELECT lease_expires < now() + $1::interval FROM cluster_nodes WHERE name = 'a'",
+                "SELECT n.lease_expires < now() + $1::interval, (SELECT bool_and(l.lease_expires"
+                " < now()) FROM table_leases l WHERE l.node = n.name) FROM cluster_nodes n "
+                "WHERE n.name = 'a'",
                 timedelta(seconds=lease / 3),
             )
-            return True if rows[0][0] else None
+            return [row[1]] if row[0] else None
 
-        await eventually(counted_dead)
-        (ended,) = await query(
-            pg_url, "SELECT bool_and(lease_expires < now()) FROM table_leases WHERE node = 'a'"
-        )
-        assert ended[0] is False  # the resume comes before a's table is free to take
+        (ended,) = await eventually(counted_dead)
+        assert ended is False  # the resume comes before a's table is free to take
         resumed = await client.resume()  # one attempt: an error would raise
         waited = time.monotonic() - killed
         print(f"held resume: answered {waited:.2f} s after the SIGKILL (lease {lease:g} s)")
