@@ -16,8 +16,9 @@ import pytest
 from pgcluster import free_port
 from processes import SERVER, ServerProcess
 
+from sushigo.client.connection import Client
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import LoggedIn, LoginTicket
+from sushigo.protocol import LoggedIn, LoginTicket, TableSettings, TurnStart
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -81,6 +82,26 @@ async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float = 
             return value
         assert loop.time() < until, "the cluster did not get there in time"
         await asyncio.sleep(0.05)
+
+
+async def game_begun(client: Client) -> str:
+    """A two-seat game of `client`'s against the random bot, at a table it makes, begun (its
+    first turn here): the table's id."""
+    joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
+    await client.add_bot("random")
+    client.start_game()
+    await client.wait_for(TurnStart, 10)
+    return joined.table.table_id
+
+
+def owned_by(url: str, table_id: str, name: str) -> Callable[[], Awaitable[bool]]:
+    """A check for `eventually`: node `name` holds the lease of table `table_id`."""
+
+    async def check() -> bool:
+        rows = await query(url, "SELECT node FROM table_leases WHERE table_id = $1", table_id)
+        return bool(rows) and rows[0]["node"] == name
+
+    return check
 
 
 async def bring(port: int, ticket: bytes, name: str | None = None) -> Link:

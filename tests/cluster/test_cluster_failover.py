@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, eventually, node, query, replayed
+from nodes import LEASE, eventually, game_begun, node, owned_by, query, replayed
 from processes import (
     assert_bots_played,
     assert_records_verify,
@@ -105,27 +105,12 @@ async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_
     await b.start()
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
-        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
-        table_id = joined.table.table_id
-
-        async def owner() -> str | None:
-            rows = await query(
-                pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
-            )
-            return rows[0]["node"] if rows else None
-
-        async def owned_by(name: str) -> None:
-            while await owner() != name:
-                await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(owned_by("a"), 10)
+        table_id = await game_begun(client)
+        await eventually(owned_by(pg_url, table_id, "a"))
         assert a.proc is not None
         os.kill(a.proc.pid, signal.SIGSTOP)
         try:
-            await asyncio.wait_for(owned_by("b"), 10)
+            await eventually(owned_by(pg_url, table_id, "b"))
         finally:
             os.kill(a.proc.pid, signal.SIGCONT)
         moved = await client.wait_for(Redirect, 10)

@@ -9,18 +9,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, node, query
+from nodes import eventually, game_begun, node, owned_by, query
 from processes import assert_records_verify
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
-    TableSettings,
     TurnStart,
 )
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
@@ -90,28 +88,14 @@ async def test_a_paused_node_woken_past_its_lease_cannot_commit(
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     holder = None
     try:
-        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
-        table_id = joined.table.table_id
-
-        def owned_by(name: str) -> Callable[[], Awaitable[bool]]:
-            async def check() -> bool:
-                rows = await query(
-                    pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
-                )
-                return bool(rows) and rows[0]["node"] == name
-
-            return check
-
-        await eventually(owned_by("a"))
+        table_id = await game_begun(client)
+        await eventually(owned_by(pg_url, table_id, "a"))
         hand = list(client.legal_actions())
         assert a.proc is not None
         os.kill(a.proc.pid, signal.SIGSTOP)
         try:
             client.pick(hand[0])  # waits in a's socket
-            await eventually(owned_by("b"))
+            await eventually(owned_by(pg_url, table_id, "b"))
             holder = await asyncpg.connect(pg_url)
             await holder.execute("BEGIN")
             await holder.execute("SELECT 1 FROM cluster_nodes WHERE name = 'a' FOR UPDATE")

@@ -18,10 +18,10 @@ import signal
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, node, query
+from nodes import eventually, game_begun, node, owned_by, query
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
-from sushigo.protocol import GameEnded, TableSettings, TurnStart
+from sushigo.protocol import GameEnded
 
 
 async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path: Path) -> None:
@@ -33,19 +33,8 @@ async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path:
     holder: asyncpg.Connection | None = None
     paused = False
     try:
-        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
-        table_id = joined.table.table_id
-
-        async def owner() -> str | None:
-            rows = await query(
-                pg_url, "SELECT node FROM table_leases WHERE table_id = $1", table_id
-            )
-            return str(rows[0]["node"]) if rows else None
-
-        assert await eventually(owner) == "a"
+        table_id = await game_begun(client)
+        await eventually(owned_by(pg_url, table_id, "a"))
         holder = await asyncpg.connect(pg_url)
         await holder.execute("BEGIN")
         # Reads go on (a's renewals read these tables); writes wait.
@@ -64,10 +53,7 @@ async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path:
         await asyncio.wait_for(asyncio.to_thread(os.waitpid, a.proc.pid, os.WUNTRACED), 10)
         await holder.execute("ROLLBACK")  # the commit's statement ends; its transaction waits
 
-        async def taken_over() -> bool:
-            return await owner() == "b"
-
-        await eventually(taken_over, timeout=20)
+        await eventually(owned_by(pg_url, table_id, "b"), timeout=20)
         os.kill(a.proc.pid, signal.SIGCONT)
         paused = False
 
