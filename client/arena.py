@@ -168,16 +168,17 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
                 acting, rngs = everyone, (rng,) * n
                 while (step_legal := every_legal())[0]:
                     step(list(map(call, blinds, step_legal, rngs)))
-            if to_act() == everyone:
-                everyone = to_act()  # (a game that returns the same tuple each time: `is` below)
-            while acting := to_act():
-                step_legal = every_legal()
-                # zip without strict=True (equal lengths): keyword arguments take a slow call path.
-                if acting is everyone or acting == everyone:  # Sushi Go!: every seat, every step
-                    picks = [b(a, rng) for b, a in zip(blinds, step_legal)]  # noqa: B905
-                else:
-                    picks = [blinds[s](a, rng) for s, a in zip(acting, step_legal)]  # noqa: B905
-                step(picks)
+            else:
+                if to_act() == everyone:
+                    everyone = to_act()  # (a game returning the same tuple each time: `is` below)
+                while acting := to_act():
+                    step_legal = every_legal()
+                    # zip without strict=True (equal lengths): keywords take a slow call path.
+                    if acting is everyone or acting == everyone:  # every seat, every step
+                        picks = [b(a, rng) for b, a in zip(blinds, step_legal)]  # noqa: B905
+                    else:
+                        picks = [blinds[s](a, rng) for s, a in zip(acting, step_legal)]  # noqa: B905
+                    step(picks)
         while acting := to_act():
             actions = []
             for seat in acting:

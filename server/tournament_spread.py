@@ -216,7 +216,8 @@ def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float
     """An entrant logged in here with a placed game's ticket: once this node holds the game's
     table (`Cluster.claim_game`; the first to arrive makes it), seat it there, and start the
     game once every seat is taken. If the tournament's home node took the game back (nobody
-    made it in time), or it began (or was played out) without this entrant, the entrant is sent home."""
+    made it in time), or it began (or was played out) without this entrant, the entrant is sent
+    home."""
     game, cluster = ticket.game, hub.cluster
     assert game is not None and cluster is not None
     table = hub.tables.get(ticket.table_id)
