@@ -1,7 +1,7 @@
 """`sushigo-server`: run a game server.
 
     sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
-                   [--admin-key PATH]...
+                   [--web HOST:PORT] [--admin-key PATH]...
     sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
 
 `--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import ssl
 import sys
 from collections.abc import Coroutine
@@ -29,7 +30,7 @@ from typing import Any
 from sushigo.protocol import CURRENT_VERSION
 
 from . import logs, tournament_cluster, tournament_spread
-from .app import Server
+from .app import Server, bind
 from .cluster import Cluster
 from .database import is_url, open_storage
 from .hub import Hub
@@ -41,6 +42,8 @@ from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
 from .storage import StorageError
 from .tls import ensure_certificate, server_ssl_context
 from .wallclock import WallClock
+from .web import WebServer
+from .web_files import PageFiles
 
 uvloop: ModuleType | None
 try:
@@ -150,7 +153,9 @@ def _run(args: argparse.Namespace) -> int:
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
+        return _loop(
+            _serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster, args.web)
+        )
     finally:
         storage.close()
 
@@ -170,6 +175,7 @@ async def _serve(
     fingerprint: str,
     metrics_at: tuple[str, int] | None = None,
     cluster: Cluster | None = None,
+    web_at: tuple[str, int] | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
     tables = None
@@ -201,21 +207,32 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
+    web_sockets: list[socket.socket] = []
     try:
         if metrics_at is not None:
             # Bound first, so a metrics address in use stops the server before it restores.
             metrics = MetricsServer(registry_for(server), server.unready)
             metrics_where = _where(await metrics.start(*metrics_at))
+        if web_at is not None:
+            web_sockets = bind(*web_at)  # likewise
         addresses = await server.start(tables)
     except OSError as exc:
         print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
         if metrics is not None:
             await metrics.stop()
+        for sock in web_sockets:
+            sock.close()
         return 1
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
         print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
+    if web_sockets:
+        web = WebServer(server, PageFiles())
+        web.listen(web_sockets, tls)
+        scheme = "https" if tls is not None else "http"
+        where = _where([_bound(s) for s in web_sockets])
+        print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -269,6 +286,11 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             # last commit (play read from their sockets on waking, never saved) is taken back
             # before they are sent to the node that holds them.
             server.taken_over(set(lost))
+
+
+def _bound(sock: socket.socket) -> tuple[str, int]:
+    name = sock.getsockname()
+    return str(name[0]), int(name[1])
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

@@ -180,6 +180,14 @@ def parser() -> argparse.ArgumentParser:
         " admin's key file itself, whose public half is read): that key may send admin"
         " requests (sushigo-admin). Repeat for several admins",
     )
+    p.add_argument(
+        "--web",
+        type=_host_port,
+        default=None,
+        metavar="HOST:PORT",
+        help="serve the web client on http://HOST:PORT/ and its WebSocket on /ws (https and"
+        " wss with --tls; port 0 picks a free one; off by default)",
+    )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
     cluster = p.add_argument_group(
         "cluster (docs/DEPLOY.md): nodes on one PostgreSQL --db, sharing one --key"
