@@ -70,8 +70,11 @@ class WsClient:
 
     async def _read(self) -> None:
         try:
-            while data := await self.reader.read(65536):
-                self.ws.receive_data(data)
+            # What came with the upgrade's answer first (the server may send at once).
+            data = b""
+            while True:
+                if data:
+                    self.ws.receive_data(data)
                 for event in self.ws.events():
                     if isinstance(event, Message):
                         self._parts.append(event.data)
@@ -88,6 +91,9 @@ class WsClient:
                         with contextlib.suppress(Exception):
                             self.writer.write(self.ws.send(event.response()))
                         return
+                data = await self.reader.read(65536)
+                if not data:
+                    return
         except (ConnectionError, OSError):
             pass
         finally:
