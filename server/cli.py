@@ -36,7 +36,7 @@ from .database import is_url, open_storage
 from .hub import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
 from .metrics import MetricsServer, registry_for
-from .options import advertised, config_from, default_db, key_path, parser
+from .options import advertised, config_from, default_db, key_path, parser, web_advertised
 from .pg_storage import PgStorage
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
 from .storage import StorageError
@@ -76,6 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
+    if args.web_advertise is not None and (args.node is None or args.web is None):
+        p.error("--web-advertise goes with --node and --web: where browsers reach this node")
+    if (
+        args.node is not None
+        and args.web is not None
+        and args.web[1] == 0
+        and not args.web_advertise
+    ):
+        p.error("--node with --web on port 0 needs --web-advertise HOST:PORT")
     logs.setup(args.log_level, args.log_format)
     # From here a SIGTERM (a supervisor stopping the server as it starts) is noted and honoured
     # once the server is up, as a clean stop: the default action would kill it mid-start (143).
@@ -149,6 +158,7 @@ def _run(args: argparse.Namespace) -> int:
                 address=args.advertise or advertised(f"{args.host}:{args.port}"),
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
+                web=web_advertised(args),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
                 clock=wall,
@@ -190,9 +200,13 @@ async def _serve(
         cluster.storage = storage
         storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
+        hub.web_nodes.update(cluster.web_addresses())
 
         def nodes_changed() -> None:
             hub.nodes = cluster.addresses()
+            # In place: the connections over WebSocket hold this very map (`web_routes`).
+            hub.web_nodes.clear()
+            hub.web_nodes.update(cluster.web_addresses())
 
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt

@@ -46,6 +46,7 @@ from .names import Names
 from .session import Conn, Session, token_hash
 from .storage import Storage
 from .table import Table
+from .web_routes import over_web
 
 log = logging.getLogger("sushigo.server")
 
@@ -401,4 +402,6 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
 
 
 def _send(conn: Conn, message: Redirect) -> None:
-    conn.transport.write(conn.proto.send(message))
+    """Send a REDIRECT on a connection with no session (or before its session's own)."""
+    sent = message if conn.routes is None else over_web(message, conn.routes)
+    conn.transport.write(conn.proto.send(sent))

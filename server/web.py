@@ -287,7 +287,7 @@ class WebConnection(Connection):
         transport.write(out)
         server = self.server
         # Refused (a cap, a ban): the hub has written why and closed it; `done` sends that.
-        self.conn = server.hub.open(self, self.address, self.port, server.now())
+        self.conn = server.hub.open(self, self.address, self.port, server.now(), web=True)
         server.done()
         if trailing:
             self._ws_data(bytes(trailing))

@@ -28,6 +28,8 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         "keys",
         "metrics",
         "logs",
+        "web",  # --web: the page's files and the WebSocket adapter
+        "web_files",
     ),
     (
         "cluster_adopt",
@@ -68,7 +70,8 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
             "pg_tournaments",
         ),
     ),
-    ("errors", "config", "storage", "stats", "tickets", "wallclock"),  # what every layer above uses
+    # what every layer above uses
+    ("errors", "config", "storage", "stats", "tickets", "wallclock", "web_routes"),
 )
 """The server's layers, top to bottom: a module imports only from its own layer or below."""
 
@@ -96,6 +99,7 @@ CLOCKLESS += (
     "tournament_spread",
     "tournament_store",
     "hub_edges",
+    "web_routes",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
