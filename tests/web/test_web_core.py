@@ -1,0 +1,88 @@
+"""The web client's core in a real headless Chromium (web_core_page.py): the protocol's test
+vectors read from docs/PROTOCOL.md, the page's ports of both games' rules against the Python
+engine on many seeded games of every table size and variant, signed records whole and tampered
+with, and the protocol client playing whole games against a real `sushigo-server`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_core_page import Bridge, Site, chromium, run_suite
+from web_crosscheck import games, records
+
+SERVER = Path(sys.executable).with_name("sushigo-server")
+GAMES_PER_TABLE = 8
+"""Seeded Sushi Go! games of every table size and variant (20 tables: 160 games)."""
+GAMES_PER_ROLL_SIZE = 20
+"""Seeded Sushi Roll games of every table size (4 sizes: 80 games)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    fixtures = {
+        "games.json": json.dumps(games(GAMES_PER_TABLE, GAMES_PER_ROLL_SIZE)).encode(),
+        "records.json": json.dumps(records()).encode(),
+    }
+    with Site(fixtures) as running:
+        yield running
+
+
+def _failures(results: list[dict[str, Any]]) -> list[str]:
+    assert results, "the page ran no test"
+    return [f"{r['name']}: {r['error']}" for r in results if not r["ok"]]
+
+
+def test_the_protocol_vectors_in_the_page(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("vectors"))
+    assert _failures(results) == []
+    assert len(results) >= 18
+
+
+def test_the_pages_rules_agree_with_the_engine_bit_for_bit(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("games"), timeout_s=300)
+    assert _failures(results) == []
+    played = [r for r in results if r["name"].startswith("game ")]
+    assert len(played) == 20 * GAMES_PER_TABLE + 4 * GAMES_PER_ROLL_SIZE
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[int]:
+    """A real `sushigo-server` on a free loopback port, its database in `tmp_path`."""
+    proc = subprocess.Popen(
+        [str(SERVER), "--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "db")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    port = 0
+    for line in proc.stdout:
+        if "listening on" in line:
+            port = int(line.rsplit(":", 1)[1])
+            break
+    assert port, "the server did not start"
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_the_client_plays_and_verifies_against_a_real_server(
+    browser: Any, site: Site, server: int
+) -> None:
+    with Bridge(server) as bridge:
+        results = run_suite(browser, site.url("client", ws=bridge.url), timeout_s=300)
+    assert _failures(results) == []
