@@ -15,9 +15,11 @@ costs one small round trip per file and never serves a stale mix.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import posixpath
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.utils import formatdate
@@ -47,15 +49,16 @@ COMPRESSIBLE = (".html", ".js", ".mjs", ".css", ".json", ".webmanifest", ".svg",
 HEADERS = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
-    # The page loads only its own files, and talks only to game servers over WebSocket (a
-    # cluster's other nodes are other origins: `ws:` and `wss:` let it follow a redirect).
-    (
-        b"content-security-policy",
-        b"default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:;"
-        b" object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    ),
 )
 """Headers on every answer."""
+POLICY = (
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:;"
+    " object-src 'none'; base-uri 'none'; frame-ancestors 'none'; script-src 'self'"
+)
+"""The Content-Security-Policy: the page loads only its own files, and talks only to game
+servers over WebSocket (a cluster's other nodes are other origins: `ws:` and `wss:` let it
+follow a redirect). A page's inline scripts (its import map) are allowed by their hashes."""
+_INLINE = re.compile(rb"<script\b[^>]*>(.*?)</script>", re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,8 @@ class File:
     gzipped: bytes | None
     """Its gzip form (None: not smaller, or not worth it)."""
     etag: bytes
+    policy: bytes
+    """Its Content-Security-Policy."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +107,7 @@ class PageFiles:
                 if len(packed) >= len(data):
                     packed = None
             etag = b'"' + hashlib.sha256(data).hexdigest()[:32].encode() + b'"'
-            self.files[path] = File(kind.encode(), data, packed, etag)
+            self.files[path] = File(kind.encode(), data, packed, etag, _policy(data, suffix))
         if "/index.html" in self.files:
             self.files["/"] = self.files["/index.html"]
 
@@ -132,6 +137,7 @@ class PageFiles:
             wanted[name.lower()] = value
         common = [
             *HEADERS,
+            (b"content-security-policy", found.policy),
             (b"etag", found.etag),
             (b"cache-control", b"no-cache"),
             (b"vary", b"accept-encoding"),
@@ -161,12 +167,25 @@ def _text(status: int, message: str, extra: list[tuple[bytes, bytes]] | None = N
     body = (message + "\n").encode()
     headers = [
         *HEADERS,
+        (b"content-security-policy", POLICY.encode()),
         (b"content-type", b"text/plain; charset=utf-8"),
         (b"content-length", b"%d" % len(body)),
         (b"cache-control", b"no-store"),
         *(extra or []),
     ]
     return Answer(status, headers, body)
+
+
+def _policy(data: bytes, suffix: str) -> bytes:
+    """A file's Content-Security-Policy: `POLICY`, with the hashes of an HTML page's inline
+    scripts (those with a body: its import map)."""
+    policy = POLICY
+    if suffix == ".html":
+        for body in _INLINE.findall(data):
+            if body.strip():
+                digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+                policy += f" 'sha256-{digest}'"
+    return policy.encode()
 
 
 def _walk(folder: Traversable | Path, prefix: str) -> Iterable[tuple[str, bytes]]:
