@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from nodes import node, query
 from pgcluster import free_port
 from wsclient import WsClient, ws_connect
@@ -27,6 +28,9 @@ from sushigo.protocol import (
     Welcome,
 )
 from sushigo.protocol.versions import SUPPORTED_VERSIONS
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+"""The tests run on the session's event loop, as the browser tests beside them do."""
 
 
 async def _hello(ws: WsClient) -> None:

@@ -32,6 +32,9 @@ from sushigo.protocol.versions import SUPPORTED_VERSIONS
 
 PAGE = Path(__file__).resolve().parents[2] / "client" / "web"
 
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+"""The tests run on the session's event loop, as the browser tests beside them do."""
+
 
 async def http(
     port: int, request: bytes, *, tls: bool = False

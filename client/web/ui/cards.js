@@ -207,8 +207,13 @@ export function cardKey(e, app) {
 /** Every tableau of a public observation, for the replay viewer. */
 export function drawCardsPublic(obs, names) {
   return h(
-    "ul",
-    { class: "seat-list" },
-    obs.tableaus.map((t, i) => tableau(t, i, obs, names, { seat: null })),
+    "section",
+    { class: "tableaus", "aria-label": "tableaus" },
+    h("h2", null, `Tableaus · round ${obs.round}, turn ${obs.turn}`),
+    h(
+      "ul",
+      { class: "seat-list" },
+      obs.tableaus.map((t, i) => tableau(t, i, obs, names, { seat: null })),
+    ),
   );
 }

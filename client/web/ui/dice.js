@@ -223,8 +223,13 @@ export function diceKey(e, app) {
 export function drawDicePublic(obs, names) {
   const still = { game: { marks: [] } };
   return h(
-    "ul",
-    { class: "seat-list" },
-    obs.players.map((p, i) => belt(still, obs, p, i, names, { mine: false, swapTo: false })),
+    "section",
+    { class: "belts", "aria-label": "belts and trays" },
+    h("h2", null, `Belts and trays · round ${obs.round}, cycle ${obs.cycle}`),
+    h(
+      "ul",
+      { class: "seat-list" },
+      obs.players.map((p, i) => belt(still, obs, p, i, names, { mine: false, swapTo: false })),
+    ),
   );
 }

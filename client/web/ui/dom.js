@@ -68,9 +68,9 @@ export function redraw(root, content) {
 export function choice(key, label, options, value, onchange) {
   const id = `f-${key}`;
   return h(
-    "label",
-    { class: "field", for: id },
-    h("span", null, label),
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
     h(
       "select",
       { id, key, onchange: (e) => onchange(e.target.value) },

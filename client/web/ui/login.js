@@ -96,7 +96,7 @@ export function drawLogin(app) {
           go(null);
         },
       },
-      h("label", { class: "field", for: "login-name" }, h("span", null, "Name"), h("input", { id: "login-name", key: "login-name", value: login.name, maxlength: 24, autocomplete: "nickname", required: true })),
+      h("div", { class: "field" }, h("label", { for: "login-name" }, "Name"), h("input", { id: "login-name", key: "login-name", value: login.name, maxlength: 24, autocomplete: "nickname", required: true })),
       h("button", { type: "submit", key: "login-guest", class: "primary" }, "Play as a guest"),
     ),
     h("section", { class: "keys", "aria-label": "your key" }, h("h2", null, "Your key"), keyPart, importPart(app, login)),

@@ -5,8 +5,8 @@
  * beyond the client's state: the picks just revealed, every round's scores, the end.
  * @module
  */
-import { drawCards, cardKey, describeCards } from "./cards.js";
-import { drawDice, diceKey, describeDice } from "./dice.js";
+import { cardKey, describeCards, drawCards, drawCardsPublic } from "./cards.js";
+import { describeDice, diceKey, drawDice, drawDicePublic } from "./dice.js";
 import { choice, h, timerText } from "./dom.js";
 import { LEVELS, ordinal, title } from "./names.js";
 
@@ -57,7 +57,7 @@ export class GameMemory {
         this.logLine(describeCards(message, names()));
         break;
       case "acted":
-        if (!message.more || message.seat !== client.seat) this.marks = [];
+        this.marks = []; // the belts moved: what was marked is no longer where it was
         this.logLine(describeDice(message, names()));
         this.events(message.events, names(), client);
         break;
@@ -186,17 +186,18 @@ function drawGame(app) {
   if (fairness && !fairness.ok) {
     parts.push(h("ul", { class: "failures", role: "alert", "aria-label": "fairness failures" }, fairness.failures.map((f) => h("li", null, f))));
   }
+  if (memory.over) parts.push(gameSummary(app, names));
   if (obs) {
-    parts.push(h("p", { class: "duty", "aria-live": "polite" }, duty(client, memory, names)));
-    parts.push(client.kind === "sushi-roll" ? drawDice(app, obs, names) : drawCards(app, obs, names));
+    if (!memory.over) parts.push(h("p", { class: "duty", "aria-live": "polite" }, duty(client, memory, names)));
+    if (memory.showRound && !memory.over) parts.push(roundSummary(app, memory.showRound, names));
+    if (memory.over) parts.push(client.kind === "sushi-roll" ? drawDicePublic(obs, names) : drawCardsPublic(obs, names));
+    else parts.push(client.kind === "sushi-roll" ? drawDice(app, obs, names) : drawCards(app, obs, names));
   }
   if (memory.log.length) {
     parts.push(h("section", { class: "log", "aria-label": "what was played" }, h("h2", null, "Played"), h("ol", { "aria-live": "polite" }, memory.log.slice(-6).map((line) => h("li", null, line)))));
   }
-  if (memory.showRound && !memory.over) parts.push(roundSummary(app, memory.showRound, names));
   if (obs) parts.push(scorePad(client, obs, memory, names));
-  if (memory.over) parts.push(gameSummary(app, names));
-  else parts.push(h("div", { class: "row", "data-keys": client.seat === null ? "l=leave-game" : "" }, h("button", { type: "button", key: "leave-game", onclick: leave }, client.seat === null ? "stop watching" : "leave the game (a bot plays your seat)")));
+  if (!memory.over) parts.push(h("div", { class: "row", "data-keys": client.seat === null ? "l=leave-game" : "" }, h("button", { type: "button", key: "leave-game", onclick: leave }, client.seat === null ? "stop watching" : "leave the game (a bot plays your seat)")));
   return h("section", { class: "game", "aria-label": "the game" }, parts);
 }
 
@@ -229,13 +230,26 @@ export function playerNames(client) {
 function scorePad(client, obs, memory, names) {
   const views = client.kind === "sushi-roll" ? obs.players : obs.tableaus;
   const rounds = [1, 2, 3];
+  // A round's points: its `round_scored` event's, once seen (the last round's comes with the
+  // game's end, after the last observation); else the observation's.
+  const scored = (r, i, v) => {
+    const event = memory.rounds.find((e) => e.round === r);
+    if (event) return Object.values(event.points[i] ?? {}).reduce((a, b) => a + b, 0);
+    return v.round_scores[r - 1] ?? "";
+  };
+  const puddings = (i, v) => {
+    const last = memory.rounds.at(-1);
+    const count = last ? last.puddings[i] : v.puddings;
+    const points = memory.final?.pudding_points?.[i];
+    return points === undefined ? count : `${count} (${points > 0 ? "+" : ""}${points})`;
+  };
   const rows = views.map((v, i) =>
     h(
       "tr",
       { class: i === client.seat ? "me" : null },
       h("th", { scope: "row" }, v.is_dummy ? "dummy" : names[i] ?? `seat ${i + 1}`),
-      rounds.map((r) => h("td", null, v.round_scores[r - 1] ?? "")),
-      h("td", null, v.puddings),
+      rounds.map((r) => h("td", null, scored(r, i, v))),
+      h("td", null, puddings(i, v)),
       h("td", null, memory.over ? memory.over.totals[i] : v.score),
     ),
   );
@@ -296,7 +310,7 @@ function gameSummary(app, names) {
     h(
       "ol",
       { class: "places" },
-      order.map(({ place, seat }) => h("li", { class: over.winners.includes(seat) ? "winner" : null }, `${ordinal(place)}: ${names[seat] ?? `seat ${seat + 1}`}, ${over.totals[seat]} points${over.winners.includes(seat) ? " 🏆" : ""}`)),
+      order.map(({ place, seat }) => h("li", { class: over.winners.includes(seat) ? "winner" : null }, `${ordinal(place)}: ${names[seat] ?? `seat ${seat + 1}`}, ${over.totals[seat]} points${over.winners.includes(seat) ? " (winner)" : ""}`)),
     ),
     fairness ? h("p", { class: `fair${fairness.ok ? "" : " failed"}`, role: fairness.ok ? "status" : "alert" }, fairness.summary()) : null,
     h(

@@ -1,0 +1,81 @@
+"""A person's games in the web client, in a real headless Chromium against a real
+`sushigo-server --web`: a guest's login and the lobby, whole games against bots (Sushi Go! for
+2 and 4 players, chopsticks and wasabi used, with the mouse and with the keyboard; Sushi Roll
+with re-rolls and swaps), each ending with the page's own verdict on its fairness. The
+screenshots in docs/ are taken here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pages import DOCS, Played, login, play_bots, play_cards, play_dice
+from processes import ServerProcess
+
+from sushigo.client.connection import Client
+from sushigo.protocol import TableSettings
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+GAMES_AT_MOST = 3
+"""Games played until chopsticks and wasabi were both used (the deal decides whether we get
+them: in one game nearly always, in three all but surely)."""
+
+
+async def test_a_guest_logs_in_and_sees_the_lobby(page: Any, web_server: ServerProcess) -> None:
+    await login(page, web_server.web_port, "ann")
+    assert await page.get_by_text("ann (guest)").is_visible()
+    for name in ("Play against bots", "Quick match", "Create table", "refresh tables"):
+        assert await page.get_by_role("button", name=name).is_enabled()
+    # A table someone made (over TCP) shows in the list, with join and watch buttons named by it.
+    host = await Client.connect("127.0.0.1", web_server.port, name="host")
+    try:
+        joined = await host.create_table(TableSettings(kind="sushi-roll", players=3))
+        table_id = joined.table.table_id
+        await page.get_by_role("button", name="refresh tables").click()
+        await page.get_by_role("button", name=f"join table {table_id}").wait_for()
+        assert await page.get_by_role("button", name=f"watch table {table_id}").is_enabled()
+        await page.screenshot(path=str(DOCS / "web-lobby.png"))
+    finally:
+        await host.close()
+
+
+async def _cards_until_used(page: Any, players: int, *, keyboard: bool, shots: bool) -> Played:
+    """Games against bots until one used chopsticks and wasabi both (at most `GAMES_AT_MOST`)."""
+    await play_bots(page, "sushi-go", players)
+    for game in range(GAMES_AT_MOST):
+        played = await play_cards(page, keyboard=keyboard, shot="web-game.png" if shots else None)
+        assert played.final == "verified"
+        assert await page.get_by_role("heading", name="Game over").is_visible()
+        assert await page.get_by_text("fair ✓").first.is_visible()
+        if played.chopsticks and played.wasabi:
+            return played
+        assert game < GAMES_AT_MOST - 1, f"no chopsticks and wasabi in {GAMES_AT_MOST} games"
+        await page.get_by_role("button", name="play again").click()
+    raise AssertionError("unreachable")
+
+
+async def test_two_players_against_a_bot_with_the_mouse(
+    page: Any, web_server: ServerProcess
+) -> None:
+    await login(page, web_server.web_port, "bea")
+    played = await _cards_until_used(page, 2, keyboard=False, shots=True)
+    assert played.picks >= 20
+    await page.screenshot(path=str(DOCS / "web-end.png"))
+
+
+async def test_four_players_against_bots_with_the_keyboard(
+    page: Any, web_server: ServerProcess
+) -> None:
+    await login(page, web_server.web_port, "cy")
+    played = await _cards_until_used(page, 4, keyboard=True, shots=False)
+    assert played.picks >= 20
+
+
+async def test_sushi_roll_with_rerolls_and_swaps(page: Any, web_server: ServerProcess) -> None:
+    await login(page, web_server.web_port, "dee")
+    await play_bots(page, "sushi-roll", 3)
+    played = await play_dice(page)
+    assert played.final == "verified"
+    assert played.rerolls >= 1 and played.swaps >= 1
+    assert await page.get_by_text("fair ✓").first.is_visible()
