@@ -56,12 +56,14 @@ class Played:
     shots: list[str] = field(default_factory=list)
 
 
-async def play_cards(page: Any, *, keyboard: bool = False, shot: str | None = None) -> Played:
-    """Play our seat of a Sushi Go! game through the page until its end: wasabi, then nigiri on
-    it; chopsticks, then two cards at once (clicks, or with `keyboard` the digit keys and `x`).
-    `shot`: a screenshot of the game (docs/`shot`) after a few picks."""
+async def play_cards(
+    page: Any, *, keyboard: bool = False, shot: str | None = None, picks: int | None = None
+) -> Played:
+    """Play our seat of a Sushi Go! game through the page until its end (or `picks` picks):
+    wasabi, then nigiri on it; chopsticks, then two cards at once (clicks, or with `keyboard`
+    the digit keys and `x`). `shot`: a screenshot of the game (docs/`shot`) after a few picks."""
     played = Played()
-    while True:
+    while picks is None or played.picks < picks:
         await page.wait_for_function(READY, timeout=60_000)
         state = await page.evaluate(STATE)
         if state["over"]:
@@ -70,13 +72,16 @@ async def play_cards(page: Any, *, keyboard: bool = False, shot: str | None = No
         hand: list[str] = obs["hand"]
         me = obs["tableaus"][state["seat"]]
         wasabied = len(me["on_wasabi"])
-        picks = _choose(hand, me)
-        if len(picks) == 2:
+        chosen = _choose(hand, me)
+        if len(chosen) == 2:
             await _press_or_click(
-                page, keyboard, "x", page.get_by_role("button", name="chopsticks")
+                page,
+                keyboard,
+                "x",
+                page.get_by_role("button", name="pick two cards with chopsticks"),
             )
             played.chopsticks += 1
-        for index in picks:
+        for index in chosen:
             card = page.get_by_role("button", name=re.compile(f"^{hand[index]}\\b")).nth(
                 _nth(hand, index)
             )
@@ -96,6 +101,8 @@ async def play_cards(page: Any, *, keyboard: bool = False, shot: str | None = No
         after = await page.evaluate(STATE)
         if after["obs"] and after["obs"]["round"] == obs["round"]:
             played.wasabi += len(after["obs"]["tableaus"][state["seat"]]["on_wasabi"]) > wasabied
+    if picks is not None and played.picks == picks:
+        return played
     await page.wait_for_function(VERIFIED, timeout=60_000)
     played.final = (await page.evaluate(STATE))["final"]
     return played

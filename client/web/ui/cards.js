@@ -139,7 +139,7 @@ function hand(app, obs) {
               app.say(memory.chop ? "chopsticks: choose two cards, in order" : "one card this turn");
             },
           },
-          "chopsticks: pick two cards",
+          "pick two cards with chopsticks",
         )
       : null,
   );
