@@ -72,8 +72,11 @@ async def play_cards(
         hand: list[str] = obs["hand"]
         me = obs["tableaus"][state["seat"]]
         wasabied = len(me["on_wasabi"])
-        chosen = _choose(hand, me)
-        if len(chosen) == 2:
+        dummy = obs["dummy_controller"] == state["seat"]
+        chosen = _choose(hand, me, spare=1 if dummy else 0)
+        if dummy:  # the dummy's card comes last
+            chosen.append(next(i for i in range(len(hand)) if i not in chosen))
+        if len(chosen) - dummy == 2:
             await _press_or_click(
                 page,
                 keyboard,
@@ -108,8 +111,9 @@ async def play_cards(
     return played
 
 
-def _choose(hand: list[str], me: dict[str, Any]) -> list[int]:
-    """The indices of the hand to pick: one card, or two with chopsticks ready."""
+def _choose(hand: list[str], me: dict[str, Any], spare: int = 0) -> list[int]:
+    """The indices of the hand to pick: one card, or two with chopsticks ready (`spare` cards
+    more must stay in the hand: the dummy's)."""
 
     def first(*names: str) -> int | None:
         for name in names:
@@ -118,7 +122,7 @@ def _choose(hand: list[str], me: dict[str, Any]) -> list[int]:
         return None
 
     nigiri = first(*NIGIRI)
-    if me["chopsticks_ready"] and len(hand) >= 2:
+    if me["chopsticks_ready"] and len(hand) >= 2 + spare:
         wasabi = first("wasabi")
         if wasabi is not None and nigiri is not None:
             return [wasabi, nigiri]
@@ -178,3 +182,19 @@ async def play_dice(page: Any) -> Played:
     await page.wait_for_function(VERIFIED, timeout=60_000)
     played.final = (await page.evaluate(STATE))["final"]
     return played
+
+
+async def new_table(page: Any, players: int, variants: tuple[str, ...], bots: int) -> None:
+    """From the lobby: a Sushi Go! table made with the form (`variants` by their labels), `bots`
+    bots added in the waiting room, and the game started."""
+    form = page.get_by_role("region", name="New table")
+    await form.get_by_label("Game").select_option("sushi-go")
+    await form.get_by_label("Players").select_option(str(players))
+    for variant in variants:
+        await form.get_by_label(variant).check()
+    await form.get_by_role("button", name="Create table").click()
+    await page.get_by_role("heading", name="Waiting for players").wait_for()
+    await page.get_by_label("Bot's level").select_option("easy")
+    for _ in range(bots):
+        await page.get_by_role("button", name="add a bot").click()
+    await page.get_by_role("button", name="start the game").click()

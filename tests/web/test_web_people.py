@@ -7,6 +7,7 @@ says so; and the page on a phone's screen."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import msgpack
@@ -79,6 +80,18 @@ async def test_the_page_resumes_its_seat_after_the_server_is_killed(
     assert await page.get_by_text("fair ✓").first.is_visible()
 
 
+async def test_a_reload_takes_the_seat_back(page: Any, web_server: ServerProcess) -> None:
+    await login(page, web_server.web_port, "rae")
+    await play_bots(page, "sushi-go", 2)
+    before = await play_cards(page, picks=3)
+    await page.reload()
+    # No login asked for: the page comes back as rae, in her seat, and plays the game out.
+    await page.get_by_role("heading", name=re.compile("^Sushi Go! · table")).wait_for()
+    assert await page.evaluate("() => sushigoApp.client.name") == "rae"
+    after = await play_cards(page)
+    assert after.final == "verified" and before.picks + after.picks >= 20
+
+
 async def test_a_tampered_record_is_refused_and_the_page_says_so(
     page: Any, web_server: ServerProcess
 ) -> None:
@@ -108,7 +121,7 @@ async def test_a_tampered_record_is_refused_and_the_page_says_so(
     assert (await play_cards(page)).final == "verified"
     await page.get_by_role("button", name="leave table").click()
     await page.get_by_role("button", name="My games").click()
-    replay = page.get_by_role("button", name=__import__("re").compile("^replay game "))
+    replay = page.get_by_role("button", name=re.compile("^replay game "))
     await replay.first.click()
     # As it came: verified, and stepped through turn by turn.
     await page.get_by_text("record verified").wait_for()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pages import DOCS, Played, login, play_bots, play_cards, play_dice
+from pages import DOCS, Played, login, new_table, play_bots, play_cards, play_dice
 from processes import ServerProcess
 
 from sushigo.client.connection import Client
@@ -79,3 +79,20 @@ async def test_sushi_roll_with_rerolls_and_swaps(page: Any, web_server: ServerPr
     assert played.final == "verified"
     assert played.rerolls >= 1 and played.swaps >= 1
     assert await page.get_by_text("fair ✓").first.is_visible()
+
+
+@pytest.mark.parametrize(
+    ("players", "variants"),
+    [
+        pytest.param(2, ("dummy player (2 players)", "soy sauce"), id="2p-dummy-soy-sauce"),
+        pytest.param(5, ("hands pass both ways", "soy sauce"), id="5p-both-ways-soy-sauce"),
+    ],
+)
+async def test_a_table_made_with_the_form_in_its_variants(
+    page: Any, web_server: ServerProcess, players: int, variants: tuple[str, ...]
+) -> None:
+    await login(page, web_server.web_port, "eve")
+    await new_table(page, players, variants, bots=players - 1)
+    played = await play_cards(page)
+    assert played.final == "verified"
+    assert await page.get_by_role("heading", name="Game over").is_visible()

@@ -21,6 +21,7 @@ export function drawLobby(app) {
     }),
     navButton(app, "games", "My games", () => openGames(app)),
     navButton(app, "leaders", "Leaderboards", () => openLeaders(app)),
+    h("button", { type: "button", key: "logout", onclick: () => app.logout() }, "log out"),
   );
   let body;
   if (app.panel === "games") body = drawGames(app);

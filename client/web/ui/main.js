@@ -9,11 +9,14 @@
  * @module
  */
 import { SushiClient } from "../core/client.js";
+import { Identity } from "../core/identity.js";
 import { h, redraw, timerText } from "./dom.js";
 import { drawLogin } from "./login.js";
 import { drawLobby } from "./lobby.js";
 import { drawTable, GameMemory } from "./table.js";
 import { LEVELS } from "./names.js";
+
+const VISIT_KEY = "sushigo.visit";
 
 /** The keys, by screen, for the help panel (and what `onKey` does). */
 export const KEYS = [
@@ -85,8 +88,34 @@ export class App {
     });
     client.addEventListener("failure", (e) => this.say(e.detail.message || String(e.detail), true));
     await client.connect();
+    // A reload of the page comes back as this player, into its seat (the core resumes).
+    sessionStorage.setItem(VISIT_KEY, JSON.stringify({ name, key: identity !== null }));
     this.say(`logged in as ${client.name}`);
     if (!client.table) await this.refresh();
+  }
+
+  /** Log out: the session ends, and the page shows the login. */
+  logout() {
+    sessionStorage.removeItem(VISIT_KEY);
+    this.client?.close();
+    this.client = null;
+    this.game = new GameMemory();
+    this.panel = "tables";
+    this.say("logged out");
+  }
+
+  /** Back after a reload: connect again as the same player (taking its seat back). */
+  async comeBack() {
+    let visit = null;
+    try {
+      visit = JSON.parse(sessionStorage.getItem(VISIT_KEY) ?? "null");
+    } catch {
+      visit = null;
+    }
+    if (!visit?.name) return;
+    const identity = visit.key ? Identity.load() : null;
+    this.say("reconnecting…");
+    await this.run("cannot reconnect", () => this.connect(visit.name, identity));
   }
 
   heard(message) {
@@ -227,5 +256,6 @@ function helpPanel(app) {
 const app = new App(document.getElementById("app"));
 globalThis.sushigoApp = app;
 app.draw();
+app.comeBack();
 // The page is usable from here (scripts/bench_web.py measures the time to this mark).
 performance.mark("sushigo-ready");
