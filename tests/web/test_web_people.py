@@ -147,6 +147,7 @@ async def test_the_page_on_a_phone(chromium: Any, web_server: ServerProcess) -> 
     try:
         await login(page, web_server.web_port, "pip")
         await _fits(page)
+        assert await _unnamed(page) == []
         await play_bots(page, "sushi-go", 3)
         await page.wait_for_function(READY, timeout=60_000)
         await _fits(page)
@@ -158,9 +159,22 @@ async def test_the_page_on_a_phone(chromium: Any, web_server: ServerProcess) -> 
         played = await play_cards(page, picks=3)
         assert played.picks == 3
         await _fits(page)
+        assert await _unnamed(page) == []
     finally:
         await context.close()
     assert errors == []
+
+
+async def _unnamed(page: Any) -> list[str]:
+    """The page's buttons and form controls that have no accessible name (none may)."""
+    names: list[str] = await page.evaluate(
+        """() => [...document.querySelectorAll("button, select, input, textarea")]
+          .filter((el) => !(el.getAttribute("aria-label") || el.textContent.trim()
+            || (el.id && document.querySelector(`label[for="${el.id}"]`))
+            || el.closest("label")))
+          .map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    return names
 
 
 async def _fits(page: Any) -> None:

@@ -41,8 +41,14 @@ async def test_a_guest_logs_in_and_sees_the_lobby(page: Any, web_server: ServerP
 
 
 async def _cards_until_used(page: Any, players: int, *, keyboard: bool, shots: bool) -> Played:
-    """Games against bots until one used chopsticks and wasabi both (at most `GAMES_AT_MOST`)."""
-    await play_bots(page, "sushi-go", players)
+    """Games against bots until one used chopsticks and wasabi both (at most `GAMES_AT_MOST`):
+    started with the lobby's button, or its key (`b`) with `keyboard`."""
+    if keyboard:
+        await page.get_by_label("Players", exact=True).first.select_option(str(players))
+        await page.get_by_label("Bots' level").select_option("easy")
+        await page.locator("body").press("b")
+    else:
+        await play_bots(page, "sushi-go", players)
     for game in range(GAMES_AT_MOST):
         played = await play_cards(page, keyboard=keyboard, shot="web-game.png" if shots else None)
         assert played.final == "verified"
