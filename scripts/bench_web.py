@@ -50,13 +50,17 @@ CLICKED = """() => {
 }"""
 SHOWN = """() => {
   window.sushigoShown = [];
+  let result = null;
   globalThis.sushigoApp.client.addEventListener("message", (e) => {
-    const m = e.detail;
-    if (m.type === "turn_result")
-      requestAnimationFrame(() => window.sushigoShown.push(
-        [m.round, m.turn, performance.timeOrigin + performance.now()]));
+    if (e.detail.type === "turn_result") result = e.detail;
+  });
+  document.addEventListener("sushigo-drawn", () => {
+    if (result !== null)
+      window.sushigoShown.push([result.round, result.turn, performance.timeOrigin + performance.now()]);
+    result = null;
   });
 }"""
+"""On the other player's page: when the screen is first redrawn after a turn's result."""
 AWAITING = "() => { const a = globalThis.sushigoApp; return a.client.awaiting || a.game.over; }"
 
 

@@ -18,8 +18,12 @@ STATE = """() => {
           final: c.fairness ? c.fairness.final : null};
 }"""
 """What the test reads of the page to choose its next action."""
-READY = "() => { const a = globalThis.sushigoApp, c = a.client; return c && (c.awaiting && !c.pending || a.game.over !== null); }"
-"""The page waits for an action of ours, or the game is over."""
+READY = (
+    "() => { const a = globalThis.sushigoApp, c = a.client;"
+    " return c && !a.drawing && (c.awaiting && !c.pending || a.game.over !== null); }"
+)
+"""The page waits for an action of ours, or the game is over, and its screen shows it (the
+page redraws at the next frame after a change)."""
 VERIFIED = "() => { const c = globalThis.sushigoApp.client; return c.fairness && c.fairness.final !== 'pending'; }"
 NIGIRI = ("squid", "salmon", "egg")
 

@@ -56,7 +56,7 @@ async def test_a_browser_and_a_library_player_at_one_table_and_a_watcher(
         # The watcher saw the whole game, and verified it too.
         await watcher.wait_for_function(VERIFIED, timeout=60_000)
         assert await watcher.evaluate("() => sushigoApp.client.fairness.final") == "verified"
-        assert await watcher.get_by_role("heading", name="Game over").is_visible()
+        await watcher.get_by_role("heading", name="Game over").wait_for()
         totals = await page.evaluate("() => sushigoApp.game.over.totals")
         assert list(library.totals) == totals
     finally:
@@ -77,7 +77,7 @@ async def test_the_page_resumes_its_seat_after_the_server_is_killed(
     after = await play_cards(page)
     assert after.final == "verified"
     assert before.picks + after.picks >= 20
-    assert await page.get_by_text("fair ✓").first.is_visible()
+    await page.get_by_text("fair ✓").first.wait_for()
 
 
 async def test_a_reload_takes_the_seat_back(page: Any, web_server: ServerProcess) -> None:
@@ -127,7 +127,7 @@ async def test_a_tampered_record_is_refused_and_the_page_says_so(
     await page.get_by_text("record verified").wait_for()
     await page.get_by_role("button", name="next turn").click()
     await page.get_by_role("button", name="next turn").click()
-    assert await page.get_by_text("step 2 of").is_visible()
+    await page.get_by_text("step 2 of").wait_for()
     await page.get_by_role("button", name="last turn").click()
     await page.get_by_role("button", name="back to my games").click()
     # Tampered with on its way: refused, and the page says why.

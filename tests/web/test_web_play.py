@@ -24,7 +24,7 @@ them: in one game nearly always, in three all but surely)."""
 
 async def test_a_guest_logs_in_and_sees_the_lobby(page: Any, web_server: ServerProcess) -> None:
     await login(page, web_server.web_port, "ann")
-    assert await page.get_by_text("ann (guest)").is_visible()
+    await page.get_by_text("ann (guest)").wait_for()
     for name in ("Play against bots", "Quick match", "Create table", "refresh tables"):
         assert await page.get_by_role("button", name=name).is_enabled()
     # A table someone made (over TCP) shows in the list, with join and watch buttons named by it.
@@ -52,8 +52,8 @@ async def _cards_until_used(page: Any, players: int, *, keyboard: bool, shots: b
     for game in range(GAMES_AT_MOST):
         played = await play_cards(page, keyboard=keyboard, shot="web-game.png" if shots else None)
         assert played.final == "verified"
-        assert await page.get_by_role("heading", name="Game over").is_visible()
-        assert await page.get_by_text("fair ✓").first.is_visible()
+        await page.get_by_role("heading", name="Game over").wait_for()
+        await page.get_by_text("fair ✓").first.wait_for()
         if played.chopsticks and played.wasabi:
             return played
         assert game < GAMES_AT_MOST - 1, f"no chopsticks and wasabi in {GAMES_AT_MOST} games"
@@ -84,7 +84,7 @@ async def test_sushi_roll_with_rerolls_and_swaps(page: Any, web_server: ServerPr
     played = await play_dice(page)
     assert played.final == "verified"
     assert played.rerolls >= 1 and played.swaps >= 1
-    assert await page.get_by_text("fair ✓").first.is_visible()
+    await page.get_by_text("fair ✓").first.wait_for()
 
 
 @pytest.mark.parametrize(
@@ -101,4 +101,4 @@ async def test_a_table_made_with_the_form_in_its_variants(
     await new_table(page, players, variants, bots=players - 1)
     played = await play_cards(page)
     assert played.final == "verified"
-    assert await page.get_by_role("heading", name="Game over").is_visible()
+    await page.get_by_role("heading", name="Game over").wait_for()

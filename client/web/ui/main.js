@@ -51,6 +51,7 @@ export class App {
     this.leadersKind = "sushi-go";
     this.game = new GameMemory();
     this.pending = false;
+    this.drawing = false;
     this.timer = setInterval(() => this.tick(), 500);
     document.addEventListener("keydown", (e) => this.onKey(e));
   }
@@ -146,7 +147,21 @@ export class App {
     }
   }
 
+  /**
+   * Redraw the screen at the next frame: a message often moves the client's state two or three
+   * times (the message, the state, a fairness check), and one redraw a frame is enough.
+   */
   draw() {
+    if (this.drawing) return;
+    this.drawing = true;
+    requestAnimationFrame(() => {
+      this.drawing = false;
+      this.drawNow();
+    });
+  }
+
+  /** Redraw now (then the page's `sushigo-drawn` event: what the screen shows is current). */
+  drawNow() {
     const client = this.client;
     const content = [];
     if (this.connection) content.push(h("p", { class: "banner", role: "alert" }, this.connection));
@@ -162,6 +177,7 @@ export class App {
     );
     if (this.help) content.push(helpPanel(this));
     redraw(this.root, content);
+    document.dispatchEvent(new Event("sushigo-drawn"));
   }
 
   onKey(e) {
@@ -255,7 +271,7 @@ function helpPanel(app) {
 
 const app = new App(document.getElementById("app"));
 globalThis.sushigoApp = app;
-app.draw();
+app.drawNow();
 app.comeBack();
 // The page is usable from here (scripts/bench_web.py measures the time to this mark).
 performance.mark("sushigo-ready");
