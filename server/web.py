@@ -63,6 +63,7 @@ from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, HEADER_SIZE
 from .app import Server
 from .app_connection import Connection
 from .web_files import Answer, PageFiles, refusal
+from .web_frames import whole_messages
 
 log = logging.getLogger("sushigo.server")
 
@@ -138,6 +139,8 @@ class WebConnection(Connection):
         self.size = 0
         self.since: float | None = None
         """When the message being received began (None: none is)."""
+        self.slow = False
+        """Its frames go to wsproto (one was not of the common kind: `server.web_frames`)."""
         self.close_code = 1000
         """The WebSocket close code `finish` sends (1000, or why the peer's bytes were bad)."""
 
@@ -317,8 +320,20 @@ class WebConnection(Connection):
         server.stats.bytes_in += len(data)
         if ws.state is not ConnectionState.OPEN:
             return  # closing: whatever comes after the close frame is not read
-        ws.receive_data(data)
         try:
+            if not self.slow:
+                # A browser's frames, the common case, read here; wsproto reads the rest, and
+                # from then on every byte of this connection (`server.web_frames`).
+                messages, used = whole_messages(data)
+                for body in messages:
+                    self._part(body, True)
+                    if self.conn is None or self.conn.closed:
+                        return
+                if used == len(data):
+                    return
+                data = data[used:]
+                self.slow = True
+            ws.receive_data(data)
             for event in ws.events():
                 if isinstance(event, BytesMessage):
                     self._part(event.data, event.message_finished)

@@ -30,6 +30,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
         "logs",
         "web",  # --web: the page's files and the WebSocket adapter
         "web_files",
+        "web_frames",
     ),
     (
         "cluster_adopt",
@@ -100,6 +101,7 @@ CLOCKLESS += (
     "tournament_store",
     "hub_edges",
     "web_routes",
+    "web_frames",
 )
 """The server's sans-IO core: it is handed the clock, it never reads one."""
 
