@@ -170,6 +170,7 @@ export class SushiClient extends EventTarget {
   setStatus(status, reason = "") {
     this.status = status;
     this.emit("connection", { status, reason });
+    this.emit("state", { phase: this.conn.phase });
   }
 
   // -- connecting -------------------------------------------------------------------------------
