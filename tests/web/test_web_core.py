@@ -86,3 +86,9 @@ def test_the_client_plays_and_verifies_against_a_real_server(
     with Bridge(server) as bridge:
         results = run_suite(browser, site.url("client", ws=bridge.url), timeout_s=300)
     assert _failures(results) == []
+
+
+def test_the_pages_checks_catch_a_cheating_server(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("checks"))
+    assert _failures(results) == []
+    assert len(results) >= 14
