@@ -6,17 +6,14 @@ with, and the protocol client playing whole games against a real `sushigo-server
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_core_page import Bridge, Site, chromium, run_suite
+from web_core_page import Bridge, ServerProcess, Site, chromium, run_suite
 from web_crosscheck import games, records
 
-SERVER = Path(sys.executable).with_name("sushigo-server")
 GAMES_PER_TABLE = 8
 """Seeded Sushi Go! games of every table size and variant (20 tables: 160 games)."""
 GAMES_PER_ROLL_SIZE = 20
@@ -58,34 +55,23 @@ def test_the_pages_rules_agree_with_the_engine_bit_for_bit(browser: Any, site: S
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[int]:
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A real `sushigo-server` on a free loopback port, its database in `tmp_path`."""
-    proc = subprocess.Popen(
-        [str(SERVER), "--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "db")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    port = 0
-    for line in proc.stdout:
-        if "listening on" in line:
-            port = int(line.rsplit(":", 1)[1])
-            break
-    assert port, "the server did not start"
+    proc = ServerProcess(tmp_path)
+    proc.start()
     try:
-        yield port
+        yield proc
     finally:
-        proc.terminate()
-        proc.wait(15)
+        proc.stop()
 
 
 def test_the_client_plays_and_verifies_against_a_real_server(
-    browser: Any, site: Site, server: int
+    browser: Any, server: ServerProcess
 ) -> None:
-    with Bridge(server) as bridge:
+    with Site({}, {"restart": server.restart}) as site, Bridge(server.port) as bridge:
         results = run_suite(browser, site.url("client", ws=bridge.url), timeout_s=300)
     assert _failures(results) == []
+    assert len(results) >= 6
 
 
 def test_the_pages_checks_catch_a_cheating_server(browser: Any, site: Site) -> None:

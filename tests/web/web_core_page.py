@@ -17,8 +17,11 @@ import asyncio
 import contextlib
 import json
 import shutil
+import signal
+import subprocess
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -52,6 +55,18 @@ class _Handler(SimpleHTTPRequestHandler):
     anything else client/web/'s."""
 
     fixtures: ClassVar[dict[str, bytes]] = {}
+    controls: ClassVar[dict[str, Callable[[], None]]] = {}
+
+    def do_POST(self) -> None:
+        """/control/NAME: the test's own action NAME (restart the server, say), done before the
+        answer."""
+        action = self.controls.get(self.path.removeprefix("/control/"))
+        if action is None:
+            self.send_error(404)
+            return
+        action()
+        self.send_response(204)
+        self.end_headers()
 
     def translate_path(self, path: str) -> str:
         path = path.split("?", 1)[0]
@@ -91,8 +106,10 @@ _Handler.extensions_map = {
 class Site:
     """The HTTP server (see the module docstring), in a thread."""
 
-    def __init__(self, fixtures: dict[str, bytes]) -> None:
-        handler = type("Handler", (_Handler,), {"fixtures": fixtures})
+    def __init__(
+        self, fixtures: dict[str, bytes], controls: dict[str, Callable[[], None]] | None = None
+    ) -> None:
+        handler = type("Handler", (_Handler,), {"fixtures": fixtures, "controls": controls or {}})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(WEB)))
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -109,6 +126,51 @@ class Site:
         """The test page of `suite`, with `query` for the suite (`ws`: the server's endpoint)."""
         args = "&".join(f"{k}={v}" for k, v in query.items())
         return f"http://127.0.0.1:{self.port}/page/{suite}" + (f"?{args}" if args else "")
+
+
+SERVER = Path(sys.executable).with_name("sushigo-server")
+
+
+class ServerProcess:
+    """A real `sushigo-server` on 127.0.0.1 with its database in `folder`: started on a free port,
+    and killed (SIGKILL) and started again on the same port by `restart`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = 0
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> int:
+        self.proc = subprocess.Popen(
+            [
+                *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port)),
+                *("--db", str(self.folder / "db"), "--key", str(self.folder / "server.key")),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if "listening on" in line:
+                self.port = int(line.rsplit(":", 1)[1])
+                break
+        assert self.port, "the server did not start"
+        # Its later output is read (and dropped) so that it never blocks on a full pipe.
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        return self.port
+
+    def restart(self) -> None:
+        """SIGKILL, then start again on the same port with the same database and key."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(15)
+        self.start()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(15)
 
 
 class Bridge:

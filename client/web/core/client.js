@@ -13,6 +13,7 @@
 import { fromHex, toHex } from "./bytes.js";
 import { ClientConnection } from "./connection.js";
 import { ErrorCode, ProtocolError, ServerError } from "./errors.js";
+import { verifyGameRecord } from "./fairness.js";
 import { GamePart } from "./play.js";
 import { CAPABILITIES, PROTOCOL_NAME, VERSION } from "./protocol.js";
 
@@ -420,7 +421,6 @@ export class SushiClient extends EventTarget {
   }
 
   async getRecord(gameId) {
-    const { verifyGameRecord } = await import("./fairness.js");
     const message = await this.request({ type: "get_record", game_id: gameId });
     return { message, check: verifyGameRecord(message.record, this.serverKey) };
   }

@@ -45,7 +45,7 @@ function nextMessage(client, type, accept = () => true, ms = 30000) {
  * Play our seat until the game's end, choosing with `choose(legal, client)`; resolves with
  * GAME_OVER once its record has been checked (`client.fairness.final` is no longer pending).
  */
-function playGame(client, choose, ms = 120000) {
+function playGame(client, choose, ms = 120000, until = (msg) => msg.type === "game_over") {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`the game did not end within ${ms / 1000} s`)), ms);
     const act = () => {
@@ -60,7 +60,7 @@ function playGame(client, choose, ms = 120000) {
     };
     const onState = () => setTimeout(act, 0);
     const onMessage = (event) => {
-      if (event.detail.type === "game_over") finish(null, event.detail);
+      if (until(event.detail)) finish(null, event.detail);
     };
     const onFailure = (event) => finish(new Error(`the server refused: ${event.detail.message}`));
     function finish(error, value) {
@@ -210,6 +210,60 @@ async function dropped() {
   client.close();
 }
 
+/** A `Storage` of the test's own: what a tab's sessionStorage keeps over a reload. */
+function memoryStorage() {
+  const kept = new Map();
+  return {
+    getItem: (key) => kept.get(key) ?? null,
+    setItem: (key, value) => kept.set(key, String(value)),
+    removeItem: (key) => kept.delete(key),
+  };
+}
+
+async function reloaded() {
+  const storage = memoryStorage();
+  const name = `reload${Math.floor(Math.random() * 1e6)}`;
+  const first = newClient({ name, storage, autoReconnect: false });
+  await first.connect();
+  await first.createTable({ kind: "sushi-go", players: 3, variants: ["pass_both_ways"], turn_seconds: 60 });
+  await first.addBot("random");
+  await first.addBot("random");
+  first.startGame();
+  // The page goes away as a step begins (its pick not yet made): a reload.
+  await playGame(first, cardChooser({ pairs: 0 }), 60000, (msg) => {
+    if (msg.type !== "turn_start" || msg.step !== 7) return false;
+    first.sock.close();
+    return true;
+  });
+  const second = newClient({ name, storage });
+  const back = await second.connect();
+  assertEqual(back.type, "resumed", "the reloaded page's answer");
+  assertEqual(second.seat, 0, "the seat taken back");
+  assert(second.awaiting, "the step does not wait for our pick after the reload");
+  await playGame(second, cardChooser({ pairs: 0 }));
+  assertVerified(second.fairness, "the game taken back by a reloaded page");
+  second.close();
+}
+
+async function restarted() {
+  const client = newClient();
+  await client.connect();
+  await client.createTable({ kind: "sushi-roll", players: 2, variants: [], turn_seconds: 60 });
+  await client.addBot("random");
+  let restarts = 0;
+  client.addEventListener("message", (event) => {
+    if (event.detail.type === "turn_start" && event.detail.step >= 10 && !restarts) {
+      restarts++;
+      fetch("/control/restart", { method: "POST" });
+    }
+  });
+  client.startGame();
+  await playGame(client, rollChooser({}), 180000);
+  assertEqual(restarts, 1, "the restarts");
+  assertVerified(client.fairness, "the Sushi Roll game across a server's restart");
+  client.close();
+}
+
 export async function tests(params) {
   url = params.get("ws");
   return [
@@ -217,5 +271,7 @@ export async function tests(params) {
     { name: "Sushi Roll against a bot, with a re-roll and a swap, verified", fn: sushiRoll },
     { name: "a key made in the page logs in; the dummy game, my games, its record and the ladder", fn: keyLogin },
     { name: "a connection dropped twice mid-game is taken back, and the game verifies", fn: dropped },
+    { name: "a page reloaded mid-game takes its seat back with the kept token, and the game verifies", fn: reloaded },
+    { name: "the server killed (SIGKILL) and restarted mid-game: the page resumes, the game verifies", fn: restarted },
   ];
 }
