@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_core_page import Bridge, ServerProcess, Site, chromium, run_suite
+from web_core_page import ServerProcess, Site, chromium, run_suite
 from web_crosscheck import games, records
 
 GAMES_PER_TABLE = 8
@@ -68,8 +68,8 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 def test_the_client_plays_and_verifies_against_a_real_server(
     browser: Any, server: ServerProcess
 ) -> None:
-    with Site({}, {"restart": server.restart}) as site, Bridge(server.port) as bridge:
-        results = run_suite(browser, site.url("client", ws=bridge.url), timeout_s=300)
+    with Site({}, {"restart": server.restart}) as site, server.endpoint() as ws:
+        results = run_suite(browser, site.url("client", ws=ws), timeout_s=300)
     assert _failures(results) == []
     assert len(results) >= 6
 

@@ -131,19 +131,30 @@ class Site:
 SERVER = Path(sys.executable).with_name("sushigo-server")
 
 
+def _serves_web() -> bool:
+    """Whether this `sushigo-server` has ``--web`` (its own WebSocket endpoint)."""
+    found = subprocess.run([str(SERVER), "--help"], capture_output=True, text=True, check=False)
+    return "--web" in found.stdout
+
+
 class ServerProcess:
     """A real `sushigo-server` on 127.0.0.1 with its database in `folder`: started on a free port,
-    and killed (SIGKILL) and started again on the same port by `restart`."""
+    and killed (SIGKILL) and started again on the same ports by `restart`. With ``--web`` (when
+    the server has it) it serves the WebSocket endpoint itself: `ws_url`; otherwise a `Bridge`
+    stands in for it (`endpoint`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = 0
+        self.web_port = 0 if _serves_web() else -1
+        """Where ``--web`` serves (-1: this server has no ``--web``)."""
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> int:
+        web = () if self.web_port < 0 else ("--web", f"127.0.0.1:{self.web_port}")
         self.proc = subprocess.Popen(
             [
-                *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port)),
+                *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port), *web),
                 *("--db", str(self.folder / "db"), "--key", str(self.folder / "server.key")),
             ],
             stdout=subprocess.PIPE,
@@ -151,11 +162,16 @@ class ServerProcess:
             text=True,
         )
         assert self.proc.stdout is not None
+        listening = False
         for line in self.proc.stdout:
             if "listening on" in line:
                 self.port = int(line.rsplit(":", 1)[1])
+                listening = True
+            elif "web client on" in line:
+                self.web_port = int(line.rstrip().rstrip("/").rsplit(":", 1)[1])
+            if listening and self.web_port != 0:
                 break
-        assert self.port, "the server did not start"
+        assert listening, "the server did not start"
         # Its later output is read (and dropped) so that it never blocks on a full pipe.
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()
         return self.port
@@ -171,6 +187,16 @@ class ServerProcess:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(15)
+
+    @contextlib.contextmanager
+    def endpoint(self) -> Iterator[str]:
+        """The URL of a WebSocket endpoint carrying the protocol to this server: its own, or a
+        `Bridge`'s."""
+        if self.web_port > 0:
+            yield f"ws://127.0.0.1:{self.web_port}/ws"
+            return
+        with Bridge(self.port) as bridge:
+            yield bridge.url
 
 
 class Bridge:
