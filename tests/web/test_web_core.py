@@ -78,3 +78,9 @@ def test_the_pages_checks_catch_a_cheating_server(browser: Any, site: Site) -> N
     results = run_suite(browser, site.url("checks"))
     assert _failures(results) == []
     assert len(results) >= 14
+
+
+def test_the_pages_connection_refuses_what_breaks_the_protocol(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("connection"))
+    assert _failures(results) == []
+    assert len(results) >= 20
