@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from web_core_page import ServerProcess, Site, chromium, run_suite
-from web_crosscheck import games, records
+from web_crosscheck import games, key_files, records
 
 GAMES_PER_TABLE = 8
 """Seeded Sushi Go! games of every table size and variant (20 tables: 160 games)."""
@@ -31,6 +31,7 @@ def site() -> Iterator[Site]:
     fixtures = {
         "games.json": json.dumps(games(GAMES_PER_TABLE, GAMES_PER_ROLL_SIZE)).encode(),
         "records.json": json.dumps(records()).encode(),
+        "keys.json": json.dumps(key_files()).encode(),
     }
     with Site(fixtures) as running:
         yield running
@@ -84,3 +85,9 @@ def test_the_pages_connection_refuses_what_breaks_the_protocol(browser: Any, sit
     results = run_suite(browser, site.url("connection"))
     assert _failures(results) == []
     assert len(results) >= 20
+
+
+def test_the_pages_keys_are_the_terminal_clients(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("identity"))
+    assert _failures(results) == []
+    assert len(results) >= 7
