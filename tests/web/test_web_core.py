@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_core_page import ServerProcess, Site, chromium, run_suite
+from pgcluster import free_port
+from web_core_page import ServerProcess, Site, chromium, run_suite, serves_web
 from web_crosscheck import games, key_files, records
 
 GAMES_PER_TABLE = 8
@@ -91,3 +92,29 @@ def test_the_pages_keys_are_the_terminal_clients(browser: Any, site: Site) -> No
     results = run_suite(browser, site.url("identity"))
     assert _failures(results) == []
     assert len(results) >= 7
+
+
+def test_the_client_follows_a_clusters_redirect(browser: Any, pg_url: str, tmp_path: Path) -> None:
+    """Two nodes of a cluster, each serving the page's WebSocket: a player on the node that does
+    not hold a table joins it, the core follows the REDIRECT there with its ticket, and the two
+    players' game verifies for both."""
+    if not serves_web():
+        pytest.skip("this sushigo-server has no --web: a cluster's nodes cannot take a page")
+    key = tmp_path / "cluster.key"
+    nodes = []
+    for name in ("a", "b"):
+        port = free_port()
+        cluster = ("--db", pg_url, "--key", str(key), "--node", name)
+        extra = (*cluster, "--advertise", f"127.0.0.1:{port}", "--lease", "2")
+        # (A node's --web needs its port beforehand: the cluster advertises it.)
+        nodes.append(ServerProcess(tmp_path / name, extra, port, web_port=free_port()))
+    try:
+        for each in nodes:
+            each.start()
+        with Site({}) as site:
+            url = site.url("cluster", ws=nodes[0].ws_url, ws2=nodes[1].ws_url)
+            results = run_suite(browser, url, timeout_s=300)
+    finally:
+        for each in nodes:
+            each.stop()
+    assert _failures(results) == []

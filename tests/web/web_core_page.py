@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import shutil
 import signal
@@ -131,7 +132,8 @@ class Site:
 SERVER = Path(sys.executable).with_name("sushigo-server")
 
 
-def _serves_web() -> bool:
+@functools.cache
+def serves_web() -> bool:
     """Whether this `sushigo-server` has ``--web`` (its own WebSocket endpoint)."""
     found = subprocess.run([str(SERVER), "--help"], capture_output=True, text=True, check=False)
     return "--web" in found.stdout
@@ -143,10 +145,16 @@ class ServerProcess:
     the server has it) it serves the WebSocket endpoint itself: `ws_url`; otherwise a `Bridge`
     stands in for it (`endpoint`)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.port = 0
-        self.web_port = 0 if _serves_web() else -1
+    def __init__(
+        self, folder: Path, extra: tuple[str, ...] = (), port: int = 0, web_port: int = 0
+    ) -> None:
+        self.db = ("--db", str(folder / "db"), "--key", str(folder / "server.key"))
+        """The database and key, unless `extra` names others (a cluster's node's)."""
+        if "--db" in extra:
+            self.db = ()
+        self.extra = extra
+        self.port = port
+        self.web_port = web_port if serves_web() else -1
         """Where ``--web`` serves (-1: this server has no ``--web``)."""
         self.proc: subprocess.Popen[str] | None = None
 
@@ -155,7 +163,8 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [
                 *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port), *web),
-                *("--db", str(self.folder / "db"), "--key", str(self.folder / "server.key")),
+                *self.db,
+                *self.extra,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -163,7 +172,9 @@ class ServerProcess:
         )
         assert self.proc.stdout is not None
         listening = False
+        said = []
         for line in self.proc.stdout:
+            said.append(line)
             if "listening on" in line:
                 self.port = int(line.rsplit(":", 1)[1])
                 listening = True
@@ -171,7 +182,7 @@ class ServerProcess:
                 self.web_port = int(line.rstrip().rstrip("/").rsplit(":", 1)[1])
             if listening and self.web_port != 0:
                 break
-        assert listening, "the server did not start"
+        assert listening, "the server did not start: " + "".join(said)
         # Its later output is read (and dropped) so that it never blocks on a full pipe.
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()
         return self.port
@@ -188,12 +199,17 @@ class ServerProcess:
             self.proc.terminate()
             self.proc.wait(15)
 
+    @property
+    def ws_url(self) -> str:
+        """Its own WebSocket endpoint (``--web``)."""
+        return f"ws://127.0.0.1:{self.web_port}/ws"
+
     @contextlib.contextmanager
     def endpoint(self) -> Iterator[str]:
         """The URL of a WebSocket endpoint carrying the protocol to this server: its own, or a
         `Bridge`'s."""
         if self.web_port > 0:
-            yield f"ws://127.0.0.1:{self.web_port}/ws"
+            yield self.ws_url
             return
         with Bridge(self.port) as bridge:
             yield bridge.url

@@ -16,15 +16,20 @@ const { verifyGameRecord } = await import("/core/fairness.js");
 const { randomBytes } = await import("/core/bytes.js");
 
 let url = "";
+
+/** Where `newClient` connects by default (the suite's `?ws=`). */
+export function useServer(ws) {
+  url = ws;
+}
 let counter = 0;
 
-function newClient(options = {}) {
+export function newClient(options = {}) {
   counter++;
   return new SushiClient({ name: `web${counter}-${Math.floor(Math.random() * 1e6)}`, url, storage: null, ...options });
 }
 
 /** Resolve once `client` has a message of `type` (checked by `accept`), within `ms`. */
-function nextMessage(client, type, accept = () => true, ms = 30000) {
+export function nextMessage(client, type, accept = () => true, ms = 30000) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       client.removeEventListener("message", on);
@@ -45,7 +50,7 @@ function nextMessage(client, type, accept = () => true, ms = 30000) {
  * Play our seat until the game's end, choosing with `choose(legal, client)`; resolves with
  * GAME_OVER once its record has been checked (`client.fairness.final` is no longer pending).
  */
-function playGame(client, choose, ms = 120000, until = (msg) => msg.type === "game_over") {
+export function playGame(client, choose, ms = 120000, until = (msg) => msg.type === "game_over") {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`the game did not end within ${ms / 1000} s`)), ms);
     const act = () => {
@@ -81,7 +86,7 @@ function playGame(client, choose, ms = 120000, until = (msg) => msg.type === "ga
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 
 /** Sushi Go!: chopsticks pairs first, then wasabi and nigiri, then anything. */
-function cardChooser(used) {
+export function cardChooser(used) {
   return (legal) => {
     const pairs = legal.filter((a) => a.cards.length === 2);
     if (pairs.length) {
@@ -110,7 +115,7 @@ function rollChooser(used) {
   };
 }
 
-function assertVerified(fairness, what) {
+export function assertVerified(fairness, what) {
   assertEqual(fairness.failures, [], `${what}'s failed checks`);
   assertEqual(fairness.final, "verified", `${what}'s verdict`);
   assert(fairness.observationsVerified > 0, `${what}: no observation checked against the replay`);
@@ -265,7 +270,7 @@ async function restarted() {
 }
 
 export async function tests(params) {
-  url = params.get("ws");
+  useServer(params.get("ws"));
   return [
     { name: "a guest plays Sushi Go! (3 players, soy sauce) against bots; a spectator watches; both verify", fn: sushiGo },
     { name: "Sushi Roll against a bot, with a re-roll and a swap, verified", fn: sushiRoll },
