@@ -31,6 +31,15 @@ function defaultAddressToUrl(base) {
   };
 }
 
+/** @returns {Storage|null} this tab's sessionStorage (null where the page may not use it) */
+function tabStorage() {
+  try {
+    return globalThis.sessionStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** @returns {string} this page's WebSocket endpoint: ws(s)://<host>/ws */
 export function pageUrl() {
   const here = globalThis.location;
@@ -57,7 +66,7 @@ export class SushiClient extends Resuming {
     this.addressToUrl = options.addressToUrl ?? defaultAddressToUrl(this.url);
     this.identity = options.identity ?? null;
     this.loginName = options.name;
-    this.storage = options.storage === undefined ? globalThis.sessionStorage ?? null : options.storage;
+    this.storage = options.storage === undefined ? tabStorage() : options.storage;
     this.autoReconnect = options.autoReconnect ?? true;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.software = (options.software ?? "sushigo-web").slice(0, 64);
@@ -283,10 +292,16 @@ export class SushiClient extends Resuming {
     return this.login();
   }
 
+  /**
+   * The token kept for a session with the server we are welcomed by: any node of its cluster
+   * takes it (they share one key), and no other server is ever shown it (the token is a secret).
+   * @returns {Uint8Array|null}
+   */
   keptSession() {
     try {
       const kept = JSON.parse(this.storage?.getItem(SESSION_KEY) ?? "null");
-      return kept !== null && kept.url === this.url ? fromHex(kept.token) : null;
+      const key = this.welcome === null ? "" : toHex(this.welcome.server_key);
+      return kept !== null && kept.server_key === key ? fromHex(kept.token) : null;
     } catch {
       return null;
     }
@@ -295,7 +310,8 @@ export class SushiClient extends Resuming {
   keepSession(token) {
     this.token = token;
     try {
-      this.storage?.setItem(SESSION_KEY, JSON.stringify({ url: this.url, token: toHex(token) }));
+      const key = this.welcome === null ? "" : toHex(this.welcome.server_key);
+      this.storage?.setItem(SESSION_KEY, JSON.stringify({ server_key: key, token: toHex(token) }));
     } catch {
       // A page without storage resumes only while it stays open.
     }
