@@ -34,7 +34,7 @@ from sushigo.protocol import (
     sign_record,
     wire,
 )
-from sushigo.protocol.records import SignedRecord, sign_bytes
+from sushigo.protocol.records import SignedRecord, export_bytes, sign_bytes
 
 SIGNING_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 """The key the records here are signed with (the vectors' key: its private bytes are 00 ... 1f)."""
@@ -189,8 +189,15 @@ def records() -> list[dict[str, Any]]:
     for number, (kind, players, variants) in enumerate(tables):
         fair = record(kind, players, variants, number)
         signed = sign_record(fair, SIGNING_KEY)
+        names = [f"player {seat}" for seat in range(players)]
         out.append(
-            {"name": f"{kind} {players} {'+'.join(variants)}", **_signed(signed), "problem": ""}
+            {
+                "name": f"{kind} {players} {'+'.join(variants)}",
+                **_signed(signed),
+                "problem": "",
+                "exported": export_bytes(signed, names).hex(),
+                "names": names,
+            }
         )
         flipped = bytearray(signed.record)
         flipped[len(flipped) // 2] ^= 1
