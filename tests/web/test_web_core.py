@@ -6,17 +6,15 @@ with, and the protocol client playing whole games against a real `sushigo-server
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_core_page import Bridge, Site, chromium, run_suite
-from web_crosscheck import games, records
+from pgcluster import free_port
+from web_core_page import ServerProcess, Site, chromium, run_suite, serves_web
+from web_crosscheck import games, key_files, records
 
-SERVER = Path(sys.executable).with_name("sushigo-server")
 GAMES_PER_TABLE = 8
 """Seeded Sushi Go! games of every table size and variant (20 tables: 160 games)."""
 GAMES_PER_ROLL_SIZE = 20
@@ -34,6 +32,7 @@ def site() -> Iterator[Site]:
     fixtures = {
         "games.json": json.dumps(games(GAMES_PER_TABLE, GAMES_PER_ROLL_SIZE)).encode(),
         "records.json": json.dumps(records()).encode(),
+        "keys.json": json.dumps(key_files()).encode(),
     }
     with Site(fixtures) as running:
         yield running
@@ -58,31 +57,64 @@ def test_the_pages_rules_agree_with_the_engine_bit_for_bit(browser: Any, site: S
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[int]:
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A real `sushigo-server` on a free loopback port, its database in `tmp_path`."""
-    proc = subprocess.Popen(
-        [str(SERVER), "--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "db")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    port = 0
-    for line in proc.stdout:
-        if "listening on" in line:
-            port = int(line.rsplit(":", 1)[1])
-            break
-    assert port, "the server did not start"
+    proc = ServerProcess(tmp_path)
+    proc.start()
     try:
-        yield port
+        yield proc
     finally:
-        proc.terminate()
-        proc.wait(15)
+        proc.stop()
 
 
 def test_the_client_plays_and_verifies_against_a_real_server(
-    browser: Any, site: Site, server: int
+    browser: Any, server: ServerProcess
 ) -> None:
-    with Bridge(server) as bridge:
-        results = run_suite(browser, site.url("client", ws=bridge.url), timeout_s=300)
+    with Site({}, {"restart": server.restart}) as site, server.endpoint() as ws:
+        results = run_suite(browser, site.url("client", ws=ws), timeout_s=300)
+    assert _failures(results) == []
+    assert len(results) >= 6
+
+
+def test_the_pages_checks_catch_a_cheating_server(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("checks"))
+    assert _failures(results) == []
+    assert len(results) >= 14
+
+
+def test_the_pages_connection_refuses_what_breaks_the_protocol(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("connection"))
+    assert _failures(results) == []
+    assert len(results) >= 20
+
+
+def test_the_pages_keys_are_the_terminal_clients(browser: Any, site: Site) -> None:
+    results = run_suite(browser, site.url("identity"))
+    assert _failures(results) == []
+    assert len(results) >= 7
+
+
+def test_the_client_follows_a_clusters_redirect(browser: Any, pg_url: str, tmp_path: Path) -> None:
+    """Two nodes of a cluster, each serving the page's WebSocket: a player on the node that does
+    not hold a table joins it, the core follows the REDIRECT there with its ticket, and the two
+    players' game verifies for both."""
+    if not serves_web():
+        pytest.skip("this sushigo-server has no --web: a cluster's nodes cannot take a page")
+    key = tmp_path / "cluster.key"
+    nodes = []
+    for name in ("a", "b"):
+        port = free_port()
+        cluster = ("--db", pg_url, "--key", str(key), "--node", name)
+        extra = (*cluster, "--advertise", f"127.0.0.1:{port}", "--lease", "2")
+        # (A node's --web needs its port beforehand: the cluster advertises it.)
+        nodes.append(ServerProcess(tmp_path / name, extra, port, web_port=free_port()))
+    try:
+        for each in nodes:
+            each.start()
+        with Site({}) as site:
+            url = site.url("cluster", ws=nodes[0].ws_url, ws2=nodes[1].ws_url)
+            results = run_suite(browser, url, timeout_s=300)
+    finally:
+        for each in nodes:
+            each.stop()
     assert _failures(results) == []

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import shutil
+import signal
+import subprocess
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -52,6 +56,18 @@ class _Handler(SimpleHTTPRequestHandler):
     anything else client/web/'s."""
 
     fixtures: ClassVar[dict[str, bytes]] = {}
+    controls: ClassVar[dict[str, Callable[[], None]]] = {}
+
+    def do_POST(self) -> None:
+        """/control/NAME: the test's own action NAME (restart the server, say), done before the
+        answer."""
+        action = self.controls.get(self.path.removeprefix("/control/"))
+        if action is None:
+            self.send_error(404)
+            return
+        action()
+        self.send_response(204)
+        self.end_headers()
 
     def translate_path(self, path: str) -> str:
         path = path.split("?", 1)[0]
@@ -91,8 +107,10 @@ _Handler.extensions_map = {
 class Site:
     """The HTTP server (see the module docstring), in a thread."""
 
-    def __init__(self, fixtures: dict[str, bytes]) -> None:
-        handler = type("Handler", (_Handler,), {"fixtures": fixtures})
+    def __init__(
+        self, fixtures: dict[str, bytes], controls: dict[str, Callable[[], None]] | None = None
+    ) -> None:
+        handler = type("Handler", (_Handler,), {"fixtures": fixtures, "controls": controls or {}})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(WEB)))
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -109,6 +127,92 @@ class Site:
         """The test page of `suite`, with `query` for the suite (`ws`: the server's endpoint)."""
         args = "&".join(f"{k}={v}" for k, v in query.items())
         return f"http://127.0.0.1:{self.port}/page/{suite}" + (f"?{args}" if args else "")
+
+
+SERVER = Path(sys.executable).with_name("sushigo-server")
+
+
+@functools.cache
+def serves_web() -> bool:
+    """Whether this `sushigo-server` has ``--web`` (its own WebSocket endpoint)."""
+    found = subprocess.run([str(SERVER), "--help"], capture_output=True, text=True, check=False)
+    return "--web" in found.stdout
+
+
+class ServerProcess:
+    """A real `sushigo-server` on 127.0.0.1 with its database in `folder`: started on a free port,
+    and killed (SIGKILL) and started again on the same ports by `restart`. With ``--web`` (when
+    the server has it) it serves the WebSocket endpoint itself: `ws_url`; otherwise a `Bridge`
+    stands in for it (`endpoint`)."""
+
+    def __init__(
+        self, folder: Path, extra: tuple[str, ...] = (), port: int = 0, web_port: int = 0
+    ) -> None:
+        self.db = ("--db", str(folder / "db"), "--key", str(folder / "server.key"))
+        """The database and key, unless `extra` names others (a cluster's node's)."""
+        if "--db" in extra:
+            self.db = ()
+        self.extra = extra
+        self.port = port
+        self.web_port = web_port if serves_web() else -1
+        """Where ``--web`` serves (-1: this server has no ``--web``)."""
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> int:
+        web = () if self.web_port < 0 else ("--web", f"127.0.0.1:{self.web_port}")
+        self.proc = subprocess.Popen(
+            [
+                *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port), *web),
+                *self.db,
+                *self.extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        listening = False
+        said = []
+        for line in self.proc.stdout:
+            said.append(line)
+            if "listening on" in line:
+                self.port = int(line.rsplit(":", 1)[1])
+                listening = True
+            elif "web client on" in line:
+                self.web_port = int(line.rstrip().rstrip("/").rsplit(":", 1)[1])
+            if listening and self.web_port != 0:
+                break
+        assert listening, "the server did not start: " + "".join(said)
+        # Its later output is read (and dropped) so that it never blocks on a full pipe.
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        return self.port
+
+    def restart(self) -> None:
+        """SIGKILL, then start again on the same port with the same database and key."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(15)
+        self.start()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(15)
+
+    @property
+    def ws_url(self) -> str:
+        """Its own WebSocket endpoint (``--web``)."""
+        return f"ws://127.0.0.1:{self.web_port}/ws"
+
+    @contextlib.contextmanager
+    def endpoint(self) -> Iterator[str]:
+        """The URL of a WebSocket endpoint carrying the protocol to this server: its own, or a
+        `Bridge`'s."""
+        if self.web_port > 0:
+            yield self.ws_url
+            return
+        with Bridge(self.port) as bridge:
+            yield bridge.url
 
 
 class Bridge:
@@ -194,6 +298,11 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+EXPECTED = ("FAIRNESS CHECK FAILED", "WebSocket connection to")
+"""Console errors a suite causes on purpose: the failures its cheating server makes the checks
+log, and the browser's note of each attempt to reconnect while a restarted server is down."""
+
+
 def run_suite(browser: Any, url: str, timeout_s: float = 120) -> list[dict[str, Any]]:
     """Load the test page at `url` and wait for its suite's results: one ``{name, ok, error,
     ms}`` per test. The page's console errors and uncaught exceptions fail the run."""
@@ -204,7 +313,7 @@ def run_suite(browser: Any, url: str, timeout_s: float = 120) -> list[dict[str, 
         "console",
         lambda msg: (
             problems.append(f"console: {msg.text}")
-            if msg.type == "error" and "FAIRNESS CHECK FAILED" not in msg.text
+            if msg.type == "error" and not any(said in msg.text for said in EXPECTED)
             else None
         ),
     )

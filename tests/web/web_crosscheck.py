@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+import tempfile
 from itertools import product
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -32,7 +34,7 @@ from sushigo.protocol import (
     sign_record,
     wire,
 )
-from sushigo.protocol.records import SignedRecord, sign_bytes
+from sushigo.protocol.records import SignedRecord, export_bytes, sign_bytes
 
 SIGNING_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 """The key the records here are signed with (the vectors' key: its private bytes are 00 ... 1f)."""
@@ -187,8 +189,15 @@ def records() -> list[dict[str, Any]]:
     for number, (kind, players, variants) in enumerate(tables):
         fair = record(kind, players, variants, number)
         signed = sign_record(fair, SIGNING_KEY)
+        names = [f"player {seat}" for seat in range(players)]
         out.append(
-            {"name": f"{kind} {players} {'+'.join(variants)}", **_signed(signed), "problem": ""}
+            {
+                "name": f"{kind} {players} {'+'.join(variants)}",
+                **_signed(signed),
+                "problem": "",
+                "exported": export_bytes(signed, names).hex(),
+                "names": names,
+            }
         )
         flipped = bytearray(signed.record)
         flipped[len(flipped) // 2] ^= 1
@@ -255,3 +264,41 @@ def records() -> list[dict[str, Any]]:
 
 def _fields(record: FairRecord) -> dict[str, Any]:
     return {name: getattr(record, name) for name in FairRecord.__dataclass_fields__}
+
+
+def key_files() -> dict[str, Any]:
+    """A key file as the terminal client makes it (`client.identity`), its player id and its
+    signature of a login's payload (with the server's key 01 x 32 and the challenge 02 x 32), and
+    files that are no such key: an encrypted one, an Ed448 one."""
+    from cryptography.hazmat.primitives.asymmetric.ed448 import Ed448PrivateKey  # noqa: PLC0415
+    from cryptography.hazmat.primitives.serialization import (  # noqa: PLC0415
+        BestAvailableEncryption,
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    from sushigo.client.identity import load_or_create_key  # noqa: PLC0415
+    from sushigo.protocol import auth_payload  # noqa: PLC0415
+    from sushigo.protocol.identity import player_id_for_key  # noqa: PLC0415
+    from sushigo.protocol.records import public_key_bytes  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "key.pem"
+        key = load_or_create_key(path)
+        pem = path.read_text()
+    public = public_key_bytes(key)
+    pkcs8 = PrivateFormat.PKCS8
+    return {
+        "terminal": {
+            "pem": pem,
+            "player_id": player_id_for_key(public),
+            "signature": list(key.sign(auth_payload(bytes([1]) * 32, bytes([2]) * 32, public))),
+        },
+        "encrypted": key.private_bytes(
+            Encoding.PEM, pkcs8, BestAvailableEncryption(b"secret")
+        ).decode(),
+        "ed448": Ed448PrivateKey.generate()
+        .private_bytes(Encoding.PEM, pkcs8, NoEncryption())
+        .decode(),
+    }

@@ -7,30 +7,20 @@
  * answers by `ref`; follows a cluster's REDIRECTs; answers pings and pings an idle server; and
  * after a drop or a server restart takes the session back by itself. The game's duties (seed,
  * commit, reveal, whatever the seat owes after a resume) and every check of `fairness.js` are
- * done as messages arrive (`play.js`); the UI only chooses (`play`). See README.md for the API.
+ * done as messages arrive (`play.js`), taking the session back is `resume.js`'s, the lobby's
+ * requests `lobby.js`'s; the UI only chooses (`play`). See README.md for the API.
  * @module
  */
 import { fromHex, toHex } from "./bytes.js";
 import { ClientConnection } from "./connection.js";
-import { ErrorCode, ProtocolError, ServerError } from "./errors.js";
+import { ConnectionLost, ErrorCode, ProtocolError, ServerError } from "./errors.js";
+import { Resuming } from "./resume.js";
 import { GamePart } from "./play.js";
 import { CAPABILITIES, PROTOCOL_NAME, VERSION } from "./protocol.js";
 
 const SESSION_KEY = "sushigo.session";
-const MAX_REDIRECTS = 3;
-const RESTART_PATIENCE_MS = 300_000;
-const RESTART_RETRY_CAP_MS = 1000;
-const RECONNECT_ATTEMPTS = 30;
-/** Errors after which the session is not taken back by itself: an admin ended it. */
-const FINAL = new Set([ErrorCode.BANNED, ErrorCode.KICKED]);
 
-/** The connection dropped (or nothing answered in time): `reason` says which. */
-export class ConnectionLost extends Error {
-  constructor(reason) {
-    super(reason);
-    this.name = "ConnectionLost";
-  }
-}
+export { ConnectionLost };
 
 /** @param {string} url @returns {string} the scheme and path of a WebSocket URL, for another host */
 function defaultAddressToUrl(base) {
@@ -41,6 +31,15 @@ function defaultAddressToUrl(base) {
   };
 }
 
+/** @returns {Storage|null} this tab's sessionStorage (null where the page may not use it) */
+function tabStorage() {
+  try {
+    return globalThis.sessionStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** @returns {string} this page's WebSocket endpoint: ws(s)://<host>/ws */
 export function pageUrl() {
   const here = globalThis.location;
@@ -48,9 +47,8 @@ export function pageUrl() {
   return `${here.protocol === "https:" ? "wss:" : "ws:"}//${here.host}/ws`;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class SushiClient extends EventTarget {
+export class SushiClient extends Resuming {
   /**
    * @param {object} options see README.md
    * @param {string} options.name
@@ -68,7 +66,7 @@ export class SushiClient extends EventTarget {
     this.addressToUrl = options.addressToUrl ?? defaultAddressToUrl(this.url);
     this.identity = options.identity ?? null;
     this.loginName = options.name;
-    this.storage = options.storage === undefined ? globalThis.sessionStorage ?? null : options.storage;
+    this.storage = options.storage === undefined ? tabStorage() : options.storage;
     this.autoReconnect = options.autoReconnect ?? true;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.software = (options.software ?? "sushigo-web").slice(0, 64);
@@ -170,6 +168,7 @@ export class SushiClient extends EventTarget {
   setStatus(status, reason = "") {
     this.status = status;
     this.emit("connection", { status, reason });
+    this.emit("state", { phase: this.conn.phase });
   }
 
   // -- connecting -------------------------------------------------------------------------------
@@ -293,10 +292,16 @@ export class SushiClient extends EventTarget {
     return this.login();
   }
 
+  /**
+   * The token kept for a session with the server we are welcomed by: any node of its cluster
+   * takes it (they share one key), and no other server is ever shown it (the token is a secret).
+   * @returns {Uint8Array|null}
+   */
   keptSession() {
     try {
       const kept = JSON.parse(this.storage?.getItem(SESSION_KEY) ?? "null");
-      return kept !== null && kept.url === this.url ? fromHex(kept.token) : null;
+      const key = this.welcome === null ? "" : toHex(this.welcome.server_key);
+      return kept !== null && kept.server_key === key ? fromHex(kept.token) : null;
     } catch {
       return null;
     }
@@ -305,7 +310,8 @@ export class SushiClient extends EventTarget {
   keepSession(token) {
     this.token = token;
     try {
-      this.storage?.setItem(SESSION_KEY, JSON.stringify({ url: this.url, token: toHex(token) }));
+      const key = this.welcome === null ? "" : toHex(this.welcome.server_key);
+      this.storage?.setItem(SESSION_KEY, JSON.stringify({ server_key: key, token: toHex(token) }));
     } catch {
       // A page without storage resumes only while it stays open.
     }
@@ -362,86 +368,6 @@ export class SushiClient extends EventTarget {
       reject(new ConnectionLost(reason));
     }
     this.waiting.clear();
-  }
-
-  /** A request that a REDIRECT may answer (a table or tournament on another node): followed, and asked again there. */
-  async redirected(message, times = 1) {
-    let reply = await this.request(message);
-    for (let i = 0; i < times && reply.type === "redirect"; i++) {
-      await this.follow(reply);
-      reply = await this.request(message);
-    }
-    return reply;
-  }
-
-  listTables({ kind = null, status = null, offset = 0, limit = 50 } = {}) {
-    return this.request({ type: "list_tables", kind, status, offset, limit });
-  }
-
-  createTable({ kind = "sushi-go", players = 4, variants = [], turn_seconds = 60 } = {}) {
-    return this.redirected({ type: "create_table", settings: { kind, players, variants, turn_seconds } });
-  }
-
-  joinTable(tableId, seat = null) {
-    return this.redirected({ type: "join_table", table_id: tableId, seat });
-  }
-
-  spectate(tableId) {
-    return this.redirected({ type: "spectate", table_id: tableId });
-  }
-
-  quickMatch(kind, players = 4) {
-    return this.redirected({ type: "quick_match", kind, players }, MAX_REDIRECTS);
-  }
-
-  leaveTable() {
-    return this.request({ type: "leave_table" });
-  }
-
-  addBot(strategy = "default", seat = null) {
-    return this.request({ type: "add_bot", strategy, seat });
-  }
-
-  startGame() {
-    this.send({ type: "start_game" });
-  }
-
-  chat(text) {
-    this.send({ type: "chat", text });
-  }
-
-  leaderboard(kind = "sushi-go", limit = 20) {
-    return this.request({ type: "get_leaderboard", kind, limit });
-  }
-
-  myGames(offset = 0, limit = 20) {
-    return this.request({ type: "my_games", offset, limit });
-  }
-
-  async getRecord(gameId) {
-    const { verifyGameRecord } = await import("./fairness.js");
-    const message = await this.request({ type: "get_record", game_id: gameId });
-    return { message, check: verifyGameRecord(message.record, this.serverKey) };
-  }
-
-  listTournaments() {
-    return this.request({ type: "list_tournaments" });
-  }
-
-  createTournament(settings) {
-    return this.redirected({ type: "create_tournament", settings });
-  }
-
-  registerTournament(name) {
-    return this.redirected({ type: "register_tournament", name });
-  }
-
-  watchTournament(name) {
-    return this.redirected({ type: "watch_tournament", name });
-  }
-
-  startTournament(name) {
-    return this.redirected({ type: "start_tournament", name });
   }
 
   // -- receiving --------------------------------------------------------------------------------
@@ -573,139 +499,5 @@ export class SushiClient extends EventTarget {
         }
       }
     }, Math.max(1000, Math.floor(every / 3)));
-  }
-
-  // -- drops, resume, redirects ----------------------------------------------------------------
-
-  dropped(sock, event) {
-    if (sock !== this.sock) return; // a connection we replaced on purpose
-    this.sock = null;
-    clearInterval(this.heartbeat);
-    this.dropWaiting("the connection dropped");
-    if (this.following) return; // the redirect being followed failed: it comes back by itself
-    const reason = this.protocolError?.message ?? (this.refusal ? new ServerError(this.refusal).message : `closed (${event.code})`);
-    if (this.closing || this.status !== "open") {
-      if (this.status === "open") this.setStatus("closed", reason);
-      return;
-    }
-    if (!this.autoReconnect || (this.refusal !== null && FINAL.has(this.refusal.code))) {
-      this.setStatus("closed", reason);
-      return;
-    }
-    this.setStatus("reconnecting", reason);
-    this.reconnect(this.conn).catch((exc) => this.setStatus("closed", exc.message));
-  }
-
-  /**
-   * Take the session of the connection `since` back after a drop (a few times a second at most
-   * after RESTARTING, for as long as the server asked patience; otherwise with a growing delay);
-   * when the server no longer knows it, a fresh login (we are in the lobby).
-   */
-  async reconnect(since) {
-    const restarting = this.restarting;
-    const moved = this.moved;
-    this.moved = null;
-    if (moved !== null) this.url = this.addressToUrl(moved.address);
-    let last = null;
-    const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      if (this.closing) return;
-      if (restarting !== null || moved !== null) {
-        if (Date.now() - started > RESTART_PATIENCE_MS) break;
-        await sleep(attempt === 0 ? (restarting?.retry_ms ?? 0) : Math.min(100 * 1.5 ** attempt, RESTART_RETRY_CAP_MS) * (0.5 + Math.random()));
-      } else {
-        if (attempt >= RECONNECT_ATTEMPTS) break;
-        if (attempt) await sleep(Math.min(1000 * 1.5 ** (attempt - 1), 10_000) * (0.5 + Math.random()));
-      }
-      if (this.closing) return;
-      try {
-        await this.resumeSession(since);
-        this.setStatus("open");
-        return;
-      } catch (exc) {
-        if (exc instanceof ServerError && exc.code === ErrorCode.UNKNOWN_SESSION) {
-          this.forgetSession();
-          await this.loginAgain();
-          this.setStatus("open");
-          return;
-        }
-        if (exc instanceof ServerError && exc.code !== ErrorCode.INTERNAL_ERROR) throw exc;
-        last = exc;
-        this.nextNode();
-      }
-    }
-    throw new ConnectionLost(`could not reconnect to ${this.url}: ${last?.message ?? "no answer"}`);
-  }
-
-  /** After a failed attempt: the next of a cluster's live nodes (nothing changes for a lone server). */
-  nextNode() {
-    if (this.nodes.length < 2) return;
-    const urls = this.nodes.map((address) => this.addressToUrl(address));
-    const here = urls.indexOf(this.url);
-    this.url = urls[(here + 1) % urls.length];
-  }
-
-  /**
-   * RESUME on a new connection the session of `since` (null: a session this page kept over a
-   * reload, whose messages it never saw), following a REDIRECT to the node holding our table.
-   */
-  async resumeSession(since) {
-    const lastSeq = since === null ? 0 : since.lastSeq;
-    let reply = null;
-    for (let i = 0; i <= MAX_REDIRECTS; i++) {
-      if (since !== null || i > 0 || this.sock === null) await this.open();
-      if (since !== null) {
-        this.conn.game = since.game;
-        this.conn.seat = since.seat;
-      }
-      reply = await this.request({ type: "resume", token: this.token, last_seq: lastSeq });
-      if (reply.type !== "redirect") break;
-      this.url = this.addressToUrl(reply.address);
-    }
-    if (reply.type !== "resumed") throw new ConnectionLost(`unexpected answer to RESUME: ${reply.type}`);
-    return reply;
-  }
-
-  /**
-   * Go where a REDIRECT says, with its ticket (`login_ticket`), as the same identity; the caller
-   * then asks again. If that node refuses or cannot be reached, back to where we were: the
-   * session taken back there by its token (or a fresh login), and the error raised.
-   */
-  async follow(redirect, unasked = false) {
-    const where = this.url;
-    const before = this.conn;
-    this.url = this.addressToUrl(redirect.address);
-    this.following = true;
-    try {
-      await this.open();
-      const ref = this.conn.nextRef();
-      if (unasked) this.ticketRef = ref;
-      const reply = await this.request({ type: "login_ticket", ref, ticket: redirect.ticket });
-      this.loggedIn(reply);
-    } catch (exc) {
-      this.ticketRef = 0;
-      this.url = where;
-      try {
-        await this.resumeSession(before);
-      } catch (back) {
-        if (!(back instanceof ServerError) || back.code !== ErrorCode.UNKNOWN_SESSION) throw back;
-        await this.loginAgain();
-      }
-      throw exc;
-    } finally {
-      this.following = false;
-    }
-  }
-
-  /** An unasked REDIRECT with a ticket (a tournament's game on another node, or home again). */
-  async followUnasked(redirect) {
-    try {
-      await this.follow(redirect, true);
-    } catch (exc) {
-      // We stay (or came back) where we were, logged in: a tournament's node plays the game
-      // at home, or without us.
-      console.warn(`could not follow a redirect to ${redirect.address}: ${exc.message}`);
-    }
-    this.emit("state", { phase: this.conn.phase });
   }
 }

@@ -78,3 +78,12 @@ export class ServerError extends Error {
     return new ServerError({ code, message: text, ref: null });
   }
 }
+
+/** The connection dropped (or nothing answered in time): `reason` says which. */
+export class ConnectionLost extends Error {
+  /** @param {string} reason */
+  constructor(reason) {
+    super(reason);
+    this.name = "ConnectionLost";
+  }
+}

@@ -61,6 +61,9 @@ export class GamePart {
 
   /** A step waits for an action of ours. */
   get awaiting() {
+    // Nothing can be sent while the connection is being taken back (the seat's choice so far is
+    // kept and sent again then).
+    if (this.client.status !== "open" || this.client.sock?.readyState !== 1) return false;
     const phase = this.conn.phase;
     const at = this.conn.position;
     if (phase === "committing") return at !== null && (this.pick === null || this.pick.round !== at.round || this.pick.turn !== at.turn);

@@ -10,7 +10,7 @@ import { sha256Stream } from "/core/hash.js";
 import { pack } from "/core/msgpack.js";
 import { rules } from "/core/games/index.js";
 import { verifyGameRecord } from "/core/fairness.js";
-import { replayRecord } from "/core/replay.js";
+import { exportRecord, importRecord, replayRecord } from "/core/replay.js";
 
 function digest(game, events) {
   const hash = sha256Stream();
@@ -67,6 +67,11 @@ export async function tests() {
           const frames = replayRecord(check.record);
           assert(frames.complete, "the replay does not reach the game's end");
           assertEqual(frames.frames.length, check.record.steps.length + 1, "the replay's frames");
+          // The file sushigo-replay --export writes: read here, and written here the same.
+          const file = importRecord(fromHex(case_.exported));
+          assertEqual(file.names, case_.names, "the exported file's names");
+          assertEqual(verifyGameRecord(file.signed, pinned).problems, [], "the exported record's problems");
+          assertEqual(toHex(exportRecord(record, case_.names)), case_.exported, "the file written here");
         } else {
           assert(!check.ok, "a tampered record verified");
           assert(check.problems.some((p) => p.includes(case_.problem)), `expected "${case_.problem}", found ${JSON.stringify(check.problems)}`);

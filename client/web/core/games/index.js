@@ -12,8 +12,8 @@
  * - `describe(action)`: a short text.
  * @module
  */
-import { SUSHI_GO } from "./sushigo.js";
-import { SUSHI_ROLL } from "./sushiroll.js";
+import { SUSHI_GO } from "./sushi_go/index.js";
+import { SUSHI_ROLL } from "./sushi_roll/index.js";
 
 const KNOWN = new Map([
   [SUSHI_GO.kind, SUSHI_GO],

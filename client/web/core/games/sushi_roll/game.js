@@ -3,13 +3,11 @@
  * (the red belt, each round's bag, every roll in the order engine/roll/game.py draws them,
  * re-rolls, swaps, takes, slides, tokens and their supply, the scoring), producing the very
  * observations and events the server sends (docs/PROTOCOL.md section 3.4), and the game's values
- * on the wire and their checks. Its steps are open: no commitments.
+ * on the wire are `wire.js`'s. Its steps are open: no commitments.
  * @module
  */
-import { DeterministicRng } from "../rng.js";
-import { arrayOf, bad, bool, fields, int, opt, placesBy, RuleError, SCORE, tagged, winnersOf } from "./common.js";
-import { FieldError, check, kindOf } from "../validate.js";
-import { ErrorCode } from "../errors.js";
+import { DeterministicRng } from "../../rng.js";
+import { placesBy, RuleError, winnersOf } from "../common.js";
 
 export const KIND = "sushi-roll";
 
@@ -20,7 +18,7 @@ export const FACES = Object.freeze([
 ]);
 const F = Object.fromEntries(FACES.map((name, i) => [name, i]));
 /** Each kind's six faces in roll order (engine/roll/dice.py's DIE_FACES: part of the replay). */
-const DIE_FACES = [
+export const DIE_FACES = [
   [F.dumpling, F.dumpling, F.dumpling, F.tempura, F.tempura, F.sashimi],
   [F.maki1, F.maki1, F.maki2, F.maki2, F.maki3, F.maki3],
   [F.egg, F.egg, F.salmon, F.salmon, F.squid, F.squid],
@@ -30,22 +28,22 @@ const DIE_FACES = [
 const DICE_COUNTS = [10, 6, 5, 5, 4];
 /** The bag before each round's shuffle: every die's kind, grouped by kind. */
 const BAG_ORDER = DICE_COUNTS.flatMap((count, kind) => new Array(count).fill(kind));
-const TOTAL_DICE = BAG_ORDER.length;
+export const TOTAL_DICE = BAG_ORDER.length;
 export const DICE_PER_PLAYER = Object.freeze({ 2: 8, 3: 7, 4: 6, 5: 5 });
 const ROUNDS = 3;
 const START_MENU = 3;
 const START_CHOPSTICKS = 2;
-const MENU_SUPPLY = 18;
-const CHOPSTICKS_SUPPLY = 12;
+export const MENU_SUPPLY = 18;
+export const CHOPSTICKS_SUPPLY = 12;
 const NIGIRI = { [F.egg]: 1, [F.salmon]: 2, [F.squid]: 3 };
 const MAKI_ICONS = { [F.maki1]: 1, [F.maki2]: 2, [F.maki3]: 3 };
 const APPETIZER = { [F.dumpling]: [0, 2, 4, 8], [F.tempura]: [0, 1, 5, 10], [F.sashimi]: [0, 0, 6, 13] };
 const MENU_TOKENS = { [F.menu1]: 1, [F.menu2]: 2 };
 const CHOPSTICKS_TOKENS = { [F.chopsticks1]: 1, [F.chopsticks2]: 2 };
 const PUDDING_TOKENS = { [F.pudding1]: 1, [F.pudding2]: 2, [F.pudding3]: 3 };
-const NIGIRI_KIND = 2;
+export const NIGIRI_KIND = 2;
 
-const sum = (values) => values.reduce((a, b) => a + b, 0);
+export const sum = (values) => values.reduce((a, b) => a + b, 0);
 const plainDie = ([kind, face]) => [DIE_KINDS[kind], FACES[face]];
 
 /** One game of Sushi Roll from its options and game seed, played action by action. */
@@ -380,7 +378,7 @@ function scorePuddings(puddings) {
  * order: every take by position; with a menu token every re-roll by bit mask; with a chopsticks
  * token every swap by own position, other seat, their position (engine/roll/observation.py).
  */
-function legalActions(seat, belts, menu, chopsticks) {
+export function legalActions(seat, belts, menu, chopsticks) {
   const k = belts[seat].length;
   const out = [];
   for (let p = 0; p < k; p++) out.push({ type: "take", position: p });
@@ -406,186 +404,3 @@ export function describe(action) {
   if (action.type === "swap") return `swap ${action.mine} with seat ${action.other_seat}'s ${action.theirs}`;
   return `take ${action.position}`;
 }
-
-// -- the wire ---------------------------------------------------------------------------------
-
-const MAX_BELT = 8;
-const POS = int(0, MAX_BELT - 1);
-const SEAT = int(0, 4);
-const TOKENS = int(0, Math.max(MENU_SUPPLY, CHOPSTICKS_SUPPLY));
-const PUDDINGS = int(0, 3 * TOTAL_DICE);
-const PER_SEAT = (type) => arrayOf(type, 2, 5);
-
-const DIE = {
-  t: "custom",
-  check(value) {
-    if (!Array.isArray(value)) throw new FieldError(ErrorCode.WRONG_TYPE, `expected [kind, face], got ${kindOf(value)}`);
-    if (value.length !== 2 || typeof value[0] !== "string" || typeof value[1] !== "string") {
-      throw new FieldError(ErrorCode.WRONG_TYPE, "a die is [kind, face], two names");
-    }
-    const kind = DIE_KINDS.indexOf(value[0]);
-    const face = FACES.indexOf(value[1]);
-    if (kind < 0 || face < 0) throw bad(`unknown die kind or face ${JSON.stringify(value)}`);
-    if (!DIE_FACES[kind].includes(face)) throw bad(`a ${value[0]} die has no ${value[1]} face`);
-    return [value[0], value[1]];
-  },
-};
-const DICE = arrayOf(DIE, 0, MAX_BELT);
-
-const OPTIONS = fields({ players: int(2, 5) });
-
-const ACTION = tagged(
-  "type",
-  {
-    reroll: { dice: arrayOf(POS, 1, MAX_BELT) },
-    swap: { mine: POS, other_seat: SEAT, theirs: POS },
-    take: { position: POS },
-  },
-  "action",
-);
-
-const PLAYER = fields(
-  {
-    belt: DICE,
-    has_red_belt: bool,
-    tray: DICE,
-    on_wasabi: arrayOf(POS, 0, MAX_BELT),
-    open_wasabi: int(0, MAX_BELT),
-    menu: TOKENS,
-    chopsticks: TOKENS,
-    fresh_menu: TOKENS,
-    fresh_chopsticks: TOKENS,
-    puddings: PUDDINGS,
-    score: SCORE,
-    round_scores: arrayOf(SCORE, 0, 3),
-    taken_this_cycle: bool,
-  },
-  (view) => {
-    const distinct = new Set(view.on_wasabi).size === view.on_wasabi.length;
-    if (!distinct || view.on_wasabi.some((i) => i >= view.tray.length || view.tray[i][0] !== DIE_KINDS[NIGIRI_KIND])) {
-      throw bad("on_wasabi must name distinct nigiri on the tray");
-    }
-    if (view.fresh_menu > view.menu || view.fresh_chopsticks > view.chopsticks) {
-      throw bad("more fresh tokens than tokens held");
-    }
-  },
-);
-
-const OBSERVATION = fields(
-  {
-    options: OPTIONS,
-    seat: opt(SEAT),
-    round: int(1, 3),
-    cycle: int(1, MAX_BELT),
-    to_move: opt(SEAT),
-    red_belt: SEAT,
-    players: PER_SEAT(PLAYER),
-    bag: int(0, TOTAL_DICE),
-    menu_supply: TOKENS,
-    chopsticks_supply: TOKENS,
-    is_over: bool,
-    pudding_points: arrayOf(SCORE, 0, 5),
-    token_bonus: arrayOf(SCORE, 0, 5),
-  },
-  (obs) => {
-    const n = obs.options.players;
-    const k = DICE_PER_PLAYER[n];
-    if (obs.seat !== null && obs.seat >= n) throw bad(`seat ${obs.seat} in a ${n}-player game`);
-    if (obs.players.length !== n) throw bad(`${obs.players.length} players, expected ${n}`);
-    if (obs.red_belt >= n) throw bad(`red_belt ${obs.red_belt} in a ${n}-player game`);
-    if (obs.players.some((p, s) => p.has_red_belt !== (s === obs.red_belt))) {
-      throw bad("exactly the red_belt seat must have has_red_belt");
-    }
-    if (obs.cycle > k) throw bad(`cycle ${obs.cycle} beyond the ${k} dice per player`);
-    if (obs.players.some((p) => p.belt.length > k || p.tray.length > k)) throw bad(`a belt or tray holds more than ${k} dice`);
-    if (!obs.is_over && obs.bag > TOTAL_DICE - n * k) throw bad(`${obs.bag} dice in the bag`);
-    if (obs.is_over !== (obs.to_move === null)) throw bad("to_move is nil exactly when the game is over");
-    if (obs.to_move !== null && obs.to_move >= n) throw bad(`to_move ${obs.to_move} in a ${n}-player game`);
-    const ends = obs.is_over ? n : 0;
-    if (obs.pudding_points.length !== ends || obs.token_bonus.length !== ends) {
-      throw bad("pudding_points and token_bonus are per seat once the game is over, else empty");
-    }
-    if (sum(obs.players.map((p) => p.menu)) + obs.menu_supply !== MENU_SUPPLY) {
-      throw bad("menu tokens held and in the supply do not add up");
-    }
-    if (sum(obs.players.map((p) => p.chopsticks)) + obs.chopsticks_supply !== CHOPSTICKS_SUPPLY) {
-      throw bad("chopsticks tokens held and in the supply do not add up");
-    }
-  },
-);
-
-const ROUND_POINTS = fields(
-  Object.fromEntries(["maki", "dumpling", "tempura", "sashimi", "nigiri"].map((k) => [k, int(0, 1000)])),
-);
-
-const EVENT = tagged(
-  "event",
-  {
-    round_started: { round: int(1, 3), first_seat: SEAT, dice_per_player: int(1, MAX_BELT) },
-    dice_rolled: { seat: SEAT, dice: DICE, cause: { t: "str", lo: 1, hi: 16 } },
-    rerolled: { seat: SEAT, positions: arrayOf(POS, 1, MAX_BELT), dice: arrayOf(DIE, 1, MAX_BELT) },
-    swapped: { seat: SEAT, mine: POS, other_seat: SEAT, theirs: POS, received: DIE, given: DIE },
-    taken: {
-      seat: SEAT,
-      position: POS,
-      die: DIE,
-      on_wasabi: bool,
-      puddings: int(0, 3),
-      menu: int(0, 2),
-      chopsticks: int(0, 2),
-    },
-    belts_slid: { red_belt: SEAT, between_rounds: bool },
-    round_scored: {
-      round: int(1, 3),
-      points: PER_SEAT(ROUND_POINTS),
-      totals: PER_SEAT(SCORE),
-      puddings: PER_SEAT(PUDDINGS),
-    },
-    game_over: {
-      pudding_points: PER_SEAT(SCORE),
-      token_bonus: PER_SEAT(SCORE),
-      totals: PER_SEAT(SCORE),
-      places: PER_SEAT(int(1, 5)),
-      winners: arrayOf(SEAT, 1, 5),
-    },
-  },
-  "event",
-  (event) => {
-    if (event.event === "dice_rolled" && event.cause !== "round" && event.cause !== "slide") {
-      throw bad(`unknown cause ${JSON.stringify(event.cause)}`);
-    }
-    if (event.event === "rerolled" && event.positions.length !== event.dice.length) {
-      throw bad("a re-roll shows one die per position");
-    }
-  },
-);
-
-const PARTS = { options: OPTIONS, action: ACTION, observation: OBSERVATION, event: EVENT };
-
-/** Sushi Roll's values on the wire: `decode(part, value)` checks one (FieldError otherwise). */
-export const wire = {
-  kind: KIND,
-  decode(part, value) {
-    return check(PARTS[part], value, null);
-  },
-  commitBytes: null,
-};
-
-/** Sushi Roll's rules in the page (see `games/index.js`). */
-export const SUSHI_ROLL = {
-  kind: KIND,
-  title: "Sushi Roll",
-  secret: false,
-  wire,
-  /** @param {{players: number}} options @param {Uint8Array} seed */
-  newGame: (options, seed) => new SushiRollGame(options, seed),
-  /** The observing seat's legal actions (none unless it is to move). */
-  legalActions(observation) {
-    const seat = observation.seat;
-    if (seat === null || seat !== observation.to_move) return [];
-    const me = observation.players[seat];
-    const belts = observation.players.map((p) => p.belt);
-    return legalActions(seat, belts, me.menu - me.fresh_menu, me.chopsticks - me.fresh_chopsticks);
-  },
-  describe,
-};
