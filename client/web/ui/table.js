@@ -53,8 +53,8 @@ export class GameMemory {
         this.marks = [];
         break;
       case "turn_result":
-        this.events(message.events, names(), client);
         this.logLine(describeCards(message, names()));
+        this.events(message.events, names(), client);
         break;
       case "acted":
         this.marks = []; // the belts moved: what was marked is no longer where it was
