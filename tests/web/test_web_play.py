@@ -6,11 +6,16 @@ screenshots in docs/ are taken here."""
 
 from __future__ import annotations
 
+import asyncio
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pages import DOCS, Played, login, new_table, play_bots, play_cards, play_dice
 from processes import ServerProcess
+from test_web_endpoint import _play
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings
@@ -102,3 +107,63 @@ async def test_a_table_made_with_the_form_in_its_variants(
     played = await play_cards(page)
     assert played.final == "verified"
     await page.get_by_role("heading", name="Game over").wait_for()
+
+
+async def test_a_player_with_a_key_is_rated_and_keeps_the_key(
+    page: Any, web_server: ServerProcess
+) -> None:
+    """A key made in the browser: logged in with, rated after a game against another player
+    with a key (the leaderboard shows both), exported as a key file, and a broken key file
+    refused, saying why."""
+    await page.goto(f"http://127.0.0.1:{web_server.web_port}/")
+    await page.get_by_label("Name").fill("kay")
+    await page.get_by_role("button", name="Create a key").click()
+    await page.get_by_role("button", name="Log in with my key").click()
+    await page.get_by_role("button", name="Play against bots").wait_for()
+    player_id = await page.evaluate("() => sushigoApp.client.playerId")
+    assert player_id.startswith("k:")
+    other = await Client.connect(
+        "127.0.0.1", web_server.port, name="lee", key=Ed25519PrivateKey.generate()
+    )
+    try:
+        joined = await other.create_table(TableSettings(kind="sushi-go", players=2))
+        await page.get_by_role("button", name="refresh tables").click()
+        await page.get_by_role("button", name=f"join table {joined.table.table_id}").click()
+        await page.get_by_role("heading", name="Waiting for players").wait_for()
+        other.start_game()
+        _, played = await asyncio.gather(_play(other), play_cards(page))
+        assert played.final == "verified"
+    finally:
+        await other.close()
+    await page.get_by_role("button", name="leave table").click()
+    await page.get_by_role("button", name="Leaderboards").click()
+    await page.get_by_role("rowheader", name="kay").wait_for()
+    await page.get_by_role("rowheader", name="lee").wait_for()
+    await page.get_by_text(re.compile(r"^You: rank \d of 2")).wait_for()
+    # Out, and back in with the same key: the same player.
+    await page.get_by_role("button", name="log out").click()
+    await page.get_by_role("button", name="Export my key").click()
+    pem = await page.get_by_label(re.compile("^Your key file")).input_value()
+    assert pem.startswith("-----BEGIN PRIVATE KEY-----")
+    await page.get_by_role("button", name="Import a key file").click()
+    await page.get_by_label(re.compile("^Paste a key file")).fill("not a key")
+    await page.get_by_role("button", name="Use this key").click()
+    await page.get_by_role("alert").filter(has_text="not a key file").wait_for()
+    await page.get_by_role("button", name="Log in with my key").click()
+    await page.get_by_role("button", name="Play against bots").wait_for()
+    assert await page.evaluate("() => sushigoApp.client.playerId") == player_id
+
+
+async def test_the_page_over_https(page: Any, tmp_path: Path) -> None:
+    """With --tls the page is https and its WebSocket wss, with the server's certificate."""
+    server = ServerProcess(tmp_path / "server.db", extra=("--web", "127.0.0.1:0", "--tls"))
+    await server.start()
+    try:
+        await login(page, server.web_port, "tess", scheme="https")
+        assert await page.evaluate("() => sushigoApp.client.url") == (
+            f"wss://127.0.0.1:{server.web_port}/ws"
+        )
+        await play_bots(page, "sushi-roll", 2)
+        await page.get_by_role("heading", name=re.compile("^Sushi Roll · table")).wait_for()
+    finally:
+        await server.stop()
