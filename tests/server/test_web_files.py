@@ -1,4 +1,4 @@
-"""The web client's files as `sushigo-server --web` answers for them (server.web_files, sans-IO):
+"""The web client's files as `sushigo-server --web` answers for them (server.net.web_files, sans-IO):
 the page as installed, its types, gzip and revalidation, and no request that reaches a file
 outside the page, whatever its path holds."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sushigo.server.web_files import PageFiles, page_folder
+from sushigo.server.net.web_files import PageFiles, page_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""The common case of a browser's WebSocket frames (server.web_frames), against wsproto: for any
+"""The common case of a browser's WebSocket frames (server.net.web_frames), against wsproto: for any
 run of client frames of every kind, cut anywhere, the messages read at its start are wsproto's,
 and what is left begins at a frame boundary, for wsproto to read."""
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from wsproto.connection import Connection, ConnectionType
 from wsproto.events import BytesMessage, Message, Ping, TextMessage
 
-from sushigo.server.web_frames import whole_messages
+from sushigo.server.net.web_frames import whole_messages
 
 _frame = st.one_of(
     st.binary(max_size=300).map(lambda b: ("bytes", b)),
