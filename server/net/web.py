@@ -155,8 +155,15 @@ class WebConnection(Connection):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         why = self.web.arrived(self.address)
         if why is not None:
+            # Said before any request is read (h11 answers only one it has read), then closed.
             self.server.stats.count(self.server.stats.rejected, "per_address")
-            self._answer(refusal(503, why, [(b"retry-after", b"5")]), close=True)
+            body = why.encode() + b"\n"
+            self.transport.write(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"content-length: %d\r\nretry-after: 5\r\nconnection: close\r\n\r\n%s"
+                % (len(body), body)
+            )
+            self.transport.close()
             return
         self.counted = True
         self._deadline()

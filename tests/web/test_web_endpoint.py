@@ -29,6 +29,7 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.frames import HEADER_SIZE
 from sushigo.protocol.versions import SUPPORTED_VERSIONS
+from sushigo.server.net import web
 
 PAGE = Path(__file__).resolve().parents[2] / "client" / "web"
 
@@ -160,6 +161,30 @@ async def test_what_is_no_page_request_is_refused_clearly(web_server: ServerProc
     async with ws_connect(port) as ws:
         ws.send(hello())
         assert isinstance(await ws.receive(), Welcome)
+
+
+async def test_connections_that_never_upgrade_are_bounded_per_address(
+    web_server: ServerProcess,
+) -> None:
+    """A client that opens page connections and sends nothing holds at most `PAGE_PER_ADDRESS`;
+    the next is told so (503) and closed, and a WebSocket still gets through once they go."""
+    idle = [
+        await asyncio.open_connection("127.0.0.1", web_server.web_port)
+        for _ in range(web.PAGE_PER_ADDRESS)
+    ]
+    try:
+        status, headers, body = await http(web_server.web_port, get("/"))
+        assert status == 503 and b"connections from your address" in body
+        assert headers[b"retry-after"] == b"5"
+    finally:
+        for _, writer in idle:
+            writer.close()
+            await writer.wait_closed()
+    for _ in range(100):  # the server sees them close as the loop turns
+        status, _, _ = await http(web_server.web_port, get("/"))
+        if status == 200:
+            break
+    assert status == 200
 
 
 async def test_a_websocket_speaks_the_protocol_one_frame_a_message(
