@@ -13,9 +13,9 @@ cards never change an observation.
 
 from __future__ import annotations
 
-from sushigo.bots._memory import SeatMemory
+from sushigo.bots.games.sushi_go._memory import SeatMemory
 from sushigo.engine import Card, Game, GameOptions, Observation
-from sushigo.engine.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._go_encoding import (
     Counts,

@@ -26,7 +26,7 @@ from gymnasium.spaces import Discrete
 
 from sushigo.bots import StrategyFactory, strategy_factory
 from sushigo.engine import GameOptions
-from sushigo.engine.roll import RollOptions
+from sushigo.engine.games.sushi_roll import RollOptions
 
 from ._envs import Obs, _Rewards, observation_space
 from ._go_encoding import action_index
