@@ -1,0 +1,11 @@
+"""Both games in OpenSpiel: importing this package registers ``python_sushi_go`` and
+``python_sushi_roll`` with pyspiel (``pyspiel.load_game("python_sushi_go(players=3)")``).
+
+Needs the optional extra ``openspiel`` (``pip install sushigo[openspiel]``: open-spiel, and the
+``rl`` extra whose encodings the observations share). docs/RESEARCH.md shows them at work.
+"""
+
+from ._go import SushiGoGame, SushiGoState
+from ._roll import SushiRollGame, SushiRollState
+
+__all__ = ["SushiGoGame", "SushiGoState", "SushiRollGame", "SushiRollState"]
