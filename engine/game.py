@@ -94,7 +94,7 @@ def _checked_cards(
     """`cards` as `Card`s, if they are exactly the cards of `expected` in some order;
     `ValueError` naming `what` and `whose` cards they should be otherwise."""
     try:
-        order = [Card(card) for card in cards]  # type: ignore[call-overload]
+        order = [Card(card) for card in cards]  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be cards") from None
     if sorted(order) != sorted(expected):

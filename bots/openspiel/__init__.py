@@ -5,7 +5,17 @@ Needs the optional extra ``openspiel`` (``pip install sushigo[openspiel]``: open
 ``rl`` extra whose encodings the observations share). docs/RESEARCH.md shows them at work.
 """
 
+from ._bots import MctsStrategy, OpenSpielStrategy, StrategyBot, native_state
 from ._go import SushiGoGame, SushiGoState
 from ._roll import SushiRollGame, SushiRollState
 
-__all__ = ["SushiGoGame", "SushiGoState", "SushiRollGame", "SushiRollState"]
+__all__ = [
+    "MctsStrategy",
+    "OpenSpielStrategy",
+    "StrategyBot",
+    "SushiGoGame",
+    "SushiGoState",
+    "SushiRollGame",
+    "SushiRollState",
+    "native_state",
+]

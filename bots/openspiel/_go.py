@@ -95,8 +95,14 @@ def _labels(cards: Sequence[Card]) -> str:
 class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
     """One set-up of Sushi Go! (player count, variants, utility)."""
 
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        params: Mapping[str, Any] | None = None,
+        root: tuple[Game, Counts | None] | None = None,
+    ) -> None:
         checked = check_params(params or {}, PARAMS, SHORT_NAME)
+        self.root = root
+        """Where `new_initial_state` starts (`rooted_at`); None: before the first deal."""
         self.options = options_of(checked)
         self.utility = checked["utility"]
         self.encoding = SushiGoEncoding(self.options)
@@ -131,15 +137,23 @@ class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
         self.params = checked
 
     def new_initial_state(self) -> SushiGoState:
-        """A game before its first deal."""
+        """A game before its first deal (or, for a game `rooted_at` a position, there)."""
         return SushiGoState(self)
 
     def new_state_from(self, game: Game, past: Counts | None = None) -> SushiGoState:
         """A state that plays on from the engine game `game` (say, `Game.from_observation`), whose
         earlier rounds played the cards counted in `past`: its history begins there."""
+        if game.options != self.options:
+            raise ValueError("the engine game's options differ from this game's")
         state = SushiGoState(self)
         state.core = _GoCore(self, (game, None if past is None else list(past)))
         return state
+
+    def rooted_at(self, game: Game, past: Counts | None = None) -> SushiGoGame:
+        """This game, but with `new_initial_state` at the engine game `game` (as
+        `new_state_from`): for algorithms that start from a game's initial state, such as the
+        turn-based conversion (`pyspiel.convert_to_turn_based`). Not for serialising."""
+        return SushiGoGame(self.params, (game, None if past is None else list(past)))
 
     def make_py_observer(
         self,
@@ -381,7 +395,7 @@ class SushiGoState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: SushiGoGame) -> None:
         super().__init__(game)
-        self.core = _GoCore(game, None)
+        self.core = _GoCore(game, game.root)
 
     def current_player(self) -> int:
         """`pyspiel.PlayerId.CHANCE` while dealing, SIMULTANEOUS for a turn, or TERMINAL."""
@@ -410,7 +424,7 @@ class SushiGoState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         """The game is over."""
-        return self.core.current_player() == pyspiel.PlayerId.TERMINAL
+        return self.core.current_player() == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
         """Each seat's return: zeros until the end (see `_common.UTILITIES`)."""

@@ -139,8 +139,12 @@ def describe_outcome(need: Need | None, outcome: int) -> str:
 class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
     """One set-up of Sushi Roll (player count, utility)."""
 
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, params: Mapping[str, Any] | None = None, root: RollGame | None = None
+    ) -> None:
         checked = check_params(params or {}, PARAMS, SHORT_NAME)
+        self.root = root
+        """Where `new_initial_state` starts (`rooted_at`); None: before the red belt is drawn."""
         players = checked["players"]
         if not 2 <= players <= MAX_PLAYERS:
             raise ValueError(f"{SHORT_NAME} parameter players must be 2 to {MAX_PLAYERS}")
@@ -175,15 +179,22 @@ class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
         self.params = checked
 
     def new_initial_state(self) -> SushiRollState:
-        """A game before its red belt is drawn."""
+        """A game before its red belt is drawn (or, for a game `rooted_at` a position, there)."""
         return SushiRollState(self)
 
     def new_state_from(self, game: RollGame) -> SushiRollState:
         """A state that plays on from the engine game `game` (say, `RollGame.from_observation`):
         its history begins there, and its draws from then on are chance nodes."""
+        if game.options != self.options:
+            raise ValueError("the engine game's options differ from this game's")
         state = SushiRollState(self)
         state.core = _RollCore(self, game)
         return state
+
+    def rooted_at(self, game: RollGame) -> SushiRollGame:
+        """This game, but with `new_initial_state` at the engine game `game`: for algorithms
+        that start from a game's initial state. Not for serialising."""
+        return SushiRollGame(self.params, game)
 
     def make_py_observer(
         self,
@@ -202,7 +213,9 @@ class _RollCore:
     def __init__(self, game: SushiRollGame, origin: RollGame | None) -> None:
         self.game = game
         self.players = game.options.players
-        self.origin = origin
+        # Its draws from here on are chance nodes: the engine's own source (a seeded one holds a
+        # hash, which does not pickle) is never asked again.
+        self.origin = None if origin is None else origin.clone(chance=_Script([]))
         self.moves: list[int] = []
         self.log: list[str] = []
         self.start = ""
@@ -215,7 +228,7 @@ class _RollCore:
         if origin is None:
             self._advance()
         else:
-            self.engine = origin.clone()
+            self.engine = origin.clone(chance=_Script([]))
             self.start = "from: " + describe(origin.observation(None)).replace("\n", " / ")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _RollCore:
@@ -383,7 +396,7 @@ class SushiRollState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: SushiRollGame) -> None:
         super().__init__(game)
-        self.core = _RollCore(game, None)
+        self.core = _RollCore(game, game.root)
 
     def current_player(self) -> int:
         """The seat to move, `pyspiel.PlayerId.CHANCE` while drawing, or TERMINAL."""
@@ -412,7 +425,7 @@ class SushiRollState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         """The game is over."""
-        return self.core.current_player() == pyspiel.PlayerId.TERMINAL
+        return self.core.current_player() == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
         """Each seat's return: zeros until the end (see `_common.UTILITIES`)."""
