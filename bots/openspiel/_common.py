@@ -146,3 +146,46 @@ def check_player(player: int, players: int) -> None:
     """`ValueError` unless `player` is a seat (OpenSpiel asks observations of seats only)."""
     if not 0 <= player < players:
         raise ValueError(f"no player {player} in a {players}-player game")
+
+
+class CoreState(pyspiel.State):  # type: ignore[misc]
+    """What both games' states answer from their core (see the module docstring): a game's
+    state adds how it applies actions and names them."""
+
+    core: Any
+
+    def current_player(self) -> int:
+        """The seat to act, or `pyspiel.PlayerId` CHANCE, SIMULTANEOUS or TERMINAL."""
+        player: int = self.core.current_player()
+        return player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """`player`'s legal action indexes now, ascending."""
+        legal: list[int] = self.core.legal(player)
+        return legal
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes of the chance node now, with their probabilities, ascending."""
+        outcomes: list[tuple[int, float]] = self.core.chance_outcomes()
+        return outcomes
+
+    def is_terminal(self) -> bool:
+        """The game is over."""
+        return bool(self.core.current_player() == int(pyspiel.PlayerId.TERMINAL))
+
+    def returns(self) -> list[float]:
+        """Each seat's return: zeros until the end (see `UTILITIES`)."""
+        returns: list[float] = self.core.returns()
+        return returns
+
+    def rewards(self) -> list[float]:
+        """Rewards come at the end only: they are the returns then."""
+        return self.returns()
+
+    def observation_of(self, player: int) -> Any:
+        """`player`'s engine observation, as the server would send it (None before the game
+        has begun)."""
+        return self.core.observation(player)
+
+    def __str__(self) -> str:
+        return str(self.core)

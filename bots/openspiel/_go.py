@@ -40,6 +40,7 @@ from sushigo.engine.cards import deck as full_deck
 
 from ._common import (
     MAX_PLAYERS,
+    CoreState,
     Observer,
     check_params,
     check_player,
@@ -56,14 +57,22 @@ PARAMS: dict[str, Any] = {
     "soy_sauce": False,
     "utility": "win",
 }
-GAME_TYPE = game_type(
-    SHORT_NAME,
-    "Python Sushi Go!",
-    simultaneous=True,
-    perfect_information=False,
-    info_state_tensor=True,
-    spec=PARAMS,
-)
+
+
+def _game_type(utility: str = "win") -> pyspiel.GameType:
+    """The game type with `utility` (the one registered is "win"'s)."""
+    return game_type(
+        SHORT_NAME,
+        "Python Sushi Go!",
+        simultaneous=True,
+        perfect_information=False,
+        info_state_tensor=True,
+        spec=PARAMS,
+        utility=utility,
+    )
+
+
+GAME_TYPE = _game_type()
 _DUMMY_PARTS = 3
 """Per seat and turn in the information state tensor: first card, second card, dummy card."""
 
@@ -112,17 +121,8 @@ class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
         per_seat = NUM_KINDS * (_DUMMY_PARTS if self.options.dummy else 2)
         self.turn_size = NUM_KINDS + n * per_seat
         self.info_size = MAX_PLAYERS + self.turns * self.turn_size
-        kind = game_type(
-            SHORT_NAME,
-            "Python Sushi Go!",
-            simultaneous=True,
-            perfect_information=False,
-            info_state_tensor=True,
-            spec=PARAMS,
-            utility=self.utility,
-        )
         super().__init__(
-            kind,
+            _game_type(self.utility),
             game_info(
                 actions=self.encoding.action_size,
                 chance_outcomes=NUM_KINDS,
@@ -390,24 +390,13 @@ def describe(obs: Observation) -> str:
     return "\n".join(lines)
 
 
-class SushiGoState(pyspiel.State):  # type: ignore[misc]
-    """A Sushi Go! state (OpenSpiel's API; see the module docstring)."""
+class SushiGoState(CoreState):
+    """A Sushi Go! state (OpenSpiel's API; see the module docstring): chance deals, then every
+    seat picks at once (`pyspiel.PlayerId.SIMULTANEOUS`)."""
 
     def __init__(self, game: SushiGoGame) -> None:
         super().__init__(game)
         self.core = _GoCore(game, game.root)
-
-    def current_player(self) -> int:
-        """`pyspiel.PlayerId.CHANCE` while dealing, SIMULTANEOUS for a turn, or TERMINAL."""
-        return self.core.current_player()
-
-    def _legal_actions(self, player: int) -> list[int]:
-        """`player`'s action indexes this turn, ascending."""
-        return self.core.legal(player)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """Each card kind the deal may give next, with its probability."""
-        return self.core.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
         """A chance outcome: the next card dealt."""
@@ -422,28 +411,9 @@ class SushiGoState(pyspiel.State):  # type: ignore[misc]
             return f"deal {CARDS[action].label}"
         return action_of(action).describe()
 
-    def is_terminal(self) -> bool:
-        """The game is over."""
-        return self.core.current_player() == int(pyspiel.PlayerId.TERMINAL)
-
-    def returns(self) -> list[float]:
-        """Each seat's return: zeros until the end (see `_common.UTILITIES`)."""
-        return self.core.returns()
-
-    def rewards(self) -> list[float]:
-        """Rewards come at the end only: they are the returns then."""
-        return self.core.returns()
-
     def engine_game(self) -> Game | None:
         """The engine game being played (None before round 1 is dealt): every hand in it."""
         return None if self.core.table is None else self.core.table.game
-
-    def observation_of(self, player: int) -> Observation | None:
-        """`player`'s `engine.Observation`, as the server would send it (None before the deal)."""
-        return self.core.observation(player)
-
-    def __str__(self) -> str:
-        return str(self.core)
 
 
 pyspiel.register_game(GAME_TYPE, SushiGoGame)

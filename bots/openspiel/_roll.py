@@ -43,6 +43,7 @@ from sushigo.engine.roll import (
 from sushigo.engine.roll.dice import DICE_PER_PLAYER, MAX_PLAYERS, ROUNDS
 
 from ._common import (
+    CoreState,
     Observer,
     check_params,
     check_player,
@@ -53,14 +54,22 @@ from ._common import (
 
 SHORT_NAME = "python_sushi_roll"
 PARAMS: dict[str, Any] = {"players": 2, "utility": "win"}
-GAME_TYPE = game_type(
-    SHORT_NAME,
-    "Python Sushi Roll",
-    simultaneous=False,
-    perfect_information=True,
-    info_state_tensor=False,
-    spec=PARAMS,
-)
+
+
+def _game_type(utility: str = "win") -> pyspiel.GameType:
+    """The game type with `utility` (the one registered is "win"'s)."""
+    return game_type(
+        SHORT_NAME,
+        "Python Sushi Roll",
+        simultaneous=False,
+        perfect_information=True,
+        info_state_tensor=False,
+        spec=PARAMS,
+        utility=utility,
+    )
+
+
+GAME_TYPE = _game_type()
 CHANCE_OUTCOMES = len(Face)
 """17: the most outcomes of one chance node (a roll's faces; seats and die kinds are fewer)."""
 
@@ -153,17 +162,8 @@ class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
         self.encoding = SushiRollEncoding(players)
         k = DICE_PER_PLAYER[players]
         takes = ROUNDS * players * k
-        kind = game_type(
-            SHORT_NAME,
-            "Python Sushi Roll",
-            simultaneous=False,
-            perfect_information=True,
-            info_state_tensor=False,
-            spec=PARAMS,
-            utility=self.utility,
-        )
         super().__init__(
-            kind,
+            _game_type(self.utility),
             game_info(
                 actions=self.encoding.action_size,
                 chance_outcomes=CHANCE_OUTCOMES,
@@ -391,24 +391,13 @@ def describe(obs: RollObservation) -> str:
     return "\n".join(lines)
 
 
-class SushiRollState(pyspiel.State):  # type: ignore[misc]
-    """A Sushi Roll state (OpenSpiel's API; see the module docstring)."""
+class SushiRollState(CoreState):
+    """A Sushi Roll state (OpenSpiel's API; see the module docstring): the seat to move acts,
+    and chance draws what its actions roll."""
 
     def __init__(self, game: SushiRollGame) -> None:
         super().__init__(game)
         self.core = _RollCore(game, game.root)
-
-    def current_player(self) -> int:
-        """The seat to move, `pyspiel.PlayerId.CHANCE` while drawing, or TERMINAL."""
-        return self.core.current_player()
-
-    def _legal_actions(self, player: int) -> list[int]:
-        """The mover's action indexes, ascending."""
-        return self.core.legal(player)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The outcomes of the draw now, with their probabilities."""
-        return self.core.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
         """A chance outcome, or the mover's action."""
@@ -423,28 +412,10 @@ class SushiRollState(pyspiel.State):  # type: ignore[misc]
         found = self.core.game.encoding.action_of(action, player)
         return "wait" if found is None else found.describe()
 
-    def is_terminal(self) -> bool:
-        """The game is over."""
-        return self.core.current_player() == int(pyspiel.PlayerId.TERMINAL)
-
-    def returns(self) -> list[float]:
-        """Each seat's return: zeros until the end (see `_common.UTILITIES`)."""
-        return self.core.returns()
-
-    def rewards(self) -> list[float]:
-        """Rewards come at the end only: they are the returns then."""
-        return self.core.returns()
-
     def engine_game(self) -> RollGame | None:
         """The engine game (None before it starts; the table before a pending action)."""
-        return self.core.engine
-
-    def observation_of(self, player: int) -> RollObservation | None:
-        """`player`'s `engine.roll.RollObservation`, as the server would send it."""
-        return self.core.observation(player)
-
-    def __str__(self) -> str:
-        return str(self.core)
+        engine: RollGame | None = self.core.engine
+        return engine
 
 
 pyspiel.register_game(GAME_TYPE, SushiRollGame)

@@ -82,17 +82,17 @@ class ActionSpace(Discrete):
             or mask.dtype != np.int8
             or mask.shape != self._mask_shape
         ):
-            return super().sample(mask, probability)  # type: ignore[no-any-return]
+            return super().sample(mask, probability)
         key = mask.tobytes()
         legal = self._legal.get(key)
         if legal is None:
             if ((mask != 0) & (mask != 1)).any():
-                return super().sample(mask)  # type: ignore[no-any-return]  # (it refuses)
+                return super().sample(mask)  # (it refuses)
             if len(self._legal) > 50_000:
                 self._legal.clear()
             legal = self._legal[key] = np.flatnonzero(mask)
         if not len(legal):
-            return self.start  # type: ignore[no-any-return]
+            return self.start
         return self.start + legal[self.np_random.integers(len(legal))]  # type: ignore[no-any-return]
 
 

@@ -28,6 +28,11 @@ SMALLER = {
 """Each example's numbers, made small enough for the test suite (each must be found)."""
 
 
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`args` as a real process; its output kept."""
+    return subprocess.run(args, check=False, capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
 def _blocks(language: str) -> list[str]:
     text = PAGE.read_text()
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
@@ -48,25 +53,12 @@ def test_the_python_examples_run(tmp_path: Path) -> None:
     for number, code in enumerate(blocks):
         script = tmp_path / f"example{number}.py"
         script.write_text(_smaller(code, used))
-        done = subprocess.run(
-            [sys.executable, str(script)],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
+        done = _run([sys.executable, str(script)], tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         if "class Uniform" in code:  # a strategy: it plays in the arena, named by its file
             spec = f"{script}:Uniform,random"
             args = ["--strategies", spec, "--games", "1", "--workers", "1"]
-            arena = subprocess.run(
-                [str(BIN / "sushigo-arena"), *args],
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
+            arena = _run([str(BIN / "sushigo-arena"), *args], tmp_path)
             assert arena.returncode == 0 and "Uniform" in arena.stdout, arena.stderr
         elif "env.agent_iter()" in code:
             assert "player_0" in done.stdout
@@ -86,14 +78,7 @@ def test_the_commands_run(tmp_path: Path) -> None:
     for command in commands:
         args = shlex.split(command)
         program = sys.executable if args[0] == "python" else str(BIN / args[0])
-        done = subprocess.run(
-            [program, *args[1:]],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
+        done = _run([program, *args[1:]], tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         assert (
             "Utility" in done.stdout
