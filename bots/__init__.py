@@ -3,9 +3,9 @@
 One registry for every game, keyed by the game's kind: `get_strategy("heuristic", game="sushi-go")`
 (or a spec such as ``"ismcts@iterations=500"``, ``"path/to/bot.py:MyBot"``,
 ``"package.module:MyBot"``, or a level for people: ``"easy"`` to ``"expert"``) gives a ready
-strategy. Sushi Go!'s strategies are this package's
-modules, Sushi Roll's are `bots.roll`; see docs/BOTS.md for the interface a strategy implements.
-The `sushigo-arena` command (`client.arena`) plays them against each other offline.
+strategy. Sushi Go!'s strategies are `bots.games.sushi_go`, Sushi Roll's are
+`bots.games.sushi_roll`; see docs/BOTS.md for the interface a strategy implements. The
+`sushigo-arena` command (`client.arena`) plays them against each other offline.
 
 The strategies' classes are imported when first named (``from sushigo.bots import
 IsmctsStrategy``, or through the registry): a command that plays `random` never imports the search
@@ -19,23 +19,23 @@ from ._levels import DEFAULT_LEVEL, LEVELS, level_spec, levels
 from ._registry import builtin_names, builtins, get_strategy, strategy_factory
 
 if TYPE_CHECKING:
-    from ._cards import CARD_BUILTIN
-    from ._greedy import GreedyStrategy
-    from ._heuristic import HeuristicStrategy
-    from ._ismcts import IsmctsStrategy
-    from ._memory import HandKnowledge, SeatMemory
-    from ._simple import RandomStrategy
-    from ._values import Tuning
+    from .games.sushi_go._cards import CARD_BUILTIN
+    from .games.sushi_go._greedy import GreedyStrategy
+    from .games.sushi_go._heuristic import HeuristicStrategy
+    from .games.sushi_go._ismcts import IsmctsStrategy
+    from .games.sushi_go._memory import HandKnowledge, SeatMemory
+    from .games.sushi_go._simple import RandomStrategy
+    from .games.sushi_go._values import Tuning
 
 _LATER = {
-    "CARD_BUILTIN": "sushigo.bots._cards:CARD_BUILTIN",
-    "GreedyStrategy": "sushigo.bots._greedy:GreedyStrategy",
-    "HandKnowledge": "sushigo.bots._memory:HandKnowledge",
-    "HeuristicStrategy": "sushigo.bots._heuristic:HeuristicStrategy",
-    "IsmctsStrategy": "sushigo.bots._ismcts:IsmctsStrategy",
-    "RandomStrategy": "sushigo.bots._simple:RandomStrategy",
-    "SeatMemory": "sushigo.bots._memory:SeatMemory",
-    "Tuning": "sushigo.bots._values:Tuning",
+    "CARD_BUILTIN": "sushigo.bots.games.sushi_go._cards:CARD_BUILTIN",
+    "GreedyStrategy": "sushigo.bots.games.sushi_go._greedy:GreedyStrategy",
+    "HandKnowledge": "sushigo.bots.games.sushi_go._memory:HandKnowledge",
+    "HeuristicStrategy": "sushigo.bots.games.sushi_go._heuristic:HeuristicStrategy",
+    "IsmctsStrategy": "sushigo.bots.games.sushi_go._ismcts:IsmctsStrategy",
+    "RandomStrategy": "sushigo.bots.games.sushi_go._simple:RandomStrategy",
+    "SeatMemory": "sushigo.bots.games.sushi_go._memory:SeatMemory",
+    "Tuning": "sushigo.bots.games.sushi_go._values:Tuning",
 }
 """The names imported from their modules when first asked for (`__getattr__`)."""
 

@@ -7,12 +7,12 @@ its own `SeatMemory`), plus each tableau's provisional points. A small network s
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
 a move. With two players it searches a matrix of its picks against the opponent's instead
-(`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
-hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its last
-few turns of a round it searches to the round's end and scores by the rules
-(`bots._learned_endgame`).
+(`bots.games.sushi_go._learned_search`, about 0.5 ms a move): once both hands are known, against the
+opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its
+last few turns of a round it searches to the round's end and scores by the rules
+(`bots.games.sushi_go._learned_endgame`).
 
-The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
+The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
 network of their player count: the soy sauce card and the passing direction are in the encoding;
 with the dummy variant the dummy's tableau is left out, and the card given to the dummy only
@@ -28,12 +28,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, GameOptions, Observation
-from sushigo.engine.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._base import StrategyError
-from ._learned_endgame import kept_index, position_of, solve
-from ._learned_search import TEMPERATURE, choose_row, matrix, sampled_values
-from ._memory import SeatMemory
+from .games.sushi_go._learned_endgame import kept_index, position_of, solve
+from .games.sushi_go._learned_search import (
+    TEMPERATURE,
+    choose_row,
+    matrix,
+    sampled_values,
+)
+from .games.sushi_go._memory import SeatMemory
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,7 +48,7 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-WEIGHTS = Path(__file__).with_name("learned_go.npz")
+WEIGHTS = Path(__file__).parent / "games" / "sushi_go" / "learned_go.npz"
 """The shipped weights."""
 
 MARGIN_WEIGHT = 0.5
@@ -54,11 +59,12 @@ MARGIN_SCALE = 20.0
 
 SAMPLES = 2
 """Hands dealt to the opponent at random on a round's first turn with two players (its hand is
-then unknown), each searched as a known hand (`bots._learned_search.sampled_values`)."""
+then unknown), each searched as a known hand
+(`bots.games.sushi_go._learned_search.sampled_values`)."""
 
 ENDGAME = 4
 """With two players, from a round's second turn on, the rest of the round is searched exactly
-(`bots._learned_endgame`) once our hand holds at most this many cards."""
+(`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards."""
 
 _GLOBAL = 8
 _TABLEAU = NUM_KINDS + 8
@@ -314,7 +320,7 @@ class LearnedStrategy:
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """The legal action of highest value; with two players, the best row of the matrix search
-        (`bots._learned_search`) against the opponent's hand, known or dealt."""
+        (`bots.games.sushi_go._learned_search`) against the opponent's hand, known or dealt."""
         players = observation.players
         self._net(players)
         raw = self._features.raw_rows(observation, legal)
@@ -348,8 +354,8 @@ class LearnedStrategy:
         self, obs: Observation, legal: Sequence[Action], theirs: list[int]
     ) -> Action | None:
         """The round's last few turns with both hands known: the row of the exact endgame's root
-        matrix (`bots._learned_endgame`) our opponent model likes best; None when the tree is too
-        big or the rules differ from those it scores (soy sauce)."""
+        matrix (`bots.games.sushi_go._learned_endgame`) our opponent model likes best; None when the
+        tree is too big or the rules differ from those it scores (soy sauce)."""
         if obs.options.soy_sauce or obs.seat is None:
             return None
         np = self._np

@@ -2,12 +2,12 @@
 file or a module.
 
 Every game has its own table of built-in strategies, found by the game's kind: Sushi Go!'s here
-(`bots._cards`), Sushi Roll's in `bots.roll`, and a plug-in game's through the entry point group
-``sushigo.strategies`` (the entry point's name is the game's kind; it names a mapping of strategy
-names to classes). A spec is ``NAME``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``, optionally
-followed by constructor arguments as ``@key=value`` (``ismcts@ms=100``,
-``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float, true/false, or else
-kept as text.
+(`bots.games.sushi_go._cards`), Sushi Roll's in `bots.games.sushi_roll`, and a plug-in game's
+through the entry point group ``sushigo.strategies`` (the entry point's name is the game's kind; it
+names a mapping of strategy names to classes). A spec is ``NAME``, ``path/to/file.py:ClassName`` or
+``package.module:ClassName``, optionally followed by constructor arguments as ``@key=value``
+(``ismcts@ms=100``, ``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float,
+true/false, or else kept as text.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ ENTRY_POINTS = "sushigo.strategies"
 """The entry point group of plug-in games' strategy tables."""
 
 _TABLES = {
-    "sushi-go": "sushigo.bots._cards:CARD_BUILTIN",
-    "sushi-roll": "sushigo.bots.roll._strategies:ROLL_BUILTIN",
+    "sushi-go": "sushigo.bots.games.sushi_go._cards:CARD_BUILTIN",
+    "sushi-roll": "sushigo.bots.games.sushi_roll._strategies:ROLL_BUILTIN",
 }
 """Where each built-in game's strategy table lives, imported when the game is first asked for:
 a run of Sushi Go! never imports Sushi Roll's bots (nor, `bots._lazy`, the strategies it does

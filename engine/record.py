@@ -1,9 +1,9 @@
 """Game records: options, seed and every step's actions; enough to rebuild the whole game.
 
 `Record` is what the records of both built-in games share (their plain-data form, its checks, and
-the replay); each game's record (`GameRecord` here, `engine.roll.RollRecord`) says what its steps
-are and how one is written and played. The plain-data form names its game, so the two kinds of
-record are never confused::
+the replay); each game's record (`GameRecord` here, `engine.games.sushi_roll.RollRecord`) says what
+its steps are and how one is written and played. The plain-data form names its game, so the two
+kinds of record are never confused::
 
     {"game": "sushi-go", "version": 1, "options": {...}, "seed": "<hex>", "turns": [...]}
 """
@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from .actions import Action
 from .errors import EngineError, RecordError
-from .game import Game
-from .options import GameOptions
+from .games.sushi_go.actions import Action
+from .games.sushi_go.game import Game
+from .games.sushi_go.options import GameOptions
 
 S = TypeVar("S")
 """A step as the record holds it."""

@@ -1,15 +1,15 @@
 """The wire protocol of sushigo: pure and sans-IO (no asyncio, sockets, clock or global random).
 
 Frames (`frames`), typed messages (`messages`, the same for every game), each game's values on
-the wire (`games`: `cardwire` for Sushi Go!, `rollwire` for Sushi Roll), the connection state
-machines (`connection`), commit-reveal (`commitment`), provable fairness (`fairness`), signed
-records (`records`) and key login (`identity`). docs/PROTOCOL.md is the normative description.
+the wire (`games`: `games.sushi_go` for Sushi Go!, `games.sushi_roll` for Sushi Roll), the
+connection state machines (`connection`), commit-reveal (`commitment`), provable fairness
+(`fairness`), signed records (`records`) and key login (`identity`). docs/PROTOCOL.md is the
+normative description.
 """
 
 from . import messages
 from ._codec import maker
 from ._state import GAME_PHASES, TRANSITIONS, Phase
-from .cardwire import CARD_WIRE  # the built-in games' wires register themselves
 from .commitment import (
     Opening,
     commitment_preimage,
@@ -45,6 +45,8 @@ from .frames import (
     encode_frame,
 )
 from .games import Wire, decode, encode, register_wire, wire
+from .games.sushi_go.wire import CARD_WIRE  # the built-in games' wires register themselves
+from .games.sushi_roll.wire import ROLL_WIRE
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import *  # noqa: F403  (every message, as `messages.__all__` lists them)
 from .records import (
@@ -54,7 +56,6 @@ from .records import (
     step_record_bytes,
     verify_signed_record,
 )
-from .rollwire import ROLL_WIRE
 from .versions import (
     CAPABILITIES,
     CURRENT_VERSION,

@@ -13,7 +13,7 @@ import random
 import sys
 import time
 
-from sushigo.engine.roll import RollAction, RollGame, RollOptions, Take
+from sushigo.engine.games.sushi_roll import RollAction, RollGame, RollOptions, Take
 
 
 def play(options: RollOptions, seed: bytes, rng: random.Random) -> int:

@@ -28,19 +28,21 @@ from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION
 
-from . import logs, tournament_cluster, tournament_spread
-from .app import Server
-from .cluster import Cluster
-from .database import is_url, open_storage
-from .hub import Hub
+from .cluster.node import Cluster
+from .cluster.wallclock import WallClock
+from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
-from .metrics import MetricsServer, registry_for
+from .net import logs
+from .net.app import Server
+from .net.metrics import MetricsServer, registry_for
+from .net.tls import ensure_certificate, server_ssl_context
 from .options import advertised, config_from, default_db, key_path, parser
-from .pg_storage import PgStorage
+from .routing import spread as tournament_spread
+from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
-from .storage import StorageError
-from .tls import ensure_certificate, server_ssl_context
-from .wallclock import WallClock
+from .storage.contract import StorageError
+from .storage.database import is_url, open_storage
+from .storage.postgres.storage import PgStorage
 
 uvloop: ModuleType | None
 try:
@@ -56,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] == ["migrate"]:
-        from .migrate import main as migrate  # noqa: PLC0415
+        from .storage.migrate import main as migrate  # noqa: PLC0415
 
         return migrate(argv[1:])
     p = parser()
@@ -113,9 +115,9 @@ def _run(args: argparse.Namespace) -> int:
     # A node shares its database with the other nodes; a lone server keeps every other off.
     storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     if is_url(db):
-        # PostgreSQL's driver runs in a thread of this process (server.pg_storage), and each
-        # round trip of a commit wakes it to read the answer and send the next statement. While
-        # the hub is busy, the woken thread waits for the interpreter lock until the switch
+        # PostgreSQL's driver runs in a thread of this process (server.storage.postgres.storage),
+        # and each round trip of a commit wakes it to read the answer and send the next statement.
+        # While the hub is busy, the woken thread waits for the interpreter lock until the switch
         # interval has passed: up to 5 ms a round trip by default, so that when a crowd of
         # games ended at once, a commit of a dozen statements took 25 to 95 ms of which its
         # own work was 2 or 3 ms, and every frame waited for it. The interval matters only while

@@ -4,7 +4,7 @@ The key is made once and kept in a PEM (PKCS#8, unencrypted) file readable by it
 Losing or replacing it makes every stored record's signature unverifiable against the new key,
 so an unreadable key file is an error to fix by hand, never silently overwritten.
 
-Fingerprints here and in `server.tls` share one format: ``"SHA256:"`` followed by the SHA-256
+Fingerprints here and in `server.net.tls` share one format: ``"SHA256:"`` followed by the SHA-256
 digest as upper-case hex pairs joined by colons (``SHA256:3F:A0:...``, 95 characters after the
 prefix), the way ``openssl x509 -fingerprint -sha256`` prints it.
 """

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 from sushigo.protocol.about import version_text
 
-from . import logs
-from .cluster import DEFAULT_LEASE, QUICK_PATIENCE
+from .cluster.node import DEFAULT_LEASE, QUICK_PATIENCE
 from .config import HubConfig
-from .database import is_url
+from .net import logs
+from .storage.database import is_url
 
 N = TypeVar("N", int, float)
 

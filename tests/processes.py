@@ -17,8 +17,8 @@ from pathlib import Path
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import Message, SignedRecord, verify_record, verify_signed_record
-from sushigo.server.database import open_storage
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+from sushigo.server.storage.database import open_storage
 
 SERVER = Path(sys.executable).with_name("sushigo-server")
 BOT = Path(sys.executable).with_name("sushigo-bot")

@@ -27,7 +27,7 @@ from open_spiel.python.algorithms import mcts
 from sushigo.bots import SeatMemory, Strategy, StrategyError, get_strategy
 from sushigo.bots.pettingzoo import action_index, action_of
 from sushigo.engine import Action, Game, Observation
-from sushigo.engine.roll import RollAction, RollGame, RollObservation
+from sushigo.engine.games.sushi_roll import RollAction, RollGame, RollObservation
 
 from ._go import SushiGoGame, SushiGoState
 from ._roll import SushiRollGame, SushiRollState

@@ -11,7 +11,7 @@ not dealt yet: a round's hands seat by seat, then the dummy's pile from its top,
 deals them. Round 1 is dealt before the first turn; each later round is dealt just before the last
 turn of the round before it, when every hand holds one card (in the dummy variant, the
 controller two), so nobody has a choice left to make with it and nobody sees it before the engine
-deals it. Replaying the cards of a seed's shuffle (`engine.cards.deck` shuffled with the
+deals it. Replaying the cards of a seed's shuffle (`engine.games.sushi_go.cards.deck` shuffled with the
 ``deck`` stream) as the outcomes plays that seed's game.
 
 **Observations** are the PettingZoo environment's (`bots.pettingzoo.SushiGoEncoding`): the seat's
@@ -35,8 +35,8 @@ import pyspiel
 from sushigo.bots.pettingzoo import SushiGoEncoding, action_of
 from sushigo.bots.pettingzoo._go_table import SushiGoTable
 from sushigo.engine import CARDS, Action, Card, Game, GameOptions, Observation
-from sushigo.engine.cards import NUM_KINDS, ROUNDS
-from sushigo.engine.cards import deck as full_deck
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
+from sushigo.engine.games.sushi_go.cards import deck as full_deck
 
 from ._common import (
     MAX_PLAYERS,

@@ -12,7 +12,7 @@ the table: any re-rolls and swaps, then a take.
 red belt (each seat 1/n), each die drawn from the bag onto the belts (its `DieKind` value, with
 probability its share of the dice left in the bag), and each roll (the `Face` value, with
 probability its share of the die's six faces). A re-roll, the roll after the belts slide and a
-new round's draw follow the action that causes them, in the engine's order (`engine.roll.game`).
+new round's draw follow the action that causes them, in the engine's order (`engine.games.sushi_roll.game`).
 Replaying a seed's draws as the outcomes plays that seed's game.
 
 Nothing in Sushi Roll is hidden but the future, and the future is chance nodes still to come, so
@@ -31,7 +31,7 @@ import numpy as np
 import pyspiel
 
 from sushigo.bots.pettingzoo import SushiRollEncoding
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     DIE_FACES,
     DieKind,
     Face,
@@ -40,7 +40,7 @@ from sushigo.engine.roll import (
     RollObservation,
     RollOptions,
 )
-from sushigo.engine.roll.dice import DICE_PER_PLAYER, MAX_PLAYERS, ROUNDS
+from sushigo.engine.games.sushi_roll.dice import DICE_PER_PLAYER, MAX_PLAYERS, ROUNDS
 
 from ._common import (
     CoreState,

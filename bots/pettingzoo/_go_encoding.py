@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sushigo.bots._memory import SeatMemory
+from sushigo.bots.games.sushi_go._memory import SeatMemory
 from sushigo.engine import Action, Card, GameOptions, Observation, TableauView
-from sushigo.engine.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._table import Array
 

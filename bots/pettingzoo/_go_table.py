@@ -16,9 +16,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from sushigo.bots._memory import SeatMemory
+from sushigo.bots.games.sushi_go._memory import SeatMemory
 from sushigo.engine import Card, Game, GameOptions, Observation
-from sushigo.engine.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._go_encoding import (
     Counts,

@@ -18,8 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo.engine.roll import Face, PlayerView, Reroll, RollAction, RollObservation, Swap, Take
-from sushigo.engine.roll.dice import DICE_PER_PLAYER
+from sushigo.engine.games.sushi_roll import (
+    Face,
+    PlayerView,
+    Reroll,
+    RollAction,
+    RollObservation,
+    Swap,
+    Take,
+)
+from sushigo.engine.games.sushi_roll.dice import DICE_PER_PLAYER
 
 from ._table import Array
 
@@ -85,7 +93,7 @@ class SushiRollEncoding:
 
     def mask(self, obs: RollObservation, seat: int) -> Array:
         """`seat`'s action mask in the public state `obs`: its legal actions when it is to move
-        (exactly `engine.roll.legal_actions`), else only `WAIT`."""
+        (exactly `engine.games.sushi_roll.legal_actions`), else only `WAIT`."""
         mask = np.zeros(self.action_size, dtype=np.int8)
         if obs.is_over:
             return mask

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sushigo.engine.roll import RollGame, RollObservation, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollObservation, RollOptions
 
 from ._roll_encoding import WAIT, SushiRollEncoding
 from ._table import Array, Table

@@ -25,7 +25,7 @@ import numpy as np
 
 from sushigo.bots import StrategyFactory, strategy_factory
 from sushigo.engine import GameOptions
-from sushigo.engine.roll import RollOptions
+from sushigo.engine.games.sushi_roll import RollOptions
 
 from ._envs import ActionSpace, Obs, _Rewards, observation_space
 from ._go_encoding import action_index

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sushigo.engine.roll import RollOptions
+from sushigo.engine.games.sushi_roll import RollOptions
 
 from ._envs import TableAECEnv, makers
 from ._roll_table import SushiRollTable

@@ -46,7 +46,10 @@ Fragments = StyleAndTextTuples
 ENTRY_POINTS = "sushigo.boards"
 """The entry point group of plug-in games' boards (name: the game's kind)."""
 
-_BUILT_IN = {"sushi-go": "card_board:CardBoard", "sushi-roll": "roll_board:RollBoard"}
+_BUILT_IN = {
+    "sushi-go": "games.sushi_go.card_board:CardBoard",
+    "sushi-roll": "games.sushi_roll.roll_board:RollBoard",
+}
 """The built-in games' boards, as ``module:class`` in this package (imported when first used)."""
 
 MENU_WIDTH = 42

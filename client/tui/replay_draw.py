@@ -16,17 +16,17 @@ from typing import Any, ClassVar
 from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
 from sushigo.engine import Action, Card, Observation, TableauView
-from sushigo.engine.cards import MAKI_ICONS
-from sushigo.engine.roll import Reroll, RollObservation, Swap, Take
+from sushigo.engine.games.sushi_go.cards import MAKI_ICONS
+from sushigo.engine.games.sushi_roll import Reroll, RollObservation, Swap, Take
 from sushigo.protocol import GameEnded, SignedRecord
 
 from .board import Board, Fragments, board_class
-from .card_board import CardBoard, tableau_fragments
-from .cards import SHORT, card_style
-from .dice import FACE_SHORT
+from .games.sushi_go.card_board import CardBoard, tableau_fragments
+from .games.sushi_go.cards import SHORT, card_style
+from .games.sushi_roll.dice import FACE_SHORT
+from .games.sushi_roll.roll import die_fragment, update_lines
+from .games.sushi_roll.roll_board import RollBoard
 from .replay_state import Replay
-from .roll import die_fragment, update_lines
-from .roll_board import RollBoard
 
 __all__ = ["ReplayDrawer", "ReplayShell", "drawer_for"]
 

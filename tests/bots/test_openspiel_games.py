@@ -19,10 +19,9 @@ from sushigo.bots.openspiel import SushiGoGame, SushiRollGame  # noqa: E402
 from sushigo.bots.pettingzoo._go_table import SushiGoTable  # noqa: E402
 from sushigo.bots.pettingzoo._roll_table import SushiRollTable  # noqa: E402
 from sushigo.engine import Game, GameOptions, OptionsError  # noqa: E402
-from sushigo.engine.cards import deck  # noqa: E402
-from sushigo.engine.game import DECK_STREAM  # noqa: E402
-from sushigo.engine.rng import DeterministicRng  # noqa: E402
-from sushigo.engine.roll import (  # noqa: E402
+from sushigo.engine.games.sushi_go.cards import deck  # noqa: E402
+from sushigo.engine.games.sushi_go.game import DECK_STREAM  # noqa: E402
+from sushigo.engine.games.sushi_roll import (  # noqa: E402
     DieKind,
     Face,
     RollChance,
@@ -30,6 +29,7 @@ from sushigo.engine.roll import (  # noqa: E402
     RollOptions,
     SeededChance,
 )
+from sushigo.engine.rng import DeterministicRng  # noqa: E402
 
 GO_PARAMS = [
     "players=2",

@@ -241,8 +241,8 @@ def test_bad_keyword_arguments_raise_clear_errors() -> None:
 def test_the_core_packages_do_not_need_numpy() -> None:
     code = (
         "import sys\n"
-        "import sushigo.engine, sushigo.engine.roll, sushigo.protocol, sushigo.bots\n"
-        "import sushigo.server.hub, sushigo.client.arena, sushigo.client.tui.app\n"
+        "import sushigo.engine, sushigo.engine.games.sushi_roll, sushigo.protocol, sushigo.bots\n"
+        "import sushigo.server.hub.core, sushigo.client.arena, sushigo.client.tui.app\n"
         "bad = [m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )

@@ -24,7 +24,7 @@ from sushigo.bots.pettingzoo._go_table import SushiGoTable
 from sushigo.bots.pettingzoo._roll_table import SushiRollTable
 from sushigo.bots.pettingzoo._table import final_rewards
 from sushigo.engine import CARDS, Card, Game, GameOptions
-from sushigo.engine.roll import RollGame, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "BOTS.md"
 

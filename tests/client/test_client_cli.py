@@ -25,10 +25,10 @@ from sushigo.client.cli import (
 from sushigo.client.connection import Client, ServerError
 from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.tls import ensure_certificate, server_ssl_context
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.net.tls import ensure_certificate, server_ssl_context
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 @pytest.mark.parametrize(

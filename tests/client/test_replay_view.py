@@ -27,7 +27,7 @@ from sushigo.client.tui.layout import screen_text
 from sushigo.client.tui.replay_state import Replay, open_record
 from sushigo.client.tui.replay_view import ReplayScreen, build_replay_app
 from sushigo.engine import GameOptions, rules
-from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import FairRecord, Opening, StepRecord, sign_record
 from sushigo.protocol.records import public_key_bytes
 from sushigo.server.replay import main as server_replay_main

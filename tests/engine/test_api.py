@@ -19,7 +19,7 @@ from sushigo.engine import (
     play_steps,
     rules,
 )
-from sushigo.engine.roll import SUSHI_ROLL
+from sushigo.engine.games.sushi_roll import SUSHI_ROLL
 
 
 def test_the_built_in_games_are_found_by_kind() -> None:

@@ -26,7 +26,7 @@ from sushigo.engine import (
     RoundScored,
     RoundStarted,
 )
-from sushigo.engine.cards import deck
+from sushigo.engine.games.sushi_go.cards import deck
 
 # -- the deck -------------------------------------------------------------------------------
 

@@ -7,8 +7,7 @@ import pytest
 from roll_helpers import crafted, dice, die
 
 from sushigo.engine.errors import GameOverError
-from sushigo.engine.rng import DeterministicRng
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     BAG_ORDER,
     DICE_COUNTS,
     DIE_FACES,
@@ -32,6 +31,7 @@ from sushigo.engine.roll import (
     Take,
     Taken,
 )
+from sushigo.engine.rng import DeterministicRng
 
 SEED = b"sushi roll test seed"
 

@@ -15,7 +15,7 @@ from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
 from sushigo.client.connection import Client
 from sushigo.server.replay import main as replay_main
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 async def bots(*argvs: list[str]) -> list[int]:

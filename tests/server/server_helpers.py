@@ -60,12 +60,12 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.server.app import Server
 from sushigo.server.config import HubConfig
-from sushigo.server.hub import Hub
-from sushigo.server.session import Conn
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import StorageError
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.sessions.session import Conn
+from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 T = TypeVar("T")
 

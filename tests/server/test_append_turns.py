@@ -18,14 +18,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
-import sushigo.server.sqlite_storage as storage_module
-import sushigo.server.sqlite_tables as tables_module
+import sushigo.server.storage.sqlite.storage as storage_module
+import sushigo.server.storage.sqlite.tables as tables_module
 from sushigo.protocol import TableSettings
-from sushigo.server.hub import Hub
-from sushigo.server.persist import dump, load, table_state
-from sushigo.server.sqlite_storage import SCHEMA_VERSION, SqliteStorage
-from sushigo.server.storage import PlayerResult, StorageError
-from sushigo.server.table import Table
+from sushigo.server.hub.core import Hub
+from sushigo.server.storage.contract import PlayerResult, StorageError
+from sushigo.server.storage.sqlite.storage import SCHEMA_VERSION, SqliteStorage
+from sushigo.server.tables.persist import dump, load, table_state
+from sushigo.server.tables.table import Table
 
 PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
 

@@ -12,18 +12,14 @@ from pathlib import Path
 
 from sushigo.protocol import MAX_PAGE, Chat, TableSettings, TournamentSettings
 from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
-from sushigo.server import (
-    app_connection,
-    desk,
-    lobby,
-    metrics,
-    names,
-    options,
-    session,
-    steps,
-    table,
-)
+from sushigo.server import options
 from sushigo.server.config import HubConfig
+from sushigo.server.lobby import lobby
+from sushigo.server.net import connection as app_connection
+from sushigo.server.net import metrics
+from sushigo.server.sessions import names, session
+from sushigo.server.tables import steps, table
+from sushigo.server.tournaments import desk
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 

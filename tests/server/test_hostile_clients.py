@@ -56,8 +56,8 @@ from sushigo.protocol import (
     new_seed,
 )
 from sushigo.protocol.versions import CURRENT_VERSION
-from sushigo.server import app_connection
 from sushigo.server.config import HubConfig
+from sushigo.server.net import connection as app_connection
 
 
 async def with_bystanders(running: Running) -> asyncio.Task[object]:

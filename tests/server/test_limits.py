@@ -55,7 +55,7 @@ from sushigo.protocol import (
     encode_frame,
 )
 from sushigo.server.config import HubConfig
-from sushigo.server.session import REPLAY_BYTES
+from sushigo.server.sessions.session import REPLAY_BYTES
 
 # -- a frame's deadline: the slowloris -----------------------------------------------------------
 

@@ -11,19 +11,19 @@ import pytest
 
 from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
-from sushigo.server.app import Server
 from sushigo.server.cli import main as server_main
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.pg_storage import PgStorage
+from sushigo.server.net.app import Server
 from sushigo.server.replay import main as replay_main
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import (
+from sushigo.server.storage.contract import (
     AuditRecord,
     PlayerResult,
     StoredSanction,
     TokenEntry,
 )
+from sushigo.server.storage.postgres.storage import PgStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 KEY = bytes(range(32))
 

@@ -25,12 +25,12 @@ from server_helpers import card_settings, http_get, play
 from sushigo.client.connection import Client
 from sushigo.client.link import ServerError
 from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.metrics import MetricsServer, registry_for
-from sushigo.server.pg_schema import SCHEMA_VERSION
-from sushigo.server.pg_storage import PgStorage
-from sushigo.server.storage import StorageError
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.net.metrics import MetricsServer, registry_for
+from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.postgres.schema import SCHEMA_VERSION
+from sushigo.server.storage.postgres.storage import PgStorage
 
 BIN = Path(sys.executable).parent
 

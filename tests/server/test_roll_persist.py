@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from roll_server_helpers import RollPeer, mover_of, play_out, resume, roll_settings, seated
 from server_helpers import Clock, hello, make_hub, table_with_bots
 
-from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import (
     Acted,
     JoinTable,
@@ -30,13 +30,13 @@ from sushigo.protocol import (
     encode_message,
     login_key_message,
 )
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.persist import StateError, dump, load, table_state
 from sushigo.server.replay import export
 from sushigo.server.replay import main as replay_main
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.table import Table
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+from sushigo.server.tables.persist import StateError, dump, load, table_state
+from sushigo.server.tables.table import Table
 
 NOW_MS = 1_700_000_000_000
 

@@ -1,8 +1,8 @@
-"""The storage contract (server.storage.Storage), the same tests on both backends: SQLite (a file)
-and PostgreSQL (a real server from tests/pgcluster.py, a fresh database per test). Everything the
-server relies on: tables in play and their turns, finished records, identities, ratings per game
-kind, resume tokens, write-behind (held in order, committed together, kept on failure), schema
-versions, and what survives a SIGKILL of the process that wrote it."""
+"""The storage contract (server.storage.contract.Storage), the same tests on both backends: SQLite
+(a file) and PostgreSQL (a real server from tests/pgcluster.py, a fresh database per test).
+Everything the server relies on: tables in play and their turns, finished records, identities,
+ratings per game kind, resume tokens, write-behind (held in order, committed together, kept on
+failure), schema versions, and what survives a SIGKILL of the process that wrote it."""
 
 from __future__ import annotations
 
@@ -17,10 +17,7 @@ import pytest
 from processes import kill_when_ready
 
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.database import open_storage
-from sushigo.server.pg_storage import PgStorage
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import (
+from sushigo.server.storage.contract import (
     AuditRecord,
     PlayerResult,
     Storage,
@@ -28,6 +25,9 @@ from sushigo.server.storage import (
     StoredSanction,
     TokenEntry,
 )
+from sushigo.server.storage.database import open_storage
+from sushigo.server.storage.postgres.storage import PgStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
@@ -619,9 +619,9 @@ def test_exclusive_keeps_a_second_server_out(opener: Opener, db_name: str) -> No
 
 _CHILD = """
 import sys
-from sushigo.server.database import open_storage
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import PlayerResult
+from sushigo.server.storage.database import open_storage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+from sushigo.server.storage.contract import PlayerResult
 storage = open_storage(sys.argv[1], exclusive=True, write_behind=True)
 for n in range(20):
     storage.save_table(f"t{n}", bytes([n]) * 3000, [b"turn"])

@@ -16,15 +16,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import play
 
-import sushigo.server.app as app_module
-import sushigo.server.sqlite_storage as storage_module
+import sushigo.server.net.app as app_module
+import sushigo.server.storage.sqlite.storage as storage_module
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
-from sushigo.server.app import Server
-from sushigo.server.database import open_storage
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import StorageError, TokenEntry
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.storage.contract import StorageError, TokenEntry
+from sushigo.server.storage.database import open_storage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 
