@@ -11,7 +11,7 @@ internals.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -146,6 +146,51 @@ def check_player(player: int, players: int) -> None:
     """`ValueError` unless `player` is a seat (OpenSpiel asks observations of seats only)."""
     if not 0 <= player < players:
         raise ValueError(f"no player {player} in a {players}-player game")
+
+
+class Core:
+    """The copying and pickling both games' cores share (see the module docstring). A core
+    keeps its game (`game`, with its checked `params`), where it started (`origin`: None, or
+    the engine game it resumed) and every move since (`moves`), and plays a move again with
+    `replay`."""
+
+    game: Any
+    origin: Any
+    moves: list[Any]
+    copied: ClassVar[tuple[str, ...]] = ("moves", "log")
+    """The lists a copy must not share (a game adds its own)."""
+
+    def copy_engine(self, other: Any) -> None:
+        """Give `other`, a copy of this core, its own copy of the engine game."""
+        raise NotImplementedError
+
+    @classmethod
+    def fresh(cls, params: dict[str, Any], origin: Any) -> Any:
+        """A new core of the game of `params`, from `origin`."""
+        raise NotImplementedError
+
+    def replay(self, move: Any) -> None:
+        """A recorded move again."""
+        raise NotImplementedError
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        for name in self.copied:
+            setattr(other, name, getattr(self, name)[:])
+        self.copy_engine(other)
+        return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self).rebuild, (self.game.params, self.origin, self.moves))
+
+    @classmethod
+    def rebuild(cls, params: dict[str, Any], origin: Any, moves: list[Any]) -> Any:
+        """A pickled core: a new one, its moves played again."""
+        core = cls.fresh(params, origin)
+        for move in moves:
+            core.replay(move)
+        return core
 
 
 class CoreState(pyspiel.State):  # type: ignore[misc]

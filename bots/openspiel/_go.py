@@ -40,6 +40,7 @@ from sushigo.engine.games.sushi_go.cards import deck as full_deck
 
 from ._common import (
     MAX_PLAYERS,
+    Core,
     CoreState,
     Observer,
     check_params,
@@ -164,7 +165,7 @@ class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
         return Observer(iig_obs_type, params, (self.encoding.size, self.info_size))
 
 
-class _GoCore:
+class _GoCore(Core):
     """Everything a state knows (see `_common`): the table once round 1 is dealt, the deal in
     progress, the log of hands and picks for information states, and the moves for pickling."""
 
@@ -193,19 +194,15 @@ class _GoCore:
             self.dealing = self._deal_due()
             self.start = "from: " + describe(engine.observation(None)).replace("\n", " / ")
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _GoCore:
-        other = _GoCore.__new__(_GoCore)
-        other.__dict__.update(self.__dict__)
-        other.moves = self.moves[:]
-        other.log = self.log[:]
-        other.dealt = self.dealt[:]
-        other.pool = self.pool[:]
+    copied = ("moves", "log", "dealt", "pool")
+
+    def copy_engine(self, other: _GoCore) -> None:
         if self.table is not None:
             other.table = self.table.copy()
-        return other
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.game.params, self.origin, self.moves))
+    @classmethod
+    def fresh(cls, params: dict[str, Any], origin: Any) -> _GoCore:
+        return cls(SushiGoGame(params), origin)
 
     # -- the game ----------------------------------------------------------------------------
 
@@ -320,7 +317,7 @@ class _GoCore:
 
     def _info_tensor(self, player: int) -> Any:
         check_player(player, self.players)
-        game = self.game
+        game: SushiGoGame = self.game
         out = np.zeros(game.info_size, np.float32)
         out[player] = 1.0
         n = self.players
@@ -357,14 +354,6 @@ class _GoCore:
                 f"{_labels(self.dealt)}\n"
             )
         return head
-
-
-def _rebuild(params: dict[str, Any], origin: Any, moves: list[Any]) -> _GoCore:
-    """A pickled core: a new one, its moves played again."""
-    core = _GoCore(SushiGoGame(params), origin)
-    for move in moves:
-        core.replay(move)
-    return core
 
 
 def describe(obs: Observation) -> str:

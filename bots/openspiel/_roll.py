@@ -43,6 +43,7 @@ from sushigo.engine.games.sushi_roll import (
 from sushigo.engine.games.sushi_roll.dice import DICE_PER_PLAYER, MAX_PLAYERS, ROUNDS
 
 from ._common import (
+    Core,
     CoreState,
     Observer,
     check_params,
@@ -206,7 +207,7 @@ class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
         return Observer(iig_obs_type, params, (self.encoding.size, 0))
 
 
-class _RollCore:
+class _RollCore(Core):
     """Everything a state knows (see `_common`): the engine game, the action (or the start)
     waiting for its draws and the outcomes drawn for it, the public log, the moves."""
 
@@ -231,18 +232,15 @@ class _RollCore:
             self.engine = origin.clone(chance=_Script([]))
             self.start = "from: " + describe(origin.observation(None)).replace("\n", " / ")
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _RollCore:
-        other = _RollCore.__new__(_RollCore)
-        other.__dict__.update(self.__dict__)
-        other.moves = self.moves[:]
-        other.log = self.log[:]
-        other.drawn = self.drawn[:]
+    copied = ("moves", "log", "drawn")
+
+    def copy_engine(self, other: _RollCore) -> None:
         if self.engine is not None:
             other.engine = self.engine.clone()
-        return other
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.game.params, self.origin, self.moves))
+    @classmethod
+    def fresh(cls, params: dict[str, Any], origin: Any) -> _RollCore:
+        return cls(SushiRollGame(params), origin)
 
     # -- the game ----------------------------------------------------------------------------
 
@@ -312,7 +310,7 @@ class _RollCore:
         self.legal_cache = None
         self._advance()
 
-    def replay(self, move: int) -> None:
+    def replay(self, move: Any) -> None:
         """A recorded move again (unpickling)."""
         if self.need is not None:
             self.draw(move)
@@ -357,14 +355,6 @@ class _RollCore:
         obs = None if self.engine is None else self.engine.observation(None)
         text = "setting up" if obs is None else describe(obs)
         return text + self._rolling() + (f"\ndrawn: {self.drawn}" if self.drawn else "")
-
-
-def _rebuild(params: dict[str, Any], origin: RollGame | None, moves: list[int]) -> _RollCore:
-    """A pickled core: a new one, its moves played again."""
-    core = _RollCore(SushiRollGame(params), origin)
-    for move in moves:
-        core.replay(move)
-    return core
 
 
 def describe(obs: RollObservation) -> str:
