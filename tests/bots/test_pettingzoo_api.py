@@ -7,6 +7,7 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -60,13 +61,6 @@ def test_sushi_roll_passes_pettingzoo_api_tests(players: int) -> None:
     parallel_api_test(sushi_roll_v0.parallel_env(players=players), num_cycles=1000)
 
 
-@pytest.mark.parametrize("module", [sushi_go_v0, sushi_roll_v0], ids=lambda m: m.__name__)
-def test_seed_and_max_cycles_tests(module: Any) -> None:
-    seed_test(module.env)
-    parallel_seed_test(module.parallel_env)
-    max_cycles_test(module)
-
-
 SIZES = [
     (sushi_go_v0, {"players": 2}),
     (sushi_go_v0, {"players": 2, "dummy": True}),
@@ -98,6 +92,22 @@ def test_render_and_state_tests_pass_at_every_table_size(
         assert np.array_equal(
             state[seat * size : (seat + 1) * size], observations[agent]["observation"]
         )
+
+
+@pytest.mark.parametrize(
+    ("module", "kwargs"),
+    SIZES,
+    ids=lambda x: x.__name__.rsplit(".")[-1] if hasattr(x, "__name__") else str(x),
+)
+def test_seed_and_max_cycles_tests_at_every_table_size(module: Any, kwargs: dict[str, Any]) -> None:
+    seed_test(lambda: module.env(**kwargs))
+    parallel_seed_test(lambda: module.parallel_env(**kwargs))
+    max_cycles_test(
+        SimpleNamespace(
+            env=lambda **more: module.env(**kwargs, **more),
+            parallel_env=lambda **more: module.parallel_env(**kwargs, **more),
+        )
+    )
 
 
 def test_pettingzoo_conversions_where_they_apply() -> None:
