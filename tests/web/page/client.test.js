@@ -277,6 +277,37 @@ async function reloaded() {
   second.close();
 }
 
+async function reloadedAfterCommitting() {
+  const storage = memoryStorage();
+  const name = `commit${Math.floor(Math.random() * 1e6)}`;
+  const first = newClient({ name, storage, autoReconnect: false });
+  await first.connect();
+  await first.createTable({ kind: "sushi-go", players: 2, variants: [], turn_seconds: 60 });
+  await first.addBot("random");
+  let chosen = null;
+  let at = null;
+  // At the fifth step the page commits to its pick and is reloaded at once, before the reveal.
+  first.startGame();
+  await playGame(first, cardChooser({ pairs: 0 }), 60000, (msg) => {
+    if (msg.type !== "turn_start" || msg.step !== 4) return false;
+    chosen = first.legalActions()[0];
+    at = { round: msg.round, turn: msg.turn };
+    first.play(chosen);
+    first.sock.close();
+    return true;
+  });
+  const second = newClient({ name, storage });
+  const result = nextMessage(second, "turn_result", (m) => m.round === at.round && m.turn === at.turn);
+  const games = playGame(second, cardChooser({ pairs: 0 }));
+  await second.connect();
+  const mine = (await result).openings[0];
+  assert(!mine.auto, "the server picked for the reloaded page");
+  assertEqual(mine.action, chosen, "the pick revealed after the reload");
+  await games;
+  assertVerified(second.fairness, "the game of a page reloaded between commit and reveal");
+  second.close();
+}
+
 async function restarted() {
   const client = newClient();
   await client.connect();
@@ -305,6 +336,7 @@ export async function tests(params) {
     { name: "a connection dropped twice mid-game is taken back, and the game verifies", fn: dropped },
     { name: "two players' quick match: listed, filled, started by itself, both verify; one leaves", fn: quickMatch },
     { name: "a page reloaded mid-game takes its seat back with the kept token, and the game verifies", fn: reloaded },
+    { name: "a page reloaded between its commitment and its reveal still reveals its pick", fn: reloadedAfterCommitting },
     { name: "the server killed (SIGKILL) and restarted mid-game: the page resumes, the game verifies", fn: restarted },
   ];
 }
