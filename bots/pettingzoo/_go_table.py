@@ -13,6 +13,9 @@ cards never change an observation.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
+
 from sushigo.bots.games.sushi_go._memory import SeatMemory
 from sushigo.engine import Card, Game, GameOptions, Observation
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS
@@ -77,6 +80,26 @@ class SushiGoTable(Table):
         if self.options.dummy:
             self._memories = [SeatMemory() for _ in self._seats]
             self._remember()
+
+    @property
+    def past(self) -> Counts:
+        """The cards of the rounds already played, counted by kind (every seat knows them)."""
+        return list(self._past)
+
+    def copy(self) -> SushiGoTable:
+        """An independent copy: the same game and the same knowledge, to play on apart."""
+        other = copy.copy(self)
+        other._game = self._game.clone()
+        other._past = self._past[:]
+        other._returned = self._returned[:]
+        if self._memories:
+            other._memories = copy.deepcopy(self._memories)
+        return other
+
+    def redeal(self, cards: Sequence[Card]) -> None:
+        """Deal the rounds still to come from `cards` (`engine.Game.with_undealt`): nothing any
+        seat has seen changes, so neither do observations."""
+        self._game = self._game.with_undealt(cards)
 
     def _remember(self) -> None:
         for seat, memory in enumerate(self._memories):

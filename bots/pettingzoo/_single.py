@@ -22,17 +22,16 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.spaces import Discrete
 
 from sushigo.bots import StrategyFactory, strategy_factory
 from sushigo.engine import GameOptions
 from sushigo.engine.games.sushi_roll import RollOptions
 
-from ._envs import Obs, _Rewards, observation_space
+from ._envs import ActionSpace, Obs, _Rewards, observation_space
 from ._go_encoding import action_index
 from ._go_table import SushiGoTable
 from ._roll_table import SushiRollTable
-from ._table import Table, check_max_cycles
+from ._table import RENDER_MODES, Array, Table, check_max_cycles, check_render_mode, rendered
 
 GAMES = ("sushi-go", "sushi-roll")
 
@@ -40,7 +39,7 @@ GAMES = ("sushi-go", "sushi-roll")
 class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
     """The learner at one seat, strategies at the others (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium declares it so)
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012 (gymnasium's way)
 
     def __init__(
         self,
@@ -56,8 +55,7 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
     ) -> None:
         if game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         table: Table
         if game == "sushi-go":
             table = SushiGoTable(GameOptions(players, **variants))
@@ -76,7 +74,7 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         self.render_mode = render_mode
         self.max_steps = check_max_cycles(max_steps)
         self.observation_space = observation_space(table)  # type: ignore[assignment]
-        self.action_space = Discrete(table.action_size)
+        self.action_space = ActionSpace(table.action_size)
         self._fixed_seat = seat
         self.seat = seat if seat is not None else 0
         """The learner's seat in the current game."""
@@ -163,9 +161,12 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         over = table.is_over()
         return self._observe(), reward, over, not over and self._steps >= self.max_steps, info
 
+    def action_masks(self) -> Array:
+        """The learner's legal indexes now, as booleans: where sb3-contrib's MaskablePPO (its
+        `get_action_masks`) and other maskable learners look for them."""
+        return self.table.action_mask(self.seat).astype(bool)
+
     def render(self) -> str | None:
-        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        return self.table.render()
+        """The table as text: returned in render mode "ansi", printed in "human"; None, with a
+        warning, without a render mode."""
+        return rendered(self.table, self.render_mode)

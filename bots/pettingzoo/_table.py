@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+import gymnasium
 import numpy as np
 import numpy.typing as npt
 
@@ -85,6 +86,30 @@ def final_rewards(players: int, winners: tuple[int, ...]) -> list[float]:
         return [0.0] * players
     win, lose = 1.0 / len(winners), -1.0 / (players - len(winners))
     return [win if seat in winners else lose for seat in range(players)]
+
+
+RENDER_MODES = ["human", "ansi"]
+"""``"ansi"``: `render` returns the table as text; ``"human"``: it prints that text and returns
+None (as PettingZoo's classic games print theirs)."""
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """`render_mode` if it is None or one of `RENDER_MODES`; `ValueError` otherwise."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+    return render_mode
+
+
+def rendered(table: Table, render_mode: str | None) -> str | None:
+    """`render()` of an environment over `table` in `render_mode` (see `RENDER_MODES`)."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode")
+        return None
+    text = table.render()
+    if render_mode == "human":
+        print(text, end="")
+        return None
+    return text
 
 
 def check_reward(reward: str) -> str:

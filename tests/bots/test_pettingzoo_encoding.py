@@ -254,6 +254,9 @@ def test_single_agent_env_passes_gymnasium_checks(kwargs: dict[str, object]) -> 
         while not done:
             legal = obs["action_mask"].nonzero()[0]
             assert len(legal) > 0
+            # Where sb3-contrib's MaskablePPO looks for the mask: the same, as booleans.
+            masks = env.action_masks()
+            assert masks.dtype == np.bool_ and masks.nonzero()[0].tolist() == legal.tolist()
             obs, reward, term, trunc, info = env.step(int(rng.choice(legal)))
             assert info == {}
             done = term or trunc

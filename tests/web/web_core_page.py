@@ -266,7 +266,10 @@ class Bridge:
             writer.close()
 
         async def downward() -> None:
-            with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            from websockets import ConnectionClosed  # noqa: PLC0415  (as in __enter__)
+
+            gone = (asyncio.IncompleteReadError, ConnectionError, ConnectionClosed)
+            with contextlib.suppress(*gone):
                 while True:
                     size = int.from_bytes(await reader.readexactly(4), "big")
                     await ws.send(await reader.readexactly(size))

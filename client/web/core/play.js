@@ -5,11 +5,14 @@
  * every check of `fairness.js`, on arrival, into the game's `Fairness`.
  * @module
  */
+import { fromHex, toHex } from "./bytes.js";
 import { ErrorCode, ProtocolError, ServerError } from "./errors.js";
 import { freshBytes, makeCommitment } from "./fair.js";
 import { Fairness, GameChecks } from "./fairness.js";
 import { same } from "./games/common.js";
 import { FieldError } from "./validate.js";
+
+const PICK_KEY = "sushigo.pick";
 
 export class GamePart {
   /** @param {import("./client.js").SushiClient} client */
@@ -106,6 +109,7 @@ export class GamePart {
     }
     const plain = this.legal(action);
     this.pick = { round: at.round, turn: at.turn, action: plain, nonce: freshBytes() };
+    this.keepPick();
     this.revealed = null;
     if (this.checks !== null) this.checks.myPick = { round: at.round, turn: at.turn, action: plain };
     this.sendCommit();
@@ -148,6 +152,36 @@ export class GamePart {
     }
   }
 
+  /**
+   * Keep our pick in the tab's storage (null: forget it), so that a reload of the page between
+   * its commitment and its reveal still reveals it: the nonce is needed to open the commitment.
+   * @param {{round: number, turn: number, action: any, nonce: Uint8Array}|null} [pick]
+   */
+  keepPick(pick = this.pick) {
+    const storage = this.client.storage;
+    try {
+      if (pick === null) storage?.removeItem(PICK_KEY);
+      else {
+        const table = this.client.table?.table_id ?? this.checks?.tableId ?? "";
+        const kept = { table, round: pick.round, turn: pick.turn, action: pick.action, nonce: toHex(pick.nonce) };
+        storage?.setItem(PICK_KEY, JSON.stringify(kept));
+      }
+    } catch {
+      // A page without storage loses its pick with a reload: the server then picks for it.
+    }
+  }
+
+  /** The pick kept for (table, round, turn), or null. */
+  keptPick(table, round, turn) {
+    try {
+      const kept = JSON.parse(this.client.storage?.getItem(PICK_KEY) ?? "null");
+      if (kept === null || kept.table !== table || kept.round !== round || kept.turn !== turn) return null;
+      return { round, turn, action: kept.action, nonce: fromHex(kept.nonce) };
+    } catch {
+      return null;
+    }
+  }
+
   // -- arriving -------------------------------------------------------------------------------
 
   /** As `msg` arrives: the seat's part of the protocol and every check. */
@@ -178,6 +212,7 @@ export class GamePart {
         break;
       }
       case "turn_result":
+        if (this.pick !== null && this.pick.round === msg.round && this.pick.turn === msg.turn) this.keepPick(null);
         checks?.result(msg);
         break;
       case "game_starting":
@@ -187,6 +222,7 @@ export class GamePart {
         checks?.started(msg);
         break;
       case "game_over":
+        this.keepPick(null);
         this.pending = null;
         this.deadline = null;
         this.lastGameOver = msg;
@@ -269,7 +305,10 @@ export class GamePart {
       checks = this.checks = new GameChecks(table.table_id, snap.seat, table.settings.kind, snap.server_seed_hash, (f) => this.changed(f));
       checks.clientSeeds = snap.client_seeds;
       this.fairness = checks.fairness;
-      this.pick = null;
+      // A pick this tab made before it was reloaded, for this very step: revealed as if the
+      // page had stayed (or committed again, if the commitment never got there).
+      this.pick = this.keptPick(table.table_id, msg.round, msg.turn);
+      if (this.pick !== null) checks.myPick = { round: this.pick.round, turn: this.pick.turn, action: this.pick.action };
     }
     if (checks !== null) {
       checks.acting = snap.seats;

@@ -85,6 +85,22 @@ _LANES = sum(1 << (8 * lane) for lane in range(7))
 
 
 _KINDS_MASK = (1 << NIGIRI_SHIFT) - 1
+_CARD_OF_BIT = {bit: card for card, bit in zip(Card, _BITS, strict=True)}
+"""The card of each packed code of one card."""
+
+
+def _checked_cards(
+    cards: Sequence[object], expected: Sequence[Card], what: str, whose: str
+) -> list[Card]:
+    """`cards` as `Card`s, if they are exactly the cards of `expected` in some order;
+    `ValueError` naming `what` and `whose` cards they should be otherwise."""
+    try:
+        order = [Card(card) for card in cards]  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be cards") from None
+    if sorted(order) != sorted(expected):
+        raise ValueError(f"{what} must be {len(expected)} cards: those of {whose}, in any order")
+    return order
 
 
 def _size(code: int) -> int:
@@ -135,6 +151,11 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         # shuffle moves items without looking at them: the order is that of the cards themselves.
         cards = _BIT_DECKS[self.options.soy_sauce][:]
         DeterministicRng(self.seed, DECK_STREAM).shuffle(cards)
+        self._start(cards)
+
+    def _start(self, cards: list[int]) -> None:
+        """Set up the state and deal round 1 from `cards`, the deck (packed codes) in dealing
+        order."""
         n = self._n
         t = self.options.tableaus
         self._deck = cards
@@ -166,6 +187,18 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         self._legal: tuple[LegalSet, ...] = ()
         """Each seat's legal set this turn (a tuple: `legal_actions_by_seat` hands it out)."""
         self._start_round()
+
+    @classmethod
+    def from_deck(cls, options: GameOptions, cards: Sequence[Card]) -> Game:
+        """A game dealt from `cards`, the whole deck in dealing order (round 1's hands seat by
+        seat, then its dummy pile, then round 2's ...), instead of from a seed's shuffle: for a
+        framework that draws the deal itself (OpenSpiel's chance nodes). The game has no seed.
+        `ValueError` unless `cards` holds exactly the cards of `engine.games.sushi_go.cards.deck`."""
+        order = _checked_cards(cards, cards_deck(options.soy_sauce), "the deck", "the game's deck")
+        game = cls.__new__(cls)
+        game._setup(options, b"")
+        game._start([_BITS[card] for card in order])
+        return game
 
     @classmethod
     def from_observation(
@@ -245,6 +278,21 @@ class Game(RoundGame[GameOptions, tuple[Action, ...], RoundPoints]):
         other._scores = self._scores[:]
         other._round_points = self._round_points[:]
         other._history = self._history[:]
+        return other
+
+    def undealt(self) -> tuple[Card, ...]:
+        """The cards not dealt yet, in the order later rounds deal them. Hidden information: give
+        it to no seat."""
+        return tuple(_CARD_OF_BIT[code] for code in self._deck[self._deck_pos :])
+
+    def with_undealt(self, cards: Sequence[Card]) -> Game:
+        """A copy of this game whose undealt cards come in the order `cards` (the same cards as
+        `undealt()`): the rounds still to deal are dealt from it. What every seat has seen is
+        unchanged, so a framework can draw each round's deal when it needs it (OpenSpiel's chance
+        nodes), and a search can redraw the future. `ValueError` for any other cards."""
+        order = _checked_cards(cards, self.undealt(), "the undealt cards", "undealt()")
+        other = self.clone()
+        other._deck = self._deck[: self._deck_pos] + [_BITS[card] for card in order]
         return other
 
     # -- reading the state ------------------------------------------------------------------

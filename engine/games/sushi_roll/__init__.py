@@ -9,6 +9,7 @@ from sushigo.engine.rounds import RoundScored
 
 from . import events, scoring
 from .actions import ACTION_TYPES, Reroll, RollAction, Swap, Take, action_from_data
+from .chance import BELTS_STREAM, FACES_STREAM, RollChance, SeededChance, bag_stream
 from .dice import (
     BAG_ORDER,
     CHOPSTICKS_SUPPLY,
@@ -31,7 +32,7 @@ from .errors import (
     NotYourTurnError,
 )
 from .events import *  # noqa: F403  (the events: `events.__all__`)
-from .game import BELTS_STREAM, FACES_STREAM, RollGame, bag_stream
+from .game import RollGame
 from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .record import RollRecord, replay
@@ -63,11 +64,13 @@ __all__ = [
     "PlayerView",
     "Reroll",
     "RollAction",
+    "RollChance",
     "RollGame",
     "RollObservation",
     "RollOptions",
     "RollRecord",
     "RoundScored",
+    "SeededChance",
     "Swap",
     "Take",
     "action_from_data",

@@ -29,17 +29,16 @@ record can re-derive every die:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from operator import add
 from typing import Literal, NoReturn
 
 from sushigo.engine.errors import GameOverError, MalformedActionError, WrongSeatError
-from sushigo.engine.rng import DeterministicRng
 from sushigo.engine.rounds import RoundGame
 
 from ._checks import check_reroll, check_swap, check_take
 from .actions import Reroll, RollAction, Swap, Take
+from .chance import RollChance, SeededChance
 from .dice import (
     BAG_ORDER,
     CHOPSTICKS_SUPPLY,
@@ -71,17 +70,6 @@ from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .scoring import RoundPoints, round_breakdown, score_puddings, token_bonus
 
-BELTS_STREAM = b"roll/belts"
-"""The generator stream that picks the red belt's seat."""
-FACES_STREAM = b"roll/faces"
-"""The generator stream of every die roll, in the order the module docstring gives."""
-
-
-def bag_stream(round_: int) -> bytes:
-    """The generator stream that shuffles the bag for `round_` (1-3): ``b"roll/bag/1"``..."""
-    return b"roll/bag/" + str(round_).encode("ascii")
-
-
 _WASABI = Face.WASABI
 
 
@@ -94,9 +82,9 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
     __slots__ = (
         "_bag",
         "_belts",
+        "_chance",
         "_chop",
         "_cycle",
-        "_faces",
         "_fresh_chop",
         "_fresh_menu",
         "_initial",
@@ -115,10 +103,23 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
     options_type = RollOptions
 
     def _begin(self) -> None:
-        seed = self.seed
-        self._faces = DeterministicRng(seed, FACES_STREAM)
+        self._chance: RollChance = SeededChance(self.seed)
+        self._start()
+
+    @classmethod
+    def with_chance(cls, options: RollOptions, chance: RollChance) -> RollGame:
+        """A game whose red belt, bags and rolls all come from `chance` rather than a seed (the
+        game has none): for a framework that draws them itself, such as OpenSpiel."""
+        game = cls.__new__(cls)
+        game._setup(options, b"")
+        game._chance = chance
+        game._start()
+        return game
+
+    def _start(self) -> None:
+        """Set up the state and start round 1, drawing from `_chance`."""
         n = self._n
-        self._red = DeterministicRng(seed, BELTS_STREAM).below(n)
+        self._red = self._chance.red_belt(n)
         self._belts: list[list[Die]] = [[] for _ in range(n)]
         """Indexed by the seat holding the belt: the dice on it, in position order."""
         self._trays: list[list[Die]] = [[] for _ in range(n)]
@@ -156,7 +157,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         game._setup(obs.options, seed)
         n = game._n
         views = obs.players
-        game._faces = DeterministicRng(seed, FACES_STREAM)
+        game._chance = SeededChance(seed)
         game._red = obs.red_belt
         game._belts = [list(v.belt) for v in views]
         game._trays = [list(v.tray) for v in views]
@@ -188,16 +189,15 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         game._initial = []
         return game
 
-    def clone(self) -> RollGame:
-        """An independent copy (for search): same state, same future rolls."""
+    def clone(self, chance: RollChance | None = None) -> RollGame:
+        """An independent copy (for search): same state, same future rolls; or, given `chance`,
+        the copy's future draws come from that source instead."""
         other: RollGame = self._copy_slots()
         for name in other._all_slots:
             value = getattr(other, name)
             if isinstance(value, list):
                 setattr(other, name, [v[:] if isinstance(v, list) else v for v in value])
-        # The generator's hash base is never updated in place (each block hashes a copy of it), so
-        # a shallow copy is an independent generator at the same point of the stream.
-        other._faces = copy.copy(self._faces)
+        other._chance = self._chance.clone() if chance is None else chance
         return other
 
     # -- reading the state ------------------------------------------------------------------
@@ -375,7 +375,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         raise NotYourTurnError(seat, f"not this seat's turn; it is seat {self._to_move}'s turn")
 
     def _roll(self, kind: DieKind) -> Die:
-        return Die(kind, DIE_FACES[kind][self._faces.below(6)])
+        return Die(kind, self._chance.roll(kind))
 
     def _take(self, seat: int, position: int, events: list[RollEvent]) -> None:
         die = self._belts[seat].pop(position)
@@ -440,9 +440,9 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         self._cycle = 1
         self._moved = 0
         bag = list(BAG_ORDER)
-        DeterministicRng(self.seed, bag_stream(self._round)).shuffle(bag)
         k = self.options.dice_per_player
         n = self._n
+        self._chance.draw(self._round, bag, n * k)
         for i in range(n):
             # Placeholder faces: `_roll_belts` rolls every drawn die before anyone sees it.
             self._belts[(self._red + i) % n] = [

@@ -141,7 +141,14 @@ async function sushiGo() {
     }
   });
   const watched = nextMessage(watcher, "game_over", () => true, 120000);
+  const heard = nextMessage(watcher, "chat_message", (m) => m.text === "good luck");
+  client.chat("good luck");
+  assertEqual((await heard).table_id, joined.table.table_id, "the chat's table");
+  const started = nextMessage(client, "turn_start");
   client.startGame();
+  await started;
+  const left = client.deadline - Date.now();
+  assert(left > 50000 && left <= 60000, `the step's time left: ${left} ms`);
   const over = await playGame(client, cardChooser(seen));
   assertVerified(client.fairness, "the player");
   assert(client.fairness.openingsVerified >= 3 * 27 - client.fairness.autoPicks, `openings verified: ${client.fairness.openingsVerified}`);
@@ -215,6 +222,26 @@ async function dropped() {
   client.close();
 }
 
+async function quickMatch() {
+  const [ann, bob] = [newClient(), newClient()];
+  await Promise.all([ann.connect(), bob.connect()]);
+  const first = await ann.quickMatch("sushi-go", 2);
+  const listed = await bob.listTables({ kind: "sushi-go", status: "open" });
+  assert(listed.tables.some((t) => t.table_id === first.table.table_id), "the quick match's table is not listed");
+  const games = [playGame(ann, cardChooser({ pairs: 0 })), playGame(bob, cardChooser({ pairs: 0 }))];
+  const second = await bob.quickMatch("sushi-go", 2);
+  assertEqual(second.table.table_id, first.table.table_id, "the table the second player was seated at");
+  // The table starts by itself once full.
+  await Promise.all(games);
+  assertVerified(ann.fairness, "the first player");
+  assertVerified(bob.fairness, "the second player");
+  const gone = await ann.leaveTable();
+  assertEqual(gone.table_id, first.table.table_id, "the table left");
+  assertEqual([ann.table, ann.phase], [null, "lobby"], "after leaving");
+  ann.close();
+  bob.close();
+}
+
 /** A `Storage` of the test's own: what a tab's sessionStorage keeps over a reload. */
 function memoryStorage() {
   const kept = new Map();
@@ -250,6 +277,37 @@ async function reloaded() {
   second.close();
 }
 
+async function reloadedAfterCommitting() {
+  const storage = memoryStorage();
+  const name = `commit${Math.floor(Math.random() * 1e6)}`;
+  const first = newClient({ name, storage, autoReconnect: false });
+  await first.connect();
+  await first.createTable({ kind: "sushi-go", players: 2, variants: [], turn_seconds: 60 });
+  await first.addBot("random");
+  let chosen = null;
+  let at = null;
+  // At the fifth step the page commits to its pick and is reloaded at once, before the reveal.
+  first.startGame();
+  await playGame(first, cardChooser({ pairs: 0 }), 60000, (msg) => {
+    if (msg.type !== "turn_start" || msg.step !== 4) return false;
+    chosen = first.legalActions()[0];
+    at = { round: msg.round, turn: msg.turn };
+    first.play(chosen);
+    first.sock.close();
+    return true;
+  });
+  const second = newClient({ name, storage });
+  const result = nextMessage(second, "turn_result", (m) => m.round === at.round && m.turn === at.turn);
+  const games = playGame(second, cardChooser({ pairs: 0 }));
+  await second.connect();
+  const mine = (await result).openings[0];
+  assert(!mine.auto, "the server picked for the reloaded page");
+  assertEqual(mine.action, chosen, "the pick revealed after the reload");
+  await games;
+  assertVerified(second.fairness, "the game of a page reloaded between commit and reveal");
+  second.close();
+}
+
 async function restarted() {
   const client = newClient();
   await client.connect();
@@ -276,7 +334,9 @@ export async function tests(params) {
     { name: "Sushi Roll against a bot, with a re-roll and a swap, verified", fn: sushiRoll },
     { name: "a key made in the page logs in; the dummy game, my games, its record and the ladder", fn: keyLogin },
     { name: "a connection dropped twice mid-game is taken back, and the game verifies", fn: dropped },
+    { name: "two players' quick match: listed, filled, started by itself, both verify; one leaves", fn: quickMatch },
     { name: "a page reloaded mid-game takes its seat back with the kept token, and the game verifies", fn: reloaded },
+    { name: "a page reloaded between its commitment and its reveal still reveals its pick", fn: reloadedAfterCommitting },
     { name: "the server killed (SIGKILL) and restarted mid-game: the page resumes, the game verifies", fn: restarted },
   ];
 }

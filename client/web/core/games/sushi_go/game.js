@@ -1,7 +1,7 @@
 /**
- * Sushi Go! (`"sushi-go"`) in the page: the rules of engine/ as far as a replay needs them (the
- * deal, simultaneous picks, passing, chopsticks, wasabi, the dummy, soy sauce, every table size,
- * the scoring), producing the very observations and events the server sends (docs/PROTOCOL.md
+ * Sushi Go! (`"sushi-go"`) in the page: the rules of engine/games/sushi_go/ as far as a replay
+ * needs them (the deal, simultaneous picks, passing, chopsticks, wasabi, the dummy, soy sauce,
+ * every table size, the scoring), producing the very observations and events the server sends (docs/PROTOCOL.md
  * section 3.3). Its values on the wire are `wire.js`'s.
  *
  * Cards are their index in card order (0 tempura ... 12 soy_sauce) inside, their names outside.
@@ -327,7 +327,7 @@ export function wasabiPlacements(cards) {
 /**
  * Every legal action of a hand (counts by card) of `held` cards, in the engine's order: single
  * picks by card, then chopsticks pairs (first by card, then second), each with every dummy pick
- * when the seat controls the dummy (engine/legal.py).
+ * when the seat controls the dummy (engine/games/sushi_go/legal.py).
  */
 export function legalFromHand(counts, held, chopsticks, controlsDummy) {
   const kinds = [];
@@ -367,7 +367,8 @@ function makiPoints(icons) {
   return icons.map((n) => (n === first ? 6 : second && n === second ? share : 0));
 }
 
-/** Every tableau's points for a round, by category (engine/scoring.py's `round_breakdown`). */
+/** Every tableau's points for a round, by category (engine/games/sushi_go/scoring.py's
+ * `round_breakdown`). */
 function roundBreakdown(tableaus) {
   const count = (tableau, card) => tableau.filter((c) => c === card).length;
   const maki = makiPoints(tableaus.map((t) => t.reduce((sum, c) => sum + (MAKI_ICONS[c] ?? 0), 0)));
@@ -398,7 +399,8 @@ function roundBreakdown(tableaus) {
   });
 }
 
-/** End-of-game pudding points per tableau (engine/scoring.py's `score_puddings`). */
+/** End-of-game pudding points per tableau (engine/games/sushi_go/scoring.py's
+ * `score_puddings`). */
 function scorePuddings(puddings) {
   const k = puddings.length;
   const most = Math.max(...puddings);

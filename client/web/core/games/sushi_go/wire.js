@@ -1,5 +1,5 @@
 /**
- * Sushi Go!'s values on the wire (docs/PROTOCOL.md section 3.3), as protocol/cardwire.py reads
+ * Sushi Go!'s values on the wire (docs/PROTOCOL.md section 3.3), as protocol/games/sushi_go/wire.py reads
  * them: options, actions, observations and events checked field by field and as a whole (an
  * observation that does not hang together is refused), and an action's commitment encoding
  * (section 6.1).

@@ -1,9 +1,10 @@
 /**
- * Sushi Roll (`"sushi-roll"`) in the page: the rules of engine/roll/ as far as a replay needs them
- * (the red belt, each round's bag, every roll in the order engine/roll/game.py draws them,
- * re-rolls, swaps, takes, slides, tokens and their supply, the scoring), producing the very
- * observations and events the server sends (docs/PROTOCOL.md section 3.4), and the game's values
- * on the wire are `wire.js`'s. Its steps are open: no commitments.
+ * Sushi Roll (`"sushi-roll"`) in the page: the rules of engine/games/sushi_roll/ as far as a
+ * replay needs them (the red belt, each round's bag, every roll in the order
+ * engine/games/sushi_roll/game.py draws them, re-rolls, swaps, takes, slides, tokens and their
+ * supply, the scoring), producing the very observations and events the server sends
+ * (docs/PROTOCOL.md section 3.4). Its values on the wire are `wire.js`'s. Its steps are open: no
+ * commitments.
  * @module
  */
 import { DeterministicRng } from "../../rng.js";
@@ -17,7 +18,8 @@ export const FACES = Object.freeze([
   "chopsticks1", "chopsticks2", "menu1", "menu2", "pudding1", "pudding2", "pudding3",
 ]);
 const F = Object.fromEntries(FACES.map((name, i) => [name, i]));
-/** Each kind's six faces in roll order (engine/roll/dice.py's DIE_FACES: part of the replay). */
+/** Each kind's six faces in roll order (engine/games/sushi_roll/dice.py's DIE_FACES: part of
+ * the replay). */
 export const DIE_FACES = [
   [F.dumpling, F.dumpling, F.dumpling, F.tempura, F.tempura, F.sashimi],
   [F.maki1, F.maki1, F.maki2, F.maki2, F.maki3, F.maki3],
@@ -376,7 +378,7 @@ function scorePuddings(puddings) {
 /**
  * Every action of `seat` (to move) with `menu` and `chopsticks` usable tokens, in the engine's
  * order: every take by position; with a menu token every re-roll by bit mask; with a chopsticks
- * token every swap by own position, other seat, their position (engine/roll/observation.py).
+ * token every swap by own position, other seat, their position (engine/games/sushi_roll/observation.py).
  */
 export function legalActions(seat, belts, menu, chopsticks) {
   const k = belts[seat].length;

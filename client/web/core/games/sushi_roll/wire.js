@@ -1,5 +1,5 @@
 /**
- * Sushi Roll's values on the wire (docs/PROTOCOL.md section 3.4), as protocol/rollwire.py reads
+ * Sushi Roll's values on the wire (docs/PROTOCOL.md section 3.4), as protocol/games/sushi_roll/wire.py reads
  * them: options, actions, observations and events checked field by field and as a whole. Its
  * steps are open, so its actions have no commitment encoding.
  * @module

@@ -1,0 +1,28 @@
+"""Both games in OpenSpiel: importing this package registers ``python_sushi_go`` and
+``python_sushi_roll`` with pyspiel (``pyspiel.load_game("python_sushi_go(players=3)")``).
+
+Needs the optional extra ``openspiel`` (``pip install sushigo[openspiel]``: open-spiel, and the
+``rl`` extra whose encodings the observations share). docs/RESEARCH.md shows them at work.
+"""
+
+try:
+    import pyspiel  # noqa: F401
+except ImportError as exc:  # (the extra is optional: say how to get it)
+    raise ImportError(
+        f"sushigo.bots.openspiel needs OpenSpiel: pip install 'sushigo[openspiel]' ({exc})"
+    ) from None
+
+from ._bots import MctsStrategy, OpenSpielStrategy, StrategyBot, native_state
+from ._go import SushiGoGame, SushiGoState
+from ._roll import SushiRollGame, SushiRollState
+
+__all__ = [
+    "MctsStrategy",
+    "OpenSpielStrategy",
+    "StrategyBot",
+    "SushiGoGame",
+    "SushiGoState",
+    "SushiRollGame",
+    "SushiRollState",
+    "native_state",
+]
