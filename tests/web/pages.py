@@ -5,12 +5,21 @@ the page's buttons and keys, found by their accessible names, as a person's woul
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = (
+    Path(__file__).resolve().parents[2] / "docs"
+    if os.environ.get("SUSHIGO_UPDATE_SCREENSHOTS")
+    else Path(tempfile.mkdtemp(prefix="sushigo-shots-"))
+)
+"""Where the tests' screenshots go: docs/ when SUSHIGO_UPDATE_SCREENSHOTS is set (how docs' pictures
+are made: `SUSHIGO_UPDATE_SCREENSHOTS=1 scripts/test tests/web/test_web_play.py`), otherwise a
+scratch folder, so that a test run leaves the working tree as it was."""
 STATE = """() => {
   const app = globalThis.sushigoApp, c = app.client;
   return {awaiting: c.awaiting, pending: c.pending, seat: c.seat, kind: c.kind,
