@@ -193,6 +193,24 @@ _V10: Final = (
     )""",
 )
 
+# Version 12: every game's ladder in one table, keyed by (kind, player_id), as PostgreSQL keeps
+# them: Sushi Go!'s ratings (version 1's `ratings`) and every other kind's (version 2's
+# `game_ratings`) copied as they are, value for value, into it.
+_V12: Final = (
+    """CREATE TABLE ratings_by_kind (
+        kind TEXT NOT NULL,
+        player_id TEXT NOT NULL REFERENCES identities (player_id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        PRIMARY KEY (kind, player_id)
+    ) WITHOUT ROWID""",
+    "INSERT INTO ratings_by_kind SELECT 'sushi-go', player_id, mu, sigma FROM ratings",
+    "INSERT INTO ratings_by_kind SELECT kind, player_id, mu, sigma FROM game_ratings",
+    "DROP TABLE ratings",
+    "DROP TABLE game_ratings",
+    "ALTER TABLE ratings_by_kind RENAME TO ratings",
+)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -211,6 +229,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V10),
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
+    _statements(_V12),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
