@@ -18,7 +18,6 @@ that is not built in, or for the list of every kind (`Door.kinds`).
 from __future__ import annotations
 
 import importlib
-import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +29,9 @@ if TYPE_CHECKING:
 _plugins: dict[str, dict[str, EntryPoint]] = {}
 """Each entry point group's entry points by name, as read (`plugin`)."""
 
-_doors: weakref.WeakSet[Door] = weakref.WeakSet()
-"""Every door made, so `refresh` can make them forget the plug-ins they loaded."""
+_doors: list[Door] = []
+"""Every door made (one a layer, kept for the process's life), so `refresh` can make them forget
+the plug-ins they loaded."""
 
 
 def plugin(group: str, kind: str) -> Any | None:
@@ -77,7 +77,7 @@ class Door:
         """The built-in games' parts: kind -> module name, imported when first asked for."""
         self._parts: dict[str, Any] = {}
         self._from_plugins: set[str] = set()
-        _doors.add(self)
+        _doors.append(self)
 
     def part(self, kind: str) -> Any | None:
         """The part of the game `kind` in this layer (its module, or the object its plug-in
