@@ -13,9 +13,10 @@ IsmctsStrategy``, or through the registry): a command that plays `random` never 
 bots or the learned bot.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._base import Strategy, StrategyError, StrategyFactory
+from ._lazy import names_later
 from ._levels import DEFAULT_LEVEL, LEVELS, level_spec, levels
 from ._registry import (
     DEFAULT_BOT,
@@ -48,14 +49,7 @@ _LATER = {
 """The names imported from their modules when first asked for (`__getattr__`)."""
 
 
-def __getattr__(name: str) -> Any:
-    from ._lazy import load  # noqa: PLC0415  (a module __getattr__ runs only for missing names)
-
-    where = _LATER.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    found = globals()[name] = load(where)
-    return found
+__getattr__ = names_later(globals(), _LATER)
 
 
 __all__ = [

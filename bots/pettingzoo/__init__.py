@@ -13,7 +13,9 @@ The names below are imported when first asked for: a game's table imports this p
 modules (`_table`), so this package imports no game's part at its top.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sushigo.bots._lazy import names_later
 
 if TYPE_CHECKING:
     from sushigo.bots.games.sushi_go._pz_encoding import (
@@ -40,17 +42,7 @@ _LATER = {
 """Where each public name lives."""
 
 
-def __getattr__(name: str) -> Any:
-    import importlib  # noqa: PLC0415  (a module __getattr__ runs only for missing names)
-
-    where = _LATER.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attr = where.partition(":")
-    found = importlib.import_module(module)
-    found = getattr(found, attr) if attr else found
-    globals()[name] = found
-    return found
+__getattr__ = names_later(globals(), _LATER)
 
 
 __all__ = [

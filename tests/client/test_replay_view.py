@@ -9,7 +9,6 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -278,8 +277,13 @@ def test_the_commands_refuse_what_they_cannot_show_in_one_line(
     assert "--view needs a game id" in capsys.readouterr().err
 
 
-def _rps_record() -> tuple[FairRecord, Any]:
-    """A game of rock-paper-scissors: a win each and a draw."""
+@contextmanager
+def _rps_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **parts: str | None
+) -> Iterator[Replay]:
+    """A game of rock-paper-scissors (a win each and a draw) in the viewer, the game installed
+    with its parts (`rps_entry_points`) while it lasts."""
+    install_rps(tmp_path, monkeypatch, rps_entry_points(**parts))
     game_rules = rules("rps")
     options = game_rules.options(2)
     throws = [("rock", "paper"), ("paper", "paper"), ("scissors", "paper")]
@@ -305,7 +309,10 @@ def _rps_record() -> tuple[FairRecord, Any]:
         steps=steps,
         scores=(1, 1),
     )
-    return record, game_rules
+    try:
+        yield Replay(record, game_rules, ("ann", "bob"))
+    finally:
+        games.refresh()
 
 
 def test_a_game_without_a_drawer_of_its_own_is_shown_plainly(
@@ -313,29 +320,20 @@ def test_a_game_without_a_drawer_of_its_own_is_shown_plainly(
 ) -> None:
     """Rock-paper-scissors (tests/games/rps/), installed by its entry points without its terminal
     part: each seat's throw in the rules' words, the score, and at the end who won."""
-    install_rps(tmp_path, monkeypatch, rps_entry_points(tui=None))
-    try:
-        record, game_rules = _rps_record()
-        replay = Replay(record, game_rules, ("ann", "bob"))
+    with _rps_replay(tmp_path, monkeypatch, tui=None) as replay:
         shown = screen(replay)
         assert "Replay · Rock-paper-scissors round 1 · turn 1 · step 1/3" in shown
-        assert (
-            " ann              0pt  picks rock" in shown
-            and " bob              0pt  picks paper" in shown
-        )
+        assert " ann              0pt  picks rock" in shown
+        assert " bob              0pt  picks paper" in shown
         replay.go(1)
         assert " bob              1pt  picks paper" in screen(replay)
         replay.end()
         shown = screen(replay)
-        assert "Game over · ann and bob share the win" in shown
         assert "Game over · ann and bob share the win" in shown and "total  place" in shown
         assert [line for line in shown.split("\n") if line.endswith("1 ★")] == [
             "ann               1    1 ★",
             "bob               1    1 ★",
         ]
-
-    finally:
-        games.refresh()
 
 
 def test_a_plug_in_game_brings_its_own_drawer(
@@ -343,10 +341,7 @@ def test_a_plug_in_game_brings_its_own_drawer(
 ) -> None:
     """Rock-paper-scissors with its terminal part: its drawer shows each throw with its sign and
     says who won the round, found through the terminal client's door like a built-in game's."""
-    install_rps(tmp_path, monkeypatch)
-    try:
-        record, game_rules = _rps_record()
-        replay = Replay(record, game_rules, ("ann", "bob"))
+    with _rps_replay(tmp_path, monkeypatch) as replay:
         shown = screen(replay)
         assert "Replay · Rock-paper-scissors round 1 of 3 · step 1/3" in shown
         assert "picks ✊ rock" in shown and "picks ✋ paper" in shown
@@ -360,5 +355,3 @@ def test_a_plug_in_game_brings_its_own_drawer(
         shown = screen(replay)
         assert "ann wins round 3: scissors beats paper" in shown
         assert "Game over · ann and bob share the win" in shown
-    finally:
-        games.refresh()

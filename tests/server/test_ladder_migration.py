@@ -60,7 +60,7 @@ def test_a_version_11_sqlite_database_keeps_its_ratings_exactly(tmp_path: Path) 
     with sqlite3.connect(copy) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema")}
-        assert "game_ratings" not in tables and "ratings_by_kind" not in tables
+        assert "game_ratings" not in tables
         stored = set(conn.execute("SELECT kind, player_id, mu, sigma FROM ratings"))
     conn.close()
     assert stored == rows

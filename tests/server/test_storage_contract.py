@@ -461,7 +461,8 @@ def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
 _SQLITE_V11_RATINGS = (
     "DROP TABLE ratings",
     "CREATE TABLE ratings (player_id TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL)",
-    "CREATE TABLE game_ratings (kind TEXT, player_id TEXT, mu REAL, sigma REAL)",
+    "CREATE TABLE game_ratings (kind TEXT, player_id TEXT, mu REAL, sigma REAL, "
+    "PRIMARY KEY (kind, player_id))",
 )
 """An SQLite database's ratings before version 12 (Sushi Go!'s apart from every other kind's)."""
 

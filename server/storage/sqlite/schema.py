@@ -193,22 +193,13 @@ _V10: Final = (
     )""",
 )
 
-# Version 12: every game's ladder in one table, keyed by (kind, player_id), as PostgreSQL keeps
-# them: Sushi Go!'s ratings (version 1's `ratings`) and every other kind's (version 2's
-# `game_ratings`) copied as they are, value for value, into it.
+# Version 12: every game's ladder in one table keyed by (kind, player_id), as PostgreSQL keeps
+# them: version 2's `game_ratings`, which has that shape, takes Sushi Go!'s ratings (version 1's
+# `ratings`) value for value, and their name.
 _V12: Final = (
-    """CREATE TABLE ratings_by_kind (
-        kind TEXT NOT NULL,
-        player_id TEXT NOT NULL REFERENCES identities (player_id),
-        mu REAL NOT NULL,
-        sigma REAL NOT NULL,
-        PRIMARY KEY (kind, player_id)
-    ) WITHOUT ROWID""",
-    "INSERT INTO ratings_by_kind SELECT 'sushi-go', player_id, mu, sigma FROM ratings",
-    "INSERT INTO ratings_by_kind SELECT kind, player_id, mu, sigma FROM game_ratings",
+    "INSERT INTO game_ratings SELECT 'sushi-go', player_id, mu, sigma FROM ratings",
     "DROP TABLE ratings",
-    "DROP TABLE game_ratings",
-    "ALTER TABLE ratings_by_kind RENAME TO ratings",
+    "ALTER TABLE game_ratings RENAME TO ratings",
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
