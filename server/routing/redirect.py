@@ -184,6 +184,13 @@ class Directory(Protocol):
         went (its new node's address). Empty when this node is alone."""
 
 
+class Arrivals(Protocol):
+    """Seats the entrants of tournaments' games placed here."""
+
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """Seat an entrant of a tournament's game placed here."""
+
+
 class RedirectHost(Charger, Protocol):
     """What routing needs of the server (the hub)."""
 
@@ -206,8 +213,9 @@ class RedirectHost(Charger, Protocol):
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
 
-    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """Seat an entrant of a tournament's game placed here (`server.routing.spread`)."""
+    @property
+    def spread(self) -> Arrivals:
+        """Where an entrant of a tournament's game placed here arrives (`spread.Spread`)."""
 
     def ask(
         self,
@@ -384,7 +392,7 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         hub.names.check(ticket.name, ticket.player_id)
         session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
         if ticket.game is not None:
-            hub.arrive(session, ticket, now)
+            hub.spread.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
             hub.desk.returned(ticket.table_id, session)
         elif (
