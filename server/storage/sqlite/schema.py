@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
-from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.contract import Fault, StorageError
 
 fcntl: ModuleType | None
 try:
@@ -225,7 +225,29 @@ def reason(exc: sqlite3.Error) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return f"{text} (is another sushigo server using this database?)"
+    if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+        return f"{text} (the file, its folder or its file system is read-only)"
     return text
+
+
+def fault_of(exc: sqlite3.Error, path: str) -> Fault:
+    """What an error writing the database at `path` says of it (`Storage.fault`). SQLite names
+    a full disk and a read-only database itself; an I/O error (a write the kernel refused) is
+    told apart by the file system the database is on."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name == "SQLITE_FULL":
+        return Fault.DISK_FULL
+    if name.startswith("SQLITE_READONLY"):
+        return Fault.READ_ONLY
+    try:
+        where = os.statvfs(Path(path).absolute().parent)
+    except OSError:
+        return Fault.BROKEN
+    if where.f_flag & os.ST_RDONLY:  # e.g. made read-only by the kernel after errors
+        return Fault.READ_ONLY
+    if where.f_bavail == 0:  # e.g. the WAL index could not grow (SQLITE_IOERR_SHMSIZE)
+        return Fault.DISK_FULL
+    return Fault.BROKEN
 
 
 def prepare_file(path: str) -> None:
@@ -240,10 +262,11 @@ def prepare_file(path: str) -> None:
         ) from None
     if target.is_dir():
         raise StorageError(path, "is a directory, not a database file")
+    doing = "open the database file to write" if target.exists() else "create the database file"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
-        raise StorageError(path, f"cannot create the database file: {exc.strerror}") from None
+        raise StorageError(path, f"cannot {doing}: {exc.strerror}") from None
     os.close(fd)
 
 
