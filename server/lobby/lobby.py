@@ -339,20 +339,22 @@ class Lobby:
         return table
 
     def _check_storage(self) -> None:
-        """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
-        games in play go on in memory and are saved when it is back, but a new one could not be
-        stored at all. Nor while the server drains (NOT_ALLOWED): it is to empty itself."""
+        """While the database cannot be written (away, its disk full, read-only) no new game
+        starts (INTERNAL_ERROR, saying why): the games in play go on in memory and are saved
+        when it can be again, but what would a new one be played for? Its players could not
+        count on its record. Nor while the server drains (NOT_ALLOWED): it is to empty itself."""
         if self.hub.draining:
             raise TableError(
                 ErrorCode.NOT_ALLOWED,
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        if self.hub.storage.failing:
+        fault = self.hub.storage.fault
+        if fault is not None:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
-                "the server cannot store games right now (its database is unreachable): no new"
-                " table or game starts until it is back; games in play go on",
+                f"the server cannot store games right now ({fault}): no new table or game"
+                " starts until it can again; games in play go on",
             )
 
     def _live(self, key: str) -> set[Table]:

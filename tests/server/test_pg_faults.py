@@ -154,6 +154,7 @@ async def _play_through_an_outage(
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == not_ready
         _, text = await http_get("127.0.0.1", metrics_port, "/metrics")
         assert "\nsushigo_storage_failing 1.0\n" in text
+        assert '\nsushigo_storage_fault{kind="unreachable"} 1.0\n' in text
         late = await Client.connect("127.0.0.1", port, name="late")
         with pytest.raises(ServerError) as refused:
             await late.create_table(card_settings(2, turn_seconds=60))
@@ -183,7 +184,7 @@ async def _play_through_an_outage(
 
     outage = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(outage) == 2, outage  # one line when it went away, one when it came back
-    assert outage[0].startswith(f"cannot save to {storage.path}: ")
+    assert outage[0].startswith(f"cannot save to {storage.path} (the database is unreachable): ")
     assert "retrying until it is back" in outage[0]
     assert outage[1].startswith(f"saving to {storage.path} works again after ")
     ended = played[0].ended
