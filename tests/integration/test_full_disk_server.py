@@ -1,0 +1,141 @@
+"""The real `sushigo-server` on SQLite, its disk filling up mid-game (a small tmpfs under its
+database, tests/smalldisk.py), as its players and its operator see it.
+
+While the disk is full: the games in progress go on (their turns, a game's end, a player's resume
+after a dropped connection), the server says so once in its log and on /readyz (503, saying why)
+and in its metrics, and a new table is refused with the reason. Once there is room again it
+recovers by itself: /readyz says ready, a new table is made, and every game played meanwhile is in
+the database as its players verified it, the database intact."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from processes import ServerProcess
+from server_helpers import Played, abort, card_settings, dropped, http_get, play, refusal
+from smalldisk import SmallDisk
+
+from sushigo.client.connection import Client
+from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+
+FULL = "the database's disk is full"
+
+
+async def two_seats(port: int, names: tuple[str, str]) -> list[Client]:
+    """Two players at a table of their own, its game begun, its first turn seen."""
+    players = [await Client.connect("127.0.0.1", port, name=name) for name in names]
+    joined = await players[0].create_table(card_settings(2, turn_seconds=60))
+    await players[1].join_table(joined.table.table_id)
+    players[0].start_game()
+    for c in players:
+        await c.wait_for(TurnStart, 10)
+    return players
+
+
+async def turns(players: list[Client], count: int) -> None:
+    """Play `count` turns (the first legal card each) and see the next one start."""
+    for _ in range(count):
+        for c in players:
+            c.pick(c.observation.legal_actions()[0])
+        for c in players:
+            await c.wait_for(TurnStart, 10)
+
+
+async def finish(players: list[Client], seed: int) -> list[Played]:
+    """Play the game to its end (at random) from the turn seen last."""
+    rng = random.Random(seed)
+    for c in players:
+        c.pick(rng.choice(c.observation.legal_actions()))
+    return await asyncio.gather(*(play(c, seed=seed + i) for i, c in enumerate(players)))
+
+
+async def readiness(port: int, want: int, timeout: float = 20.0) -> str:
+    """/readyz's answer once its status is `want` (asked again until it is)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, text = await http_get("127.0.0.1", port, "/readyz")
+        if status == want:
+            return text
+        assert time.monotonic() < deadline, f"/readyz still says {status} {text!r}"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.as_root
+async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_path: Path) -> None:
+    with SmallDisk(tmp_path / "disk", 4 * 1024 * 1024) as disk:
+        db = disk.path / "server.db"
+        server = ServerProcess(db, extra=("--metrics", "127.0.0.1:0"))
+        await server.start()
+        try:
+            port, metrics = server.port, server.metrics_port
+            ending = await two_seats(port, ("a0", "a1"))
+            await turns(ending, 3)
+            going = await two_seats(port, ("b0", "b1"))
+            await turns(going, 2)
+            assert await readiness(metrics, 200) == "ready\n"
+
+            disk.fill()
+            # The games go on: the turn after the disk filled is played and answered at once.
+            await turns(ending, 1)
+            assert await readiness(metrics, 503) == f"not ready: {FULL}\n"
+            _, text = await http_get("127.0.0.1", metrics, "/metrics")
+            assert "\nsushigo_storage_failing 1.0\n" in text
+            assert '\nsushigo_storage_fault{kind="disk_full"} 1.0\n' in text
+            assert '\nsushigo_storage_fault{kind="unreachable"} 0.0\n' in text
+            late = await Client.connect("127.0.0.1", port, name="late")
+            refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
+            assert refused.code is ErrorCode.INTERNAL_ERROR
+            assert f"cannot store games right now ({FULL})" in str(refused)
+            # A player whose connection drops comes back to the game meanwhile.
+            abort(going[1])
+            await dropped(going[1])
+            await going[1].resume()
+            await turns(going, 2)
+            # A game ends while the disk is full: its record waits in memory.
+            ended = await finish(ending, 1)
+            _, text = await http_get("127.0.0.1", metrics, "/metrics")
+            assert "\nsushigo_storage_failing 1.0\n" in text
+            assert await readiness(metrics, 503) == f"not ready: {FULL}\n"
+
+            disk.free()
+            assert await readiness(metrics, 200) == "ready\n"
+            await late.create_table(card_settings(2, turn_seconds=60))
+            finished = await finish(going, 3)
+            for c in [*ending, *going, late]:
+                await c.close()
+            assert await server.terminate() == 0
+        finally:
+            await server.stop()
+
+        log = server.log.decode()
+        assert log.count("cannot save to") == 1, log
+        assert f"cannot save to {db} ({FULL}): database or disk is full" in log
+        assert log.count(f"saving to {db} works again after ") == 1, log
+        assert "Traceback" not in log and "internal error" not in log, log
+
+        stored = SqliteStorage(db, read_only=True)
+        try:
+            games = {g.table_id: g.game_id for g in stored.list_records()}
+            assert len(games) == 2
+            for players, played in ((ending, ended), (going, finished)):
+                signed = played[0].ended.record
+                record = verify_signed_record(signed, players[0].server_key)
+                assert verify_record(record).ok
+                kept = stored.get_record(games[record.table_id])
+                assert kept is not None and kept.record == signed.record
+                for c, p in zip(players, played, strict=True):
+                    assert not p.errors
+                    assert c.fairness.final == "verified", c.fairness.failures
+        finally:
+            stored.close()
+        check = sqlite3.connect(db)
+        try:
+            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        finally:
+            check.close()
