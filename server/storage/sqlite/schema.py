@@ -7,8 +7,11 @@ is refused rather than guessed at. ``PRAGMA application_id`` marks the file as o
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -232,22 +235,37 @@ def reason(exc: sqlite3.Error) -> str:
 
 def fault_of(exc: sqlite3.Error, path: str) -> Fault:
     """What an error writing the database at `path` says of it (`Storage.fault`). SQLite names
-    a full disk and a read-only database itself; an I/O error (a write the kernel refused) is
-    told apart by the file system the database is on."""
+    a full disk and a read-only database itself; an I/O error (a write the kernel refused: a file
+    system it made read-only after errors, the WAL index unable to grow on a full disk) is told
+    apart by writing a file beside the database."""
     name = getattr(exc, "sqlite_errorname", "")
     if name == "SQLITE_FULL":
         return Fault.DISK_FULL
     if name.startswith("SQLITE_READONLY"):
         return Fault.READ_ONLY
+    if not name.startswith("SQLITE_IOERR"):
+        return Fault.BROKEN
+    folder = Path(path).absolute().parent
     try:
-        where = os.statvfs(Path(path).absolute().parent)
+        fd, probe = tempfile.mkstemp(prefix=".sushigo-probe-", dir=folder)
+    except OSError as error:
+        return _FAULTS.get(error.errno or 0, Fault.BROKEN)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    try:
+        full = os.statvfs(folder).f_bavail == 0  # an empty file needs no block
     except OSError:
         return Fault.BROKEN
-    if where.f_flag & os.ST_RDONLY:  # e.g. made read-only by the kernel after errors
-        return Fault.READ_ONLY
-    if where.f_bavail == 0:  # e.g. the WAL index could not grow (SQLITE_IOERR_SHMSIZE)
-        return Fault.DISK_FULL
-    return Fault.BROKEN
+    return Fault.DISK_FULL if full else Fault.BROKEN
+
+
+_FAULTS: Final = {
+    errno.EROFS: Fault.READ_ONLY,
+    errno.ENOSPC: Fault.DISK_FULL,
+    errno.EDQUOT: Fault.DISK_FULL,
+}
+"""What a file that cannot be written beside the database says of the database."""
 
 
 def prepare_file(path: str) -> None:
