@@ -5,13 +5,20 @@ While the disk is full: the games in progress go on (their turns, a game's end, 
 after a dropped connection), the server says so once in its log and on /readyz (503, saying why)
 and in its metrics, and a new table is refused with the reason. Once there is room again it
 recovers by itself: /readyz says ready, a new table is made, and every game played meanwhile is in
-the database as its players verified it, the database intact."""
+the database as its players verified it, the database intact.
+
+The file system turning read-only mid-game (as the kernel makes one after errors on its disk) is
+the same while it lasts, but lasts until an operator acts: a stop then says what could not be
+saved, and after the file system is checked and mounted again the table resumes at its last saved
+turn."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -139,3 +146,88 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
             assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         finally:
             check.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a loop device (an ext4 file system) needs root")
+async def test_the_file_system_turns_read_only_mid_game(tmp_path: Path) -> None:
+    # ext4 on a loop device, made read-only by the kernel as after an error on the disk (its
+    # trigger_fs_error, with errors=remount-ro): every write then fails (EROFS). It stays so until
+    # an operator stops the server, checks the file system and mounts it again.
+    image, disk = tmp_path / "disk.img", tmp_path / "disk"
+    disk.mkdir()
+    with image.open("wb") as out:
+        out.truncate(16 * 1024 * 1024)
+    run("mkfs.ext4", "-q", "-F", str(image))
+
+    def mount() -> Path:
+        run("mount", "-o", "loop,errors=remount-ro", str(image), str(disk))
+        device = run("findmnt", "-n", "-o", "SOURCE", str(disk)).strip()
+        return Path("/sys/fs/ext4") / Path(device).name / "trigger_fs_error"
+
+    trigger = mount()
+    try:
+        if not trigger.exists():
+            pytest.skip(f"this kernel has no {trigger}")
+        server = ServerProcess(disk / "server.db", extra=("--metrics", "127.0.0.1:0"))
+        await server.start()
+        try:
+            players = await two_seats(server.port, ("a0", "a1"))
+            await turns(players, 3)
+            # The kernel writes the commits out first. (What it has not written when a file
+            # system aborts is lost, as in a power cut: SQLite's synchronous=NORMAL, in
+            # docs/ARCHITECTURE.md, "What is durable when".)
+            os.sync()
+            trigger.write_text("a test of the server's database\n")
+            await turns(players, 2)  # the game goes on
+            read_only = "the database is read-only"
+            assert await readiness(server.metrics_port, 503) == f"not ready: {read_only}\n"
+            late = await Client.connect("127.0.0.1", server.port, name="late")
+            refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
+            assert f"cannot store games right now ({read_only})" in str(refused)
+            for c in [*players, late]:
+                await c.close()
+            assert await server.terminate() == 1  # what was held cannot be saved: it says so
+        finally:
+            await server.stop()
+        log = server.log.decode()
+        assert log.count("cannot save to") == 1, log
+        assert f"cannot save to {disk / 'server.db'} ({read_only}): disk I/O error" in log
+        assert "closed without them (the tables they were of resume from their last" in log
+        assert "Traceback" not in log, log
+    finally:
+        run("umount", str(disk))
+    # The operator's part: check the file system, mount it again, start the server. The table
+    # is back at its last saved turn (the four played before the disk turned read-only).
+    run("e2fsck", "-f", "-y", str(image), ok=(0, 1))
+    mount()
+    try:
+        stored = SqliteStorage(disk / "server.db")
+        try:
+            assert len(stored.load_tables()) == 1  # the table, as last saved
+        finally:
+            stored.close()
+        server = ServerProcess(disk / "server.db")
+        await server.start()
+        try:
+            for c in players:
+                c.port = server.port
+                resumed = await c.resume()
+                assert (resumed.round, resumed.turn) == (1, 4)
+            for c in players:
+                await c.close()
+            assert await server.terminate() == 0
+        finally:
+            await server.stop()
+        check = sqlite3.connect(disk / "server.db")
+        try:
+            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        finally:
+            check.close()
+    finally:
+        run("umount", str(disk))
+
+
+def run(*command: str, ok: tuple[int, ...] = (0,)) -> str:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode in ok, f"{' '.join(command)}: {done.stderr}"
+    return done.stdout
