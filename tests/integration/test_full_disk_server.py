@@ -99,6 +99,8 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
             refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
             assert refused.code is ErrorCode.INTERNAL_ERROR
             assert f"cannot store games right now ({FULL})" in str(refused)
+            refused = await refusal(late.quick_match(2, "sushi-go"))
+            assert refused.code is ErrorCode.INTERNAL_ERROR and FULL in str(refused)
             # A player whose connection drops comes back to the game meanwhile.
             abort(going[1])
             await dropped(going[1])
