@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import sqlite3
 import subprocess
 import time
@@ -24,42 +23,23 @@ from pathlib import Path
 
 import pytest
 from processes import ServerProcess
-from server_helpers import Played, abort, card_settings, dropped, http_get, play, refusal
+from server_helpers import (
+    abort,
+    card_settings,
+    dropped,
+    finish,
+    http_get,
+    refusal,
+    turns,
+    two_at_a_game,
+)
 from smalldisk import SmallDisk
 
 from sushigo.client.connection import Client
-from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
+from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 FULL = "the database's disk is full"
-
-
-async def two_seats(port: int, names: tuple[str, str]) -> list[Client]:
-    """Two players at a table of their own, its game begun, its first turn seen."""
-    players = [await Client.connect("127.0.0.1", port, name=name) for name in names]
-    joined = await players[0].create_table(card_settings(2, turn_seconds=60))
-    await players[1].join_table(joined.table.table_id)
-    players[0].start_game()
-    for c in players:
-        await c.wait_for(TurnStart, 10)
-    return players
-
-
-async def turns(players: list[Client], count: int) -> None:
-    """Play `count` turns (the first legal card each) and see the next one start."""
-    for _ in range(count):
-        for c in players:
-            c.pick(c.observation.legal_actions()[0])
-        for c in players:
-            await c.wait_for(TurnStart, 10)
-
-
-async def finish(players: list[Client], seed: int) -> list[Played]:
-    """Play the game to its end (at random) from the turn seen last."""
-    rng = random.Random(seed)
-    for c in players:
-        c.pick(rng.choice(c.observation.legal_actions()))
-    return await asyncio.gather(*(play(c, seed=seed + i) for i, c in enumerate(players)))
 
 
 async def readiness(port: int, want: int, timeout: float = 20.0) -> str:
@@ -81,9 +61,9 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
         await server.start()
         try:
             port, metrics = server.port, server.metrics_port
-            ending = await two_seats(port, ("a0", "a1"))
+            ending = await two_at_a_game(port, ("a0", "a1"))
             await turns(ending, 3)
-            going = await two_seats(port, ("b0", "b1"))
+            going = await two_at_a_game(port, ("b0", "b1"))
             await turns(going, 2)
             assert await readiness(metrics, 200) == "ready\n"
 
@@ -173,7 +153,7 @@ async def test_the_file_system_turns_read_only_mid_game(tmp_path: Path) -> None:
         server = ServerProcess(disk / "server.db", extra=("--metrics", "127.0.0.1:0"))
         await server.start()
         try:
-            players = await two_seats(server.port, ("a0", "a1"))
+            players = await two_at_a_game(server.port, ("a0", "a1"))
             await turns(players, 3)
             # The kernel writes the commits out first. (What it has not written when a file
             # system aborts is lost, as in a power cut: SQLite's synchronous=NORMAL, in

@@ -12,16 +12,20 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pgcluster import PgCluster
-from server_helpers import card_settings, http_get, play, refusal
+from server_helpers import (
+    card_settings,
+    finish,
+    http_get,
+    refusal,
+    turns,
+    two_at_a_game,
+    watched_server,
+)
 from smalldisk import SmallDisk
 
 from sushigo.client.connection import Client
-from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
-from sushigo.server.hub.core import Hub
-from sushigo.server.net.app import Server
-from sushigo.server.net.metrics import MetricsServer, registry_for
+from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
 from sushigo.server.storage.contract import Fault
 from sushigo.server.storage.postgres.storage import PgStorage
 
@@ -51,19 +55,9 @@ async def _play_while_the_disk_fills(
 ) -> None:
     storage = PgStorage(url, exclusive=True, write_behind=True)
     storage.backoff_max = 0.2
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
-    server = Server(hub, "127.0.0.1", 0, None)
-    metrics = MetricsServer(registry_for(server), server.unready)
     caplog.set_level(logging.WARNING, logger="sushigo.server")
-    try:
-        (_, port), *_ = await server.start()
-        (_, metrics_port), *_ = await metrics.start("127.0.0.1", 0)
-        players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
-        joined = await players[0].create_table(card_settings(2, turn_seconds=60))
-        await players[1].join_table(joined.table.table_id)
-        players[0].start_game()
-        for c in players:
-            await c.wait_for(TurnStart, 10)
+    async with watched_server(storage) as (port, metrics_port):
+        players = await two_at_a_game(port)
         await asyncio.to_thread(storage.flush, wait=True)
 
         disk.fill()
@@ -72,10 +66,7 @@ async def _play_while_the_disk_fills(
         played = 0
         while not storage.failing:
             assert played < 25, "PostgreSQL took every turn on a full disk"
-            for c in players:
-                c.pick(c.observation.legal_actions()[0])
-            for c in players:
-                await c.wait_for(TurnStart, 10)
+            await turns(players, 1)
             played += 1
         assert storage.fault is Fault.DISK_FULL
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == (503, f"not ready: {FULL}\n")
@@ -85,27 +76,18 @@ async def _play_while_the_disk_fills(
         refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
         assert refused.code is ErrorCode.INTERNAL_ERROR
         assert FULL in str(refused)
-        for c in players:  # one more turn with the disk full
-            c.pick(c.observation.legal_actions()[0])
-        for c in players:
-            await c.wait_for(TurnStart, 10)
+        await turns(players, 1)  # one more with the disk full
         assert storage.failing and storage.durable < storage.mark  # held, or being tried
 
         disk.free()
         await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
         assert not storage.failing
-        for c in players:
-            c.pick(c.observation.legal_actions()[0])
-        ended = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(players)))
+        ended = await finish(players)
         await asyncio.to_thread(storage.flush, wait=True)
         await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
         for c in [*players, late]:
             await c.close()
-    finally:
-        await metrics.stop()
-        await server.stop()
-        await asyncio.to_thread(storage.close)
 
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(said) == 2, said
