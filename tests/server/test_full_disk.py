@@ -23,7 +23,7 @@ import pytest
 from smalldisk import SmallDisk
 
 from sushigo.server.keys import KeyFileError, load_or_create_server_key
-from sushigo.server.storage.contract import Fault, PlayerResult
+from sushigo.server.storage.contract import Fault, PlayerResult, StorageError
 from sushigo.server.storage.sqlite.storage import BACKOFF_START, SqliteStorage
 
 SERVER = Path(sys.executable).with_name("sushigo-server")
@@ -120,7 +120,7 @@ def test_closing_on_a_full_disk_says_what_is_lost(tmp_path: Path) -> None:
         storage.append_turns("a", 0, [b"turn" * 1000])
         storage.flush()
         with pytest.raises(
-            Exception, match="could not save 1 held changes: database or disk is full"
+            StorageError, match="could not save 1 held changes: database or disk is full"
         ) as lost:
             storage.close()
         assert "resume from their last saved turn" in str(lost.value)

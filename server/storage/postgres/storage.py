@@ -334,7 +334,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 if isinstance(exc, StorageError):
                     raise
                 raise StorageError(
-                    self.path, f"write {self.held} held changes: {reason(exc)}"
+                    self.path, f"could not save {self.held} held changes: {reason(exc)}"
                 ) from None
 
     def _start(self) -> concurrent.futures.Future[None]:
