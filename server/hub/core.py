@@ -529,7 +529,7 @@ class Hub:
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
-        broadcast(table.people(), update)
+        broadcast(table.seating.people(), update)
         self.watch(table)
 
     # -- what other parts of the server call ---------------------------------------------------

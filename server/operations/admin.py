@@ -201,7 +201,7 @@ class Admin:
         observation = table.observation(None)
         in_step = table.playing and table.game is not None and bool(table.acting)
         position = table.position if in_step else None
-        people = [p for p in table.people() if isinstance(p, Session)]
+        people = [p for p in table.seating.people() if isinstance(p, Session)]
         session.send(
             TableView(
                 ref=msg.ref,
@@ -329,7 +329,7 @@ class Admin:
             )
         why = "an admin closed it" + (f": {msg.reason}" if msg.reason else "")
         aborted = self._abort(table, why) if table.playing else None
-        people = len(table.people())
+        people = len(table.seating.people())
         self.lobby.close_table(table, why)
         kept = f"; its game aborted, kept as {aborted}" if aborted else ""
         self._audit(session, "close", table.table_id, msg.reason + kept)
@@ -344,7 +344,7 @@ class Admin:
         scores = game.scores()
         signed = self.hub.sign(table.record())
         game_id = signed.signature[:16].hex()
-        places = places_by([(score,) for score in scores[: len(table.seats)]])
+        places = places_by([(score,) for score in scores[: len(table.seating.seats)]])
         results = [
             PlayerResult(
                 player_id=s.player_id if s.player_id and s.player_id.startswith("k:") else None,
@@ -353,7 +353,7 @@ class Admin:
                 score=scores[s.index],
                 place=places[s.index],
             )
-            for s in table.seats
+            for s in table.seating.seats
         ]
         self.hub.storage.abort_game(
             table.table_id,
