@@ -22,13 +22,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.protocol import (
     Act,
+    AdminAudit,
+    AdminNodes,
+    AdminSanctions,
+    AdminSessions,
+    AdminShow,
     ChatMessage,
     Commit,
     ConnectionClosed,
     Error,
     ErrorCode,
     FairRecord,
+    GetLeaderboard,
+    GetRecord,
+    ListTables,
+    ListTournaments,
     Message,
+    MyGames,
+    Phase,
     Pong,
     ProtocolError,
     RemoteProtocolError,
@@ -37,6 +48,7 @@ from sushigo.protocol import (
     SignedRecord,
     TableSettings,
     TableUpdate,
+    WatchTournament,
     error_for,
     sign_record,
 )
@@ -56,6 +68,7 @@ from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.session import AWAY_WATCHER_BYTES, Conn, Session, Transport, broadcast
 from sushigo.server.stats import Stats
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.persist import changes, saved
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
@@ -101,7 +114,8 @@ class Hub:
         """The names the players hold (`server.sessions.names`)."""
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
-        self.tables: dict[str, Table] = {}
+        self.tables = Tables()
+        """Every table here, counting what changes in their lobby view (`server.lobby.pages`)."""
         self.conn_ids = itertools.count(1)
         self._timers: list[tuple[float, int, str, Any]] = []
         self._timer_seq = itertools.count()
@@ -193,8 +207,15 @@ class Hub:
         if conn.closed:
             return
         conn.last_received = now
-        if not conn.volume.take(len(data), now) and not self._strike(conn, now):
-            return
+        if not conn.volume.take(len(data), now):
+            # Too many bytes: said, and counted toward the close, like too many messages (the
+            # bytes are handled all the same: they are in).
+            if not self._strike(conn, now):
+                return
+            if conn.proto.phase not in _UNWELCOMED:  # before WELCOME every error is fatal
+                self.reply(
+                    conn, Error(code=ErrorCode.RATE_LIMITED, message="slow down: too many bytes")
+                )
         proto = conn.proto
         try:
             # One whole frame, the usual input, is read in one step; anything else is buffered
@@ -257,6 +278,18 @@ class Hub:
         free = kind in _FREE
         if not free and not self._spend(conn, now, _ref(event)):
             return
+        if conn.behind and kind in ASKED_AGAIN:
+            # Its last replies wait in our memory: another page is not even built.
+            if self._strike(conn, now):
+                self.reply(
+                    conn,
+                    Error(
+                        ref=_ref(event),
+                        code=ErrorCode.RATE_LIMITED,
+                        message="read what was sent first: it is still waiting for you",
+                    ),
+                )
+            return
         session = conn.session
         try:
             # A lobby or table request (game moves included, the common case) goes straight to
@@ -268,6 +301,9 @@ class Hub:
         except TableError as exc:
             # A move the table refuses costs after all, so a mover cannot spam illegal ones.
             if free and not self._spend(conn, now, _ref(event)):
+                return
+            # Every RATE_LIMITED counts toward the close (PROTOCOL.md section 5), a chat's too.
+            if exc.code is ErrorCode.RATE_LIMITED and not self._strike(conn, now):
                 return
             if exc.code in FATAL_CODES:  # a banned identity's login: said, then closed
                 self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=_ref(event)))
@@ -521,6 +557,7 @@ class Hub:
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
+        self.tables.changed()
         broadcast(table.people(), update)
         self.watch(table)
 
@@ -576,8 +613,27 @@ class Hub:
         self.lobby.leave(session, table, ref)
 
 
+_UNWELCOMED = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT))
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
+ASKED_AGAIN: frozenset[type[Message]] = frozenset(
+    (
+        ListTables,
+        GetLeaderboard,
+        MyGames,
+        GetRecord,
+        ListTournaments,
+        WatchTournament,
+        AdminSessions,
+        AdminNodes,
+        AdminShow,
+        AdminSanctions,
+        AdminAudit,
+    )
+)
+"""Requests a client may send again and again whose replies are long (a list, a record): to a
+connection that has not taken what it was sent (`Conn.behind`) they are refused unbuilt
+(RATE_LIMITED, a strike)."""
 
 
 def _ref(message: Message) -> int | None:

@@ -73,6 +73,7 @@ from sushigo.server.sessions.moderation import (
 )
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import AuditRecord, PlayerResult, Storage, StoredSanction
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -87,7 +88,7 @@ class AdminHost(Protocol):
     """What the admins need of the server (the hub)."""
 
     sessions: dict[bytes, Session]
-    tables: dict[str, Table]
+    tables: Tables
     conns: dict[int, Conn]
     storage: Storage
     config: HubConfig

@@ -42,6 +42,7 @@ from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.session import Conn, Session, token_hash
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
@@ -186,7 +187,7 @@ class RedirectHost(Protocol):
     """What routing needs of the server (the hub)."""
 
     conns: dict[int, Conn]
-    tables: dict[str, Table]
+    tables: Tables
     sessions: dict[bytes, Session]
     storage: Storage
     server_key: bytes
