@@ -278,7 +278,7 @@ class Hub:
         free = kind in _FREE
         if not free and not self._spend(conn, now, _ref(event)):
             return
-        if conn.behind and kind in ASKED_AGAIN:
+        if kind in ASKED_AGAIN and (conn.behind or _unread(conn) >= UNREAD_BYTES):
             # Its last replies wait in our memory: another page is not even built.
             if self._strike(conn, now):
                 self.reply(
@@ -634,6 +634,19 @@ ASKED_AGAIN: frozenset[type[Message]] = frozenset(
 """Requests a client may send again and again whose replies are long (a list, a record): to a
 connection that has not taken what it was sent (`Conn.behind`) they are refused unbuilt
 (RATE_LIMITED, a strike)."""
+
+
+UNREAD_BYTES = 64 * 1024
+"""Bytes sent and not yet taken by a client (its socket's, on Linux) from which it is deemed not
+to have read the last reply: a reply it may ask for again and again is then refused unbuilt. A
+client that reads takes a reply before it asks again (its request carries the acknowledgement),
+and what the server sent meanwhile (a step of its game) is a few KiB."""
+
+
+def _unread(conn: Conn) -> int:
+    """What `conn`'s client has not taken yet, as its transport can tell (0: it cannot)."""
+    measure = getattr(conn.transport, "unread", None)
+    return 0 if measure is None else int(measure())
 
 
 def _ref(message: Message) -> int | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import msgpack
 
@@ -22,8 +23,11 @@ from sushigo.protocol._codec import codec
 from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 
+T = TypeVar("T")
+
 TABLE_LIST_BYTES = 64 * 1024
-"""The largest TABLE_LIST frame the server sends (PROTOCOL.md section 8)."""
+"""The largest TABLE_LIST frame the server sends (PROTOCOL.md section 8), and the largest page
+of the admins' listings (`session_list`, `sanction_list`, `audit_list`)."""
 PAGE_BYTES = TABLE_LIST_BYTES - 1024
 """A page's tables, packed, at most: the rest of the frame (its header, ``ref``, ``total``,
 ``offset``) takes a few dozen bytes."""
@@ -34,16 +38,18 @@ PAGE_SECONDS = 1.0
 counted, if there is one, shows a second late at most)."""
 
 
-def fill(infos: Iterable[TableInfo], limit: int) -> list[TableInfo]:
-    """The first of `infos`, at most `limit` of them and no more than fit in `PAGE_BYTES`."""
-    encode = codec(TableInfo)[0]
-    page: list[TableInfo] = []
+def fill(items: Iterable[T], limit: int, kind: type[T], budget: int = PAGE_BYTES) -> list[T]:
+    """The first of `items` (structures of `kind`), at most `limit` of them and no more than fit
+    in `budget` bytes packed (one always does: no structure is that long). The other listings'
+    pages are bounded so too (`server.operations.admin`)."""
+    encode = codec(kind)[0]
+    page: list[T] = []
     used = 0
-    for info in infos:
-        used += len(msgpack.packb(encode(info)))
-        if used > PAGE_BYTES:
+    for item in items:
+        used += len(msgpack.packb(encode(item)))
+        if used > budget and page:
             break
-        page.append(info)
+        page.append(item)
         if len(page) >= limit:
             break
     return page
@@ -89,7 +95,10 @@ class Pages:
             if (kind is None or t.settings.kind == kind) and (status is None or t.status is status)
         ]
         page = Page(
-            tuple(fill(_infos(matching[offset:]), limit)), len(matching), tables.version, now
+            tuple(fill(_infos(matching[offset:]), limit, TableInfo)),
+            len(matching),
+            tables.version,
+            now,
         )
         if known is None and len(self._pages) >= KEPT_PAGES:
             del self._pages[next(iter(self._pages))]

@@ -10,7 +10,12 @@ not built another list).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import socket
+import struct
+import sys
+import termios
 from collections import deque
 from collections.abc import Callable
 from typing import Protocol, cast
@@ -20,6 +25,10 @@ from sushigo.server.sessions.session import Conn
 from sushigo.server.stats import Stats
 
 from .budget import Budget
+
+_OUTQ: int | None = termios.TIOCOUTQ if sys.platform == "linux" else None
+"""The ioctl that says how many bytes a TCP socket's kernel holds not yet acknowledged by the
+peer (Linux's SIOCOUTQ; None elsewhere: only the transport's bytes are counted)."""
 
 Wave = tuple[int, float, list[tuple["Connection", list[bytes], bool]]]
 """Frames waiting for the writes made before them to be durable: the storage's `mark` when they
@@ -70,6 +79,8 @@ class Connection(asyncio.Protocol):
         """The peer's IP address (the budget's per-address share)."""
         self.unsent = 0
         """Bytes the transport held after the last write, as the budget counts them."""
+        self._fd = -1
+        """The socket's file descriptor (for `unread`)."""
 
     # asyncio.Protocol
 
@@ -84,6 +95,7 @@ class Connection(asyncio.Protocol):
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._fd = sock.fileno()
         # Refused (a cap): the hub has written why and closed it; `done` sends that.
         self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
         self.server.done()
@@ -189,6 +201,15 @@ class Connection(asyncio.Protocol):
         """The bytes the transport holds now."""
         transport = self.transport
         return 0 if transport is None else transport.get_write_buffer_size()
+
+    def unread(self) -> int:
+        """Bytes sent that the client has not taken yet: the transport's, and those its socket
+        holds unacknowledged (a client that stops reading closes its window: they stay)."""
+        held = self.unsent_now()
+        if _OUTQ is not None and self._fd >= 0:
+            with contextlib.suppress(OSError):  # closed meanwhile
+                held += struct.unpack("i", fcntl.ioctl(self._fd, _OUTQ, b"\0\0\0\0"))[0]
+        return held
 
     def drop(self) -> None:
         """Close at once, dropping what is unsent (`budget.Budget`)."""

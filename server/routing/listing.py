@@ -86,7 +86,7 @@ def list_across(
             if info.table_id not in hub.tables:  # handed here since it was listed
                 others.append(info)
         matching = here + others
-        page = fill(matching[msg.offset :], limit)  # at most 64 KiB, as the lobby's
+        page = fill(matching[msg.offset :], limit, TableInfo)  # at most 64 KiB, as the lobby's
         session.send(
             TableList(ref=msg.ref, tables=tuple(page), total=len(matching), offset=msg.offset)
         )

@@ -15,8 +15,7 @@ from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
 from sushigo.server import options
 from sushigo.server.config import HubConfig
 from sushigo.server.lobby import lobby, pages
-from sushigo.server.net import budget
-from sushigo.server.net import metrics
+from sushigo.server.net import budget, metrics
 from sushigo.server.sessions import names, session
 from sushigo.server.tables import steps, table
 from sushigo.server.tournaments import desk
