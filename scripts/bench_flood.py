@@ -52,6 +52,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from load.servers import ROOT, ServerProcess, start_server
 
@@ -248,6 +249,12 @@ def main() -> int:
     p.add_argument("--every", type=float, default=0.8, help="seconds between their lists (0.8)")
     p.add_argument("--deaf-seconds", type=float, default=90.0, help="how long they flood (90)")
     p.add_argument("--slow", type=int, default=0, help="of them, read slowly then stop (0)")
+    p.add_argument(
+        "--server",
+        type=Path,
+        default=None,
+        help="another build's sushigo-server, to compare (default: this checkout's)",
+    )
     args = p.parse_args()
     defaults = HubConfig()
     # loadtest's server raises the connection caps; this one runs with the defaults.
@@ -256,7 +263,7 @@ def main() -> int:
     caps += ["--max-connections", str(defaults.max_connections)]
     caps += ["--connect-rate-per-address", str(defaults.connect_rate_per_address)]
     caps += ["--connect-burst-per-address", str(defaults.connect_burst_per_address)]
-    server = start_server(60, None, caps)
+    server = start_server(60, None, caps, exe=args.server)
     ADDRESS[1] = server.port
     try:
         return _run_deaf(args, server) if args.deaf else _run(args, server)
@@ -369,6 +376,8 @@ def _run_deaf(args: argparse.Namespace, server: ServerProcess) -> int:
         while flooding.is_set():
             games.append(play_game(server.port, f"g{len(games)}x"))
 
+    ticks = status()["ticks"]
+    mine = os.times()
     threads = [threading.Thread(target=f, daemon=True) for f in (watch, games_during)]
     for thread in threads:
         thread.start()
@@ -376,6 +385,9 @@ def _run_deaf(args: argparse.Namespace, server: ServerProcess) -> int:
         deaf_flood(args.deaf, args.addresses, args.every, args.deaf_seconds, args.slow, tally)
     )
     flooding.clear()
+    spent = (status()["ticks"] - ticks) / os.sysconf("SC_CLK_TCK")
+    flood_cpu = sum(os.times()[:2]) - sum(mine[:2])
+    flood_seconds = time.monotonic() - began
     for thread in threads:
         thread.join(timeout=300)
     for writer in held:
@@ -387,6 +399,10 @@ def _run_deaf(args: argparse.Namespace, server: ServerProcess) -> int:
         f" a list asked every {args.every:g} s for {args.deaf_seconds:g} s: {tally['connections']}"
         f" connections made, {tally['asked']} lists asked, {tally['closed']} closed by the"
         f" server, {tally['refused']} refused; {args.slow} read {tally['slow_read']} bytes first"
+    )
+    print(
+        f"CPU over the flood's {flood_seconds:.0f} s: the server {spent:.1f} s"
+        f" ({spent / flood_seconds:.0%} of a core), this flood's clients {flood_cpu:.1f} s"
     )
     print(
         "memory: "

@@ -163,6 +163,19 @@ class Hub:
         that serves never waits on a database read (PostgreSQL may be slow, or away)."""
         self.reads.append(Read(job, then, session, ref, what))
 
+    def read_for(
+        self,
+        conn: Conn,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        ref: int,
+        what: str,
+    ) -> None:
+        """`read` for a connection that has no session yet (a login): a `TableError` that
+        ``then`` raises answers the request (a fatal one closes the connection)."""
+        self.reads.append(Read(job, then, None, ref, what, conn))
+
     def ask(
         self,
         job: Callable[[], Awaitable[Any]],
@@ -184,6 +197,10 @@ class Hub:
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
         deferred.read_done(self, read, result, now)
+        conn = read.conn
+        if conn is not None and not conn.closed and not conn.logging_in and conn.proto.unread:
+            # What came after its login, now that it is answered (see `data`).
+            deadlines.frame_clock(self, conn, self._drain(conn, now), now)
 
     # -- the adapter's entry points ---------------------------------------------------------
 
@@ -217,6 +234,14 @@ class Hub:
                     conn, Error(code=ErrorCode.RATE_LIMITED, message="slow down: too many bytes")
                 )
         proto = conn.proto
+        if conn.logging_in:
+            # What follows a login waits for it (it reads the names stored): a client may send
+            # its first requests with its login, and they are handled once it is logged in.
+            try:
+                proto.receive_data(data)
+            except ProtocolError as exc:
+                self._fatal(conn, exc)
+            return
         try:
             # One whole frame, the usual input, is read in one step; anything else is buffered
             # and drained below.
@@ -255,6 +280,8 @@ class Hub:
                 return whole
             self._event(conn, got, now)
             if not unread:  # no more frames: the next event would be None (the common case)
+                return whole
+            if conn.logging_in:  # the rest waits for the login (see `data`)
                 return whole
         return whole
 

@@ -113,6 +113,17 @@ class LobbyHost(TableHost, Protocol):
         """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
         session is told `what` cannot be read now)."""
 
+    def read_for(
+        self,
+        conn: Conn,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        ref: int,
+        what: str,
+    ) -> None:
+        """`read` for a connection that is logging in (no session yet)."""
+
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
         strike counted) when it has not that many."""

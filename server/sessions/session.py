@@ -310,6 +310,8 @@ class Conn:
     """When the first byte of the frame still incomplete arrived (None: none is)."""
     frame_timer: bool = False
     """A timer is pending that checks `frame_since`."""
+    logging_in: bool = False
+    """A login waits for its read of the names stored (`server.lobby.login`)."""
     behind: bool = False
     """Its transport holds bytes the client has not taken (the adapter says so): it is not built
     another reply it could ask for again and again (a list) until it reads."""

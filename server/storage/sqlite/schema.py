@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import StorageError
 
 fcntl: ModuleType | None
@@ -193,6 +194,19 @@ _V10: Final = (
     )""",
 )
 
+
+def _v11(conn: sqlite3.Connection) -> None:
+    """Version 11: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
+    a login under a name that looks like a registered player's is refused, by an index."""
+    conn.execute("ALTER TABLE identities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT player_id, name FROM identities").fetchall()
+    conn.executemany(
+        "UPDATE identities SET name_key = ? WHERE player_id = ?",
+        [(skeleton(name), player_id) for player_id, name in rows],
+    )
+    conn.execute("CREATE INDEX identities_by_name_key ON identities (name_key)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -209,6 +223,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
+    _v11,
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
