@@ -58,7 +58,7 @@ from sushigo.server.tables.seating import TableHost
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
-from .login import logged_in, login
+from .login import LoginHost, logged_in, login
 from .pages import Pages
 
 log = logging.getLogger("sushigo.server")
@@ -69,7 +69,7 @@ for: a page of 100 is 11. A lobby that browses a page a second is well within th
 connection cannot have the server build and send fifty full pages in a breath."""
 
 
-class LobbyHost(TableHost, Protocol):
+class LobbyHost(TableHost, LoginHost, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
     the table host's part for the tables it makes."""
 
@@ -112,17 +112,6 @@ class LobbyHost(TableHost, Protocol):
     ) -> None:
         """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
         session is told `what` cannot be read now)."""
-
-    def read_for(
-        self,
-        conn: Conn,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        ref: int,
-        what: str,
-    ) -> None:
-        """`read` for a connection that is logging in (no session yet)."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
