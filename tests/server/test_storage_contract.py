@@ -465,7 +465,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 11
+    assert again.schema_version == version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -654,7 +654,7 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(
 
 
 NAME_KEYS = ("DROP INDEX identities_by_name_key", "ALTER TABLE identities DROP COLUMN name_key")
-"""What takes a database back from version 11 to 10: its names' look-alike keys."""
+"""What takes a database back from version 12 to 11: its names' look-alike keys."""
 
 
 # --- tournaments ---------------------------------------------------------------------------------
@@ -699,7 +699,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 11
+    assert again.schema_version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]
@@ -728,11 +728,11 @@ def test_a_node_writes_only_its_own_tournaments(pg_url: str) -> None:
 # --- names' look-alike keys ------------------------------------------------------------------------
 
 
-def test_a_version_10_database_gains_the_names_look_alike_keys(
+def test_a_version_11_database_gains_the_names_look_alike_keys(
     opener: Opener, db_name: str, request: pytest.FixtureRequest
 ) -> None:
-    """Identities stored before version 11 (as today's version-10 databases hold them: no key)
-    get their names' keys when the database is opened, so a look-alike of a registered name is
+    """Identities stored before version 12 (as today's databases hold them: no key) get their
+    names' keys when the database is opened, so a look-alike of a registered name is
     found at once."""
     first = opener()
     first.save_table("t", b"kept")
@@ -749,7 +749,7 @@ def test_a_version_10_database_gains_the_names_look_alike_keys(
         cluster.sql(
             *older,
             *rows,
-            "UPDATE sushigo_schema SET version = 10",
+            "UPDATE sushigo_schema SET version = 11",
             database=db_name.rsplit("/", 1)[1],
         )
     else:
@@ -758,11 +758,11 @@ def test_a_version_10_database_gains_the_names_look_alike_keys(
             raw.execute(statement)
         for k, name in ((admin_key, "admin"), (coco_key, "coco")):
             raw.execute(insert.format("?", "?", name), (player_id_for_key(k), k))
-        raw.execute("PRAGMA user_version = 10")
+        raw.execute("PRAGMA user_version = 11")
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 11
+    assert again.schema_version == 12
     assert again.load_tables() == [("t", b"kept")]
     assert again.name_holders(skeleton("admın")) == [player_id_for_key(admin_key)]
     assert again.name_holders(skeleton("сосо")) == [player_id_for_key(coco_key)]

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 11
+SCHEMA_VERSION: Final = 12
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -224,11 +224,15 @@ _V10: Final = (
     "CREATE INDEX tournaments_by_node ON tournaments (node)",
 )
 
-_V11: Final = (
+# Version 11: each node's web address (server/net/web.py: `--web`), which the cluster's browser
+# players are sent to instead of its address (server/sessions/web_routes.py); empty: it serves none.
+_V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT NULL DEFAULT ''",)
+
+_V12: Final = (
     "ALTER TABLE identities ADD COLUMN name_key text NOT NULL DEFAULT ''",
     "CREATE INDEX identities_by_name_key ON identities (name_key)",
 )
-"""Version 11: each identity's name's look-alike key (filled in by the storage's migration, which
+"""Version 12: each identity's name's look-alike key (filled in by the storage's migration, which
 computes them: `server.lookalike.skeleton`)."""
 
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
@@ -240,6 +244,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (9, _V9),
     (10, _V10),
     (11, _V11),
+    (12, _V12),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

@@ -195,8 +195,8 @@ _V10: Final = (
 )
 
 
-def _v11(conn: sqlite3.Connection) -> None:
-    """Version 11: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
+def _v12(conn: sqlite3.Connection) -> None:
+    """Version 12: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
     a login under a name that looks like a registered player's is refused, by an index."""
     conn.execute("ALTER TABLE identities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
     rows = conn.execute("SELECT player_id, name FROM identities").fetchall()
@@ -223,7 +223,9 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
-    _v11,
+    # 11: the cluster's nodes' web addresses (pg_schema), likewise.
+    _statements(()),
+    _v12,
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
