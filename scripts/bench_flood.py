@@ -47,6 +47,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -193,11 +194,18 @@ def play_game(port: int, tag: str) -> tuple[float, list[str]]:
 
 
 async def deaf_flood(
-    count: int, addresses: int, every: float, seconds: float, slow: int, tally: dict[str, int]
+    count: int,
+    addresses: int,
+    every: float,
+    seconds: float,
+    slow: int,
+    tally: dict[str, int],
+    rcvbuf: int = 0,
 ) -> None:
     """`count` connections over `addresses` loopback addresses, each asking LIST_TABLES every
     `every` seconds and never reading (the first `slow` read 4 KiB a second for 10 s first),
-    each connecting again when the server drops it, for `seconds`."""
+    each connecting again when the server drops it, for `seconds`; `rcvbuf`: their sockets'
+    receive buffer (0: the system's)."""
     stop = time.monotonic() + seconds
     port = int(str(ADDRESS[1]))
     refs = itertools.count(10)
@@ -208,9 +216,16 @@ async def deaf_flood(
         # Spread the first connections over one period, as independent clients would come.
         await asyncio.sleep(every * index / count)
         while time.monotonic() < stop:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             try:
-                reader, writer = await asyncio.open_connection(HOST, port, local_addr=(address, 0))
+                if rcvbuf:  # a small window: the server's kernel takes less off its hands
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+                sock.bind((address, 0))
+                sock.setblocking(False)
+                await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
+                reader, writer = await asyncio.open_connection(sock=sock)
             except OSError:
+                sock.close()
                 tally["refused"] += 1
                 await asyncio.sleep(every)
                 continue
@@ -249,6 +264,9 @@ def main() -> int:
     p.add_argument("--every", type=float, default=0.8, help="seconds between their lists (0.8)")
     p.add_argument("--deaf-seconds", type=float, default=90.0, help="how long they flood (90)")
     p.add_argument("--slow", type=int, default=0, help="of them, read slowly then stop (0)")
+    p.add_argument(
+        "--rcvbuf", type=int, default=0, help="their sockets' receive buffer (0: the system's)"
+    )
     p.add_argument(
         "--server",
         type=Path,
@@ -382,7 +400,15 @@ def _run_deaf(args: argparse.Namespace, server: ServerProcess) -> int:
     for thread in threads:
         thread.start()
     loop.run_until_complete(
-        deaf_flood(args.deaf, args.addresses, args.every, args.deaf_seconds, args.slow, tally)
+        deaf_flood(
+            args.deaf,
+            args.addresses,
+            args.every,
+            args.deaf_seconds,
+            args.slow,
+            tally,
+            args.rcvbuf,
+        )
     )
     flooding.clear()
     spent = (status()["ticks"] - ticks) / os.sysconf("SC_CLK_TCK")
