@@ -1,4 +1,5 @@
-"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors.
+"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors
+(and the `Fault` each means).
 
 The schema version lives in the one-row table ``sushigo_schema``; `MIGRATIONS` lists, in order,
 the version each step brings a database to and its statements. All pending steps run in one
@@ -25,6 +26,8 @@ from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+
+from sushigo.server.storage.contract import Fault
 
 SCHEMA_VERSION: Final = 12
 """The schema version this code writes (the same number as the SQLite backend's)."""
@@ -275,6 +278,17 @@ TRANSIENT: Final = (
 )
 """Errors that mean the server (or the way to it) is away or overloaded, not that the request
 was wrong: the connection is dropped, and the work tried again on a new one."""
+
+
+def fault_of(exc: BaseException) -> Fault:
+    """What a failed commit says of the database (`Storage.fault`)."""
+    if isinstance(exc, asyncpg.exceptions.DiskFullError):
+        return Fault.DISK_FULL  # SQLSTATE 53100: "could not extend file ...", and the like
+    if isinstance(exc, asyncpg.exceptions.ReadOnlySQLTransactionError):
+        return Fault.READ_ONLY  # a standby, or default_transaction_read_only
+    if isinstance(exc, TRANSIENT):
+        return Fault.UNREACHABLE
+    return Fault.BROKEN
 
 
 def reason(exc: BaseException) -> str:
