@@ -220,7 +220,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 if version < target:
                     for statement in statements:
                         await conn.execute(statement)
-            if version < 12:  # the look-alike keys of the names stored before them
+            if version < 13:  # the look-alike keys of the names stored before them
                 rows = await conn.fetch("SELECT player_id, name FROM identities")
                 await conn.executemany(
                     "UPDATE identities SET name_key = $1 WHERE player_id = $2",

@@ -197,9 +197,18 @@ _V10: Final = (
     )""",
 )
 
+# Version 12: every game's ladder in one table keyed by (kind, player_id), as PostgreSQL keeps
+# them: version 2's `game_ratings`, which has that shape, takes Sushi Go!'s ratings (version 1's
+# `ratings`) value for value, and their name.
+_V12: Final = (
+    "INSERT INTO game_ratings SELECT 'sushi-go', player_id, mu, sigma FROM ratings",
+    "DROP TABLE ratings",
+    "ALTER TABLE game_ratings RENAME TO ratings",
+)
 
-def _v12(conn: sqlite3.Connection) -> None:
-    """Version 12: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
+
+def _v13(conn: sqlite3.Connection) -> None:
+    """Version 13: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
     a login under a name that looks like a registered player's is refused, by an index."""
     conn.execute("ALTER TABLE identities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
     rows = conn.execute("SELECT player_id, name FROM identities").fetchall()
@@ -228,7 +237,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V10),
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
-    _v12,
+    _statements(_V12),
+    _v13,
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
