@@ -179,7 +179,7 @@ async def read_all(peer: RawPeer) -> list[object]:
 
 async def test_a_client_that_stops_reading_is_built_no_more_lists(running: Running) -> None:
     for _ in range(100):
-        running.hub.open_table(TableSettings(kind="sushi-go", players=5), None)
+        running.hub.lobby.open_table(TableSettings(kind="sushi-go", players=5), None)
     game = asyncio.create_task(background_game(running))
     peer, here = await deaf_peer(running, "deaf")
     conn = conn_of(running, here)
