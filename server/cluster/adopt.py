@@ -43,8 +43,28 @@ class Adoption(Connected):
         """Tables taken over and not yet in play here (being loaded and restored, in slices):
         until when each counts as held, so a take-over meanwhile does not take it twice."""
         self._wanted: set[str] = set()
+        self._dropped: dict[str, int] = {}
+        """Tables this node dropped when its lease lapsed, each with its storage's `mark` then:
+        not taken up again here until their writes made before are durable (`dropped`)."""
         self._gathered: asyncio.Future[dict[str, bytes]] | None = None
         """The take-over of the tables `_wanted` by resumes, gathered for `ADOPT_GATHER`."""
+
+    def dropped(self, table_ids: Collection[str], mark: int) -> None:
+        """This node dropped these tables when its lease lapsed, its storage's writes counted
+        `mark` then. Those writes still land (the lease names this node until another takes
+        it), so it takes none of them up again until they are durable: taken up from a state
+        its own late writes then changed, a table would be played on from the wrong step."""
+        for table_id in table_ids:
+            self._dropped[table_id] = mark
+
+    def _held_back(self) -> list[str]:
+        """The dropped tables whose writes are not all durable yet (`dropped`)."""
+        storage = self.storage
+        if not self._dropped or storage is None:
+            return []
+        durable = -1 if storage.failing else storage.durable
+        self._dropped = {t: mark for t, mark in self._dropped.items() if mark > durable}
+        return list(self._dropped)
 
     def _handed(self, *_: object) -> None:
         if self.on_handoff is not None:
@@ -129,7 +149,7 @@ class Adoption(Connected):
                 "RETURNING table_id",
                 self.node,
                 self._interval,
-                [*held, *self._taking],
+                [*held, *self._taking, *self._held_back()],
                 table_ids,
             )
         # Not those this node opened while the update waited for their leases (`held` is the

@@ -539,6 +539,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
         notify = ("SELECT pg_notify($1, $2)", (channel, payload))
         self._write(notify, "notify", touches=(("head", table_id),))
 
+    def notify(self, channel: str, payload: str) -> None:
+        """NOTIFY `channel` with `payload` in the next commit, after every write held before it
+        (a barrier: nothing moves across it), so a listener hears of them once they are
+        durable."""
+        self._write(("SELECT pg_notify($1, $2)", (channel, payload)), "notify")
+
     def take_fenced(self) -> set[str]:
         """The tables whose writes were left out since the last call: another node holds them."""
         with self._held_lock:

@@ -193,6 +193,12 @@ _V10: Final = (
     )""",
 )
 
+# Version 11: each record keeps the public key that signed it (NULL for those stored before,
+# until a server with the key they verify with fills it in: `Storage.keyless_records`), so that
+# `sushigo-replay --db PATH` verifies with nothing but the database. (The nodes' rows that
+# PostgreSQL's step also changes are not here.)
+_V11: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -209,6 +215,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
+    _statements(_V11),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
