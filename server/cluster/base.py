@@ -87,6 +87,8 @@ class Node:
     """Its advertised HOST:PORT: where clients reach it."""
     tables: int
     """The tables it last said it holds (its load)."""
+    web: str = ""
+    """Its web address (HOST:PORT of its ``--web``; empty: it serves no web client)."""
     draining: bool = False
     """An admin drains it: no new table is sent there."""
 
@@ -219,7 +221,7 @@ class Connected:
 
     async def _read_nodes(self, conn: Any) -> None:
         rows = await conn.fetch(
-            "SELECT name, address, tables, draining FROM cluster_nodes "
+            "SELECT name, address, tables, web, draining FROM cluster_nodes "
             "WHERE lease_expires > now() ORDER BY name"
         )
         nodes = tuple(Node(*row) for row in rows)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
 KEY_B = bytes(range(1, 33))
 NODE_COLUMNS = ("draining", "connections", "sessions", "playing")
-"""The columns schema 11 added to the nodes' rows."""
+"""The columns schema 12 added to the nodes' rows."""
 
 Opener = Callable[..., Storage]
 
@@ -467,7 +467,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 11
+    assert again.schema_version == version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -698,7 +698,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 11
+    assert again.schema_version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]

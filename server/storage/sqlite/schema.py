@@ -193,11 +193,11 @@ _V10: Final = (
     )""",
 )
 
-# Version 11: each record keeps the public key that signed it (NULL for those stored before,
+# Version 12: each record keeps the public key that signed it (NULL for those stored before,
 # until a server with the key they verify with fills it in: `Storage.keyless_records`), so that
 # `sushigo-replay --db PATH` verifies with nothing but the database. (The nodes' rows that
 # PostgreSQL's step also changes are not here.)
-_V11: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
+_V12: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -215,7 +215,9 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
-    _statements(_V11),
+    # 11: the cluster's nodes' web addresses (pg_schema), likewise.
+    _statements(()),
+    _statements(_V12),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
