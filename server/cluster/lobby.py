@@ -246,6 +246,7 @@ class LobbyShare(Connected):
                 "SELECT q.kind, q.players, "
                 "max(EXTRACT(EPOCH FROM now() - q.created))::float8 FROM quick_tables q "
                 "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "AND NOT n.draining "
                 "WHERE q.free > 0 AND q.node <> $1 GROUP BY q.kind, q.players",
                 self.node,
             )
@@ -267,6 +268,7 @@ class LobbyShare(Connected):
             row = await conn.fetchrow(
                 "SELECT q.table_id, q.node, n.address FROM quick_tables q "
                 "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "AND NOT n.draining "
                 "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
                 "AND q.created <= now() - $4::interval "
                 "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",

@@ -387,7 +387,10 @@ class Lobby:
         return next((t for t in waiting if not t.holds(player_id)), None)
 
     def quick_tables(self) -> list[tuple[str, str, int, int]]:
-        """Every open quick-match table: (id, kind, players, free seats)."""
+        """Every open quick-match table: (id, kind, players, free seats); none while the server
+        drains (a cluster's other nodes send it no player)."""
+        if self.hub.draining:
+            return []
         return [
             (t.table_id, kind, players, sum(s.empty for s in t.seats))
             for (kind, players), tables in self._quick.items()

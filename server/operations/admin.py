@@ -485,6 +485,7 @@ class Admin:
     def _drain_here(self, drain: bool) -> int:
         """Drain this node (or take new tables again); its games in play."""
         self.hub.draining = drain
+        self.lobby.changed = True  # its quick-match tables are published again (none, draining)
         cluster = self.hub.cluster
         if cluster is not None:  # the other nodes send no new table here from now on
             self.hub.ask(

@@ -15,6 +15,12 @@ least-loaded live node, and a quick match first at another node's table that wai
 
 Only a client that announced the ``placement`` capability is sent elsewhere for a new table
 (an older one's library expects the table at once): it gets it here, as before.
+
+A draining node (`sushigo-admin drain`) seats no quick match and makes no table: it sends each
+such player to another node's waiting table, or to the least-loaded node that is not draining
+(whatever their loads), and a player sent to it to make a table (by a node that had not heard
+yet) on again. The other nodes send none there: `Cluster.least_loaded` skips a draining node,
+and a draining node publishes no quick-match table.
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ def _placeable(hub: RedirectHost, conn: Conn, session: Session) -> bool:
     return (
         hub.cluster is not None
         and PLACEMENT in conn.proto.capabilities
-        and session.placed is None  # sent here to make it: made here
+        # Sent here to make it: made here (unless this node drains now).
+        and (session.placed is None or hub.draining)
     )
 
 
@@ -52,7 +59,7 @@ def _place(hub: RedirectHost, session: Session) -> tuple[Owner, tickets.Ticket, 
     a ticket for it; None: this node."""
     cluster = hub.cluster
     assert cluster is not None
-    target = cluster.least_loaded(len(hub.tables))
+    target = cluster.least_loaded(len(hub.tables), anywhere=hub.draining)
     if target is None:
         return None
     node, address = target
@@ -100,8 +107,8 @@ def quick_elsewhere(
     if (
         cluster is None
         or not speaks(conn)
-        or session.placed is not None
-        or hub.lobby.open_quick(msg.kind, msg.players, session.player_id) is not None
+        or (session.placed is not None and not hub.draining)
+        or (not hub.draining and hub.lobby.open_quick(msg.kind, msg.players, session.player_id))
     ):
         return False
     placeable = _placeable(hub, conn, session)

@@ -180,9 +180,10 @@ class Directory(Protocol):
     def fresh(self) -> bool:
         """This node's lease surely holds now (`TournamentAdoption.fresh`)."""
 
-    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+    def least_loaded(self, mine: int, *, anywhere: bool = False) -> tuple[str, str] | None:
         """The node (name, address) a new table should open on instead of this one, which
-        holds `mine` tables; None: this one."""
+        holds `mine` tables (`anywhere`: whatever the loads, this one draining); None: this
+        one."""
 
     async def claim_tournament(self, name: str, info: bytes) -> bool:
         """Take `name` for a new tournament of this node (False: a live node holds one)."""
@@ -254,6 +255,8 @@ class RedirectHost(Protocol):
     moderation: Moderation
     cluster: Directory | None
     wall_ms: Callable[[], int]
+    draining: bool
+    """An admin drains this node: its new tables and quick matches go to other nodes."""
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
