@@ -158,12 +158,16 @@ def kill_when_ready(
             child.wait()
 
 
-async def start_bots(port: int, games: int, count: int = 3) -> list[asyncio.subprocess.Process]:
+async def start_bots(
+    port: int, games: int, count: int = 3, players: int = 4
+) -> list[asyncio.subprocess.Process]:
     """`count` `sushigo-bot` processes (random, seeded, named bot0, bot1, ...) quick-matching
-    into 4-seat games on 127.0.0.1:`port` for `games` games each."""
+    into games of `players` seats on 127.0.0.1:`port` for `games` games each."""
     return [
         await _bot(
-            port, "--players", "4", "--games", str(games), "--name", f"bot{i}", "--seed", str(i)
+            port,
+            *("--players", str(players), "--games", str(games)),
+            *("--name", f"bot{i}", "--seed", str(i)),
         )
         for i in range(count)
     ]
