@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import ssl
@@ -107,6 +108,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
+
+
+def command() -> None:
+    """The ``sushigo-server`` command: `main`, then out at once with its exit code. Everything
+    is saved, closed and flushed by then; what is left is the interpreter's own teardown,
+    freeing every object one by one (half a second to a second of a stopping node's time under
+    load, its players waiting on it), which an exiting process does not need."""
+    code = main()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _early: list[int] = []
@@ -401,4 +414,4 @@ def _where(addresses: list[tuple[str, int]]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

@@ -203,9 +203,10 @@ async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
         finally:
             os.kill(a.proc.pid, signal.SIGCONT)
 
-        async def dropped() -> bool:  # a holds no table any more
+        async def dropped() -> bool:  # a holds no table, and its player is gone from it
             _, text = await http_get("127.0.0.1", a.metrics_port, "/metrics")
-            return "\nsushigo_tables{" not in text
+            gone = await metric(a.metrics_port, CONNECTED) <= 0
+            return gone and "\nsushigo_tables{" not in text
 
         await eventually(dropped)
         assert await metric(a.metrics_port, CONNECTED) == 0
