@@ -23,6 +23,7 @@ import signal
 import socket
 import ssl
 import sys
+import time
 from collections.abc import Coroutine
 from datetime import timedelta
 from types import ModuleType
@@ -31,7 +32,7 @@ from typing import Any
 from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
 from sushigo.protocol.records import check_signature
 
-from .cluster.node import Cluster, ClusterError, Load
+from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
 from .cluster.wallclock import WallClock
 from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key, public_key_bytes
@@ -187,6 +188,9 @@ def _run(args: argparse.Namespace) -> int:
         storage.close()
 
 
+SAVE_PATIENCE = 10.0
+"""How long a lone server stopping waits for PostgreSQL to save what it holds (a cluster's node
+waits `cluster.node.STOP_SECONDS`)."""
 FILL_BATCH = 500
 """Records read at once by `fill_record_keys`."""
 
@@ -307,6 +311,12 @@ async def _serve(
         renewing = asyncio.create_task(_renew(cluster, server, stop, removed))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
+    if isinstance(hub.storage, PgStorage):
+        # A database that answers nothing (paused, its machine frozen) must not keep a stopping
+        # server from exiting: a node's frames waited for their writes (nothing it sent is
+        # lost); a lone server's unsaved play is, past this.
+        patience = STOP_SECONDS if cluster is not None else SAVE_PATIENCE
+        hub.storage.deadline = time.monotonic() + patience
     await server.stop()
     if cluster is not None and renewing is not None:
         renewing.cancel()

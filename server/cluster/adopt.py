@@ -22,6 +22,9 @@ log = logging.getLogger("sushigo.server")
 
 HANDOFF: Final = "sushigo_handoff"
 """NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
+HANDOFF_SECONDS: Final = 3.0
+"""How long a stopping node waits for its tables' hand-off before it goes without (their leases
+end, and the other nodes take them over then)."""
 HOLD_SECONDS: Final = 4.0
 """How long a resume for a table not yet taken up here waits for it (a dead node's lease running
 out, or this node restoring it) before it is told to try again: under the client's 10 s."""
@@ -171,7 +174,11 @@ class Adoption(Connected):
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved and durable) to the other live nodes, each to the one with
         the fewest tables at the time; where each went (its new node's address). Each lease
-        moves only if it is still this node's. Empty when this node is alone."""
+        moves only if it is still this node's. Empty when this node is alone. `TimeoutError`
+        after `HANDOFF_SECONDS`: a stopping node must be out within seconds."""
+        return await self.bounded(self._hand_off(table_ids), HANDOFF_SECONDS)
+
+    async def _hand_off(self, table_ids: list[str]) -> dict[str, str]:
         async with self._upkeep("handing tables over") as conn:
             await self._read_nodes(conn)
             others = [n for n in self.nodes if n.name != self.node]

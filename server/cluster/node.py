@@ -414,7 +414,7 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption, Operati
         its tables at once instead of after the lease. Within `STOP_SECONDS`: a stopping node
         must be out within seconds, and its leases end by themselves anyway."""
         try:
-            await asyncio.wait_for(self._give_up(), STOP_SECONDS)
+            await self.bounded(self._give_up(), STOP_SECONDS)
         except (StorageError, TimeoutError) as exc:
             log.warning("could not give up this node's leases: %s", exc or "too slow")
         await self.close()

@@ -63,9 +63,6 @@ _perf_counter = time.perf_counter
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
-HANDOFF_SECONDS = 3.0
-"""How long a stopping node of a cluster waits for its tables' hand-off before it goes without
-(their leases end, and the other nodes take them over then)."""
 STOP_LINGER = 3.0
 """How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
 be written out before it exits anyway (a client that does not read is not waited for)."""
@@ -559,10 +556,8 @@ class Server:
                     connection.transport.pause_reading()
             self.hub.save_all()
             self.done(wait=True)
-            try:  # within seconds: the node must be out soon (`cluster.STOP_SECONDS`)
-                moved = await asyncio.wait_for(
-                    cluster.hand_off(list(self.hub.tables)), HANDOFF_SECONDS
-                )
+            try:  # within seconds: the node must be out soon (`adopt.HANDOFF_SECONDS`)
+                moved = await cluster.hand_off(list(self.hub.tables))
             except (StorageError, TimeoutError) as exc:  # their leases end as we leave
                 log.warning("could not hand the tables over: %s", exc or "too slow")
         self.hub.shutdown(moved=moved)

@@ -12,6 +12,8 @@ PostgreSQL of the test's own: no node lingers serving what it no longer owns.
 - A node paused past its lease, its player gone meanwhile: woken, it drops the table, and its
   sessions gauge counts nobody (it went negative: the dropped session stayed counted as away).
 - A node whose row is deleted from the cluster stops with exit code 1 rather than linger.
+- A node stopped (SIGTERM) while PostgreSQL answers nothing exits within seconds (code 1, saying
+  what it could not save): it waited for the database for ever.
 """
 
 from __future__ import annotations
@@ -228,6 +230,29 @@ async def test_a_node_removed_from_the_cluster_stops(pg_url: str, tmp_path: Path
         await a.stop()
     assert b"node 'a' was removed from the cluster" in a.log
     assert unformatted(a.log) == []
+
+
+async def test_a_node_stopped_while_postgresql_answers_nothing_exits(tmp_path: Path) -> None:
+    async with own_postgresql() as (pg, url):
+        key = tmp_path / "cluster.key"
+        a = node(url, key, "a", lease=OUTLASTING)
+        await a.start()
+        client = await Client.connect("127.0.0.1", a.port, name="ann")
+        try:
+            await game_begun(client)
+            client.pick(client.legal_actions()[0])  # a write held, waiting for the database
+            pg.pause()
+            try:
+                assert a.proc is not None
+                os.kill(a.proc.pid, signal.SIGTERM)
+                assert await asyncio.wait_for(a.proc.wait(), 15) == 1
+            finally:
+                pg.unpause()
+        finally:
+            await client.close()
+            await a.stop()
+        assert b"sushigo-server: error: " in a.log and b"not saved" in a.log
+        assert unformatted(a.log) == []
 
 
 async def test_the_log_format_check_finds_what_is_not_in_it() -> None:
