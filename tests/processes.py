@@ -51,6 +51,8 @@ class ServerProcess:
         """Where ``--web 127.0.0.1:PORT`` (in `extra`) serves, once started (a restart keeps
         it: give port 0 the first time, the port found after)."""
         self.proc: asyncio.subprocess.Process | None = None
+        self.patience = 20.0
+        """Seconds it may take to say where it listens (a busy machine's chaos runs wait more)."""
         self.log = b""
         self._drain: asyncio.Task[None] | None = None
 
@@ -78,7 +80,7 @@ class ServerProcess:
         """Read the output up to a line matching `pattern` (the log lines before it are kept)."""
         assert self.proc is not None and self.proc.stdout is not None
         while True:
-            line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
+            line = (await asyncio.wait_for(self.proc.stdout.readline(), self.patience)).decode()
             assert line, f"the server ended before saying {pattern.pattern!r}:\n{self.log!r}"
             match = pattern.match(line)
             if match:
