@@ -19,7 +19,8 @@ No broker and no consensus of our own: row locks, conditional updates and adviso
 whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
 
 Its parts: the connections and the live nodes (`server.cluster.base`), taking tables over
-(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`).
+(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`), the one quick-match
+queue (`server.cluster.matching`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from sushigo.server.storage.postgres.schema import TRANSIENT, reason, redact
 
 from .adopt import HANDOFF, Adoption
 from .base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
-from .lobby import CHAT, QUICK_PATIENCE, LobbyShare
+from .lobby import CHAT, LobbyShare
+from .matching import QUICK, QUICK_PATIENCE, QuickMatching
 from .tournament_adopt import TournamentAdoption
 from .tournaments import RECORDS, TournamentShare
 from .wallclock import WallClock
@@ -69,9 +71,9 @@ def fingerprint(key: bytes) -> str:
     return key[:8].hex()
 
 
-class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
+class Cluster(Adoption, LobbyShare, QuickMatching, TournamentShare, TournamentAdoption):
     """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
-    (`Adoption`, `LobbyShare`).
+    (`Adoption`, `LobbyShare`, `QuickMatching`, ...).
 
     Runs on the server's event loop with connections of its own (the storage's is for play)."""
 
@@ -103,6 +105,7 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
             await self._listener.add_listener(CHANNEL, self._notified)
             await self._listener.add_listener(HANDOFF, self._handed)
             await self._listener.add_listener(CHAT, self._chatted)
+            await self._listener.add_listener(QUICK, self._quick_moved)
             await self._listener.add_listener(RECORDS, self._heard_record)
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
@@ -271,14 +274,17 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         kept = self._owners.get(digest)
         if kept is not None and kept[0] > loop.time():
             return kept[1]
-        owner = await self._owner(
-            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + $2::interval"
-            " AND l.lease_expires > now(), false) FROM tokens t "
-            "LEFT JOIN table_leases l USING (table_id) "
-            "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
-            digest,
-            self._interval / 3,
-        )
+        async with self._using("finding a table's node") as conn:
+            row = await conn.fetchrow(
+                "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + "
+                "$2::interval AND l.lease_expires > now(), false), EXISTS (SELECT 1 FROM "
+                "tables_in_progress p WHERE p.table_id = t.table_id) FROM tokens t "
+                "LEFT JOIN table_leases l USING (table_id) "
+                "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
+                digest,
+                self._interval / 3,
+            )
+        owner = None if row is None else Owner(row[0], row[1], row[2], bool(row[3]), row[4])
         if len(self._owners) > OWNERS_KEPT:
             self._owners.clear()
         self._owners[digest] = (loop.time() + min(OWNER_SECONDS, self.lease / 4), owner)

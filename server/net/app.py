@@ -49,6 +49,7 @@ from sushigo.protocol import ChatMessage
 from sushigo.server.hub.core import Hub
 from sushigo.server.hub.deferred import Ask, Read
 from sushigo.server.routing.listing import listed
+from sushigo.server.routing.matching import Move
 from sushigo.server.routing.redirect import CutOff, Directory, send_off
 from sushigo.server.routing.tournaments import published
 from sushigo.server.storage.contract import StorageError
@@ -254,6 +255,11 @@ class Server:
     def heard(self, player_id: str, name: str, text: str) -> None:
         """Lobby chat said on another node of the cluster: said here too."""
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
+        self.done()
+
+    def quick_moves(self, moves: list[Move]) -> None:
+        """The cluster's matcher moves players of this node's waiting tables to others'."""
+        self.hub.move_quick(moves, self.now())
         self.done()
 
     def publish(self) -> None:
