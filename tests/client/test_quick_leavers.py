@@ -36,7 +36,7 @@ async def bot(port: int, name: str, *args: str) -> asyncio.subprocess.Process:
 async def played(bots: list[asyncio.subprocess.Process], games: int) -> None:
     """Every bot exits 0 within `GAMES_SECONDS` (in all), having played `games` games."""
     read = [asyncio.ensure_future(b.communicate()) for b in bots]
-    done, pending = await asyncio.wait(read, timeout=GAMES_SECONDS)
+    _, pending = await asyncio.wait(read, timeout=GAMES_SECONDS)
     for b in bots:
         if b.returncode is None:
             b.kill()
