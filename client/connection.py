@@ -154,6 +154,8 @@ class Client(Link):
             raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
         self.nodes = reply.nodes or self.nodes
         self.token = reply.resume_token
+        if reply.phase is Phase.LOBBY:  # at no table (one whose game had not begun is not held)
+            self.table = self.seat = None
         snap = reply.snapshot
         if snap is not None:
             self.table = snap.table

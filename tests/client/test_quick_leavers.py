@@ -17,6 +17,9 @@ import pytest
 from processes import BOT, ServerProcess
 from terminal import needs_tmux, terminal
 
+from sushigo.client.connection import Client, ConnectionLost, reconnect
+from sushigo.protocol import TurnStart
+
 GAMES_SECONDS = 40
 """How long the bots that come after have to play (each game takes a second or two; a seat
 held for the one who left would make every turn wait the quick match's 60 s timer)."""
@@ -103,3 +106,33 @@ async def test_a_person_who_quits_while_waiting_holds_no_seat(tmp_path: Path) ->
     finally:
         await server.stop()
     assert "quitter" not in seated_names(db)
+
+
+async def test_a_player_whose_connection_drops_while_waiting_queues_again(tmp_path: Path) -> None:
+    """A player waiting in a quick match loses its connection (the server alive): its seat is
+    freed at once. Taken back by the client library (`reconnect`, as the bot and the terminal
+    client do), its session is in the lobby, and the library queues it again: a new table,
+    whose game begins when the next player comes."""
+    db = tmp_path / "server.db"
+    server = ServerProcess(db, ("--log-level", "info"))
+    port = await server.start()
+    ann = await Client.connect("127.0.0.1", port, name="ann")
+    bob = await Client.connect("127.0.0.1", port, name="bob")
+    try:
+        first = (await ann.quick_match(2, "sushi-go")).table.table_id
+        assert ann._writer is not None
+        ann._writer.transport.abort()  # the connection drops under it
+        with pytest.raises(ConnectionLost):
+            while True:
+                await ann.next_event(10)
+        await server.logged(lambda log: b"left the quick match" in log)
+        await reconnect(ann, attempts=5, delay=0.1)
+        assert ann.table is not None and ann.table.table_id != first
+        assert ann.queued == (2, "sushi-go")
+        await bob.quick_match(2, "sushi-go")
+        for client in (ann, bob):
+            await client.wait_for(TurnStart, 10)
+    finally:
+        await ann.close()
+        await bob.close()
+        await server.stop()

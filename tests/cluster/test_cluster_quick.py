@@ -13,56 +13,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node, query
-from processes import BOT, assert_bots_played, stop_bots
-
-from sushigo.client.connection import Client
-from sushigo.protocol import TableJoined, TurnStart
+from nodes import bots, eventually, node, outputs_of, query
+from processes import assert_bots_played, stop_bots
 
 GAMES_SECONDS = 60
 """How long the bots of a test have to play all their games (each takes a second or two; a
 merge waits the patience, a second, and a matcher's turn)."""
-
-
-async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.Process]:
-    """`sushigo-bot` processes (random, seeded) on 127.0.0.1:`port`, named bot0, bot1, ...
-    after `names`."""
-    return [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{port}",
-            *("--strategy", "random", "--name", f"bot{i}", "--seed", str(i), *args),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        for i in names
-    ]
-
-
-async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:
-    """What each bot printed once all have exited, within `timeout` seconds in all; if some
-    have not by then, they are stopped and the test fails showing what every one printed."""
-    read = [asyncio.ensure_future(bot.communicate()) for bot in crowd]
-    done, pending = await asyncio.wait(read, timeout=timeout)
-    if pending:
-        await stop_bots(crowd)
-        await asyncio.wait(pending, timeout=10)
-        shown = "\n".join(
-            f"-- bot{i} ({'exited ' + str(bot.returncode) if f in done else 'running'}):\n"
-            + (f.result()[0].decode() if f.done() and not f.cancelled() else "")
-            for i, (bot, f) in enumerate(zip(crowd, read, strict=True))
-        )
-        raise AssertionError(f"not every bot was done within {timeout:g} s:\n{shown}")
-    return [f.result()[0].decode() for f in read]
-
-
-async def seated_again(client: Client, timeout: float = 20) -> TableJoined:
-    """The next TABLE_JOINED that answers no request of `client`'s: a move to another node's
-    quick match seated it there (the answer to its own quick match comes as an event too)."""
-    while True:
-        joined = await client.wait_for(TableJoined, timeout)
-        if joined.ref is None:
-            return joined
 
 
 async def test_four_bots_split_one_and_three_over_two_nodes_play(
@@ -128,29 +84,3 @@ async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: 
         await asyncio.gather(a.stop(), b.stop())
     assert_bots_played(crowd, outputs, 3)
     assert len(await query(pg_url, "SELECT 1 FROM records")) == 3
-
-
-async def test_a_waiting_player_is_moved_and_sees_its_table(pg_url: str, tmp_path: Path) -> None:
-    """What a player sees (the client library, as the terminal client uses it): seated at a
-    table of its node that waits; then, with no request of its own, seated at the other
-    node's table (an unasked TABLE_JOINED there), whose game begins."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
-    clients = [await Client.connect("127.0.0.1", a.port, name=n) for n in ("ann", "bob")]
-    dan = await Client.connect("127.0.0.1", b.port, name="dan")
-    try:
-        for client in clients:
-            await client.quick_match(3, "sushi-go")
-        first = (await dan.quick_match(3, "sushi-go")).table.table_id
-        moved = await seated_again(dan)
-        assert moved.table.table_id != first
-        assert dan.port == a.port and dan.table is not None
-        assert dan.table.table_id == clients[0].table.table_id  # type: ignore[union-attr]
-        for client in (*clients, dan):
-            await client.wait_for(TurnStart, 10)
-    finally:
-        for client in (*clients, dan):
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())

@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node, query
+from nodes import bots, eventually, node, outputs_of, query, seated_again
 from processes import BOT
-from test_cluster_quick import bots, outputs_of, seated_again
 
 from sushigo.client.connection import Client
 
