@@ -104,6 +104,7 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     session.transport = conn.transport
     session.detached_at = None
     session.address = conn.address
+    session.routes = conn.routes
     conn.session = session
     if away:
         hub.session_back(session)

@@ -43,6 +43,7 @@ import socket
 import ssl
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from sushigo.protocol import ChatMessage
@@ -123,29 +124,29 @@ class Server:
         start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        port = self.port
-        try:
-            for family, kind, proto, _, address in socket.getaddrinfo(
-                self.host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-            ):
-                sock = socket.socket(family, kind, proto)
-                self._listeners.append(sock)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:
-                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                sock.bind((address[0], port, *address[2:]))
-                port = port or sock.getsockname()[1]  # port 0: every family on the same port
-                sock.listen(4096)
-                sock.setblocking(False)
-        except OSError:
-            self._close_listeners()
-            raise
-        for sock in self._listeners:
-            self.loop.add_reader(sock.fileno(), self._accept, sock)
+        sockets = bind(self.host, self.port)
+        self.listen(sockets, lambda: Connection(self), self.tls)
         self.rearm()
-        return [_address(sock.getsockname()) for sock in self._listeners]
+        return [_address(sock.getsockname()) for sock in sockets]
 
-    def _accept(self, listener: socket.socket) -> None:
+    def listen(
+        self,
+        sockets: list[socket.socket],
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
+        """Accept connections on bound `sockets`, each served by the protocol `make` returns
+        (this adapter's `Connection`, or the web endpoint's: `server.net.web`); closed by `stop`."""
+        for sock in sockets:
+            self._listeners.append(sock)
+            self.loop.add_reader(sock.fileno(), self._accept, sock, make, tls)
+
+    def _accept(
+        self,
+        listener: socket.socket,
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
         """Take every waiting connection at once. (A loop that accepts one per iteration, as
         libuv does, lets a busy server fall behind its backlog by thousands of clients.)"""
         for _ in range(512):
@@ -156,11 +157,16 @@ class Server:
             except OSError as exc:  # e.g. out of file descriptors: say so, keep serving
                 log.warning("accept failed: %s", exc)
                 return
-            self.loop.create_task(self._serve(sock))
+            self.loop.create_task(self._serve(sock, make, tls))
 
-    async def _serve(self, sock: socket.socket) -> None:
+    async def _serve(
+        self,
+        sock: socket.socket,
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
         try:
-            await self.loop.connect_accepted_socket(lambda: Connection(self), sock, ssl=self.tls)
+            await self.loop.connect_accepted_socket(make, sock, ssl=tls)
         except (OSError, ssl.SSLError) as exc:  # a failed TLS handshake or a peer gone already
             log.info("connection setup failed: %s", exc)
             self.stats.count(self.stats.rejected, "setup")
@@ -507,6 +513,30 @@ class Server:
             closing.discard(connection)
             if not closing and self._all_closed is not None and not self._all_closed.done():
                 self._all_closed.set_result(None)
+
+
+def bind(host: str | None, port: int) -> list[socket.socket]:
+    """Listening sockets on `host` (None or "": every address; IPv4 and IPv6 alike), all on
+    `port` (0: one free port for every family). OSError if an address cannot be bound."""
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((address[0], port, *address[2:]))
+            port = port or sock.getsockname()[1]  # port 0: every family on the same port
+            sock.listen(4096)
+            sock.setblocking(False)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 def _address(name: Any) -> tuple[str, int]:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 10
+SCHEMA_VERSION: Final = 11
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -224,6 +224,10 @@ _V10: Final = (
     "CREATE INDEX tournaments_by_node ON tournaments (node)",
 )
 
+# Version 11: each node's web address (server/net/web.py: `--web`), which the cluster's browser
+# players are sent to instead of its address (server/sessions/web_routes.py); empty: it serves none.
+_V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT NULL DEFAULT ''",)
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -232,6 +236,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (8, _V8),
     (9, _V9),
     (10, _V10),
+    (11, _V11),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

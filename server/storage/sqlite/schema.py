@@ -209,6 +209,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
+    # 11: the cluster's nodes' web addresses (pg_schema), likewise.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
