@@ -62,22 +62,24 @@ async def test_four_bots_split_one_one_two_over_three_nodes_play(
 
 
 async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: Path) -> None:
-    """Three bots on a, one on b, three games each: b's is moved to a's table (the fullest),
-    and a is SIGKILLed mid-game. Its players go on to b (the game taken over there, every seat
-    resumed), and the four play their other two games there. (Four bots, so that every game
-    is all of them: with more, a bot that fell behind may find too few others still playing.)"""
+    """Three bots wait at a table of node a (three games each, tables of four); a is SIGKILLed,
+    and a fourth bot quick-matches on b. a's bots log in again on b, and the four play their
+    three games there. (Before: the fourth was sent to a's table, dead, and ended; a's bots,
+    back on b, waited there for good. Four bots, so that every game is all of them: with more,
+    a bot that fell behind may find too few others still playing.)"""
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a", "--log-level", "info"), node(pg_url, key, "b")
+    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
     await b.start()
     crowd: list[asyncio.subprocess.Process] = []
     try:
         args = ("--players", "4", "--games", "3")
         crowd += await bots(a.port, range(3), *args)
-        crowd += await bots(b.port, range(3, 4), *args)
-        await a.logged(lambda log: log.count(b" login ") >= 3)  # its bots are in
-        await eventually(lambda: query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'"))
+        # Its three bots seated, long enough for another node to send players to it.
+        sql = "SELECT 1 FROM quick_tables WHERE free = 1 AND created < now() - interval '2.5 s'"
+        await eventually(lambda: query(pg_url, sql), timeout=30)
         await a.kill()
+        crowd += await bots(b.port, range(3, 4), *args)
         outputs = await outputs_of(crowd, GAMES_SECONDS)
     finally:
         await stop_bots(crowd)
