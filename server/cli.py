@@ -261,7 +261,9 @@ async def _serve(
         cluster.on_handoff = server.adopt
         cluster.on_chat = server.heard
         cluster.on_operation = server.operation
+        cluster.on_moves = server.quick_moves
         await cluster.listen()
+        cluster.start_matching()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",
             cluster.node,

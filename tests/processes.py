@@ -54,6 +54,8 @@ class ServerProcess:
         self.patience = 20.0
         """Seconds it may take to say where it listens (a busy machine's chaos runs wait more)."""
         self.log = b""
+        self._grew = asyncio.Event()
+        """Set as each line is added to `log` (`logged` waits on it)."""
         self._drain: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
@@ -91,6 +93,22 @@ class ServerProcess:
         assert proc.stdout is not None
         while line := await proc.stdout.readline():
             self.log += line
+            self._grew.set()
+
+    async def logged(self, check: Callable[[bytes], object], timeout: float = 20) -> None:
+        """Return once `check(log)` holds, looked at again as each line comes (AssertionError
+        after `timeout` seconds). Start the server with ``--log-level info`` to see its
+        lobby."""
+
+        async def grown() -> None:
+            while not check(self.log):
+                self._grew.clear()
+                await self._grew.wait()
+
+        try:
+            await asyncio.wait_for(grown(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"the server did not log that in time:\n{self.log!r}") from None
 
     async def kill(self) -> None:
         """SIGKILL: no clean-up of any kind."""

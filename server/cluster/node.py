@@ -19,7 +19,8 @@ No broker and no consensus of our own: row locks, conditional updates and adviso
 whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
 
 Its parts: the connections and the live nodes (`server.cluster.base`), taking tables over
-(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`).
+(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`), the one quick-match
+queue (`server.cluster.matching`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from .base import (
     Node,
     logged,
 )
-from .lobby import CHAT, QUICK_PATIENCE, LobbyShare
+from .lobby import CHAT, LobbyShare
+from .matching import QUICK, QUICK_PATIENCE, QuickMatching
 from .operations import OPERATIONS, OperationShare
 from .tournament_adopt import TournamentAdoption
 from .tournaments import RECORDS, TournamentShare
@@ -87,9 +89,11 @@ def fingerprint(key: bytes) -> str:
     return key[:8].hex()
 
 
-class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption, OperationShare):
+class Cluster(
+    Adoption, LobbyShare, QuickMatching, TournamentShare, TournamentAdoption, OperationShare
+):
     """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
-    (`Adoption`, `LobbyShare`).
+    (`Adoption`, `LobbyShare`, `QuickMatching`, `OperationShare`, ...).
 
     Runs on the server's event loop with connections of its own (the storage's is for play)."""
 
@@ -137,6 +141,7 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption, Operati
                 (CHANNEL, self._notified),
                 (HANDOFF, self._handed),
                 (CHAT, self._chatted),
+                (QUICK, self._quick_moved),
                 (RECORDS, self._heard_record),
                 (OPERATIONS, self._operation_heard),
             ):
@@ -321,14 +326,17 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption, Operati
         kept = self._owners.get(digest)
         if kept is not None and kept[0] > loop.time():
             return kept[1]
-        owner = await self._owner(
-            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + $2::interval"
-            " AND l.lease_expires > now(), false) FROM tokens t "
-            "LEFT JOIN table_leases l USING (table_id) "
-            "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
-            digest,
-            self._interval / 3,
-        )
+        async with self._using("finding a table's node") as conn:
+            row = await conn.fetchrow(
+                "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + "
+                "$2::interval AND l.lease_expires > now(), false), EXISTS (SELECT 1 FROM "
+                "tables_in_progress p WHERE p.table_id = t.table_id) FROM tokens t "
+                "LEFT JOIN table_leases l USING (table_id) "
+                "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
+                digest,
+                self._interval / 3,
+            )
+        owner = None if row is None else Owner(row[0], row[1], row[2], bool(row[3]), row[4])
         if len(self._owners) > OWNERS_KEPT:
             self._owners.clear()
         self._owners[digest] = (loop.time() + min(OWNER_SECONDS, self.lease / 4), owner)

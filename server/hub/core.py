@@ -47,8 +47,8 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.operations.admin import Admin
+from sushigo.server.routing import matching, tickets
 from sushigo.server.routing import spread as tournament_spread
-from sushigo.server.routing import tickets
 from sushigo.server.routing import tournaments as tournament_cluster
 from sushigo.server.routing.redirect import CutOff, Directory, send_off, take_away
 from sushigo.server.sessions.limits import Limits
@@ -314,6 +314,8 @@ class Hub:
             session.transport = None
             session.detached_at = now
             table = session.table
+            if table is not None and self.lobby.gone_from_queue(session, table):
+                table = None  # out of the quick match: no game starts with its seat
             # What waits for a resume is bounded by what it is for: a seat's game is replayed
             # whole; a spectator's is kept for a short absence; at no table a resume gets the
             # lobby's snapshot, which misses nothing (so a flood of logins that ask for long
@@ -566,8 +568,18 @@ class Hub:
         tournament_spread.send_on(self, name, session)
 
     def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """An entrant of a tournament's game placed here: seated at its table."""
-        tournament_spread.arrive(self, session, ticket, now)
+        """A player sent here to sit down: an entrant of a tournament's game placed here, or a
+        player moved here from another node's quick match."""
+        if ticket.quick is not None:
+            matching.arrive(self, session, ticket, now)
+        else:
+            tournament_spread.arrive(self, session, ticket, now)
+
+    def move_quick(self, moves: list[matching.Move], now: float) -> None:
+        """The cluster's matcher moves players of this node's waiting tables to others
+        (`server.routing.matching.move_out`)."""
+        self.now = now
+        matching.move_out(self, moves)
 
     def seat_tokens(self, table: Table) -> None:
         """Store the seated players' resume tokens (bound to the table and seat)."""

@@ -51,6 +51,7 @@ from sushigo.protocol import ChatMessage
 from sushigo.server.hub.core import Hub
 from sushigo.server.hub.deferred import Ask, Read
 from sushigo.server.routing.listing import listed
+from sushigo.server.routing.matching import Move
 from sushigo.server.routing.redirect import Answer, CutOff, Directory, send_off
 from sushigo.server.routing.tournaments import published
 from sushigo.server.storage.contract import StorageError
@@ -276,6 +277,11 @@ class Server:
         answer = self.hub.admin.carry_out(kind, args, self.now() if now is None else now)
         self.done()
         return answer
+
+    def quick_moves(self, moves: list[Move]) -> None:
+        """The cluster's matcher moves players of this node's waiting tables to others'."""
+        self.hub.move_quick(moves, self.now())
+        self.done()
 
     def publish(self) -> None:
         """A cluster's node: tell the other nodes of its tables soon (its quick-match tables

@@ -67,6 +67,9 @@ class Owner(NamedTuple):
     """That node's advertised address (None: no such node)."""
     alive: bool
     """The owner's lease has not ended."""
+    saved: bool = True
+    """The table's state is stored (a game began there): another node can take it up. A table
+    whose game has not begun lives only in its node's memory."""
 
 
 class Answer(NamedTuple):
@@ -168,15 +171,6 @@ class Directory(Protocol):
     async def say(self, said: list[tuple[str, str, str]]) -> None:
         """Pass lobby chat said here (player id, name, text) on to the other nodes."""
 
-    async def find_quick(self, kind: str, players: int) -> Owner | None:
-        """A quick-match table of another live node with a seat free (reserved for us)."""
-
-    def quick_hopeless(self, kind: str, players: int) -> bool:
-        """`find_quick` would find nothing, as far as this node knows without asking."""
-
-    async def quick_hopeful(self, kind: str, players: int) -> bool:
-        """`find_quick` may find a table (the other nodes' tables read again when old)."""
-
     def fresh(self) -> bool:
         """This node's lease surely holds now (`TournamentAdoption.fresh`)."""
 
@@ -256,7 +250,8 @@ class RedirectHost(Protocol):
     cluster: Directory | None
     wall_ms: Callable[[], int]
     draining: bool
-    """An admin drains this node: its new tables and quick matches go to other nodes."""
+    """No new table or game here (an admin drains the node): its quick matches and new tables
+    go to other nodes."""
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
@@ -265,7 +260,8 @@ class RedirectHost(Protocol):
         """Say why once, then close the connection."""
 
     def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """Seat an entrant of a tournament's game placed here (`server.routing.spread`)."""
+        """Seat an entrant of a tournament's game placed here (`server.routing.spread`), or a
+        player moved here from another node's quick match (`server.routing.matching`)."""
 
     def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
         """Spend a request's cost from its connection's budget (False: refused, answered)."""
@@ -346,6 +342,11 @@ def resume_elsewhere(
         owner = await cluster.token_owner(digest)
         if owner is None or (owner.alive and owner.node != cluster.node):
             return owner, []
+        if not owner.saved and owner.node != cluster.node:
+            # Its node is dead and the table's game never began: nothing of it is left to
+            # take up, and the session went with its node. Said at once (UNKNOWN_SESSION: the
+            # client logs in afresh) rather than after the dead node's lease.
+            return None, []
         # Its node is dead and nobody took its table yet, or handed it here and it is not yet
         # taken up: this node does, now, rather than at its next look (of several nodes doing
         # so at once, the database lets one in), holding the resume a few seconds if need be.
@@ -409,7 +410,14 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     ticket = tickets.read(msg.ticket, hub.server_key)
     if cluster is None or ticket is None:
         raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
-    if ticket.game is not None:  # a tournament's game placed here (`server.routing.spread`)
+    if ticket.quick is not None:  # moved here from another node's quick match (`matching`)
+        if ticket.place and ticket.place != cluster.node:
+            raise TableError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"the ticket is for a quick match on node {ticket.place!r}, not this one",
+            )
+        hub.lobby.check_new()  # not while draining or unable to store games: back it goes
+    elif ticket.game is not None:  # a tournament's game placed here (`server.routing.spread`)
         if ticket.place != cluster.node:
             raise TableError(
                 ErrorCode.UNKNOWN_SESSION,
@@ -445,9 +453,10 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     def then(refused: str | None, now: float) -> None:
         if refused is not None:
             raise TableError(ErrorCode.UNKNOWN_SESSION, f"the ticket is {refused}")
-        hub.names.check(ticket.name, ticket.player_id)
-        session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
-        if ticket.game is not None:
+        # The name was the player's on the node it comes from; another may hold it here.
+        name = hub.names.free_name(ticket.name, ticket.player_id)
+        session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, name, ticket.guest)
+        if ticket.game is not None or ticket.quick is not None:
             hub.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
             hub.desk.returned(ticket.table_id, session)
@@ -455,7 +464,7 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
             ticket.place
         ):  # sent here to make a table (`server.routing.placement`): it makes it here
             session.placed = ticket.table_id
-        log.info("login %s as %s by ticket from %s", ticket.player_id, ticket.name, conn.peer)
+        log.info("login %s as %s by ticket from %s", ticket.player_id, name, conn.peer)
 
     hub.ask(
         lambda: cluster.redeem(ticket.ticket_id, ticket.table_id, ticket.player_id),

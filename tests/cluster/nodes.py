@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from pgcluster import free_port
-from processes import SERVER, ServerProcess, http_get
+from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 
 from sushigo.client.connection import Client
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import LoggedIn, LoginTicket, TableSettings, TurnStart
+from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -176,3 +176,44 @@ async def metric(port: int, name: bytes) -> float:
 async def ready(port: int) -> tuple[int, str]:
     """The node's /readyz on its metrics `port`: (status, body)."""
     return await http_get("127.0.0.1", port, "/readyz")
+
+
+async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.Process]:
+    """`sushigo-bot` processes (random, seeded) on 127.0.0.1:`port`, named bot0, bot1, ...
+    after `names`."""
+    return [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{port}",
+            *("--strategy", "random", "--name", f"bot{i}", "--seed", str(i), *args),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in names
+    ]
+
+
+async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:
+    """What each bot printed once all have exited, within `timeout` seconds in all; if some
+    have not by then, they are stopped and the test fails showing what every one printed."""
+    read = [asyncio.ensure_future(bot.communicate()) for bot in crowd]
+    done, pending = await asyncio.wait(read, timeout=timeout)
+    if pending:
+        await stop_bots(crowd)
+        await asyncio.wait(pending, timeout=10)
+        shown = "\n".join(
+            f"-- bot{i} ({'exited ' + str(bot.returncode) if f in done else 'running'}):\n"
+            + (f.result()[0].decode() if f.done() and not f.cancelled() else "")
+            for i, (bot, f) in enumerate(zip(crowd, read, strict=True))
+        )
+        raise AssertionError(f"not every bot was done within {timeout:g} s:\n{shown}")
+    return [f.result()[0].decode() for f in read]
+
+
+async def seated_again(client: Client, timeout: float = 20) -> TableJoined:
+    """The next TABLE_JOINED that answers no request of `client`'s: a move to another node's
+    quick match seated it there (the answer to its own quick match comes as an event too)."""
+    while True:
+        joined = await client.wait_for(TableJoined, timeout)
+        if joined.ref is None:
+            return joined
