@@ -52,6 +52,9 @@ class QuickSeats:
     def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
         raise NotImplementedError
 
+    def _check_storage(self) -> None:
+        raise NotImplementedError
+
     def gone_from_queue(self, session: Session, table: Table) -> bool:
         """A player whose connection ended, at `table`: if it waits there for a quick match's
         game to begin, it is out of the queue at once (True), so that no game starts with the
@@ -89,6 +92,7 @@ class QuickSeats:
         ]
 
     def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        self._check_storage()  # a quick match is a game to come, at a new table or a waiting one
         table = self.open_quick(msg.kind, msg.players, session.player_id)
         if table is None:
             made = self._made_by(session, self._quick_settings(msg.kind, msg.players))

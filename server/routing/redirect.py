@@ -41,6 +41,7 @@ from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
+from sushigo.server.sessions.requests import Charger
 from sushigo.server.sessions.session import Conn, Session, token_hash
 from sushigo.server.sessions.web_routes import over_web
 from sushigo.server.storage.contract import Storage
@@ -233,7 +234,7 @@ class Directory(Protocol):
         went (its new node's address). Empty when this node is alone."""
 
 
-class RedirectHost(Protocol):
+class RedirectHost(Charger, Protocol):
     """What routing needs of the server (the hub)."""
 
     conns: dict[int, Conn]
@@ -260,11 +261,8 @@ class RedirectHost(Protocol):
         """Say why once, then close the connection."""
 
     def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """Seat an entrant of a tournament's game placed here (`server.routing.spread`), or a
+        """Seat an entrant of a tournament's game placed here (`spread.Spread.arrive`), or a
         player moved here from another node's quick match (`server.routing.matching`)."""
-
-    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
-        """Spend a request's cost from its connection's budget (False: refused, answered)."""
 
     def ask(
         self,

@@ -1,7 +1,7 @@
-"""Each finished game keeps the public key that signed it (schema 12), so `sushigo-replay --db`
+"""Each finished game keeps the public key that signed it (schema 13), so `sushigo-replay --db`
 verifies a server's records with nothing but its database: no key file, on either backend.
 
-The databases here were made by the version before (schema 11: tests/server/data, two games each,
+The databases here were made by the version before (schema 12: tests/server/data, two games each,
 made by that version's `sushigo-server` and `sushigo-bot`, the PostgreSQL one dumped with
 `pg_dump --inserts`). The new server opens each (it upgrades the schema and stores its key with
 the records its key signed), plays one game more (stored with its key), and is stopped; then the
@@ -68,9 +68,9 @@ async def test_an_sqlite_database_of_the_version_before_verifies_without_its_key
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "server.db"
-    shutil.copy(DATA / "schema11.db", db)
+    shutil.copy(DATA / "schema12.db", db)
     key = tmp_path / "server.db.key"  # where the server looks for it, beside the database
-    shutil.copy(DATA / "schema11.db.key", key)
+    shutil.copy(DATA / "schema12.db.key", key)
     log = await play_one_more(("--db", str(db)))
     key.unlink()
     lines = check_listing(str(db), tmp_path / "home")
@@ -98,26 +98,26 @@ async def test_a_postgresql_database_of_the_version_before_verifies_without_its_
 ) -> None:
     conn = await asyncpg.connect(pg_url)
     try:
-        await conn.execute((DATA / "schema11-pg.sql").read_text())
-        assert await conn.fetchval("SELECT version FROM public.sushigo_schema") == 11
+        await conn.execute((DATA / "schema12-pg.sql").read_text())
+        assert await conn.fetchval("SELECT version FROM public.sushigo_schema") == 12
     finally:
         await conn.close()
     key = tmp_path / "server.key"
-    shutil.copy(DATA / "schema11-pg.key", key)
+    shutil.copy(DATA / "schema12-pg.key", key)
     log = await play_one_more(("--db", pg_url, "--key", str(key)))
     key.unlink()
     check_listing(pg_url, tmp_path / "home")
     assert b"stored the signing key with 2 earlier records" in log
 
 
-@pytest.mark.parametrize("name", ["schema11.db", "schema11-pg.sql"])
+@pytest.mark.parametrize("name", ["schema12.db", "schema12-pg.sql"])
 def test_the_databases_of_the_version_before_hold_two_games(name: str) -> None:
     """The fixtures are what their docstring says (and carry no key with their records)."""
     if name.endswith(".db"):
         import sqlite3  # noqa: PLC0415
 
         with sqlite3.connect(DATA / name) as conn:
-            assert conn.execute("PRAGMA user_version").fetchone() == (11,)
+            assert conn.execute("PRAGMA user_version").fetchone() == (12,)
             assert conn.execute("SELECT count(*) FROM records").fetchone() == (2,)
             columns = [row[1] for row in conn.execute("PRAGMA table_info(records)")]
         assert "server_key" not in columns
