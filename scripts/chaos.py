@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import random
 import shutil
 import sys
@@ -61,7 +62,7 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
         asyncio.create_task(watch(cluster, watched, stop))
         for watch in (watch_gauges, watch_waiting, watch_leases)
     ]
-    crowd = Crowd(folder)
+    crowd = Crowd(folder, cluster.live_ports)
     loop = asyncio.get_running_loop()
     began = loop.time()
     until = began + args.seconds
@@ -82,6 +83,9 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
         done, _ = await asyncio.wait({playing}, timeout=FINISH_SECONDS)
         if not done:
             terminal.seen.problems.append("the terminal player's last game never ended")
+            stack = io.StringIO()
+            playing.print_stack(file=stack)
+            terminal.seen.problems.extend(stack.getvalue().splitlines()[-8:])
     finally:
         hurting.cancel()
         playing.cancel()
@@ -89,8 +93,7 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
         stop.set()
         await asyncio.gather(*watchers, return_exceptions=True)
         for bot in crowd.bots:
-            if bot.proc is not None and bot.proc.returncode is None:
-                bot.proc.kill()
+            bot.kill()
         await cluster.stop_nodes()
         terminal.write(folder / f"{TERMINAL}.out")
         try:
@@ -99,7 +102,10 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
             )
         finally:
             await cluster.stop_pg()
-    say(f"{len(crowd.bots)} player processes, {sum(c is None for c in codes)} stuck")
+    say(
+        f"{len(crowd.bots)} player processes, {sum(c is None for c in codes)} stuck,"
+        f" {sum(b.retries for b in crowd.bots)} started again after a node refused them at once"
+    )
     found = {
         "every bot exited 0 having played all its games": checks.bots(crowd.bots),
         "each player's games are its appearances in the records": mismatched,
@@ -116,8 +122,9 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
     seen = terminal.seen
     say(
         f"the terminal player: {seen.games} games ({seen.unverified} unverified), left the queue"
-        f" {seen.quits} times, back in the lobby before a game {seen.requeued} times, waited"
-        f" {max(seen.waits, default=0):.1f} s at most for a game"
+        f" {seen.quits} times (and {seen.gave_up} after waiting long), back in the lobby before"
+        f" a game {seen.requeued} times, waited {max(seen.waits, default=0):.1f} s at most for a"
+        " game"
     )
     failed = 0
     for check, wrong in found.items():

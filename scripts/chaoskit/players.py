@@ -10,6 +10,7 @@ import contextlib
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,30 +40,55 @@ class Bot:
     started: float = 0.0
     tournament: str | None = None
     host: bool = False
+    retries: int = 0
+    """Times it was started again after its node refused it at once."""
 
-    async def start(self, log: Path) -> None:
+    async def start(self, log: Path, ports: Callable[[], list[int]]) -> None:
+        """Start it; `ports` says which nodes are up when it must be started again."""
         self.started = time.monotonic()
-        self.proc = await asyncio.create_subprocess_exec(
-            *self.command,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
         self._log = log
+        self._ports = ports
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> int | None:
+        """Run it to its exit. A process the node it was sent to refused at once (the node died
+        as it started: nothing played, nothing seated) is started again on a node that is up, as
+        a person would try another address; `retries` counts those."""
+        while True:
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            )
+            out, _ = await self.proc.communicate()
+            self.output += out.decode(errors="replace")
+            last = self.output.strip().splitlines()[-1:]
+            refused = bool(last) and "refused the connection" in last[0]
+            if self.proc.returncode != 1 or not refused or self.reported or self.retries >= 10:
+                return self.proc.returncode
+            self.retries += 1
+            await asyncio.sleep(1.0)
+            ports = self._ports()
+            if ports:
+                pick = random.Random(f"{self.name}/{self.retries}").choice(ports)
+                self.command[1] = f"127.0.0.1:{pick}"
 
     async def finish(self, timeout: float) -> int | None:
         """Its exit code once it exits (within `timeout`: else it is killed, None)."""
-        assert self.proc is not None
         try:
-            out, _ = await asyncio.wait_for(self.proc.communicate(), timeout)
+            code = await asyncio.wait_for(asyncio.shield(self._task), timeout)
         except TimeoutError:
-            self.proc.kill()
-            out, _ = await self.proc.communicate()
-            self.output = out.decode(errors="replace")
-            self._log.write_text(self.output)
-            return None
-        self.output = out.decode(errors="replace")
+            if self.proc is not None and self.proc.returncode is None:
+                self.proc.kill()
+            with contextlib.suppress(BaseException):
+                await self._task
+            code = None
         self._log.write_text(self.output)
-        return self.proc.returncode
+        return code
+
+    def kill(self) -> None:
+        """Stop it now, and start it no more."""
+        self._task.cancel()
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
 
     @property
     def reported(self) -> int:
@@ -75,6 +101,8 @@ class Crowd:
     """Every player process sent, by wave."""
 
     folder: Path
+    ports: Callable[[], list[int]]
+    """The nodes up now (`Cluster.live_ports`): where a bot refused at once starts again."""
     bots: list[Bot] = field(default_factory=list)
     waves: int = 0
 
@@ -107,7 +135,7 @@ class Crowd:
     ) -> list[str]:
         return [
             str(BIN / "sushigo-bot"),
-            f"127.0.0.1:{rng.choice(ports)}",
+            f"127.0.0.1:{_pick(rng, ports)}",
             *("--strategy", strategy, "--game", kind, "--players", str(players)),
             *("--games", str(games), "--name", name, "--seed", str(rng.randrange(1 << 30))),
         ]
@@ -121,7 +149,7 @@ class Crowd:
             None,
             [
                 str(BIN / "sushigo-tournament"),
-                f"127.0.0.1:{rng.choice(ports)}",
+                f"127.0.0.1:{_pick(rng, ports)}",
                 *("--name", f"{name}-host", "--key", str(self.folder / f"{name}-host.key")),
                 *("create", name, "--players", str(players), "--games", str(games)),
                 *("--game", kind, "--entrants", str(players), "--turn-seconds", "30"),
@@ -139,7 +167,7 @@ class Crowd:
                     None,
                     [
                         str(BIN / "sushigo-bot"),
-                        f"127.0.0.1:{rng.choice(ports)}",
+                        f"127.0.0.1:{_pick(rng, ports)}",
                         *("--strategy", rng.choice(STRATEGIES), "--tournament", name),
                         *("--name", bot, "--key", str(self.folder / f"{bot}.key")),
                         *("--seed", str(rng.randrange(1 << 30))),
@@ -151,7 +179,7 @@ class Crowd:
 
     async def _start(self, bot: Bot) -> None:
         self.bots.append(bot)
-        await bot.start(self.folder / f"{bot.name}.out")
+        await bot.start(self.folder / f"{bot.name}.out", self.ports)
 
 
 # -- a person at the terminal client ------------------------------------------------------------
@@ -169,6 +197,8 @@ class Seen:
     problems: list[str] = field(default_factory=list)
     quits: int = 0
     requeued: int = 0
+    gave_up: int = 0
+    """Times it left the queue after waiting long for its game (nobody else wanted it)."""
     """Times it found itself back in the lobby before its game began, and asked again."""
 
 
@@ -218,7 +248,7 @@ class TerminalPlayer:
         net = loop.create_task(network_loop(state, _reconnect))  # the TUI's own
         try:
             while loop.time() < until and not net.done():
-                await self._one_game(state, client, net)
+                await self._one_game(state, client, net, until)
         finally:
             net.cancel()
             with contextlib.suppress(BaseException):
@@ -235,7 +265,9 @@ class TerminalPlayer:
             await asyncio.sleep(0.5)
         raise ConnectError("no node took the terminal player")
 
-    async def _one_game(self, state: AppState, client: Client, net: asyncio.Task[None]) -> None:
+    async def _one_game(
+        self, state: AppState, client: Client, net: asyncio.Task[None], until: float
+    ) -> None:
         kind = self.rng.choice(GAMES)
         players = self.rng.randint(2, 4)
         state.quick_kind = kind
@@ -255,12 +287,18 @@ class TerminalPlayer:
                     self.seen.quits += 1
                     return
         started = False
+        patience = self.rng.uniform(15, 30)
         while not net.done():
             board = state.board
             if board is not None and board.observation is not None and not started:
                 started = True
                 self.seen.waits.append(time.monotonic() - queued)
             if state.final is not None:
+                break
+            if not started and asyncio.get_running_loop().time() >= until:
+                break  # the run is over and its game never began: it leaves the queue
+            if not started and time.monotonic() - queued > patience:
+                self.seen.gave_up += 1  # nobody else wants this game: it tries another
                 break
             if state.table is None and not state.reconnecting:
                 # Back in the lobby (a node stopped before the game began: no seat is held for
@@ -280,3 +318,10 @@ class TerminalPlayer:
                 self.seen.unverified += 1
         with contextlib.suppress(ServerError, ConnectionLost, ConnectError):
             await ops.leave(state)
+
+
+def _pick(rng: random.Random, ports: list[int]) -> int:
+    """One of `ports`, drawing one number of `rng` however many there are (`choice` draws more
+    or fewer by their count), so that which nodes are up does not change the seed's later
+    choices."""
+    return ports[int(rng.random() * len(ports))]
