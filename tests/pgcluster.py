@@ -19,6 +19,7 @@ import contextlib
 import os
 import pwd
 import secrets
+import signal
 import socket
 import stat
 import subprocess
@@ -129,6 +130,24 @@ class PgCluster:
         except RuntimeError:
             self._run("pg_ctl", "-w", "-m", "immediate", "stop")
         self.running = False
+
+    def processes(self) -> list[int]:
+        """PostgreSQL's processes now: the postmaster and its children (every backend)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [postmaster, *children_of(postmaster)]
+
+    def pause(self) -> None:
+        """SIGSTOP every process of PostgreSQL: its connections stay open and answer nothing, as
+        a frozen machine's (or a saturated disk's) would; `unpause` wakes them."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        """SIGCONT every process of PostgreSQL (after `pause`)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
         """The CPU time PostgreSQL has used since it started (Linux): the postmaster, its live

@@ -74,7 +74,7 @@ class QuickMatching(Connected):
             if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", MATCH_KEY):
                 return []
             rows = await conn.fetch(
-                "SELECT q.table_id, q.node, n.address, q.kind, q.players, q.free "
+                "SELECT q.table_id, q.node, n.address, q.kind, q.players, q.free, n.draining "
                 "FROM quick_tables q JOIN cluster_nodes n "
                 "ON n.name = q.node AND n.lease_expires > now() + $2::interval "
                 "WHERE q.free > 0 AND q.free < q.players AND q.created <= now() - $1::interval "
@@ -84,11 +84,23 @@ class QuickMatching(Connected):
                 # players are not sent to it.
                 self._interval / 3,
             )
-            moves = plan(Waiting(*row) for row in rows)
+            # A draining node's tables give their players away, to a new table on the
+            # least-loaded node that takes players if no table waits for them elsewhere.
+            draining = {row[1] for row in rows if row[6]}
+            moves = plan((Waiting(*row[:6]) for row in rows), draining, self._spare)
             if not moves:
                 return []
             await self._write_down(conn, rows, moves)
         return moves
+
+    def _spare(self) -> tuple[str, str] | None:
+        """The live node that takes players with the fewest tables (as last read), for the
+        players of a draining node's table that no table waits for (None: every node drains)."""
+        takers = [n for n in self.nodes if not n.draining]
+        if not takers:
+            return None
+        best = min(takers, key=lambda n: (n.tables, n.name))
+        return best.name, best.address
 
     async def _write_down(self, conn: Any, rows: list[Any], moves: list[Move]) -> None:
         """What the moves make of the tables they touch (each counts as new again), and one

@@ -15,6 +15,7 @@ import contextlib
 import heapq
 import itertools
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -90,6 +91,9 @@ class Hub:
         self.stats = Stats()
         """What happened since the start, counted for the operator (`server.net.metrics`)."""
         self.draining = False
+        self.lease_until = math.inf
+        """A cluster's node: until when (this hub's clock) its lease surely holds (kept by the
+        adapter at each renewal); past it the lobby starts nothing. inf: a lone server."""
         """The server is going away (an admin drains it: `server.operations.admin`): it takes no new
         table or game, and reports itself not ready."""
         self.moderation = Moderation(storage.load_sanctions(), wall_ms)

@@ -83,6 +83,9 @@ class LobbyHost(TableHost, Protocol):
     moderation: Moderation
     draining: bool
     """No new table or game (an admin drains the server: `server.operations.admin`)."""
+    lease_until: float
+    """A cluster's node: until when (the hub's clock) its lease surely holds; past it, no new
+    table or game until a renewal goes through (inf: a lone server)."""
     nodes: tuple[str, ...]
     """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     now: float
@@ -350,7 +353,7 @@ class Lobby(QuickSeats):
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        if self.hub.storage.failing:
+        if self.hub.storage.failing or self.hub.now >= self.hub.lease_until:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
                 "the server cannot store games right now (its database is unreachable): no new"

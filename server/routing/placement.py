@@ -42,7 +42,8 @@ def _placeable(hub: RedirectHost, conn: Conn, session: Session) -> bool:
     return (
         hub.cluster is not None
         and PLACEMENT in conn.proto.capabilities
-        and session.placed is None  # sent here to make it: made here
+        # Sent here to make it: made here (unless this node drains now: sent on again).
+        and (session.placed is None or hub.draining)
     )
 
 
@@ -51,7 +52,8 @@ def _place(hub: RedirectHost, session: Session) -> tuple[Owner, tickets.Ticket, 
     a ticket for it; None: this node."""
     cluster = hub.cluster
     assert cluster is not None
-    target = cluster.least_loaded(len(hub.tables))
+    # A draining node sends it to the least-loaded node that does not drain, whatever the loads.
+    target = cluster.least_loaded(len(hub.tables), anywhere=hub.draining)
     if target is None:
         return None
     node, address = target

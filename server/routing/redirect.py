@@ -38,6 +38,7 @@ from sushigo.protocol import (
 )
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
+from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.session import Conn, Session, token_hash
@@ -71,10 +72,45 @@ class Owner(NamedTuple):
     whose game has not begun lives only in its node's memory."""
 
 
+class Answer(NamedTuple):
+    """A node's answer to an admin's operation another node asked it to carry out."""
+
+    node: str
+    reached: int
+    """The sessions, tables or people it reached there."""
+    message: str
+    """What was done, for a person."""
+    error: str | None = None
+    """Why it could not be done (None: it was)."""
+    code: int = 0
+    """The error's code (`ErrorCode`), when there is one."""
+
+
+class NodeRow(NamedTuple):
+    """A node as the database has it (its row, as its last renewal wrote it)."""
+
+    name: str
+    address: str
+    alive: bool
+    """Its lease has not ended."""
+    draining: bool
+    connections: int
+    sessions: int
+    tables: int
+    playing: int
+    started_ms: int
+
+
 class Directory(Protocol):
     """The cluster's answers (`server.cluster.node.Cluster`)."""
 
     node: str
+    address: str
+    """This node's advertised address (HOST:PORT)."""
+    lease: float
+    """The lease's length, in seconds."""
+    reachable: bool
+    """The node's last renewal went through (else it reports itself not ready)."""
 
     async def token_owner(self, digest: bytes) -> Owner | None:
         """Where the table a stored token seats lives (None: no such token)."""
@@ -90,6 +126,10 @@ class Directory(Protocol):
 
     def lease_soon(self, table_ids: list[str]) -> None:
         """Lease new tables to this node in the commit of their first writes (`pg_fence`)."""
+
+    def dropped(self, table_ids: Collection[str], mark: int) -> None:
+        """This node dropped these tables as its lease lapsed (its storage's `mark` then): it
+        takes none of them up again before those writes are durable."""
 
     def fenced(self) -> set[str]:
         """Tables whose writes a commit left out since the last call: another node holds them
@@ -134,9 +174,10 @@ class Directory(Protocol):
     def fresh(self) -> bool:
         """This node's lease surely holds now (`TournamentAdoption.fresh`)."""
 
-    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+    def least_loaded(self, mine: int, *, anywhere: bool = False) -> tuple[str, str] | None:
         """The node (name, address) a new table should open on instead of this one, which
-        holds `mine` tables; None: this one."""
+        holds `mine` tables (`anywhere`: whatever the loads, this one draining); None: this
+        one."""
 
     async def claim_tournament(self, name: str, info: bytes) -> bool:
         """Take `name` for a new tournament of this node (False: a live node holds one)."""
@@ -172,6 +213,21 @@ class Directory(Protocol):
     async def arrivals(self) -> None:
         """Return when a placed game's table stops waiting for its entrants (a lease on)."""
 
+    def operate(
+        self, kind: str, args: dict[str, Any], to: str | None = None
+    ) -> Callable[[], Awaitable[list[Answer]]]:
+        """Ask the other live nodes (`to`: that one) to carry out an admin's operation (sent
+        with the next commit); a job that waits a moment for their answers."""
+
+    async def node_list(self) -> list[NodeRow]:
+        """Every node the database knows of, live or not, as its last renewal wrote it."""
+
+    async def say_draining(self, draining: bool) -> None:
+        """Write at once that this node drains (or no longer does), for the other nodes."""
+
+    def live_nodes(self) -> list[str]:
+        """The live nodes' names, as last read (this one's included)."""
+
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
         went (its new node's address). Empty when this node is alone."""
@@ -189,11 +245,13 @@ class RedirectHost(Protocol):
     lobby: Lobby
     desk: TournamentDesk
     names: Names
+    limits: Limits
     moderation: Moderation
     cluster: Directory | None
     wall_ms: Callable[[], int]
     draining: bool
-    """No new table or game here (an admin drains the node)."""
+    """No new table or game here (an admin drains the node): its quick matches and new tables
+    go to other nodes."""
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
@@ -243,8 +301,9 @@ def take_away(hub: RedirectHost, table: Table) -> CutOff:
 def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
     """Send the people of a table another node holds now (this node was away past its lease,
     and dropped it) there: an unasked REDIRECT when its node's `address` is known, then
-    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
-    the table's node rather than back into this node's lobby."""
+    SHUTTING_DOWN. Their sessions here are forgotten (as if gone: the caps and the counts of
+    sessions away no longer hold them), so that one who resumes here is sent to the table's
+    node rather than back into this node's lobby."""
     for conn in cut.conns:
         if conn.closed:
             continue
@@ -256,6 +315,8 @@ def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
     for person in cut.people:
         if hub.sessions.get(person.token_hash) is person:
             del hub.sessions[person.token_hash]
+            hub.limits.gone(person)
+            hub.names.update(person, ended=True)
 
 
 def speaks(conn: Conn) -> bool:

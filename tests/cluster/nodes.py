@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from pgcluster import free_port
-from processes import BOT, SERVER, ServerProcess, stop_bots
+from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 
 from sushigo.client.connection import Client
 from sushigo.client.link import Link, ServerError
@@ -141,6 +142,40 @@ def replayed(url: str, home: Path, *args: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
+
+
+LOG_LINE = re.compile(
+    rb"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ level=(debug|info|warning|error) |"
+    rb"sushigo-server (listening|metrics) on |sushigo-server: error: )"
+)
+"""A line of a node's output in the server's format (or one of the two it prints at start, or
+the one-line reason it prints as it exits 1)."""
+
+
+def unformatted(log: bytes) -> list[bytes]:
+    """The lines of a node's output that are not in the server's log format, or hold a traceback
+    (a bug's, logged on one line): none, in a node that works."""
+    return [
+        line
+        for line in log.splitlines()
+        if line and (not LOG_LINE.match(line) or b"Traceback" in line)
+    ]
+
+
+async def metric(port: int, name: bytes) -> float:
+    """The value of one sample (`name`: its name and labels, as the text format writes them) of
+    the node's metrics on `port` (``--metrics``)."""
+    status, body = await http_get("127.0.0.1", port, "/metrics")
+    assert status == 200
+    for line in body.encode().splitlines():
+        if line.startswith(name + b" "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no {name!r} in the metrics")
+
+
+async def ready(port: int) -> tuple[int, str]:
+    """The node's /readyz on its metrics `port`: (status, body)."""
+    return await http_get("127.0.0.1", port, "/readyz")
 
 
 async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.Process]:

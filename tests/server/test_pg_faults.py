@@ -20,7 +20,8 @@ import asyncpg
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pgcluster import PgCluster, free_port
-from server_helpers import card_settings, http_get, play
+from processes import http_get
+from server_helpers import card_settings, play
 
 from sushigo.client.connection import Client
 from sushigo.client.link import ServerError

@@ -32,6 +32,8 @@ from sushigo.server.storage.sqlite.storage import SqliteStorage
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
 KEY_B = bytes(range(1, 33))
+NODE_COLUMNS = ("draining", "connections", "sessions", "playing")
+"""The columns schema 12 added to the nodes' rows."""
 
 Opener = Callable[..., Storage]
 
@@ -450,6 +452,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     first.close()
     older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
     older += ["DROP TABLE sanctions", "DROP TABLE tournaments"]
+    older += ["ALTER TABLE records DROP COLUMN server_key"]
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
         older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
@@ -464,7 +467,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 11
+    assert again.schema_version == version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -682,8 +685,9 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
     first = opener()
     first.save_table("t", b"kept")
     first.close()
-    older = ["DROP TABLE tournaments"]
+    older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key"]
     if db_name.startswith("postgresql://"):
+        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
         older.append("UPDATE sushigo_schema SET version = 9")
         cluster = request.getfixturevalue("pg_cluster")
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
@@ -694,7 +698,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 11
+    assert again.schema_version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]

@@ -193,6 +193,12 @@ _V10: Final = (
     )""",
 )
 
+# Version 12: each record keeps the public key that signed it (NULL for those stored before,
+# until a server with the key they verify with fills it in: `Storage.keyless_records`), so that
+# `sushigo-replay --db PATH` verifies with nothing but the database. (The nodes' rows that
+# PostgreSQL's step also changes are not here.)
+_V12: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -211,6 +217,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V10),
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
+    _statements(_V12),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
