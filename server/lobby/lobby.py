@@ -49,6 +49,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
+from sushigo.server.sessions.requests import Charger, Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import LeaderboardEntry, Storage
 from sushigo.server.tables.games import adapter, check_settings, describe
@@ -67,7 +68,7 @@ for: a page of 100 is 11. A lobby that browses a page a second is well within th
 connection cannot have the server build and send fifty full pages in a breath."""
 
 
-class LobbyHost(TableHost, Protocol):
+class LobbyHost(TableHost, Reader, Charger, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
     the table host's part for the tables it makes."""
 
@@ -101,22 +102,6 @@ class LobbyHost(TableHost, Protocol):
 
     def lobby_said(self, message: ChatMessage) -> None:
         """A lobby chat message said here (a cluster's node passes it on to the others)."""
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
-        session is told `what` cannot be read now)."""
-
-    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
-        """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
-        strike counted) when it has not that many."""
 
 
 class Lobby(QuickSeats):
@@ -215,6 +200,8 @@ class Lobby(QuickSeats):
 
     def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
         table = self._table(msg.table_id)
+        if table.quick:  # its game starts once it is full
+            self._check_storage()
         taken = table.sit(session, msg.seat)  # NOT_ALLOWED if this player sits there already
         self._seated(session, table, taken.index, msg.ref, now)
 
@@ -223,6 +210,8 @@ class Lobby(QuickSeats):
 
     def _add_bot(self, conn: Conn, session: Session, msg: AddBot, now: float) -> None:
         table = self._hosted(session)
+        if table.quick:
+            self._check_storage()
         table.add_bot(msg.strategy, msg.seat)
         # The update answers the host's request (its ref); everyone else's copy has none.
         info = table.info()
@@ -344,8 +333,8 @@ class Lobby(QuickSeats):
         return table
 
     def _check_storage(self) -> None:
-        """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
-        games in play go on in memory and are saved when it is back, but a new one could not be
+        """No new game while the database cannot be written (INTERNAL_ERROR saying why): those in
+        play go on in memory and are saved when it can be again, but a new one could not be
         stored at all. Nor while the server drains (NOT_ALLOWED): it is to empty itself."""
         if self.hub.draining:
             raise TableError(
@@ -353,11 +342,14 @@ class Lobby(QuickSeats):
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        if self.hub.storage.failing or self.hub.now >= self.hub.lease_until:
+        fault: str | None = self.hub.storage.fault
+        if fault is None and self.hub.now >= self.hub.lease_until:
+            fault = "its lease in the cluster lapsed"  # another node may own its tables now
+        if fault is not None:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
-                "the server cannot store games right now (its database is unreachable): no new"
-                " table or game starts until it is back; games in play go on",
+                f"the server cannot store games right now ({fault}): no new table or game"
+                " starts until it can again; games in play go on",
             )
 
     def check_new(self) -> None:

@@ -39,6 +39,9 @@ class QuickSeats:
     def _made_by(self, session: Session, settings: TableSettings) -> Table:
         raise NotImplementedError
 
+    def _check_storage(self) -> None:
+        raise NotImplementedError
+
     def _new_table(
         self, settings: TableSettings, host: str | None, table_id: str | None = None
     ) -> Table:
@@ -89,6 +92,7 @@ class QuickSeats:
         ]
 
     def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        self._check_storage()  # a quick match is a game to come, at a new table or a waiting one
         table = self.open_quick(msg.kind, msg.players, session.player_id)
         if table is None:
             made = self._made_by(session, self._quick_settings(msg.kind, msg.players))

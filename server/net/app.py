@@ -28,9 +28,10 @@ back), PostgreSQL in its own thread, calling back when the commit is done, while
 on with the next inputs (their writes go in the next commit). A connection the hub closes is
 closed after its held frames, in the same way.
 
-While the database is away (`Storage.failing`) the frames go out without waiting: the games go on
-in memory, the storage holds their writes and retries, and no new table starts
-(`server.lobby.lobby`). Not on a cluster's node: its frames wait for the retried commit
+While the database cannot be written (`Storage.failing`: PostgreSQL away, the disk full, the file
+system read-only; `Storage.fault` says which, and so does /readyz) the frames go out without
+waiting: the games go on in memory, the storage holds their writes and retries, and no new table
+starts (`server.lobby.lobby`). Not on a cluster's node: its frames wait for the retried commit
 (`_release`).
 """
 
@@ -100,8 +101,6 @@ class Server:
         """The hub's counters; the adapter adds the bytes and frames it moves."""
         self.stopping = False
         """`stop` has begun: the server is not ready for new tables (`ready`)."""
-        self._unsaved = False
-        """The last commit failed (logged once until one succeeds)."""
         self._batch: float | None = None
         """When the first input since the last `done` was handled (`time.perf_counter`)."""
         self._committed = 0.0
@@ -365,7 +364,7 @@ class Server:
         # its tables (its lease may end meanwhile and another node take them over from what was
         # saved), so frames sent then could be of a game that never was. They wait for the retried
         # commit, which the fence may leave out (`pg_fence`).
-        away = (self._unsaved or storage.failing) and cluster is None
+        away = storage.failing and cluster is None
         if not away and waves[0][0] <= durable:
             # How long the oldest wave's writes took to be durable: the others were handed over
             # later, and became durable at the same time.
@@ -432,18 +431,11 @@ class Server:
         self.done()
 
     def _commit(self, wait: bool) -> None:
-        """Commit the storage's held writes (or start to)."""
-        try:
+        """Commit the storage's held writes (or start to). One that fails leaves the storage
+        `failing`, which says so in the log and retries: the games go on (unsaved) rather than
+        stop for everyone."""
+        with contextlib.suppress(StorageError):
             self.hub.storage.flush(wait=wait)
-        except StorageError as exc:
-            # Nothing can be saved: the games go on (unsaved) rather than stop for everyone.
-            if not self._unsaved:
-                log.error("cannot save; playing on unsaved until saving works again: %s", exc)
-            self._unsaved = True
-            return
-        if self._unsaved and not self.hub.storage.held:
-            log.warning("saving works again")
-            self._unsaved = False
 
     def _storage_ready(self) -> None:
         """From the storage (its thread): writes became durable, the database went away or came
@@ -486,8 +478,11 @@ class Server:
             return "not listening yet"
         if hub.draining:
             return "draining"
+        fault = hub.storage.fault
+        if fault is not None:  # "the database's disk is full", ...
+            return str(fault)
         cluster = hub.cluster
-        if self._unsaved or hub.storage.failing or (cluster and not cluster.reachable):
+        if cluster and not cluster.reachable:
             return "the database is unreachable"
         if self.lapsed or self.loop.time() >= self.lease_until:
             return "its lease has lapsed (no renewal for a lease): its tables are another node's"

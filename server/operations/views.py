@@ -35,6 +35,7 @@ from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
 from sushigo.server.routing.redirect import Directory, NodeRow
 from sushigo.server.sessions.moderation import Moderation
+from sushigo.server.sessions.requests import Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import AuditRecord, Storage, StoredSanction
 from sushigo.server.tables.table import Table
@@ -43,7 +44,7 @@ MAX_NODES = 64
 """The nodes a NODE_LIST holds at most (the protocol's bound)."""
 
 
-class ViewHost(Protocol):
+class ViewHost(Reader, Protocol):
     """What the views need of the server (the hub)."""
 
     sessions: dict[bytes, Session]
@@ -54,17 +55,6 @@ class ViewHost(Protocol):
     moderation: Moderation
     draining: bool
     cluster: Directory | None
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it."""
 
     def ask(
         self,

@@ -35,7 +35,7 @@ from sushigo.server.tables.table import Table
 from . import tickets
 from .redirect import REDIRECT_VERSION, RedirectHost
 
-__all__ = ["MATCH_SECONDS", "QUICK_MOVE", "Move", "Waiting", "arrive", "move_out", "plan"]
+__all__ = ["MATCH_SECONDS", "QUICK_MOVE", "Move", "Waiting", "move_out", "plan"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -235,14 +235,3 @@ def _send(hub: MatchHost, table: Table, move: Move, people: list[Session]) -> No
         )
 
     hub.ask(job, then, conn=None, ref=None, what="a quick match's tickets")
-
-
-def arrive(hub: MatchHost, session: Session, ticket: tickets.Ticket, now: float) -> None:
-    """A player moved here from another node's quick match (logged in with its ticket): seated
-    at once, at the ticket's table if it still takes players, else at another of its game and
-    size here, else at a new one (of the ticket's id when this node was to make it)."""
-    quick = ticket.quick
-    assert quick is not None
-    hub.lobby.arrive_quick(
-        session, quick.kind, quick.players, ticket.table_id, bool(ticket.place), now
-    )

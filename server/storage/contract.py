@@ -19,14 +19,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import TracebackType
-from typing import Final, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 __all__ = [
-    "CARD_GAME",
-    "OWN_LADDERS",
     "AbortedGame",
     "AuditRecord",
+    "Fault",
     "Identity",
     "LeaderboardEntry",
     "PlayerResult",
@@ -43,13 +43,24 @@ __all__ = [
 
 log = logging.getLogger("sushigo.server")
 
-CARD_GAME: Final = "sushi-go"
-"""The game kind rated on the original ladder (see `Storage.leaderboard`)."""
-OWN_LADDERS: Final = ("sushi-roll",)
-"""Game kinds rated on ladders of their own, apart from the card game."""
-
 RateFn = Callable[[Sequence[tuple[float, float] | None]], Sequence[tuple[float, float]]]
 """New ``(mu, sigma)`` per player from their current ratings (None: never rated), in order."""
+
+
+class Fault(StrEnum):
+    """Why the storage cannot save (`Storage.fault`), as the server tells it: once in its log
+    (with the database's own words), on /readyz, to a player refused a new game, and in the
+    metrics (the member's name in lower case)."""
+
+    UNREACHABLE = "the database is unreachable"
+    """It does not answer (PostgreSQL stopped or restarting, the network between)."""
+    DISK_FULL = "the database's disk is full"
+    """Its file system has no room left (SQLite's file and log, PostgreSQL's data directory)."""
+    READ_ONLY = "the database is read-only"
+    """It refuses to be written: the file, its folder or its file system is read-only (a file
+    system the kernel made read-only after errors, say), or PostgreSQL is in read-only mode."""
+    BROKEN = "the database cannot be written"
+    """Any other failure (an I/O error, a bug): the log says which."""
 
 
 class WriteCounts:
@@ -59,7 +70,7 @@ class WriteCounts:
     _held: Mapping[object, object]
     _mark: int
     _durable: int
-    _failing: bool
+    _fault: Fault | None
 
     @property
     def held(self) -> int:
@@ -80,7 +91,12 @@ class WriteCounts:
     @property
     def failing(self) -> bool:
         """The last commit of held writes failed: they are still held, and tried again."""
-        return self._failing
+        return self._fault is not None
+
+    @property
+    def fault(self) -> Fault | None:
+        """Why the last commit of held writes failed (None: it did not)."""
+        return self._fault
 
 
 class StorageError(Exception):
@@ -266,8 +282,13 @@ class Storage(Protocol):
 
     @property
     def failing(self) -> bool:
-        """The last commit failed (the database is unreachable): writes are held and retried
-        until one succeeds. The server then plays on, and starts no new table."""
+        """The last commit failed (the database is unreachable, its disk full...): writes are
+        held and retried, on the storage's own thread, until one succeeds. The server then plays
+        on, and starts no new table."""
+
+    @property
+    def fault(self) -> Fault | None:
+        """Why the last commit failed, while `failing` (None otherwise)."""
 
     def flush(self, *, wait: bool = False) -> bool:
         """Commit the held writes, in one transaction. True when every write made so far is
@@ -390,12 +411,10 @@ class Storage(Protocol):
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""
 
-    def get_rating(self, player_id: str, kind: str = CARD_GAME) -> tuple[float, float] | None:
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
 
-    def set_ratings(
-        self, ratings: Mapping[str, tuple[float, float]], kind: str = CARD_GAME
-    ) -> None:
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
         """Store ratings at game `kind` in one transaction; every player must have an
         identity (else `StorageError`, and nothing changes)."""
 
@@ -407,12 +426,11 @@ class Storage(Protocol):
         `table_id`: the table the game was played at (a cluster's node rates it only while it
         holds that table's lease)."""
 
-    def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
-        """Players rated at `kind`, best first by ``mu - 3 * sigma``."""
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
+        """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts each one's
+        finished games of that kind. Every game kind has a ladder of its own."""
 
-    def standing(
-        self, player_id: str, kind: str = CARD_GAME
-    ) -> tuple[int, int, LeaderboardEntry | None]:
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder: (players on it, the player's rank from 1
         in `leaderboard`'s order, the player's entry), or (players on it, 0, None) when the
         player is not rated at `kind`."""

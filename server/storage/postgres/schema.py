@@ -1,4 +1,5 @@
-"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors.
+"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors
+(and the `Fault` each means).
 
 The schema version lives in the one-row table ``sushigo_schema``; `MIGRATIONS` lists, in order,
 the version each step brings a database to and its statements. All pending steps run in one
@@ -26,7 +27,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 12
+from sushigo.server.storage.contract import Fault
+
+SCHEMA_VERSION: Final = 13
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -228,12 +231,16 @@ _V10: Final = (
 # players are sent to instead of its address (server/sessions/web_routes.py); empty: it serves none.
 _V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT NULL DEFAULT ''",)
 
-# Version 12: each record keeps the public key that signed it, so that it verifies with nothing
+# Version 12: the SQLite backend's ladders in one table by kind, as `ratings` is here since version
+# 4: nothing to do, so that one number still means the same contract on both.
+_V12: Final = ()
+
+# Version 13: each record keeps the public key that signed it, so that it verifies with nothing
 # but the database (`sushigo-replay --db URL`, no key file); the key is filled in for the records
 # stored before by the first server that opens the database with the key they verify with
 # (`Storage.keyless_records`). And each node's row says whether it drains and its load, as its
 # last renewal wrote them (`sushigo-admin nodes`).
-_V12: Final = (
+_V13: Final = (
     "ALTER TABLE records ADD COLUMN IF NOT EXISTS server_key bytea",
     "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS draining boolean NOT NULL DEFAULT false, "
     "ADD COLUMN IF NOT EXISTS connections integer NOT NULL DEFAULT 0, "
@@ -251,6 +258,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (10, _V10),
     (11, _V11),
     (12, _V12),
+    (13, _V13),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
@@ -285,6 +293,17 @@ TRANSIENT: Final = (
 )
 """Errors that mean the server (or the way to it) is away or overloaded, not that the request
 was wrong: the connection is dropped, and the work tried again on a new one."""
+
+
+def fault_of(exc: BaseException) -> Fault:
+    """What a failed commit says of the database (`Storage.fault`)."""
+    if isinstance(exc, asyncpg.exceptions.DiskFullError):
+        return Fault.DISK_FULL  # SQLSTATE 53100: "could not extend file ...", and the like
+    if isinstance(exc, asyncpg.exceptions.ReadOnlySQLTransactionError):
+        return Fault.READ_ONLY  # a standby, or default_transaction_read_only
+    if isinstance(exc, TRANSIENT):
+        return Fault.UNREACHABLE
+    return Fault.BROKEN
 
 
 def reason(exc: BaseException) -> str:
