@@ -30,6 +30,23 @@ T = TypeVar("T")
 SHIFTED = Path(__file__).with_name("shifted.py")
 
 
+ADMIN = Path(sys.executable).with_name("sushigo-admin")
+
+
+def admin(port: int, key: Path, *args: str) -> list[str]:
+    """`sushigo-admin 127.0.0.1:PORT --key KEY ARGS`: its lines, once it exited 0."""
+    done = subprocess.run(
+        [str(ADMIN), f"127.0.0.1:{port}", "--key", str(key), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "HOME": str(key.parent)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
 def node(
     url: str, key: Path, name: str, *extra: str, lease: float = LEASE, shift_ms: int = 0
 ) -> ServerProcess:

@@ -9,35 +9,16 @@ is sent to another node's table) and the audit names it; a node that died is lis
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from nodes import eventually, node, query
+from nodes import admin, eventually, node, query
 
 from sushigo.client.connection import Client, ConnectionLost, ServerError
 from sushigo.client.identity import load_or_create_key
 from sushigo.protocol import Announcement, ErrorCode, TableLeft, TableSettings
 from sushigo.protocol.identity import player_id_for_key
-
-ADMIN = Path(sys.executable).with_name("sushigo-admin")
-
-
-def admin(port: int, key: Path, *args: str) -> list[str]:
-    """`sushigo-admin 127.0.0.1:PORT --key KEY ARGS`: its lines, once it exited 0."""
-    done = subprocess.run(
-        [str(ADMIN), f"127.0.0.1:{port}", "--key", str(key), *args],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, "HOME": str(key.parent)},
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.splitlines()
 
 
 async def ended(client: Client) -> ErrorCode | None:
