@@ -38,13 +38,17 @@ from sushigo.protocol import TableSettings, TurnStart  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
-def start_node(server: str, url: str, key: Path, name: str) -> tuple[subprocess.Popen[str], int]:
-    """A node on a free port, once it listens: its process and port."""
+def start_node(
+    server: str, url: str, key: Path, name: str, lease: float = 10.0
+) -> tuple[subprocess.Popen[str], int]:
+    """A node on a free port (its lease `lease` seconds), once it listens: its process and
+    port."""
     port = free_port()
     proc = subprocess.Popen(
         [
             *(server, "--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
             *("--node", name, "--advertise", f"127.0.0.1:{port}", "--log-level", "warning"),
+            *("--lease", f"{lease:g}"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

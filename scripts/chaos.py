@@ -116,7 +116,8 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
     seen = terminal.seen
     say(
         f"the terminal player: {seen.games} games ({seen.unverified} unverified), left the queue"
-        f" {seen.quits} times, waited {max(seen.waits, default=0):.1f} s at most"
+        f" {seen.quits} times, back in the lobby before a game {seen.requeued} times, waited"
+        f" {max(seen.waits, default=0):.1f} s at most for a game"
     )
     failed = 0
     for check, wrong in found.items():

@@ -168,6 +168,8 @@ class Seen:
     waits: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     quits: int = 0
+    requeued: int = 0
+    """Times it found itself back in the lobby before its game began, and asked again."""
 
 
 class TerminalPlayer:
@@ -260,6 +262,11 @@ class TerminalPlayer:
                 self.seen.waits.append(time.monotonic() - queued)
             if state.final is not None:
                 break
+            if state.table is None and not state.reconnecting:
+                # Back in the lobby (a node stopped before the game began: no seat is held for
+                # a game not begun): as a person would, it asks for a quick match again.
+                self.seen.requeued += 1
+                return
             if board is not None and client.pending is None and not state.reconnecting:
                 legal = board.legal_actions()
                 if legal:
