@@ -8,9 +8,9 @@ that have waited `quick_patience` and merges the ones of the same game and size 
 players of the emptiest go to the fullest, so players spread over the nodes sit at as few
 tables as they fill, whichever nodes they asked. A node told to move some of its players
 (`move_out`) sends each an unasked REDIRECT with a ticket (`tickets.Quick`) and frees the seat;
-the client follows, and the node it names seats it at once (`arrive`, a TABLE_JOINED with no
-ref): at that table, or, if it filled or closed meanwhile, at another of that game and size
-there (a new one if none waits). A player who cannot follow (the node died meanwhile, or
+the client follows, and the node it names seats it at once (`Lobby.arrive_quick`, a
+TABLE_JOINED with no ref): at that table, or, if it filled or closed meanwhile, at another of
+that game and size there (a new one if none waits). A player who cannot follow (the node died meanwhile, or
 refused the ticket) asks for a quick match again where it is (`client.link`).
 
 Only a client that announced the capability ``quick_move`` is moved (an older library would
