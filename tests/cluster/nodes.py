@@ -18,6 +18,7 @@ from pgcluster import free_port
 from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 
 from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
 from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
 
@@ -60,6 +61,17 @@ def node(
     )
     process.port = port
     return process
+
+
+async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Path]:
+    """Nodes a, b and c of the cluster on `url`, started, each taking the admin key made in
+    `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
+    admin_key = folder / "admin.pem"
+    load_or_create_key(admin_key)
+    nodes = [node(url, folder / "cluster.key", n, "--admin-key", str(admin_key)) for n in "abc"]
+    for n in nodes:
+        await n.start()
+    return nodes, admin_key
 
 
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:

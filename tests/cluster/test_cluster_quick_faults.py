@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import admin, bots, eventually, node, outputs_of, query, seated_again
+from nodes import admin, admin_cluster, bots, eventually, node, outputs_of, query, seated_again
 from processes import BOT
 
 from sushigo.client.connection import Client
-from sushigo.client.identity import load_or_create_key
 
 GAME_SECONDS = 40
 """How long the bots of a test have to play their game, once they can."""
@@ -172,13 +171,8 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
     `sushigo-admin`). The matcher takes the bot away from c, to a new table on a node that
     takes players, and a bot that comes later on b plays its game with it. Neither bot says a
     word of error. (Before, a drained node's waiting players waited there for good.)"""
-    key = tmp_path / "cluster.key"
-    admin_key = tmp_path / "admin.pem"
-    load_or_create_key(admin_key)
-    nodes = [node(pg_url, key, name, "--admin-key", str(admin_key)) for name in "abc"]
+    nodes, admin_key = await admin_cluster(pg_url, tmp_path)
     a, b, c = nodes
-    for n in nodes:
-        await n.start()
     crowd: list[asyncio.subprocess.Process] = []
     args = ("--players", "2", "--games", "1")
     try:
