@@ -46,7 +46,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.operations.admin import Admin
-from sushigo.server.routing import matching, tickets
+from sushigo.server.routing import matching
 from sushigo.server.routing import tournaments as tournament_cluster
 from sushigo.server.routing.redirect import CutOff, Directory, send_off, take_away
 from sushigo.server.routing.spread import Spread
@@ -550,14 +550,6 @@ class Hub:
         """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
-
-    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """A player sent here to sit down: an entrant of a tournament's game placed here
-        (`Spread.arrive`), or a player moved here from another node's quick match."""
-        if ticket.quick is not None:
-            matching.arrive(self, session, ticket, now)
-        else:
-            self.spread.arrive(session, ticket, now)
 
     def move_quick(self, moves: list[matching.Move], now: float) -> None:
         """The cluster's matcher moves players of this node's waiting tables to others

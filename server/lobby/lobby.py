@@ -342,18 +342,14 @@ class Lobby(QuickSeats):
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        fault = self.hub.storage.fault
+        fault: str | None = self.hub.storage.fault
+        if fault is None and self.hub.now >= self.hub.lease_until:
+            fault = "its lease in the cluster lapsed"  # another node may own its tables now
         if fault is not None:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
                 f"the server cannot store games right now ({fault}): no new table or game"
                 " starts until it can again; games in play go on",
-            )
-        if self.hub.now >= self.hub.lease_until:
-            raise TableError(
-                ErrorCode.INTERNAL_ERROR,
-                "this node's lease has lapsed (it cannot reach the database): no new table or"
-                " game starts here until it is renewed",
             )
 
     def check_new(self) -> None:

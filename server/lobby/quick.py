@@ -39,6 +39,9 @@ class QuickSeats:
     def _made_by(self, session: Session, settings: TableSettings) -> Table:
         raise NotImplementedError
 
+    def _check_storage(self) -> None:
+        raise NotImplementedError
+
     def _new_table(
         self, settings: TableSettings, host: str | None, table_id: str | None = None
     ) -> Table:
@@ -50,9 +53,6 @@ class QuickSeats:
         raise NotImplementedError
 
     def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
-        raise NotImplementedError
-
-    def _check_storage(self) -> None:
         raise NotImplementedError
 
     def gone_from_queue(self, session: Session, table: Table) -> bool:

@@ -8,9 +8,9 @@ that have waited `quick_patience` and merges the ones of the same game and size 
 players of the emptiest go to the fullest, so players spread over the nodes sit at as few
 tables as they fill, whichever nodes they asked. A node told to move some of its players
 (`move_out`) sends each an unasked REDIRECT with a ticket (`tickets.Quick`) and frees the seat;
-the client follows, and the node it names seats it at once (`arrive`, a TABLE_JOINED with no
-ref): at that table, or, if it filled or closed meanwhile, at another of that game and size
-there (a new one if none waits). A player who cannot follow (the node died meanwhile, or
+the client follows, and the node it names seats it at once (`Lobby.arrive_quick`, a
+TABLE_JOINED with no ref): at that table, or, if it filled or closed meanwhile, at another of
+that game and size there (a new one if none waits). A player who cannot follow (the node died meanwhile, or
 refused the ticket) asks for a quick match again where it is (`client.link`).
 
 Only a client that announced the capability ``quick_move`` is moved (an older library would
@@ -35,7 +35,7 @@ from sushigo.server.tables.table import Table
 from . import tickets
 from .redirect import REDIRECT_VERSION, RedirectHost
 
-__all__ = ["MATCH_SECONDS", "QUICK_MOVE", "Move", "Waiting", "arrive", "move_out", "plan"]
+__all__ = ["MATCH_SECONDS", "QUICK_MOVE", "Move", "Waiting", "move_out", "plan"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -235,14 +235,3 @@ def _send(hub: MatchHost, table: Table, move: Move, people: list[Session]) -> No
         )
 
     hub.ask(job, then, conn=None, ref=None, what="a quick match's tickets")
-
-
-def arrive(hub: MatchHost, session: Session, ticket: tickets.Ticket, now: float) -> None:
-    """A player moved here from another node's quick match (logged in with its ticket): seated
-    at once, at the ticket's table if it still takes players, else at another of its game and
-    size here, else at a new one (of the ticket's id when this node was to make it)."""
-    quick = ticket.quick
-    assert quick is not None
-    hub.lobby.arrive_quick(
-        session, quick.kind, quick.players, ticket.table_id, bool(ticket.place), now
-    )

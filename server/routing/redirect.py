@@ -234,6 +234,13 @@ class Directory(Protocol):
         went (its new node's address). Empty when this node is alone."""
 
 
+class Arrivals(Protocol):
+    """Seats the entrants of tournaments' games placed here."""
+
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """Seat an entrant of a tournament's game placed here."""
+
+
 class RedirectHost(Charger, Protocol):
     """What routing needs of the server (the hub)."""
 
@@ -260,9 +267,9 @@ class RedirectHost(Charger, Protocol):
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
 
-    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """Seat an entrant of a tournament's game placed here (`spread.Spread.arrive`), or a
-        player moved here from another node's quick match (`server.routing.matching`)."""
+    @property
+    def spread(self) -> Arrivals:
+        """Where an entrant of a tournament's game placed here arrives (`spread.Spread`)."""
 
     def ask(
         self,
@@ -454,8 +461,13 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         # The name was the player's on the node it comes from; another may hold it here.
         name = hub.names.free_name(ticket.name, ticket.player_id)
         session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, name, ticket.guest)
-        if ticket.game is not None or ticket.quick is not None:
-            hub.arrive(session, ticket, now)
+        if ticket.quick is not None:  # moved here from another node's quick match
+            quick = ticket.quick
+            hub.lobby.arrive_quick(
+                session, quick.kind, quick.players, ticket.table_id, bool(ticket.place), now
+            )
+        elif ticket.game is not None:
+            hub.spread.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
             hub.desk.returned(ticket.table_id, session)
         elif (

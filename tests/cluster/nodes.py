@@ -18,6 +18,7 @@ from pgcluster import free_port
 from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 
 from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
 from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
 
@@ -28,6 +29,23 @@ T = TypeVar("T")
 
 
 SHIFTED = Path(__file__).with_name("shifted.py")
+
+
+ADMIN = Path(sys.executable).with_name("sushigo-admin")
+
+
+def admin(port: int, key: Path, *args: str) -> list[str]:
+    """`sushigo-admin 127.0.0.1:PORT --key KEY ARGS`: its lines, once it exited 0."""
+    done = subprocess.run(
+        [str(ADMIN), f"127.0.0.1:{port}", "--key", str(key), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "HOME": str(key.parent)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
 
 
 def node(
@@ -43,6 +61,17 @@ def node(
     )
     process.port = port
     return process
+
+
+async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Path]:
+    """Nodes a, b and c of the cluster on `url`, started, each taking the admin key made in
+    `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
+    admin_key = folder / "admin.pem"
+    load_or_create_key(admin_key)
+    nodes = [node(url, folder / "cluster.key", n, "--admin-key", str(admin_key)) for n in "abc"]
+    for n in nodes:
+        await n.start()
+    return nodes, admin_key
 
 
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:

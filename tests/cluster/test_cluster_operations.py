@@ -9,35 +9,15 @@ is sent to another node's table) and the audit names it; a node that died is lis
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from nodes import eventually, node, query
+from nodes import admin, admin_cluster, eventually, query
 
 from sushigo.client.connection import Client, ConnectionLost, ServerError
-from sushigo.client.identity import load_or_create_key
 from sushigo.protocol import Announcement, ErrorCode, TableLeft, TableSettings
 from sushigo.protocol.identity import player_id_for_key
-
-ADMIN = Path(sys.executable).with_name("sushigo-admin")
-
-
-def admin(port: int, key: Path, *args: str) -> list[str]:
-    """`sushigo-admin 127.0.0.1:PORT --key KEY ARGS`: its lines, once it exited 0."""
-    done = subprocess.run(
-        [str(ADMIN), f"127.0.0.1:{port}", "--key", str(key), *args],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, "HOME": str(key.parent)},
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.splitlines()
 
 
 async def ended(client: Client) -> ErrorCode | None:
@@ -51,13 +31,8 @@ async def ended(client: Client) -> ErrorCode | None:
 
 
 async def test_an_admin_on_one_node_acts_on_every_node(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    admin_key = tmp_path / "admin.pem"
-    load_or_create_key(admin_key)
-    nodes = [node(pg_url, key, name, "--admin-key", str(admin_key)) for name in "abc"]
+    nodes, admin_key = await admin_cluster(pg_url, tmp_path)
     a, b, c = nodes
-    for n in nodes:
-        await n.start()
     bob_key = Ed25519PrivateKey.generate()
     bob_id = player_id_for_key(bob_key.public_key().public_bytes_raw())
     bob = await Client.connect("127.0.0.1", b.port, name="bob", key=bob_key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bots, eventually, node, outputs_of, query, seated_again
+from nodes import admin, admin_cluster, bots, eventually, node, outputs_of, query, seated_again
 from processes import BOT
 
 from sushigo.client.connection import Client
@@ -164,3 +164,29 @@ async def test_a_named_player_moved_where_its_name_is_held_is_renamed(
         for client in (*seated, other, robo):
             await client.close()
         await asyncio.gather(a.stop(), b.stop())
+
+
+async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_path: Path) -> None:
+    """A bot waits alone at a table of node c; an admin drains c (from a, with the real
+    `sushigo-admin`). The matcher takes the bot away from c, to a new table on a node that
+    takes players, and a bot that comes later on b plays its game with it. Neither bot says a
+    word of error. (Before, a drained node's waiting players waited there for good.)"""
+    nodes, admin_key = await admin_cluster(pg_url, tmp_path)
+    a, b, c = nodes
+    crowd: list[asyncio.subprocess.Process] = []
+    args = ("--players", "2", "--games", "1")
+    try:
+        crowd += await bots(c.port, range(1), *args)
+        await eventually(lambda: query(pg_url, "SELECT 1 FROM quick_tables WHERE node = 'c'"))
+        drained = await asyncio.to_thread(admin, a.port, admin_key, "drain", "c")
+        assert drained[0].startswith("c is draining"), drained
+        await eventually(
+            lambda: query(pg_url, "SELECT 1 FROM quick_tables WHERE node <> 'c' AND free = 1"),
+            timeout=20,
+        )
+        crowd += await bots(b.port, range(1, 2), *args)
+        outputs = await outputs_of(crowd, GAME_SECONDS)
+    finally:
+        await asyncio.gather(*(n.stop() for n in nodes))
+    for bot, output in zip(crowd, outputs, strict=True):
+        assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output
