@@ -79,7 +79,11 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
         await hurting
         await cluster.heal()
         say("the run is over: the players finish")
-        codes = await asyncio.gather(*(bot.finish(FINISH_SECONDS) for bot in crowd.bots))
+        filling = asyncio.create_task(crowd.fill(waves_rng, lambda: watched.waiting))
+        try:
+            codes = await _finish(crowd)
+        finally:
+            filling.cancel()
         done, _ = await asyncio.wait({playing}, timeout=FINISH_SECONDS)
         if not done:
             terminal.seen.problems.append("the terminal player's last game never ended")
@@ -104,7 +108,8 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
             await cluster.stop_pg()
     say(
         f"{len(crowd.bots)} player processes, {sum(c is None for c in codes)} stuck,"
-        f" {sum(b.retries for b in crowd.bots)} started again after a node refused them at once"
+        f" {sum(b.retries for b in crowd.bots)} started again after a node refused them at once,"
+        f" {crowd.fillers} tables left short after the run given partners"
     )
     found = {
         "every bot exited 0 having played all its games": checks.bots(crowd.bots),
@@ -134,6 +139,18 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
         failed += bool(wrong)
     print(f"seed {args.seed}: {'all checks hold' if not failed else f'{failed} check(s) failed'}")
     return 1 if failed else 0
+
+
+async def _finish(crowd: Crowd) -> list[int | None]:
+    """Every player's exit code (None: stuck), the fillers `Crowd.fill` adds included."""
+    codes: dict[int, int | None] = {}
+    while len(codes) < len(crowd.bots):
+        more = list(enumerate(crowd.bots))[len(codes) :]
+        for (i, _), code in zip(
+            more, await asyncio.gather(*(b.finish(FINISH_SECONDS) for _, b in more)), strict=True
+        ):
+            codes[i] = code
+    return [codes[i] for i in range(len(codes))]
 
 
 async def _hurt(cluster: Cluster, faults: list, began: float) -> None:  # type: ignore[type-arg]

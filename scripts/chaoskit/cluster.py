@@ -199,6 +199,8 @@ class Watched:
     """Quick-match players kept apart: enough waited, at several tables, for too long."""
     leases: dict[str, list[tuple[float, str]]] = field(default_factory=dict)
     """Each table's lease as read: (when, node), when it changed."""
+    waiting: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    """As last read: the players seated at each open quick-match table, by (game, size)."""
 
 
 async def watch_gauges(cluster: Cluster, seen: Watched, stop: asyncio.Event) -> None:
@@ -247,6 +249,7 @@ async def watch_waiting(cluster: Cluster, seen: Watched, stop: asyncio.Event) ->
                 taken = sum(1 for s in table.get("seats", []) if s.get("name"))
                 if taken:
                     seated.setdefault((kind, players), []).append(taken)
+            seen.waiting = seated
             now = time.monotonic()
             for key, tables in seated.items():
                 if len(tables) >= 2 and sum(tables) >= key[1]:

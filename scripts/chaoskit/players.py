@@ -23,6 +23,10 @@ from sushigo.protocol import Message, TurnResult, TurnStart
 
 BIN = Path(sys.executable).parent
 GAMES = ("sushi-go", "sushi-roll")
+FILL_AFTER = 10.0
+"""Seconds between the looks at the tables left waiting after the run (`Crowd.fill`)."""
+Key = tuple[str, int]
+"""A quick match's game and size."""
 STRATEGIES = ("random", "greedy", "heuristic")
 """The bots' strategies: the cheap ones (the machine runs every player and every node)."""
 
@@ -105,6 +109,8 @@ class Crowd:
     """The nodes up now (`Cluster.live_ports`): where a bot refused at once starts again."""
     bots: list[Bot] = field(default_factory=list)
     waves: int = 0
+    fillers: int = 0
+    """Tables given partners after the run (`fill`)."""
 
     async def wave(self, rng: random.Random, ports: list[int]) -> str:
         """A wave of quick-match bots (or, one time in five, a tournament); what it is."""
@@ -139,6 +145,27 @@ class Crowd:
             *("--strategy", strategy, "--game", kind, "--players", str(players)),
             *("--games", str(games), "--name", name, "--seed", str(rng.randrange(1 << 30))),
         ]
+
+    async def fill(self, rng: random.Random, waiting: Callable[[], dict[Key, list[int]]]) -> None:
+        """Once the run is over: players left waiting at a quick-match table whose others went
+        on without them (a fault moved them apart from their wave, the others filled tables
+        among themselves) get partners, as newcomers would come: every `FILL_AFTER` seconds a
+        table still short, seen at both looks, gets fresh bots (one game each) for its free
+        seats. Until cancelled."""
+        before: dict[Key, list[int]] = {}
+        while True:
+            await asyncio.sleep(FILL_AFTER)
+            now = waiting()
+            for (kind, players), tables in now.items():
+                if before.get((kind, players)) != tables or not self.ports():
+                    continue
+                self.fillers += 1
+                for i in range(players - max(tables)):
+                    name = f"fill{self.fillers}b{i}"
+                    strategy = STRATEGIES[0]
+                    command = self._bot(rng, self.ports(), name, strategy, kind, players, 1)
+                    await self._start(Bot(name, 1, command))
+            before = now
 
     async def _tournament(self, rng: random.Random, ports: list[int], kind: str) -> str:
         name = f"cup{self.waves}"
