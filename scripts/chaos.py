@@ -2,7 +2,7 @@
 """The chaos runner: a cluster played by real bots and a person's terminal client while faults
 chosen by a seed hit it at random moments, and then checked.
 
-    .venv/bin/python scripts/chaos.py --nodes 3 --seconds 60 --seed 7 [--lease 3] [--keep DIR]
+    .venv/bin/python scripts/chaos.py --nodes 3 --seconds 60 --seed 7 [--lease 10] [--keep DIR]
 
 It starts a PostgreSQL (the pgserver package's) and the nodes (`sushigo-server --node`), sends
 waves of `sushigo-bot` processes (mixed strategies, both games, 2-5 seats; some waves a
@@ -167,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--lease", type=float, default=3.0, help="the nodes' --lease")
+    parser.add_argument(
+        "--lease", type=float, default=10.0, help="the nodes' --lease (the server's default)"
+    )
     parser.add_argument("--keep", type=Path, default=None, help="keep the logs in this folder")
     parser.add_argument("--log-level", default="info", help="the nodes' --log-level")
     args = parser.parse_args(argv)
