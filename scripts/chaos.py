@@ -108,7 +108,7 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
             await cluster.stop_pg()
     say(
         f"{len(crowd.bots)} player processes, {sum(c is None for c in codes)} stuck,"
-        f" {sum(b.retries for b in crowd.bots)} started again after a node refused them at once,"
+        f" {sum(b.retries for b in crowd.bots)} started again after a refusal before they played,"
         f" {crowd.fillers} tables left short after the run given partners"
     )
     found = {

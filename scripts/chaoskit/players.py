@@ -23,6 +23,8 @@ from sushigo.protocol import Message, TurnResult, TurnStart
 
 BIN = Path(sys.executable).parent
 GAMES = ("sushi-go", "sushi-roll")
+REFUSED_AT_ONCE = ("refused the connection", "NO_SUCH_TABLE: no tournament")
+"""What a player process says when refused before it played: it is started again."""
 FILL_AFTER = 10.0
 """Seconds between the looks at the tables left waiting after the run (`Crowd.fill`)."""
 Key = tuple[str, int]
@@ -55,9 +57,9 @@ class Bot:
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> int | None:
-        """Run it to its exit. A process the node it was sent to refused at once (the node died
-        as it started: nothing played, nothing seated) is started again on a node that is up, as
-        a person would try another address; `retries` counts those."""
+        """Run it to its exit. A process refused at once (`REFUSED_AT_ONCE`: nothing played,
+        nothing seated) is started again a second later on a node that is up, as a person would
+        try again; `retries` counts those."""
         while True:
             self.proc = await asyncio.create_subprocess_exec(
                 *self.command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
@@ -65,7 +67,9 @@ class Bot:
             out, _ = await self.proc.communicate()
             self.output += out.decode(errors="replace")
             last = self.output.strip().splitlines()[-1:]
-            refused = bool(last) and "refused the connection" in last[0]
+            # Its node died as it started, or (an entrant) its tournament was not made yet: its
+            # host, started a second before, is slower on a busy machine.
+            refused = bool(last) and any(why in last[0] for why in REFUSED_AT_ONCE)
             if self.proc.returncode != 1 or not refused or self.reported or self.retries >= 10:
                 return self.proc.returncode
             self.retries += 1
