@@ -166,7 +166,8 @@ class Admin:
         local = target[:1] == "s" and target[1:].isdigit()  # a session id: this node's
         here = self._kick_here(target, msg.reason, now)
         if local and not here:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no session {target!r} on this node")
+            where = " on this node" if self.hub.cluster is not None else ""
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no session {target!r}{where}")
 
         def done(answers: list[Answer]) -> None:
             total = here + _reached(answers)

@@ -136,7 +136,8 @@ class Views:
     def show(self, conn: Conn, session: Session, msg: AdminShow, now: float) -> None:
         table = self.hub.tables.get(msg.table_id)
         if table is None:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r} on this node")
+            where = " on this node" if self.hub.cluster is not None else ""  # it may be on another
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r}{where}")
         # The public observation only: the one a spectator's TURN_START carries. Never a seat's.
         observation = table.observation(None)
         in_step = table.playing and table.game is not None and bool(table.acting)
