@@ -208,7 +208,9 @@ async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
         async def dropped() -> bool:  # a holds no table, and its player is gone from it
             _, text = await http_get("127.0.0.1", a.metrics_port, "/metrics")
             gone = await metric(a.metrics_port, CONNECTED) <= 0
-            return gone and "\nsushigo_tables{" not in text
+            # Its session is forgotten once a has asked where the table went (a second at most).
+            forgotten = await metric(a.metrics_port, AWAY) <= 0
+            return gone and forgotten and "\nsushigo_tables{" not in text
 
         await eventually(dropped)
         assert await metric(a.metrics_port, CONNECTED) == 0
