@@ -26,6 +26,7 @@ GAMES = ("sushi-go", "sushi-roll")
 REFUSED_AT_ONCE = (
     "refused the connection",
     "closed the connection during the handshake",
+    "no answer to hello",
     "NO_SUCH_TABLE: no tournament",
 )
 """What a player process says when refused before it played: it is started again."""
@@ -71,8 +72,8 @@ class Bot:
             out, _ = await self.proc.communicate()
             self.output += out.decode(errors="replace")
             last = self.output.strip().splitlines()[-1:]
-            # Its node died or stopped as it started, or (an entrant) its tournament was not made
-            # yet: its host, started a second before, is slower on a busy machine.
+            # Its node died, stopped or was paused as it started, or (an entrant) its tournament
+            # was not made yet: its host, started a second before, is slower on a busy machine.
             refused = bool(last) and any(why in last[0] for why in REFUSED_AT_ONCE)
             if self.proc.returncode != 1 or not refused or self.reported or self.retries >= 10:
                 return self.proc.returncode
