@@ -27,8 +27,9 @@ from functools import partial
 from importlib import import_module
 from typing import Any, ClassVar, Protocol
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.filters import Condition, Filter
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_width
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from sushigo.client.checks import Fairness
@@ -38,7 +39,16 @@ from sushigo.engine.api import Rules
 from sushigo.engine.games import plugin, rules
 from sushigo.protocol import Acted, Commitments, GameEnded, Resumed, TurnResult, TurnStart
 
-__all__ = ["ENTRY_POINTS", "Board", "Fragments", "Shell", "board_class", "panel_line"]
+__all__ = [
+    "ENTRY_POINTS",
+    "Board",
+    "Fragments",
+    "Shell",
+    "board_class",
+    "fit_row",
+    "panel_line",
+    "terminal_size",
+]
 
 Fragments = StyleAndTextTuples
 """prompt_toolkit formatted text: (style, text) pairs."""
@@ -54,6 +64,9 @@ _BUILT_IN = {
 
 MENU_WIDTH = 42
 """The panel's width (the hand's window)."""
+FRAME_ROWS = 4
+"""Rows of the game screen that are neither the players' nor the panels': the header, the
+fairness rule, the status line and the keys."""
 
 
 class Shell(Protocol):
@@ -573,6 +586,14 @@ class Board:
         """Lines the players' window keeps before the panels below get any (None: as needed)."""
         return None
 
+    def spare_rows(self, players_lines: int, panel: Fragments) -> int:
+        """Rows of the terminal left over once the frame, `players_lines` lines of players and
+        every line of our `panel` have theirs: what long rows of the players may wrap into."""
+        rows = terminal_size()[1]
+        failing = 1 if self.shell.fairness.failures else 0
+        panel_lines = 1 + sum(text.count("\n") for _, text, *_ in panel)
+        return max(0, rows - FRAME_ROWS - failing - players_lines - panel_lines)
+
 
 def panel_line(
     at_cursor: bool, number: str, mark: str, style: str, name: str, hint: str, *, focus: bool
@@ -591,6 +612,64 @@ def panel_line(
     if at_cursor:
         line = [("class:cursor " + style, text) for style, text, *_ in line]
     return out + line
+
+
+def terminal_size() -> tuple[int, int]:
+    """The terminal's (columns, rows), as the application draws on it (80x24 outside one)."""
+    try:
+        size = get_app().output.get_size()
+    except Exception:  # no terminal to ask (a snapshot outside an app)
+        return 80, 24
+    return size.columns, size.rows
+
+
+def fit_row(
+    head: Fragments, body: Fragments, columns: int, spare: int, rule: str = "│ "
+) -> tuple[Fragments, int]:
+    """One row of the players' window that never wraps on its own: `head` (a name and its
+    figures), then `body` (a tableau, a belt) broken between its words onto at most `spare`
+    more lines, each starting under the body's first column (after `rule`, which ends the head);
+    what still does not fit is left out and marked ``…``. The row's fragments (no newline at its
+    end), and the extra lines it took."""
+    indent = fragment_list_width(head)
+    width = max(8, columns - indent)
+    words: list[Fragments] = [[]]
+    for style, text, *_ in body:
+        for i, piece in enumerate(text.split(" ")):
+            if i:
+                words.append([])
+            if piece:
+                words[-1].append((style, piece))
+    lines: list[list[Fragments]] = [[]]
+    cut = False
+    for word in (w for w in words if w):
+        line = lines[-1]
+        if _line_width(line) + (1 if line else 0) + fragment_list_width(word) <= width:
+            line.append(word)
+        elif len(lines) <= spare and line:
+            lines.append([word])
+        else:
+            cut = True
+            break
+    if cut:
+        last = lines[-1]
+        while last and _line_width(last) + 2 > width:
+            last.pop()
+        last.append([("class:dim", "…")])
+    out: Fragments = list(head)
+    for n, line in enumerate(lines):
+        if n:
+            out += [("", "\n" + " " * max(0, indent - len(rule))), ("class:dim", rule)]
+        for i, word in enumerate(line):
+            if i:
+                out.append(("", " "))
+            out += word
+    return out, len(lines) - 1
+
+
+def _line_width(words: list[Fragments]) -> int:
+    """Columns of a line of words, one space between each two."""
+    return sum(fragment_list_width(word) for word in words) + max(0, len(words) - 1)
 
 
 def _runner(run: Callable[[], object]) -> Callable[[KeyPressEvent], None]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from feed import NAMES
+import random
+
+import pytest
+from feed import NAMES, Feed
 from tui_helpers import card
 
 from sushigo.client.tui import AppState, CreateForm
 from sushigo.client.tui.games.sushi_go.card_board import tableau_fragments
+from sushigo.client.tui.games.sushi_go.card_state import CardState
 from sushigo.client.tui.layout import header_text, keys_text, status_text
 from sushigo.engine import Action, Card, Game, GameOptions, Observation, TableauView
+from sushigo.engine.games.sushi_go.observation import wasabi_placements
 from sushigo.protocol import Commitments, GameStarting, TurnStart
 
 
@@ -178,3 +183,82 @@ def test_the_form_offers_what_each_game_has() -> None:
     assert seen == set(form.strategies()) == {"easy", "medium", "hard", "expert"}
     settings = form.settings()
     assert settings.kind == "sushi-roll" and settings.variants == ()
+
+
+@pytest.mark.parametrize(
+    ("players", "variants"),
+    [(2, ()), (4, ()), (5, ("soy_sauce",)), (2, ("dummy",)), (3, ("pass_both_ways",))],
+)
+def test_a_turns_result_shows_every_pick_played_as_the_rules_place_it(
+    players: int, variants: tuple[str, ...]
+) -> None:
+    """Through random playouts with chopsticks and wasabi: after each turn's result (before the
+    next turn's start) the board's tableaus are the engine's after that turn, a round's last
+    turn included (the engine's as they were scored); at the game's end every hand is empty."""
+    rng = random.Random(f"{players}{variants}")
+    for seat in (0, None):
+        state = AppState()
+        feed = Feed(
+            state, "sushi-go", players, seat=seat, seed=bytes([players]) * 8, variants=variants
+        )
+        feed.start()
+        while not feed.game.is_terminal():
+            feed.turn_start()
+            actions = feed.random_actions(rng)
+            before = feed.game.clone()
+            feed.play(actions)
+            board = state.board
+            assert isinstance(board, CardState) and board.obs is not None
+            shown = board.obs.tableaus
+            if feed.game.position[0] == before.position[0] and not feed.game.is_terminal():
+                expected = feed.game.observation(seat).tableaus
+            else:
+                # The round's end cleared the engine's tableaus: the cards as they were scored.
+                expected = _scored_tableaus(before, actions)
+            for t, (got, want) in enumerate(zip(shown, expected, strict=True)):
+                assert (got.cards, got.on_wasabi, got.open_wasabi) == (
+                    want.cards,
+                    want.on_wasabi,
+                    want.open_wasabi,
+                ), (t, actions)
+                if not got.is_dummy:
+                    assert got.puddings == want.puddings, (t, actions)
+        feed.end()
+        board = state.board
+        assert isinstance(board, CardState) and board.obs is not None
+        assert board.hand == () and all(v.hand_size == 0 for v in board.obs.tableaus[:players])
+        # The last round's totals, before the puddings (the final totals come with the end).
+        puddings = feed.game.pudding_points()
+        assert [v.score for v in board.obs.tableaus] == [
+            total - pudding for total, pudding in zip(feed.game.scores(), puddings, strict=True)
+        ]
+
+
+def _scored_tableaus(before: Game, actions: list[Action]) -> tuple[TableauView, ...]:
+    """The tableaus of the round `before` is in once `actions` are played on them (the engine
+    clears them as it scores the round, so they are rebuilt from its record of picks)."""
+    cards = [list(view.cards) for view in before.observation(None).tableaus]
+    for seat, action in enumerate(actions):
+        cards[seat].append(action.first)
+        if action.second is not None:
+            cards[seat] += [action.second]
+            cards[seat].remove(Card.CHOPSTICKS)
+        if action.dummy is not None:
+            cards[-1].append(action.dummy)
+    views = []
+    for view, played in zip(before.observation(None).tableaus, cards, strict=True):
+        on, open_wasabi = wasabi_placements(tuple(played))
+        views.append(
+            TableauView(
+                tuple(played),
+                on,
+                open_wasabi,
+                view.puddings + played.count(Card.PUDDING) - view.cards.count(Card.PUDDING),
+                0,
+                (),
+                0,
+                False,
+                view.is_dummy,
+            )
+        )
+    return tuple(views)
