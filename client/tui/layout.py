@@ -78,8 +78,13 @@ def header_text(state: AppState) -> Fragments:
     """Top bar: the game, where it stands (the board's part) and the step's countdown."""
     board = state.board
     if board is None or not state.in_game:
-        where = f" {state.client.name} @ {state.address}" if state.client else ""
-        return [("class:header", " Sushi Go! "), ("class:header", f"· lobby{where} ")]
+        # Where we are: a table of ours (before its game, or between games), or the lobby.
+        where = f" · {state.client.name} @ {state.address}" if state.client else ""
+        table = state.table
+        if table is not None:
+            title = game_title(table.settings.kind)
+            return [("class:header", f" {title} · table {table.table_id}{where} ")]
+        return [("class:header", f" sushigo · lobby{where} ")]
     out: Fragments = [("class:header", f" {board.title} "), *board.header()]
     if state.deadline is not None and state.final is None:
         left = max(0, int(state.deadline - state.now() + 0.999))

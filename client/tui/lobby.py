@@ -101,7 +101,7 @@ def seats_text(state: AppState) -> Fragments:
         ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),
     ]
     for seat in table.seats:
-        if seat.player_id is None:
+        if seat.player_id is None and not seat.bot:
             who: Fragments = [("class:dim", "(empty)")]
         else:
             who = [("class:me" if seat.seat == state.seat else "", seat.name or "?")]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 from feed import NAMES, Feed
-from tui_helpers import card
+from tui_helpers import Output80x24, card, render_all
 
-from sushigo.client.tui import AppState, CreateForm
+from sushigo.client.tui import AppState, CreateForm, build_application
 from sushigo.client.tui.games.sushi_go.card_board import tableau_fragments
 from sushigo.client.tui.games.sushi_go.card_state import CardState
 from sushigo.client.tui.layout import header_text, keys_text, status_text
@@ -83,7 +84,7 @@ def test_chopsticks_ready_allows_two_cards_in_the_chosen_order() -> None:
     obs = Observation(GameOptions(players=2), 0, 1, 2, hand, (me, other), 1, None, False)
     state = AppState()
     _turn(state, obs)
-    assert "space: mark 2 cards" in _text(keys_text(state))
+    assert "space: mark 2 ·" in _text(keys_text(state))
     for index in (2, 1):  # wasabi first, then salmon: the salmon lands on it
         card(state).select(index)
         card(state).toggle_mark()
@@ -91,6 +92,19 @@ def test_chopsticks_ready_allows_two_cards_in_the_chosen_order() -> None:
     card(state).select(0)
     card(state).toggle_mark()
     assert "two cards are marked already" in state.status
+
+
+def test_the_keys_line_fits_80_columns_with_chopsticks_ready_and_the_dummy_to_feed() -> None:
+    game = Game(GameOptions(players=2, dummy=True), b"seed")
+    obs = game.observation(0)
+    me = dataclasses.replace(obs.tableaus[0], cards=(Card.CHOPSTICKS,), chopsticks_ready=True)
+    obs = dataclasses.replace(obs, tableaus=(me, *obs.tableaus[1:]))
+    state = AppState()
+    app = build_application(state, output=Output80x24())
+    _turn(state, obs)
+    screen = render_all(state, app).split("\n")
+    assert screen[-1].endswith("q: quit") and "space: mark 2" in screen[-1], screen[-1]
+    assert "d: dummy" in screen[-1]
 
 
 def test_the_dummy_controller_must_choose_the_dummys_card() -> None:

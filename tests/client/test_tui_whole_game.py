@@ -88,6 +88,8 @@ async def test_a_whole_sushi_go_game_keeps_its_rows_and_ends_on_the_last_turn_pl
                 await until(lambda s: "scores" not in s, "the scores closed")
                 continue
             rows = _check_rows(screen)
+            # The keys line is whole, chopsticks ready or not.
+            assert screen.rstrip("\n").split("\n")[-1].endswith("q: quit"), screen
             position = TURN.search(screen.split("\n")[0])
             assert position is not None, screen
             if int(position.group(1)) != last_round:

@@ -216,6 +216,9 @@ def render_all(state: AppState, app: object, screen: bool = True) -> str:
     text = screen_text(app, 80, 24)  # type: ignore[arg-type]
     lines = text.split("\n")
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    with set_app(app):  # type: ignore[arg-type]
+        keys = "".join(text for _, text, *_ in WIDGETS["keys"](state))
+    assert len(keys) <= 80, f"the keys line is cut at 80 columns: {keys!r}"
     return text
 
 

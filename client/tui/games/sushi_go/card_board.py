@@ -185,13 +185,18 @@ class CardBoard(CardState):
         return "waiting for the others"
 
     def keys(self) -> str:
+        """The keys of a turn, on one line that fits the terminal (at 80 columns too, with
+        chopsticks ready and the dummy to feed)."""
         parts = ["↑↓/1-9: choose", "Enter: play"]
         me = self.me
         if me is not None and me.chopsticks_ready:
-            parts.insert(1, "space: mark 2 cards")
+            parts.insert(1, "space: mark 2")
         if self.controls_dummy:
             parts.insert(1, "d: dummy's card")
-        return " · ".join([*parts, "c: chat", "?: help", "q: quit"])
+        line = " · ".join([*parts, "c: chat", "?: help", "q: quit"])
+        if len(line) >= terminal_size()[0] - 1:
+            line = line.replace("↑↓/1-9: choose", "↑↓/1-9").replace("dummy's card", "dummy")
+        return line
 
     def _columns(self) -> dict[str, str]:
         obs = self.obs

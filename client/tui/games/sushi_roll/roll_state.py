@@ -64,6 +64,8 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
         self.did: dict[int, str] = {}
         """Per seat, what it did last this cycle ("took salmon"), for the belts' status."""
         self._later: list[Fragments] = []
+        self._said = ""
+        """The last action's log line, in plain words (for the status line)."""
 
     def seat_views(self, obs: RollObservation) -> tuple[PlayerView, ...]:
         """Every seat's place at the dice table: its belt, tray and tokens."""
@@ -124,6 +126,10 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
                 self.shell.set_status("time ran out: the server took a die for you", error=True)
             elif msg.auto:
                 self.shell.set_status(f"the server played {verb} for you", error=True)
+            else:
+                # What "re-rolling…" or "swapping…" said was under way is done: say how it went
+                # (the take ends the turn, and the status goes back to who moves now).
+                self.shell.set_status(self._said if msg.more else "")
             if not msg.more or type(action) is not Take:
                 # Our belt changed under the choice: positions no longer mean the same dice.
                 self.dice.marked.clear()
@@ -146,6 +152,8 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
         )
         for line in now:
             self.shell.log_line(line)
+        # The action's line without its place in the game: "you re-rolled egg→salmon".
+        self._said = "".join(text for _, text, *_ in now[0][1:]) if now else ""
 
     def _short_name(self, seat: int) -> str:
         return self.shell.name_of(seat, short=True)[:12]

@@ -1,0 +1,59 @@
+"""What the screens say, at the moment they say it, in a real terminal (tmux, 80x24) against a
+real server: the table before its game, and Sushi Roll's status line through a turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from terminal import Keys, Until, needs_tmux
+from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal
+
+pytestmark = needs_tmux
+
+
+def _status(screen: str) -> str:
+    """The status line (above the keys line)."""
+    return screen.rstrip("\n").split("\n")[-2]
+
+
+async def test_the_create_forms_bots_sit_at_the_table_before_the_game(tmp_path: Path) -> None:
+    """A 4-seat table made with 1 bot: the bot is in its seat at once, two seats are empty, and
+    the header names the table, not the lobby."""
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "Tables on" in s, "the lobby")
+        assert "lobby" in screen.split("\n")[0]
+        await keys("n")
+        await until(lambda s: "Create a table" in s, "the form")
+        await keys(*["Down"] * 6)
+        await until(lambda s: "▸ bots" in s, "the bots field")
+        await keys("Left", "Left")
+        await until(lambda s: "‹ 1 › of 3 empty seats" in s, "one bot")
+        await keys("Enter")
+        screen = await until(lambda s: "waiting for 2 more" in s, "the table")
+        header = screen.split("\n")[0]
+        assert "lobby" not in header and "Sushi Go! · table " in header and "e2e @" in header
+        assert "seat 1: e2e [host]" in screen
+        assert "seat 2: medium-bot-1 [bot]" in screen
+        assert screen.count("(empty)") == 2, screen
+        await keys("l")
+        await until(lambda s: "Tables on" in s, "the lobby again")
+
+    await in_terminal(tmp_path, [], play)
+
+
+async def test_sushi_rolls_status_line_says_how_a_reroll_and_a_swap_went(tmp_path: Path) -> None:
+    """Re-roll two dice, then swap one: once each is done, the status line says what happened,
+    not that it is still under way."""
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        await until(lambda s: "your move:" in s, "our first move")
+        await keys("1", "Space", "2", "Space", "r")
+        screen = await until(lambda s: "you re-rolled" in s.split("│")[-1], "the re-roll")
+        screen = await until(lambda s: "re-rolling" not in _status(s), "the re-roll's status")
+        assert "you re-rolled" in _status(screen), screen
+        await keys("s", "Enter")
+        screen = await until(lambda s: "you swapped" in _status(s), "the swap's status")
+        assert "swapping" not in screen and "menu 2" in screen, screen
+
+    await in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
