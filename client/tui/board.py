@@ -92,6 +92,10 @@ class Shell(Protocol):
 
     def name_of(self, seat: int, short: bool = False) -> str: ...
 
+    def seat_note(self, seat: int) -> str:
+        """ "away" or "bot plays" for a seat whose player let two turns pass; "" otherwise."""
+        ...
+
     def log_line(self, line: Fragments) -> None: ...
 
     def set_status(self, text: str, error: bool = False) -> None: ...
@@ -426,6 +430,8 @@ class Board:
             mine = seat == self.seat
             if final is not None and seat < len(final.places):
                 status = f"place {final.places[seat]}"
+            elif self.shell.seat_note(seat):
+                status = self.shell.seat_note(seat)
             elif seat in self.acting:
                 word = self.commits[seat] if seat < len(self.commits) else ""
                 status = word or ("choosing" if self.secret else "moving")

@@ -86,7 +86,12 @@ def header_text(state: AppState) -> Fragments:
             return [("class:header", f" {title} · table {table.table_id}{where} ")]
         return [("class:header", f" sushigo · lobby{where} ")]
     out: Fragments = [("class:header", f" {board.title} "), *board.header()]
-    if state.deadline is not None and state.final is None:
+    if state.paused and state.final is None:
+        table = state.table
+        waiting = [s.seat for s in table.seats if s.away and not s.bot] if table else []
+        who = ", ".join(state.name_of(seat) for seat in waiting)
+        out.append(("class:status.error", f" · paused: waiting for {who}"))
+    elif state.deadline is not None and state.final is None:
         left = max(0, int(state.deadline - state.now() + 0.999))
         out.append(("class:status.error" if left <= 10 else "class:title", f" · time {left}s"))
     return out
@@ -179,7 +184,7 @@ def status_text(state: AppState) -> Fragments:
 
 def _default_status(state: AppState) -> str:
     if state.board is not None and state.in_game:
-        return state.board.default_status()
+        return state.away_note() or state.board.default_status()
     if state.form is not None:
         return "set up the table, then Create"
     if state.recent is not None:

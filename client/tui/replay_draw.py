@@ -69,6 +69,9 @@ class ReplayShell:
             return self.names[seat][:12] if short else self.names[seat]
         return f"seat {seat + 1}"
 
+    def seat_note(self, seat: int) -> str:
+        return ""  # a replay shows the game, not who was away during it
+
     def log_line(self, line: Fragments) -> None:
         self.lines.append(line)
 

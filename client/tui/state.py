@@ -38,6 +38,7 @@ from sushigo.protocol import (
     TableJoined,
     TableLeft,
     TableList,
+    TableStatus,
     TableUpdate,
     TurnResult,
     TurnStart,
@@ -278,8 +279,45 @@ class AppState:
 
     def _table_update(self, table: TableInfo) -> None:
         if self.table is not None and self.table.table_id == table.table_id:
+            was = self.away_note()
             self.table = table
+            now = self.away_note()
+            if now and now != was:
+                self.set_status(now, error=True)
+            elif was and not now and self.in_game:
+                self.set_status("you are back: the seat is yours again")
         self.tables = tuple(table if t.table_id == table.table_id else t for t in self.tables)
+
+    @property
+    def paused(self) -> bool:
+        """Our table's game waits for a player who let two turns pass (docs/PROTOCOL.md section
+        2.5: every person at it is away, so no bot plays for them)."""
+        table = self.table
+        return (
+            table is not None
+            and table.status is TableStatus.PLAYING
+            and any(seat.away and not seat.bot for seat in table.seats)
+        )
+
+    def seat_note(self, seat: int) -> str:
+        """A seat's player, when away, in the players' lines: "away" (the game waits for them)
+        or "bot plays" (for them, until they play again); "" otherwise."""
+        table = self.table
+        if table is None or seat >= len(table.seats) or not table.seats[seat].away:
+            return ""
+        return "bot plays" if table.seats[seat].bot else "away"
+
+    def away_note(self) -> str:
+        """What our seat being away means, in words ("": we are not away)."""
+        table, seat = self.table, self.seat
+        if table is None or seat is None or seat >= len(table.seats) or self.final is not None:
+            return ""
+        info = table.seats[seat]
+        if not info.away:
+            return ""
+        if info.bot:
+            return "you missed two turns: a bot plays for you until you play again"
+        return "you missed two turns: the game is paused until you play (no timer runs)"
 
     def _new_board(self, kind: str) -> Board:
         self.board = board_class(kind)(self, kind)

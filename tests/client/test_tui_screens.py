@@ -1,5 +1,6 @@
 """What the screens say, at the moment they say it, in a real terminal (tmux, 80x24) against a
-real server: the table before its game, and Sushi Roll's status line through a turn."""
+real server: the table before its game, Sushi Roll's status line through a turn, a game paused
+for a player alone with bots."""
 
 from __future__ import annotations
 
@@ -57,3 +58,25 @@ async def test_sushi_rolls_status_line_says_how_a_reroll_and_a_swap_went(tmp_pat
         assert "swapping" not in screen and "menu 2" in screen, screen
 
     await in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
+
+
+async def test_a_player_alone_with_bots_who_lets_two_turns_pass_finds_the_game_paused(
+    tmp_path: Path,
+) -> None:
+    """One-second turns against a bot, and we do not play: after two turns the game waits for us
+    (the header and the status line say so, no countdown runs), and our pick carries it on."""
+
+    async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
+        screen = await until(lambda s: "paused" in s.split("\n")[0], "the pause")
+        header = screen.split("\n")[0]
+        assert "turn 3/10" in header and "paused: waiting for you" in header, screen
+        assert "time" not in header, "no countdown while paused"
+        assert "the game is paused until you play" in _status(screen), screen
+        assert "▸you" in screen and "away" in screen.split("\n")[1], screen
+        await keys("1", "Enter")
+        screen = await until(lambda s: "turn 4/10" in s.split("\n")[0], "the next turn")
+        assert "paused" not in screen.split("\n")[0]
+
+    one_second_turns = list(AGAINST_A_BOT)
+    one_second_turns[one_second_turns.index("--turn-seconds") + 1] = "1"
+    await in_terminal(tmp_path, one_second_turns, play)

@@ -116,6 +116,8 @@ class CardBoard(CardState):
                 name = name[:9] + "(D)"
             if final is not None and t < len(final.places):
                 status = f"place {final.places[t]}"
+            elif not view.is_dummy and self.shell.seat_note(t):
+                status = self.shell.seat_note(t)
             elif view.is_dummy:
                 status = ""
             else:

@@ -110,6 +110,8 @@ class RollBoard(RollState):
             mine = seat == obs.seat
             if final is not None and seat < len(final.places):
                 status, style = f"place {final.places[seat]}", "class:title"
+            elif self.shell.seat_note(seat):
+                status, style = self.shell.seat_note(seat), "class:status.error"
             elif seat == obs.to_move:
                 status, style = "moving", "class:title"
             else:
