@@ -46,6 +46,7 @@ from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
 from sushigo.protocol.about import version_text
+from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
 
@@ -227,6 +228,11 @@ async def _run(
     settings: TableSettings | None,
 ) -> int:
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    # Reading the ladder with --key but no --name: a guest asks for the key's place, since a
+    # login with the key would set its name on the ladder to the default one.
+    ask_for = None
+    if args.leaderboard and key is not None and not args.name:
+        ask_for, key = player_id_for_key(key.public_key().public_bytes_raw()), None
     try:
         # Names are unique among the connected: the login name, when two people on one machine
         # play, becomes "name-2"; a name given with --name is that name or an error.
@@ -252,13 +258,23 @@ async def _run(
 
     if args.leaderboard:
         try:
-            board = await client.leaderboard(args.game)
+            if ask_for is not None and not client.names_places:
+                raise ConnectError(
+                    f"{address} is too old to show a key's place without its login: give --name"
+                    " (the key's name on the ladder becomes that name)"
+                )
+            board = await client.leaderboard(args.game, player_id=ask_for)
         except ServerError as exc:
             print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
             return 1
+        except ConnectError as exc:
+            print(f"sushigo-client: error: {exc}", file=sys.stderr)
+            return 1
         finally:
             await client.close()
-        for line in leaderboard_lines(board, client.player_id, signed_in=key is not None):
+        me = ask_for or client.player_id
+        signed_in = ask_for is not None or key is not None
+        for line in leaderboard_lines(board, me, signed_in=signed_in):
             print(line.replace("▸", "*"))
         return 0
 

@@ -135,12 +135,11 @@ def leaderboard_lines(board: Leaderboard, player_id: str, *, signed_in: bool) ->
     mine = board.mine
     if mine is not None and all(row.player_id != mine.player_id for row in board.top):
         lines += ["  ...", _rated_line(mine, True)]
+    elif mine is None and signed_in:
+        lines.append(f"you are not rated at {title} yet: a game is rated when it has two or")
+        lines.append("more players logged in with --key (bots and guests are not rated)")
     elif mine is None:
-        lines.append(
-            f"you are not rated at {title} yet: finish a game"
-            if signed_in
-            else "guests are not rated: log in with --key to be on the leaderboard"
-        )
+        lines.append("guests are not rated: log in with --key to be on the leaderboard")
     return lines
 
 

@@ -235,3 +235,38 @@ async def test_the_leaderboard_is_printed_with_our_own_rank(
     assert out[22] == "  ..." and out[23].split()[:2] == ["26*", "me"]
     assert out[24] == "Sushi Roll leaderboard: 0 rated players"
     assert "guests are not rated" in out[-1]
+
+
+async def test_the_leaderboard_with_a_key_and_no_name_leaves_the_keys_name_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--leaderboard --key` without `--name` shows the key's place under the name it has on the
+    ladder (the login name would have replaced it); a key not rated yet is told what rates one."""
+    key_file, new_key = tmp_path / "me.pem", tmp_path / "new.pem"
+    mine = load_or_create_key(key_file).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {storage.upsert_identity(mine, "kiri", 1): (30.0, 2.0)}
+    other = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    ratings[storage.upsert_identity(other, "bob", 1)] = (40.0, 2.0)
+    storage.set_ratings(ratings)
+    storage.close()
+    async with local_server(tmp_path) as (host, port):
+        ours = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(key_file)]
+        )
+        fresh = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(new_key)]
+        )
+    assert (ours, fresh) == (0, 0)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Sushi Go! leaderboard: 2 rated players"
+    assert out[3].split()[:2] == ["2*", "kiri"], out
+    storage = SqliteStorage(tmp_path / "server.db")
+    try:
+        names = {entry.name for entry in storage.leaderboard(limit=10)}
+    finally:
+        storage.close()
+    assert names == {"kiri", "bob"}, "the key kept its name on the ladder"
+    words = " ".join(out[-2:])
+    assert "you are not rated at Sushi Go! yet" in words
+    assert "two or more players logged in with --key" in words
