@@ -111,13 +111,19 @@ class StepState:
     @property
     def paused(self) -> bool:
         """The game waits, with no timer, for a player who let two deadlines pass: every person
-        at the table is away (the others are bots), and no tournament's schedule waits on it.
-        Played to its end by bots meanwhile, the game would be over before they looked back;
-        where another person plays, a bot plays the away seat instead, so nobody waits."""
+        at the table is away (the others are bots), one of them has a session (connected, or
+        within its resume window), and no tournament's schedule waits on it. Played to its end
+        by bots meanwhile, the game would be over before they looked back; where another person
+        plays, a bot plays the away seat instead, so nobody waits. A seat with no session (after
+        a restart, until its player resumes) holds nothing up: bots play it."""
         if self.tournament is not None or self.phase not in IN_GAME:
             return False
         people = [seat for seat in self.seats if seat.person]
-        return bool(people) and all(seat.away for seat in people)
+        return (
+            bool(people)
+            and all(seat.away for seat in people)
+            and any(seat.session is not None for seat in people)
+        )
 
     def play_resumes(self, seat: Seat, now: float) -> None:
         """`seat`'s player, away, acts: whatever else is away at the table gets a bot now, since
