@@ -26,6 +26,7 @@ import gc
 import hashlib
 import os
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -38,6 +39,7 @@ from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
 from sushigo.client.args import add_game, add_version, count
 from sushigo.engine import EngineError, IllegalActionError, rules
 from sushigo.engine.games import BUILTIN_KINDS
+from sushigo.protocol.about import INTERRUPTED
 
 
 class ArenaError(Exception):
@@ -203,6 +205,13 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
     return GameResult(index, names, game.scores()[:n], game.places(), game.winners())
 
 
+def _worker_setup() -> None:
+    """A worker process: the batch's collector, and Ctrl-C left to the command, which stops the
+    workers itself (each would otherwise stop with a traceback of its own)."""
+    batch_gc()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def batch_gc() -> None:
     """Tune the garbage collector for a batch of games (the command and its workers).
 
@@ -266,7 +275,7 @@ def _map(workers: int, jobs: list[tuple[ArenaConfig, range]]) -> Iterator[list[G
         return
     import multiprocessing  # noqa: PLC0415  (5 ms of imports a run with one worker never needs)
 
-    with multiprocessing.get_context().Pool(workers, initializer=batch_gc) as pool:
+    with multiprocessing.get_context().Pool(workers, initializer=_worker_setup) as pool:
         for out in pool.imap_unordered(_play_chunk_in_worker, jobs):
             yield out if isinstance(out, str) else [GameResult(*fields) for fields in out]
 
@@ -377,7 +386,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The `sushigo-arena` command. Exit status: 0 done, 2 bad arguments, 1 anything else."""
+    """The `sushigo-arena` command. Exit status: 0 done, 2 bad arguments, 130 after Ctrl-C
+    (the workers stopped with it, quietly), 1 anything else."""
     parser = _parser()
     args = parser.parse_args(argv)
     specs = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
@@ -405,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("sushigo-arena: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
     on = game_rules.describe_options(options)[1]

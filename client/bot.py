@@ -10,7 +10,7 @@ was shown and each game's signed record (`client.checks`), reconnects by itself 
 drops, and prints one line per game. The strategy names are each game's: the kind of each table
 the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
 tournament of any installed game works too. Exit codes: 0 after N games all verified, 1 on a failure
-(unreachable server, a fairness check that failed), 2 for a usage error.
+(unreachable server, a fairness check that failed), 2 for a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
 from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
@@ -364,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
-        return 0
+        print("sushigo-bot: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

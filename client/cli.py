@@ -14,7 +14,8 @@ server bots and starts the game as soon as every seat is taken (the play command
 ``--game sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE``
 steps through a finished game's exported record (``sushigo-replay --export``), with no server.
 Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
-usage error (a bad address or option), 1 for anything else (unreachable, refused, version
+usage error (a bad address or option), 130 when Ctrl-C stopped it (on the full screen, Ctrl-C
+asks whether to quit and a second one quits), 1 for anything else (unreachable, refused, version
 mismatch, changed TLS certificate, a bad key file, a record that does not verify).
 """
 
@@ -45,7 +46,7 @@ from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_run(args, host, port, key, known, settings))
     except KeyboardInterrupt:
         print("sushigo-client: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except (KeyFileError, KnownHostsError) as exc:
         print(f"sushigo-client: error: {exc}", file=sys.stderr)
         return 1
@@ -283,9 +284,12 @@ async def _run(
             await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
     try:
-        await run_tui(client, address, startup=startup)
+        interrupted = await run_tui(client, address, startup=startup)
     finally:
         await client.close()
+    if interrupted:
+        print("sushigo-client: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

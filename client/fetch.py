@@ -9,7 +9,8 @@ with their key (``--identity``, the key file of ``sushigo-client --key``) gets e
 under it; a guest has none (a guest's games are its session's, and this session is new). The
 file is the one ``sushigo-replay --export`` writes, with the server key the server gave in
 WELCOME (over ``--tls``, pinned in the known-hosts file as the terminal client pins it).
-Exit codes: 0 done, 1 anything else, 2 a usage error; always one line saying why.
+Exit codes: 0 done, 1 anything else, 2 a usage error, 130 after Ctrl-C; always one line saying
+why.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 from sushigo.protocol import ErrorCode
+from sushigo.protocol.about import INTERRUPTED
 from sushigo.protocol.records import export_bytes
 
 from .address import AddressError, parse_address
@@ -92,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sushigo-replay: error: the server closed the connection: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print("sushigo-replay: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 1
 
 

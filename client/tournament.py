@@ -31,7 +31,7 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
 from .args import add_game, address
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
@@ -266,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 0
+        print("sushigo-tournament: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

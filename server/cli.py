@@ -8,8 +8,8 @@
 (``postgresql://user:password@host:port/dbname``).
 
 Prints one line saying where it listens (and the TLS fingerprint); Ctrl-C or SIGTERM stops it
-cleanly, saving every table. Exit codes: 0 after a clean stop, 2 for a usage error, 1 otherwise,
-always with a one-line reason.
+cleanly, saving every table. Exit codes: 0 after a clean stop by SIGTERM, 130 after one by Ctrl-C
+(SIGINT), 2 for a usage error, 1 otherwise, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION
+from sushigo.protocol.about import INTERRUPTED
 
 from .cluster.node import Cluster
 from .cluster.wallclock import WallClock
@@ -88,12 +89,15 @@ def main(argv: list[str] | None = None) -> int:
             args.max_connections,
         )
     try:
-        return _run(args)
+        code = _run(args)
     except (StorageError, KeyFileError) as exc:
         print(f"sushigo-server: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # before the event loop took SIGINT over
+        code = INTERRUPTED
+    if code == INTERRUPTED:
+        print("sushigo-server: interrupted", file=sys.stderr)
+    return code
 
 
 _early: list[int] = []
@@ -220,8 +224,13 @@ async def _serve(
         print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stopping(signum: int) -> None:
+        _early.append(signum)  # which one: its exit code differs
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, stopping, sig)
     if _early:
         log.info("stopping: a signal came while starting")
         stop.set()
@@ -236,7 +245,9 @@ async def _serve(
         await cluster.leave()
     if metrics is not None:
         await metrics.stop()
-    return 0
+    # Stopped by Ctrl-C (SIGINT) or by a supervisor (SIGTERM): the same clean stop, and the
+    # exit code of each (README, "Exit codes").
+    return INTERRUPTED if signal.SIGINT in _early else 0
 
 
 async def _renew(cluster: Cluster, server: Server) -> None:

@@ -13,7 +13,7 @@ Verifying checks the server's Ed25519 signature, that the revealed server seed o
 published before the game, that every pick opens its commitment, and that replaying the engine
 from the re-derived seed reaches the recorded scores. Sushi Roll records (no commitments) are
 replayed action by action, every die re-derived from the seeds. Exit codes: 0 verified, 1 a check failed or
-the record cannot be read, 2 a usage error.
+the record cannot be read, 2 a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cluster.node import cluster_key
@@ -262,7 +262,7 @@ def _call(command: list[str]) -> int:
     try:
         return subprocess.run(command, check=False).returncode
     except KeyboardInterrupt:
-        return 1
+        return INTERRUPTED  # (the program run said so: Ctrl-C reached it too)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
 

@@ -181,8 +181,10 @@ async def run_tui(
     startup: Startup | None = None,
     input: Input | None = None,
     output: Output | None = None,
-) -> None:
-    """The terminal client on a connected `client`, until the player quits."""
+) -> bool:
+    """The terminal client on a connected `client`, until the player quits; whether they quit
+    with Ctrl-C (the command's exit code says so)."""
     state = AppState(client=client, address=address)
     app = build_application(state, input=input, output=output)
     await run_application(app, state, startup=startup)
+    return state.interrupted

@@ -116,6 +116,8 @@ class AppState:
     # -- the frame ----------------------------------------------------------------------------
     show_help: bool = False
     confirm_quit: bool = False
+    interrupted: bool = False
+    """The player quit with Ctrl-C (not q then y)."""
     chatting: bool = False
     status: str = ""
     status_error: bool = False
