@@ -19,10 +19,12 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import ssl
 import sys
 from collections.abc import Coroutine
 from datetime import timedelta
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -34,7 +36,7 @@ from .cluster.wallclock import WallClock
 from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
 from .net import logs
-from .net.app import Server
+from .net.app import Server, bind
 from .net.metrics import MetricsServer, registry_for
 from .net.tls import ensure_certificate, server_ssl_context
 from .options import advertised, config_from, default_db, key_path, parser
@@ -116,6 +118,49 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if args.node is not None and not is_url(db):
         raise StorageError(db, "--node needs a PostgreSQL --db: a cluster's nodes share one")
+    # Everything that can fail is checked before anything is made (the database, its lock, the
+    # key): a server that cannot start leaves nothing behind.
+    for given, what in ((args.db, "--db"), (args.key, "--key")):
+        folder = Path(given).parent if given is not None and not is_url(str(given)) else None
+        if folder is not None and not folder.is_dir():
+            print(
+                f"sushigo-server: error: {what} {given}: there is no folder {folder} (make it"
+                " first: only the default one is made)",
+                file=sys.stderr,
+            )
+            return 1
+    admins = [load_admin_key(path) for path in args.admin_key]
+    listening: list[socket.socket] = []
+    game: list[socket.socket] = []
+    try:
+        listening += (game := bind(args.host, args.port))
+        metrics = bind(*args.metrics) if args.metrics is not None else None
+        listening += metrics or []
+    except OSError as exc:
+        for sock in listening:
+            sock.close()
+        where = _where([args.metrics if game else (args.host, args.port)])
+        print(
+            f"sushigo-server: error: cannot listen on {where}"
+            f"{' (--metrics)' if game else ''}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        return _open_and_serve(args, db, admins, game, metrics)
+    finally:
+        for sock in listening:
+            sock.close()
+
+
+def _open_and_serve(
+    args: argparse.Namespace,
+    db: str,
+    admins: list[bytes],
+    game: list[socket.socket],
+    metrics: list[socket.socket] | None,
+) -> int:
+    """Open the database and the key, then serve on the sockets already bound."""
     # A node shares its database with the other nodes; a lone server keeps every other off.
     storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     if is_url(db):
@@ -130,7 +175,6 @@ def _run(args: argparse.Namespace) -> int:
     try:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
-        admins = [load_admin_key(path) for path in args.admin_key]
         tls = None
         fingerprint = ""
         if args.tls:
@@ -156,7 +200,8 @@ def _run(args: argparse.Namespace) -> int:
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
+        served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster)
+        return _loop(served)
     finally:
         storage.close()
 
@@ -170,13 +215,15 @@ def _loop(coro: Coroutine[Any, Any, int]) -> int:
 
 async def _serve(
     hub: Hub,
-    host: str,
-    port: int,
+    listening: tuple[list[socket.socket], str, int],
     tls: ssl.SSLContext | None,
     fingerprint: str,
-    metrics_at: tuple[str, int] | None = None,
+    metrics_on: list[socket.socket] | None = None,
     cluster: Cluster | None = None,
 ) -> int:
+    """Serve on the bound sockets (`listening`: the game's, with the host and port asked for)
+    until a signal stops the server; the exit code."""
+    listeners, host, port = listening
     server = Server(hub, host, port, tls)
     tables = None
     if cluster is not None:
@@ -207,17 +254,10 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
-    try:
-        if metrics_at is not None:
-            # Bound first, so a metrics address in use stops the server before it restores.
-            metrics = MetricsServer(registry_for(server), server.unready)
-            metrics_where = _where(await metrics.start(*metrics_at))
-        addresses = await server.start(tables)
-    except OSError as exc:
-        print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        if metrics is not None:
-            await metrics.stop()
-        return 1
+    if metrics_on is not None:
+        metrics = MetricsServer(registry_for(server), server.unready)
+        metrics_where = _where(await metrics.start("", 0, metrics_on))
+    addresses = await server.start(tables, listeners)
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:

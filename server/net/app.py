@@ -117,28 +117,17 @@ class Server:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+    async def start(
+        self,
+        tables: list[tuple[str, bytes]] | None = None,
+        listeners: list[socket.socket] | None = None,
+    ) -> list[tuple[str, int]]:
         """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
-        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        start listening, on `listeners` (bound by `bind`) or on sockets bound now; the bound
+        (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        port = self.port
-        try:
-            for family, kind, proto, _, address in socket.getaddrinfo(
-                self.host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-            ):
-                sock = socket.socket(family, kind, proto)
-                self._listeners.append(sock)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:
-                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                sock.bind((address[0], port, *address[2:]))
-                port = port or sock.getsockname()[1]  # port 0: every family on the same port
-                sock.listen(4096)
-                sock.setblocking(False)
-        except OSError:
-            self._close_listeners()
-            raise
+        self._listeners = listeners if listeners is not None else bind(self.host or "", self.port)
         for sock in self._listeners:
             self.loop.add_reader(sock.fileno(), self._accept, sock)
         self.rearm()
@@ -501,6 +490,31 @@ class Server:
             closing.discard(connection)
             if not closing and self._all_closed is not None and not self._all_closed.done():
                 self._all_closed.set_result(None)
+
+
+def bind(host: str, port: int, backlog: int = 4096) -> list[socket.socket]:
+    """Listening sockets on `host` (every address it names; "" for all) and `port` (0: one the
+    system picks, the same for every family), non-blocking. OSError, with nothing left open, if
+    one cannot be bound: the command checks this before it makes its database."""
+    listeners: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            sock = socket.socket(family, kind, proto)
+            listeners.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((address[0], port, *address[2:]))
+            port = port or sock.getsockname()[1]  # port 0: every family on the same port
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except OSError:
+        for sock in listeners:
+            sock.close()
+        raise
+    return listeners
 
 
 def _address(name: Any) -> tuple[str, int]:
