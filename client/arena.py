@@ -36,7 +36,14 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
-from sushigo.client.args import add_game, add_version, count
+from sushigo.client.args import (
+    PLAYERS_HELP,
+    STRATEGIES_HELP,
+    add_game,
+    add_version,
+    check_players,
+    count,
+)
 from sushigo.engine import EngineError, IllegalActionError, rules
 from sushigo.engine.games import BUILTIN_KINDS
 from sushigo.protocol.about import INTERRUPTED
@@ -354,9 +361,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="sushigo-arena",
         description="Play Sushi Go! (or Sushi Roll) strategies against each other offline and "
         "measure them.",
-        epilog="Strategies: random, greedy, heuristic, ismcts, path/to/file.py:Class or "
-        "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
-        "Ratings are openskill PlackettLuce mu.",
+        epilog=f"Strategies: {STRATEGIES_HELP}. Ratings are openskill PlackettLuce mu.",
     )
     add_version(parser)
     parser.add_argument(
@@ -364,7 +369,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--games", type=count(1), required=True, help="games to play")
     parser.add_argument(
-        "--players", type=int, help="seats per game, 2-5 (default: one per strategy)"
+        "--players",
+        type=count(1),
+        help=f"seats per game ({PLAYERS_HELP}; default: one per strategy)",
     )
     parser.add_argument(
         "--variant",
@@ -395,6 +402,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--strategies: name at least one strategy")
     variants = [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
     players = args.players if args.players is not None else len(specs)
+    wrong = check_players(args.game, players)
+    if wrong is not None and args.players is not None:
+        parser.error(f"--players {players}: {wrong}")
+    if wrong is not None:
+        parser.error(f"{players} strategies, one a seat (--players sets the seats): {wrong}")
     game_rules = rules(args.game)
     try:
         options = game_rules.options(players, variants)

@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
-from sushigo.client.args import add_game, count
+from sushigo.client.args import PLAYERS_HELP, add_game, check_players, count
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
@@ -109,7 +109,9 @@ def parser() -> argparse.ArgumentParser:
     )
     game = p.add_argument_group("start a game with bots at once")
     game.add_argument("--bots", type=count(0, 4), help="seat N server bots and start")
-    game.add_argument("--players", type=count(1, 8), help="seats at the table (default 4)")
+    game.add_argument(
+        "--players", type=count(1), help=f"seats at the table ({PLAYERS_HELP}; default 4)"
+    )
     add_game(
         game, "sushi-go (the card game, default), sushi-roll (the dice game), or another installed"
     )
@@ -140,6 +142,8 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
     variants = tuple(dict.fromkeys(args.variant))
     game_rules = rules(args.game)
     players = args.players
+    if players is not None and (wrong := check_players(args.game, players)) is not None:
+        raise UsageError(f"--players {players}: {wrong}")
     if players is None:
         # The smallest table the variants allow (the dummy needs two), else one per bot and you.
         fitting = [n for n in game_rules.players if _fits(game_rules.options, n, variants)]

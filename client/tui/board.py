@@ -22,6 +22,7 @@ comes from that state alone, so rendering tests need no server.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from importlib import import_module
@@ -47,6 +48,7 @@ __all__ = [
     "board_class",
     "fit_row",
     "panel_line",
+    "player_label",
     "terminal_size",
 ]
 
@@ -618,6 +620,15 @@ def panel_line(
     if at_cursor:
         line = [("class:cursor " + style, text) for style, text, *_ in line]
     return out + line
+
+
+def player_label(name: str, short: bool = False) -> str:
+    """A player's name as the screens show it: server bots ("medium-bot-2") as "medium-bot2",
+    or "bot2" when `short` (the log, where room is scarce); anyone else's as it is."""
+    bot = re.fullmatch(r"(.*)-bot-(\d+)", name)
+    if bot is None:
+        return name
+    return f"bot{bot.group(2)}" if short else f"{bot.group(1)[:7]}-bot{bot.group(2)}"
 
 
 def terminal_size() -> tuple[int, int]:

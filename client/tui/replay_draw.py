@@ -20,7 +20,7 @@ from sushigo.engine.games.sushi_go.cards import MAKI_ICONS
 from sushigo.engine.games.sushi_roll import Reroll, RollObservation, Swap, Take
 from sushigo.protocol import GameEnded, SignedRecord
 
-from .board import Board, Fragments, board_class
+from .board import Board, Fragments, board_class, player_label
 from .games.sushi_go.card_board import CardBoard, tableau_fragments
 from .games.sushi_go.cards import SHORT, card_style
 from .games.sushi_roll.dice import FACE_SHORT
@@ -66,7 +66,7 @@ class ReplayShell:
         if special is not None:
             return special
         if seat < len(self.names):
-            return self.names[seat][:12] if short else self.names[seat]
+            return player_label(self.names[seat], short)
         return f"seat {seat + 1}"
 
     def seat_note(self, seat: int) -> str:
@@ -117,7 +117,8 @@ class ReplayDrawer:
         picks = replay.picks()
         scores = replay.game.scores()
         out: Fragments = []
-        for seat, name in enumerate(replay.names):
+        for seat in range(len(replay.names)):
+            name = self.shell.name_of(seat)
             out += [
                 ("", "\n" if seat else ""),
                 ("class:title", f" {name[:13]:<13}"),
@@ -166,7 +167,7 @@ class ReplayDrawer:
         final = self._at_end()
         if final is None:
             return []
-        names = [self.replay.names[s] for s in final.winners]
+        names = [self.shell.name_of(s) for s in final.winners]
         title = " and ".join(names) + (" share the win" if len(names) > 1 else " wins")
         return [("class:title", f"Game over · {title}\n"), *self.board.game_summary()]
 
@@ -213,7 +214,7 @@ class CardDrawer(ReplayDrawer):
                 out += self._head(t, "dummy", view, final)
                 out += [("class:dim", "table "), *tableau_fragments(view)]
                 continue
-            name = replay.names[t] if t < len(replay.names) else f"seat {t + 1}"
+            name = self.shell.name_of(t)
             if public.dummy_controller == t and final is None:
                 name = name[:9] + "(D)"
             hand = game.observation(t).hand
@@ -299,7 +300,7 @@ class RollDrawer(ReplayDrawer):
             action, auto = picks[mover]
             out += [
                 ("", "\n"),
-                ("class:title", f" {replay.names[mover]} "),
+                ("class:title", f" {self.shell.name_of(mover)} "),
                 *self.action(action),
                 ("class:dim", " (auto)" if auto else ""),
             ]

@@ -10,7 +10,6 @@ is passed in (`now`), so the countdown is tested without waiting.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -44,7 +43,7 @@ from sushigo.protocol import (
     TurnStart,
 )
 
-from .board import Board, Fragments, board_class
+from .board import Board, Fragments, board_class, player_label
 from .form import CreateForm, game_title
 from .mute import ChatLine, Mutes
 from .replay_state import RecentGames
@@ -182,11 +181,7 @@ class AppState:
         if seat == self.seat and self.seat is not None:
             return "you"
         if seat < len(self.names):
-            name = self.names[seat]
-            bot = re.fullmatch(r"(.*)-bot-(\d+)", name)
-            if bot is None:
-                return name
-            return f"bot{bot.group(2)}" if short else f"{bot.group(1)[:7]}-bot{bot.group(2)}"
+            return player_label(self.names[seat], short)
         return f"seat {seat + 1}"
 
     # -- server messages ----------------------------------------------------------------------
@@ -330,9 +325,8 @@ class AppState:
         self.final, self.summary, self.deadline = None, None, None
         self.form = None
         self._new_board(msg.kind)
-        self.log_line(
-            [("class:log.round", f"{game_title(msg.kind)} starting: " + ", ".join(msg.players))]
-        )
+        names = ", ".join(self.name_of(seat) for seat in range(len(msg.players)))
+        self.log_line([("class:log.round", f"{game_title(msg.kind)} starting: {names}")])
 
     def _turn_start(self, msg: TurnStart) -> None:
         board = self.board

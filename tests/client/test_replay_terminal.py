@@ -107,8 +107,9 @@ async def test_sushigo_replay_views_a_game_of_a_servers_database(tmp_path: Path)
     command = [str(BIN / "sushigo-replay"), "--db", str(db), "g-e2e", "--view"]
     async with terminal(tmp_path, command) as term:
         screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
-        # The names come from the database, the signature is checked against the server's key.
-        assert " greedy-bot-1 " in screen and "verified ✓ the server's signature" in screen
+        # The names come from the database (a bot's as the game showed it), the signature is
+        # checked against the server's key.
+        assert " greedy-bot1 " in screen and "verified ✓ the server's signature" in screen
         await leave(term)
     # The temporary export is gone with the viewer.
     assert not list(Path(tmp_path).glob("sushigo-replay-*"))
