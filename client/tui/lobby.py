@@ -34,7 +34,7 @@ def lobby_text(state: AppState) -> Fragments:
         out.append(("class:dim", "\n  no tables yet: n creates one, m finds a quick match"))
     for i, table in enumerate(state.tables):
         s = table.settings
-        taken = sum(1 for seat in table.seats if seat.player_id is not None)
+        taken = sum(1 for seat in table.seats if seat.player_id is not None or seat.bot)
         turn = f"{s.turn_seconds}s" if s.turn_seconds else "-"
         game = game_title(s.kind)
         row = (
@@ -98,7 +98,7 @@ def seats_text(state: AppState) -> Fragments:
     game = game_title(s.kind)
     out: Fragments = [
         ("class:title", f"Table {table.table_id} · {game} · {s.players} players · "),
-        ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),
+        ("", f"{_variants(s) if s.variants else 'no variant'} · {turn} · {table.status.value}\n"),
     ]
     for seat in table.seats:
         if seat.player_id is None and not seat.bot:

@@ -198,10 +198,12 @@ class AppState:
             self.tables = msg.tables
             self.table_cursor = min(self.table_cursor, max(0, len(msg.tables) - 1))
         elif isinstance(msg, TableJoined):
+            self.names = ()  # another table's players, until its game says who sits where
             self.table, self.seat = msg.table, msg.seat
             self.form = None
             self.log_line([("", f"joined table {msg.table.table_id} at seat {msg.seat + 1}")])
         elif isinstance(msg, Spectating):
+            self.names, self.board, self.final = (), None, None  # nothing of another table's
             self.table, self.seat = msg.table, None
             self.log_line([("", f"watching table {msg.table.table_id}")])
         elif isinstance(msg, TableUpdate):
@@ -266,7 +268,10 @@ class AppState:
         return True
 
     def left_table(self) -> None:
-        """We are back in the lobby: no table, no game on screen."""
+        """We are back in the lobby: no table, no game on screen, and the table's log gone
+        with it (the next table's starts afresh)."""
+        self.log.clear()
+        self.names = ()
         self.table = self.board = self.final = None
         self.seat, self.summary, self.deadline = None, None, None
 

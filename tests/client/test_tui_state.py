@@ -12,10 +12,20 @@ from tui_helpers import Output80x24, card, render_all
 from sushigo.client.tui import AppState, CreateForm, build_application
 from sushigo.client.tui.games.sushi_go.card_board import tableau_fragments
 from sushigo.client.tui.games.sushi_go.card_state import CardState
-from sushigo.client.tui.layout import header_text, keys_text, status_text
+from sushigo.client.tui.layout import header_text, keys_text, players_text, status_text
 from sushigo.engine import Action, Card, Game, GameOptions, Observation, TableauView
 from sushigo.engine.games.sushi_go.observation import wasabi_placements
-from sushigo.protocol import Commitments, GameStarting, TurnStart
+from sushigo.protocol import (
+    Commitments,
+    GameStarting,
+    SeatInfo,
+    Spectating,
+    TableInfo,
+    TableLeft,
+    TableSettings,
+    TableStatus,
+    TurnStart,
+)
 
 
 def _text(fragments: list[tuple[str, str]]) -> str:
@@ -276,3 +286,26 @@ def _scored_tableaus(before: Game, actions: list[Action]) -> tuple[TableauView, 
             )
         )
     return tuple(views)
+
+
+def test_watching_another_table_shows_its_players_not_the_last_ones() -> None:
+    """A spectator who watched one game and then another, both joined mid-game: the second
+    game's seats carry its own players' names (they were the first table's)."""
+
+    def table(table_id: str, names: tuple[str, ...]) -> TableInfo:
+        seats = tuple(
+            SeatInfo(seat=i, player_id=f"g:{name}", name=name) for i, name in enumerate(names)
+        )
+        settings = TableSettings(kind="sushi-go", players=len(names))
+        return TableInfo(
+            table_id=table_id, settings=settings, status=TableStatus.PLAYING, seats=seats
+        )
+
+    state = AppState()
+    for table_id, names in (("t1", ("ann", "bob")), ("t2", ("cat", "dan"))):
+        state.apply(Spectating(table=table(table_id, names)))
+        obs = Game(GameOptions(players=2), table_id.encode()).observation(None)
+        state.apply(TurnStart(round=1, turn=1, seats=(0, 1), observation=obs))
+        assert [state.name_of(seat) for seat in (0, 1)] == list(names)
+        assert all(name in _text(players_text(state)) for name in names)
+        state.apply(TableLeft(table_id=table_id))
