@@ -7,7 +7,8 @@
     sushigo-client --replay FILE
 
 Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
-them); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
+them), or, after a quit in the middle of a game at this server, takes that seat back
+(`client.seats`); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
 ``--key``) and exits. With ``--bots N`` it creates a table with the given settings, seats N
 server bots and starts the game as soon as every seat is taken (the play command uses this), at
 ``--level`` easy, medium (the default), hard or expert, or playing ``--bot-strategy`` by name.
@@ -34,6 +35,7 @@ from typing import NoReturn
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
+from sushigo.client import seats
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.args import PLAYERS_HELP, add_game, check_players, count
@@ -45,7 +47,7 @@ from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
-from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
+from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, Resumed, TableSettings
 from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.identity import player_id_for_key
 
@@ -238,6 +240,13 @@ async def _run(
     ask_for = None
     if args.leaderboard and key is not None and not args.name:
         ask_for, key = player_id_for_key(key.public_key().public_bytes_raw()), None
+    # A seat left in the middle of a game here (client.seats): taken back before anything else,
+    # unless --bots asks for a new game or --name for another player.
+    kept = seats.take(address) if not args.leaderboard and settings is None else None
+    if kept is not None and args.name in (None, kept.name):
+        back, resumed = await _take_back(args, host, port, key, known, kept)
+        if back is not None:
+            return await _play(args, back, address, None, resumed)
     try:
         # Names are unique among the connected: the login name, when two people on one machine
         # play, becomes "name-2"; a name given with --name is that name or an error.
@@ -283,15 +292,52 @@ async def _run(
             print(line.replace("▸", "*"))
         return 0
 
+    return await _play(args, client, address, settings)
+
+
+async def _take_back(
+    args: argparse.Namespace,
+    host: str,
+    port: int,
+    key: Ed25519PrivateKey | None,
+    known: KnownHosts | None,
+    kept: seats.KeptSeat,
+) -> tuple[Client | None, Resumed | None]:
+    """The session kept at this server, taken back on a new connection; (None, None) when the
+    server no longer has it (its resume window passed) or cannot be reached for it."""
+    client = Client(
+        host, port, name=kept.name, tls=args.tls, known_hosts=known, key=key,
+        software="sushigo-client",
+    )  # fmt: skip
+    client.token = kept.token
+    try:
+        return client, await client.resume()
+    except (ServerError, ConnectError, ConnectionLost, ProtocolError):
+        await client.close()
+        return None, None
+
+
+async def _play(
+    args: argparse.Namespace,
+    client: Client,
+    address: str,
+    settings: TableSettings | None,
+    resumed: Resumed | None = None,
+) -> int:
+    """The terminal client until the player quits; the exit code. A quit in the middle of a game
+    keeps the session's token (`client.seats`), so that the next run here takes the seat back."""
+
     async def startup(state: AppState) -> None:
         if settings is not None:
             await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
     try:
-        interrupted = await run_tui(client, address, startup=startup)
+        state = await run_tui(client, address, startup=startup, resumed=resumed)
     finally:
         await client.close()
-    if interrupted:
+    if state.in_game and state.final is None and state.seat is not None:
+        seats.keep(address, client.token, client.name)
+    if state.interrupted:
         print("sushigo-client: interrupted", file=sys.stderr)
         return INTERRUPTED
     return 0

@@ -181,10 +181,14 @@ async def run_tui(
     startup: Startup | None = None,
     input: Input | None = None,
     output: Output | None = None,
-) -> bool:
-    """The terminal client on a connected `client`, until the player quits; whether they quit
-    with Ctrl-C (the command's exit code says so)."""
+    resumed: Resumed | None = None,
+) -> AppState:
+    """The terminal client on a connected `client`, until the player quits (`resumed`: the
+    session was taken back rather than logged in, and its game comes on screen); the state as it
+    ended (whether they quit with Ctrl-C, or in the middle of a game)."""
     state = AppState(client=client, address=address)
+    if resumed is not None:
+        state.resumed(resumed)
     app = build_application(state, input=input, output=output)
     await run_application(app, state, startup=startup)
-    return state.interrupted
+    return state

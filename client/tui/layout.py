@@ -310,7 +310,12 @@ def leaderboard_text(state: AppState) -> Fragments:
 def quit_text(state: AppState) -> Fragments:
     """The quit confirmation."""
     during = state.in_game and state.final is None
-    extra = "\nYour seat is kept for a while: run the client again to resume." if during else ""
+    extra = (
+        "\nYour seat is kept for a while (two minutes, on a server's defaults):"
+        "\nrun the client again, without --bots, to take it back."
+        if during
+        else ""
+    )
     return [("class:title", "Quit sushigo?"), ("", extra), ("", "\n\ny: quit   n: stay")]
 
 

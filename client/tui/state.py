@@ -340,14 +340,19 @@ class AppState:
             kind = self.table.settings.kind if self.table is not None else ""
             board = self._new_board(kind)
         if not self.names:
-            seats = self.table.seats if self.table is not None else ()
-            count = max(len(seats), max(msg.seats, default=-1) + 1)
-            self.names = tuple(
-                (seats[i].name if i < len(seats) else None) or f"seat {i + 1}" for i in range(count)
-            )
+            self._names_from_table(max(msg.seats, default=-1) + 1)
         self.seat = getattr(msg.observation, "seat", self.seat)
         board.turn_start(msg)
         self.deadline = self.now() + msg.deadline_ms / 1000 if msg.deadline_ms else None
+
+    def _names_from_table(self, count: int = 0) -> None:
+        """The players' names from our table's seats (a game whose start we did not see: one
+        watched from the middle, or a seat taken back by a new run of the client)."""
+        seats = self.table.seats if self.table is not None else ()
+        count = max(len(seats), count)
+        self.names = tuple(
+            (seats[i].name if i < len(seats) else None) or f"seat {i + 1}" for i in range(count)
+        )
 
     def _game_ended(self, msg: GameEnded) -> None:
         """The game ended: show the final summary (and the seed check, by now complete)."""
@@ -372,7 +377,12 @@ class AppState:
             self.table, self.seat = client.table, client.seat
             kind = client.kind
             if self.board is None and kind is not None and client.observation is not None:
+                # A game this run did not see start: the seat was taken back from a kept token.
+                if not self.names:
+                    self._names_from_table()
                 self._new_board(kind)
+                if self.table is not None:
+                    self.log_line([("", f"back at table {self.table.table_id}")])
             if self.board is not None:
                 self.board.resumed(reply)
             snap = reply.snapshot

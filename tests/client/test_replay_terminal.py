@@ -186,7 +186,7 @@ async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -
             rows = [line for line in screen.split("\n") if "2023-11-" in line]
             # Newest first, ours only (not somebody else's game), our seat's place and score.
             assert len(rows) == 2, screen
-            assert rows[0].startswith("▸ 2023-11-14 22:23 Sushi Roll") and "greedy-bot-1" in rows[0]
+            assert rows[0].startswith("▸ 2023-11-14 22:23 Sushi Roll") and "greedy-bot1 " in rows[0]
             assert rows[1].startswith("  2023-11-14 22:13 Sushi Go!") and "1st" in rows[1]
             assert "only this session" not in screen
             await term.keys("Down", "Enter")

@@ -1,13 +1,14 @@
 """What the screens say, at the moment they say it, in a real terminal (tmux, 80x24) against a
 real server: the table before its game, Sushi Roll's status line through a turn, a game paused
-for a player alone with bots."""
+for a player alone with bots, a seat taken back by running the client again."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from terminal import Keys, Until, needs_tmux
-from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal
+from terminal import Keys, Until, needs_tmux, terminal
+from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal, local_server
 
 pytestmark = needs_tmux
 
@@ -80,3 +81,34 @@ async def test_a_player_alone_with_bots_who_lets_two_turns_pass_finds_the_game_p
     one_second_turns = list(AGAINST_A_BOT)
     one_second_turns[one_second_turns.index("--turn-seconds") + 1] = "1"
     await in_terminal(tmp_path, one_second_turns, play)
+
+
+async def test_a_player_who_quits_mid_game_takes_the_seat_back_by_running_the_client_again(
+    tmp_path: Path,
+) -> None:
+    """Quit in the middle of a game (the quit question says the seat is kept), run the client
+    again without --bots: the same seat, at the same turn, with the table's names; and on."""
+    state = tmp_path / "state"
+    env = (f"XDG_STATE_HOME={state}",)
+    async with local_server(tmp_path) as (host, port):
+        client = [sys.executable, "-m", "sushigo.client.cli", f"{host}:{port}"]
+        async with terminal(tmp_path, [*client, *AGAINST_A_BOT], env=env) as term:
+            await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+            await term.keys("1", "Enter")
+            await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
+            await term.keys("q")
+            screen = await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
+            assert "run the client again, without --bots, to take it back" in screen
+            await term.keys("y")
+            assert await term.exit_code() == 0
+        (tmp_path / "output.fifo").unlink()
+        async with terminal(tmp_path, client, env=env) as term:
+            screen = await term.until(lambda s: "reconnected at seat 1" in s, "the seat again")
+            assert "turn 2/10" in screen.split("\n")[0] and "random-bot1" in screen, screen
+            assert "back at table" in screen
+            await term.keys("1", "Enter")
+            await term.until(lambda s: "turn 3/10" in s.split("\n")[0], "the third turn")
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0

@@ -293,7 +293,9 @@ async def in_terminal(
             "e2e",
             *game_args,
         ]
-        async with terminal(tmp_path, command, size=size, env=env) as term:
+        # Seats kept for a resume (a quit mid-game) go to the test's folder, not the user's.
+        kept = (f"XDG_STATE_HOME={tmp_path / 'state'}", *env)
+        async with terminal(tmp_path, command, size=size, env=kept) as term:
             await play(term.until, term.keys, term.term.tmux)
             await term.keys("q")
             await term.until(lambda s: "Quit sushigo?" in s, "quit question")
