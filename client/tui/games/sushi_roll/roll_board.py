@@ -136,7 +136,9 @@ class RollBoard(RollState):
             tray = tray_fragments(view)
             rows = [(_label("belt"), belt), (_label("tray"), tray)]
             if not own_tray_line:
-                rows = [(_label("belt"), [*belt, ("", " "), *_label("tray"), *tray])]
+                # Two spaces before "tray" (one of them unbreakable: fit_row breaks at spaces).
+                gap: Fragments = [("", " "), ("class:dim", "\u00a0tray"), ("", " ")]
+                rows = [(_label("belt"), [*belt, *gap, *tray])]
             for head, body in rows:
                 row, used = fit_row(head, body, columns, spare, rule="")
                 spare -= used
