@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from sushigo.engine import EngineError, rules
 from sushigo.protocol import ErrorCode
 from sushigo.protocol.about import INTERRUPTED
 from sushigo.protocol.records import export_bytes
@@ -65,7 +66,7 @@ async def _run(args: argparse.Namespace) -> int:
             for game in page.games:
                 when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.finished_ms / 1000))
                 scores = ", ".join(f"{r.name} {r.score}" for r in game.players)
-                print(f"{game.game_id}  {when}  {game.kind}  {scores}")
+                print(f"{game.game_id}  {when}  {_title(game.kind):<10}  {scores}")
             return 0
         found = await client.get_record(args.game)
         names = [r.name for r in found.game.players]
@@ -96,6 +97,14 @@ def main(argv: list[str] | None = None) -> int:
         print("sushigo-replay: interrupted", file=sys.stderr)
         return INTERRUPTED
     return 1
+
+
+def _title(kind: str) -> str:
+    """A game's name as the other listings give it ("Sushi Go!"), or its kind if not installed."""
+    try:
+        return rules(kind).title
+    except EngineError:
+        return kind
 
 
 if __name__ == "__main__":

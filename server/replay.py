@@ -305,9 +305,9 @@ def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | Non
         for problem in problems:
             print(f"  - {problem}")
         return 1
+    picks = "every commitment" if record is None or rules(record.game).secret else "every roll"
     print(
-        "verified: signature, seed commitment, every commitment and the replayed game and scores"
-        " check out"
+        f"verified: signature, seed commitment, {picks} and the replayed game and scores check out"
     )
     return 0
 
