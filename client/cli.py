@@ -335,7 +335,12 @@ async def _play(
         state = await run_tui(client, address, startup=startup, resumed=resumed)
     finally:
         await client.close()
-    if state.in_game and state.final is None and state.seat is not None:
+    if (
+        state.in_game
+        and state.final is None
+        and state.seat is not None
+        and not state.server_ends_with_us
+    ):
         seats.keep(address, client.token, client.name)
     if state.interrupted:
         print("sushigo-client: interrupted", file=sys.stderr)

@@ -64,9 +64,19 @@ def _write(entries: dict[str, dict[str, object]]) -> None:
 
 def keep(address: str, token: bytes, name: str) -> None:
     """Remember the session left at `address` (a quit in the middle of a game)."""
-    entries = _read()
-    entries[address] = {"token": token.hex(), "name": name, "at": time.time()}
+    now = time.time()
+    # The stale ones go: an address is only tried again when played at again.
+    entries = {where: entry for where, entry in _read().items() if _fresh(entry, now)}
+    entries[address] = {"token": token.hex(), "name": name, "at": now}
     _write(entries)
+
+
+def _fresh(entry: object, now: float) -> bool:
+    """An entry of the file, recent enough to be worth trying (`KEPT_HOURS`)."""
+    try:
+        return now - float(entry["at"]) < KEPT_HOURS * 3600  # type: ignore[index]
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def take(address: str) -> KeptSeat | None:
@@ -77,15 +87,14 @@ def take(address: str) -> KeptSeat | None:
     if entry is None:
         return None
     _write(entries)
+    if not _fresh(entry, time.time()):
+        return None
     try:
-        at = float(entry["at"])  # type: ignore[arg-type]
         token = bytes.fromhex(str(entry["token"]))
         name = str(entry["name"])
     except (KeyError, TypeError, ValueError):
         return None
-    if time.time() - at > KEPT_HOURS * 3600 or not token or not name:
-        return None
-    return KeptSeat(token, name)
+    return KeptSeat(token, name) if token and name else None
 
 
 def forget(address: str) -> None:

@@ -311,10 +311,12 @@ def quit_text(state: AppState) -> Fragments:
     """The quit confirmation."""
     during = state.in_game and state.final is None
     extra = (
-        "\nYour seat is kept for a while (two minutes, on a server's defaults):"
+        ""
+        if not during
+        else "\nQuitting ends this game: scripts/play stops its server with you."
+        if state.server_ends_with_us
+        else "\nYour seat is kept for a while (two minutes, on a server's defaults):"
         "\nrun the client again, without --bots, to take it back."
-        if during
-        else ""
     )
     return [("class:title", "Quit sushigo?"), ("", extra), ("", "\n\ny: quit   n: stay")]
 

@@ -117,6 +117,8 @@ class AppState:
     confirm_quit: bool = False
     interrupted: bool = False
     """The player quit with Ctrl-C (not q then y)."""
+    server_ends_with_us: bool = False
+    """The server stops when this client quits (scripts/play's): a quit ends the game."""
     chatting: bool = False
     status: str = ""
     status_error: bool = False
