@@ -1,7 +1,7 @@
 """`sushigo-server`: run a game server.
 
     sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
-                   [--admin-key PATH]...
+                   [--web HOST:PORT] [--admin-key PATH]...
     sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
 
 `--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
@@ -39,7 +39,9 @@ from .net import logs
 from .net.app import Server, bind
 from .net.metrics import MetricsServer, registry_for
 from .net.tls import ensure_certificate, server_ssl_context
-from .options import advertised, config_from, default_db, key_path, parser
+from .net.web import WebServer
+from .net.web_files import PageFiles
+from .options import advertised, config_from, default_db, key_path, parser, web_advertised
 from .routing import spread as tournament_spread
 from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
@@ -78,6 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
+    if args.web_advertise is not None and (args.node is None or args.web is None):
+        p.error("--web-advertise goes with --node and --web: where browsers reach this node")
+    if (
+        args.node is not None
+        and args.web is not None
+        and args.web[1] == 0
+        and not args.web_advertise
+    ):
+        p.error("--node with --web on port 0 needs --web-advertise HOST:PORT")
     logs.setup(args.log_level, args.log_format)
     # From here a SIGTERM (a supervisor stopping the server as it starts) is noted and honoured
     # once the server is up, as a clean stop: the default action would kill it mid-start (143).
@@ -131,23 +142,25 @@ def _run(args: argparse.Namespace) -> int:
             return 1
     admins = [load_admin_key(path) for path in args.admin_key]
     listening: list[socket.socket] = []
-    game: list[socket.socket] = []
+    bound: dict[str, list[socket.socket] | None] = {}
+    asked = {"": (args.host, args.port), " (--metrics)": args.metrics, " (--web)": args.web}
+    for what, where in asked.items():
+        try:
+            bound[what] = None if where is None else bind(*where)
+        except OSError as exc:
+            for sock in listening:
+                sock.close()
+            print(
+                f"sushigo-server: error: cannot listen on {_where([where])}{what}:"
+                f" {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+        listening += bound[what] or []
     try:
-        listening += (game := bind(args.host, args.port))
-        metrics = bind(*args.metrics) if args.metrics is not None else None
-        listening += metrics or []
-    except OSError as exc:
-        for sock in listening:
-            sock.close()
-        where = _where([args.metrics if game else (args.host, args.port)])
-        print(
-            f"sushigo-server: error: cannot listen on {where}"
-            f"{' (--metrics)' if game else ''}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 1
-    try:
-        return _open_and_serve(args, db, admins, game, metrics)
+        game = bound[""]
+        assert game is not None
+        return _open_and_serve(args, db, admins, game, bound[" (--metrics)"], bound[" (--web)"])
     finally:
         for sock in listening:
             sock.close()
@@ -159,6 +172,7 @@ def _open_and_serve(
     admins: list[bytes],
     game: list[socket.socket],
     metrics: list[socket.socket] | None,
+    web: list[socket.socket] | None,
 ) -> int:
     """Open the database and the key, then serve on the sockets already bound."""
     # A node shares its database with the other nodes; a lone server keeps every other off.
@@ -196,11 +210,12 @@ def _open_and_serve(
                 address=args.advertise or advertised(f"{args.host}:{args.port}"),
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
+                web=web_advertised(args),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster)
+        served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster, web)
         return _loop(served)
     finally:
         storage.close()
@@ -220,6 +235,7 @@ async def _serve(
     fingerprint: str,
     metrics_on: list[socket.socket] | None = None,
     cluster: Cluster | None = None,
+    web_on: list[socket.socket] | None = None,
 ) -> int:
     """Serve on the bound sockets (`listening`: the game's, with the host and port asked for)
     until a signal stops the server; the exit code."""
@@ -237,9 +253,13 @@ async def _serve(
         cluster.storage = storage
         storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
+        hub.web_nodes.update(cluster.web_addresses())
 
         def nodes_changed() -> None:
             hub.nodes = cluster.addresses()
+            # In place: the connections over WebSocket hold this very map (sessions.web_routes).
+            hub.web_nodes.clear()
+            hub.web_nodes.update(cluster.web_addresses())
 
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
@@ -258,10 +278,17 @@ async def _serve(
         metrics = MetricsServer(registry_for(server), server.unready)
         metrics_where = _where(await metrics.start("", 0, metrics_on))
     addresses = await server.start(tables, listeners)
+    web_sockets = web_on or []
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
         print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
+    if web_sockets:
+        web = WebServer(server, PageFiles())
+        web.listen(web_sockets, tls)
+        scheme = "https" if tls is not None else "http"
+        where = _where([_bound(s) for s in web_sockets])
+        print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -322,6 +349,11 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             # last commit (play read from their sockets on waking, never saved) is taken back
             # before they are sent to the node that holds them.
             server.taken_over(set(lost))
+
+
+def _bound(sock: socket.socket) -> tuple[str, int]:
+    name = sock.getsockname()
+    return str(name[0]), int(name[1])
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:
