@@ -83,3 +83,15 @@ def test_an_admin_key_that_cannot_be_read_stops_the_server_before_its_database(
     )
     assert "no.pub" in line
     assert _files(tmp_path) == []
+
+
+@pytest.mark.parametrize("option", ["--metrics", "--web"])
+def test_a_second_address_in_use_is_named_and_nothing_is_made(tmp_path: Path, option: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _server("--port", "0", option, f"127.0.0.1:{port}", home=tmp_path)
+    line = _one_line(done)
+    assert line.startswith(f"sushigo-server: error: cannot listen on 127.0.0.1:{port} ({option}): ")
+    assert _files(tmp_path) == [], "not even the default database"
