@@ -64,6 +64,23 @@ def _our_row(rows: list[str]) -> str:
     return text
 
 
+async def _our_move(until: Until, keys: Keys, prompt: str) -> str | None:
+    """The screen once it is our move (its status line says `prompt`), round scores closed on
+    the way; None once the game is over."""
+    while True:
+        screen = await until(
+            lambda s: prompt in s or "Round " in s or "Game over ·" in s,
+            "our move, a round's scores or the game's end",
+        )
+        if "Game over ·" in screen:
+            return None
+        if "Round " in screen and "scores" in screen:
+            await keys("Enter")
+            await until(lambda s: "scores" not in s, "the scores closed")
+            continue
+        return screen
+
+
 async def test_a_whole_sushi_go_game_keeps_its_rows_and_ends_on_the_last_turn_played(
     tmp_path: Path,
 ) -> None:
@@ -76,17 +93,7 @@ async def test_a_whole_sushi_go_game_keeps_its_rows_and_ends_on_the_last_turn_pl
         nonlocal seen_long
         played: list[Card] = []
         last_round = 1
-        while True:
-            screen = await until(
-                lambda s: "your pick" in s or "Round " in s or "Game over ·" in s,
-                "our turn, a round's scores or the game's end",
-            )
-            if "Game over ·" in screen:
-                break
-            if "Round " in screen and "scores" in screen:
-                await keys("Enter")
-                await until(lambda s: "scores" not in s, "the scores closed")
-                continue
+        while (screen := await _our_move(until, keys, "your pick")) is not None:
             rows = _check_rows(screen)
             # The keys line is whole, chopsticks ready or not.
             assert screen.rstrip("\n").split("\n")[-1].endswith("q: quit"), screen
@@ -120,17 +127,7 @@ async def test_a_whole_sushi_roll_game_ends_with_the_trays_that_were_scored(
     tray as the last round was scored (our last take on ours), the belts empty."""
 
     async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
-        while True:
-            screen = await until(
-                lambda s: "your move:" in s or "Round " in s or "Game over ·" in s,
-                "our move, a round's scores or the game's end",
-            )
-            if "Game over ·" in screen:
-                break
-            if "Round " in screen and "scores" in screen:
-                await keys("Enter")
-                await until(lambda s: "scores" not in s, "the scores closed")
-                continue
+        while (screen := await _our_move(until, keys, "your move:")) is not None:
             head = screen.split("\n")[0]
             await keys("Enter")
             await until(lambda s, h=head: s.split("\n")[0] != h, "the next move")

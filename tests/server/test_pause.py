@@ -8,28 +8,32 @@ from __future__ import annotations
 import random
 
 from roll_server_helpers import RollPeer, roll_settings
-from server_helpers import Clock, Peer, errors_of, hello, make_hub
+from server_helpers import (
+    Clock,
+    Peer,
+    errors_of,
+    hello,
+    make_hub,
+    table_with_bots,
+    two_player_cup,
+)
 
 from sushigo.engine.games.sushi_roll import Take
 from sushigo.protocol import (
     Acted,
-    CreateTournament,
     GameStarting,
     JoinTable,
     LeaveTable,
     Message,
-    RegisterTournament,
     Resume,
     Resumed,
     Seed,
     Spectate,
     Spectating,
-    StartTournament,
     TableJoined,
     TableSettings,
     TableStatus,
     TableUpdate,
-    TournamentSettings,
     TurnResult,
     TurnStart,
     Welcome,
@@ -45,12 +49,8 @@ def _updates(messages: list[Message]) -> list[TableUpdate]:
 
 def _alone_with_bots(hub: Hub, clock: Clock, turn_seconds: int = 10) -> tuple[Peer, Table]:
     """One player and two random bots at a Sushi Go! table, at the first turn."""
-    ann = Peer(hub, clock)
-    ann.login("ann")
-    ann.create(TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds))
-    ann.add_bot("random")
-    ann.add_bot("random")
-    ann.start()
+    settings = TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds)
+    ann = table_with_bots(hub, clock, "ann", settings, "random", "random")
     ann.seed()
     clock.alive.append(ann)  # connected all along: it answers pings, it just does not play
     return ann, hub.tables[ann.table_id]
@@ -212,16 +212,7 @@ def test_a_tournaments_table_never_pauses_bots_play_its_away_players() -> None:
     """Both entrants of a tournament's game idle: its schedule does not wait for them, so bots
     play their seats (and the game ends) instead of the game pausing."""
     hub, clock = make_hub()
-    host, ann, bob = (Peer(hub, clock) for _ in range(3))
-    for peer, name in ((host, "host"), (ann, "ann"), (bob, "bob")):
-        peer.login(name)
-    clock.alive = [host, ann, bob]
-    settings = TournamentSettings(name="cup", kind="sushi-go", players=2, games=1, turn_seconds=1)
-    host.send(CreateTournament(ref=host.ref(), settings=settings))
-    for peer in (ann, bob):
-        peer.send(RegisterTournament(ref=peer.ref(), name="cup"))
-    host.send(StartTournament(ref=host.ref(), name="cup"))
-    table_id = ann.expect(TableJoined).table.table_id
+    _, _, table_id = two_player_cup(hub, clock)
     table = hub.tables[table_id]
     for _ in range(60):  # the seeds' deadline, two missed turns each, then bots play it out
         clock.advance(1, step=1)
