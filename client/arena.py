@@ -46,7 +46,6 @@ from sushigo.client.args import (
 )
 from sushigo.engine import EngineError, IllegalActionError, rules
 from sushigo.engine.games import BUILTIN_KINDS
-from sushigo.protocol.about import INTERRUPTED
 
 
 class ArenaError(Exception):
@@ -426,6 +425,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sushigo-arena: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # imported here: the protocol package is start-up time a run that finishes never needs
+        from sushigo.protocol.about import INTERRUPTED  # noqa: PLC0415
+
         print("sushigo-arena: interrupted", file=sys.stderr)
         return INTERRUPTED
     elapsed = time.perf_counter() - start
