@@ -36,6 +36,7 @@ from sushigo.protocol import (
     GameStarted,
     GameStarting,
     Hello,
+    JoinTable,
     LoggedIn,
     LoginGuest,
     Message,
@@ -365,6 +366,25 @@ def table_with_bots(
     if start:
         peer.start()
     return peer
+
+
+def three_seats(hub: Hub, clock: Clock, turn_seconds: int = 30) -> tuple[Peer, Peer]:
+    """Two scripted players (absent and present) and a random bot, at the first turn, both
+    answering pings."""
+    a, b = Peer(hub, clock), Peer(hub, clock)
+    a.login("absent")
+    b.login("present")
+    a.create(TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds))
+    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
+    b.joined(b.expect(TableJoined))
+    a.add_bot("random")
+    a.start()
+    a.seed()
+    b.seed()
+    for p in (a, b):
+        p.expect(GameStarted)
+    clock.alive += [a, b]
+    return a, b
 
 
 def two_player_cup(hub: Hub, clock: Clock, *watchers: Peer) -> tuple[Peer, Peer, str]:

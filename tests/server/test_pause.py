@@ -15,6 +15,7 @@ from server_helpers import (
     hello,
     make_hub,
     table_with_bots,
+    three_seats,
     two_player_cup,
 )
 
@@ -22,7 +23,6 @@ from sushigo.engine.games.sushi_roll import Take
 from sushigo.protocol import (
     Acted,
     GameStarting,
-    JoinTable,
     LeaveTable,
     Message,
     Resume,
@@ -30,7 +30,6 @@ from sushigo.protocol import (
     Seed,
     Spectate,
     Spectating,
-    TableJoined,
     TableSettings,
     TableStatus,
     TableUpdate,
@@ -168,17 +167,7 @@ def test_at_a_table_of_people_the_away_seat_gets_a_bot_and_pauses_when_alone() -
     """Two players and a bot: the one who idles gets a bot (the other plays on without waiting);
     once the other leaves the game, the away player is alone with bots and the game pauses."""
     hub, clock = make_hub()
-    ann, bob = Peer(hub, clock), Peer(hub, clock)
-    ann.login("ann")
-    bob.login("bob")
-    ann.create(TableSettings(kind="sushi-go", players=3, turn_seconds=10))
-    bob.send(JoinTable(ref=bob.ref(), table_id=ann.table_id))
-    bob.joined(bob.expect(TableJoined))
-    ann.add_bot("random")
-    ann.start()
-    ann.seed()
-    bob.seed()
-    clock.alive += [ann, bob]
+    ann, bob = three_seats(hub, clock, turn_seconds=10)
     table = hub.tables[ann.table_id]
     rng = random.Random(4)
     for turn in range(1, MISSES_BEFORE_BOT + 1):
