@@ -5,6 +5,7 @@ from __future__ import annotations
 from sushigo.bots import levels
 from sushigo.protocol import Leaderboard, Rated, TableSettings
 
+from .board import player_label
 from .form import game_title, variant_label
 from .state import AppState, CreateForm, Fragments
 
@@ -104,7 +105,8 @@ def seats_text(state: AppState) -> Fragments:
         if seat.player_id is None and not seat.bot:
             who: Fragments = [("class:dim", "(empty)")]
         else:
-            who = [("class:me" if seat.seat == state.seat else "", seat.name or "?")]
+            name = player_label(seat.name) if seat.name else "?"
+            who = [("class:me" if seat.seat == state.seat else "", name)]
             if seat.bot:
                 who.append(("class:dim", " [bot]"))
             if seat.player_id == table.host:

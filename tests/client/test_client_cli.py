@@ -248,7 +248,7 @@ async def test_the_leaderboard_with_a_key_and_no_name_leaves_the_keys_name_alone
     ratings = {storage.upsert_identity(mine, "kiri", 1): (30.0, 2.0)}
     other = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
     ratings[storage.upsert_identity(other, "bob", 1)] = (40.0, 2.0)
-    storage.set_ratings(ratings)
+    storage.set_ratings(ratings, "sushi-go")
     storage.close()
     async with local_server(tmp_path) as (host, port):
         ours = await asyncio.to_thread(
@@ -263,7 +263,7 @@ async def test_the_leaderboard_with_a_key_and_no_name_leaves_the_keys_name_alone
     assert out[3].split()[:2] == ["2*", "kiri"], out
     storage = SqliteStorage(tmp_path / "server.db")
     try:
-        names = {entry.name for entry in storage.leaderboard(limit=10)}
+        names = {entry.name for entry in storage.leaderboard(limit=10, kind="sushi-go")}
     finally:
         storage.close()
     assert names == {"kiri", "bob"}, "the key kept its name on the ladder"

@@ -36,7 +36,7 @@ async def test_the_create_forms_bots_sit_at_the_table_before_the_game(tmp_path: 
         header = screen.split("\n")[0]
         assert "lobby" not in header and "Sushi Go! · table " in header and "e2e @" in header
         assert "seat 1: e2e [host]" in screen
-        assert "seat 2: medium-bot-1 [bot]" in screen
+        assert "seat 2: medium-bot1 [bot]" in screen
         assert screen.count("(empty)") == 2, screen
         await keys("l")
         await until(lambda s: "Tables on" in s, "the lobby again")

@@ -26,7 +26,7 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
     async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
         assert "round 1/3 · turn 1/10" in screen
-        assert "random-bot-1" in screen and "▸ 1" in screen
+        assert "random-bot1" in screen and "▸ 1" in screen
         await keys("2", "Enter")
         screen = await until(lambda s: "turn 2/10" in s and "R1T1" in s, "second turn")
         assert "you:" in screen and "picks verified" in screen
