@@ -155,7 +155,12 @@ class Link(LobbyCalls):
                 raise ConnectError(
                     f"{client._where()} is not a sushigo server ({client.foreign})"
                 ) from None
-            if client.welcome is None and client.protocol_error is None and not client.tls:
+            if (
+                client.welcome is None
+                and client.protocol_error is None
+                and client.refusal is None
+                and not client.tls
+            ):
                 # Closed on us without a word: a server with TLS does that to a plain HELLO.
                 raise ConnectError(
                     f"{client._where()} closed the connection without answering: a sushigo"
