@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sushigo.engine.cards import NUM_KINDS, ROUNDS
 
-from ._learned_endgame import WIDTH, round_points, step
+from ._learned_endgame import WIDTH, maki_points, past_round, round_points, step
 from ._learned_search import row_values
 
 if TYPE_CHECKING:
@@ -39,12 +39,13 @@ _TABLEAU = NUM_KINDS + 8
 _HM, _HO = 0, NUM_KINDS
 _BM = 2 * NUM_KINDS
 _BO = _BM + _TABLEAU
-_CHOP = 10
+_CHOP, _PUDDING = 10, 11
 _SHOWN = NUM_KINDS + 4  # of a tableau block: counts, nigiri on wasabi, open wasabi
-FEATURES = 2 * NUM_KINDS + 2 * _SHOWN + 4 + 2 + ROUNDS + 1
+FEATURES = 2 * NUM_KINDS + 2 * _SHOWN + 4 + 2 + ROUNDS + 1 + 3
 """A position's features: both hands, both tableaus (counts, nigiri on wasabi, open wasabi), each
 tableau's points so far and maki icons, the leads in points and puddings kept from earlier rounds,
-the round (one-hot) and the cards left in each hand."""
+the round (one-hot), the cards left in each hand, and what the round would leave if it ended now:
+the lead in points (the maki race scored as it stands), in puddings, and its value."""
 
 MAX_ROWS = 512
 """Positions valued per move at most. Past that (chopsticks ready on both sides with varied hands)
@@ -71,7 +72,15 @@ def features(np: Any, rows: Matrix, lead: Matrix, puddings: Matrix, round_: int)
     col += 2
     x[:, col : col + ROUNDS] = 0.0
     x[:, col + round_ - 1] = 1.0
-    x[:, col + ROUNDS] = rows[:, _HM : _HM + NUM_KINDS].sum(axis=1)
+    col += ROUNDS
+    x[:, col] = rows[:, _HM : _HM + NUM_KINDS].sum(axis=1)
+    # The round ended now: the leaves' own scoring (`_learned_endgame.leaf_values_of`).
+    pm, im, po, io = (x[:, c] for c in range(col - ROUNDS - 6, col - ROUNDS - 2))
+    now = pm + maki_points(np, im, io) - po - maki_points(np, io, im) + lead
+    pud = rows[:, _BM + _PUDDING] - rows[:, _BO + _PUDDING] + puddings
+    x[:, col + 1] = now
+    x[:, col + 2] = pud
+    x[:, col + 3] = past_round(np, round_, now, pud)
     return x  # type: ignore[no-any-return]
 
 

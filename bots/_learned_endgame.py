@@ -295,7 +295,7 @@ def solve(
     values = leaf_values(np, pos, leaves)
     width = len(tables(np).index)
     for par, a, b in reversed(levels[1:]):
-        values = _backup(np, values, par, a, b, width)
+        values = backup(np, values, par, a, b, width)
     par, a, b = levels[0]
     rows, a_pos = np.unique(a, return_inverse=True)
     cols, b_pos = np.unique(b, return_inverse=True)
@@ -318,13 +318,13 @@ def root_values(
     values = leaf_values_of(np, round_, leaves, lead[root], puddings[root])
     width = len(tables(np).index)
     for par, a, b in reversed(levels):
-        values = _backup(np, values, par, a, b, width)
+        values = backup(np, values, par, a, b, width)
     return values
 
 
-def _backup(np: Any, values: Matrix, par: Matrix, a: Matrix, b: Matrix, width: int) -> Matrix:
-    """The parents' values from their children's (sorted by parent, a, b): the mean of each
-    parent's pure maximin and minimax."""
+def backup(np: Any, values: Matrix, par: Matrix, a: Matrix, b: Matrix, width: int) -> Matrix:
+    """The parents' values from their children's (sorted by parent, a, b, as `step` makes them;
+    `width` the number of kept actions): the mean of each parent's pure maximin and minimax."""
     key = par * width + a
     starts = _starts(np, key)
     row_min = np.minimum.reduceat(values, starts)
