@@ -2,17 +2,17 @@
 
 For every legal action the bot builds the *afterstate* its seat would see right after playing it
 (its tableau with the cards placed, wasabi and chopsticks included, and the hand it passes on),
-encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go_encoding`, from
+encoded as the PettingZoo environments encode observations (`bots.games.sushi_go._pz_encoding`, from
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
 a move. With two players it searches a matrix of its picks against the opponent's instead
-(`bots._learned_search`, about 0.5 ms a move): once both hands are known, against the opponent's
-hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its last
-few turns of a round it searches to the round's end and scores by the rules
-(`bots._learned_endgame`).
+(`bots.games.sushi_go._learned_search`, about 0.5 ms a move): once both hands are known, against the
+opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its
+last few turns of a round it searches to the round's end and scores by the rules
+(`bots.games.sushi_go._learned_endgame`).
 
-The weights are `learned_go.npz` beside this module, one network per player count (2 to 5),
+The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
 network of their player count: the soy sauce card and the passing direction are in the encoding;
 with the dummy variant the dummy's tableau is left out, and the card given to the dummy only
@@ -28,13 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, GameOptions, Observation
-from sushigo.engine.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._base import StrategyError
-from ._learned_duel import search as duel_search
-from ._learned_endgame import MAX_LEAVES, kept_index, position_of, solve
-from ._learned_search import TEMPERATURE, choose_row, matrix, sampled_values
-from ._memory import SeatMemory
+from .games.sushi_go._learned_duel import search as duel_search
+from .games.sushi_go._learned_endgame import MAX_LEAVES, kept_index, position_of, solve
+from .games.sushi_go._learned_search import (
+    TEMPERATURE,
+    choose_row,
+    matrix,
+    sampled_values,
+)
+from .games.sushi_go._memory import SeatMemory
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +49,7 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-WEIGHTS = Path(__file__).with_name("learned_go.npz")
+WEIGHTS = Path(__file__).parent / "games" / "sushi_go" / "learned_go.npz"
 """The shipped weights."""
 
 MARGIN_WEIGHT = 0.5
@@ -55,18 +60,19 @@ MARGIN_SCALE = 20.0
 
 SAMPLES = 2
 """Hands dealt to the opponent at random on a round's first turn with two players (its hand is
-then unknown), each searched as a known hand (`bots._learned_search.sampled_values`)."""
+then unknown), each searched as a known hand
+(`bots.games.sushi_go._learned_search.sampled_values`)."""
 
 ENDGAME = 4
 """With two players, from a round's second turn on, the rest of the round is searched exactly
-(`bots._learned_endgame`) once our hand holds at most this many cards."""
+(`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay
-within it by their limits on rows (`bots._learned_search.MAX_ROWS`, `bots._learned_duel.MAX_ROWS`)."""
+within it by their limits on rows (`_learned_search.MAX_ROWS`, `_learned_duel.MAX_ROWS` in `bots.games.sushi_go`)."""
 
 MOVE_LEAVES = MAX_LEAVES
-"""The exact endgame's leaves a move may search at most (`bots._learned_endgame.MAX_LEAVES`)."""
+"""The exact endgame's leaves a move may search at most (`bots.games.sushi_go._learned_endgame.MAX_LEAVES`)."""
 
 _GLOBAL = 8
 _TABLEAU = NUM_KINDS + 8
@@ -123,7 +129,7 @@ class GoFeatures:
 
     def __init__(self) -> None:
         self._np = numpy_or_error()
-        from sushigo.bots.pettingzoo._go_encoding import (  # noqa: PLC0415  # needs numpy
+        from sushigo.bots.games.sushi_go._pz_encoding import (  # noqa: PLC0415  # needs numpy
             SushiGoEncoding,
             knowledge_from_memory,
         )
@@ -295,7 +301,7 @@ def load_nets(path: Path = WEIGHTS) -> dict[int, Mlp]:
 
 
 def load_duel(path: Path = WEIGHTS) -> Mlp | None:
-    """The two-player duel network of a weights file (`bots._learned_duel`), None without one."""
+    """The two-player duel network of a weights file (`bots.games.sushi_go._learned_duel`), None without one."""
     arrays = _arrays(path)
     if "duel" not in arrays:
         arrays["duel"] = _mlp(arrays, "d2_") if "d2_w0" in arrays else None
@@ -363,7 +369,7 @@ class LearnedStrategy:
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """The legal action of highest value; with two players, the best row of the duel search
-        (`bots._learned_duel`) or the exact endgame against the opponent's hand, known or dealt."""
+        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt."""
         nets = [self._net(observation.players), *([self._duel] if self._duel else [])]
         before = sum(net.work for net in nets)
         self._leaves = 0
@@ -427,7 +433,7 @@ class LearnedStrategy:
         unknown: int,
         rng: random.Random,
     ) -> Action | None:
-        """The duel search (`bots._learned_duel`) against the opponent's hand: `known` cards and
+        """The duel search (`bots.games.sushi_go._learned_duel`) against the opponent's hand: `known` cards and
         `unknown` more, dealt `samples` times from the cards this seat has not seen."""
         np = self._np
         pos = position_of(np, obs, known)
@@ -461,8 +467,8 @@ class LearnedStrategy:
         self, obs: Observation, legal: Sequence[Action], theirs: list[int]
     ) -> Action | None:
         """The round's last few turns with both hands known: the row of the exact endgame's root
-        matrix (`bots._learned_endgame`) our opponent model likes best; None when the tree is too
-        big or the rules differ from those it scores (soy sauce)."""
+        matrix (`bots.games.sushi_go._learned_endgame`) our opponent model likes best; None when the
+        tree is too big or the rules differ from those it scores (soy sauce)."""
         if obs.options.soy_sauce or obs.seat is None:
             return None
         np = self._np

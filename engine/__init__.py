@@ -3,15 +3,10 @@
 The game interface every game implements is `engine.api` (`Rules`, `GameState`); `engine.games`
 finds a game's rules by kind (`rules("sushi-go")`). Sushi Go! is this package's top level
 (`Game`, `SUSHI_GO`, and the scoring API `score_round`, `score_puddings`); Sushi Roll is
-`engine.roll`."""
+`engine.games.sushi_roll`."""
 
-from .actions import Action
 from .api import GameState, Rules, play_steps
-from .cards import CARDS, Card
 from .errors import (
-    CardNotInHandError,
-    ChopsticksUnavailableError,
-    DummyPickError,
     EngineError,
     GameOverError,
     IllegalActionError,
@@ -20,7 +15,11 @@ from .errors import (
     RecordError,
     WrongSeatError,
 )
-from .events import (
+from .games import UnknownGameError, kinds, rules
+from .games.sushi_go.actions import Action
+from .games.sushi_go.cards import CARDS, Card
+from .games.sushi_go.errors import CardNotInHandError, ChopsticksUnavailableError, DummyPickError
+from .games.sushi_go.events import (
     ChopsticksReturned,
     Event,
     GameOver,
@@ -28,15 +27,14 @@ from .events import (
     RoundStarted,
     WasabiUsed,
 )
-from .game import Game
-from .games import UnknownGameError, kinds, rules
-from .observation import Observation, TableauView
-from .options import GameOptions
-from .record import GameRecord, replay
+from .games.sushi_go.game import Game
+from .games.sushi_go.observation import Observation, TableauView
+from .games.sushi_go.options import GameOptions
+from .games.sushi_go.record import GameRecord, replay
+from .games.sushi_go.rules import SUSHI_GO
+from .games.sushi_go.scoring import RoundPoints, score_puddings, score_round
 from .rng import DeterministicRng
 from .rounds import RoundScored
-from .rules import SUSHI_GO
-from .scoring import RoundPoints, score_puddings, score_round
 
 __all__ = [
     "CARDS",

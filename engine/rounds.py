@@ -1,10 +1,10 @@
 """What the built-in games share, written once: a game of three rounds, each scored when it ends,
 decided by points and then puddings.
 
-Sushi Go! (`engine.game.Game`) and Sushi Roll (`engine.roll.RollGame`) differ in how a round is
-played (simultaneous secret picks of cards; one mover at a time with dice), and are the same
-around it: options and a seed make a game, a round's end scores it (`RoundScored`), the last
-round's end scores the puddings and decides the places, and the state is read the same way
+Sushi Go! (`engine.games.sushi_go.game.Game`) and Sushi Roll (`engine.games.sushi_roll.RollGame`)
+differ in how a round is played (simultaneous secret picks of cards; one mover at a time with dice),
+and are the same around it: options and a seed make a game, a round's end scores it (`RoundScored`),
+the last round's end scores the puddings and decides the places, and the state is read the same way
 (`players`, `round`, `history`, `scores`, `returns`, `places`, `winners`, the round and pudding
 points). `RoundGame` is that skeleton; a game keeps its own state in slots of its own, and its
 hot paths stay its own.

@@ -1,15 +1,17 @@
 """The wire protocol of sushigo: pure and sans-IO (no asyncio, sockets, clock or global random).
 
 Frames (`frames`), typed messages (`messages`, the same for every game), each game's values on
-the wire (`games`: `cardwire` for Sushi Go!, `rollwire` for Sushi Roll), the connection state
-machines (`connection`), commit-reveal (`commitment`), provable fairness (`fairness`), signed
-records (`records`) and key login (`identity`). docs/PROTOCOL.md is the normative description.
+the wire (`games`: `games.sushi_go` for Sushi Go!, `games.sushi_roll` for Sushi Roll), the
+connection state machines (`connection`), commit-reveal (`commitment`), provable fairness
+(`fairness`), signed records (`records`) and key login (`identity`). docs/PROTOCOL.md is the
+normative description.
 """
+
+from typing import TYPE_CHECKING
 
 from . import messages
 from ._codec import maker
 from ._state import GAME_PHASES, TRANSITIONS, Phase
-from .cardwire import CARD_WIRE  # the built-in games' wires register themselves
 from .commitment import (
     Opening,
     commitment_preimage,
@@ -54,7 +56,6 @@ from .records import (
     step_record_bytes,
     verify_signed_record,
 )
-from .rollwire import ROLL_WIRE
 from .versions import (
     CAPABILITIES,
     CURRENT_VERSION,
@@ -63,6 +64,10 @@ from .versions import (
     Version,
     choose_version,
 )
+
+if TYPE_CHECKING:  # (imported when first asked for: `__getattr__`)
+    from .games.sushi_go.wire import CARD_WIRE
+    from .games.sushi_roll.wire import ROLL_WIRE
 
 __all__ = [
     "CAPABILITIES",
@@ -122,3 +127,16 @@ __all__ = [
     "wire",
 ]
 __all__ += messages.__all__
+
+_LATER = {"CARD_WIRE": "sushi-go", "ROLL_WIRE": "sushi-roll"}
+"""The built-in games' wires by their old names, imported when first asked for: a game's wire (and
+its engine) is found through `games.wire` by kind, so a process loads only the games it meets."""
+
+
+def __getattr__(name: str) -> Wire:
+    kind = _LATER.get(name)
+    found = wire(kind) if kind is not None else None
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = found
+    return found

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Protocol, TypeVar, Union, get_args, get_origi
 
 import msgpack
 
-from sushigo.engine.observation import positional
+from sushigo.engine.games.sushi_go.observation import positional
 
 from .errors import ErrorCode
 
@@ -393,9 +393,9 @@ def _slot_setters(cls: type[Any], names: list[str]) -> dict[str, Any] | None:
 def maker(cls: type[T]) -> Callable[..., T]:
     """A positional constructor of a frozen, slotted dataclass: ``maker(cls)(a, b, c)`` is
     ``cls(a, b, c)`` (every field given, in field order), filled through the slots by
-    `engine.observation.positional`, as the generated decoders fill theirs. A frozen ``__init__``
-    sets each field through `object.__setattr__`, which costs three times as much: this is for the
-    few messages a server makes every turn. Any class `_slot_setters` does not accept (a
+    `engine.games.sushi_go.observation.positional`, as the generated decoders fill theirs. A frozen
+    ``__init__`` sets each field through `object.__setattr__`, which costs three times as much: this
+    is for the few messages a server makes every turn. Any class `_slot_setters` does not accept (a
     hand-written ``__init__``, a ``__post_init__``) gets itself back, called the ordinary way."""
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     if _slot_setters(cls, names) is None or not all(name.isidentifier() for name in names):

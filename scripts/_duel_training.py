@@ -1,5 +1,5 @@
 """The duel network's training, for ``scripts/train_learned.py``: two-player round positions and
-the values the bot's own rule gives them (`bots._learned_duel`).
+the values the bot's own rule gives them (`bots.games.sushi_go._learned_duel`).
 
 Positions come from two-player games: `heuristic` against itself with a random legal move now and
 then, and the newly trained afterstate network (`learned` without a duel network) against itself,
@@ -30,12 +30,12 @@ from _nets import export, mlp  # a sibling module
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import LearnedStrategy, Mlp
-from sushigo.bots._learned_duel import FEATURES, children, features
-from sushigo.bots._learned_endgame import WIDTH, backup, position_of, root_values
-from sushigo.bots._learned_search import tables
-from sushigo.bots._memory import counts_of
+from sushigo.bots.games.sushi_go._learned_duel import FEATURES, children, features
+from sushigo.bots.games.sushi_go._learned_endgame import WIDTH, backup, position_of, root_values
+from sushigo.bots.games.sushi_go._learned_search import tables
+from sushigo.bots.games.sushi_go._memory import counts_of
 from sushigo.engine import Game, GameOptions
-from sushigo.engine.cards import ROUNDS
+from sushigo.engine.games.sushi_go.cards import ROUNDS
 
 GAMES = 10_000
 """Games played for positions (times --scale), half of each kind."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from sushigo.bots import get_strategy
 from sushigo.engine import Game, GameOptions
-from sushigo.engine.roll import RollGame, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
 
 def times(game_kind: str, players: int, games: int) -> tuple[list[float], list[float]]:

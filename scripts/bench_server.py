@@ -75,9 +75,9 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.versions import CURRENT_VERSION
 from sushigo.server.config import HubConfig
-from sushigo.server.hub import Hub
-from sushigo.server.session import Conn
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.hub.core import Hub
+from sushigo.server.sessions.session import Conn
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 _BY_LABEL = {card.label: card for card in Card}
 _call = operator.call
@@ -257,7 +257,7 @@ class Bench:
 @contextmanager
 def measuring_steps(meter: Meter) -> Iterator[None]:
     """Wrap a few named server functions to add their CPU time to `meter.steps`."""
-    import sushigo.server.hub as hub_module  # noqa: PLC0415
+    import sushigo.server.hub.core as hub_module  # noqa: PLC0415
 
     patched: list[tuple[Any, str, Any]] = []
 
@@ -285,7 +285,7 @@ def measuring_steps(meter: Meter) -> Iterator[None]:
     wrap(SqliteStorage, "delete_token", "storage.delete_token")
     wrap(hub_module, "sign_record", "sign_record")
     wrap(Game, "apply", "engine.apply")
-    wrap(Game, "observation", "engine.observation")
+    wrap(Game, "observation", "engine.games.sushi_go.observation")
     try:
         yield
     finally:

@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sushigo.server.database import open_storage  # noqa: E402
+from sushigo.server.storage.database import open_storage  # noqa: E402
 
 
 def bench(db: str, seconds: float, tables: int, batch: int) -> tuple[int, float, float]:

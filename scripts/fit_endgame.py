@@ -3,12 +3,13 @@ and the final margin from the points lead and the pudding lead once the round is
 
     nice scripts/fit_endgame.py [--games 3000] [--seed 1]
 
-The exact endgame (`bots._learned_endgame`) scores the rest of a round by the rules; what lies
-past the round it values with this model. Games of `learned` (with `endgame=0`) against itself
-are played (equal players: against a weaker one a lead would also measure the skill gap), and at the end of rounds 1 and 2 each seat's lead in points D and
-in puddings P are recorded with the game's outcome (its share of the win, its final margin). Per
-round a logistic regression of the win on (D, clip(P, -3, 3), sign(P)) and a least-squares fit of
-the margin on the same are printed, to be copied into `bots._learned_endgame.PAST_ROUND`.
+The exact endgame (`bots.games.sushi_go._learned_endgame`) scores the rest of a round by the rules;
+what lies past the round it values with this model. Games of `learned` (with `endgame=0`) against
+itself are played (equal players: against a weaker one a lead would also measure the skill gap), and
+at the end of rounds 1 and 2 each seat's lead in points D and in puddings P are recorded with the
+game's outcome (its share of the win, its final margin). Per round a logistic regression of the win
+on (D, clip(P, -3, 3), sign(P)) and a least-squares fit of the margin on the same are printed, to be
+copied into `bots.games.sushi_go._learned_endgame.PAST_ROUND`.
 """
 
 from __future__ import annotations

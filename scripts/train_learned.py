@@ -1,4 +1,5 @@
-"""Train the `learned` strategy's value networks by self-play; writes bots/learned_go.npz.
+"""Train the `learned` strategy's value networks by self-play; writes
+bots/games/sushi_go/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                   [--workers 2] [--epochs 6] [--generations N]

@@ -1,5 +1,5 @@
 """Train Sushi Roll's `learned` strategy in the PettingZoo environment; writes
-bots/roll/learned_roll.npz.
+bots/games/sushi_roll/learned_roll.npz.
 
     nice scripts/train_learned_roll.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                        [--workers 2] [--epochs 20]
@@ -28,10 +28,10 @@ from _nets import export, mlp  # sibling scripts
 from train_learned import arguments, setup
 
 from sushigo.bots import get_strategy
+from sushigo.bots.games.sushi_roll._learned import WEIGHTS
+from sushigo.bots.games.sushi_roll._pz_encoding import WAIT
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
 from sushigo.bots.pettingzoo import sushi_roll_v0
-from sushigo.bots.pettingzoo._roll_encoding import WAIT
-from sushigo.bots.pettingzoo._roll_table import SushiRollTable
-from sushigo.bots.roll._learned import WEIGHTS
 
 GAMES = {2: 400, 3: 120, 4: 80, 5: 60}
 """Games of the search bot against itself by player count (times --scale)."""

@@ -1,7 +1,7 @@
 """`sushigo-server`: run a game server.
 
     sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
-                   [--admin-key PATH]...
+                   [--web HOST:PORT] [--admin-key PATH]...
     sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
 
 `--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import ssl
 import sys
 from collections.abc import Coroutine
@@ -28,19 +29,23 @@ from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION
 
-from . import logs, tournament_cluster, tournament_spread
-from .app import Server
-from .cluster import Cluster
-from .database import is_url, open_storage
-from .hub import Hub
+from .cluster.node import Cluster
+from .cluster.wallclock import WallClock
+from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
-from .metrics import MetricsServer, registry_for
-from .options import advertised, config_from, default_db, key_path, parser
-from .pg_storage import PgStorage
+from .net import logs
+from .net.app import Server, bind
+from .net.metrics import MetricsServer, registry_for
+from .net.tls import ensure_certificate, server_ssl_context
+from .net.web import WebServer
+from .net.web_files import PageFiles
+from .options import advertised, config_from, default_db, key_path, parser, web_advertised
+from .routing import spread as tournament_spread
+from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
-from .storage import StorageError
-from .tls import ensure_certificate, server_ssl_context
-from .wallclock import WallClock
+from .storage.contract import StorageError
+from .storage.database import is_url, open_storage
+from .storage.postgres.storage import PgStorage
 
 uvloop: ModuleType | None
 try:
@@ -56,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] == ["migrate"]:
-        from .migrate import main as migrate  # noqa: PLC0415
+        from .storage.migrate import main as migrate  # noqa: PLC0415
 
         return migrate(argv[1:])
     p = parser()
@@ -73,6 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
+    if args.web_advertise is not None and (args.node is None or args.web is None):
+        p.error("--web-advertise goes with --node and --web: where browsers reach this node")
+    if (
+        args.node is not None
+        and args.web is not None
+        and args.web[1] == 0
+        and not args.web_advertise
+    ):
+        p.error("--node with --web on port 0 needs --web-advertise HOST:PORT")
     logs.setup(args.log_level, args.log_format)
     # From here a SIGTERM (a supervisor stopping the server as it starts) is noted and honoured
     # once the server is up, as a clean stop: the default action would kill it mid-start (143).
@@ -113,9 +127,9 @@ def _run(args: argparse.Namespace) -> int:
     # A node shares its database with the other nodes; a lone server keeps every other off.
     storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     if is_url(db):
-        # PostgreSQL's driver runs in a thread of this process (server.pg_storage), and each
-        # round trip of a commit wakes it to read the answer and send the next statement. While
-        # the hub is busy, the woken thread waits for the interpreter lock until the switch
+        # PostgreSQL's driver runs in a thread of this process (server.storage.postgres.storage),
+        # and each round trip of a commit wakes it to read the answer and send the next statement.
+        # While the hub is busy, the woken thread waits for the interpreter lock until the switch
         # interval has passed: up to 5 ms a round trip by default, so that when a crowd of
         # games ended at once, a commit of a dozen statements took 25 to 95 ms of which its
         # own work was 2 or 3 ms, and every frame waited for it. The interval matters only while
@@ -146,11 +160,14 @@ def _run(args: argparse.Namespace) -> int:
                 address=args.advertise or advertised(f"{args.host}:{args.port}"),
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
+                web=web_advertised(args),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
+        return _loop(
+            _serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster, args.web)
+        )
     finally:
         storage.close()
 
@@ -170,6 +187,7 @@ async def _serve(
     fingerprint: str,
     metrics_at: tuple[str, int] | None = None,
     cluster: Cluster | None = None,
+    web_at: tuple[str, int] | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
     tables = None
@@ -184,9 +202,13 @@ async def _serve(
         cluster.storage = storage
         storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
+        hub.web_nodes.update(cluster.web_addresses())
 
         def nodes_changed() -> None:
             hub.nodes = cluster.addresses()
+            # In place: the connections over WebSocket hold this very map (sessions.web_routes).
+            hub.web_nodes.clear()
+            hub.web_nodes.update(cluster.web_addresses())
 
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
@@ -201,21 +223,32 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
+    web_sockets: list[socket.socket] = []
     try:
         if metrics_at is not None:
             # Bound first, so a metrics address in use stops the server before it restores.
             metrics = MetricsServer(registry_for(server), server.unready)
             metrics_where = _where(await metrics.start(*metrics_at))
+        if web_at is not None:
+            web_sockets = bind(*web_at)  # likewise
         addresses = await server.start(tables)
     except OSError as exc:
         print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
         if metrics is not None:
             await metrics.stop()
+        for sock in web_sockets:
+            sock.close()
         return 1
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
         print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
+    if web_sockets:
+        web = WebServer(server, PageFiles())
+        web.listen(web_sockets, tls)
+        scheme = "https" if tls is not None else "http"
+        where = _where([_bound(s) for s in web_sockets])
+        print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -269,6 +302,11 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             # last commit (play read from their sockets on waking, never saved) is taken back
             # before they are sent to the node that holds them.
             server.taken_over(set(lost))
+
+
+def _bound(sock: socket.socket) -> tuple[str, int]:
+    name = sock.getsockname()
+    return str(name[0]), int(name[1])
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

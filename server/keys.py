@@ -4,7 +4,7 @@ The key is made once and kept in a PEM (PKCS#8, unencrypted) file readable by it
 Losing or replacing it makes every stored record's signature unverifiable against the new key,
 so an unreadable key file is an error to fix by hand, never silently overwritten.
 
-Fingerprints here and in `server.tls` share one format: ``"SHA256:"`` followed by the SHA-256
+Fingerprints here and in `server.net.tls` share one format: ``"SHA256:"`` followed by the SHA-256
 digest as upper-case hex pairs joined by colons (``SHA256:3F:A0:...``, 95 characters after the
 prefix), the way ``openssl x509 -fingerprint -sha256`` prints it.
 """
@@ -82,7 +82,9 @@ def create_new_file(path: str | os.PathLike[str], data: bytes, mode: int) -> boo
     try:
         try:
             os.fchmod(fd, mode)  # the umask may have narrowed it; never widened beyond `mode`
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:  # a nearly full disk writes part and says so only on the next write
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)

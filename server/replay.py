@@ -38,11 +38,11 @@ from sushigo.protocol import (
 from sushigo.protocol.about import version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
-from .cluster import cluster_key
-from .database import is_url, open_storage
+from .cluster.node import cluster_key
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
 from .options import default_db, key_path
-from .storage import StorageError
+from .storage.contract import StorageError
+from .storage.database import is_url, open_storage
 
 
 class ReplayError(Exception):

@@ -1,9 +1,9 @@
 """What the server counts for its operators, in plain numbers (sans-IO, no metrics library).
 
-The core (`server.hub` and what it calls) and the adapter add to one `Stats` as things happen:
+The core (`server.hub.core` and what it calls) and the adapter add to one `Stats` as things happen:
 an attribute increment per frame, a dict entry per turn. Nothing here formats or exports;
-`server.metrics` (the adapter's layer) reads these numbers when Prometheus scrapes, together with
-what is counted by looking (connections, sessions, tables). So the hot path pays a few
+`server.net.metrics` (the adapter's layer) reads these numbers when Prometheus scrapes, together
+with what is counted by looking (connections, sessions, tables). So the hot path pays a few
 nanoseconds per event, and the core never imports prometheus_client.
 """
 
@@ -94,8 +94,8 @@ class Stats:
         self.connections_opened = 0
         """Connections admitted."""
         self.rejected: dict[str, int] = {}
-        """Connections refused, by reason (`server.limits.Limits.admit`'s keys, and ``tls`` for
-        a failed TLS handshake)."""
+        """Connections refused, by reason (`server.sessions.limits.Limits.admit`'s keys, and ``tls``
+        for a failed TLS handshake)."""
         self.errors: dict[int, int] = {}
         """ERROR frames sent to clients, by error code (fatal ones included)."""
         self.turns: dict[str, int] = {}

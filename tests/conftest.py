@@ -5,15 +5,24 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from pgcluster import PgCluster
+
+if TYPE_CHECKING:
+    from pgcluster import PgCluster
+
+pytest_plugins = ["smalldisk"]  # the `as_root` marker
 
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
     """One PostgreSQL for the whole run, in a temporary directory (stopped and removed at the
     end). Tests that stop it make their own (`PgCluster` in tests/pgcluster.py)."""
+    # Imported here, by the tests that use PostgreSQL only: pgserver's import looks for a
+    # runtime folder, which a test run again in a user namespace (tests/smalldisk.py) has none of.
+    from pgcluster import PgCluster  # noqa: PLC0415
+
     with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
         cluster = PgCluster(Path(tmp) / "pg")
         cluster.start()

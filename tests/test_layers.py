@@ -14,90 +14,31 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "protocol", "bots", "server", "client")
 
 SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
-    # the transport adapter and the commands
-    (
-        "app",
-        "app_connection",
-        "cli",
-        "options",
-        "runtime",
-        "cluster",
-        "replay",
-        "migrate",
-        "tls",
-        "keys",
-        "metrics",
-        "logs",
-    ),
-    (
-        "cluster_adopt",
-        "cluster_lobby",
-        "cluster_tournaments",
-        "cluster_tournament_adopt",
-    ),  # the parts of a cluster's node
-    ("cluster_base",),
-    ("hub",),  # connections, limits and routing: the core the adapter feeds
-    ("requests", "lifecycle", "deadlines", "deferred", "hub_edges"),  # the core's parts
-    ("admin",),  # the admins' requests, over the lobby's
-    # a cluster's table list, new tables and tournaments, over its routing
-    ("tournament_cluster",),  # a cluster's tournaments: listed, reached, taken over
-    ("tournament_spread",),  # a tournament's games on other nodes
-    ("listing", "placement"),
-    ("redirect",),  # a cluster's routing, over the lobby's login
-    (
-        *("lobby", "login", "desk", "tournament", "tournament_store", "resume", "limits"),
-        *("names", "history", "results"),
-    ),
-    ("moderation",),  # bans and mutes, in memory
-    ("session",),  # sessions (and their connections)
-    ("table", "steps", "seating", "phases", "persist"),  # the table driver
-    ("games",),  # game adapters: rules, wire and bots by kind
-    ("database",),  # --db: which storage backend
-    ("sqlite_storage", "pg_storage"),  # the two backends of the storage contract
-    (  # their parts
-        *("sqlite_tables", "sqlite_records", "sqlite_schema", "sqlite_moderation"),
-        "sqlite_tournaments",
-        *(
-            "pg_records",
-            "pg_schema",
-            "pg_moderation",
-            "pg_plan",
-            "pg_batches",
-            "pg_fence",
-            "pg_tokens",
-            "pg_tournaments",
-        ),
-    ),
-    ("errors", "config", "storage", "stats", "tickets", "wallclock"),  # what every layer above uses
+    ("cli", "options", "runtime", "replay"),  # the commands, at the server's top
+    ("net",),  # the asyncio adapter
+    ("cluster",),  # a node's state shared in PostgreSQL
+    ("hub",),  # the sans-IO core the adapter feeds
+    ("operations",),  # the admins' requests
+    ("routing",),  # a cluster's sans-IO routing
+    ("lobby",),
+    ("tournaments",),
+    ("sessions",),
+    ("tables",),  # the table driver and its games
+    ("storage",),  # the storage contract and its two backends
+    ("errors", "config", "stats", "keys"),  # the vocabulary every part uses
 )
-"""The server's layers, top to bottom: a module imports only from its own layer or below."""
+"""The server's parts, top to bottom: each a sub-package or a module at the server's top. A part
+imports only from its own layer or below (within a sub-package, its modules import each other)."""
 
 PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2}
 """engine <- protocol, bots <- server, client (DESIGN.md): same-rank packages never meet."""
 
-CLOCKLESS = ("hub", "session", "resume", "lobby", "desk", "tournament", "table", "steps")
-CLOCKLESS += ("seating", "phases", "persist", "games", "errors", "config", "limits", "names")
-CLOCKLESS += (
-    "history",
-    "stats",
-    "results",
-    "admin",
-    "moderation",
-    "redirect",
-    "tickets",
-    "listing",
-    "login",
-    "placement",
-    "requests",
-    "lifecycle",
-    "deadlines",
-    "deferred",
-    "tournament_cluster",
-    "tournament_spread",
-    "tournament_store",
-    "hub_edges",
-)
-"""The server's sans-IO core: it is handed the clock, it never reads one."""
+CLOCKLESS = ("hub", "operations", "routing", "lobby", "tournaments", "sessions", "tables")
+CLOCKLESS += ("errors", "config", "stats")
+"""The server's sans-IO core, its parts and modules: it is handed the clock, it never reads one."""
+
+ADAPTER = ("cli", "options", "runtime", "replay", "net")
+"""The commands and the asyncio adapter: the only parts that may turn counts into metrics."""
 
 
 @pytest.fixture(scope="module")
@@ -188,8 +129,8 @@ def test_packages_import_in_one_direction(graph: grimp.ImportGraph) -> None:
 
 def test_the_server_imports_down_its_layers_only(graph: grimp.ImportGraph) -> None:
     layer = {name: depth for depth, names in enumerate(SERVER_LAYERS) for name in names}
-    modules = {m.split(".")[2] for m in graph.modules if m.startswith("sushigo.server.")}
-    assert modules == set(layer), "every server module has its layer in SERVER_LAYERS"
+    parts = {m.split(".")[2] for m in graph.modules if m.startswith("sushigo.server.")}
+    assert parts == set(layer), "every part of the server has its layer in SERVER_LAYERS"
     wrong = [
         f"{importer} imports {imported}"
         for importer in sorted(graph.modules)
@@ -201,38 +142,49 @@ def test_the_server_imports_down_its_layers_only(graph: grimp.ImportGraph) -> No
     assert wrong == []
 
 
-@pytest.mark.parametrize("name", CLOCKLESS)
-def test_the_servers_core_reads_no_clock(name: str) -> None:
-    tree = ast.parse((ROOT / "server" / f"{name}.py").read_text(encoding="utf-8"))
-    imported = {
-        alias.name.split(".")[0]
+def _sources(part: str) -> list[Path]:
+    """The modules of a part of the server: a sub-package's, every one, or a top-level module."""
+    folder = ROOT / "server" / part
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [folder.with_suffix(".py")]
+
+
+def _imported(path: Path) -> set[str]:
+    """The absolute module names a module imports, anywhere in it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        alias.name
         for node in ast.walk(tree)
         if isinstance(node, ast.Import)
         for alias in node.names
     } | {
-        node.module.split(".")[0]
+        node.module
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.module and not node.level
     }
-    assert not imported & {"time", "datetime", "asyncio", "socket"}
+
+
+@pytest.mark.parametrize("name", CLOCKLESS)
+def test_the_servers_core_reads_no_clock(name: str) -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in _sources(name)
+        for module in _imported(path)
+        if module.split(".")[0] in {"time", "datetime", "asyncio", "socket"}
+    ]
+    assert _sources(name) and all(path.exists() for path in _sources(name))
+    assert offenders == []
 
 
 def test_the_servers_core_never_imports_the_metrics_library() -> None:
-    """The core counts in plain attributes (`server.stats`); only the adapter's layer turns them
-    into Prometheus metrics (`server.metrics`)."""
-    adapter = set(SERVER_LAYERS[0])
-    offenders = []
-    for path in sorted((ROOT / "server").glob("*.py")):
-        if path.stem in adapter:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module]
-            offenders += [
-                f"{path.name}: {n}" for n in names if n.split(".")[0] == "prometheus_client"
-            ]
+    """The core counts in plain attributes (`server.stats`); only the commands and the adapter
+    turn them into Prometheus metrics (`server.net.metrics`)."""
+    offenders = [
+        f"{path.relative_to(ROOT)}: {module}"
+        for names in SERVER_LAYERS
+        for name in names
+        if name not in ADAPTER
+        for path in _sources(name)
+        for module in _imported(path)
+        if module.split(".")[0] == "prometheus_client"
+    ]
     assert offenders == []

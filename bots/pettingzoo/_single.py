@@ -22,25 +22,44 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.spaces import Discrete
 
-from sushigo.bots import StrategyFactory, strategy_factory
-from sushigo.engine import GameOptions
-from sushigo.engine.roll import RollOptions
+from sushigo.bots import StrategyError, StrategyFactory, strategy_factory
+from sushigo.bots._door import DOOR, part
+from sushigo.bots._lazy import load
+from sushigo.engine import EngineError
+from sushigo.engine.games import rules
 
-from ._envs import Obs, _Rewards, observation_space
-from ._go_encoding import action_index
-from ._go_table import SushiGoTable
-from ._roll_table import SushiRollTable
-from ._table import Table, check_max_cycles
+from ._envs import ActionSpace, Obs, _Rewards, observation_space
+from ._table import RENDER_MODES, Array, Table, check_max_cycles, check_render_mode, rendered
 
-GAMES = ("sushi-go", "sushi-roll")
+
+def table_for(game: str, players: int, variants: dict[str, bool]) -> Table:
+    """A PettingZoo table of the game `game` (its ``PETTINGZOO``, `bots._door`) for `players`
+    with the variants set to true on; `ValueError` naming what does not make one."""
+    try:
+        where = getattr(part(game), "PETTINGZOO", None)
+    except StrategyError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(where, str):
+        with_tables = [k for k in DOOR.built_in if getattr(part(k), "PETTINGZOO", None)]
+        raise ValueError(f"game must be one of {', '.join(with_tables)}, got {game!r}")
+    game_rules = rules(game)
+    unknown = [name for name in variants if name not in game_rules.variants]
+    if unknown:
+        have = ", ".join(game_rules.variants) or "none"
+        raise ValueError(f"{game_rules.title} has no variants {', '.join(unknown)} (its: {have})")
+    try:
+        options = game_rules.options(players, [name for name, on in variants.items() if on])
+    except EngineError as exc:
+        raise ValueError(str(exc)) from None
+    table: Table = load(where)(options)
+    return table
 
 
 class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
     """The learner at one seat, strategies at the others (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium declares it so)
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012 (gymnasium's way)
 
     def __init__(
         self,
@@ -54,17 +73,8 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         render_mode: str | None = None,
         **variants: bool,
     ) -> None:
-        if game not in GAMES:
-            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        table: Table
-        if game == "sushi-go":
-            table = SushiGoTable(GameOptions(players, **variants))
-        elif variants:
-            raise ValueError(f"Sushi Roll has no variants: {', '.join(variants)}")
-        else:
-            table = SushiRollTable(RollOptions(players))
+        table = table_for(game, players, variants)
+        check_render_mode(render_mode)
         if seat is not None and (type(seat) is not int or not 0 <= seat < players):
             raise ValueError(f"seat must be None or 0 to {players - 1}, got {seat!r}")
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
@@ -76,7 +86,7 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         self.render_mode = render_mode
         self.max_steps = check_max_cycles(max_steps)
         self.observation_space = observation_space(table)  # type: ignore[assignment]
-        self.action_space = Discrete(table.action_size)
+        self.action_space = ActionSpace(table.action_size)
         self._fixed_seat = seat
         self.seat = seat if seat is not None else 0
         """The learner's seat in the current game."""
@@ -116,20 +126,12 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
     def _choose(self, seat: int) -> int:
         """An opponent's action, as an index."""
         table = self.table
-        if isinstance(table, SushiGoTable):
-            game = table.game
-            legal = game.legal_actions(seat)
-            action = self._bots[seat].choose(game.observation(seat), legal, self._rngs[seat])
-            if action not in legal:
-                raise ValueError(f"opponent at seat {seat} chose an illegal action {action!r}")
-            return action_index(action)
-        assert isinstance(table, SushiRollTable)
-        roll = table.game
-        legal_roll = roll.legal_actions(seat)
-        choice = self._bots[seat].choose(roll.observation(seat), legal_roll, self._rngs[seat])
-        if choice not in legal_roll:
-            raise ValueError(f"opponent at seat {seat} chose an illegal action {choice!r}")
-        return table.encoding.action_index(choice, seat)
+        game = table.game
+        legal = game.legal_actions(seat)
+        action = self._bots[seat].choose(game.observation(seat), legal, self._rngs[seat])
+        if action not in legal:
+            raise ValueError(f"opponent at seat {seat} chose an illegal action {action!r}")
+        return table.index_of(action, seat)
 
     def _opponents_move(self) -> None:
         """Sushi Roll: play the opponents' actions until the learner is to move or the game ends."""
@@ -163,9 +165,12 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         over = table.is_over()
         return self._observe(), reward, over, not over and self._steps >= self.max_steps, info
 
+    def action_masks(self) -> Array:
+        """The learner's legal indexes now, as booleans: where sb3-contrib's MaskablePPO (its
+        `get_action_masks`) and other maskable learners look for them."""
+        return self.table.action_mask(self.seat).astype(bool)
+
     def render(self) -> str | None:
-        """The table as text (render_mode "ansi"); None, with a warning, without a render mode."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        return self.table.render()
+        """The table as text: returned in render mode "ansi", printed in "human"; None, with a
+        warning, without a render mode."""
+        return rendered(self.table, self.render_mode)

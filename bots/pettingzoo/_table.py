@@ -3,7 +3,8 @@
 A table is one game with its encoding: which seats must act now, each seat's observation (a
 numpy array and an action mask, see docs/BOTS.md "The environments' encoding"), and a step that
 plays one index per acting seat. The AEC and parallel environments of `_envs` drive any table, so
-Sushi Go! and Sushi Roll differ only in their tables (`_go_table`, `_roll_table`).
+games differ only in their tables (each game's ``PETTINGZOO``, `bots._door`: Sushi Go!'s
+`bots.games.sushi_go._pz_table`, Sushi Roll's `bots.games.sushi_roll._pz_table`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+import gymnasium
 import numpy as np
 import numpy.typing as npt
 
@@ -32,6 +34,15 @@ class Table(ABC):
     simultaneous: bool
     """True: every seat acts on every step (Sushi Go!). False: only the seat to move does, and
     in the parallel environment the others send the `WAIT` index (Sushi Roll)."""
+
+    @property
+    @abstractmethod
+    def game(self) -> Any:
+        """The engine game being played (`engine.api.GameState`)."""
+
+    @abstractmethod
+    def index_of(self, action: Any, seat: int) -> int:
+        """The index of `seat`'s engine action `action` (an opponent's choice, `SingleAgentEnv`)."""
 
     @abstractmethod
     def reset(self, seed: bytes) -> None:
@@ -85,6 +96,30 @@ def final_rewards(players: int, winners: tuple[int, ...]) -> list[float]:
         return [0.0] * players
     win, lose = 1.0 / len(winners), -1.0 / (players - len(winners))
     return [win if seat in winners else lose for seat in range(players)]
+
+
+RENDER_MODES = ["human", "ansi"]
+"""``"ansi"``: `render` returns the table as text; ``"human"``: it prints that text and returns
+None (as PettingZoo's classic games print theirs)."""
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """`render_mode` if it is None or one of `RENDER_MODES`; `ValueError` otherwise."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+    return render_mode
+
+
+def rendered(table: Table, render_mode: str | None) -> str | None:
+    """`render()` of an environment over `table` in `render_mode` (see `RENDER_MODES`)."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode")
+        return None
+    text = table.render()
+    if render_mode == "human":
+        print(text, end="")
+        return None
+    return text
 
 
 def check_reward(reward: str) -> str:

@@ -9,7 +9,7 @@ Keyword arguments: `players` (2-5, default 4), the variants `pass_both_ways`, `d
 and `soy_sauce` (as `engine.GameOptions`), `reward` ("win", the default: +1 split among the
 winners and -1 among the others at the end; "score": each step's change of score), `max_cycles`
 (turns before every agent is truncated, default 1000: a game ends long before) and `render_mode`
-(None or "ansi").
+(None, "ansi": `render()` returns the table as text, or "human": it prints it).
 
 Picks are simultaneous: the parallel form takes every seat's index at once; the AEC form asks each
 agent in seat order and keeps the picks secret until the last is in. Observations and action
@@ -21,15 +21,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from sushigo.bots.games.sushi_go._pz_table import SushiGoTable
 from sushigo.engine import GameOptions
 
 from ._envs import TableAECEnv, makers
-from ._go_table import SushiGoTable
+from ._table import RENDER_MODES
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
 _METADATA: dict[str, Any] = {
-    "render_modes": ["ansi"],
+    "render_modes": RENDER_MODES,
     "name": "sushi_go_v0",
     "is_parallelizable": True,
 }

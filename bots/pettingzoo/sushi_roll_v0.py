@@ -7,7 +7,7 @@
 
 Keyword arguments: `players` (2-5, default 4), `reward` ("win", the default: +1 split among the
 winners and -1 among the others at the end; "score": each step's change of score), `max_cycles`
-(default 1000: see below) and `render_mode` (None or "ansi").
+(default 1000: see below) and `render_mode` (None, "ansi": `render()` returns the table as text, or "human": it prints it).
 
 Turns are sequential and a turn is several actions: any re-rolls (menu tokens) and swaps
 (chopsticks tokens), then one take. The AEC form selects the seat to move, which may act several
@@ -24,15 +24,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sushigo.engine.roll import RollOptions
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
+from sushigo.engine.games.sushi_roll import RollOptions
 
 from ._envs import TableAECEnv, makers
-from ._roll_table import SushiRollTable
+from ._table import RENDER_MODES
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
 _METADATA: dict[str, Any] = {
-    "render_modes": ["ansi"],
+    "render_modes": RENDER_MODES,
     "name": "sushi_roll_v0",
     "is_parallelizable": False,
 }

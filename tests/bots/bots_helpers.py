@@ -9,7 +9,7 @@ import pytest
 
 from sushigo.bots import Strategy, get_strategy
 from sushigo.engine import Game, GameOptions
-from sushigo.engine.roll import RollGame, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
 ALL_OPTIONS = [
     GameOptions(2),

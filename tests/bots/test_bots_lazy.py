@@ -13,24 +13,24 @@ import pytest
 
 import sushigo.bots
 from sushigo.bots import CARD_BUILTIN, builtin_names, builtins
-from sushigo.bots._heuristic import HeuristicStrategy
-from sushigo.bots._ismcts import IsmctsStrategy
-from sushigo.bots.roll import ROLL_BUILTIN
+from sushigo.bots.games.sushi_go._heuristic import HeuristicStrategy
+from sushigo.bots.games.sushi_go._ismcts import IsmctsStrategy
+from sushigo.bots.games.sushi_roll import ROLL_BUILTIN
 from sushigo.client.arena import main
 from sushigo.engine import games, kinds, rules
-from sushigo.engine.roll.rules import SUSHI_ROLL
+from sushigo.engine.games.sushi_roll.rules import SUSHI_ROLL
 
 _NOT_FOR_RANDOM = (
     "importlib.metadata",
     "json",
     "multiprocessing",
     "numpy",
-    "sushigo.bots._greedy",
-    "sushigo.bots._heuristic",
-    "sushigo.bots._ismcts",
+    "sushigo.bots.games.sushi_go._greedy",
+    "sushigo.bots.games.sushi_go._heuristic",
+    "sushigo.bots.games.sushi_go._ismcts",
     "sushigo.bots._learned",
-    "sushigo.bots.roll",
-    "sushigo.engine.roll",
+    "sushigo.bots.games.sushi_roll",
+    "sushigo.engine.games.sushi_roll",
     "sushigo.protocol",
 )
 
@@ -52,7 +52,7 @@ def test_a_run_of_random_imports_only_what_it_plays() -> None:
         "from sushigo.client.arena import main\n"
         "main(['--strategies', 'random,random', '--games', '2', '--workers', '1'])"
     )
-    assert "sushigo.bots._simple" in loaded
+    assert "sushigo.bots.games.sushi_go._simple" in loaded
     assert sorted(loaded.intersection(_NOT_FOR_RANDOM)) == []
 
 
@@ -62,8 +62,14 @@ def test_a_strategy_and_a_game_import_when_named() -> None:
         "main(['--strategies', 'heuristic,random', '--games', '1', '--workers', '1'])\n"
         "main(['--game', 'sushi-roll', '--strategies', 'random,random', '--games', '1', '--workers', '1'])"
     )
-    assert {"sushigo.bots._heuristic", "sushigo.engine.roll", "sushigo.bots.roll"} <= loaded
-    assert "sushigo.bots._ismcts" not in loaded and "importlib.metadata" not in loaded
+    assert {
+        "sushigo.bots.games.sushi_go._heuristic",
+        "sushigo.engine.games.sushi_roll",
+        "sushigo.bots.games.sushi_roll",
+    } <= loaded
+    assert (
+        "sushigo.bots.games.sushi_go._ismcts" not in loaded and "importlib.metadata" not in loaded
+    )
 
 
 @pytest.mark.parametrize("name", sushigo.bots.__all__)

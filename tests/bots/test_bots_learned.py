@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from sushigo.bots import StrategyError, get_strategy
 from sushigo.bots._learned import WEIGHTS, LearnedStrategy, Mlp, load_nets
-from sushigo.bots.roll._learned import WEIGHTS as ROLL_WEIGHTS
+from sushigo.bots.games.sushi_roll._learned import WEIGHTS as ROLL_WEIGHTS
 from sushigo.client.arena import main as arena_main
 from sushigo.engine import Game, GameOptions
 

@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_info
 
 from sushigo.bots import get_strategy
 from sushigo.engine import Game, GameOptions
-from sushigo.engine.roll import RollGame, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
 main = threading.get_native_id()
 

@@ -10,7 +10,7 @@ import pytest
 
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import LearnedStrategy
-from sushigo.bots._learned_endgame import (
+from sushigo.bots.games.sushi_go._learned_endgame import (
     MARGIN_SCALE,
     MARGIN_WEIGHT,
     kept_index,
@@ -21,7 +21,7 @@ from sushigo.bots._learned_endgame import (
     solve,
 )
 from sushigo.engine import Action, Card, Game, GameOptions
-from sushigo.engine.scoring import round_breakdown
+from sushigo.engine.games.sushi_go.scoring import round_breakdown
 
 
 def _engine_value(game: Game, round_: int) -> float:

@@ -11,8 +11,14 @@ import pytest
 
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
-from sushigo.bots._learned_search import MAX_ROWS, matrix, positions, row_values, sampled_values
-from sushigo.bots.pettingzoo._go_encoding import action_index
+from sushigo.bots.games.sushi_go._learned_search import (
+    MAX_ROWS,
+    matrix,
+    positions,
+    row_values,
+    sampled_values,
+)
+from sushigo.bots.games.sushi_go._pz_encoding import action_index
 from sushigo.engine import Action, Game, GameOptions
 
 

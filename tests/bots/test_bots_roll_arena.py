@@ -7,7 +7,7 @@ import pytest
 
 from sushigo.bots._stats import tally
 from sushigo.client.arena import ArenaConfig, main, run
-from sushigo.engine.roll import RollOptions
+from sushigo.engine.games.sushi_roll import RollOptions
 
 
 def test_same_seed_same_results_whatever_the_worker_count() -> None:

@@ -12,16 +12,23 @@ from bots_helpers import play_roll
 
 from sushigo import bots
 from sushigo.bots import IsmctsStrategy, StrategyError, get_strategy, strategy_factory
-from sushigo.bots.roll import (
+from sushigo.bots.games.sushi_roll import (
     ROLL_BUILTIN,
     RollHeuristicStrategy,
     RollRandomStrategy,
     RollSearchStrategy,
 )
-from sushigo.bots.roll._search import candidates_of
-from sushigo.bots.roll._sim import KIND_OF, SimState, apply, face_values, play_round, policy_action
+from sushigo.bots.games.sushi_roll._search import candidates_of
+from sushigo.bots.games.sushi_roll._sim import (
+    KIND_OF,
+    SimState,
+    apply,
+    face_values,
+    play_round,
+    policy_action,
+)
 from sushigo.client.arena import main as arena_main
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     Die,
     DieKind,
     Face,

@@ -16,14 +16,14 @@ from sushigo.bots import (
     get_strategy,
     strategy_factory,
 )
-from sushigo.bots.roll import (
+from sushigo.bots.games.sushi_roll import (
     ROLL_BUILTIN,
     RollGreedyStrategy,
     RollHeuristicStrategy,
     RollRandomStrategy,
     RollStrategy,
 )
-from sushigo.engine.roll import Reroll, RollGame, RollOptions, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, RollGame, RollOptions, Swap, Take
 
 NAMES = sorted(set(ROLL_BUILTIN) - {"ismcts"})  # the search bot has its own, budgeted tests
 

@@ -7,17 +7,22 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium.spaces import Discrete
 from pettingzoo.test import (
     api_test,
     max_cycles_test,
     parallel_api_test,
     parallel_seed_test,
+    render_test,
     seed_test,
+    state_test,
 )
+from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
 
 from sushigo.bots.pettingzoo import action_of, sushi_go_v0, sushi_roll_v0
 from sushigo.engine import OptionsError
@@ -56,11 +61,85 @@ def test_sushi_roll_passes_pettingzoo_api_tests(players: int) -> None:
     parallel_api_test(sushi_roll_v0.parallel_env(players=players), num_cycles=1000)
 
 
-@pytest.mark.parametrize("module", [sushi_go_v0, sushi_roll_v0], ids=lambda m: m.__name__)
-def test_seed_and_max_cycles_tests(module: Any) -> None:
-    seed_test(module.env)
-    parallel_seed_test(module.parallel_env)
-    max_cycles_test(module)
+SIZES = [
+    (sushi_go_v0, {"players": 2}),
+    (sushi_go_v0, {"players": 2, "dummy": True}),
+    (sushi_go_v0, {"players": 3}),
+    (sushi_go_v0, {"players": 4, "soy_sauce": True}),
+    (sushi_go_v0, {"players": 5, "pass_both_ways": True}),
+    *((sushi_roll_v0, {"players": n}) for n in (2, 3, 4, 5)),
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "kwargs"),
+    SIZES,
+    ids=lambda x: x.__name__.rsplit(".")[-1] if hasattr(x, "__name__") else str(x),
+)
+def test_render_and_state_tests_pass_at_every_table_size(
+    module: Any, kwargs: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode, **kwargs))
+    printed = capsys.readouterr().out  # render_mode="human" prints the table
+    assert "player_0" in printed and "score" in printed
+    state_test(module.env(**kwargs), module.parallel_env(**kwargs))
+    env = module.parallel_env(**kwargs)
+    observations, _ = env.reset(seed=1)
+    state = env.state()
+    assert state.shape == env.state_space.shape and env.state_space.contains(state)
+    size = env.table.observation_size
+    for seat, agent in enumerate(env.agents):  # every seat's observation, in seat order
+        assert np.array_equal(
+            state[seat * size : (seat + 1) * size], observations[agent]["observation"]
+        )
+
+
+@pytest.mark.parametrize(
+    ("module", "kwargs"),
+    SIZES,
+    ids=lambda x: x.__name__.rsplit(".")[-1] if hasattr(x, "__name__") else str(x),
+)
+def test_seed_and_max_cycles_tests_at_every_table_size(module: Any, kwargs: dict[str, Any]) -> None:
+    seed_test(lambda: module.env(**kwargs))
+    parallel_seed_test(lambda: module.parallel_env(**kwargs))
+    max_cycles_test(
+        SimpleNamespace(
+            env=lambda **more: module.env(**kwargs, **more),
+            parallel_env=lambda **more: module.parallel_env(**kwargs, **more),
+        )
+    )
+
+
+def test_pettingzoo_conversions_where_they_apply() -> None:
+    parallel_api_test(aec_to_parallel(sushi_go_v0.env(players=3)), num_cycles=1000)
+    api_test(parallel_to_aec(sushi_go_v0.parallel_env(players=3)), num_cycles=1000)
+    api_test(parallel_to_aec(sushi_roll_v0.parallel_env(players=3)), num_cycles=1000)
+    # A Sushi Roll seat may act several times in a row in the AEC form: PettingZoo refuses to
+    # make it parallel (its own parallel_env is the parallel form).
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(sushi_roll_v0.env(players=3))
+
+
+def test_action_spaces_sample_as_gymnasium_does_only_faster() -> None:
+    env = sushi_go_v0.env(players=2)
+    env.reset(seed=4)
+    space = env.action_space("player_0")
+    reference = Discrete(space.n, seed=9)
+    space.seed(9)
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        mask = (rng.random(space.n) < 0.05).astype(np.int8)
+        assert space.sample(mask) == reference.sample(mask)
+    assert space.sample(np.zeros(space.n, np.int8)) == 0
+    assert space.contains(3) and space.contains(np.int64(181)) and not space.contains(182)
+    assert not space.contains(-1) and not space.contains("3")
+    with pytest.raises(AssertionError, match="should be 0 or 1"):
+        space.sample(np.full(space.n, 2, np.int8))
+    fresh = sushi_go_v0.env(players=2)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        fresh.last()
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        _ = fresh.agents
 
 
 def _random_game(env: Any, seed: int) -> list[Any]:
@@ -163,8 +242,8 @@ def test_bad_keyword_arguments_raise_clear_errors() -> None:
         sushi_go_v0.raw_env(reward="points")
     with pytest.raises(ValueError, match="max_cycles"):
         sushi_roll_v0.raw_env(max_cycles=0)
-    with pytest.raises(ValueError, match="render_mode"):
-        sushi_go_v0.parallel_env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode must be None, 'human' or 'ansi'"):
+        sushi_go_v0.parallel_env(render_mode="rgb_array")
     with pytest.raises(TypeError):
         sushi_go_v0.raw_env(colour="red")  # type: ignore[call-arg]
 
@@ -172,8 +251,8 @@ def test_bad_keyword_arguments_raise_clear_errors() -> None:
 def test_the_core_packages_do_not_need_numpy() -> None:
     code = (
         "import sys\n"
-        "import sushigo.engine, sushigo.engine.roll, sushigo.protocol, sushigo.bots\n"
-        "import sushigo.server.hub, sushigo.client.arena, sushigo.client.tui.app\n"
+        "import sushigo.engine, sushigo.engine.games.sushi_roll, sushigo.protocol, sushigo.bots\n"
+        "import sushigo.server.hub.core, sushigo.client.arena, sushigo.client.tui.app\n"
         "bad = [m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )

@@ -12,6 +12,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from sushigo.bots import SeatMemory, StrategyError
+from sushigo.bots.games.sushi_go._pz_table import SushiGoTable
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
 from sushigo.bots.pettingzoo import (
     SingleAgentEnv,
     SushiGoEncoding,
@@ -20,11 +22,9 @@ from sushigo.bots.pettingzoo import (
     action_of,
     knowledge_from_memory,
 )
-from sushigo.bots.pettingzoo._go_table import SushiGoTable
-from sushigo.bots.pettingzoo._roll_table import SushiRollTable
 from sushigo.bots.pettingzoo._table import final_rewards
 from sushigo.engine import CARDS, Card, Game, GameOptions
-from sushigo.engine.roll import RollGame, RollOptions
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "BOTS.md"
 
@@ -254,6 +254,9 @@ def test_single_agent_env_passes_gymnasium_checks(kwargs: dict[str, object]) -> 
         while not done:
             legal = obs["action_mask"].nonzero()[0]
             assert len(legal) > 0
+            # Where sb3-contrib's MaskablePPO looks for the mask: the same, as booleans.
+            masks = env.action_masks()
+            assert masks.dtype == np.bool_ and masks.nonzero()[0].tolist() == legal.tolist()
             obs, reward, term, trunc, info = env.step(int(rng.choice(legal)))
             assert info == {}
             done = term or trunc

@@ -1,5 +1,5 @@
-"""A scripted Sushi Roll server for the client's tests: a real `engine.roll.RollGame` played over a
-real `protocol.ServerConnection`, linked in memory to a real `Client` (no socket).
+"""A scripted Sushi Roll server for the client's tests: a real `engine.games.sushi_roll.RollGame`
+played over a real `protocol.ServerConnection`, linked in memory to a real `Client` (no socket).
 
 `Dealer` is the server's side of one client's connection: it says WELCOME and LOGGED_IN, seats the
 client at a table, starts a game whose other seats are played by a Sushi Roll strategy, and answers
@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.bots import get_strategy
 from sushigo.client.connection import Client
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     DIE_FACES,
     Die,
     GameOver,

@@ -23,10 +23,10 @@ from sushigo.client.connection import Client, ConnectionLost
 from sushigo.client.identity import load_or_create_key
 from sushigo.protocol import Announcement, Error, ErrorCode, TableLeft, TableSettings
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 from sushigo.server.keys import KeyFileError, load_admin_key
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.net.app import Server
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 @asynccontextmanager

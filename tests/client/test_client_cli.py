@@ -25,10 +25,10 @@ from sushigo.client.cli import (
 from sushigo.client.connection import Client, ServerError
 from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.tls import ensure_certificate, server_ssl_context
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.net.tls import ensure_certificate, server_ssl_context
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 @pytest.mark.parametrize(
@@ -217,7 +217,7 @@ async def test_the_leaderboard_is_printed_with_our_own_rank(
         raw = mine if i == 25 else Ed25519PrivateKey.generate().public_key().public_bytes_raw()
         player = storage.upsert_identity(raw, f"player{i}", 1)
         ratings[player] = (60.0 - i, 3.0)
-    storage.set_ratings(ratings)
+    storage.set_ratings(ratings, "sushi-go")
     storage.close()
     async with local_server(tmp_path) as (host, port):
         ours = await asyncio.to_thread(

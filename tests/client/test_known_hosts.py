@@ -21,7 +21,7 @@ from sushigo.client.known_hosts import (
     peer_fingerprint,
 )
 from sushigo.server.keys import sha256_fingerprint
-from sushigo.server.tls import (
+from sushigo.server.net.tls import (
     TlsFiles,
     certificate_fingerprint,
     ensure_certificate,

@@ -20,8 +20,8 @@ from sushigo.protocol import FairRecord, sign_record
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.records import export_bytes, public_key_bytes
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import PlayerResult
+from sushigo.server.storage.contract import PlayerResult
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 pytestmark = needs_tmux
 

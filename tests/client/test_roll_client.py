@@ -11,7 +11,7 @@ from roll_dealer import Dealer, drain, play_through, settle
 
 from sushigo.bots import get_strategy
 from sushigo.client.connection import Client, ServerError
-from sushigo.engine.roll import Reroll, RollAction, RollObservation, Take
+from sushigo.engine.games.sushi_roll import Reroll, RollAction, RollObservation, Take
 from sushigo.protocol import (
     Act,
     Acted,

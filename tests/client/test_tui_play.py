@@ -7,13 +7,13 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tui_helpers import card, digit, local_server, log_text, running_app
 
-from sushigo.client.tui.cards import SHORT
+from sushigo.client.tui.games.sushi_go.cards import SHORT
 from sushigo.client.tui.layout import status_text
 from sushigo.engine import Card
 from sushigo.protocol import Commit, Phase, Reveal, TableSettings
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 async def test_a_complete_game_to_its_final_summary(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from sushigo.engine import GameOptions
 from sushigo.protocol import TableSettings, Version, sign_record
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.records import public_key_bytes
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import PlayerResult
+from sushigo.server.storage.contract import PlayerResult
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 SEEDS = (b"\x22" * 32, b"\x33" * 32)
 

@@ -19,7 +19,14 @@ from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, build_application, screen_text
 from sushigo.client.tui.form import CreateForm
 from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
-from sushigo.engine.roll import Reroll, RollGame, RollObservation, RollOptions, Swap, Take
+from sushigo.engine.games.sushi_roll import (
+    Reroll,
+    RollGame,
+    RollObservation,
+    RollOptions,
+    Swap,
+    Take,
+)
 from sushigo.protocol import LoginGuest
 
 NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12", "b")

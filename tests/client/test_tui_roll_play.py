@@ -12,7 +12,7 @@ from tui_helpers import Harness, dice, local_server, running_app
 from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, ops
 from sushigo.client.tui.lobby import lobby_text
-from sushigo.engine.roll import RollObservation
+from sushigo.engine.games.sushi_roll import RollObservation
 from sushigo.protocol import Act, TableList, TableSettings
 
 

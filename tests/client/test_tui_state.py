@@ -6,7 +6,7 @@ from feed import NAMES
 from tui_helpers import card
 
 from sushigo.client.tui import AppState, CreateForm
-from sushigo.client.tui.card_board import tableau_fragments
+from sushigo.client.tui.games.sushi_go.card_board import tableau_fragments
 from sushigo.client.tui.layout import header_text, keys_text, status_text
 from sushigo.engine import Action, Card, Game, GameOptions, Observation, TableauView
 from sushigo.protocol import Commitments, GameStarting, TurnStart

@@ -18,7 +18,7 @@ from tui_helpers import local_server
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 pytestmark = needs_tmux
 

@@ -25,14 +25,14 @@ from prompt_toolkit.output import DummyOutput
 from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
 from sushigo.client.tui.board import Board
-from sushigo.client.tui.card_board import CardBoard
+from sushigo.client.tui.games.sushi_go.card_board import CardBoard
+from sushigo.client.tui.games.sushi_roll.roll_board import RollBoard
 from sushigo.client.tui.layout import WIDGETS
 from sushigo.client.tui.ops import seat_with_bots
-from sushigo.client.tui.roll_board import RollBoard
 from sushigo.protocol import TableSettings
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 WAIT = 15.0
 """Longest wait for any one thing (seconds); normally it takes milliseconds."""

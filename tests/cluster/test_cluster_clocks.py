@@ -1,6 +1,6 @@
 """Node clocks that differ by seconds change nothing: a node's wall clock is set to the
-database's (`server.wallclock.WallClock`), so the times it writes for other nodes to read (a resume
-token's end, a sanction's, a record's finish) are of one clock. Leases and tickets end by the
+database's (`server.cluster.wallclock.WallClock`), so the times it writes for other nodes to read (a
+resume token's end, a sanction's, a record's finish) are of one clock. Leases and tickets end by the
 database's clock already (tests/cluster/test_cluster_redirect.py)."""
 
 from __future__ import annotations

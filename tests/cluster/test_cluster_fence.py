@@ -1,5 +1,5 @@
-"""Writes fenced by the lease (server/pg_fence.py): a node that lost a table's lease cannot
-commit that table's writes, checked in the commit's own transaction.
+"""Writes fenced by the lease (server/storage/postgres/fence.py): a node that lost a table's lease
+cannot commit that table's writes, checked in the commit's own transaction.
 
 First two storages of two nodes on one database, then a real node paused past its lease with a
 move waiting in its socket: woken, it plays the move, and the commit leaves it out."""
@@ -22,7 +22,7 @@ from sushigo.protocol import (
     TurnStart,
 )
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
-from sushigo.server.pg_storage import PgStorage
+from sushigo.server.storage.postgres.storage import PgStorage
 
 LEASE = timedelta(seconds=30)
 

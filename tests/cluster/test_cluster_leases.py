@@ -1,6 +1,6 @@
-"""A node's renewal (server/cluster.py) against the writes of its own storage: a table that opens
-while the renewal runs keeps the lease its first commit gives it. (Under load a renewal that read
-the node's tables before its transaction deleted such a lease as a table given up, and the
+"""A node's renewal (server/cluster/node.py) against the writes of its own storage: a table that
+opens while the renewal runs keeps the lease its first commit gives it. (Under load a renewal that
+read the node's tables before its transaction deleted such a lease as a table given up, and the
 table's next writes were fenced: its game lost, its node alive.)"""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from nodes import query
 
-from sushigo.server.cluster import Cluster
+from sushigo.server.cluster.node import Cluster
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
-from sushigo.server.pg_storage import PgStorage
+from sushigo.server.storage.postgres.storage import PgStorage
 
 
 class Opening:

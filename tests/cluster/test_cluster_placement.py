@@ -1,4 +1,4 @@
-"""New tables go to the least-loaded node (server/placement.py), on two real nodes.
+"""New tables go to the least-loaded node (server/routing/placement.py), on two real nodes.
 
 Node a holds five tables, node b none: a player on a who creates a table is redirected to b with
 a ticket for the new table, and the client library follows by itself (seated at b, as the same

@@ -1,15 +1,15 @@
 """A tournament's game played on another node is learnt back by its home node from the stored
-record, by the table's id (`Cluster.game_result`, server/cluster_tournaments.py)."""
+record, by the table's id (`Cluster.game_result`, server/cluster/tournaments.py)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from sushigo.server.cluster import Cluster
+from sushigo.server.cluster.node import Cluster
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
-from sushigo.server.pg_storage import PgStorage
-from sushigo.server.storage import PlayerResult
+from sushigo.server.storage.contract import PlayerResult
+from sushigo.server.storage.postgres.storage import PgStorage
 
 
 async def test_a_games_result_is_read_by_its_tables_id(pg_url: str, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""The table list is cluster-wide (server/listing.py): LIST_TABLES on any node shows every live
-node's tables, and joining one that lives on another node redirects there."""
+"""The table list is cluster-wide (server/routing/listing.py): LIST_TABLES on any node shows every
+live node's tables, and joining one that lives on another node redirects there."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tournaments across a cluster (server/tournament_cluster.py), on two real nodes.
+"""Tournaments across a cluster (server/routing/tournaments.py), on two real nodes.
 
 A tournament made on node a is listed on b, and `sushigo-bot --tournament` processes connected
 to either node enter it: those on b are redirected to a (its home node, which runs it) with a

@@ -1,4 +1,4 @@
-"""A tournament outlives its home node (server/tournament_cluster.py, `adopt`), on two real nodes.
+"""A tournament outlives its home node (server/routing/tournaments.py, `adopt`), on two real nodes.
 
 Its home node a is SIGKILLed (or stopped with SIGTERM) mid-tournament, with a game in play: node
 b takes the tournament over from PostgreSQL once a's lease has ended, with the game's table, and

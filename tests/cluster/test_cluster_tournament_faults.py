@@ -1,4 +1,4 @@
-"""A tournament's game placed on another node when things go wrong (server/tournament_spread.py),
+"""A tournament's game placed on another node when things go wrong (server/routing/spread.py),
 on real nodes: node a runs the tournament and holds two idle tables, node b none, so a places
 its games at b.
 

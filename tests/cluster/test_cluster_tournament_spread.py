@@ -1,4 +1,4 @@
-"""A tournament's games spread over a cluster's nodes (server/tournament_spread.py), on two real
+"""A tournament's games spread over a cluster's nodes (server/routing/spread.py), on two real
 nodes.
 
 Node a holds two idle tables, node b none: a tournament made on a places games at b (each

@@ -5,7 +5,7 @@ Imported by the test modules as ``engine_helpers`` (pytest puts this folder on `
 name is unique so it cannot clash with helpers of other test folders.
 
 The reference scorer is written from RULES.md section 1, by card name, deliberately without
-reusing anything from ``engine.scoring``: the tests compare the engine against it.
+reusing anything from ``engine.games.sushi_go.scoring``: the tests compare the engine against it.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from sushigo.engine import (
     RoundScored,
     RoundStarted,
 )
-from sushigo.engine.cards import deck
+from sushigo.engine.games.sushi_go.cards import deck
 
 # -- the deck -------------------------------------------------------------------------------
 
@@ -341,3 +341,24 @@ def test_generator_words_follow_the_spec_across_its_block_counters(start: int) -
     rng, spec = DeterministicRng(b"seed", b"deck"), SpecRng(b"seed", b"deck")
     rng._counter = spec.block = start  # (as if the blocks before `start` had been read)
     assert [rng.word() for _ in range(160)] == [spec.word() for _ in range(160)]
+
+
+def test_a_game_dealt_from_a_given_order_and_its_undealt_cards_redrawn() -> None:
+    options = GameOptions(3, soy_sauce=True)
+    order = shuffled_deck(b"d" * 32, soy_sauce=True)
+    seeded, dealt = Game(options, b"d" * 32), Game.from_deck(options, order)
+    assert dealt.seed == b"" and dealt.observation(1) == seeded.observation(1)
+    assert dealt.undealt() == seeded.undealt() == tuple(order[27:])
+    later = list(reversed(order[27:]))
+    redealt = dealt.with_undealt(later)
+    assert redealt.undealt() == tuple(later) and dealt.undealt() == tuple(order[27:])
+    assert redealt.observation(0) == dealt.observation(0)
+    while redealt.round == 1:  # round 2 is dealt from the new order
+        redealt.apply([redealt.legal_actions(s)[0] for s in range(3)])
+    assert [redealt.hand(s) for s in range(3)] == [
+        tuple(sorted(later[9 * s : 9 * s + 9])) for s in range(3)
+    ]
+    with pytest.raises(ValueError, match="the deck must be 111 cards"):
+        Game.from_deck(options, order[:-1])
+    with pytest.raises(ValueError, match="the undealt cards must be 84 cards"):
+        dealt.with_undealt(order[:84])

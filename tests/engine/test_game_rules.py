@@ -47,8 +47,8 @@ from sushigo.engine import (
     WasabiUsed,
     score_round,
 )
-from sushigo.engine.cards import CARDS
-from sushigo.engine.legal import legal_set, pack
+from sushigo.engine.games.sushi_go.cards import CARDS
+from sushigo.engine.games.sushi_go.legal import legal_set, pack
 
 SALMON_SQUID_EGG_WASABI = NIGIRI | {WASABI}
 

@@ -8,7 +8,7 @@ import pytest
 from engine_helpers import first_legal, play_out, play_turn, public_part, seeded_policy
 
 from sushigo.engine import Card, Game, GameOptions, Observation, TableauView
-from sushigo.engine.observation import make_tableau_view
+from sushigo.engine.games.sushi_go.observation import make_tableau_view
 
 OBSERVATION_FIELDS = {
     "options",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sushigo import engine
 from sushigo.engine import Card, score_puddings, score_round
-from sushigo.engine.cards import COLOUR_FAMILIES, DUMPLING_POINTS, SOY_SAUCE_COUNT
+from sushigo.engine.games.sushi_go.cards import COLOUR_FAMILIES, DUMPLING_POINTS, SOY_SAUCE_COUNT
 
 
 def maki(icons: int) -> list[str]:

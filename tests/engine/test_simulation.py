@@ -7,7 +7,7 @@ import random
 import pytest
 
 from sushigo.engine import Card, Game, GameOptions
-from sushigo.engine.legal import unpack
+from sushigo.engine.games.sushi_go.legal import unpack
 
 OPTIONS = [
     GameOptions(2),

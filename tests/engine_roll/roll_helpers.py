@@ -1,5 +1,6 @@
 """Shared helpers for the Sushi Roll engine tests: crafted positions, a reference scorer written
-from RULES.md section 2 (deliberately not reusing `engine.roll.scoring`), and random playouts.
+from RULES.md section 2 (deliberately not reusing `engine.games.sushi_roll.scoring`), and random
+playouts.
 
 Imported as ``roll_helpers`` (pytest puts this folder on ``sys.path``); the name is unique in the
 repository so it cannot clash with other test folders' helpers.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     Die,
     DieKind,
     Face,

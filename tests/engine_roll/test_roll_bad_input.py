@@ -16,7 +16,7 @@ from sushigo.engine.errors import (
     OptionsError,
     WrongSeatError,
 )
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     AlreadyTakenError,
     BadPositionError,
     BadTargetError,

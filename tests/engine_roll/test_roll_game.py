@@ -7,27 +7,31 @@ import pytest
 from roll_helpers import crafted, dice, die
 
 from sushigo.engine.errors import GameOverError
-from sushigo.engine.rng import DeterministicRng
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     BAG_ORDER,
     DICE_COUNTS,
     DIE_FACES,
     BeltsSlid,
     DiceRolled,
     Die,
+    DieKind,
+    Face,
     GameOver,
     NotYourTurnError,
     Reroll,
     Rerolled,
+    RollChance,
     RollGame,
     RollOptions,
     RoundScored,
     RoundStarted,
+    SeededChance,
     Swap,
     Swapped,
     Take,
     Taken,
 )
+from sushigo.engine.rng import DeterministicRng
 
 SEED = b"sushi roll test seed"
 
@@ -288,3 +292,32 @@ def test_legal_actions_counts() -> None:
     assert no_tokens.legal_actions(0) == (Take(0), Take(1), Take(2))
     full = RollGame(RollOptions(2), SEED)
     assert sum(isinstance(a, Reroll) for a in full.legal_actions(full.red_belt)) == 255
+
+
+class _Fixed:
+    """Chance chosen outside the game: every die shows its kind's last face."""
+
+    def red_belt(self, players: int) -> int:
+        return players - 1
+
+    def draw(self, round_: int, bag: list[DieKind], count: int) -> None:
+        bag.reverse()
+
+    def roll(self, kind: DieKind) -> Face:
+        return DIE_FACES[kind][5]
+
+    def clone(self) -> _Fixed:
+        return self
+
+
+def test_a_game_draws_from_the_chance_source_it_is_given() -> None:
+    game = RollGame.with_chance(RollOptions(3), _Fixed())
+    assert game.seed == b"" and game.red_belt == 2
+    belts = game.belts()
+    assert belts[2][0].kind == BAG_ORDER[-1] and all(
+        d.face == DIE_FACES[d.kind][5] for b in belts for d in b
+    )
+    seeded = RollGame(RollOptions(3), b"c" * 32)
+    other = seeded.clone(chance=SeededChance(b"c" * 32))
+    assert other.observation(None) == seeded.observation(None)
+    assert isinstance(SeededChance(b""), RollChance)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from roll_helpers import play_out, random_policy, ref_puddings, ref_round
 
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     CHOPSTICKS_SUPPLY,
     DICE_COUNTS,
     MENU_SUPPLY,

@@ -10,7 +10,7 @@ import pytest
 
 from sushigo.engine import GameOptions, GameRecord
 from sushigo.engine.errors import MalformedActionError, RecordError
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     Reroll,
     RollGame,
     RollOptions,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from roll_helpers import ref_puddings, ref_round
 
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     Face,
     appetizer_points,
     maki_points,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sushigo.server.app import Server
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.net.app import Server
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -15,7 +15,7 @@ from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot
 from sushigo.client.connection import Client
 from sushigo.server.replay import main as replay_main
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 async def bots(*argvs: list[str]) -> list[int]:
@@ -113,7 +113,7 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     assert await bots(*keys) == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
     with SqliteStorage(db) as storage:
-        board = storage.leaderboard()
+        board = storage.leaderboard(kind="sushi-go")
     assert len(board) == 2
     assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)
     assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty

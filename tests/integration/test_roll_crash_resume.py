@@ -14,7 +14,7 @@ from processes import server_process
 from roll_server_helpers import RollClient, roll_settings, take_only
 from server_helpers import hello
 
-from sushigo.engine.roll import Reroll, Swap
+from sushigo.engine.games.sushi_roll import Reroll, Swap
 from sushigo.protocol import (
     Acted,
     AddBot,

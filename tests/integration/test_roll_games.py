@@ -14,7 +14,7 @@ import pytest
 from roll_server_helpers import RollClient, RollWitness, roll_settings
 from server_helpers import RawPeer, Running, hello, raw_frame, running_server
 
-from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import (
     ROLL_WIRE,
     Act,

@@ -17,7 +17,7 @@ from sushigo.client.tournament import main as tournament_main
 from sushigo.client.tournament import parser as tournament_parser
 from sushigo.client.tournament import run as run_tournament
 from sushigo.protocol import ErrorCode, TournamentSettings, TournamentStatus
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
 async def test_a_tournament_runs_from_registration_to_final_standings(

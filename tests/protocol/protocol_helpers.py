@@ -23,7 +23,7 @@ from sushigo.engine import (
     Observation,
     RoundPoints,
 )
-from sushigo.engine.roll import (
+from sushigo.engine.games.sushi_roll import (
     Die,
     DieKind,
     Reroll,
@@ -35,7 +35,7 @@ from sushigo.engine.roll import (
     Swap,
     Take,
 )
-from sushigo.engine.roll import RoundPoints as RollRoundPoints
+from sushigo.engine.games.sushi_roll import RoundPoints as RollRoundPoints
 from sushigo.protocol import (
     CARD_WIRE,
     ROLL_WIRE,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sushigo.engine import Action, Card, GameOptions
-from sushigo.engine.roll import RollOptions
+from sushigo.engine.games.sushi_roll import RollOptions
 from sushigo.protocol import (
     CLIENT_LIMITS,
     SERVER_LIMITS,
@@ -33,13 +33,13 @@ from sushigo.protocol import (
     TournamentInfo,
     TournamentSettings,
     Version,
-    cardwire,
     message_types,
-    rollwire,
 )
 from sushigo.protocol._registry import Role
 from sushigo.protocol.commitment import Opening
 from sushigo.protocol.errors import FATAL_CODES
+from sushigo.protocol.games.sushi_go import wire as cardwire
+from sushigo.protocol.games.sushi_roll import wire as rollwire
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 

@@ -31,8 +31,8 @@ from sushigo.protocol import (
     verify_signed_record,
 )
 from sushigo.protocol._codec import canonical_bytes
-from sushigo.protocol.cardwire import commit_bytes
 from sushigo.protocol.commitment import Opening, commitment_preimage
+from sushigo.protocol.games.sushi_go.wire import commit_bytes
 from sushigo.protocol.records import _SIGN_PREFIX, public_key_bytes, sign_bytes
 
 NONCE = bytes(range(32))

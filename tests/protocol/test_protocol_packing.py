@@ -37,7 +37,7 @@ from sushigo.protocol import (
 )
 from sushigo.protocol._codec import codec
 from sushigo.protocol._registry import to_bytes, to_data, to_frame
-from sushigo.protocol.cardwire import packed_observation
+from sushigo.protocol.games.sushi_go.wire import packed_observation
 from sushigo.protocol.records import (
     RECORD_FORMAT,
     RECORD_VERSION,

@@ -18,7 +18,7 @@ from protocol_helpers import (
     roll_turn,
 )
 
-from sushigo.engine.roll import Reroll, Take
+from sushigo.engine.games.sushi_roll import Reroll, Take
 from sushigo.protocol import (
     ROLL_WIRE,
     ClientConnection,

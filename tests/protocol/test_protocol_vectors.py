@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.engine import Action, Card, Game, GameOptions
-from sushigo.engine.roll import Reroll, RollGame, RollOptions, Take
+from sushigo.engine.games.sushi_roll import Reroll, RollGame, RollOptions, Take
 from sushigo.protocol import (
     CARD_WIRE,
     CLIENT_LIMITS,

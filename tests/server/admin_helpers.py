@@ -29,9 +29,9 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.config import HubConfig
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import Storage
+from sushigo.server.hub.core import Hub
+from sushigo.server.storage.contract import Storage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ADMIN_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 ADMIN_ID = player_id_for_key(ADMIN_KEY.public_key().public_bytes_raw())

@@ -12,7 +12,14 @@ from collections.abc import Callable
 
 from server_helpers import Clock, Peer, RawPeer, hello, raw_frame
 
-from sushigo.engine.roll import GameOver, RollAction, RollGame, RollObservation, RoundScored, Take
+from sushigo.engine.games.sushi_roll import (
+    GameOver,
+    RollAction,
+    RollGame,
+    RollObservation,
+    RoundScored,
+    Take,
+)
 from sushigo.protocol import (
     ROLL_WIRE,
     Act,
@@ -40,7 +47,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 
 Chooser = Callable[[RollObservation, int, random.Random], RollAction]
 """How a scripted player picks its action: (the latest observation, its seat, rng)."""

@@ -18,14 +18,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, check_ended
 
-import sushigo.server.sqlite_storage as storage_module
-import sushigo.server.sqlite_tables as tables_module
+import sushigo.server.storage.sqlite.storage as storage_module
+import sushigo.server.storage.sqlite.tables as tables_module
 from sushigo.protocol import TableSettings
-from sushigo.server.hub import Hub
-from sushigo.server.persist import dump, load, table_state
-from sushigo.server.sqlite_storage import SCHEMA_VERSION, SqliteStorage
-from sushigo.server.storage import PlayerResult, StorageError
-from sushigo.server.table import Table
+from sushigo.server.hub.core import Hub
+from sushigo.server.storage.contract import PlayerResult, StorageError
+from sushigo.server.storage.sqlite.storage import SCHEMA_VERSION, SqliteStorage
+from sushigo.server.tables.persist import dump, load, table_state
+from sushigo.server.tables.table import Table
 
 PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
 
@@ -248,7 +248,7 @@ def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Pa
     path = tmp_path / "v2.db"
     make_v2_database(path, {"a": b"whole state a", "b": b"whole state b"})
     with SqliteStorage(path) as storage:
-        assert storage.schema_version == SCHEMA_VERSION == 10
+        assert storage.schema_version == SCHEMA_VERSION == 12
         assert storage.load_tables() == [("a", b"whole state a"), ("b", b"whole state b")]
         storage.save_table("a", b"H", [b"1"])
         assert storage.load_tables() == [("a", b"H1"), ("b", b"whole state b")]

@@ -28,8 +28,8 @@ from sushigo.protocol import (
     verify_signed_record,
 )
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.history import GUEST_GAMES
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
+from sushigo.server.lobby.history import GUEST_GAMES
 
 
 def play_game(peer: Peer, seed: int) -> GameEnded:

@@ -1,4 +1,4 @@
-"""The server's log formats (`server.logs`): one line per event, whatever the event holds."""
+"""The server's log formats (`server.net.logs`): one line per event, whatever the event holds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from sushigo.server.cli import main
-from sushigo.server.logs import JsonFormatter, TextFormatter
+from sushigo.server.net.logs import JsonFormatter, TextFormatter
 
 
 def record(message: str, *args: object, level: int = logging.INFO) -> logging.LogRecord:

@@ -30,7 +30,7 @@ from sushigo.protocol import CURRENT_VERSION, AdminBan, AdminDrain, ChatMessage
 from sushigo.protocol.about import package_version
 from sushigo.server.cli import main
 from sushigo.server.config import HubConfig
-from sushigo.server.metrics import MetricsServer, registry_for
+from sushigo.server.net.metrics import MetricsServer, registry_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

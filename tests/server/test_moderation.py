@@ -33,10 +33,10 @@ from sushigo.protocol import (
     Welcome,
 )
 from sushigo.server.config import HubConfig
-from sushigo.server.database import open_storage
 from sushigo.server.errors import TableError
-from sushigo.server.moderation import Moderation, ban_target, mute_target, sanction_message
-from sushigo.server.storage import StoredSanction
+from sushigo.server.sessions.moderation import Moderation, ban_target, mute_target, sanction_message
+from sushigo.server.storage.contract import StoredSanction
+from sushigo.server.storage.database import open_storage
 
 
 def refused_at_connect(hub, address: str) -> Error | None:  # type: ignore[no-untyped-def]

@@ -32,7 +32,7 @@ from sushigo.protocol import (
 )
 from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
-from sushigo.server.names import clean_name, name_key
+from sushigo.server.sessions.names import clean_name, name_key
 
 
 @pytest.fixture

@@ -20,9 +20,9 @@ from sushigo.protocol import (
     verify_signed_record,
 )
 from sushigo.protocol.records import record_bytes, step_record_bytes
-from sushigo.server.hub import Hub
-from sushigo.server.persist import changes, dump, load, table_state
-from sushigo.server.table import Table
+from sushigo.server.hub.core import Hub
+from sushigo.server.tables.persist import changes, dump, load, table_state
+from sushigo.server.tables.table import Table
 
 
 def started(name: str, settings: TableSettings, *bots: str) -> tuple[Hub, Clock, Peer]:

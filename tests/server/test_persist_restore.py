@@ -20,9 +20,9 @@ from sushigo.protocol import (
     Welcome,
     encode_message,
 )
-from sushigo.server.hub import Hub
-from sushigo.server.persist import dump, load
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.hub.core import Hub
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+from sushigo.server.tables.persist import dump, load
 
 
 def test_restart_restores_the_game_and_the_token_resumes_it() -> None:

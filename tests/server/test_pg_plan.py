@@ -1,7 +1,8 @@
-"""How the PostgreSQL backend gathers a commit's held writes by kind (server/pg_plan.py): a crowd
-of interleaved writes goes in a few groups, writes that touch the same rows keep their order, a
-write that says nothing of what it touches is a barrier; and on a real PostgreSQL, any mix of
-held writes committed together leaves the database as the same writes committed one by one."""
+"""How the PostgreSQL backend gathers a commit's held writes by kind
+(server/storage/postgres/plan.py): a crowd of interleaved writes goes in a few groups, writes that
+touch the same rows keep their order, a write that says nothing of what it touches is a barrier; and
+on a real PostgreSQL, any mix of held writes committed together leaves the database as the same
+writes committed one by one."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.pg_batches import ORDER
-from sushigo.server.pg_plan import Batched, Held, plan
-from sushigo.server.pg_storage import PgStorage
-from sushigo.server.storage import PlayerResult, StorageError
+from sushigo.server.storage.contract import PlayerResult, StorageError
+from sushigo.server.storage.postgres.batches import ORDER
+from sushigo.server.storage.postgres.plan import Batched, Held, plan
+from sushigo.server.storage.postgres.storage import PgStorage
 
 A = Batched(lambda storage, conn, args: _never())
 B = Batched(lambda storage, conn, args: _never())
@@ -244,7 +245,10 @@ def state(url: str, ex: Example, writes: int) -> dict[str, Any]:
                 for g in GAMES
             },
             "players": {
-                p: (storage.get_identity(ex.player(p)[1]), storage.get_rating(ex.player(p)[1]))
+                p: (
+                    storage.get_identity(ex.player(p)[1]),
+                    storage.get_rating(ex.player(p)[1], "sushi-go"),
+                )
                 for p in PLAYERS
             },
         }

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from roll_server_helpers import RollPeer, mover_of, play_out, resume, roll_settings, seated
 from server_helpers import Clock, hello, make_hub, table_with_bots
 
-from sushigo.engine.roll import Reroll, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import (
     Acted,
     JoinTable,
@@ -30,13 +30,13 @@ from sushigo.protocol import (
     encode_message,
     login_key_message,
 )
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 from sushigo.server.keys import load_or_create_server_key
-from sushigo.server.persist import StateError, dump, load, table_state
 from sushigo.server.replay import export
 from sushigo.server.replay import main as replay_main
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.table import Table
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+from sushigo.server.tables.persist import StateError, dump, load, table_state
+from sushigo.server.tables.table import Table
 
 NOW_MS = 1_700_000_000_000
 
@@ -193,21 +193,21 @@ def test_roll_games_are_rated_apart_from_card_games() -> None:
     play_out(peers, random.Random(2))
     for pid in ids:
         assert hub.storage.get_rating(pid, "sushi-roll") is not None
-        assert hub.storage.get_rating(pid) is None, "the card rating is untouched"
+        assert hub.storage.get_rating(pid, "sushi-go") is None, "the card rating is untouched"
     board = hub.storage.leaderboard(kind="sushi-roll")
     assert sorted(e.player_id for e in board) == sorted(ids)
     assert all(e.games == 1 for e in board)
-    assert hub.storage.leaderboard() == []
+    assert hub.storage.leaderboard(kind="sushi-go") == []
 
 
 def test_ratings_by_kind_in_storage() -> None:
     db = SqliteStorage(":memory:")
     ann = db.upsert_identity(bytes(range(32)), "ann", 1)
-    db.set_ratings({ann: (20.0, 5.0)})
+    db.set_ratings({ann: (20.0, 5.0)}, "sushi-go")
     db.set_ratings({ann: (30.0, 2.0)}, "sushi-roll")
-    assert db.get_rating(ann) == (20.0, 5.0)
+    assert db.get_rating(ann, "sushi-go") == (20.0, 5.0)
     assert db.get_rating(ann, "sushi-roll") == (30.0, 2.0)
-    assert [e.mu for e in db.leaderboard()] == [20.0]
+    assert [e.mu for e in db.leaderboard(kind="sushi-go")] == [20.0]
     assert [e.mu for e in db.leaderboard(kind="sushi-roll")] == [30.0]
 
 

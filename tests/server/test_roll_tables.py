@@ -11,7 +11,7 @@ import pytest
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
 from server_helpers import Peer, errors_of, make_hub, raw_frame, table_with_bots
 
-from sushigo.engine.roll import Reroll, RollAction, Swap, Take
+from sushigo.engine.games.sushi_roll import Reroll, RollAction, Swap, Take
 from sushigo.protocol import (
     ROLL_WIRE,
     Act,
@@ -114,7 +114,8 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
     assert table.settings.kind == "sushi-roll"
     assert [s.bot for s in table.seats] == [None, "random", "greedy", "heuristic", "default"]
     assert all(
-        type(s.strategy).__module__ == "sushigo.bots.roll._strategies" for s in table.seats[1:]
+        type(s.strategy).__module__ == "sushigo.bots.games.sushi_roll._strategies"
+        for s in table.seats[1:]
     )
     peer.add_bot("random")
     assert errors_of(peer.drain()) == [ErrorCode.TABLE_FULL]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from roll_server_helpers import RollPeer, mover_of, play_out, resume, seated
 from server_helpers import Clock, errors_of, make_hub
 
-from sushigo.engine.roll import Reroll, RollGame, Take
+from sushigo.engine.games.sushi_roll import Reroll, RollGame, Take
 from sushigo.protocol import (
     Acted,
     Message,
@@ -21,9 +21,9 @@ from sushigo.protocol import (
     TableUpdate,
     TurnStart,
 )
-from sushigo.server.hub import Hub
-from sushigo.server.steps import BOT_GRACE_SECONDS
-from sushigo.server.table import Table
+from sushigo.server.hub.core import Hub
+from sushigo.server.tables.steps import BOT_GRACE_SECONDS
+from sushigo.server.tables.table import Table
 
 
 def table_of(hub: Hub, peer: RollPeer) -> Table:

@@ -28,7 +28,7 @@ from sushigo.protocol import (
     make_commitment,
     new_nonce,
 )
-from sushigo.server.session import Session, broadcast
+from sushigo.server.sessions.session import Session, broadcast
 
 
 def _session(phase: Phase, transport: FakeTransport | None) -> Session:

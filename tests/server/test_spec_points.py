@@ -45,7 +45,7 @@ from sushigo.protocol import (
     new_nonce,
     new_seed,
 )
-from sushigo.server import table as table_module
+from sushigo.server.tables import table as table_module
 
 
 async def host_and_guest(running: Running, players: int) -> tuple[RawPeer, RawPeer]:

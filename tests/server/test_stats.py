@@ -1,5 +1,5 @@
 """What the server's core counts for the operator (`server.stats`), driven with a hand-moved
-clock: every figure here is exact (server/metrics.py exports them; tests/server/test_metrics.py
+clock: every figure here is exact (server/net/metrics.py exports them; tests/server/test_metrics.py
 reads them over HTTP)."""
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from processes import kill_when_ready
 
-from sushigo.server import sqlite_storage as storage_module
-from sushigo.server.sqlite_storage import APPLICATION_ID, SCHEMA_VERSION, SqliteStorage
-from sushigo.server.storage import PlayerResult, StorageError, TokenEntry
+from sushigo.server.storage.contract import PlayerResult, StorageError, TokenEntry
+from sushigo.server.storage.sqlite import storage as storage_module
+from sushigo.server.storage.sqlite.storage import APPLICATION_ID, SCHEMA_VERSION, SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
@@ -237,8 +237,8 @@ def h(token: bytes) -> bytes:
 
 _CHILD = """
 import sys
-from sushigo.server.storage import PlayerResult
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.storage.contract import PlayerResult
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 storage = SqliteStorage(sys.argv[1])
 for n in range(50):
     storage.save_table(f"t{n}", bytes([n]) * 3000)

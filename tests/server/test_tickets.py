@@ -1,5 +1,5 @@
-"""Redirect tickets (server/tickets.py): what each kind carries, and that one altered, forged or
-of another kind's shape is not read as a ticket."""
+"""Redirect tickets (server/routing/tickets.py): what each kind carries, and that one altered,
+forged or of another kind's shape is not read as a ticket."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.protocol import TableSettings
-from sushigo.server import tickets
 from sushigo.server.keys import public_key_bytes
+from sushigo.server.routing import tickets
 
 KEY = Ed25519PrivateKey.generate()
 PUBLIC = public_key_bytes(KEY)

@@ -28,7 +28,7 @@ from sushigo.protocol import (
     TurnStart,
     Welcome,
 )
-from sushigo.server.hub import Hub
+from sushigo.server.hub.core import Hub
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""server.keys and server.tls: key and certificate files, fingerprints, the server context."""
+"""server.keys and server.net.tls: key and certificate files, fingerprints, the server context."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from sushigo.server.keys import (
     public_key_bytes,
     sha256_fingerprint,
 )
-from sushigo.server.tls import (
+from sushigo.server.net.tls import (
     CERT_FILE,
     KEY_FILE,
     certificate_fingerprint,

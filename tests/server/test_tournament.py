@@ -1,5 +1,5 @@
-"""The tournament scheduler and standings (server.tournament), and a tournament's tables on the
-hub, without sockets."""
+"""The tournament scheduler and standings (server.tournaments.tournament), and a tournament's tables
+on the hub, without sockets."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from sushigo.protocol import (
     TournamentSettings,
     TournamentStatus,
 )
-from sushigo.server.tournament import Tournament
+from sushigo.server.tournaments.tournament import Tournament
 
 
 def _tournament(entrants: int, players: int = 3, games: int = 12, **kw: object) -> Tournament:

@@ -1,7 +1,7 @@
-"""A tournament restored on a hub (server.desk, `TournamentDesk.restore`), without sockets: the
-hub of a restarted server takes its tournament up with the game in play at its restored table;
-a game whose table did not come back is played again; an entrant that logs in again with its key
-is its entrant again, one that does not is waited for `RESTORE_GRACE`, then the default bot
+"""A tournament restored on a hub (server.tournaments.desk, `TournamentDesk.restore`), without
+sockets: the hub of a restarted server takes its tournament up with the game in play at its restored
+table; a game whose table did not come back is played again; an entrant that logs in again with its
+key is its entrant again, one that does not is waited for `RESTORE_GRACE`, then the default bot
 plays for it; the tournament finishes with every game counted."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
-from sushigo.server.desk import RESTORE_GRACE
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
+from sushigo.server.hub.core import Hub
+from sushigo.server.storage.sqlite.storage import SqliteStorage
+from sushigo.server.tournaments.desk import RESTORE_GRACE
 
 SETTINGS = TournamentSettings(name="cup", kind="sushi-go", players=2, games=2, turn_seconds=1)
 

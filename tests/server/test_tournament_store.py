@@ -1,4 +1,4 @@
-"""A tournament as stored (`server.tournament_store`): what comes back is the same tournament, and
+"""A tournament as stored (`server.tournaments.store`): what comes back is the same tournament, and
 a blob that is not one is refused in one line."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import msgpack
 import pytest
 
 from sushigo.protocol import TournamentFormat, TournamentSettings, TournamentStatus
-from sushigo.server.tournament import Tournament
-from sushigo.server.tournament_store import dump, load
+from sushigo.server.tournaments.store import dump, load
+from sushigo.server.tournaments.tournament import Tournament
 
 
 def _played() -> Tournament:

@@ -16,15 +16,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import play
 
-import sushigo.server.app as app_module
-import sushigo.server.sqlite_storage as storage_module
+import sushigo.server.net.app as app_module
+import sushigo.server.storage.sqlite.storage as storage_module
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
-from sushigo.server.app import Server
-from sushigo.server.database import open_storage
-from sushigo.server.hub import Hub
-from sushigo.server.sqlite_storage import SqliteStorage
-from sushigo.server.storage import StorageError, TokenEntry
+from sushigo.server.hub.core import Hub
+from sushigo.server.net.app import Server
+from sushigo.server.storage.contract import StorageError, TokenEntry
+from sushigo.server.storage.database import open_storage
+from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,13 +88,15 @@ def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
         storage.save_table("a", b"1")
         storage.save_table("b", b"2")
         storage._conn.execute("PRAGMA busy_timeout = 0")
-        with pytest.raises(StorageError, match="2 held changes"):
-            storage.flush()
-        assert storage.held == 2
+        with pytest.raises(StorageError, match="could not save 2 held changes"):
+            storage.flush(wait=True)
+        assert storage.held == 2 and storage.failing
+        assert not storage.flush()  # declined while failing: the storage's thread retries
         storage.save_table("a", b"3")  # newer than the held one: replaces it
         blocker.execute("ROLLBACK")
         blocker.close()
-        assert storage.flush()
+        assert storage.flush(wait=True)
+        assert not storage.failing
         assert rows(path) == {"a": b"3", "b": b"2"}
 
 

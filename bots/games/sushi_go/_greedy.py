@@ -1,0 +1,92 @@
+"""The baseline strategy `greedy`: the best points now."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from sushigo.engine import Action, Observation
+from sushigo.engine.games.sushi_go.cards import DUMPLING_POINTS, NUM_KINDS
+
+from ._memory import counts_of
+from ._values import (
+    DUMPLING,
+    ICONS,
+    NIGIRI,
+    PUDDING,
+    SASHIMI,
+    SOY,
+    TEMPURA,
+    WASABI,
+    maki_points,
+    pudding_points,
+)
+
+
+class GreedyStrategy:
+    """The action with the most immediate points, unfinished sets counted pro rata.
+
+    A tempura is worth 5 to complete a pair, else half of 5; a sashimi 10 to complete a triple, else
+    a third of 10; a dumpling its marginal points; a nigiri its points (tripled on wasabi); maki and
+    pudding their change in the race standings as they are now. Wasabi and chopsticks score nothing
+    now, so they get a token point. No look-ahead, no memory.
+    """
+
+    name = "greedy"
+
+    def reset(self) -> None:
+        """Nothing to forget."""
+
+    def choose(
+        self, observation: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """The best action by immediate value; ties broken at random."""
+        me = observation.seat
+        assert me is not None
+        best: list[Action] = []
+        top = float("-inf")
+        for action in legal:
+            value = self._value(observation, me, action)
+            if value > top + 1e-9:
+                top, best = value, [action]
+            elif value > top - 1e-9:
+                best.append(action)
+        return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+    @staticmethod
+    def _value(obs: Observation, me: int, action: Action) -> float:
+        view = obs.tableaus[me]
+        counts = counts_of(view.cards)
+        wasabi = view.open_wasabi
+        icons = [float(sum(ICONS[c] for c in v.cards)) for v in obs.tableaus]
+        puddings = [float(v.puddings) for v in obs.tableaus]
+        value = 0.0
+        for card in (action.first,) if action.second is None else (action.first, action.second):
+            if card == TEMPURA:
+                value += 5.0 if counts[TEMPURA] % 2 else 2.5
+            elif card == SASHIMI:
+                value += 10.0 if counts[SASHIMI] % 3 == 2 else 10 / 3
+            elif card == DUMPLING:
+                n = min(counts[DUMPLING], len(DUMPLING_POINTS) - 2)
+                value += DUMPLING_POINTS[n + 1] - DUMPLING_POINTS[n]
+            elif NIGIRI[card]:
+                value += NIGIRI[card] * (3 if wasabi else 1)
+                wasabi = max(0, wasabi - 1)
+            elif ICONS[card]:
+                before = maki_points(icons, me)
+                icons[me] += ICONS[card]
+                value += maki_points(icons, me) - before
+            elif card == PUDDING:
+                before = pudding_points(puddings, me)
+                puddings[me] += 1
+                value += pudding_points(puddings, me) - before
+            elif card == WASABI:
+                value += 1.0
+                wasabi += 1
+            elif card == SOY:
+                value += 2.0 if counts[SOY] == 0 else 0.0
+            else:
+                value += 0.5
+            if card < NUM_KINDS:
+                counts[card] += 1
+        return value

@@ -1,0 +1,179 @@
+"""What every part of a cluster's node (`server.cluster.node`) stands on: its small pool of
+connections to the cluster's database, the lease length, and the live nodes as last read.
+
+`server.cluster.node.Cluster` is made of parts that share this: its membership and routing
+(`server.cluster.node`), taking tables over (`server.cluster.adopt`) and what it shares with the
+other nodes' lobbies (`server.cluster.lobby`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Final
+
+import asyncpg
+
+from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.postgres.fence import idle_limit
+from sushigo.server.storage.postgres.schema import TRANSIENT, reason, redact
+from sushigo.server.storage.postgres.storage import PgStorage
+
+from .wallclock import WallClock
+
+log = logging.getLogger("sushigo.server")
+
+CONNECT_SECONDS: Final = 10.0
+CLOSE_SECONDS: Final = 2.0
+"""How long a stopping node lets its pool's connections finish before cutting them."""
+POOL: Final = 4
+"""Connections a node keeps for the cluster's questions (beside its storage's one)."""
+TAKEN: Final = "SELECT table_id FROM table_leases WHERE"
+IN_ORDER: Final = "ORDER BY table_id FOR UPDATE"
+"""A statement that moves leases to another node locks them first (``WHERE table_id IN ({TAKEN}
+... {IN_ORDER})``): ``FOR UPDATE``, which waits for a commit's fence (`pg_fence`), in the order of
+the ids, as every locker of many leases takes them, so no two wait for each other's."""
+TICKET_SECONDS: Final = 30.0
+"""How long a redirect ticket is good for, by the database's clock."""
+PLACE_MARGIN: Final = 2
+"""Tables fewer another node must hold at least for a new table to be sent there (and a tenth
+of this node's more): between nodes about as loaded, a redirect (a new connection for the
+player) buys nothing, and the loads the nodes publish are a renewal old."""
+
+
+class ClusterError(StorageError):
+    """This node may not join (or stay in) the cluster: the message says why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A live node, as the database has it."""
+
+    name: str
+    address: str
+    """Its advertised HOST:PORT: where clients reach it."""
+    tables: int
+    """The tables it last said it holds (its load)."""
+    web: str = ""
+    """Its web address (HOST:PORT of its ``--web``; empty: it serves no web client)."""
+
+
+class Connected:
+    """A node's connections to the cluster's database, and the live nodes it knows of."""
+
+    def __init__(self, url: str, *, node: str, lease: float, clock: WallClock | None) -> None:
+        self.url = url
+        self.clock = clock or WallClock()
+        """The node's wall clock, set to the database's at joining and at each renewal."""
+        self.path = redact(url)
+        self.node = node
+        self.lease = lease
+        self.nodes: tuple[Node, ...] = ()
+        """The live nodes (this one included) as of the last `join` or `renew`."""
+        self.storage: PgStorage | None = None
+        """The node's storage: tables taken over are loaded through it (and their tokens)."""
+        self.on_nodes: Callable[[], None] | None = None
+        """Called when `nodes` changed (a node joined or left: NOTIFY from the database)."""
+        self._pool: Any = None
+        self._own: Any = None
+        """The node's own connection, for its upkeep (`_upkeep`)."""
+        self._own_lock = asyncio.Lock()
+        self._listener: Any = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._placed: dict[str, int] = {}
+        """New tables sent to each node since its load was last read (`least_loaded`)."""
+
+    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+        """The live node a new table should open on instead of this one, which holds `mine`
+        tables now: the one with the fewest, if it has clearly fewer (`PLACE_MARGIN`); None
+        for this node; else its name and address. The tables sent to a node since its load was read count as its, so a
+        burst of new tables (a tournament's round) spreads over the nodes rather than all going
+        to the one that was least loaded at the last renewal."""
+        others = [n for n in self.nodes if n.name != self.node]
+        if not others:
+            return None
+        placed = self._placed
+        best = min(others, key=lambda n: (n.tables + placed.get(n.name, 0), n.name))
+        if best.tables + placed.get(best.name, 0) + max(PLACE_MARGIN, mine // 10) > mine:
+            return None
+        placed[best.name] = placed.get(best.name, 0) + 1
+        return best.name, best.address
+
+    def _spawn(self, job: Any) -> None:
+        """Run the coroutine `job` on the loop, kept (and cancelled at `close`)."""
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def _interval(self) -> timedelta:
+        """The lease, as a PostgreSQL interval (added to the database's now())."""
+        return timedelta(seconds=self.lease)
+
+    @contextlib.asynccontextmanager
+    async def _using(self, what: str) -> AsyncIterator[Any]:
+        """A connection of the node's small pool (questions from many players at once each get
+        one); a database error as `StorageError` saying `what` failed."""
+        try:
+            if self._pool is None:
+                self._pool = await asyncpg.create_pool(
+                    self.url,
+                    min_size=1,
+                    max_size=POOL,
+                    timeout=CONNECT_SECONDS,
+                    server_settings=idle_limit(self._interval),
+                )
+            async with self._pool.acquire() as conn:
+                yield conn
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+
+    @contextlib.asynccontextmanager
+    async def _upkeep(self, what: str) -> AsyncIterator[Any]:
+        """The node's own connection, for its upkeep (renewals, publications, the hand-off, the
+        leave), one at a time: never queued behind the players' questions on the pool. Under
+        load (a thousand players quick-matching at once, each a question) the pool's queue
+        grows seconds long, and a renewal waiting in it let the node's leases run out, its
+        tables taken over though it was alive; a publication waiting in it left other nodes
+        sending players to tables long filled or closed. A database error as `StorageError`."""
+        try:
+            async with self._own_lock:
+                if self._own is None or self._own.is_closed():
+                    self._own = await asyncpg.connect(
+                        self.url,
+                        timeout=CONNECT_SECONDS,
+                        server_settings=idle_limit(self._interval),
+                    )
+                yield self._own
+        except (asyncpg.PostgresError, *TRANSIENT) as exc:
+            raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+
+    async def _read_nodes(self, conn: Any) -> None:
+        rows = await conn.fetch(
+            "SELECT name, address, tables, web FROM cluster_nodes WHERE lease_expires > now() "
+            "ORDER BY name"
+        )
+        nodes = tuple(Node(name, address, tables, web) for name, address, tables, web in rows)
+        changed, self.nodes = nodes != self.nodes, nodes
+        self._placed.clear()  # their loads as they said them now
+        if changed and self.on_nodes is not None:
+            self.on_nodes()
+
+    async def close(self) -> None:
+        """Close the node's connections to the database."""
+        for task in list(self._tasks):
+            task.cancel()
+        for conn in (self._listener, self._own):
+            if conn is not None and not conn.is_closed():
+                conn.terminate()
+        self._listener = self._own = None
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            try:  # gently: a connection going back to the pool finishes its reset first
+                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
+            except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
+                pool.terminate()

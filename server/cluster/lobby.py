@@ -1,0 +1,307 @@
+"""What a cluster's node shares with the other nodes' lobbies, a part of
+`server.cluster.node.Cluster`: its quick-match tables that wait for players (`publish`,
+`find_quick`), its tables as the lobby lists them (`listed`), and lobby chat (`say`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, Final
+
+from sushigo.server.routing.redirect import Owner
+from sushigo.server.storage.contract import StorageError
+
+from .base import Connected
+from .wallclock import WallClock
+
+log = logging.getLogger("sushigo.server")
+
+CHAT: Final = "sushigo_chat"
+"""NOTIFY'd with each lobby chat message, for the other nodes' lobbies."""
+QUICK_PATIENCE: Final = 2.0
+"""Seconds a quick-match table waits for players before other nodes send theirs to it."""
+LISTED_MAX: Final = 1000
+"""Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
+PUBLISH_SPACING: Final = 0.25
+"""Seconds at least between two publications of a node's tables (`publish_soon`)."""
+QUICK_VIEW_AGE: Final = 0.5
+"""Seconds a node answers quick matches from what it last read of the other nodes' waiting
+tables (`quick_hopeless`, `quick_hopeful`) before it reads them again: one query per node this
+often, not one per player (at saturation thousands of players a second quick-match, each
+asking PostgreSQL on the node's few connections: they queued there, and seats waited in the
+lobby while the cores stood idle). A table that waits `quick_patience` (2 s) is seen a
+fraction of that later, at worst."""
+QUICK_VIEW_STALE: Final = 2.0
+"""Seconds past which the view is not answered from (the read is awaited): between
+`QUICK_VIEW_AGE` and this, it is answered from while read again in the background."""
+
+Quick = list[tuple[str, str, int, int]]
+Listed = list[tuple[str, str, str, bytes]]
+
+
+class LobbyShare(Connected):
+    """The part of a node that shares its lobby with the other nodes'."""
+
+    def __init__(self, url: str, *, node: str, lease: float, clock: WallClock | None) -> None:
+        super().__init__(url, node=node, lease=lease, clock=clock)
+        self.quick_patience = QUICK_PATIENCE
+        self.on_chat: Callable[[str, str, str], None] | None = None
+        """Called with lobby chat said on another node (player id, name, text)."""
+        self._publishing = asyncio.Lock()
+        self._wanted_publication: tuple[Callable[[], Quick], Callable[[], Listed]] | None = None
+        self._publisher = False
+        """`publish_soon`'s publisher runs (publishing, or resting `PUBLISH_SPACING`)."""
+        self._quick_view: dict[tuple[str, int], float] = {}
+        """The other live nodes' quick-match tables with a free seat, as last read: by (kind,
+        players), when (`time.monotonic`) the first of them will have waited `quick_patience`."""
+        self._quick_view_at: float | None = None
+        """When `_quick_view` was read (`time.monotonic`); None: never."""
+        self._quick_view_read: asyncio.Future[None] | None = None
+        """The read under way, which every question meanwhile awaits rather than its own."""
+        self._quick_view_refreshing = False
+        """A read in the background is under way or spawned (`_quick_ripe`)."""
+
+    def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
+        """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if
+        no publication is under way, else right after it, as they are then. However many ask
+        meanwhile (a busy node opens and fills tens of tables a second), one publication at a
+        time is made, of the tables as they are when it is made, and at most one every
+        `PUBLISH_SPACING`: a queue of publications, each of the tables as they were when it
+        was asked for, would fall behind, and other nodes would send players to tables long
+        filled or closed; and a renewal waiting behind it would let the node's leases run out."""
+        self._wanted_publication = (quick, listed)
+        if not self._publisher:
+            self._publisher = True
+            self._spawn(self._publish_wanted())
+
+    async def _publish_wanted(self) -> None:
+        try:
+            while self._wanted_publication is not None:
+                quick, listed = self._wanted_publication
+                self._wanted_publication = None
+                try:
+                    await self._publish(quick, listed)
+                except StorageError as exc:  # the next one (a renewal's at the latest) says it
+                    log.warning("%s", exc)
+                await asyncio.sleep(PUBLISH_SPACING)
+        finally:
+            self._publisher = False
+
+    async def publish(
+        self,
+        quick: list[tuple[str, str, int, int]],
+        listed: list[tuple[str, str, str, bytes]] | None = None,
+    ) -> None:
+        """Say which quick-match tables of this node take players: (id, kind, players, free
+        seats), every one (those it said before and not now are gone; a table said again keeps
+        its age); and, given `listed`, every table of this node as the lobby lists it (id,
+        kind, status, its TABLE_INFO packed: `server.routing.listing`), likewise."""
+        await self._publish(lambda: quick, None if listed is None else lambda: listed)
+
+    async def _publish(
+        self, quick_now: Callable[[], Quick], listed_now: Callable[[], Listed] | None
+    ) -> None:
+        """`publish` what `quick_now()` and `listed_now()` say once the connection is ours (so
+        what it writes is the tables as they are, not as they were when it was asked for)."""
+        # One publication at a time (a renewal's and a new table's would lock the same rows in
+        # two orders).
+        async with (
+            self._publishing,
+            self._upkeep("publishing quick-match tables") as conn,
+            conn.transaction(),
+        ):
+            quick = quick_now()
+            listed = None if listed_now is None else listed_now()
+            columns = [list(c) for c in zip(*quick, strict=True)]
+            ids, kinds, sizes, free = columns or [[], [], [], []]
+            await conn.execute(
+                "DELETE FROM quick_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+                self.node,
+                ids,
+            )
+            if quick:
+                await conn.execute(
+                    "INSERT INTO quick_tables (table_id, node, kind, players, free) "
+                    "SELECT t, $1, k, p, f FROM unnest($2::text[], $3::text[], $4::int[], "
+                    "$5::int[]) AS q(t, k, p, f) "
+                    "ON CONFLICT (table_id) DO UPDATE SET free = EXCLUDED.free "
+                    "WHERE quick_tables.free <> EXCLUDED.free",
+                    self.node,
+                    ids,
+                    kinds,
+                    sizes,
+                    free,
+                )
+            if listed is not None:
+                await self._list(conn, listed)
+
+    async def _list(self, conn: Any, listed: list[tuple[str, str, str, bytes]]) -> None:
+        ids = [table[0] for table in listed]
+        await conn.execute(
+            "DELETE FROM listed_tables WHERE node = $1 AND NOT (table_id = ANY($2::text[]))",
+            self.node,
+            ids,
+        )
+        if listed:  # a table handed here from another node is this node's now
+            await conn.execute(
+                "INSERT INTO listed_tables (table_id, node, kind, status, info) "
+                "SELECT t, $1, k, s, i FROM unnest($2::text[], $3::text[], $4::text[], "
+                "$5::bytea[]) AS l(t, k, s, i) "
+                "ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
+                "status = EXCLUDED.status, info = EXCLUDED.info "
+                # A row as it was is not written again (each publication lists every table of
+                # the node, most of them unchanged: each row rewritten was WAL for nothing).
+                "WHERE (listed_tables.node, listed_tables.status, listed_tables.info) "
+                "IS DISTINCT FROM (EXCLUDED.node, EXCLUDED.status, EXCLUDED.info)",
+                self.node,
+                *[list(column) for column in zip(*listed, strict=True)],
+            )
+
+    async def listed(self, kind: str | None, status: str | None) -> list[bytes]:
+        """The tables of the other live nodes as they last listed them (`publish`), of `kind`
+        and `status` (None: any), the newest first, `LISTED_MAX` at most."""
+        async with self._using("reading the table list") as conn:
+            rows = await conn.fetch(
+                "SELECT l.info FROM listed_tables l JOIN cluster_nodes n "
+                "ON n.name = l.node AND n.lease_expires > now() WHERE l.node <> $1 "
+                "AND ($2::text IS NULL OR l.kind = $2) AND ($3::text IS NULL OR l.status = $3) "
+                "ORDER BY l.opened DESC LIMIT $4",
+                self.node,
+                kind,
+                status,
+                LISTED_MAX,
+            )
+        return [bytes(row[0]) for row in rows]
+
+    def quick_hopeless(self, kind: str, players: int) -> bool:
+        """No other node has a quick-match table of `kind` for `players` a player here could be
+        sent to (`find_quick`), as far as this node knows without asking: it is the only live
+        node, or the others' tables as last read (`_quick_ripe`) had none with a free seat that
+        will have waited long enough by now. False: ask (`quick_hopeful`)."""
+        if all(n.name == self.node for n in self.nodes):
+            return True
+        return self._quick_ripe(kind, players) is False
+
+    async def quick_hopeful(self, kind: str, players: int) -> bool:
+        """Whether `find_quick` may find a table: from the other nodes' tables as last read,
+        or read now (once for every question meanwhile) if never or too long ago."""
+        if all(n.name == self.node for n in self.nodes):
+            return False
+        ripe = self._quick_ripe(kind, players)
+        if ripe is None:
+            await self._read_quick_view_once()
+            ripe = self._quick_ripe(kind, players)
+        return bool(ripe)
+
+    def _quick_ripe(self, kind: str, players: int) -> bool | None:
+        """From the other nodes' tables as last read: one of `kind` for `players` has a free
+        seat and has waited `quick_patience`; None: never read, or more than `QUICK_VIEW_STALE`
+        ago. Older than `QUICK_VIEW_AGE`: read again, meanwhile answering from it (the
+        questions do not wait for the read: under load it waits for a connection)."""
+        at = self._quick_view_at
+        now = time.monotonic()
+        if at is not None and now - at > QUICK_VIEW_AGE and not self._quick_view_refreshing:
+            self._quick_view_refreshing = True
+            self._spawn(self._refresh_quick_view())
+        if at is None or now - at > QUICK_VIEW_STALE:
+            return None
+        ripe = self._quick_view.get((kind, players))
+        return ripe is not None and ripe <= now
+
+    async def _refresh_quick_view(self) -> None:
+        try:
+            await self._read_quick_view_once()
+        except StorageError as exc:  # the view ages; past QUICK_VIEW_STALE questions ask
+            log.warning("%s", exc)
+        finally:
+            self._quick_view_refreshing = False
+
+    async def _read_quick_view_once(self) -> None:
+        """`_read_quick_view`, or wait for the read under way."""
+        if self._quick_view_read is not None:
+            await asyncio.shield(self._quick_view_read)
+            return
+        self._quick_view_read = reading = asyncio.get_running_loop().create_future()
+        try:
+            await self._read_quick_view()
+            reading.set_result(None)
+        except asyncio.CancelledError:
+            reading.cancel()
+            raise
+        except Exception as exc:
+            reading.set_exception(exc)
+            reading.exception()  # retrieved: the waiters (if any) raise it too
+            raise
+        finally:
+            self._quick_view_read = None
+
+    async def _read_quick_view(self) -> None:
+        async with self._using("reading the quick matches") as conn:
+            rows = await conn.fetch(
+                "SELECT q.kind, q.players, "
+                "max(EXTRACT(EPOCH FROM now() - q.created))::float8 FROM quick_tables q "
+                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "WHERE q.free > 0 AND q.node <> $1 GROUP BY q.kind, q.players",
+                self.node,
+            )
+        now = time.monotonic()
+        # Ages by the database's clock, kept as times on this node's: clocks that differ
+        # between the nodes change nothing.
+        self._quick_view = {
+            (row[0], row[1]): now + max(0.0, self.quick_patience - row[2]) for row in rows
+        }
+        self._quick_view_at = now
+
+    async def find_quick(self, kind: str, players: int) -> Owner | None:
+        """A quick-match table of another live node with a free seat that has waited for
+        players `quick_patience` seconds at least (a busy node fills its own tables in
+        moments: only a table that does not fill is worth a redirect), the fullest and then
+        the oldest first, its seat reserved (so players asking at once go to different seats);
+        None if there is none. Rows another node is reserving are skipped, not waited for."""
+        async with self._using("finding a quick match") as conn, conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT q.table_id, q.node, n.address FROM quick_tables q "
+                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
+                "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
+                "AND q.created <= now() - $4::interval "
+                "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",
+                kind,
+                players,
+                self.node,
+                timedelta(seconds=self.quick_patience),
+            )
+            if row is None:
+                return None
+            await conn.execute(
+                "UPDATE quick_tables SET free = free - 1 WHERE table_id = $1", row[0]
+            )
+        return Owner(row[0], row[1], row[2], True)
+
+    async def say(self, said: list[tuple[str, str, str]]) -> None:
+        """Pass lobby chat said here on to the other nodes: one NOTIFY each (a payload is a few
+        hundred bytes, far under PostgreSQL's 8,000), heard by their listeners."""
+        async with self._using("passing chat on") as conn:
+            await conn.executemany(
+                "SELECT pg_notify($1, $2)",
+                [
+                    (CHAT, json.dumps({"node": self.node, "id": p, "name": n, "text": t}))
+                    for p, n, t in said
+                ],
+            )
+
+    def _chatted(self, _conn: object, _pid: object, _channel: object, payload: object) -> None:
+        if self.on_chat is None:
+            return
+        try:
+            said = json.loads(str(payload))
+            node, player_id, name, text = said["node"], said["id"], said["name"], said["text"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("a lobby chat message from another node that cannot be read")
+            return
+        if node != self.node and all(isinstance(v, str) for v in (player_id, name, text)):
+            self.on_chat(player_id, name, text)

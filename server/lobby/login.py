@@ -1,0 +1,93 @@
+"""Logging in: a guest, or a player who proves their key, becomes a session (LOGGED_IN).
+
+Split from the lobby (`server.lobby.lobby`), which is about tables: this is about who is asking. A
+cluster's node also logs in the identity a redirect ticket carries (`server.routing.redirect`)
+through `logged_in`, the one place a session is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Protocol
+
+from sushigo.protocol import ErrorCode, LoggedIn, LoginGuest, LoginKey, verify_login
+from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.errors import TableError
+from sushigo.server.sessions.limits import Limits
+from sushigo.server.sessions.moderation import Moderation, sanction_message
+from sushigo.server.sessions.names import Names, clean_name
+from sushigo.server.sessions.session import Conn, Session, new_token
+from sushigo.server.storage.contract import Storage
+from sushigo.server.tournaments.desk import TournamentDesk
+
+__all__ = ["LoginHost", "logged_in", "login"]
+
+log = logging.getLogger("sushigo.server")
+
+
+class LoginHost(Protocol):
+    """What logging in needs of the server (the hub)."""
+
+    sessions: dict[bytes, Session]
+    storage: Storage
+    server_key: bytes
+    wall_ms: Callable[[], int]
+    limits: Limits
+    names: Names
+    moderation: Moderation
+    nodes: tuple[str, ...]
+    """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
+    desk: TournamentDesk
+
+
+def login(hub: LoginHost, conn: Conn, msg: LoginGuest | LoginKey) -> None:
+    """LOGIN_GUEST or LOGIN_KEY: check the name (and the key's signature, and its bans), then
+    `logged_in`."""
+    name = clean_name(msg.name)  # INVALID_NAME, saying why
+    if isinstance(msg, LoginKey):
+        if not verify_login(msg, hub.server_key, conn.challenge):
+            raise TableError(
+                ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
+            )
+        player_id = player_id_for_key(msg.public_key)
+        banned = hub.moderation.player_ban(player_id)
+        if banned is not None:  # BANNED is fatal: the hub closes the connection after it
+            raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
+        hub.limits.may_log_in(player_id)
+        hub.names.check(name, player_id)
+        hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
+        guest = False
+    else:
+        player_id = "g:" + secrets.token_hex(8)
+        hub.names.check(name, player_id)
+        guest = True
+    logged_in(hub, conn, msg.ref, player_id, name, guest)
+    log.info("login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer)
+
+
+def logged_in(
+    hub: LoginHost, conn: Conn, ref: int, player_id: str, name: str, guest: bool
+) -> Session:
+    """A new session for a checked identity on `conn`, answered by LOGGED_IN."""
+    token, digest = new_token()
+    session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
+    session.address = conn.address
+    session.routes = conn.routes
+    hub.sessions[digest] = session
+    hub.names.update(session)
+    hub.limits.connected(session)
+    conn.session = session
+    session.send(
+        LoggedIn(
+            ref=ref,
+            player_id=player_id,
+            name=name,
+            guest=guest,
+            resume_token=token,
+            nodes=hub.nodes,
+        )
+    )
+    hub.desk.arrived(session)  # an entrant whose session was lost (a restart): theirs again
+    return session

@@ -1,0 +1,212 @@
+"""A cluster's tournaments (protocol 2.4, capability ``tournament_redirect``), sans-IO like
+`server.routing.redirect`: a tournament is run by its home node (the one it was made on: its desk
+holds it in memory, seats its games at tables of its own and keeps the standings), and is the whole
+cluster's to see and reach.
+
+- Each node publishes its tournaments (a TOURNAMENT_INFO each, packed) in the database's
+  `listed_tournaments` as they change (`Cluster.publish_tournaments_soon`); LIST_TOURNAMENTS on
+  any node answers with its own and then the other live nodes'.
+- CREATE_TOURNAMENT claims the name in the database first (`Cluster.claim_tournament`: one
+  conditional upsert), so a name is the cluster's once.
+- REGISTER_TOURNAMENT, WATCH_TOURNAMENT and START_TOURNAMENT for a tournament another live node
+  runs are answered by REDIRECT there with a ticket bound to the tournament (`Ticket.tournament`,
+  its name in `table_id`): the client logs in there with it as the same identity and asks again.
+  A client without the capability (its library expects the tournament's answer) is told in one
+  line which node runs it.
+- A tournament outlives its node: each is stored (`Storage.save_tournament`, its row naming the
+  node that runs it), and when that node dies or stops (its lease ends) a live node takes it over
+  at its next renewal (`adopt`: one conditional update, so one node gets it), restores it as a
+  restarted server does (`restore`) and runs it on. A game it counts as running whose table is
+  not on this node (on its way here, on another node, placed there) is learnt from its record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import msgpack
+
+from sushigo.protocol import (
+    CreateTournament,
+    ErrorCode,
+    ListTournaments,
+    Message,
+    Redirect,
+    RegisterTournament,
+    StartTournament,
+    TournamentInfo,
+    TournamentList,
+    WatchTournament,
+)
+from sushigo.protocol._codec import FieldError, codec
+from sushigo.server.errors import TableError
+from sushigo.server.sessions.session import Conn, Session
+from sushigo.server.tournaments.desk import TournamentDesk
+
+from . import spread as tournament_spread
+from . import tickets
+from .redirect import TOURNAMENT_REDIRECT, Owner, RedirectHost, speaks
+
+__all__ = ["TOURNAMENT_REDIRECT", "adopt", "published", "restore", "tournament_elsewhere"]
+
+log = logging.getLogger("sushigo.server")
+
+
+class TournamentHost(RedirectHost, Protocol):
+    """What a cluster's tournaments need of the server (the hub)."""
+
+    desk: TournamentDesk
+
+
+def published(desk: TournamentDesk) -> list[tuple[str, bytes]]:
+    """A node's tournaments as it publishes them: (name, TOURNAMENT_INFO packed)."""
+    encode = codec(TournamentInfo)[0]
+    return [(name, msgpack.packb(encode(t.info()))) for name, t in desk.tournaments.items()]
+
+
+def restore(hub: tournament_spread.SpreadHost, rows: list[tuple[str, bytes]], now: float) -> None:
+    """Take up stored tournaments (after a restart: those stored; on a cluster's node, those it
+    took over). A game whose table is not here: on a lone server it is lost (played again);
+    on a cluster's node it is played elsewhere, or is coming here, and its result is read from
+    its record once stored."""
+    desk, cluster = hub.desk, hub.cluster
+    for name, table_id in desk.restore(rows, now):
+        if cluster is None:
+            desk.lost_game(name, table_id)
+            continue
+
+        # Its table is another node's (placed there, or taken over by a third node), or gone:
+        # with no lease nor record naming it (a deadline passed already), it is taken back
+        # and played here, under one conditional row as a placed game never made.
+        seating = desk.tournaments[name].running[table_id]
+        tournament_spread.await_result(hub, name, table_id, seating, deadline=0.0)
+
+
+def adopt(
+    hub: tournament_spread.SpreadHost, take: Callable[[], Awaitable[list[tuple[str, bytes]]]]
+) -> None:
+    """A cluster's node takes over the tournaments of dead nodes (`take`: `Cluster.take_tournaments`)
+    and runs them on."""
+
+    def then(rows: list[tuple[str, bytes]], now: float) -> None:
+        if rows:
+            log.info("took over %d tournaments of nodes gone", len(rows))
+            restore(hub, rows, now)
+
+    hub.ask(take, then, conn=None, ref=None, what="the tournaments of nodes gone")
+
+
+def tournament_elsewhere(hub: TournamentHost, conn: Conn, session: Session, msg: Message) -> bool:
+    """A tournament request on a cluster's node that the cluster has a part in. False: the desk
+    answers it as on a lone server."""
+    cluster = hub.cluster
+    if cluster is None:
+        return False
+    if isinstance(msg, ListTournaments):
+        _list(hub, conn, session, msg)
+    elif isinstance(msg, CreateTournament) and msg.settings.name not in hub.desk.tournaments:
+        _create(hub, conn, session, msg)
+    elif (
+        isinstance(msg, RegisterTournament | WatchTournament | StartTournament)
+        and msg.name not in hub.desk.tournaments
+    ):
+        _send_home(hub, conn, session, msg)
+    else:
+        return False
+    return True
+
+
+def _list(hub: TournamentHost, conn: Conn, session: Session, msg: ListTournaments) -> None:
+    cluster = hub.cluster
+    assert cluster is not None
+
+    def then(rows: list[bytes], now: float) -> None:
+        here = [t.info(with_standings=False) for t in reversed(hub.desk.tournaments.values())]
+        decode = codec(TournamentInfo)[1]
+        others: list[TournamentInfo] = []
+        for raw in rows:
+            try:
+                info = decode(msgpack.unpackb(raw))
+            except (FieldError, ValueError, TypeError, msgpack.UnpackException):
+                log.warning("a tournament another node published cannot be read")
+                continue
+            if info.settings.name not in hub.desk.tournaments:
+                others.append(dataclasses.replace(info, standings=()))
+        everyone = (here + others)[:100]
+        session.send(TournamentList(ref=msg.ref, tournaments=tuple(everyone)))
+
+    hub.ask(cluster.tournaments, then, conn=conn, ref=msg.ref, what="the tournaments")
+
+
+def _create(hub: TournamentHost, conn: Conn, session: Session, msg: CreateTournament) -> None:
+    cluster = hub.cluster
+    assert cluster is not None
+    t = hub.desk.check_new(session, msg)  # refused here, before the name is claimed
+    info: bytes = msgpack.packb(codec(TournamentInfo)[0](t.info()))
+    name = msg.settings.name
+
+    def then(claimed: bool, now: float) -> None:
+        if not claimed:
+            raise TableError(
+                ErrorCode.BAD_SETTINGS, f"a tournament {name!r} exists already (on another node)"
+            )
+        hub.desk.handle(session, msg, now)
+
+    async def job() -> bool:
+        claimed = await cluster.claim_tournament(name, info)
+        # Published again after the answer, as the desk has it then: a claim whose tournament
+        # was not made after all (its player gone meanwhile, or refused) leaves no row behind.
+        hub.desk.changed = True
+        return claimed
+
+    hub.ask(
+        job,
+        then,
+        conn=conn,
+        ref=msg.ref,
+        what="the tournament's name",
+    )
+
+
+def _send_home(
+    hub: TournamentHost,
+    conn: Conn,
+    session: Session,
+    msg: RegisterTournament | WatchTournament | StartTournament,
+) -> None:
+    """A request for a tournament not run here: REDIRECT to the node that runs it, if any."""
+    cluster = hub.cluster
+    assert cluster is not None
+    name = msg.name
+    follows = speaks(conn) and TOURNAMENT_REDIRECT in conn.proto.capabilities
+    ticket, data = tickets.issue(
+        hub.key, name, session.player_id, session.name, session.guest, tournament=True
+    )
+
+    async def job() -> Owner | None:
+        owner = await cluster.tournament_home(name)
+        if owner is not None and owner.alive and owner.node != cluster.node and follows:
+            await cluster.issue(ticket.ticket_id, name, session.player_id)
+        return owner
+
+    def then(owner: Owner | None, now: float) -> None:
+        if owner is None or not owner.alive or owner.node == cluster.node or not owner.address:
+            hub.desk.handle(session, msg, now)  # NO_SUCH_TABLE (or made here meanwhile)
+            return
+        if not follows:
+            raise TableError(
+                ErrorCode.NO_SUCH_TABLE,
+                f"tournament {name!r} is run by node {owner.node!r}: connect to {owner.address}",
+            )
+        if session.table is not None:  # following would take it away from its table
+            raise TableError(
+                ErrorCode.NOT_ALLOWED,
+                f"tournament {name!r} is run by node {owner.node!r}: ask from the lobby",
+            )
+        log.info("%s for tournament %s: redirected to %s", msg.TYPE, name, owner.node)
+        session.send(Redirect(ref=msg.ref, address=owner.address, table_id=name, ticket=data))
+
+    hub.ask(job, then, conn=conn, ref=msg.ref, what="the tournament's node")

@@ -1,0 +1,376 @@
+"""The PostgreSQL backend's finished games, identities and ratings (a part of
+`pg_storage.PgStorage`, which gives it its connection, its thread and its write-behind)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+import asyncpg
+
+from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.storage.contract import (
+    Identity,
+    LeaderboardEntry,
+    PlayerResult,
+    RateFn,
+    RecordSummary,
+    StorageError,
+    StoredRecord,
+)
+from sushigo.server.storage.sqlite.records import check_ratings
+
+from .plan import Batched, Touches, retiring
+from .schema import reason
+
+log = logging.getLogger("sushigo.server")
+
+T = TypeVar("T")
+
+_UPSERT_RATING = (
+    "INSERT INTO ratings (kind, player_id, mu, sigma) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (kind, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma"
+)
+
+
+class Skipped(Exception):
+    """A held write that cannot be made (logged; the rest of its batch is written)."""
+
+
+class PgPart:
+    """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
+    supplies these members."""
+
+    path: str
+    write_behind: bool
+    careful: bool
+    """The commit under way runs again after PostgreSQL refused one of its finished games: each
+    batch of them in a savepoint of its own (see `_store_games`)."""
+
+    def _write(self, write: Any, what: str, key: object = None, touches: Touches = None) -> None:
+        raise NotImplementedError
+
+    def _query(self, query: Callable[[Any], Awaitable[T]], what: str) -> T:
+        raise NotImplementedError
+
+    def _forget_table(self, table_id: str) -> None:
+        raise NotImplementedError
+
+
+class PgRecords(PgPart):
+    """What `PgStorage` stores besides tables in progress and tokens."""
+
+    def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
+        """`write` as a held write that, when PostgreSQL refuses it (a game stored already, a
+        rating for no identity), is logged and undone alone, in a savepoint, while the rest of
+        its batch is written: held writes are retried until they go through, so one that never
+        can must not hold up the others. Without write-behind the refusal is the caller's, as
+        a `StorageError`."""
+
+        async def guarded(conn: Any) -> None:
+            try:
+                async with conn.transaction():  # a savepoint inside the batch
+                    await write(conn)
+            except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError, Skipped) as exc:
+                if not self.write_behind:
+                    raise StorageError(self.path, f"{what}: {reason(exc)}") from None
+                log.error("%s: %s; not stored", what, reason(exc))
+
+        return guarded
+
+    # --- finished games -------------------------------------------------------------------------
+
+    def finish_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        finished_ms: int,
+    ) -> None:
+        """Store a finished game and retire its table (head, turns, tokens) in one transaction.
+        A game id already stored changes nothing (`StorageError`; logged with write-behind)."""
+        seats = [p.seat for p in players]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+        rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
+        game = (game_id, table_id, kind, finished_ms, record, signature, rows)
+        touches = (*retiring(table_id), ("game", game_id))
+        # Its tokens are forgotten first, whether or not the game is refused (a game id stored
+        # already): held, the refusal comes later, at the commit, when they are long forgotten,
+        # and a write then (a token rotated) would land on one storage and not the other.
+        self._forget_table(table_id)
+        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
+
+    def get_record(self, game_id: str) -> StoredRecord | None:
+        """A finished game with its record and signature, or None."""
+
+        async def query(conn: Any) -> StoredRecord | None:
+            row = await conn.fetchrow(
+                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records "
+                "WHERE game_id = $1",
+                game_id,
+            )
+            if row is None:
+                return None
+            players = (await results_of(conn, [game_id]))[game_id]
+            g, t, k, f, r, s = row
+            return StoredRecord(g, t, k, f, players, bytes(r), bytes(s))
+
+        return self._query(query, f"read game {game_id!r}")
+
+    def list_records(
+        self, limit: int = 50, offset: int = 0, player_id: str | None = None
+    ) -> list[RecordSummary]:
+        """Finished games, newest first; only those `player_id` played in when given."""
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+
+        async def query(conn: Any) -> list[RecordSummary]:
+            if player_id is None:
+                rows = await conn.fetch(
+                    "SELECT game_id, table_id, kind, finished_ms FROM records "
+                    "ORDER BY finished_ms DESC, game_id LIMIT $1 OFFSET $2",
+                    limit,
+                    offset,
+                )
+            else:
+                rows = await conn.fetch(
+                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
+                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = $1) "
+                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT $2 OFFSET $3",
+                    player_id,
+                    limit,
+                    offset,
+                )
+            results = await results_of(conn, [row[0] for row in rows])
+            return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
+
+        return self._query(query, "list games")
+
+    # --- identities and ratings -----------------------------------------------------------------
+
+    def upsert_identity(self, public_key: bytes, name: str, now_ms: int) -> str:
+        """Record a key login; its player id (held with write-behind: the id is the key's)."""
+        if len(public_key) != 32:
+            raise ValueError(f"an Ed25519 public key is 32 bytes, not {len(public_key)}")
+        player_id = player_id_for_key(public_key)
+        self._write(
+            (
+                "INSERT INTO identities (player_id, public_key, name, first_seen_ms, "
+                "last_seen_ms) VALUES ($1, $2, $3, $4, $4) ON CONFLICT (player_id) DO UPDATE SET "
+                "name = excluded.name, last_seen_ms = excluded.last_seen_ms",
+                (player_id, public_key, name, now_ms),
+            ),
+            f"store identity {player_id}",
+            touches=(("player", player_id),),
+        )
+        return player_id
+
+    def get_identity(self, player_id: str) -> Identity | None:
+        """A stored identity, or None."""
+
+        async def query(conn: Any) -> Identity | None:
+            row = await conn.fetchrow(
+                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+                "WHERE player_id = $1",
+                player_id,
+            )
+            if row is None:
+                return None
+            return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
+
+        return self._query(query, f"read identity {player_id}")
+
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
+        """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
+
+        async def query(conn: Any) -> tuple[float, float] | None:
+            return (await _ratings(conn, kind, [player_id]))[0]
+
+        return self._query(query, f"read rating {player_id}")
+
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
+        """Store ratings at game `kind` in one transaction; every player must have an
+        identity (else `StorageError`, and no rating changes)."""
+        check_ratings(ratings)
+        rows = [(kind, player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()]
+
+        async def store(conn: Any) -> None:
+            await conn.executemany(_UPSERT_RATING, rows)
+
+        what = "store ratings"
+        touches = tuple(("player", player_id) for player_id in ratings)
+        self._write((self._unsure(what, store), None), what, touches=touches)
+
+    def rate_game(
+        self, kind: str, player_ids: Sequence[str], rate: RateFn, table_id: str | None = None
+    ) -> None:
+        """Read the players' ratings at `kind`, hand them to `rate`, store what it returns: in
+        one transaction, after every write before it of these players (held with
+        write-behind)."""
+        ids = list(player_ids)
+
+        async def store(conn: Any) -> None:
+            old = await _ratings(conn, kind, ids, lock=True)
+            new = dict(zip(ids, rate(old), strict=True))
+            try:
+                check_ratings(new)
+            except ValueError as exc:
+                raise Skipped(str(exc)) from None
+            await conn.executemany(
+                _UPSERT_RATING, [(kind, p, mu, sigma) for p, (mu, sigma) in new.items()]
+            )
+
+        what = f"ratings of {', '.join(ids)} at {kind}"
+        touches = tuple(("player", player_id) for player_id in ids)
+        if table_id is not None:  # a cluster's node rates a game only if it holds its table
+            touches += (("lease", table_id),)
+        self._write((self._unsure(what, store), None), what, touches=touches)
+
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
+        """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
+        finished games of that kind."""
+
+        async def query(conn: Any) -> list[LeaderboardEntry]:
+            rows = await conn.fetch(
+                "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
+                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
+                kind,
+                limit,
+            )
+            return [
+                LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows
+            ]
+
+        return self._query(query, "read the leaderboard")
+
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
+
+        async def query(conn: Any) -> tuple[int, int, LeaderboardEntry | None]:
+            total = await conn.fetchval("SELECT count(*) FROM ratings WHERE kind = $1", kind)
+            row = await conn.fetchrow(
+                "SELECT r.mu, r.sigma, i.name, "
+                "(SELECT count(*) FROM ratings o WHERE o.kind = r.kind AND "
+                "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
+                "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
+                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+                "FROM ratings r JOIN identities i USING (player_id) "
+                "WHERE r.kind = $1 AND r.player_id = $2",
+                kind,
+                player_id,
+            )
+            if row is None:
+                return int(total), 0, None
+            mu, sigma, name, ahead, games = row
+            entry = LeaderboardEntry(player_id, name, mu, sigma, int(games))
+            return int(total), int(ahead) + 1, entry
+
+        return self._query(query, "read the standing")
+
+
+_FINISH: Final = (
+    # Every game of a batch in one statement: when a crowd of games ends at once (every table
+    # started together), a round trip per game (and a savepoint each) held every other table's
+    # frames up behind them for half a second. A game stored already changes nothing (it is not
+    # in `stored`, and every other part joins on `stored`); the caller logs it.
+    "WITH g AS (SELECT * FROM unnest("
+    "$1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bytea[]"
+    ") AS g (game_id, table_id, kind, finished_ms, record, signature)), "
+    "stored AS (INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+    "SELECT * FROM g ON CONFLICT (game_id) DO NOTHING RETURNING game_id, table_id), "
+    "seats AS (INSERT INTO results (game_id, seat, player_id, name, score, place) "
+    "SELECT r.game_id, r.seat, r.player_id, r.name, r.score, r.place FROM unnest("
+    "$7::text[], $8::integer[], $9::text[], $10::text[], $11::integer[], $12::integer[]"
+    ") AS r (game_id, seat, player_id, name, score, place) JOIN stored USING (game_id)), "
+    "heads AS (DELETE FROM tables_in_progress t USING stored s WHERE t.table_id = s.table_id), "
+    "turns AS (DELETE FROM table_turns t USING stored s WHERE t.table_id = s.table_id), "
+    "tokens AS (DELETE FROM tokens t USING stored s WHERE t.table_id = s.table_id) "
+    "SELECT game_id FROM stored"
+)
+
+
+async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) -> None:
+    """Store finished games, each retiring its table, in one statement. A game stored already
+    (or twice in the batch) is not stored again: logged with write-behind, else a
+    `StorageError`. A batch PostgreSQL refuses (it never should: the values are checked before)
+    rolls the commit back, which `PgStorage` then runs again `careful`: each batch in a savepoint,
+    tried again game by game when refused, so only the bad game is left out. Only then, because
+    a savepoint costs two round trips in every commit that ends games."""
+    unique: dict[str, tuple[Any, ...]] = {}
+    twice: list[str] = []
+    for game in games:
+        if game[0] in unique:
+            twice.append(game[0])
+        else:
+            unique[game[0]] = game
+    chosen = list(unique.values())
+    columns = [list(column) for column in zip(*(game[:6] for game in chosen), strict=True)]
+    seats = [(game[0], *row) for game in chosen for row in game[6]]
+    seat_columns = [list(c) for c in zip(*seats, strict=True)] if seats else [[]] * 6
+    if not storage.careful:  # refused: the commit is rolled back, and runs again carefully
+        stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+    else:
+        try:
+            async with conn.transaction():  # a savepoint
+                stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as exc:
+            if len(chosen) > 1:
+                for game in chosen:
+                    await _store_games(storage, conn, [game])
+                return
+            _refused(storage, f"store game {chosen[0][0]!r}", reason(exc))
+            return
+    for game_id in [*twice, *(g for g in unique if g not in stored)]:
+        _refused(storage, f"store game {game_id!r}", f"game {game_id} is already stored")
+
+
+def _refused(storage: Any, what: str, why: str) -> None:
+    """A held write PostgreSQL will never take: logged (the rest of its batch is written), or
+    without write-behind the caller's `StorageError`."""
+    if not storage.write_behind:
+        raise StorageError(storage.path, f"{what}: {why}")
+    log.error("%s: %s; not stored", what, why)
+
+
+FINISHES: Final = Batched(_store_games)
+"""The held write of a finished game (`PgRecords.finish_game`)."""
+
+
+async def results_of(
+    conn: Any, game_ids: Sequence[str], table: str = "results"
+) -> dict[str, tuple[PlayerResult, ...]]:
+    """Each game's results (of finished games; or of aborted ones from ``aborted_results``)."""
+    found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
+    if game_ids:
+        for row in await conn.fetch(
+            f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
+            "WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
+            list(game_ids),
+        ):
+            found[row[0]].append(PlayerResult(*row[1:]))
+    return {game_id: tuple(results) for game_id, results in found.items()}
+
+
+async def _ratings(
+    conn: Any, kind: str, player_ids: Sequence[str], *, lock: bool = False
+) -> list[tuple[float, float] | None]:
+    """The players' ratings at `kind`, in order (None: never rated). With `lock`, the rows stay
+    locked until the transaction ends (two servers rating one player cannot lose an update)."""
+    rows = await conn.fetch(
+        "SELECT player_id, mu, sigma FROM ratings WHERE kind = $1 AND player_id = ANY($2::text[])"
+        + (" FOR UPDATE" if lock else ""),
+        kind,
+        list(player_ids),
+    )
+    found = {p: (mu, sigma) for p, mu, sigma in rows}
+    return [found.get(p) for p in player_ids]

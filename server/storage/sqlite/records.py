@@ -1,0 +1,410 @@
+"""The SQLite backend's finished games, identities, ratings and reconnect tokens (a part of
+`sqlite_storage.SqliteStorage`, which gives it its connection and its write-behind)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import math
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.storage.contract import (
+    Identity,
+    LeaderboardEntry,
+    PlayerResult,
+    RateFn,
+    RecordSummary,
+    StorageError,
+    StoredRecord,
+    TokenEntry,
+)
+
+log = logging.getLogger("sushigo.server")
+
+_SAVE_TOKEN: Final = (
+    "INSERT OR REPLACE INTO tokens (token_hash, table_id, seat, expires_ms) VALUES (?, ?, ?, ?)"
+)
+_DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
+
+
+class SqlitePart:
+    """A part of `SqliteStorage` (its tables in progress, its records, its moderation): what it
+    uses of the whole, which supplies these members."""
+
+    path: str
+    write_behind: bool
+    _keys: itertools.count[int]
+    _held_lock: threading.Lock
+
+    def _transaction(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _using(self, what: str) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _hold(self, key: object, write: Any) -> None:
+        raise NotImplementedError
+
+    def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
+        raise NotImplementedError
+
+
+class SqliteRecords(SqlitePart):
+    """What `SqliteStorage` stores besides tables in progress."""
+
+    _turn_rows: dict[str, tuple[int, list[int]]]
+
+    def _retire(self, rows: list[int]) -> None:
+        raise NotImplementedError
+
+    # --- finished games ------------------------------------------------------------------------
+
+    def finish_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        finished_ms: int,
+    ) -> None:
+        """Store a finished game and retire its table, all in one transaction.
+
+        Inserts the signed record and one result row per seat, and deletes the table's
+        in-progress state (head and turns) and reconnect tokens. After a crash either the game is stored and the
+        table gone, or the table is still there to resume: never both, never neither. A
+        `game_id` already stored raises `StorageError` and changes nothing. With write-behind
+        it is held until `flush` (committed with the writes around it, in order), and a game id
+        already stored is logged and skipped there instead.
+        """
+
+        def store(conn: sqlite3.Connection) -> bool:
+            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
+            if exists.fetchone() is not None:
+                return False
+            conn.execute(
+                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, table_id, kind, finished_ms, record, signature),
+            )
+            conn.executemany(
+                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
+            )
+            return True
+
+        self._store_game(table_id, game_id, players, store)
+
+    def _store_game(
+        self,
+        table_id: str,
+        game_id: str,
+        players: Sequence[PlayerResult],
+        store: Callable[[sqlite3.Connection], bool],
+    ) -> None:
+        """Store a game with `store` (False: its id is stored already, nothing written) and
+        retire its table in the same transaction; with write-behind, held until `flush`."""
+        seats = [p.seat for p in players]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+        with self._held_lock:
+            entry = self._turn_rows.pop(table_id, None)
+
+        def settle(stored: bool) -> None:
+            """The table's turn rows no longer load once the game is stored; if it was not (a
+            game id already stored), they still do, unless a newer save replaced them."""
+            if entry is None:
+                return
+            with self._held_lock:
+                if stored:
+                    self._retire(entry[1])
+                elif table_id not in self._turn_rows:
+                    self._turn_rows[table_id] = entry
+                else:
+                    self._retire(entry[1])
+
+        def retiring(conn: sqlite3.Connection) -> bool:
+            if not store(conn):
+                return False
+            conn.execute("DELETE FROM tables_in_progress WHERE table_id = ?", (table_id,))
+            conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+            return True
+
+        if self.write_behind:
+
+            def held(conn: sqlite3.Connection) -> None:
+                stored = retiring(conn)
+                settle(stored)
+                if not stored:
+                    log.error("game %s is already stored; not storing it again", game_id)
+
+            self._hold_writes(held)
+            return
+        try:
+            with self._transaction(f"store game {game_id!r}") as conn:
+                stored = retiring(conn)
+        except BaseException:
+            settle(False)
+            raise
+        settle(stored)
+        if not stored:
+            raise StorageError(self.path, f"game {game_id!r} is already stored")
+
+    def get_record(self, game_id: str) -> StoredRecord | None:
+        """A finished game with its record and signature, or None if unknown."""
+        with self._using(f"read game {game_id!r}") as conn:
+            row = conn.execute(
+                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records "
+                "WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            players = self._results(conn, [game_id])[game_id]
+        game_id, table_id, kind, finished_ms, record, signature = row
+        return StoredRecord(game_id, table_id, kind, finished_ms, players, record, signature)
+
+    def list_records(
+        self, limit: int = 50, offset: int = 0, player_id: str | None = None
+    ) -> list[RecordSummary]:
+        """Finished games, newest first; only those `player_id` played in when given."""
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        with self._using("list games") as conn:
+            if player_id is None:
+                rows = conn.execute(
+                    "SELECT game_id, table_id, kind, finished_ms FROM records "
+                    "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
+                    (limit, offset),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
+                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
+                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
+                    (player_id, limit, offset),
+                ).fetchall()
+            results = self._results(conn, [row[0] for row in rows])
+        return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
+
+    @staticmethod
+    def _results(
+        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
+    ) -> dict[str, tuple[PlayerResult, ...]]:
+        found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
+        if game_ids:
+            marks = ", ".join("?" * len(game_ids))
+            for row in conn.execute(
+                f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
+                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                list(game_ids),
+            ):
+                found[row[0]].append(PlayerResult(*row[1:]))
+        return {game_id: tuple(results) for game_id, results in found.items()}
+
+    # --- identities and ratings ----------------------------------------------------------------
+
+    def upsert_identity(self, public_key: bytes, name: str, now_ms: int) -> str:
+        """Record a key login (new key, or a known key's new name); returns its player id."""
+        if len(public_key) != 32:
+            raise ValueError(f"an Ed25519 public key is 32 bytes, not {len(public_key)}")
+        player_id = player_id_for_key(public_key)
+        with self._transaction(f"store identity {player_id}") as conn:
+            conn.execute(
+                "INSERT INTO identities (player_id, public_key, name, first_seen_ms, last_seen_ms) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
+                "name = excluded.name, last_seen_ms = excluded.last_seen_ms",
+                (player_id, public_key, name, now_ms, now_ms),
+            )
+        return player_id
+
+    def get_identity(self, player_id: str) -> Identity | None:
+        """A stored identity, or None."""
+        with self._using(f"read identity {player_id}") as conn:
+            row = conn.execute(
+                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+                "WHERE player_id = ?",
+                (player_id,),
+            ).fetchone()
+        # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
+        return None if row is None else Identity(player_id, *row)
+
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
+        """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it (use the
+        model's defaults). Each game kind has its own ratings."""
+        with self._using(f"read rating {player_id}") as conn:
+            return _read_rating(conn, player_id, kind)
+
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
+        """Store new ``(mu, sigma)`` values at game `kind` for several players in one transaction.
+
+        Every player must have a stored identity (guests are not rated): an unknown id raises
+        `StorageError` and no rating changes.
+        """
+        check_ratings(ratings)
+        with self._transaction("store ratings") as conn:
+            _write_ratings(conn, ratings, kind)
+
+    def rate_game(
+        self, kind: str, player_ids: Sequence[str], rate: RateFn, table_id: str | None = None
+    ) -> None:
+        """Read the players' ratings at `kind`, hand them to `rate` and store what it returns, in
+        one transaction; held until `flush` with write-behind. There, a failure (a player with no
+        identity, a bad rating) is logged and leaves the ratings as they were, in a savepoint, so
+        the rest of the batch is written all the same."""
+        ids = list(player_ids)
+
+        def write(conn: sqlite3.Connection) -> None:
+            new = rate([_read_rating(conn, player_id, kind) for player_id in ids])
+            ratings = dict(zip(ids, new, strict=True))
+            check_ratings(ratings)
+            _write_ratings(conn, ratings, kind)
+
+        if not self.write_behind:
+            with self._transaction(f"rate a game of {kind}") as conn:
+                write(conn)
+            return
+
+        def held(conn: sqlite3.Connection) -> None:
+            conn.execute("SAVEPOINT rate_game")
+            try:
+                write(conn)
+            except (sqlite3.Error, ValueError) as exc:
+                conn.execute("ROLLBACK TO rate_game")
+                log.error("ratings of %s at %s not stored: %s", ", ".join(ids), kind, exc)
+            conn.execute("RELEASE rate_game")
+
+        self._hold_writes(held)
+
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
+        """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
+        `games` counts their finished games of that kind."""
+        with self._using("read the leaderboard") as conn:
+            rows = conn.execute(
+                "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
+                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+                (kind, limit),
+            ).fetchall()
+        return [LeaderboardEntry(*row) for row in rows]
+
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
+        with self._using(f"read the standing of {player_id}") as conn:
+            (total,) = conn.execute(
+                "SELECT count(*) FROM ratings WHERE kind = ?", (kind,)
+            ).fetchone()
+            row = conn.execute(
+                "SELECT r.mu, r.sigma, i.name FROM ratings r JOIN identities i USING (player_id) "
+                "WHERE r.kind = ? AND r.player_id = ?",
+                (kind, player_id),
+            ).fetchone()
+            if row is None:
+                return total, 0, None
+            mu, sigma, name = row
+            # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
+            # `leaderboard`). The ordinal is computed by SQLite on both sides, the same way.
+            (ahead,) = conn.execute(
+                "SELECT count(*) FROM ratings r, ratings me WHERE r.kind = ? AND me.kind = ? AND "
+                "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
+                "(r.mu - 3 * r.sigma = me.mu - 3 * me.sigma AND r.player_id < me.player_id))",
+                (kind, kind, player_id),
+            ).fetchone()
+            (games,) = conn.execute(
+                "SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                "WHERE s.player_id = ? AND g.kind = ?",
+                (player_id, kind),
+            ).fetchone()
+        return total, ahead + 1, LeaderboardEntry(player_id, name, mu, sigma, games)
+
+    # --- reconnect tokens ----------------------------------------------------------------------
+
+    def save_token(self, token_hash: bytes, table_id: str, seat: int, expires_ms: int) -> None:
+        """Store a token's SHA-256 hash for a seat, revoking any earlier token of that seat
+        (held until `flush` with write-behind)."""
+        params = (token_hash, table_id, seat, expires_ms)
+        if self.write_behind:
+            self._hold(next(self._keys), (_SAVE_TOKEN, params))
+            return
+        with self._transaction(f"save token for {table_id!r} seat {seat}") as conn:
+            conn.execute(_SAVE_TOKEN, params)
+
+    def find_token(self, token_hash: bytes) -> TokenEntry | None:
+        """Where the token with this hash leads, or None. Expiry is the caller's to check."""
+        with self._using("find token") as conn:
+            row = conn.execute(
+                "SELECT table_id, seat, expires_ms FROM tokens WHERE token_hash = ?",
+                (token_hash,),
+            ).fetchone()
+        return None if row is None else TokenEntry(*row)
+
+    def rotate_token(self, old_hash: bytes, new_hash: bytes, expires_ms: int) -> TokenEntry | None:
+        """Replace a token by a new one for the same seat, atomically.
+
+        Returns the seat's entry under the new token, or None (and changes nothing) if the old
+        hash is unknown, e.g. already rotated by whoever used it first.
+        """
+        with self._transaction("rotate token") as conn:
+            row = conn.execute(
+                "DELETE FROM tokens WHERE token_hash = ? RETURNING table_id, seat", (old_hash,)
+            ).fetchone()
+            if row is None:
+                return None
+            entry = TokenEntry(row[0], row[1], expires_ms)
+            conn.execute(
+                "INSERT INTO tokens (token_hash, table_id, seat, expires_ms) VALUES (?, ?, ?, ?)",
+                (new_hash, entry.table_id, entry.seat, expires_ms),
+            )
+        return entry
+
+    def delete_token(self, token_hash: bytes) -> None:
+        """Forget one token (no error if unknown; held until `flush` with write-behind)."""
+        if self.write_behind:
+            self._hold(next(self._keys), (_DELETE_TOKEN, (token_hash,)))
+            return
+        with self._transaction("delete token") as conn:
+            conn.execute(_DELETE_TOKEN, (token_hash,))
+
+    def delete_tokens_for(self, table_id: str) -> None:
+        """Forget every token of a table."""
+        with self._transaction(f"delete tokens of {table_id!r}") as conn:
+            conn.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+
+    def delete_expired_tokens(self, now_ms: int) -> int:
+        """Forget tokens that expired before `now_ms`; returns how many."""
+        with self._transaction("delete expired tokens") as conn:
+            return conn.execute("DELETE FROM tokens WHERE expires_ms < ?", (now_ms,)).rowcount
+
+
+def check_ratings(ratings: Mapping[str, tuple[float, float]]) -> None:
+    """ValueError unless every rating is finite with a positive sigma."""
+    for player_id, (mu, sigma) in ratings.items():
+        if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
+
+
+def _read_rating(conn: sqlite3.Connection, player_id: str, kind: str) -> tuple[float, float] | None:
+    row = conn.execute(
+        "SELECT mu, sigma FROM ratings WHERE kind = ? AND player_id = ?", (kind, player_id)
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def _write_ratings(
+    conn: sqlite3.Connection, ratings: Mapping[str, tuple[float, float]], kind: str
+) -> None:
+    conn.executemany(
+        "INSERT INTO ratings (kind, player_id, mu, sigma) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (kind, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+        [(kind, player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
+    )

@@ -1,0 +1,368 @@
+"""A table: its seats, and a game of any kind played step by step with turn timers.
+
+Sans-IO like the rest of the core: every input takes `now` (monotonic seconds), messages go out
+through the players' sessions, and the table exposes `deadline` for the adapter's single timer.
+Every move between table phases goes through `TRANSITIONS`, one table (STYLE.md item 4).
+
+A game begins with the seed chain (docs/PROTOCOL.md section 6): GAME_STARTING with the hash of the
+server's seed, a SEED from every seat, GAME_STARTED. Then the game is played in steps
+(`engine.api`): TURN_START to every seat (its own observation) and spectator (the public one)
+names the seats that act, and
+
+- a *secret* step (`steps.SecretSteps`) runs commit-reveal: COMMIT from every acting seat,
+  COMMITMENTS, REVEAL, and TURN_RESULT with every opening;
+- an *open* step (`steps.OpenSteps`) takes ACTs from its one acting seat, each applied, saved and
+  told to everyone (ACTED), until the seat's turn is over.
+
+Every step is saved before anyone hears its result. A seat that lets its time run out is acted for
+(an auto-pick); after `MISSES_BEFORE_BOT` in a row a bot plays it until its player acts again. At
+the end the record is signed and stored and GAME_OVER goes to everyone. Server bots are players
+like any other: they commit, reveal and act through the same code.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from typing import Any
+
+from sushigo.engine.api import GameState
+from sushigo.protocol import (
+    ErrorCode,
+    FairRecord,
+    GameEnded,
+    GameStarted,
+    GameStarting,
+    Message,
+    Opening,
+    StepRecord,
+    TableSettings,
+    TableStatus,
+    derive_game_seed,
+    new_seed,
+    server_seed_hash,
+)
+from sushigo.server.errors import TableError
+
+from .games import GameAdapter
+from .phases import IN_GAME, TRANSITIONS, TablePhase
+from .seating import Player, Seat, Seating, TableHost
+from .steps import OpenSteps, SecretSteps
+
+log = logging.getLogger("sushigo.server")
+
+SEED_SECONDS = 10.0
+"""Time for every seat to send its SEED before the server draws the missing ones."""
+MISSES_BEFORE_BOT = 2
+"""Timeouts in a row after which a bot plays the seat until its player acts again."""
+
+
+class Table(Seating, SecretSteps, OpenSteps):
+    """One table and the game at it."""
+
+    def __init__(
+        self,
+        table_id: str,
+        settings: TableSettings,
+        game: GameAdapter,
+        host: TableHost,
+        host_player: str | None,
+    ) -> None:
+        self.table_id = table_id
+        self.settings = settings
+        self.adapter = game
+        """The table's game: rules, wire and bots (`server.tables.games`)."""
+        self.wire = game.wire
+        self.options: Any = game.options(settings)
+        """The game's options (TableError BAD_SETTINGS, before anything else, for none)."""
+        self.host = host
+        self.host_player = host_player
+        self.seats = [Seat(i) for i in range(settings.players)]
+        self.spectators: list[Player] = []
+        self.phase = TablePhase.OPEN
+        self.deadline: float | None = None
+        """When the current timer fires (the seed deadline, a step's, or a bot's grace)."""
+        self.quick = False
+        """Made by quick match: starts by itself when full."""
+        self.origin = ""
+        """The address of the player who made it (empty for a tournament's)."""
+        self.maker = ""
+        """The player who made it (empty for a tournament's)."""
+        self.abandon_at: float | None = None
+        """When the table closes if none of its people is connected by then (None: someone
+        is, or the clock has not started: see `server.lobby.lobby.Lobby.check_abandoned`)."""
+        self.tournament: str | None = None
+        """The tournament this table plays a game of, if any."""
+        self.rng = random.Random(secrets.randbits(64))
+        """For bots and auto-picks (never for chance in the game: that comes from the seeds)."""
+        self.game: GameState | None = None
+        """The game in progress (`engine.api.GameState`), None before the first."""
+        self.server_seed = b""
+        self.client_seeds: list[bytes | None] = []
+        self.drawn: list[bool] = []
+        """Per seat: the server drew its seed (none came in time)."""
+        self.steps: list[StepRecord] = []
+        """Every step of this game as played: the record, and what a save replays."""
+        self.packed_head: tuple[tuple[object, ...], bytes] = ((), b"")
+        """The saved header's bytes and what they were made from (see `server.tables.persist`)."""
+        self.packed_steps: tuple[bytes, list[bytes]] = (b"", [])
+        """The saved form of this game's steps, packed once each (see `server.tables.persist`)."""
+        self.stored: tuple[bytes, bytes, int] = (b"", b"", 0)
+        """What the storage holds of this table: the game's server seed, the header's bytes and
+        how many steps (see `server.tables.persist.changes`)."""
+        self._now_hint = 0.0
+        """The `now` of the last input, for moves that have none of their own (a leave)."""
+        self.init_steps()
+
+    # -- the lobby view --------------------------------------------------------------------------
+
+    @property
+    def status(self) -> TableStatus:
+        """Open, playing or finished."""
+        if self.phase is TablePhase.OPEN:
+            return TableStatus.OPEN
+        return TableStatus.FINISHED if self.phase is TablePhase.OVER else TableStatus.PLAYING
+
+    @property
+    def playing(self) -> bool:
+        """A game is in progress."""
+        return self.phase in IN_GAME
+
+    def add_bot(self, strategy: str, wanted: int | None = None) -> Seat:
+        """Seat a server-side bot."""
+        seat = self.free_seat(wanted)
+        bot = self.adapter.bot(strategy)
+        seat.bot, seat.strategy, seat.name = strategy, bot, f"{strategy}-bot-{seat.index}"
+        return seat
+
+    def _bot_takes_over(self, seat: Seat) -> None:
+        self.host.stats.takeover(self.settings.kind, "left")
+        seat.bot_control = False
+        seat.strategy = self.adapter.bot("default")
+        _reset(seat.strategy)
+        self.act_for_bots(self._now_hint)
+
+    # -- phases ----------------------------------------------------------------------------------
+
+    def _move(self, event: str) -> None:
+        """Follow the table's transition table."""
+        target = TRANSITIONS.get((self.phase, event))
+        if target is None:
+            raise AssertionError(
+                f"table {self.table_id}: no transition from {self.phase} on {event}"
+            )
+        self.phase = target
+
+    def _changed(self) -> None:
+        self.host.table_changed(self)
+
+    # -- seeding: the same chain for every game (docs/PROTOCOL.md section 6) ----------------------
+
+    def start(self, now: float) -> None:
+        """Begin a game: commit to a server seed, then collect every seat's seed."""
+        self._now_hint = now
+        if self.playing:
+            raise TableError(ErrorCode.GAME_IN_PROGRESS, "a game is already in progress")
+        if not self.full:
+            raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken first")
+        self._move("start")
+        log.info(
+            "table %s: a game of %s starts: %s",
+            self.table_id,
+            self.settings.kind,
+            ", ".join(seat.player_id or f"bot {seat.bot}" for seat in self.seats),
+        )
+        self.server_seed = new_seed()
+        self.client_seeds = [new_seed() if seat.bot else None for seat in self.seats]
+        self.drawn = [False] * len(self.seats)
+        for seat in self.seats:
+            seat.misses, seat.bot_control = 0, False
+            if seat.strategy is not None:
+                _reset(seat.strategy)
+        self.steps = []
+        self.game = None
+        self.deadline = now + SEED_SECONDS
+        names = tuple(seat.name or f"seat {seat.index}" for seat in self.seats)
+        digest = server_seed_hash(self.server_seed)
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.send(self.starting_message(names, digest, seat.index))
+        for watcher in self.spectators:
+            watcher.send(self.starting_message(names, digest, None))
+        self._changed()
+        if all(seed is not None for seed in self.client_seeds):
+            self._seeded(now)
+        else:
+            # Saved from its start (before anyone hears of it), so a restart in the seeding
+            # resumes the game instead of losing it: the seats owe their seeds again.
+            self.host.save_table(self)
+
+    def starting_message(
+        self, names: tuple[str, ...], digest: bytes, seat: int | None
+    ) -> GameStarting:
+        """GAME_STARTING for `seat` (None: a spectator)."""
+        return GameStarting(
+            table_id=self.table_id,
+            kind=self.adapter.kind,
+            options=self.options,
+            seat=seat,
+            players=names,
+            server_seed_hash=digest,
+            deadline_ms=int(SEED_SECONDS * 1000),
+        )
+
+    def seed(self, seat: int, seed: bytes, now: float) -> None:
+        """A seat's SEED."""
+        self._now_hint = now
+        if self.phase is not TablePhase.SEEDING:
+            raise TableError(ErrorCode.OUT_OF_PHASE, "no game is being seeded")
+        if self.client_seeds[seat] is not None:
+            raise TableError(ErrorCode.ALREADY_DONE, "this seat's seed is already in")
+        if seed in self.client_seeds:
+            # A copied seed adds nothing to the mix; demand a seed of the seat's own.
+            raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that seed is another seat's")
+        self.client_seeds[seat] = seed
+        if all(s is not None for s in self.client_seeds):
+            self._seeded(now)
+
+    def _seeded(self, now: float) -> None:
+        self.drawn = [s is None for s in self.client_seeds]
+        seeds = tuple(s if s is not None else new_seed() for s in self.client_seeds)
+        self.client_seeds = list(seeds)
+        started = GameStarted(
+            table_id=self.table_id,
+            server_seed_hash=server_seed_hash(self.server_seed),
+            client_seeds=seeds,
+            drawn=tuple(i for i, drawn in enumerate(self.drawn) if drawn),
+        )
+        _broadcast(self.people(), started)
+        self.game = self.adapter.rules.new_game(
+            self.options, derive_game_seed(self.table_id, self.server_seed, seeds)
+        )
+        self.begin_step(now)
+        # The seeds are fixed now, and heard: a restart before the first step's end must resume
+        # this very game.
+        self.host.save_table(self)
+
+    # -- what every step's end leads to -------------------------------------------------------------
+
+    def missed(self, seat: Seat) -> None:
+        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row a bot plays it."""
+        seat.misses += 1
+        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
+            seat.bot_control = True
+            self.host.stats.takeover(self.settings.kind, "missed")
+            log.info(
+                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
+            )
+            self._changed()
+
+    def strategy(self, seat: Seat) -> Any:
+        """The strategy that acts for `seat` (its bot's, or the default one for a player)."""
+        strategy = seat.strategy
+        if strategy is None:
+            strategy = seat.strategy = self.adapter.bot("default")
+            _reset(strategy)
+        return strategy
+
+    def choose(self, seat: Seat, legal: Any = None) -> Any:
+        """The server's action for `seat`: its strategy's choice among `legal` (default: every
+        legal action), or a random one of them when the strategy fails or goes astray."""
+        game = self.played()
+        if legal is None:
+            legal = game.legal_actions(seat.index)
+        try:
+            action = self.strategy(seat).choose(game.observation(seat.index), legal, self.rng)
+        except Exception:  # a bot's bug must not stall the table
+            log.exception(
+                "table %s: bot at seat %d failed; playing at random", self.table_id, seat.index
+            )
+            return self.rng.choice(legal)
+        return action if action in legal else self.rng.choice(legal)
+
+    def record(self) -> FairRecord:
+        """The game's record as it stands: every step played, the seeds, the scores so far (the
+        final ones once it is over; an aborted game's record ends before the game does)."""
+        return FairRecord(
+            game=self.adapter.kind,
+            table_id=self.table_id,
+            options=self.options,
+            server_seed=self.server_seed,
+            server_seed_hash=server_seed_hash(self.server_seed),
+            client_seeds=tuple(s for s in self.client_seeds if s is not None),
+            steps=tuple(self.steps),
+            scores=self.played().scores(),
+        )
+
+    def finish(self) -> None:
+        """The game is over: sign and store the record, tell everyone."""
+        game = self.played()
+        assert game is not None and game.is_terminal()
+        self._move("game_over")
+        self.deadline = None
+        record = self.record()
+        packed = self.packed_steps  # the saved steps are the record's bytes of them
+        steps = packed[1] if packed[0] == self.server_seed else None
+        signed = self.host.sign(record, steps if steps and len(steps) == len(self.steps) else None)
+        self.host.game_finished(self, signed)
+        message = GameEnded(
+            totals=game.scores(),
+            places=game.places(),
+            winners=game.winners(),
+            server_seed=self.server_seed,
+            record=signed,
+        )
+        _broadcast(self.people(), message)
+        for seat in self.seats:
+            seat.bot_control = False
+        self._changed()
+
+    # -- timers ----------------------------------------------------------------------------------
+
+    def on_timer(self, now: float) -> None:
+        """The deadline passed: draw missing seeds, or act for seats that did not."""
+        self._now_hint = now
+        if self.deadline is None or now < self.deadline:
+            return
+        self.deadline = None
+        phase = self.phase
+        if phase is TablePhase.SEEDING:
+            self._seeded(now)
+        elif phase is TablePhase.MOVING:
+            self.open_timer(now)
+        elif phase in (TablePhase.COMMITTING, TablePhase.REVEALING):
+            self.secret_timer(now)
+
+    def player_back(self, seat_index: int, now: float) -> None:
+        """The seat's player resumed: the seat is theirs again (no bot, no misses)."""
+        seat = self.seats[seat_index]
+        seat.misses = 0
+        if seat.bot_control:
+            seat.bot_control = False
+            self.open_player_back(seat_index)
+
+    # -- what a resuming or arriving player needs -----------------------------------------------------
+
+    def observation(self, seat: int | None) -> Any:
+        """The current observation for a seat (None: spectator), during a game."""
+        game = self.game
+        return game.observation(seat) if game is not None and self.playing else None
+
+    def opening(self, seat: int) -> Opening | None:
+        """`seat`'s settled opening in the current secret step (None: not settled, or none)."""
+        slot = self.slot_of(seat)
+        return None if slot < 0 else self.openings[slot]
+
+
+def _broadcast(people: list[Player], message: Message) -> None:
+    """Send one message to each of `people` (it is packed once for all: the protocol keeps the
+    last message's packed fields)."""
+    for person in people:
+        person.send(message)
+
+
+def _reset(strategy: Any) -> None:
+    reset = getattr(strategy, "reset", None)
+    if reset is not None:
+        reset()
