@@ -34,6 +34,8 @@ from ._base import StrategyError
 from .games.sushi_go._learned_duel import search as duel_search
 from .games.sushi_go._learned_endgame import MAX_LEAVES, kept_index, position_of, solve
 from .games.sushi_go._learned_search import (
+    MAX_ROWS,
+    SAMPLED_ROWS,
     TEMPERATURE,
     choose_row,
     matrix,
@@ -327,6 +329,8 @@ class LearnedStrategy:
         samples: int = SAMPLES,
         endgame: int = ENDGAME,
         duel: int = 1,
+        rows: int = MAX_ROWS,
+        leaves: int = MOVE_LEAVES,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -336,6 +340,10 @@ class LearnedStrategy:
         self._temp = float(temp)
         self._samples = max(0, int(samples))
         self._endgame = int(endgame)
+        # The searches' limits: positions scored by the matrix search (three quarters of them on
+        # a round's first turn, whose picks are the most varied) and the exact endgame's leaves.
+        self._rows = max(1, int(rows))
+        self._leaves_limit = min(MOVE_LEAVES, max(0, int(leaves)))
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
         self._leaves = 0
@@ -419,7 +427,7 @@ class LearnedStrategy:
         np = self._np
         hand = np.array(theirs.known, dtype=np.float32)
         first = self._score(raw, 2)
-        found = matrix(np, raw, first, hand, lambda rows: self._score(rows, 2))
+        found = matrix(np, raw, first, hand, lambda rows: self._score(rows, 2), self._rows)
         if found is None:
             return None
         m, rows = found
@@ -469,10 +477,10 @@ class LearnedStrategy:
         """The round's last few turns with both hands known: the row of the exact endgame's root
         matrix (`bots.games.sushi_go._learned_endgame`) our opponent model likes best; None when the
         tree is too big or the rules differ from those it scores (soy sauce)."""
-        if obs.options.soy_sauce or obs.seat is None:
+        if obs.options.soy_sauce or obs.seat is None or self._leaves_limit < 1:
             return None
         np = self._np
-        found = solve(np, position_of(np, obs, theirs))
+        found = solve(np, position_of(np, obs, theirs), self._leaves_limit)
         if found is None:
             return None
         m, rows, _, self._leaves = found
@@ -494,7 +502,10 @@ class LearnedStrategy:
             for card in rng.sample(pool, min(theirs.unknown, len(pool))):
                 hand[card] += 1
         first = self._score(raw, 2)
-        found = sampled_values(np, raw, first, hands, lambda rows: self._score(rows, 2), self._temp)
+        limit = self._rows * SAMPLED_ROWS // MAX_ROWS
+        found = sampled_values(
+            np, raw, first, hands, lambda rows: self._score(rows, 2), self._temp, limit
+        )
         if found is None:
             return None
         values, kept = found

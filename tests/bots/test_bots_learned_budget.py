@@ -105,12 +105,8 @@ def test_it_never_hands_work_to_blas_threads() -> None:
     assert int(found["a free matrix product"]) > 0
 
 
-@pytest.mark.parametrize("options", ALL_OPTIONS, ids=str)
-def test_a_move_does_no_more_work_than_its_budget(options: GameOptions) -> None:
-    # Every choice of every seat, every player count and variant: the networks' multiply-adds and
-    # the exact endgame's leaves stay within what the bot allows itself, and every choice with
-    # more than one legal action did some of either.
-    bots = [LearnedStrategy() for _ in range(options.players)]
+def work_of(options: GameOptions, bots: list[LearnedStrategy]) -> list[tuple[int, int]]:
+    """Every choice's `last_work` (those with more than one legal action) over three games."""
     work: list[tuple[int, int]] = []
     for seed in range(3):
         game = Game(options, seed.to_bytes(8, "big"))
@@ -125,6 +121,27 @@ def test_a_move_does_no_more_work_than_its_budget(options: GameOptions) -> None:
                 if len(legal) > 1:
                     work.append(bot.last_work)
             game.apply(actions)
+    return work
+
+
+@pytest.mark.parametrize("options", ALL_OPTIONS, ids=str)
+def test_a_move_does_no_more_work_than_its_budget(options: GameOptions) -> None:
+    # Every choice of every seat, every player count and variant: the networks' multiply-adds and
+    # the exact endgame's leaves stay within what the bot allows itself, and every choice with
+    # more than one legal action did some of either.
+    work = work_of(options, [LearnedStrategy() for _ in range(options.players)])
     assert max(m for m, _ in work) <= MOVE_MULTIPLIES
     assert max(leaves for _, leaves in work) <= MOVE_LEAVES
     assert all(m > 0 or leaves > 0 for m, leaves in work)
+
+
+def test_the_search_limits_bound_a_moves_work() -> None:
+    # Two players, where the searches run: `rows` and `leaves` cap the matrix search's positions
+    # and the exact endgame's leaves, so the same games cost less with tighter limits, and a
+    # limit of 0 leaves drops the exact endgame altogether.
+    options = GameOptions(2)
+    full = work_of(options, [LearnedStrategy() for _ in range(2)])
+    tight = work_of(options, [LearnedStrategy(rows=128, leaves=0) for _ in range(2)])
+    assert max(leaves for _, leaves in full) > 0
+    assert max(leaves for _, leaves in tight) == 0
+    assert max(m for m, _ in tight) < max(m for m, _ in full) / 2
