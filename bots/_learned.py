@@ -192,17 +192,18 @@ class GoFeatures:
         """`x` with each tableau's provisional points of the round (sets, dumplings, nigiri with
         their wasabi) and maki icons appended: sums a network would otherwise have to learn."""
         np = self._np
-        extra = np.empty((x.shape[0], 2 * n), dtype=np.float32)
+        # Every tableau at once: (rows, n, block) over the tableau blocks, which lie side by side.
+        c = x[:, _MINE : _MINE + _TABLEAU * n].reshape(x.shape[0], n, _TABLEAU)
+        extra = np.empty((x.shape[0], n, 2), dtype=np.float32)
         dumplings = np.array(_DUMPLINGS, dtype=np.float32)
-        for t in range(n):
-            c = x[:, _MINE + _TABLEAU * t : _MINE + _TABLEAU * (t + 1)]
-            points = (c[:, 0] // 2) * 5 + (c[:, 1] // 3) * 10
-            points += dumplings[np.minimum(c[:, 2], 5).astype(np.intp)]
-            points += c[:, _EGG] + 2 * c[:, _SALMON] + 3 * c[:, _SQUID]
-            wasabi = c[:, _ON_WASABI : _ON_WASABI + 3]
-            points += 2 * (wasabi[:, 0] + 2 * wasabi[:, 1] + 3 * wasabi[:, 2])
-            extra[:, 2 * t] = points
-            extra[:, 2 * t + 1] = c[:, 3] + 2 * c[:, 4] + 3 * c[:, 5]
+        points = (c[..., 0] // 2) * 5 + (c[..., 1] // 3) * 10
+        points += dumplings[np.minimum(c[..., 2], 5).astype(np.intp)]
+        points += c[..., _EGG] + 2 * c[..., _SALMON] + 3 * c[..., _SQUID]
+        wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]
+        points += 2 * (wasabi[..., 0] + 2 * wasabi[..., 1] + 3 * wasabi[..., 2])
+        extra[..., 0] = points
+        extra[..., 1] = c[..., 3] + 2 * c[..., 4] + 3 * c[..., 5]
+        extra = extra.reshape(x.shape[0], 2 * n)
         return np.concatenate((x, extra), axis=1)  # type: ignore[no-any-return]
 
 
@@ -255,7 +256,9 @@ class Mlp:
         *hidden, (w, b) = self._layers
         with self._blas.limit(limits=1, user_api="blas"):
             for wh, bh in hidden:
-                x = np.maximum(x @ wh + bh, 0.0)
+                x = x @ wh
+                x += bh
+                np.maximum(x, 0.0, out=x)
             return x @ w + b  # type: ignore[no-any-return]
 
 
