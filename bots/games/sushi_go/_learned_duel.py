@@ -24,7 +24,20 @@ from typing import TYPE_CHECKING, Any
 
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
 
-from ._learned_endgame import WIDTH, maki_points, past_round, round_points, step
+# A position's row is the endgame's: both hands, then both tableau blocks.
+from ._learned_endgame import (
+    _BM,
+    _BO,
+    _CHOP,
+    _HM,
+    _PUDDING,
+    _TABLEAU,
+    WIDTH,
+    maki_points,
+    past_round,
+    round_points,
+    step,
+)
 from ._learned_search import row_values
 
 if TYPE_CHECKING:
@@ -35,11 +48,6 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-_TABLEAU = NUM_KINDS + 8
-_HM, _HO = 0, NUM_KINDS
-_BM = 2 * NUM_KINDS
-_BO = _BM + _TABLEAU
-_CHOP, _PUDDING = 10, 11
 _SHOWN = NUM_KINDS + 4  # of a tableau block: counts, nigiri on wasabi, open wasabi
 FEATURES = 2 * NUM_KINDS + 2 * _SHOWN + 4 + 2 + ROUNDS + 1 + 3
 """A position's features: both hands, both tableaus (counts, nigiri on wasabi, open wasabi), each
