@@ -1,7 +1,7 @@
 """`sushigo-server`: run a game server.
 
     sushigo-server --port 7777 [--host 0.0.0.0] [--db PATH|URL] [--key PATH] [--tls]
-                   [--admin-key PATH]...
+                   [--web HOST:PORT] [--admin-key PATH]...
     sushigo-server migrate --from PATH --to URL     copy an SQLite database into PostgreSQL
 
 `--db` takes the path of an SQLite file (the default), or a PostgreSQL URL
@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import ssl
 import sys
 from collections.abc import Coroutine
@@ -33,10 +34,12 @@ from .cluster.wallclock import WallClock
 from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key
 from .net import logs
-from .net.app import Server
+from .net.app import Server, bind
 from .net.metrics import MetricsServer, registry_for
 from .net.tls import ensure_certificate, server_ssl_context
-from .options import advertised, config_from, default_db, key_path, parser
+from .net.web import WebServer
+from .net.web_files import PageFiles
+from .options import advertised, config_from, default_db, key_path, parser, web_advertised
 from .routing import spread as tournament_spread
 from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
@@ -75,6 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
+    if args.web_advertise is not None and (args.node is None or args.web is None):
+        p.error("--web-advertise goes with --node and --web: where browsers reach this node")
+    if (
+        args.node is not None
+        and args.web is not None
+        and args.web[1] == 0
+        and not args.web_advertise
+    ):
+        p.error("--node with --web on port 0 needs --web-advertise HOST:PORT")
     logs.setup(args.log_level, args.log_format)
     # From here a SIGTERM (a supervisor stopping the server as it starts) is noted and honoured
     # once the server is up, as a clean stop: the default action would kill it mid-start (143).
@@ -148,11 +160,14 @@ def _run(args: argparse.Namespace) -> int:
                 address=args.advertise or advertised(f"{args.host}:{args.port}"),
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
+                web=web_advertised(args),
                 lease=args.lease,
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(_serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster))
+        return _loop(
+            _serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster, args.web)
+        )
     finally:
         storage.close()
 
@@ -172,6 +187,7 @@ async def _serve(
     fingerprint: str,
     metrics_at: tuple[str, int] | None = None,
     cluster: Cluster | None = None,
+    web_at: tuple[str, int] | None = None,
 ) -> int:
     server = Server(hub, host, port, tls)
     tables = None
@@ -186,9 +202,13 @@ async def _serve(
         cluster.storage = storage
         storage.fence = (cluster.node, timedelta(seconds=cluster.lease))
         hub.nodes = cluster.addresses()
+        hub.web_nodes.update(cluster.web_addresses())
 
         def nodes_changed() -> None:
             hub.nodes = cluster.addresses()
+            # In place: the connections over WebSocket hold this very map (sessions.web_routes).
+            hub.web_nodes.clear()
+            hub.web_nodes.update(cluster.web_addresses())
 
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
@@ -203,21 +223,32 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
+    web_sockets: list[socket.socket] = []
     try:
         if metrics_at is not None:
             # Bound first, so a metrics address in use stops the server before it restores.
             metrics = MetricsServer(registry_for(server), server.unready)
             metrics_where = _where(await metrics.start(*metrics_at))
+        if web_at is not None:
+            web_sockets = bind(*web_at)  # likewise
         addresses = await server.start(tables)
     except OSError as exc:
         print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
         if metrics is not None:
             await metrics.stop()
+        for sock in web_sockets:
+            sock.close()
         return 1
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
         print(f"sushigo-server metrics on http://{metrics_where}/metrics", flush=True)
+    if web_sockets:
+        web = WebServer(server, PageFiles())
+        web.listen(web_sockets, tls)
+        scheme = "https" if tls is not None else "http"
+        where = _where([_bound(s) for s in web_sockets])
+        print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -271,6 +302,11 @@ async def _renew(cluster: Cluster, server: Server) -> None:
             # last commit (play read from their sockets on waking, never saved) is taken back
             # before they are sent to the node that holds them.
             server.taken_over(set(lost))
+
+
+def _bound(sock: socket.socket) -> tuple[str, int]:
+    name = sock.getsockname()
+    return str(name[0]), int(name[1])
 
 
 def _where(addresses: list[tuple[str, int]]) -> str:

@@ -82,7 +82,9 @@ def create_new_file(path: str | os.PathLike[str], data: bytes, mode: int) -> boo
     try:
         try:
             os.fchmod(fd, mode)  # the umask may have narrowed it; never widened beyond `mode`
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:  # a nearly full disk writes part and says so only on the next write
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)

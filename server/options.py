@@ -119,6 +119,18 @@ def advertised(text: str) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def web_advertised(args: argparse.Namespace) -> str:
+    """Where browsers reach a node's web endpoint (`--web-advertise`; or the host clients reach
+    it at, `--advertise`'s or `--host`'s, with `--web`'s port); empty without `--web`."""
+    if args.web is None:
+        return ""
+    if args.web_advertise is not None:
+        return str(args.web_advertise)
+    where = args.advertise or advertised(f"{args.host}:{args.port}")
+    host = where.rpartition(":")[0]
+    return f"{host}:{args.web[1]}"
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(
@@ -180,6 +192,14 @@ def parser() -> argparse.ArgumentParser:
         " admin's key file itself, whose public half is read): that key may send admin"
         " requests (sushigo-admin). Repeat for several admins",
     )
+    p.add_argument(
+        "--web",
+        type=_host_port,
+        default=None,
+        metavar="HOST:PORT",
+        help="serve the web client on http://HOST:PORT/ and its WebSocket on /ws (https and"
+        " wss with --tls; port 0 picks a free one; off by default)",
+    )
     p.add_argument("--tls", action="store_true", help="TLS with a self-signed certificate")
     cluster = p.add_argument_group(
         "cluster (docs/DEPLOY.md): nodes on one PostgreSQL --db, sharing one --key"
@@ -198,6 +218,14 @@ def parser() -> argparse.ArgumentParser:
         type=advertised,
         help="where clients reach this node (with --node; default: --host:--port, when those"
         " name one address and port)",
+    )
+    cluster.add_argument(
+        "--web-advertise",
+        default=None,
+        metavar="HOST:PORT",
+        type=advertised,
+        help="where browsers reach this node's --web (with --node; its WebSocket is /ws there;"
+        " default: --advertise's host with --web's port)",
     )
     cluster.add_argument(
         "--quick-patience",

@@ -7,9 +7,14 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from pgcluster import PgCluster, scratch
+
+if TYPE_CHECKING:
+    from pgcluster import PgCluster
+
+pytest_plugins = ["smalldisk"]  # the `as_root` marker
 
 WORKERS = 4
 """Test processes for a run of folders (the whole suite, say). Most of the slow tests wait on
@@ -58,6 +63,10 @@ def pg_cluster() -> Iterator[PgCluster]:
     """One PostgreSQL for the whole run of this process, in a temporary directory (in memory
     where the machine has a place for it: tests/pgcluster.py), started when a test first asks
     for it, stopped and removed at the end. Tests that stop it make their own (`PgCluster`)."""
+    # Imported here, by the tests that use PostgreSQL only: pgserver's import looks for a
+    # runtime folder, which a test run again in a user namespace (tests/smalldisk.py) has none of.
+    from pgcluster import PgCluster, scratch  # noqa: PLC0415
+
     with tempfile.TemporaryDirectory(prefix="sushigo-pg-", dir=scratch()) as tmp:
         cluster = PgCluster(Path(tmp) / "pg")
         cluster.start()

@@ -4,7 +4,11 @@
 password authentication over TCP, as a deployed server would be reached (`postgresql://user:
 password@host:port/db`), so the URL, the password check and the network path are all real. The
 cluster can be stopped and started again on the same port (a database outage, in a test). As
-root, PostgreSQL refuses to run, so it runs as the system user pgserver makes for that.
+root, PostgreSQL refuses to run, so it runs as the system user pgserver makes for that; that user
+must reach its programs and its data, wherever the checkout is (a clone in a private folder, such
+as ``mktemp -d`` makes or ``/root``, is closed to it): its programs are copied once into a folder
+of their own in the temporary directory (`binaries`), and the folders above a cluster's data in
+the temporary directory are opened to it for passing through, no more (`open_up`).
 
 Settings for speed, not safety: ``fsync=off`` (the tests kill the sushigo server, never
 PostgreSQL or the machine, so what PostgreSQL has accepted is durable enough), small shared
@@ -18,24 +22,24 @@ otherwise be writing back, and deleting, for minutes after the tests.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import contextlib
+import functools
 import os
 import pwd
 import secrets
+import shutil
 import socket
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Final
 
 import asyncpg
 from pgserver._commands import POSTGRES_BIN_PATH
-from pgserver.utils import (
-    ensure_folder_permissions,
-    ensure_prefix_permissions,
-    ensure_user_exists,
-)
+from pgserver.utils import ensure_user_exists
 
 SUPERUSER: Final = "postgres"
 SYSTEM_USER: Final = "pgserver"
@@ -79,14 +83,13 @@ class PgCluster:
         self.running = False
         self._user: str | None = None
         root.mkdir(parents=True, exist_ok=True)
+        self.bins = POSTGRES_BIN_PATH
+        """PostgreSQL's programs, as this cluster runs them."""
         if os.geteuid() == 0:
             self._user = SYSTEM_USER
             ensure_user_exists(SYSTEM_USER)
-            ensure_prefix_permissions(root)
-            bins = POSTGRES_BIN_PATH
-            readable = stat.S_IRGRP | stat.S_IROTH
-            ensure_folder_permissions(bins, readable | stat.S_IXGRP | stat.S_IXOTH)
-            ensure_folder_permissions(bins.parent / "lib", readable)
+            open_up(root)
+            self.bins = binaries()
         for folder in (self.data, self.sockets):
             folder.mkdir(mode=0o700)
             self._own(folder)
@@ -105,15 +108,26 @@ class PgCluster:
         """Run one of PostgreSQL's programs on this cluster; its output goes to the log (pg_ctl's
         server keeps its output open, so a pipe would never close)."""
         with self.out.open("a") as log:
-            done = subprocess.run(
-                [str(POSTGRES_BIN_PATH / program), "-D", str(self.data), *args],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                user=self._user,
-                timeout=120,
-                check=False,
-            )
+            try:
+                done = subprocess.run(
+                    [str(self.bins / program), "-D", str(self.data), *args],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    # As that user alone: root's group would keep it out of folders of group root
+                    # that others may pass through.
+                    user=self._user,
+                    group=self._user,
+                    extra_groups=[] if self._user else None,
+                    timeout=120,
+                    check=False,
+                )
+            except OSError as exc:
+                who = f" as the user {self._user}" if self._user else ""
+                raise RuntimeError(
+                    f"PostgreSQL cannot start: running {self.bins / program}{who} failed:"
+                    f" {exc.strerror or exc}"
+                ) from None
         if done.returncode != 0:
             lines = self.out.read_text(errors="replace").splitlines()
             if self.log.exists():
@@ -202,6 +216,68 @@ class PgCluster:
         still open."""
         name = url.rsplit("/", 1)[1]
         self.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def open_up(root: Path) -> None:
+    """Let PostgreSQL's system user pass through every folder above `root` (mode o+x, not
+    o+r): those in the temporary directory (or in `MEMORY`) that this user owns are opened; any
+    other closed to it is an error saying which, and nothing is changed outside those two."""
+    temporary = Path(tempfile.gettempdir()).resolve()
+    ours = (temporary, MEMORY.resolve())
+    for folder in root.resolve().parents:
+        mode = folder.stat().st_mode
+        if mode & stat.S_IXOTH:
+            continue
+        if any(place in folder.parents for place in ours) and folder.stat().st_uid == os.geteuid():
+            folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+            continue
+        raise RuntimeError(
+            f"PostgreSQL cannot start: it runs as the user {SYSTEM_USER} (it refuses root), who"
+            f" cannot enter {folder} (mode {stat.S_IMODE(mode):04o}) to reach its data in {root};"
+            " give the tests a temporary folder every user may pass through (TMPDIR, now"
+            f" {temporary})"
+        )
+
+
+@functools.cache
+def binaries() -> Path:
+    """PostgreSQL's programs (with the libraries and files they find beside them) in a folder of
+    their own in the temporary directory, that every user may read and run, once per process
+    (removed at its exit): pgserver's own lie in the checkout's .venv, which its system user
+    cannot reach from a private folder (and pgserver would open every folder above them to
+    everyone instead). Linked, not copied, where the file system allows and the file is
+    readable by all already; a copy is made readable by all (the .venv is never changed)."""
+    copy = Path(tempfile.mkdtemp(prefix="sushigo-pginstall-"))
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)
+    install = POSTGRES_BIN_PATH.parent  # .../site-packages/pgserver/pginstall
+    # The same layout: the programs find the libraries the wheel carries in pgserver.libs by a
+    # path relative to themselves ($ORIGIN/../../../pgserver.libs).
+    placed = copy / install.parent.name / install.name
+    (placed / "bin").mkdir(parents=True)
+    for program in ("postgres", "initdb", "pg_ctl"):
+        _place(install / "bin" / program, placed / "bin" / program)
+    for part in (install / "lib", install / "share", install.parents[1] / "pgserver.libs"):
+        if part.exists():
+            target = copy / part.name if part.name.endswith(".libs") else placed / part.name
+            shutil.copytree(part, target, symlinks=True, copy_function=_place)
+    for folder in (copy, *(path for path in copy.rglob("*") if path.is_dir())):
+        folder.chmod(0o755)
+    open_up(placed / "bin")
+    return placed / "bin"
+
+
+def _place(source: str | Path, target: str | Path) -> None:
+    """`source` at `target`, readable (and runnable, if it is a program) by every user."""
+    mode = stat.S_IMODE(os.stat(source).st_mode)
+    wanted = mode | 0o444 | (0o111 if mode & stat.S_IXUSR else 0)
+    if mode == wanted:
+        try:
+            os.link(source, target)
+            return
+        except OSError:  # another file system: a copy
+            pass
+    shutil.copy2(source, target)
+    os.chmod(target, wanted)
 
 
 def process_cpu(pid: int) -> tuple[float, float]:

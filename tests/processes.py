@@ -24,6 +24,7 @@ SERVER = Path(sys.executable).with_name("sushigo-server")
 BOT = Path(sys.executable).with_name("sushigo-bot")
 LISTENING = re.compile(r"sushigo-server listening on (\S+):(\d+)")
 METRICS = re.compile(r"sushigo-server metrics on http://(\S+):(\d+)/metrics")
+WEB = re.compile(r"sushigo-server web client on https?://(\S+):(\d+)/")
 
 
 class ServerProcess:
@@ -46,22 +47,30 @@ class ServerProcess:
         self.port = 0
         self.metrics_port = 0
         """Where ``--metrics 127.0.0.1:0`` (in `extra`) serves, once started."""
+        self.web_port = 0
+        """Where ``--web 127.0.0.1:PORT`` (in `extra`) serves, once started (a restart keeps
+        it: give port 0 the first time, the port found after)."""
         self.proc: asyncio.subprocess.Process | None = None
         self.log = b""
         self._drain: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
         """Start it (on the port of the last start, if any); returns the port."""
+        extra = list(self.extra)
+        if self.web_port and "--web" in extra:  # the page's clients come back to the same port
+            extra[extra.index("--web") + 1] = f"127.0.0.1:{self.web_port}"
         self.proc = await asyncio.create_subprocess_exec(
             *self.program,
             *("--host", "127.0.0.1", "--port", str(self.port), *self.db_args),
-            *("--log-level", "warning", *self.extra),
+            *("--log-level", "warning", *extra),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
         self.port = int((await self._line(LISTENING)).group(2))
         if "--metrics" in self.extra:
             self.metrics_port = int((await self._line(METRICS)).group(2))
+        if "--web" in self.extra:
+            self.web_port = int((await self._line(WEB)).group(2))
         self._drain = asyncio.create_task(self._keep(self.proc))
         return self.port
 

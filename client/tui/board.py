@@ -562,8 +562,10 @@ class Board:
         """What the fairness line says has been checked while the game runs."""
         fair = self.shell.fairness
         if self.rules is None or self.rules.secret:
-            return f"{fair.openings_verified} picks verified"
-        return f"{fair.actions_seen} actions legal"
+            count = fair.openings_verified
+            return f"{count} pick{'' if count == 1 else 's'} verified"
+        count = fair.actions_seen
+        return f"{count} action{'' if count == 1 else 's'} legal"
 
     def checked(self) -> str:
         """What the fairness line says was checked, once the record verified."""

@@ -118,6 +118,12 @@ def parser() -> argparse.ArgumentParser:
         " reported",
     )
     p.add_argument(
+        "--web",
+        action="store_true",
+        help="the seats connect over WebSocket, as browsers do (the server's --web endpoint, a"
+        " frame's body a binary message), instead of TCP",
+    )
+    p.add_argument(
         "--lobby-watcher",
         action="store_true",
         help="also keep one player in the lobby, listing tables as the terminal client does,"
@@ -140,4 +146,6 @@ def parse(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[int]]
     if len(counts) > 1 and args.db:
         parser().error("several --nodes counts run on a fresh pgserver database each: no --db")
     args.nodes = counts[0] if counts else 0
+    if args.web and (counts or args.pgserver or args.lobby_watcher):
+        parser().error("--web runs on one server: not with --nodes, --pgserver or --lobby-watcher")
     return args, counts

@@ -55,6 +55,8 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
     database = ["--db", args.db] if args.db else []
     if args.metrics:
         database += ["--metrics", f"{HOST}:0"]
+    if args.web:
+        database += ["--web", f"{HOST}:0"]
     keys = tempfile.TemporaryDirectory(prefix="sushigo-load-key-")
     server: ServerProcess | Nodes
     if args.nodes:
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace, pg_cpu: Callable[[], float] | None = None) -> 
     try:
         start = time.time() + 0.5
         settings = Settings(
-            port=server.port,
+            port=server.web_port if isinstance(server, ServerProcess) and args.web else server.port,
+            web=args.web,
             mode=args.mode,
             pick_seconds=args.pick_seconds,
             start=start,

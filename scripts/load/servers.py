@@ -37,6 +37,8 @@ class ServerProcess:
     reader: threading.Thread | None = None
     metrics_url: str = ""
     """The server's /metrics (``--metrics``), or empty."""
+    web_port: int = 0
+    """The server's web port (``--web``), or 0."""
 
     def read_log(self) -> None:
         """Start reading the server's stderr in a thread."""
@@ -143,6 +145,9 @@ def start_server(
     if "--metrics" in extra:
         line = proc.stdout.readline()  # "sushigo-server metrics on http://HOST:PORT/metrics"
         server.metrics_url = line.split()[-1]
+    if "--web" in extra:
+        line = proc.stdout.readline()  # "sushigo-server web client on http://HOST:PORT/"
+        server.web_port = int(line.split()[-1].rstrip("/").rsplit(":", 1)[1])
     server.read_log()
     return server
 

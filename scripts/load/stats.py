@@ -27,6 +27,8 @@ class Settings:
     """After the barrier: spread the seats' first quick matches over this long (0: at once)."""
     ports: tuple[int, ...] = ()
     """A cluster's nodes (``--nodes``): each group of four seats connects to one, in turn."""
+    web: bool = False
+    """The seats connect over WebSocket (``--web``): `port` is the server's web port."""
 
 
 @dataclass

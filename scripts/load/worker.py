@@ -23,6 +23,7 @@ from sushigo.protocol.commitment import NONCE_SIZE
 from .options import HOST
 from .seat import LoadClient
 from .stats import Settings, Stats
+from .websocket import WebSocketSeat
 
 
 class Worker:
@@ -122,9 +123,14 @@ class Worker:
         if port is None:
             port = ports[(index // 4) % len(ports)] if ports else self.settings.port
         try:
-            await self.loop.create_connection(
-                lambda: LoadClient(self, index, redirect, resume), HOST, port
-            )
+            if self.settings.web:
+                await self.loop.create_connection(
+                    lambda: WebSocketSeat(LoadClient(self, index, redirect, resume)), HOST, port
+                )
+            else:
+                await self.loop.create_connection(
+                    lambda: LoadClient(self, index, redirect, resume), HOST, port
+                )
         except OSError as exc:
             if resume is not None and not self.stopping:  # that node is dead too: the next
                 self.resume_later(index, resume, port)

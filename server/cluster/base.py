@@ -58,6 +58,8 @@ class Node:
     """Its advertised HOST:PORT: where clients reach it."""
     tables: int
     """The tables it last said it holds (its load)."""
+    web: str = ""
+    """Its web address (HOST:PORT of its ``--web``; empty: it serves no web client)."""
 
 
 class Connected:
@@ -152,10 +154,10 @@ class Connected:
 
     async def _read_nodes(self, conn: Any) -> None:
         rows = await conn.fetch(
-            "SELECT name, address, tables FROM cluster_nodes WHERE lease_expires > now() "
+            "SELECT name, address, tables, web FROM cluster_nodes WHERE lease_expires > now() "
             "ORDER BY name"
         )
-        nodes = tuple(Node(name, address, tables) for name, address, tables in rows)
+        nodes = tuple(Node(name, address, tables, web) for name, address, tables, web in rows)
         changed, self.nodes = nodes != self.nodes, nodes
         self._placed.clear()  # their loads as they said them now
         if changed and self.on_nodes is not None:

@@ -83,12 +83,15 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         address: str,
         server_key: bytes,
         protocol: str,
+        web: str = "",
         lease: float = DEFAULT_LEASE,
         quick_patience: float = QUICK_PATIENCE,
         clock: WallClock | None = None,
     ) -> None:
         super().__init__(url, node=node, lease=lease, clock=clock)
         self.address = address
+        self.web = web
+        """Its web address (``--web``: where browsers reach it; empty: it serves none)."""
         self.server_key = server_key
         self.protocol = protocol
         self.quick_patience = quick_patience
@@ -132,16 +135,17 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
                 self._check(live)
                 await conn.execute(
                     "INSERT INTO cluster_nodes "
-                    "(name, address, server_key, protocol, started, lease_expires, tables) "
-                    "VALUES ($1, $2, $3, $4, now(), now() + $5::interval, 0) "
+                    "(name, address, server_key, protocol, started, lease_expires, tables, web) "
+                    "VALUES ($1, $2, $3, $4, now(), now() + $5::interval, 0, $6) "
                     "ON CONFLICT (name) DO UPDATE SET address = $2, server_key = $3, "
                     "protocol = $4, started = now(), lease_expires = now() + $5::interval, "
-                    "tables = 0",
+                    "tables = 0, web = $6",
                     self.node,
                     self.address,
                     self.server_key,
                     self.protocol,
                     self._interval,
+                    self.web,
                 )
                 taken = await self._claim(conn)
                 await conn.execute(f"NOTIFY {CHANNEL}")
@@ -350,6 +354,14 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""
         others = tuple(n.address for n in self.nodes if n.name != self.node)
         return (self.address, *others)
+
+    def web_addresses(self) -> dict[str, str]:
+        """The web addresses of the live nodes that serve the web client, by their addresses
+        (`server.sessions.web_routes`)."""
+        web = {n.address: n.web for n in self.nodes if n.web and n.name != self.node}
+        if self.web:
+            web[self.address] = self.web
+        return web
 
     async def leave(self) -> None:
         """Give up this node's leases now (a clean stop, its tables saved): other nodes may take

@@ -123,6 +123,9 @@ class Hub:
         """The cluster this server is a node of (`server.cluster.node`; None: a lone server)."""
         self.nodes: tuple[str, ...] = ()
         """The cluster's live nodes' addresses, this one's first (kept by the adapter)."""
+        self.web_nodes: dict[str, str] = {}
+        """The cluster's live nodes' web addresses, by their addresses (kept by the adapter, in
+        place: the connections over WebSocket share it, `server.sessions.web_routes`)."""
         self.said: list[ChatMessage] = []
         """Lobby chat said here since the adapter last looked: a cluster's node passes it on."""
         self.opened: list[str] = []
@@ -182,10 +185,16 @@ class Hub:
             tournament_cluster.restore(self, self.storage.load_tournaments(), now)
         return count
 
-    def open(self, transport: Transport, address: str, port: int, now: float) -> Conn | None:
-        """A new connection; None when a cap refuses it (the adapter closes it)."""
+    def open(
+        self, transport: Transport, address: str, port: int, now: float, *, web: bool = False
+    ) -> Conn | None:
+        """A new connection (`web`: over WebSocket, `server.net.web`); None when a cap refuses it
+        (the adapter closes it)."""
         self.now = now
-        return hub_edges.admit(self, transport, address, port, now)
+        conn = hub_edges.admit(self, transport, address, port, now)
+        if conn is not None and web:
+            conn.routes = self.web_nodes
+        return conn
 
     def data(self, conn: Conn, data: bytes, now: float) -> None:
         """Bytes from a connection."""

@@ -210,6 +210,8 @@ class Lobby:
 
     def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
         table = self._table(msg.table_id)
+        if table.quick:  # its game starts once it is full
+            self._check_storage()
         taken = table.sit(session, msg.seat)  # NOT_ALLOWED if this player sits there already
         self._seated(session, table, taken.index, msg.ref, now)
 
@@ -218,6 +220,8 @@ class Lobby:
 
     def _add_bot(self, conn: Conn, session: Session, msg: AddBot, now: float) -> None:
         table = self._hosted(session)
+        if table.quick:
+            self._check_storage()
         table.add_bot(msg.strategy, msg.seat)
         # The update answers the host's request (its ref); everyone else's copy has none.
         info = table.info()
@@ -339,8 +343,8 @@ class Lobby:
         return table
 
     def _check_storage(self) -> None:
-        """While the database is away no new game starts (INTERNAL_ERROR, saying why): the
-        games in play go on in memory and are saved when it is back, but a new one could not be
+        """No new game while the database cannot be written (INTERNAL_ERROR saying why): those in
+        play go on in memory and are saved when it can be again, but a new one could not be
         stored at all. Nor while the server drains (NOT_ALLOWED): it is to empty itself."""
         if self.hub.draining:
             raise TableError(
@@ -348,11 +352,12 @@ class Lobby:
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        if self.hub.storage.failing:
+        fault = self.hub.storage.fault
+        if fault is not None:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
-                "the server cannot store games right now (its database is unreachable): no new"
-                " table or game starts until it is back; games in play go on",
+                f"the server cannot store games right now ({fault}): no new table or game"
+                " starts until it can again; games in play go on",
             )
 
     def _live(self, key: str) -> set[Table]:
@@ -393,6 +398,7 @@ class Lobby:
         ]
 
     def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
+        self._check_storage()  # a quick match is a game to come, at a new table or a waiting one
         table = self.open_quick(msg.kind, msg.players, session.player_id)
         waiting = self._quick.setdefault((msg.kind, msg.players), [])
         if table is None:

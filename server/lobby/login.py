@@ -74,6 +74,7 @@ def logged_in(
     token, digest = new_token()
     session = Session(player_id, name, guest, digest, conn.proto, conn.transport)
     session.address = conn.address
+    session.routes = conn.routes
     hub.sessions[digest] = session
     hub.names.update(session)
     hub.limits.connected(session)

@@ -95,8 +95,12 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     del hub.sessions[session.token_hash]
     session.token_hash = new_digest
     hub.sessions[new_digest] = session
-    if session.table is not None:
-        hub.storage.rotate_token(digest, new_digest, hub.wall_ms() + hub.token_lifetime_ms)
+    if session.table is not None and session.seat is not None:
+        # The seat's token is the new one (the old one revoked with it): a held write, as every
+        # write of play, never a read-and-write that would wait for the database on the loop,
+        # or fail while it cannot be written (the disk full) with the session half switched.
+        expires = hub.wall_ms() + hub.token_lifetime_ms
+        hub.storage.save_token(new_digest, session.table.table_id, session.seat, expires)
     session.generation += 1
     # The new connection is at the old one's table: same game, same seat.
     conn.proto.game, conn.proto.seat = old.game, old.seat
@@ -104,6 +108,7 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
     session.transport = conn.transport
     session.detached_at = None
     session.address = conn.address
+    session.routes = conn.routes
     conn.session = session
     if away:
         hub.session_back(session)

@@ -28,9 +28,10 @@ back), PostgreSQL in its own thread, calling back when the commit is done, while
 on with the next inputs (their writes go in the next commit). A connection the hub closes is
 closed after its held frames, in the same way.
 
-While the database is away (`Storage.failing`) the frames go out without waiting: the games go on
-in memory, the storage holds their writes and retries, and no new table starts
-(`server.lobby.lobby`). Not on a cluster's node: its frames wait for the retried commit
+While the database cannot be written (`Storage.failing`: PostgreSQL away, the disk full, the file
+system read-only; `Storage.fault` says which, and so does /readyz) the frames go out without
+waiting: the games go on in memory, the storage holds their writes and retries, and no new table
+starts (`server.lobby.lobby`). Not on a cluster's node: its frames wait for the retried commit
 (`_release`).
 """
 
@@ -43,6 +44,7 @@ import socket
 import ssl
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from sushigo.protocol import ChatMessage
@@ -97,8 +99,6 @@ class Server:
         """The hub's counters; the adapter adds the bytes and frames it moves."""
         self.stopping = False
         """`stop` has begun: the server is not ready for new tables (`ready`)."""
-        self._unsaved = False
-        """The last commit failed (logged once until one succeeds)."""
         self._batch: float | None = None
         """When the first input since the last `done` was handled (`time.perf_counter`)."""
         self._committed = 0.0
@@ -122,29 +122,29 @@ class Server:
         start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        port = self.port
-        try:
-            for family, kind, proto, _, address in socket.getaddrinfo(
-                self.host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-            ):
-                sock = socket.socket(family, kind, proto)
-                self._listeners.append(sock)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:
-                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                sock.bind((address[0], port, *address[2:]))
-                port = port or sock.getsockname()[1]  # port 0: every family on the same port
-                sock.listen(4096)
-                sock.setblocking(False)
-        except OSError:
-            self._close_listeners()
-            raise
-        for sock in self._listeners:
-            self.loop.add_reader(sock.fileno(), self._accept, sock)
+        sockets = bind(self.host, self.port)
+        self.listen(sockets, lambda: Connection(self), self.tls)
         self.rearm()
-        return [_address(sock.getsockname()) for sock in self._listeners]
+        return [_address(sock.getsockname()) for sock in sockets]
 
-    def _accept(self, listener: socket.socket) -> None:
+    def listen(
+        self,
+        sockets: list[socket.socket],
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
+        """Accept connections on bound `sockets`, each served by the protocol `make` returns
+        (this adapter's `Connection`, or the web endpoint's: `server.net.web`); closed by `stop`."""
+        for sock in sockets:
+            self._listeners.append(sock)
+            self.loop.add_reader(sock.fileno(), self._accept, sock, make, tls)
+
+    def _accept(
+        self,
+        listener: socket.socket,
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
         """Take every waiting connection at once. (A loop that accepts one per iteration, as
         libuv does, lets a busy server fall behind its backlog by thousands of clients.)"""
         for _ in range(512):
@@ -155,11 +155,16 @@ class Server:
             except OSError as exc:  # e.g. out of file descriptors: say so, keep serving
                 log.warning("accept failed: %s", exc)
                 return
-            self.loop.create_task(self._serve(sock))
+            self.loop.create_task(self._serve(sock, make, tls))
 
-    async def _serve(self, sock: socket.socket) -> None:
+    async def _serve(
+        self,
+        sock: socket.socket,
+        make: Callable[[], asyncio.Protocol],
+        tls: ssl.SSLContext | None,
+    ) -> None:
         try:
-            await self.loop.connect_accepted_socket(lambda: Connection(self), sock, ssl=self.tls)
+            await self.loop.connect_accepted_socket(make, sock, ssl=tls)
         except (OSError, ssl.SSLError) as exc:  # a failed TLS handshake or a peer gone already
             log.info("connection setup failed: %s", exc)
             self.stats.count(self.stats.rejected, "setup")
@@ -338,7 +343,7 @@ class Server:
         # its tables (its lease may end meanwhile and another node take them over from what was
         # saved), so frames sent then could be of a game that never was. They wait for the retried
         # commit, which the fence may leave out (`pg_fence`).
-        away = (self._unsaved or storage.failing) and cluster is None
+        away = storage.failing and cluster is None
         if not away and waves[0][0] <= durable:
             # How long the oldest wave's writes took to be durable: the others were handed over
             # later, and became durable at the same time.
@@ -395,18 +400,11 @@ class Server:
         self.done()
 
     def _commit(self, wait: bool) -> None:
-        """Commit the storage's held writes (or start to)."""
-        try:
+        """Commit the storage's held writes (or start to). One that fails leaves the storage
+        `failing`, which says so in the log and retries: the games go on (unsaved) rather than
+        stop for everyone."""
+        with contextlib.suppress(StorageError):
             self.hub.storage.flush(wait=wait)
-        except StorageError as exc:
-            # Nothing can be saved: the games go on (unsaved) rather than stop for everyone.
-            if not self._unsaved:
-                log.error("cannot save; playing on unsaved until saving works again: %s", exc)
-            self._unsaved = True
-            return
-        if self._unsaved and not self.hub.storage.held:
-            log.warning("saving works again")
-            self._unsaved = False
 
     def _storage_ready(self) -> None:
         """From the storage (its thread): writes became durable, the database went away or came
@@ -447,8 +445,9 @@ class Server:
             return "not listening yet"
         if hub.draining:
             return "draining"
-        if self._unsaved or hub.storage.failing:
-            return "the database is unreachable"
+        fault = hub.storage.fault
+        if fault is not None:  # "the database's disk is full", ...
+            return str(fault)
         return None
 
     @property
@@ -501,6 +500,30 @@ class Server:
             closing.discard(connection)
             if not closing and self._all_closed is not None and not self._all_closed.done():
                 self._all_closed.set_result(None)
+
+
+def bind(host: str | None, port: int) -> list[socket.socket]:
+    """Listening sockets on `host` (None or "": every address; IPv4 and IPv6 alike), all on
+    `port` (0: one free port for every family). OSError if an address cannot be bound."""
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((address[0], port, *address[2:]))
+            port = port or sock.getsockname()[1]  # port 0: every family on the same port
+            sock.listen(4096)
+            sock.setblocking(False)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 def _address(name: Any) -> tuple[str, int]:

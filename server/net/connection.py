@@ -154,15 +154,24 @@ class Connection(asyncio.Protocol):
             self.kept += pending
             return
         if pending:
-            data = pending[0] if len(pending) == 1 else b"".join(pending)
+            data = self.wire(pending)
             transport.write(data)
             stats = self.server.stats
             stats.frames_out += len(pending)
             stats.bytes_out += len(data)
         if closing:
-            transport.close()
+            self.finish(transport)
             return
         if transport.get_write_buffer_size() > MAX_UNSENT:
             peer = self.conn.peer if self.conn else "?"
             log.warning("dropping %s: it does not read (%d bytes unsent)", peer, MAX_UNSENT)
             transport.abort()
+
+    def wire(self, frames: list[bytes]) -> bytes:
+        """The bytes that carry `frames` to the peer: over TCP, the frames one after another
+        (the web endpoint wraps each in a WebSocket message: `server.net.web`)."""
+        return frames[0] if len(frames) == 1 else b"".join(frames)
+
+    def finish(self, transport: asyncio.Transport) -> None:
+        """Close once the frames given are written (the web endpoint says goodbye first)."""
+        transport.close()

@@ -3,7 +3,7 @@
     /metrics   the server's metrics in Prometheus' text format (names below)
     /healthz   200 while the process serves (the answer comes from its event loop)
     /readyz    200 when it takes new tables; 503 saying why not (stopping, draining, or its
-               database away)
+               database cannot be written: away, its disk full, read-only)
 
 The HTTP server runs on the game server's own event loop, so it needs no thread and cannot
 stall the hub: a request is read (`h11`, with a deadline and a size limit) and answered between
@@ -38,6 +38,7 @@ from prometheus_client.registry import Collector
 from sushigo.protocol import CURRENT_VERSION, ErrorCode
 from sushigo.protocol.about import package_version
 from sushigo.server.stats import Histogram
+from sushigo.server.storage.contract import Fault
 
 from .app import Server
 
@@ -162,9 +163,18 @@ class ServerCollector(Collector):
         )
         yield GaugeMetricFamily(
             "sushigo_storage_failing",
-            "1 while the database is away (writes are held and retried)",
+            "1 while the database cannot be written (writes are held and retried)",
             storage.failing,
         )
+        fault = GaugeMetricFamily(
+            "sushigo_storage_fault",
+            "1 for why the database cannot be written while it cannot (unreachable, disk_full,"
+            " read_only, broken: anything else, the log says what), 0 for the others",
+            labels=["kind"],
+        )
+        for kind in Fault:
+            fault.add_metric([kind.name.lower()], storage.fault is kind)
+        yield fault
         yield GaugeMetricFamily(
             "sushigo_frames_waiting",
             "Batches of frames waiting for their writes to be durable",

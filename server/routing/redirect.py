@@ -41,6 +41,7 @@ from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.session import Conn, Session, token_hash
+from sushigo.server.sessions.web_routes import over_web
 from sushigo.server.storage.contract import Storage
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
@@ -404,4 +405,6 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
 
 
 def _send(conn: Conn, message: Redirect) -> None:
-    conn.transport.write(conn.proto.send(message))
+    """Send a REDIRECT on a connection with no session (or before its session's own)."""
+    sent = message if conn.routes is None else over_web(message, conn.routes)
+    conn.transport.write(conn.proto.send(sent))

@@ -30,6 +30,8 @@ from sushigo.protocol.messages import decode_message
 from sushigo.server.tables.seating import Player
 from sushigo.server.tables.table import Table
 
+from .web_routes import ROUTED, over_web
+
 log = logging.getLogger("sushigo.server")
 
 REPLAY_LIMIT = 128
@@ -153,6 +155,8 @@ class Session:
     seat."""
     serial: int = field(default_factory=lambda: next(_SERIALS))
     """Its number in this process, for the admins (``s17``): kept while the session lasts."""
+    routes: dict[str, str] | None = None
+    """Its connection's `Conn.routes` (over WebSocket: the nodes' web addresses)."""
 
     @property
     def keeps_name(self) -> bool:
@@ -170,6 +174,8 @@ class Session:
         conn = self.conn
         if conn.phase is _CLOSED:
             return  # closed by a fatal error: a resume will get a snapshot
+        if self.routes is not None and type(message) in ROUTED:
+            message = over_web(message, self.routes)
         try:
             frame = conn.send(message)
         except LocalProtocolError as exc:
@@ -272,3 +278,6 @@ class Conn:
     """When the first byte of the frame still incomplete arrived (None: none is)."""
     frame_timer: bool = False
     """A timer is pending that checks `frame_since`."""
+    routes: dict[str, str] | None = None
+    """Over WebSocket: the cluster's nodes' web addresses (`Hub.web_nodes`), which the node
+    addresses sent to it are given as (`server.sessions.web_routes`); None over TCP."""

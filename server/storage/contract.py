@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from types import TracebackType
 from typing import Final, NamedTuple, Protocol
 
@@ -27,6 +28,7 @@ __all__ = [
     "OWN_LADDERS",
     "AbortedGame",
     "AuditRecord",
+    "Fault",
     "Identity",
     "LeaderboardEntry",
     "PlayerResult",
@@ -52,6 +54,22 @@ RateFn = Callable[[Sequence[tuple[float, float] | None]], Sequence[tuple[float, 
 """New ``(mu, sigma)`` per player from their current ratings (None: never rated), in order."""
 
 
+class Fault(StrEnum):
+    """Why the storage cannot save (`Storage.fault`), as the server tells it: once in its log
+    (with the database's own words), on /readyz, to a player refused a new game, and in the
+    metrics (the member's name in lower case)."""
+
+    UNREACHABLE = "the database is unreachable"
+    """It does not answer (PostgreSQL stopped or restarting, the network between)."""
+    DISK_FULL = "the database's disk is full"
+    """Its file system has no room left (SQLite's file and log, PostgreSQL's data directory)."""
+    READ_ONLY = "the database is read-only"
+    """It refuses to be written: the file, its folder or its file system is read-only (a file
+    system the kernel made read-only after errors, say), or PostgreSQL is in read-only mode."""
+    BROKEN = "the database cannot be written"
+    """Any other failure (an I/O error, a bug): the log says which."""
+
+
 class WriteCounts:
     """What both backends say of their held writes (write-behind: see `Storage`), from the counts
     each keeps as it holds and commits them."""
@@ -59,7 +77,7 @@ class WriteCounts:
     _held: Mapping[object, object]
     _mark: int
     _durable: int
-    _failing: bool
+    _fault: Fault | None
 
     @property
     def held(self) -> int:
@@ -80,7 +98,12 @@ class WriteCounts:
     @property
     def failing(self) -> bool:
         """The last commit of held writes failed: they are still held, and tried again."""
-        return self._failing
+        return self._fault is not None
+
+    @property
+    def fault(self) -> Fault | None:
+        """Why the last commit of held writes failed (None: it did not)."""
+        return self._fault
 
 
 class StorageError(Exception):
@@ -263,8 +286,13 @@ class Storage(Protocol):
 
     @property
     def failing(self) -> bool:
-        """The last commit failed (the database is unreachable): writes are held and retried
-        until one succeeds. The server then plays on, and starts no new table."""
+        """The last commit failed (the database is unreachable, its disk full...): writes are
+        held and retried, on the storage's own thread, until one succeeds. The server then plays
+        on, and starts no new table."""
+
+    @property
+    def fault(self) -> Fault | None:
+        """Why the last commit failed, while `failing` (None otherwise)."""
 
     def flush(self, *, wait: bool = False) -> bool:
         """Commit the held writes, in one transaction. True when every write made so far is

@@ -63,8 +63,9 @@ from sushigo.protocol import (
 from sushigo.server.config import HubConfig
 from sushigo.server.hub.core import Hub
 from sushigo.server.net.app import Server
+from sushigo.server.net.metrics import MetricsServer, registry_for
 from sushigo.server.sessions.session import Conn
-from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.contract import Storage, StorageError
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 T = TypeVar("T")
@@ -420,6 +421,53 @@ async def running_server(
     finally:
         await server.stop()
         storage.close()
+
+
+@asynccontextmanager
+async def watched_server(storage: Storage) -> AsyncIterator[tuple[int, int]]:
+    """A server on `storage` (opened with write-behind, as the server runs it) and its metrics
+    endpoint, on loopback: (the server's port, the metrics' port). Both are stopped, and the
+    storage closed, at the end."""
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    server = Server(hub, "127.0.0.1", 0, None)
+    metrics = MetricsServer(registry_for(server), server.unready)
+    try:
+        (_, port), *_ = await server.start()
+        (_, metrics_port), *_ = await metrics.start("127.0.0.1", 0)
+        yield port, metrics_port
+    finally:
+        await metrics.stop()
+        await server.stop()
+        await asyncio.to_thread(storage.close)
+
+
+async def two_at_a_game(port: int, names: tuple[str, str] = ("p0", "p1")) -> list[Client]:
+    """Two players at a table of their own on 127.0.0.1:`port`, its game begun and its first
+    turn seen by both."""
+    players = [await Client.connect("127.0.0.1", port, name=name) for name in names]
+    joined = await players[0].create_table(card_settings(2, turn_seconds=60))
+    await players[1].join_table(joined.table.table_id)
+    players[0].start_game()
+    for c in players:
+        await c.wait_for(TurnStart, 10)
+    return players
+
+
+async def turns(players: list[Client], count: int) -> None:
+    """Play `count` turns (each the first legal card) and see the next one start."""
+    for _ in range(count):
+        for c in players:
+            c.pick(c.observation.legal_actions()[0])
+        for c in players:
+            await c.wait_for(TurnStart, 10)
+
+
+async def finish(players: list[Client], seed: int = 0) -> list[Played]:
+    """Play the game to its end (at random) from the turn seen last."""
+    rng = random.Random(seed)
+    for c in players:
+        c.pick(rng.choice(c.observation.legal_actions()))
+    return await asyncio.gather(*(play(c, seed=seed + i) for i, c in enumerate(players)))
 
 
 @dataclass

@@ -16,7 +16,7 @@ from sushigo.server import options
 from sushigo.server.config import HubConfig
 from sushigo.server.lobby import lobby
 from sushigo.server.net import connection as app_connection
-from sushigo.server.net import metrics
+from sushigo.server.net import metrics, web
 from sushigo.server.sessions import names, session
 from sushigo.server.tables import steps, table
 from sushigo.server.tournaments import desk
@@ -78,6 +78,10 @@ def test_section_8_states_the_server_defaults() -> None:
             f"{cfg.max_tables} in all",
             f"{_s(cfg.abandon_seconds)} after",
             f"{cfg.deserted_per_address} such tables kept per address",
+        ],
+        "web port": [
+            f"at most {web.MAX_HEAD_BYTES // 1024} KiB, within {_s(web.REQUEST_SECONDS)}",
+            f"{web.PAGE_PER_ADDRESS} such connections per address, {web.PAGE_CONNECTIONS} in all",
         ],
         "tournaments": [
             f"{cfg.tournaments_per_address} unfinished per address",
@@ -148,6 +152,8 @@ def test_readme_states_the_fixed_limits() -> None:
         "tournaments unfinished": f"{desk.MAX_TOURNAMENTS} / {desk.KEPT_FINISHED}",
         "`--metrics`": f"{metrics.MAX_REQUEST_BYTES // 1024} KiB / {_s(metrics.REQUEST_SECONDS)}"
         f" / {metrics.MAX_CLIENTS}",
+        "`--web`": f"{web.MAX_HEAD_BYTES // 1024} KiB / {_s(web.REQUEST_SECONDS)}"
+        f" / {web.PAGE_PER_ADDRESS} / {web.PAGE_CONNECTIONS}",
     }
     for label, value in expect.items():
         row = next((v for what, v in fixed.items() if what.startswith(label)), None)

@@ -18,16 +18,19 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pgcluster import PgCluster, free_port
-from server_helpers import card_settings, http_get, play
+from server_helpers import (
+    card_settings,
+    finish,
+    http_get,
+    refusal,
+    turns,
+    two_at_a_game,
+    watched_server,
+)
 
 from sushigo.client.connection import Client
-from sushigo.client.link import ServerError
-from sushigo.protocol import ErrorCode, TurnStart, verify_record, verify_signed_record
-from sushigo.server.hub.core import Hub
-from sushigo.server.net.app import Server
-from sushigo.server.net.metrics import MetricsServer, registry_for
+from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
 from sushigo.server.storage.contract import StorageError
 from sushigo.server.storage.postgres.schema import SCHEMA_VERSION
 from sushigo.server.storage.postgres.storage import PgStorage
@@ -124,41 +127,26 @@ async def _play_through_an_outage(
 ) -> None:
     storage = PgStorage(url, exclusive=True, write_behind=True)
     storage.backoff_max = 0.2
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
-    server = Server(hub, "127.0.0.1", 0, None)
-    metrics = MetricsServer(registry_for(server), server.unready)
     caplog.set_level(logging.INFO, logger="sushigo.server")
-    try:
-        (_, port), *_ = await server.start()
-        (_, metrics_port), *_ = await metrics.start("127.0.0.1", 0)
+    async with watched_server(storage) as (port, metrics_port):
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
-        players = [await Client.connect("127.0.0.1", port, name=f"p{i}") for i in range(2)]
-        joined = await players[0].create_table(card_settings(2, turn_seconds=60))
-        await players[1].join_table(joined.table.table_id)
-        players[0].start_game()
-        starts = [await c.wait_for(TurnStart, 10) for c in players]
-        for _ in range(3):  # three turns saved as usual
-            for c, s in zip(players, starts, strict=True):
-                c.pick(s.observation.legal_actions()[0])
-            starts = [await c.wait_for(TurnStart, 10) for c in players]
+        players = await two_at_a_game(port)
+        await turns(players, 3)  # three turns saved as usual
         assert not storage.failing
 
         await asyncio.to_thread(cluster.stop)
-        for _ in range(4):  # the game goes on in memory
-            for c, s in zip(players, starts, strict=True):
-                c.pick(s.observation.legal_actions()[0])
-            starts = [await c.wait_for(TurnStart, 10) for c in players]
+        await turns(players, 4)  # the game goes on in memory
         assert storage.failing
-        assert storage.held > 0
+        assert storage.durable < storage.mark  # held, or being tried
         not_ready = (503, "not ready: the database is unreachable\n")
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == not_ready
         _, text = await http_get("127.0.0.1", metrics_port, "/metrics")
         assert "\nsushigo_storage_failing 1.0\n" in text
+        assert '\nsushigo_storage_fault{kind="unreachable"} 1.0\n' in text
         late = await Client.connect("127.0.0.1", port, name="late")
-        with pytest.raises(ServerError) as refused:
-            await late.create_table(card_settings(2, turn_seconds=60))
-        assert refused.value.code is ErrorCode.INTERNAL_ERROR
-        assert "database is unreachable" in str(refused.value)
+        refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
+        assert refused.code is ErrorCode.INTERNAL_ERROR
+        assert "database is unreachable" in str(refused)
 
         await asyncio.to_thread(cluster.start)
         await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
@@ -168,22 +156,16 @@ async def _play_through_an_outage(
                 "tables_in_progress": 1,
                 "table_turns": 7,
             }
-        for c, s in zip(players, starts, strict=True):
-            c.pick(s.observation.legal_actions()[0])
-        played = await asyncio.gather(*(play(c, seed=i) for i, c in enumerate(players)))
+        played = await finish(players)
         await asyncio.to_thread(storage.flush, wait=True)
         await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
         assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
         for c in [*players, late]:
             await c.close()
-    finally:
-        await metrics.stop()
-        await server.stop()
-        await asyncio.to_thread(storage.close)
 
     outage = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(outage) == 2, outage  # one line when it went away, one when it came back
-    assert outage[0].startswith(f"cannot save to {storage.path}: ")
+    assert outage[0].startswith(f"cannot save to {storage.path} (the database is unreachable): ")
     assert "retrying until it is back" in outage[0]
     assert outage[1].startswith(f"saving to {storage.path} works again after ")
     ended = played[0].ended

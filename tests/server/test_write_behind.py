@@ -88,13 +88,15 @@ def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
         storage.save_table("a", b"1")
         storage.save_table("b", b"2")
         storage._conn.execute("PRAGMA busy_timeout = 0")
-        with pytest.raises(StorageError, match="2 held changes"):
-            storage.flush()
-        assert storage.held == 2
+        with pytest.raises(StorageError, match="could not save 2 held changes"):
+            storage.flush(wait=True)
+        assert storage.held == 2 and storage.failing
+        assert not storage.flush()  # declined while failing: the storage's thread retries
         storage.save_table("a", b"3")  # newer than the held one: replaces it
         blocker.execute("ROLLBACK")
         blocker.close()
-        assert storage.flush()
+        assert storage.flush(wait=True)
+        assert not storage.failing
         assert rows(path) == {"a": b"3", "b": b"2"}
 
 

@@ -52,8 +52,8 @@ export class Fairness {
   /** @returns {string} what has been checked, in words: "27 picks verified" or "14 actions legal" */
   checking() {
     const game = rules(this.kind);
-    if (game === null || game.secret) return `${this.openingsVerified} picks verified`;
-    return `${this.actionsSeen} actions legal`;
+    if (game === null || game.secret) return `${this.openingsVerified} pick${this.openingsVerified === 1 ? '' : 's'} verified`;
+    return `${this.actionsSeen} action${this.actionsSeen === 1 ? '' : 's'} legal`;
   }
 
   /**

@@ -1,4 +1,5 @@
-"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors.
+"""The PostgreSQL backend's schema, its numbered migrations, and one-line reasons for its errors
+(and the `Fault` each means).
 
 The schema version lives in the one-row table ``sushigo_schema``; `MIGRATIONS` lists, in order,
 the version each step brings a database to and its statements. All pending steps run in one
@@ -26,7 +27,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-SCHEMA_VERSION: Final = 10
+from sushigo.server.storage.contract import Fault
+
+SCHEMA_VERSION: Final = 11
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -224,6 +227,10 @@ _V10: Final = (
     "CREATE INDEX tournaments_by_node ON tournaments (node)",
 )
 
+# Version 11: each node's web address (server/net/web.py: `--web`), which the cluster's browser
+# players are sent to instead of its address (server/sessions/web_routes.py); empty: it serves none.
+_V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT NULL DEFAULT ''",)
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -232,6 +239,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (8, _V8),
     (9, _V9),
     (10, _V10),
+    (11, _V11),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
@@ -262,6 +270,17 @@ TRANSIENT: Final = (
 )
 """Errors that mean the server (or the way to it) is away or overloaded, not that the request
 was wrong: the connection is dropped, and the work tried again on a new one."""
+
+
+def fault_of(exc: BaseException) -> Fault:
+    """What a failed commit says of the database (`Storage.fault`)."""
+    if isinstance(exc, asyncpg.exceptions.DiskFullError):
+        return Fault.DISK_FULL  # SQLSTATE 53100: "could not extend file ...", and the like
+    if isinstance(exc, asyncpg.exceptions.ReadOnlySQLTransactionError):
+        return Fault.READ_ONLY  # a standby, or default_transaction_read_only
+    if isinstance(exc, TRANSIENT):
+        return Fault.UNREACHABLE
+    return Fault.BROKEN
 
 
 def reason(exc: BaseException) -> str:

@@ -16,10 +16,11 @@ of them are committed: the server sends a frame only once every write made befor
 ``synchronous_commit=on``), so a committed turn survives a crash of the sushigo server, of
 PostgreSQL, and of PostgreSQL's machine.
 
-Outages. A commit that fails because the database is away puts its writes back in front of what
-was held since, marks the storage `failing`, logs one warning, and tries again after a back-off
-(doubling from `BACKOFF_START` to `BACKOFF_MAX`) on a new connection, until one succeeds; then one
-line says how long it lasted. Meanwhile the server plays on in memory and starts no new table.
+Outages. A commit that fails (the database away, its disk full) puts its writes back in front of
+what was held since, marks the storage `failing` (`fault` says why), logs one warning, and tries
+again after a back-off (doubling from `BACKOFF_START` to `BACKOFF_MAX`) on a new connection, until
+one succeeds; then one line says how long it lasted. Meanwhile the server plays on in memory and
+starts no new table.
 
 Reads of tokens come from memory. The server looks a token up when a player resumes after a
 restart; the tokens are read once at open and kept up to date by every write, so a resume never
@@ -62,6 +63,7 @@ from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
     TRANSIENT,
+    fault_of,
     reason,
     redact,
     take_lock,
@@ -117,7 +119,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
         self._keys = itertools.count()
         self._mark = 0
         self._durable = 0
-        self._failing = False
+        self._fault = None
         self._down_since = 0.0
         self._backoff = BACKOFF_START
         self._inflight: concurrent.futures.Future[None] | None = None
@@ -319,7 +321,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                     if not self._held:
                         self._durable = self._mark
                         return True
-                    if self._failing and not wait:
+                    if self._fault is not None and not wait:
                         return False  # the retry timer tries again
                     future = self._start()
             if not wait:
@@ -332,7 +334,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 if isinstance(exc, StorageError):
                     raise
                 raise StorageError(
-                    self.path, f"write {self.held} held changes: {reason(exc)}"
+                    self.path, f"could not save {self.held} held changes: {reason(exc)}"
                 ) from None
 
     def _start(self) -> concurrent.futures.Future[None]:
@@ -353,18 +355,17 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                     self._held.pop(key, None)
                     self._held[key] = again
                 self._inflight = None
-                began = not self._failing
-                self._failing = True
+                began, was = self._fault is None, self._fault
+                self._fault = fault_of(exc)
                 if began:
                     self._down_since = time.monotonic()
                     self._backoff = BACKOFF_START
                 delay = self._backoff
                 self._backoff = min(self._backoff * 2, self.backoff_max)
-            if began:
+            if self._fault is not was:  # once as it begins, and if what is wrong changes
                 log.warning(
-                    "cannot save to %s: %s; playing on in memory, retrying until it is back",
-                    self.path,
-                    reason(exc),
+                    "cannot save to %s (%s): %s; playing on in memory, retrying until it is back",
+                    *(self.path, self._fault, reason(exc)),
                 )
             if not self._closed:
                 self._retry = self._loop.call_later(delay, self._try_again)
@@ -374,8 +375,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
             self._fenced |= self._dropped
             self._durable = max(self._durable, upto)
             self._inflight = None
-            back = self._failing
-            self._failing = False
+            back, self._fault = self._fault is not None, None
         if back:
             log.warning(
                 "saving to %s works again after %.1f s; every held change is stored",

@@ -7,14 +7,17 @@ is refused rather than guessed at. ``PRAGMA application_id`` marks the file as o
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Final
 
-from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.contract import Fault, StorageError
 
 fcntl: ModuleType | None
 try:
@@ -209,6 +212,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 9: a game's record found by its table's id (pg_schema), likewise: nothing here asks.
     _statements(()),
     _statements(_V10),
+    # 11: the cluster's nodes' web addresses (pg_schema), likewise.
+    _statements(()),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
@@ -225,7 +230,44 @@ def reason(exc: sqlite3.Error) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return f"{text} (is another sushigo server using this database?)"
+    if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+        return f"{text} (the file, its folder or its file system is read-only)"
     return text
+
+
+def fault_of(exc: sqlite3.Error, path: str) -> Fault:
+    """What an error writing the database at `path` says of it (`Storage.fault`). SQLite names
+    a full disk and a read-only database itself; an I/O error (a write the kernel refused: a file
+    system it made read-only after errors, the WAL index unable to grow on a full disk) is told
+    apart by writing a file beside the database."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name == "SQLITE_FULL":
+        return Fault.DISK_FULL
+    if name.startswith("SQLITE_READONLY"):
+        return Fault.READ_ONLY
+    if not name.startswith("SQLITE_IOERR"):
+        return Fault.BROKEN
+    folder = Path(path).absolute().parent
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".sushigo-probe-", dir=folder)
+    except OSError as error:
+        return _FAULTS.get(error.errno or 0, Fault.BROKEN)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    try:
+        full = os.statvfs(folder).f_bavail == 0  # an empty file needs no block
+    except OSError:
+        return Fault.BROKEN
+    return Fault.DISK_FULL if full else Fault.BROKEN
+
+
+_FAULTS: Final = {
+    errno.EROFS: Fault.READ_ONLY,
+    errno.ENOSPC: Fault.DISK_FULL,
+    errno.EDQUOT: Fault.DISK_FULL,
+}
+"""What a file that cannot be written beside the database says of the database."""
 
 
 def prepare_file(path: str) -> None:
@@ -240,10 +282,11 @@ def prepare_file(path: str) -> None:
         ) from None
     if target.is_dir():
         raise StorageError(path, "is a directory, not a database file")
+    doing = "open the database file to write" if target.exists() else "create the database file"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
-        raise StorageError(path, f"cannot create the database file: {exc.strerror}") from None
+        raise StorageError(path, f"cannot {doing}: {exc.strerror}") from None
     os.close(fd)
 
 

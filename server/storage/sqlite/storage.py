@@ -20,10 +20,19 @@ every turn boundary, reconnect tokens, a finished game, a table's removal) are h
 order, until `flush`, which commits all of them in one transaction: the server flushes once per
 pass of its event loop, before it writes any message to a socket, so a turn is still saved before
 anyone hears its result, and a busy server pays one commit for many tables. Every other call
-flushes the held writes first, so reads see them and the order of writes is kept. WAL checkpoints (which copy the log into the database and
-fsync, a stall of tens of milliseconds on a busy disk) then run in a background thread instead of
-inside whichever commit crossed SQLite's threshold; while one runs, `flush` declines at once
-rather than wait (the server holds its messages meanwhile) and `on_ready` says when to try again.
+flushes the held writes first, so reads see them and the order of writes is kept. WAL
+checkpoints (which copy the log into the database and fsync, a stall of tens of milliseconds on a
+busy disk) then run in the storage's thread instead of inside whichever commit crossed SQLite's
+threshold; while one runs, `flush` declines at once rather than wait (the server holds its
+messages meanwhile) and `on_ready` says when to try again.
+
+A commit that fails (the disk full, the file system made read-only: `Storage.fault`) is rolled
+back by SQLite whole, so the database stays as the last good commit left it; its writes stay held,
+one line is logged, and the thread tries them again after a back-off (doubling from
+`BACKOFF_START` to `BACKOFF_MAX`) until one succeeds, then says how long it took and calls
+`on_ready`. Meanwhile `flush` declines and reads see the database as it is. A full disk also stops
+the checkpoints (the database file cannot grow), and the log cannot grow either, so nothing is
+written until there is room: then the next retry commits everything held, in order.
 
 One server, any number of readers: a server (``exclusive``) holds a lock file beside the
 database (`sqlite_schema.lock_database`), SQLite runs in its normal locking mode, and readers
@@ -38,6 +47,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
@@ -52,6 +62,7 @@ from .schema import (
     SCHEMA_VERSION,
     check_readable,
     connect,
+    fault_of,
     lock_database,
     prepare_file,
     reason,
@@ -70,6 +81,11 @@ into the database. Four times SQLite's default: the last pages of turns are rewr
 checkpoint copies only the newest version of each page, so copying less often copies less."""
 CHECKPOINT_POLL_SECONDS: Final = 0.25
 """How often the background thread looks at the log's size."""
+BACKOFF_START: Final = 0.05
+"""Seconds before the first retry of held writes that could not be committed."""
+BACKOFF_MAX: Final = 2.0
+"""The longest wait between two retries (space back on the disk: the games are saved within
+this)."""
 CACHE_KIB: Final = 64 * 1024
 """With write-behind: SQLite's page cache, in KiB (a server's working set: thousands of tables)."""
 
@@ -107,7 +123,8 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
         self.write_behind = write_behind
         """Hot writes wait for `flush` (see the module docstring)."""
         self.on_ready: Callable[[], None] | None = None
-        """Called (from the checkpoint thread) when a `flush` that declined may be tried again."""
+        """Called (from the storage's thread) when a `flush` that declined may be tried again,
+        or when held writes that could not be saved are (`failing` ended)."""
         self._lock = threading.RLock()
         self._held: dict[object, _Held] = {}
         """Write-behind: the held writes in order, each a statement and its parameters or a
@@ -121,7 +138,14 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
         self._declined = False
         """A `flush` declined while the checkpoint thread had the database."""
         self._stop = threading.Event()
-        self._checkpointer: threading.Thread | None = None
+        self._thread: threading.Thread | None = None
+        """Write-behind, on a file: checkpoints, and retries while `failing` (`_background`)."""
+        self._retry_at = 0.0
+        """While `failing`: when the thread tries the held writes again (`time.monotonic`)."""
+        self._backoff = BACKOFF_START
+        self._down_since = 0.0
+        self._stuck = False
+        """The last checkpoint failed (said once)."""
         self._turn_rows: dict[str, tuple[int, list[int]]] = {}
         """Per table with a head: the generation of its last whole save and the ids of its turn
         rows of that generation (the rows that load). Kept by the calls, as they are made."""
@@ -133,7 +157,7 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
         """Writes made since opening (`mark`)."""
         self._durable = 0
         """Of those, how many are committed (`durable`)."""
-        self._failing = False
+        self._fault = None
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._lock_file: int | None = None
         """The lock file's descriptor while an ``exclusive`` storage holds it."""
@@ -172,10 +196,10 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
             # costs a third more (SQLite's default cache is 2 MB).
             self._conn.execute("PRAGMA wal_autocheckpoint = 0")
             self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-            self._checkpointer = threading.Thread(
-                target=self._checkpoints, name="sushigo-checkpoint", daemon=True
+            self._thread = threading.Thread(
+                target=self._background, name="sushigo-sqlite", daemon=True
             )
-            self._checkpointer.start()
+            self._thread.start()
 
     def _configure(self, *, memory: bool, busy_timeout_ms: int, exclusive: bool) -> None:
         conn = self._conn
@@ -197,6 +221,10 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
             raise StorageError(self.path, f"cannot use WAL journaling (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Sorts and statement journals in memory, not in files in the temporary directory
+        # (usually another file system than the database's): the server's queries are small, and
+        # a full /tmp must not fail a read or a commit when the database's own disk has room.
+        conn.execute("PRAGMA temp_store = MEMORY")
 
     def _unlock(self) -> None:
         """Let go of the lock file (another server may open the database now)."""
@@ -255,10 +283,14 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
 
     @contextlib.contextmanager
     def _using(self, what: str) -> Iterator[sqlite3.Connection]:
-        """The connection for reads and single-statement (autocommit) writes."""
+        """The connection for reads and single-statement (autocommit) writes, after the held
+        writes (so a read sees them). While those cannot be saved (`failing`), a read sees the
+        database as it is: a player's list of games is better without the last few than not
+        shown at all."""
         with self._lock:
-            if self._held:
-                self._write_held()
+            if self._held and self._fault is None:
+                with contextlib.suppress(StorageError):  # failing now: said once, retried
+                    self._write_held()
             try:
                 yield self._conn
             except sqlite3.Error as exc:
@@ -268,13 +300,19 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
         """Write any held changes, then close the database (idempotent). The last close also
         checkpoints the WAL."""
         self._stop.set()
-        if self._checkpointer is not None:
-            self._checkpointer.join()
-            self._checkpointer = None
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
         with self._lock:
             try:
                 if self._held:
                     self._write_held()
+            except StorageError as exc:
+                raise StorageError(
+                    self.path,
+                    f"{exc.reason}; closed without them (the tables they were of resume from"
+                    " their last saved turn)",
+                ) from None
             finally:
                 self._conn.close()
                 self._unlock()
@@ -296,13 +334,17 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
     def flush(self, *, wait: bool = False) -> bool:
         """Commit every held write in one transaction. True when nothing is held any more.
 
-        While the checkpoint thread has the database this declines at once (False, nothing
-        written) unless `wait`; `on_ready` is then called when it lets go. A `StorageError` keeps
-        the writes held, to be tried again by the next flush.
+        While the storage's thread has the database this declines at once (False, nothing
+        written) unless `wait`; `on_ready` is then called when it lets go. A commit that fails
+        keeps the writes held and makes the storage `failing`: the thread then tries them again
+        after a back-off, and calls `on_ready` when they are saved; meanwhile this declines too.
+        With `wait` it tries at once, and a failure is a `StorageError`.
         """
         if not self._held:
             return True
         if not wait:
+            if self._fault is not None and self._thread is not None:
+                return False  # the thread tries again
             with self._held_lock:
                 self._declined = True
             if not self._lock.acquire(blocking=False):
@@ -313,6 +355,10 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
             with self._held_lock:
                 self._declined = False
             self._write_held()
+        except StorageError:
+            if wait:
+                raise
+            return False  # said in the log, and tried again by the thread
         finally:
             self._lock.release()
         return True
@@ -324,6 +370,7 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
             upto = self._mark
         if not held:
             self._durable = upto
+            self._fault = None
             return
         conn = self._conn
         try:
@@ -352,7 +399,13 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
                     conn.executemany(statement, run)
                 conn.execute("COMMIT")
             self._durable = upto
-            self._failing = False
+            if self._fault is not None:
+                self._fault = None
+                log.warning(
+                    "saving to %s works again after %.1f s; every held change is stored",
+                    self.path,
+                    time.monotonic() - self._down_since,
+                )
         except BaseException as exc:
             with contextlib.suppress(sqlite3.Error):
                 if conn.in_transaction:
@@ -364,42 +417,90 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
                     self._held.pop(key, None)
                     self._held[key] = again
             if isinstance(exc, sqlite3.Error):
-                self._failing = True
+                self._failed(exc)
                 raise StorageError(
-                    self.path, f"write {len(held)} held changes: {reason(exc)}"
+                    self.path, f"could not save {len(held)} held changes: {reason(exc)}"
                 ) from None
             raise
 
-    def _checkpoints(self) -> None:
-        """The checkpoint thread: copy the log into the database once it has grown."""
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """Held writes could not be committed: say why (once as it begins, and again if what
+        is wrong changes), and when to try again."""
+        now = time.monotonic()
+        was, self._fault = self._fault, fault_of(exc, self.path)
+        if was is None:
+            self._down_since = now
+            self._backoff = BACKOFF_START
+        self._retry_at = now + self._backoff
+        self._backoff = min(2 * self._backoff, BACKOFF_MAX)
+        if self._fault is not was:
+            log.warning(
+                "cannot save to %s (%s): %s; playing on in memory, retrying until it can",
+                *(self.path, self._fault, reason(exc)),
+            )
+
+    def _background(self) -> None:
+        """The storage's thread: copy the log into the database once it has grown, and while
+        `failing`, try the held writes again after each back-off."""
         wal = self.path + "-wal"
-        while not self._stop.wait(CHECKPOINT_POLL_SECONDS):
+        while not self._stop.wait(self._pause()):
+            if self._fault is not None and time.monotonic() >= self._retry_at:
+                self._retry()
             try:
                 size = os.stat(wal).st_size
             except OSError:
                 continue
-            if size < CHECKPOINT_BYTES:
-                continue
-            with self._lock:
-                if self._stop.is_set():
-                    return
-                try:
-                    # TRUNCATE empties the log when no reader (a sushigo-replay) is using it;
-                    # with one, it must not wait for the reader (the server's commits wait for
-                    # this lock): without a busy timeout it copies what it can, like PASSIVE,
-                    # and the next turn does the rest.
-                    self._conn.execute("PRAGMA busy_timeout = 0")
-                    try:
-                        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-                    finally:
-                        self._conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
-                except sqlite3.Error as exc:
-                    log.warning("checkpoint of %s failed: %s", self.path, reason(exc))
+            if size >= CHECKPOINT_BYTES and not self._checkpoint():
+                return
             with self._held_lock:
                 declined, self._declined = self._declined, False
             callback = self.on_ready
             if declined and callback is not None:
                 callback()
+
+    def _pause(self) -> float:
+        """How long the thread sleeps: until its next look at the log, or its next retry."""
+        if self._fault is None:
+            return CHECKPOINT_POLL_SECONDS
+        return max(0.0, min(CHECKPOINT_POLL_SECONDS, self._retry_at - time.monotonic()))
+
+    def _retry(self) -> None:
+        """Commit the held writes that failed before (`_failed` logs a failure and sets the
+        next try); `on_ready` once they are saved."""
+        with self._lock:
+            if self._stop.is_set() or self._fault is None:
+                return
+            try:
+                self._write_held()
+            except StorageError:
+                return
+        callback = self.on_ready
+        if callback is not None:
+            callback()
+
+    def _checkpoint(self) -> bool:
+        """Copy the log into the database (False: the storage is closing). A failure is said
+        once, until one succeeds: with the disk full every try fails, four times a second."""
+        with self._lock:
+            if self._stop.is_set():
+                return False
+            try:
+                # TRUNCATE empties the log when no reader (a sushigo-replay) is using it; with
+                # one, it must not wait for the reader (the server's commits wait for this
+                # lock): without a busy timeout it copies what it can, like PASSIVE, and the
+                # next turn does the rest.
+                self._conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                finally:
+                    self._conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+            except sqlite3.Error as exc:
+                if not self._stuck:
+                    log.warning("checkpoint of %s failed: %s", self.path, reason(exc))
+                self._stuck = True
+            else:
+                self._stuck = False
+        return True
 
     def __enter__(self) -> SqliteStorage:
         return self
