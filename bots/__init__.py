@@ -3,8 +3,9 @@
 One registry for every game, keyed by the game's kind: `get_strategy("heuristic", game="sushi-go")`
 (or a spec such as ``"ismcts@iterations=500"``, ``"path/to/bot.py:MyBot"``,
 ``"package.module:MyBot"``, or a level for people: ``"easy"`` to ``"expert"``) gives a ready
-strategy. Sushi Go!'s strategies are `bots.games.sushi_go`, Sushi Roll's are
-`bots.games.sushi_roll`; see docs/BOTS.md for the interface a strategy implements. The
+strategy. Each game's strategies, levels and research environments are found through the bots'
+door (`bots._door`): Sushi Go!'s in `bots.games.sushi_go`, Sushi Roll's in `bots.games.sushi_roll`,
+a plug-in's in its own module; see docs/BOTS.md for the interface a strategy implements. The
 `sushigo-arena` command (`client.arena`) plays them against each other offline.
 
 The strategies' classes are imported when first named (``from sushigo.bots import
@@ -12,11 +13,19 @@ IsmctsStrategy``, or through the registry): a command that plays `random` never 
 bots or the learned bot.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._base import Strategy, StrategyError, StrategyFactory
+from ._lazy import names_later
 from ._levels import DEFAULT_LEVEL, LEVELS, level_spec, levels
-from ._registry import builtin_names, builtins, get_strategy, strategy_factory
+from ._registry import (
+    DEFAULT_BOT,
+    builtin_names,
+    builtins,
+    default_strategy,
+    get_strategy,
+    strategy_factory,
+)
 
 if TYPE_CHECKING:
     from .games.sushi_go._cards import CARD_BUILTIN
@@ -40,18 +49,12 @@ _LATER = {
 """The names imported from their modules when first asked for (`__getattr__`)."""
 
 
-def __getattr__(name: str) -> Any:
-    from ._lazy import load  # noqa: PLC0415  (a module __getattr__ runs only for missing names)
-
-    where = _LATER.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    found = globals()[name] = load(where)
-    return found
+__getattr__ = names_later(globals(), _LATER)
 
 
 __all__ = [
     "CARD_BUILTIN",
+    "DEFAULT_BOT",
     "DEFAULT_LEVEL",
     "LEVELS",
     "GreedyStrategy",
@@ -66,6 +69,7 @@ __all__ = [
     "Tuning",
     "builtin_names",
     "builtins",
+    "default_strategy",
     "get_strategy",
     "level_spec",
     "levels",

@@ -14,9 +14,26 @@ from typing import Any
 
 
 def load(where: str) -> Any:
-    """The object ``"package.module:name"`` names, importing its module (once: `sys.modules`)."""
+    """The object ``"package.module:name"`` names, importing its module (once: `sys.modules`);
+    ``"package.module"`` alone names the module."""
     module, _, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)
+    found = importlib.import_module(module)
+    return getattr(found, name) if name else found
+
+
+def names_later(package: dict[str, Any], later: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` for the names `later` lists (name -> where, as `load` reads
+    it): each imported when first asked for and kept in the package's namespace, `package`
+    (its ``globals()``)."""
+
+    def __getattr__(name: str) -> Any:
+        where = later.get(name)
+        if where is None:
+            raise AttributeError(f"module {package['__name__']!r} has no attribute {name!r}")
+        found = package[name] = load(where)
+        return found
+
+    return __getattr__
 
 
 class LazyTable(Mapping[str, Callable[..., Any]]):

@@ -2,7 +2,7 @@
 
 For every legal action the bot builds the *afterstate* its seat would see right after playing it
 (its tableau with the cards placed, wasabi and chopsticks included, and the hand it passes on),
-encoded as the PettingZoo environments encode observations (`bots.pettingzoo._go_encoding`, from
+encoded as the PettingZoo environments encode observations (`bots.games.sushi_go._pz_encoding`, from
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
@@ -120,7 +120,7 @@ class GoFeatures:
 
     def __init__(self) -> None:
         self._np = numpy_or_error()
-        from sushigo.bots.pettingzoo._go_encoding import (  # noqa: PLC0415  # needs numpy
+        from sushigo.bots.games.sushi_go._pz_encoding import (  # noqa: PLC0415  # needs numpy
             SushiGoEncoding,
             knowledge_from_memory,
         )

@@ -1,12 +1,12 @@
 """Finding strategies by game and name: the built-ins, a plug-in game's, or a user's class from a
 file or a module.
 
-Every game has its own table of built-in strategies, found by the game's kind: Sushi Go!'s here
-(`bots.games.sushi_go._cards`), Sushi Roll's in `bots.games.sushi_roll`, and a plug-in game's
-through the entry point group ``sushigo.strategies`` (the entry point's name is the game's kind; it
-names a mapping of strategy names to classes). A spec is ``NAME``, ``path/to/file.py:ClassName`` or
-``package.module:ClassName``, optionally followed by constructor arguments as ``@key=value``
-(``ismcts@ms=100``, ``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float,
+Every game has its own table of built-in strategies, its ``STRATEGIES``, found through the bots'
+door by the game's kind (`bots._door`: a built-in game's folder, `bots.games.sushi_go` and
+`bots.games.sushi_roll`, or a plug-in's module in the entry point group ``sushigo.bots``). A spec
+is ``NAME``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``, optionally followed by
+constructor arguments as ``@key=value`` (``ismcts@ms=100``,
+``bots/mine.py:MyBot@depth=2@greedy=true``). Values are read as int, float,
 true/false, or else kept as text.
 """
 
@@ -20,44 +20,35 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sushigo.engine import EngineError
-from sushigo.engine.games import plugin
-
 from ._base import Strategy, StrategyError, StrategyFactory
-from ._lazy import load
+from ._door import DOOR, part
 from ._levels import level_spec
 
-ENTRY_POINTS = "sushigo.strategies"
-"""The entry point group of plug-in games' strategy tables."""
-
-_TABLES = {
-    "sushi-go": "sushigo.bots.games.sushi_go._cards:CARD_BUILTIN",
-    "sushi-roll": "sushigo.bots.games.sushi_roll._strategies:ROLL_BUILTIN",
-}
-"""Where each built-in game's strategy table lives, imported when the game is first asked for:
-a run of Sushi Go! never imports Sushi Roll's bots (nor, `bots._lazy`, the strategies it does
-not name)."""
-
-_BUILTIN: dict[str, Mapping[str, Callable[..., Any]]] = {}
-"""Each game's built-in strategies by name, by the game's kind (as loaded)."""
+DEFAULT_BOT = "heuristic"
+"""The strategy behind "default" at a game that names none (its ``DEFAULT``): server bots,
+auto-picks and seats of players who left (a game without a strategy of that name gets its first
+built-in one)."""
 
 
 def builtins(game: str) -> Mapping[str, Callable[..., Any]]:
-    """The built-in strategies of the game `game`, by name (a plug-in game's are loaded the first
-    time); `StrategyError` when the game has none installed."""
-    found = _BUILTIN.get(game)
-    if found is None and game in _TABLES:
-        found = _BUILTIN[game] = load(_TABLES[game])
-    if found is None:
-        try:
-            loaded = plugin(ENTRY_POINTS, game) if isinstance(game, str) else None
-        except EngineError as exc:
-            raise StrategyError(str(exc)) from None
-        if not isinstance(loaded, Mapping):
-            known = ", ".join(sorted({*_TABLES, *_BUILTIN}))
-            raise StrategyError(f"no strategies for the game {game!r} (installed: {known})")
-        found = _BUILTIN[game] = loaded
+    """The built-in strategies of the game `game` (its ``STRATEGIES``, loaded the first time);
+    `StrategyError` when the game has none installed."""
+    found = getattr(part(game), "STRATEGIES", None)
+    if not isinstance(found, Mapping):
+        raise StrategyError(
+            f"no strategies for the game {game!r} (installed: {', '.join(DOOR.kinds())})"
+        )
     return found
+
+
+def default_strategy(game: str) -> str:
+    """The name of the strategy behind ``default`` at `game` (see `DEFAULT_BOT`); empty when the
+    game has no strategies."""
+    names = builtin_names(game)
+    named = getattr(part(game), "DEFAULT", None) if names else None
+    if isinstance(named, str) and (named in names or level_spec(named, game) is not None):
+        return named
+    return DEFAULT_BOT if DEFAULT_BOT in names else (names[0] if names else "")
 
 
 def builtin_names(game: str) -> tuple[str, ...]:

@@ -7,9 +7,6 @@ finds a game's rules by kind (`rules("sushi-go")`). Sushi Go! is this package's 
 
 from .api import GameState, Rules, play_steps
 from .errors import (
-    CardNotInHandError,
-    ChopsticksUnavailableError,
-    DummyPickError,
     EngineError,
     GameOverError,
     IllegalActionError,
@@ -21,6 +18,7 @@ from .errors import (
 from .games import UnknownGameError, kinds, rules
 from .games.sushi_go.actions import Action
 from .games.sushi_go.cards import CARDS, Card
+from .games.sushi_go.errors import CardNotInHandError, ChopsticksUnavailableError, DummyPickError
 from .games.sushi_go.events import (
     ChopsticksReturned,
     Event,
@@ -32,9 +30,9 @@ from .games.sushi_go.events import (
 from .games.sushi_go.game import Game
 from .games.sushi_go.observation import Observation, TableauView
 from .games.sushi_go.options import GameOptions
+from .games.sushi_go.record import GameRecord, replay
 from .games.sushi_go.rules import SUSHI_GO
 from .games.sushi_go.scoring import RoundPoints, score_puddings, score_round
-from .record import GameRecord, replay
 from .rng import DeterministicRng
 from .rounds import RoundScored
 

@@ -1,4 +1,7 @@
-"""The engine's exceptions. Each names what was wrong; the game state is unchanged when one is raised."""
+"""The exceptions every game's rules share. Each names what was wrong; the game state is unchanged
+when one is raised. A game's own refusals extend these in its folder (`engine.games.sushi_go.errors`,
+`engine.games.sushi_roll.errors`), so a caller that catches `EngineError` or `IllegalActionError`
+handles every game alike."""
 
 from __future__ import annotations
 
@@ -35,16 +38,4 @@ class WrongSeatError(IllegalActionError):
 
 
 class MalformedActionError(IllegalActionError):
-    """Not an `Action` made of cards."""
-
-
-class CardNotInHandError(IllegalActionError):
-    """A picked card (or two picks of one kind) that the seat's hand does not hold."""
-
-
-class ChopsticksUnavailableError(IllegalActionError):
-    """A second pick without a chopsticks card played on an earlier turn, or with too few cards."""
-
-
-class DummyPickError(IllegalActionError):
-    """A dummy pick missing from the controller's action, or given by a seat that does not control it."""
+    """Not an action of the game at all (of the wrong type, or malformed)."""

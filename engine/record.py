@@ -1,8 +1,9 @@
 """Game records: options, seed and every step's actions; enough to rebuild the whole game.
 
-`Record` is what the records of both built-in games share (their plain-data form, its checks, and
-the replay); each game's record (`GameRecord` here, `engine.games.sushi_roll.RollRecord`) says what
-its steps are and how one is written and played. The plain-data form names its game, so the two
+`Record` is what the records of the built-in games share (their plain-data form, its checks, and
+the replay); each game's record in its folder (`engine.games.sushi_go.record.GameRecord`,
+`engine.games.sushi_roll.record.RollRecord`) says what its steps are and how one is written and
+played. The plain-data form names its game, so the two
 kinds of record are never confused::
 
     {"game": "sushi-go", "version": 1, "options": {...}, "seed": "<hex>", "turns": [...]}
@@ -15,9 +16,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from .errors import EngineError, RecordError
-from .games.sushi_go.actions import Action
-from .games.sushi_go.game import Game
-from .games.sushi_go.options import GameOptions
 
 S = TypeVar("S")
 """A step as the record holds it."""
@@ -111,40 +109,3 @@ class Record(Generic[S]):
     def play(game: Any, step: S) -> None:
         """Play one step on `game` (a game writes it)."""
         raise NotImplementedError
-
-
-class GameRecord(Record[tuple[Action, ...]]):
-    """A Sushi Go! game as data. Its steps are its turns: every seat's action, indexed by seat."""
-
-    __slots__ = ()
-
-    kind = "sushi-go"
-    steps_key = "turns"
-    step_name = "turn"
-    game_type = Game
-    options: GameOptions
-
-    @property
-    def turns(self) -> tuple[tuple[Action, ...], ...]:
-        """Every turn's actions, indexed by seat."""
-        return self.steps
-
-    @staticmethod
-    def step_to_data(step: tuple[Action, ...]) -> list[Any]:
-        return [action.to_data() for action in step]
-
-    @staticmethod
-    def step_from_data(number: int, data: Any) -> tuple[Action, ...]:
-        if not isinstance(data, list):
-            raise RecordError(f"turn {number} must be a list of actions")
-        return tuple(Action.from_data(a) for a in data)
-
-    @staticmethod
-    def play(game: Game, step: tuple[Action, ...]) -> None:
-        game.apply(step)
-
-
-def replay(record: GameRecord) -> Game:
-    """Rebuild the game of `record` by playing its turns; `RecordError` naming the first bad turn."""
-    game: Game = record.replay()
-    return game

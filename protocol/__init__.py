@@ -7,6 +7,8 @@ connection state machines (`connection`), commit-reveal (`commitment`), provable
 normative description.
 """
 
+from typing import TYPE_CHECKING
+
 from . import messages
 from ._codec import maker
 from ._state import GAME_PHASES, TRANSITIONS, Phase
@@ -45,8 +47,6 @@ from .frames import (
     encode_frame,
 )
 from .games import Wire, decode, encode, register_wire, wire
-from .games.sushi_go.wire import CARD_WIRE  # the built-in games' wires register themselves
-from .games.sushi_roll.wire import ROLL_WIRE
 from .identity import auth_payload, login_key_message, new_challenge, verify_login
 from .messages import *  # noqa: F403  (every message, as `messages.__all__` lists them)
 from .records import (
@@ -64,6 +64,10 @@ from .versions import (
     Version,
     choose_version,
 )
+
+if TYPE_CHECKING:  # (imported when first asked for: `__getattr__`)
+    from .games.sushi_go.wire import CARD_WIRE
+    from .games.sushi_roll.wire import ROLL_WIRE
 
 __all__ = [
     "CAPABILITIES",
@@ -123,3 +127,16 @@ __all__ = [
     "wire",
 ]
 __all__ += messages.__all__
+
+_LATER = {"CARD_WIRE": "sushi-go", "ROLL_WIRE": "sushi-roll"}
+"""The built-in games' wires by their old names, imported when first asked for: a game's wire (and
+its engine) is found through `games.wire` by kind, so a process loads only the games it meets."""
+
+
+def __getattr__(name: str) -> Wire:
+    kind = _LATER.get(name)
+    found = wire(kind) if kind is not None else None
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = found
+    return found

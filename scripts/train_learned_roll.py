@@ -33,9 +33,9 @@ from train_learned import (  # a sibling script
 
 from sushigo.bots import get_strategy
 from sushigo.bots.games.sushi_roll._learned import WEIGHTS
+from sushigo.bots.games.sushi_roll._pz_encoding import WAIT
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
 from sushigo.bots.pettingzoo import sushi_roll_v0
-from sushigo.bots.pettingzoo._roll_encoding import WAIT
-from sushigo.bots.pettingzoo._roll_table import SushiRollTable
 
 GAMES = {2: 400, 3: 120, 4: 80, 5: 60}
 """Games of the search bot against itself by player count (times --scale)."""

@@ -1,5 +1,6 @@
-"""Both games in OpenSpiel: importing this package registers ``python_sushi_go`` and
-``python_sushi_roll`` with pyspiel (``pyspiel.load_game("python_sushi_go(players=3)")``).
+"""The games in OpenSpiel: importing this package registers each game that has an OpenSpiel part
+(its ``OPENSPIEL`` module, `bots._door`) with pyspiel: ``python_sushi_go`` and
+``python_sushi_roll`` (``pyspiel.load_game("python_sushi_go(players=3)")``).
 
 Needs the optional extra ``openspiel`` (``pip install sushigo[openspiel]``: open-spiel, and the
 ``rl`` extra whose encodings the observations share). docs/RESEARCH.md shows them at work.
@@ -12,9 +13,11 @@ except ImportError as exc:  # (the extra is optional: say how to get it)
         f"sushigo.bots.openspiel needs OpenSpiel: pip install 'sushigo[openspiel]' ({exc})"
     ) from None
 
+from sushigo.bots.games.sushi_go._spiel import SushiGoGame, SushiGoState
+from sushigo.bots.games.sushi_roll._spiel import SushiRollGame, SushiRollState
+
 from ._bots import MctsStrategy, OpenSpielStrategy, StrategyBot, native_state
-from ._go import SushiGoGame, SushiGoState
-from ._roll import SushiRollGame, SushiRollState
+from ._register import register_all
 
 __all__ = [
     "MctsStrategy",
@@ -25,4 +28,7 @@ __all__ = [
     "SushiRollGame",
     "SushiRollState",
     "native_state",
+    "register_all",
 ]
+
+register_all()

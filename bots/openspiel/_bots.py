@@ -25,12 +25,11 @@ import pyspiel
 from open_spiel.python.algorithms import mcts
 
 from sushigo.bots import SeatMemory, Strategy, StrategyError, get_strategy
+from sushigo.bots.games.sushi_go._spiel import SushiGoGame, SushiGoState
+from sushigo.bots.games.sushi_roll._spiel import SushiRollGame, SushiRollState
 from sushigo.bots.pettingzoo import action_index, action_of
 from sushigo.engine import Action, Game, Observation
 from sushigo.engine.games.sushi_roll import RollAction, RollGame, RollObservation
-
-from ._go import SushiGoGame, SushiGoState
-from ._roll import SushiRollGame, SushiRollState
 
 AnyGame = SushiGoGame | SushiRollGame
 AnyState = SushiGoState | SushiRollState

@@ -23,17 +23,37 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from sushigo.bots import StrategyFactory, strategy_factory
-from sushigo.engine import GameOptions
-from sushigo.engine.games.sushi_roll import RollOptions
+from sushigo.bots import StrategyError, StrategyFactory, strategy_factory
+from sushigo.bots._door import DOOR, part
+from sushigo.bots._lazy import load
+from sushigo.engine import EngineError
+from sushigo.engine.games import rules
 
 from ._envs import ActionSpace, Obs, _Rewards, observation_space
-from ._go_encoding import action_index
-from ._go_table import SushiGoTable
-from ._roll_table import SushiRollTable
 from ._table import RENDER_MODES, Array, Table, check_max_cycles, check_render_mode, rendered
 
-GAMES = ("sushi-go", "sushi-roll")
+
+def table_for(game: str, players: int, variants: dict[str, bool]) -> Table:
+    """A PettingZoo table of the game `game` (its ``PETTINGZOO``, `bots._door`) for `players`
+    with the variants set to true on; `ValueError` naming what does not make one."""
+    try:
+        where = getattr(part(game), "PETTINGZOO", None)
+    except StrategyError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(where, str):
+        with_tables = [k for k in DOOR.built_in if getattr(part(k), "PETTINGZOO", None)]
+        raise ValueError(f"game must be one of {', '.join(with_tables)}, got {game!r}")
+    game_rules = rules(game)
+    unknown = [name for name in variants if name not in game_rules.variants]
+    if unknown:
+        have = ", ".join(game_rules.variants) or "none"
+        raise ValueError(f"{game_rules.title} has no variants {', '.join(unknown)} (its: {have})")
+    try:
+        options = game_rules.options(players, [name for name, on in variants.items() if on])
+    except EngineError as exc:
+        raise ValueError(str(exc)) from None
+    table: Table = load(where)(options)
+    return table
 
 
 class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
@@ -53,16 +73,8 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         render_mode: str | None = None,
         **variants: bool,
     ) -> None:
-        if game not in GAMES:
-            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
+        table = table_for(game, players, variants)
         check_render_mode(render_mode)
-        table: Table
-        if game == "sushi-go":
-            table = SushiGoTable(GameOptions(players, **variants))
-        elif variants:
-            raise ValueError(f"Sushi Roll has no variants: {', '.join(variants)}")
-        else:
-            table = SushiRollTable(RollOptions(players))
         if seat is not None and (type(seat) is not int or not 0 <= seat < players):
             raise ValueError(f"seat must be None or 0 to {players - 1}, got {seat!r}")
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
@@ -114,20 +126,12 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
     def _choose(self, seat: int) -> int:
         """An opponent's action, as an index."""
         table = self.table
-        if isinstance(table, SushiGoTable):
-            game = table.game
-            legal = game.legal_actions(seat)
-            action = self._bots[seat].choose(game.observation(seat), legal, self._rngs[seat])
-            if action not in legal:
-                raise ValueError(f"opponent at seat {seat} chose an illegal action {action!r}")
-            return action_index(action)
-        assert isinstance(table, SushiRollTable)
-        roll = table.game
-        legal_roll = roll.legal_actions(seat)
-        choice = self._bots[seat].choose(roll.observation(seat), legal_roll, self._rngs[seat])
-        if choice not in legal_roll:
-            raise ValueError(f"opponent at seat {seat} chose an illegal action {choice!r}")
-        return table.encoding.action_index(choice, seat)
+        game = table.game
+        legal = game.legal_actions(seat)
+        action = self._bots[seat].choose(game.observation(seat), legal, self._rngs[seat])
+        if action not in legal:
+            raise ValueError(f"opponent at seat {seat} chose an illegal action {action!r}")
+        return table.index_of(action, seat)
 
     def _opponents_move(self) -> None:
         """Sushi Roll: play the opponents' actions until the learner is to move or the game ends."""

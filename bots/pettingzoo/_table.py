@@ -3,7 +3,8 @@
 A table is one game with its encoding: which seats must act now, each seat's observation (a
 numpy array and an action mask, see docs/BOTS.md "The environments' encoding"), and a step that
 plays one index per acting seat. The AEC and parallel environments of `_envs` drive any table, so
-Sushi Go! and Sushi Roll differ only in their tables (`_go_table`, `_roll_table`).
+games differ only in their tables (each game's ``PETTINGZOO``, `bots._door`: Sushi Go!'s
+`bots.games.sushi_go._pz_table`, Sushi Roll's `bots.games.sushi_roll._pz_table`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ class Table(ABC):
     simultaneous: bool
     """True: every seat acts on every step (Sushi Go!). False: only the seat to move does, and
     in the parallel environment the others send the `WAIT` index (Sushi Roll)."""
+
+    @property
+    @abstractmethod
+    def game(self) -> Any:
+        """The engine game being played (`engine.api.GameState`)."""
+
+    @abstractmethod
+    def index_of(self, action: Any, seat: int) -> int:
+        """The index of `seat`'s engine action `action` (an opponent's choice, `SingleAgentEnv`)."""
 
     @abstractmethod
     def reset(self, seed: bytes) -> None:

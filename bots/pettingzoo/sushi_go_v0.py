@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sushigo.bots.games.sushi_go._pz_table import SushiGoTable
 from sushigo.engine import GameOptions
 
 from ._envs import TableAECEnv, makers
-from ._go_table import SushiGoTable
 from ._table import RENDER_MODES
 
 __all__ = ["env", "parallel_env", "raw_env"]

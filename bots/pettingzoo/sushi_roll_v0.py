@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
 from sushigo.engine.games.sushi_roll import RollOptions
 
 from ._envs import TableAECEnv, makers
-from ._roll_table import SushiRollTable
 from ._table import RENDER_MODES
 
 __all__ = ["env", "parallel_env", "raw_env"]

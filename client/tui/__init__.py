@@ -5,7 +5,8 @@ each game draws its own board inside it (`board`; Sushi Go!'s `card_board`, Sush
 `roll_board`, and a plain board for any other game)."""
 
 from .app import build_application, network_loop, run_application, run_tui
-from .board import Board, board_class
+from .board import Board
+from .games import board_class
 from .layout import screen_text
 from .state import AppState, CreateForm
 

@@ -9,9 +9,8 @@ the scores after a round or at the end.
 This module's `Board` is also the board of a game that brings none of its own: the observation's
 fields as they are, the legal actions as a numbered menu, and the rules' words for actions and
 events. So any installed game is playable in the terminal, if plainly. A game draws its own by
-naming a `Board` subclass in the entry point group ``sushigo.boards`` (the entry point's name is
-the game's kind); the built-in games' boards are `card_board.CardBoard` and
-`roll_board.RollBoard`.
+exposing a `Board` subclass as its ``BOARD`` (`client.tui.games`, the terminal client's door to the
+games).
 
 A board keeps the game as it is shown: the last observation, which seats act in the current step,
 what each did, and our own choice. The shell hands it every game message (`turn_start`,
@@ -24,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from functools import partial
-from importlib import import_module
 from typing import Any, ClassVar, Protocol
 
 from prompt_toolkit.filters import Condition, Filter
@@ -35,22 +33,13 @@ from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.engine import EngineError
 from sushigo.engine.api import Rules
-from sushigo.engine.games import plugin, rules
+from sushigo.engine.games import rules
 from sushigo.protocol import Acted, Commitments, GameEnded, Resumed, TurnResult, TurnStart
 
-__all__ = ["ENTRY_POINTS", "Board", "Fragments", "Shell", "board_class", "panel_line"]
+__all__ = ["Board", "Fragments", "Shell", "panel_line"]
 
 Fragments = StyleAndTextTuples
 """prompt_toolkit formatted text: (style, text) pairs."""
-
-ENTRY_POINTS = "sushigo.boards"
-"""The entry point group of plug-in games' boards (name: the game's kind)."""
-
-_BUILT_IN = {
-    "sushi-go": "games.sushi_go.card_board:CardBoard",
-    "sushi-roll": "games.sushi_roll.roll_board:RollBoard",
-}
-"""The built-in games' boards, as ``module:class`` in this package (imported when first used)."""
 
 MENU_WIDTH = 42
 """The panel's width (the hand's window)."""
@@ -86,22 +75,6 @@ class Shell(Protocol):
     def say(self, text: str, error: bool = False) -> None: ...
 
     def notify(self) -> None: ...
-
-
-def board_class(kind: str) -> type[Board]:
-    """The board of the game `kind`: its own if it has one, else the plain `Board`."""
-    built_in = _BUILT_IN.get(kind)
-    if built_in is not None:
-        module, name = built_in.split(":")
-        found: type[Board] = getattr(import_module(f".{module}", __package__), name)
-        return found
-    try:
-        loaded = plugin(ENTRY_POINTS, kind)
-    except EngineError:
-        return Board  # a broken plug-in: the game is still playable on the plain board
-    if isinstance(loaded, type) and issubclass(loaded, Board):
-        return loaded
-    return Board
 
 
 class Board:

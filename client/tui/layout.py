@@ -36,8 +36,9 @@ from prompt_toolkit.widgets import Frame
 
 from sushigo.engine.games import kinds
 
-from .board import MENU_WIDTH, board_class
+from .board import MENU_WIDTH
 from .form import game_title
+from .games import board_class
 from .lobby import form_text, leaderboard_lines, lobby_text, seats_text
 from .recent import recent_text
 from .replay_view import replay_container

@@ -1,34 +1,25 @@
-"""How each game looks in the replay viewer: every seat at one moment of a finished game, what it
+"""How a game looks in the replay viewer: every seat at one moment of a finished game, what it
 chose there, and what the step before did, drawn through the game's own board where it fits.
 
-The game is over, so nothing is hidden: the card game shows every hand (the cards each seat
-picks from are bracketed in it), every tableau and the picks; Sushi Roll, whose belts are public
-anyway, shows the table through its board (`roll_board.RollBoard.players`) from the mover's seat,
-so the dice it re-rolls or swaps carry the board's own marks. A game without a drawer of its own
-gets the plain one: the rules' words for every seat's action. The boards' log lines and final
-tables come through a `ReplayShell`, which stands in for the terminal client's shell.
+`ReplayDrawer` is the plain drawer, any game's without one of its own: the rules' words for every
+seat's action. A game's own (its ``REPLAY_DRAWER``, `client.tui.games`) subclasses it: the game is
+over, so nothing is hidden (Sushi Go!'s, `games.sushi_go.card_replay`, shows every hand). The
+boards' log lines and final tables come through a `ReplayShell`, which stands in for the terminal
+client's shell.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
-from sushigo.engine import Action, Card, Observation, TableauView
-from sushigo.engine.games.sushi_go.cards import MAKI_ICONS
-from sushigo.engine.games.sushi_roll import Reroll, RollObservation, Swap, Take
 from sushigo.protocol import GameEnded, SignedRecord
 
-from .board import Board, Fragments, board_class
-from .games.sushi_go.card_board import CardBoard, tableau_fragments
-from .games.sushi_go.cards import SHORT, card_style
-from .games.sushi_roll.dice import FACE_SHORT
-from .games.sushi_roll.roll import die_fragment, update_lines
-from .games.sushi_roll.roll_board import RollBoard
+from .board import Board, Fragments
 from .replay_state import Replay
 
-__all__ = ["ReplayDrawer", "ReplayShell", "drawer_for"]
+__all__ = ["ReplayDrawer", "ReplayShell", "joined"]
 
 _NO_RECORD = SignedRecord(record=b"-", signature=bytes(64), server_key=bytes(32))
 """What a replay's GAME_OVER stands-in carries as its record: the boards read only the totals,
@@ -85,12 +76,10 @@ class ReplayShell:
 class ReplayDrawer:
     """The plain drawer, for any game: each seat's score and action in the rules' words."""
 
-    board_type: ClassVar[type[Board]] = Board
-
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, board_type: type[Board] = Board) -> None:
         self.replay = replay
         self.shell = ReplayShell(replay.names)
-        self.board = self.shell.board = self.board_type(self.shell, replay.record.game)
+        self.board = self.shell.board = board_type(self.shell, replay.record.game)
         self.board.observation = replay.game.observation(None)
         for events in (replay.initial_events, *replay.events):
             for event in events:  # the board keeps what its final table needs (round scores)
@@ -156,7 +145,7 @@ class ReplayDrawer:
             self.shell.lines.append(line)
         for event in replay.previous_events:
             self.board.event(event)
-        return _lines(self.shell.lines)
+        return joined(self.shell.lines)
 
     def summary(self) -> Fragments:
         """At the end: who won, and the final table by category."""
@@ -183,201 +172,10 @@ class ReplayDrawer:
         return final
 
 
-class CardDrawer(ReplayDrawer):
-    """Sushi Go!: every seat's hand with its picks bracketed, its tableau, its score."""
-
-    board_type = CardBoard
-
-    def where(self) -> str:
-        obs: Observation = self.replay.game.observation(None)
-        if self.replay.step is None:
-            return super().where()
-        way = "passing left →" if obs.pass_direction > 0 else "← passing right"
-        return f"round {obs.round}/3 · turn {obs.turn}/{obs.options.hand_size} · {way}"
-
-    def seats(self) -> Fragments:
-        replay = self.replay
-        final = self._at_end()
-        game = replay.game
-        picks = replay.picks()
-        public: Observation = game.observation(None)
-        self.board.observation = public  # its final table reads the options (soy sauce)
-        out: Fragments = []
-        for t, view in enumerate(public.tableaus):
-            if t:
-                out.append(("", "\n"))
-            if view.is_dummy:
-                out += self._head(t, "dummy", view, final)
-                out += [("class:dim", "table "), *tableau_fragments(view)]
-                continue
-            name = replay.names[t] if t < len(replay.names) else f"seat {t + 1}"
-            if public.dummy_controller == t and final is None:
-                name = name[:9] + "(D)"
-            hand = game.observation(t).hand
-            out += self._head(t, name, view, final)
-            out += self.status(t, picks)
-            if hand:
-                action = picks.get(t, (None, False))[0]
-                out += [("", "\n"), ("class:dim", "   hand  "), *_hand(hand, action)]
-            out += [("", "\n"), ("class:dim", "   table "), *tableau_fragments(view)]
-        return out
-
-    def _head(self, t: int, name: str, view: TableauView, final: GameEnded | None) -> Fragments:
-        score = final.totals[t] if final is not None and t < len(final.totals) else view.score
-        return [
-            ("class:title", f" {name[:13]:<13}"),
-            ("", f"{score:>4}pt  pud {view.puddings:<2} "),
-        ]
-
-    def action(self, action: Any) -> Fragments:
-        return _card_action(action)
-
-
-def _hand(hand: tuple[Card, ...], action: Action | None) -> Fragments:
-    """A hand, each card by name, the cards of `action` bracketed."""
-    picked = [] if action is None else [action.first, action.second, action.dummy]
-    out: Fragments = []
-    for card in hand:
-        if card in picked:
-            picked.remove(card)
-            out.append(("class:cursor " + card_style(card), f"[{_name(card)}]"))
-        else:
-            out.append((card_style(card), _name(card)))
-        out.append(("", " "))
-    return out
-
-
-def _name(card: Card) -> str:
-    """A card's short name; a maki with its icons, as a choice between them matters."""
-    return f"maki{MAKI_ICONS[card]}" if card in MAKI_ICONS else SHORT[card]
-
-
-def _card_action(action: Action) -> Fragments:
-    """A pick: its cards by short name in their colours, the dummy's card after."""
-    out: Fragments = [(card_style(action.first), _name(action.first))]
-    if action.second is not None:
-        out += [("", "+"), (card_style(action.second), _name(action.second))]
-    if action.dummy is not None:
-        out += [("class:dim", " dummy:"), (card_style(action.dummy), _name(action.dummy))]
-    return out
-
-
-class RollDrawer(ReplayDrawer):
-    """Sushi Roll: the dice table through its board, seen from the seat that moves, with what
-    it does and what each seat took this cycle."""
-
-    board_type = RollBoard
-
-    def where(self) -> str:
-        obs: RollObservation = self.replay.game.observation(None)
-        if self.replay.step is None:
-            return super().where()
-        return f"round {obs.round}/3 · cycle {obs.cycle}/{obs.options.dice_per_player}"
-
-    def seats(self) -> Fragments:
-        replay = self.replay
-        self._at_end()
-        board = self.board
-        assert isinstance(board, RollBoard)
-        picks = replay.picks()
-        mover = next(iter(picks), None)
-        board.observation = replay.game.observation(mover)
-        board.dice.reset()
-        board.did = self._took()
-        if mover is not None:
-            action = picks[mover][0]
-            if isinstance(action, Reroll):
-                board.dice.marked = list(action.dice)
-            elif isinstance(action, Swap):
-                board.dice.swap_from, board.dice.swap_seat = action.mine, action.other_seat
-                board.dice.swap_cursor = action.theirs
-        out = board.players()
-        if mover is not None:
-            action, auto = picks[mover]
-            out += [
-                ("", "\n"),
-                ("class:title", f" {replay.names[mover]} "),
-                *self.action(action),
-                ("class:dim", " (auto)" if auto else ""),
-            ]
-        return out
-
-    def _took(self) -> dict[int, str]:
-        """What each seat took earlier in this cycle (the board's status column)."""
-        replay = self.replay
-        step = replay.step
-        did: dict[int, str] = {}
-        k = replay.index - 1
-        while step is not None and k >= 0:
-            earlier = replay.record.steps[k]
-            if (earlier.round, earlier.turn) != (step.round, step.turn):
-                break
-            action = earlier.openings[0].action
-            if isinstance(action, Take) and earlier.seats[0] not in did:
-                belt = replay.states[k].observation(None).players[earlier.seats[0]].belt
-                if action.position < len(belt):
-                    did[earlier.seats[0]] = f"took {FACE_SHORT[belt[action.position].face]}"
-            k -= 1
-        return did
-
-    def action(self, action: Any) -> Fragments:
-        """The mover's action with the faces of the dice it concerns."""
-        obs: RollObservation = self.replay.game.observation(None)
-        mover = obs.to_move
-        belt = obs.players[mover].belt if mover is not None else ()
-        if isinstance(action, Take) and action.position < len(belt):
-            return [("", "takes "), die_fragment(belt[action.position])]
-        if isinstance(action, Reroll):
-            out: Fragments = [("", "re-rolls ")]
-            for i, position in enumerate(action.dice):
-                if position < len(belt):
-                    out += [("", ", " if i else ""), die_fragment(belt[position])]
-            return out
-        if isinstance(action, Swap) and action.mine < len(belt):
-            theirs = obs.players[action.other_seat].belt
-            if action.theirs < len(theirs):
-                return [
-                    ("", "swaps "),
-                    die_fragment(belt[action.mine]),
-                    ("", f" for {self.shell.name_of(action.other_seat)}'s "),
-                    die_fragment(theirs[action.theirs]),
-                ]
-        return [("", self.board.describe(action))]
-
-    def happened(self) -> Fragments:
-        replay = self.replay
-        if not replay.index:
-            return []
-        k = replay.index - 1
-        step = replay.record.steps[k]
-        before = replay.states[k].observation(None)
-        now, later = update_lines(
-            before,
-            step.seats[0],
-            replay.events[k],
-            step.openings[0].auto,
-            self.shell.name_of,
-            f"R{step.round}C{step.turn}",
-        )
-        self.shell.lines.clear()
-        for event in replay.events[k]:
-            self.board.event(event)  # a round's scores, the game's end
-        return _lines([*now, *self.shell.lines, *later])
-
-
-def _lines(lines: list[Fragments]) -> Fragments:
+def joined(lines: list[Fragments]) -> Fragments:
     out: Fragments = []
     for line in lines:
         if out:
             out.append(("", "\n"))
         out += line
     return out
-
-
-_DRAWERS: dict[type[Board], type[ReplayDrawer]] = {CardBoard: CardDrawer, RollBoard: RollDrawer}
-
-
-def drawer_for(replay: Replay) -> ReplayDrawer:
-    """The drawer of the replay's game: the built-in games' own, else the plain one."""
-    board = board_class(replay.record.game)
-    return _DRAWERS.get(board, ReplayDrawer)(replay)

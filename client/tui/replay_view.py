@@ -29,7 +29,8 @@ from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.output import Output
 
 from .board import Fragments
-from .replay_draw import ReplayDrawer, drawer_for
+from .games import drawer_for
+from .replay_draw import ReplayDrawer
 from .replay_state import Replay
 from .style import MIN_COLUMNS, MIN_ROWS, STYLE, too_small
 

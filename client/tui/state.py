@@ -43,8 +43,9 @@ from sushigo.protocol import (
     TurnStart,
 )
 
-from .board import Board, Fragments, board_class
+from .board import Board, Fragments
 from .form import CreateForm, game_title
+from .games import board_class
 from .mute import ChatLine, Mutes
 from .replay_state import RecentGames
 from .replay_view import ReplayScreen

@@ -1,67 +1,54 @@
-"""Every game this installation knows, by kind: the built-in ones and plug-ins.
+"""Every game this installation knows, by kind: the engine's door (`engine.door.Door`).
 
-A game outside this project plugs in without changing it: its distribution names its rules object
-in the entry point group ``sushigo.rules`` (the entry point's name is the game's kind), and the
-other layers' registries find its wire codec and strategies the same way (``sushigo.wire``,
-``sushigo.strategies``; see docs/ARCHITECTURE.md, "Adding a game"). Plug-ins are looked up the
-first time a kind that is not built in is asked for, and kept.
+A game's part here is its rules: the module of each built-in game's folder
+(`engine.games.sushi_go`, `engine.games.sushi_roll`) and a plug-in's module named in the entry
+point group ``sushigo.engine`` expose them as ``RULES`` (an `engine.api.Rules`). The other layers
+find a game's other parts through doors of their own (docs/ARCHITECTURE.md, "Adding a game").
 
-Nothing is imported before it is needed (a command's start-up is part of what it costs: the
-arena's): Sushi Roll's rules, its whole engine, the first time its kind is asked for (10 ms of
-imports), and `importlib.metadata` with its scan of every installed distribution (20 ms) the first
-time a kind that is not built in is asked for, or the list of every kind (`kinds`).
+Sushi Roll's rules, its whole engine, are imported the first time its kind is asked for (10 ms of
+imports), and a plug-in's the first time a kind that is not built in is asked for, or the list of
+every kind (`kinds`).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from sushigo.engine.api import Rules
+from sushigo.engine.door import Door, plugin, refresh
 from sushigo.engine.errors import EngineError
 
-from .sushi_go.rules import SUSHI_GO
+__all__ = [
+    "BUILTIN_KINDS",
+    "DOOR",
+    "ENTRY_POINTS",
+    "UnknownGameError",
+    "is_kind",
+    "kinds",
+    "plugin",
+    "refresh",
+    "register",
+    "rules",
+]
 
-if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint
+ENTRY_POINTS = "sushigo.engine"
+"""The entry point group of plug-in games' rules (a module or object with ``RULES``)."""
 
-ENTRY_POINTS = "sushigo.rules"
-"""The entry point group of plug-in games' rules."""
+DOOR = Door(
+    ENTRY_POINTS,
+    {
+        "sushi-go": "sushigo.engine.games.sushi_go",
+        "sushi-roll": "sushigo.engine.games.sushi_roll",
+    },
+)
+"""The built-in games' rules, by kind: the default (Sushi Go!) first."""
 
-BUILTIN_KINDS = ("sushi-go", "sushi-roll")
-"""The built-in games' kinds, the default (Sushi Go!) first: known without importing them."""
+BUILTIN_KINDS = tuple(DOOR.built_in)
+"""The built-in games' kinds, the default first: known without importing them."""
 
-_LATER = {"sushi-roll": ("sushigo.engine.games.sushi_roll.rules", "SUSHI_ROLL")}
-"""The built-in games imported when first asked for: their rules' module and name."""
-
-_known: dict[str, Rules] = {SUSHI_GO.kind: SUSHI_GO}
-_looked: set[str] = set()
-"""Entry point groups already read (`plugin`)."""
-_plugins: dict[str, dict[str, EntryPoint]] = {}
+_known: dict[str, Rules] = {}
 
 
 class UnknownGameError(EngineError):
     """No game of that kind is installed."""
-
-
-def plugin(group: str, kind: str) -> Any | None:
-    """The object the installed entry point `kind` of `group` names, loaded; None when there is
-    none. `EngineError` when it fails to load (a broken plug-in names itself)."""
-    if group not in _looked:
-        from importlib import metadata  # noqa: PLC0415  (only for a kind not built in: above)
-
-        _plugins[group] = {ep.name: ep for ep in metadata.entry_points(group=group)}
-        _looked.add(group)
-    entry = _plugins[group].get(kind)
-    if entry is None:
-        return None
-    try:
-        return entry.load()
-    except Exception as exc:  # whatever the plug-in's import raises, say which plug-in it was
-        raise EngineError(
-            f"the {group} plug-in {kind!r} ({entry.value}) failed to load: "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
 
 
 def rules(kind: str) -> Rules:
@@ -69,43 +56,37 @@ def rules(kind: str) -> Rules:
     found = _known.get(kind)
     if found is not None:
         return found
-    later = _LATER.get(kind)
-    if later is not None:
-        module, name = later
-        builtin: Rules = getattr(importlib.import_module(module), name)
-        _known[kind] = builtin
-        return builtin
-    loaded = plugin(ENTRY_POINTS, kind) if isinstance(kind, str) else None
-    if loaded is None:
+    part = DOOR.part(kind)
+    if part is None:
         raise UnknownGameError(
             f"no game {kind!r} is installed (installed: {', '.join(sorted(kinds()))})"
         )
-    if not isinstance(loaded, Rules) or loaded.kind != kind:
-        raise EngineError(f"the {ENTRY_POINTS} plug-in {kind!r} is not the rules of {kind!r}")
-    _known[kind] = loaded
-    return loaded
+    found = getattr(part, "RULES", None)
+    if not isinstance(found, Rules) or found.kind != kind:
+        raise EngineError(f"the {ENTRY_POINTS} plug-in {kind!r} has no RULES of {kind!r}")
+    _known[kind] = found
+    return found
 
 
 def kinds() -> tuple[str, ...]:
     """Every installed game's kind: the built-in ones first, then plug-ins by name."""
-    plugin(ENTRY_POINTS, "")  # reads the group once
-    added = [kind for kind in _known if kind not in BUILTIN_KINDS]
-    extra = sorted(set(_plugins[ENTRY_POINTS]) - set(_known) - set(BUILTIN_KINDS))
-    return (*BUILTIN_KINDS, *added, *extra)
+    return DOOR.kinds()
 
 
 def is_kind(kind: str) -> bool:
     """Whether `kinds` holds `kind`, reading the installed plug-ins only for a kind that is not
     built in (`--game`'s check, `client.args.add_game`)."""
-    return kind in BUILTIN_KINDS or kind in _known or kind in kinds()
-
-
-def refresh() -> None:
-    """Read the installed plug-ins again (a program that installs one while it runs: tests)."""
-    _looked.clear()
-    _plugins.clear()
+    return DOOR.has(kind)
 
 
 def register(game: Rules) -> None:
     """Add a game's rules by hand (a program that embeds a game of its own, and tests)."""
     _known[game.kind] = game
+    DOOR.add(game.kind, _Part(game))
+
+
+class _Part:
+    """A game's engine part made of its rules alone (`register`)."""
+
+    def __init__(self, game: Rules) -> None:
+        self.RULES = game

@@ -4,9 +4,14 @@ The protocol's messages are the same for every game; the game's own values in th
 actions, observations and events) are encoded by the game's `Wire`. A message field that holds one
 is marked `GameField` in its type, and the connection decodes it with the wire of the game its
 table plays (`Connection.game`), so a client cannot make the server read one game's values as
-another's. Built in: Sushi Go! (`protocol.games.sushi_go.wire`) and Sushi Roll
-(`protocol.games.sushi_roll.wire`); a plug-in game names its wire in the entry point group
-``sushigo.wire`` (see `engine.games`).
+another's.
+
+This is the protocol's door to the games (`engine.door.Door`): each built-in game's folder here
+(`protocol.games.sushi_go`, `protocol.games.sushi_roll`) and a plug-in's module named in the entry
+point group ``sushigo.protocol`` expose ``WIRE`` (its `Wire`) and may expose ``LEGACY_RECORDS``
+(readers of its records in formats of earlier protocol versions, by format name). A game's wire is
+imported when its kind is first asked for: a process that never meets Sushi Roll never imports its
+wire, nor its engine.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 import msgpack
 
-from sushigo.engine.games import plugin
+from sushigo.engine.door import Door
 from sushigo.protocol._codec import (
     Decoder,
     Encoder,
@@ -30,6 +35,7 @@ from sushigo.protocol._codec import (
 from sushigo.protocol.errors import ErrorCode, RemoteProtocolError
 
 __all__ = [
+    "DOOR",
     "ENTRY_POINTS",
     "PARTS",
     "CodecWire",
@@ -54,8 +60,18 @@ __all__ = [
 `Range` and `Size`, `tagged_codec` for a union), `FieldError` for a decoder's refusals, and the
 pieces the built-in games share (`Score`, `round_scored`)."""
 
-ENTRY_POINTS = "sushigo.wire"
-"""The entry point group of plug-in games' wires (the entry point's name is the game's kind)."""
+ENTRY_POINTS = "sushigo.protocol"
+"""The entry point group of plug-in games' wires (a module or object with ``WIRE``; the entry
+point's name is the game's kind)."""
+
+DOOR = Door(
+    ENTRY_POINTS,
+    {
+        "sushi-go": "sushigo.protocol.games.sushi_go",
+        "sushi-roll": "sushigo.protocol.games.sushi_roll",
+    },
+)
+"""The built-in games' wires, by kind."""
 
 PARTS = ("options", "action", "observation", "event")
 """The kinds of game value a message may hold."""
@@ -140,30 +156,45 @@ class CodecWire:
 
 
 _known: dict[str, Wire] = {}
-_legacy: dict[str, Callable[[dict[str, Any]], Any]] = {}
+
+
+class _Part:
+    """A game's protocol part made by hand (`register_wire`)."""
+
+    def __init__(self, wire: Wire, legacy: dict[str, Callable[[dict[str, Any]], Any]]) -> None:
+        self.WIRE = wire
+        self.LEGACY_RECORDS = legacy
 
 
 def register_wire(
     wire: Wire, legacy_records: dict[str, Callable[[dict[str, Any]], Any]] | None = None
 ) -> None:
-    """Make `wire` the codec of its game (the built-in wires register themselves).
-    `legacy_records`: readers of the game's records in formats of earlier protocol versions, by
-    format name, each making a `protocol.fairness.FairRecord` of a decoded record's map."""
+    """Make `wire` the codec of its game by hand (a program that embeds a game of its own, and
+    tests). `legacy_records`: as a game's ``LEGACY_RECORDS``."""
     _known[wire.kind] = wire
-    _legacy.update(legacy_records or {})
+    DOOR.add(wire.kind, _Part(wire, legacy_records or {}))
 
 
 def legacy_record_reader(fmt: object) -> Callable[[dict[str, Any]], Any] | None:
-    """The reader of a record format of an earlier protocol version, if one is known."""
-    return _legacy.get(fmt) if type(fmt) is str else None
+    """The reader of a record format of an earlier protocol version, if a built-in game, or a game
+    whose wire is loaded, knows it (an old record is rare: this imports every built-in wire)."""
+    if type(fmt) is not str:
+        return None
+    for kind in (*DOOR.built_in, *_known):
+        part = DOOR.part(kind)
+        reader = getattr(part, "LEGACY_RECORDS", {}).get(fmt)
+        if reader is not None:
+            return reader  # type: ignore[no-any-return]
+    return None
 
 
 def wire(kind: str) -> Wire | None:
-    """The wire of the game `kind` (a plug-in's is loaded the first time); None when no game of
-    that kind is installed."""
+    """The wire of the game `kind` (imported the first time); None when no game of that kind has
+    one installed. `EngineError` when a plug-in's fails to load."""
     found = _known.get(kind)
     if found is None and type(kind) is str:
-        loaded = plugin(ENTRY_POINTS, kind)
+        part = DOOR.part(kind)
+        loaded = getattr(part, "WIRE", None)
         if isinstance(loaded, Wire) and loaded.kind == kind:
             found = _known[kind] = loaded
     return found

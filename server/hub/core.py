@@ -35,7 +35,6 @@ from sushigo.protocol import (
     Reveal,
     Seed,
     SignedRecord,
-    TableSettings,
     TableUpdate,
     error_for,
     sign_record,
@@ -46,10 +45,9 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.operations.admin import Admin
-from sushigo.server.routing import spread as tournament_spread
-from sushigo.server.routing import tickets
 from sushigo.server.routing import tournaments as tournament_cluster
 from sushigo.server.routing.redirect import CutOff, Directory, send_off, take_away
+from sushigo.server.routing.spread import Spread
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation
 from sushigo.server.sessions.names import Names
@@ -59,7 +57,6 @@ from sushigo.server.storage.contract import Storage
 from sushigo.server.tables.persist import changes, saved
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
-from sushigo.server.tournaments.tournament import Tournament
 
 from . import deadlines, deferred, lifecycle, requests
 from . import edges as hub_edges
@@ -111,6 +108,8 @@ class Hub:
         self._started = False
         self.desk = TournamentDesk(self)
         self.lobby = Lobby(self)
+        self.spread = Spread(self)
+        """A cluster's node's part in tournaments' games across nodes (`server.routing.spread`)."""
         self.history = History(self)
         """Finished games for the players who played them (MY_GAMES, GET_RECORD)."""
         self.admin = Admin(self, self.lobby, admins)
@@ -437,7 +436,7 @@ class Hub:
         table = session.table
         if table is not None:
             log.info("session of %s expired; leaving table %s", session.player_id, table.table_id)
-            self._leave(session, table)
+            self.lobby.leave(session, table)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -535,10 +534,6 @@ class Hub:
 
     # -- what other parts of the server call ---------------------------------------------------
 
-    def open_table(self, settings: TableSettings, host: str | None) -> Table:
-        """A new table (TableError BAD_SETTINGS or UNSUPPORTED_GAME_KIND for bad settings)."""
-        return self.lobby.open_table(settings, host)
-
     def lobby_said(self, message: ChatMessage) -> None:
         """Lobby chat said here: a cluster's node passes it on to the others (see `said`)."""
         if self.cluster is not None:
@@ -548,26 +543,6 @@ class Hub:
         """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
-
-    def place_game(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
-        """A tournament's game on another node, if one is less loaded (`server.routing.spread`)."""
-        return tournament_spread.place(self, t, seating)
-
-    def send_home(self, table: Table, name: str) -> None:
-        """A game another node's tournament placed here is over: its entrants go home."""
-        tournament_spread.send_home(self, table, name)
-
-    def send_on(self, name: str, session: Session) -> None:
-        """An entrant came back to a tournament another node runs now: sent there."""
-        tournament_spread.send_on(self, name, session)
-
-    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """An entrant of a tournament's game placed here: seated at its table."""
-        tournament_spread.arrive(self, session, ticket, now)
-
-    def seat_tokens(self, table: Table) -> None:
-        """Store the seated players' resume tokens (bound to the table and seat)."""
-        self.lobby.seat_tokens(table)
 
     def session_back(self, session: Session) -> None:
         """A session that was away (or one made from a stored token after a restart) is
@@ -580,9 +555,6 @@ class Hub:
         if table is not None:
             table.abandon_at = None
         self.desk.arrived(session)
-
-    def _leave(self, session: Session, table: Table, ref: int | None = None) -> None:
-        self.lobby.leave(session, table, ref)
 
 
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))

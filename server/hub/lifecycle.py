@@ -67,9 +67,6 @@ class Host(TableHost, Protocol):
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
 
-    def seat_tokens(self, table: Table) -> None:
-        """Store the seated players' resume tokens."""
-
 
 def restore(hub: Host, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
     """Load the tables saved by an earlier run (after a crash or a clean stop); `tables`: these
@@ -122,7 +119,7 @@ def game_over(hub: Host, table: Table, signed: SignedRecord) -> None:
         kind,
         ", ".join(f"{r.name} {r.score}" for r in results),
     )
-    hub.seat_tokens(table)
+    hub.lobby.seat_tokens(table)
     hub.lobby.check_abandoned(table, hub.now)
 
 

@@ -31,6 +31,7 @@ from sushigo.protocol import (
     MyGames,
     SignedRecord,
 )
+from sushigo.server.sessions.requests import Charger, Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import RecordSummary, Storage
 
@@ -42,27 +43,11 @@ RECORD_TOKENS = 4
 """What GET_RECORD costs the rate limit beyond its one message: a record is up to 256 KiB."""
 
 
-class HistoryHost(Protocol):
+class HistoryHost(Reader, Charger, Protocol):
     """What the history needs of the server (the hub)."""
 
     storage: Storage
     server_key: bytes
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run the database read `job` off the event loop, then ``then(result, now)`` on it with
-        its value (or the session is told `what` cannot be read now)."""
-
-    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
-        """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said) when it
-        has not that many."""
 
 
 class History:

@@ -50,6 +50,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
+from sushigo.server.sessions.requests import Charger, Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import LeaderboardEntry, Storage
 from sushigo.server.tables.games import adapter, check_settings, describe
@@ -67,7 +68,7 @@ for: a page of 100 is 11. A lobby that browses a page a second is well within th
 connection cannot have the server build and send fifty full pages in a breath."""
 
 
-class LobbyHost(TableHost, Protocol):
+class LobbyHost(TableHost, Reader, Charger, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
     the table host's part for the tables it makes."""
 
@@ -98,22 +99,6 @@ class LobbyHost(TableHost, Protocol):
 
     def lobby_said(self, message: ChatMessage) -> None:
         """A lobby chat message said here (a cluster's node passes it on to the others)."""
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
-        session is told `what` cannot be read now)."""
-
-    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
-        """Spend `tokens` more of the connection's rate limit; False (RATE_LIMITED said, a
-        strike counted) when it has not that many."""
 
 
 class Lobby:

@@ -71,6 +71,7 @@ from sushigo.server.sessions.moderation import (
     mute_target,
     sanction_message,
 )
+from sushigo.server.sessions.requests import Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import AuditRecord, PlayerResult, Storage, StoredSanction
 from sushigo.server.tables.table import Table
@@ -83,7 +84,7 @@ SERVER_SPEAKER = "server"
 """The player id and name an announcement has as a chat message (no player's: ids are k:, g:)."""
 
 
-class AdminHost(Protocol):
+class AdminHost(Reader, Protocol):
     """What the admins need of the server (the hub)."""
 
     sessions: dict[bytes, Session]
@@ -97,18 +98,6 @@ class AdminHost(Protocol):
 
     def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
         """End a session now: its connection told why and closed, its seat to a bot."""
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run a database read off the event loop; ``then(result, now)`` answers with it (or the
-        session is told `what` cannot be read now)."""
 
     def sign(self, record: FairRecord, steps: Any = None) -> SignedRecord:
         """Sign a record with the server's key."""

@@ -40,6 +40,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
+from sushigo.server.sessions.requests import Charger
 from sushigo.server.sessions.session import Conn, Session, token_hash
 from sushigo.server.sessions.web_routes import over_web
 from sushigo.server.storage.contract import Storage
@@ -183,7 +184,14 @@ class Directory(Protocol):
         went (its new node's address). Empty when this node is alone."""
 
 
-class RedirectHost(Protocol):
+class Arrivals(Protocol):
+    """Seats the entrants of tournaments' games placed here."""
+
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """Seat an entrant of a tournament's game placed here."""
+
+
+class RedirectHost(Charger, Protocol):
     """What routing needs of the server (the hub)."""
 
     conns: dict[int, Conn]
@@ -205,11 +213,9 @@ class RedirectHost(Protocol):
     def close(self, conn: Conn, exc: ProtocolError) -> None:
         """Say why once, then close the connection."""
 
-    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
-        """Seat an entrant of a tournament's game placed here (`server.routing.spread`)."""
-
-    def charge(self, conn: Conn, tokens: float, now: float, ref: int | None) -> bool:
-        """Spend a request's cost from its connection's budget (False: refused, answered)."""
+    @property
+    def spread(self) -> Arrivals:
+        """Where an entrant of a tournament's game placed here arrives (`spread.Spread`)."""
 
     def ask(
         self,
@@ -386,7 +392,7 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         hub.names.check(ticket.name, ticket.player_id)
         session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
         if ticket.game is not None:
-            hub.arrive(session, ticket, now)
+            hub.spread.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
             hub.desk.returned(ticket.table_id, session)
         elif (

@@ -51,16 +51,13 @@ from sushigo.server.tournaments.tournament import Tournament
 from . import tickets
 from .redirect import REDIRECT_VERSION, TOURNAMENT_REDIRECT, RedirectHost
 
-__all__ = ["arrive", "await_result", "let_go", "place", "send_home", "send_on"]
+__all__ = ["Spread", "SpreadHost", "await_result", "let_go"]
 
 log = logging.getLogger("sushigo.server")
 
 
 class SpreadHost(RedirectHost, Protocol):
     """What spreading a tournament's games needs of the server (the hub)."""
-
-    def seat_tokens(self, table: Table) -> None:
-        """Store the seated players' resume tokens."""
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
@@ -78,54 +75,6 @@ def _follows(session: Session) -> bool:
         and proto.version >= REDIRECT_VERSION
         and TOURNAMENT_REDIRECT in proto.capabilities
     )
-
-
-def place(hub: SpreadHost, t: Tournament, seating: tuple[str, ...]) -> str | None:
-    """Place the game `seating` of `t` on another node if one is less loaded and every entrant
-    can follow: its table's id there (the entrants are being sent); None: play it here."""
-    cluster = hub.cluster
-    if cluster is None:
-        return None
-    name = t.settings.name
-    sessions: list[Session] = []
-    for pid in seating:
-        session = hub.desk.entrants.get((name, pid))  # none: restored, not back yet
-        if session is None or hub.sessions.get(session.token_hash) is not session:
-            return None
-        if session.table is not None or not _follows(session):
-            return None
-        sessions.append(session)
-    target = cluster.least_loaded(len(hub.tables))
-    if target is None:
-        return None
-    node, address = target
-    table_id = secrets.token_hex(6)
-    game = tickets.Game(name, cluster.node, t.table_settings(), seating)
-    issued = [
-        tickets.issue(hub.key, table_id, s.player_id, s.name, s.guest, node, game=game)
-        for s in sessions
-    ]
-
-    async def job() -> float | None:
-        try:
-            return await cluster.placed(table_id, [(i.ticket_id, i.player_id) for i, _ in issued])
-        except StorageError as exc:
-            log.warning("tournament %s: %s", name, exc)
-            return None
-
-    def then(deadline: float | None, now: float) -> None:
-        if deadline is None:  # nobody was sent a ticket, so nobody can make it there: here
-            log.info("tournament %s: game at table %s played here after all", name, table_id)
-            _play_here(hub, name, table_id, now, leased=True)
-            return
-        for session, (__, data) in zip(sessions, issued, strict=True):
-            if hub.sessions.get(session.token_hash) is session:
-                session.send(Redirect(address=address, table_id=table_id, ticket=data))
-        await_result(hub, name, table_id, seating, deadline)
-
-    log.info("tournament %s: game at table %s placed on %s", name, table_id, node)
-    hub.ask(job, then, conn=None, ref=None, what="a tournament game's tickets")
-    return table_id
 
 
 def await_result(
@@ -212,61 +161,6 @@ def _play_here(hub: SpreadHost, name: str, table_id: str, now: float, *, leased:
     hub.desk.taken_back(name, table, now)
 
 
-def arrive(hub: SpreadHost, session: Session, ticket: tickets.Ticket, now: float) -> None:
-    """An entrant logged in here with a placed game's ticket: once this node holds the game's
-    table (`Cluster.claim_game`; the first to arrive makes it), seat it there, and start the
-    game once every seat is taken. If the tournament's home node took the game back (nobody
-    made it in time), or it began (or was played out) without this entrant, the entrant is sent
-    home."""
-    game, cluster = ticket.game, hub.cluster
-    assert game is not None and cluster is not None
-    table = hub.tables.get(ticket.table_id)
-    # Its game played without it: here as another node's (remembered), or as a game of this
-    # node's own tournament (taken over), which counts it as running no more.
-    t = hub.desk.tournaments.get(game.tournament)
-    over = ticket.table_id in hub.desk.played or (
-        t is not None and ticket.table_id not in t.running
-    )
-    if table is None and over:
-        log.info(
-            "tournament %s: game at table %s over; %s is sent home",
-            game.tournament,
-            ticket.table_id,
-            session.player_id,
-        )
-        _back_home(hub, game.tournament, session)
-        return
-    if table is None:
-        table = hub.lobby.open_placed(game.settings, ticket.table_id)
-        table.tournament = game.tournament
-        made = table
-
-        def fill(_: None, now: float) -> None:
-            if hub.tables.get(made.table_id) is not made or made.playing:
-                return
-            if hub.desk.visiting.get(made.table_id) != game.tournament:
-                wait()  # no claim answered yet (the database slow): another lease
-                return
-            for seat in made.seats:
-                if seat.empty:
-                    made.add_bot("default", seat.index)
-                    seat.player_id = game.seating[seat.index]
-            _start(hub, made, now)
-
-        def wait() -> None:
-            what = "a tournament game's entrants"
-            hub.ask(cluster.arrivals, fill, conn=None, ref=None, what=what)
-
-        wait()
-    hub.ask(
-        lambda: cluster.claim_game(ticket.table_id),
-        lambda won, now: _claimed(hub, session, game, ticket.table_id, won, now),
-        conn=None,
-        ref=None,
-        what="a tournament game's table",
-    )
-
-
 def _claimed(
     hub: SpreadHost,
     session: Session,
@@ -317,18 +211,140 @@ def _back_home(hub: SpreadHost, name: str, session: Session) -> None:
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
     if table.full and not table.playing:
         log.info("tournament %s: game at table %s starts", table.tournament, table.table_id)
-        hub.seat_tokens(table)
+        hub.lobby.seat_tokens(table)
         table.start(now)
     hub.table_changed(table)
 
 
-def send_home(hub: SpreadHost, table: Table, name: str) -> None:
-    """A placed game is over here: send its entrants home (an unasked REDIRECT with a ticket to
-    the tournament's node), once the table has said goodbye; and its home node hears that
-    its record is stored."""
-    if hub.cluster is not None:
-        hub.cluster.recorded_soon(table.table_id)
-    _home(hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None])
+class Spread:
+    """A cluster's node's part in its tournaments' games across nodes: placing a game on a less
+    loaded node, an entrant's arrival there, and sending entrants home or on (the hub holds one:
+    `Hub.spread`)."""
+
+    def __init__(self, hub: SpreadHost) -> None:
+        self.hub = hub
+
+    def place(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
+        """Place the game `seating` of `t` on another node if one is less loaded and every entrant
+        can follow: its table's id there (the entrants are being sent); None: play it here."""
+        hub = self.hub
+        cluster = hub.cluster
+        if cluster is None:
+            return None
+        name = t.settings.name
+        sessions: list[Session] = []
+        for pid in seating:
+            session = hub.desk.entrants.get((name, pid))  # none: restored, not back yet
+            if session is None or hub.sessions.get(session.token_hash) is not session:
+                return None
+            if session.table is not None or not _follows(session):
+                return None
+            sessions.append(session)
+        target = cluster.least_loaded(len(hub.tables))
+        if target is None:
+            return None
+        node, address = target
+        table_id = secrets.token_hex(6)
+        game = tickets.Game(name, cluster.node, t.table_settings(), seating)
+        issued = [
+            tickets.issue(hub.key, table_id, s.player_id, s.name, s.guest, node, game=game)
+            for s in sessions
+        ]
+
+        async def job() -> float | None:
+            try:
+                return await cluster.placed(
+                    table_id, [(i.ticket_id, i.player_id) for i, _ in issued]
+                )
+            except StorageError as exc:
+                log.warning("tournament %s: %s", name, exc)
+                return None
+
+        def then(deadline: float | None, now: float) -> None:
+            if deadline is None:  # nobody was sent a ticket, so nobody can make it there: here
+                log.info("tournament %s: game at table %s played here after all", name, table_id)
+                _play_here(hub, name, table_id, now, leased=True)
+                return
+            for session, (__, data) in zip(sessions, issued, strict=True):
+                if hub.sessions.get(session.token_hash) is session:
+                    session.send(Redirect(address=address, table_id=table_id, ticket=data))
+            await_result(hub, name, table_id, seating, deadline)
+
+        log.info("tournament %s: game at table %s placed on %s", name, table_id, node)
+        hub.ask(job, then, conn=None, ref=None, what="a tournament game's tickets")
+        return table_id
+
+    def arrive(self, session: Session, ticket: tickets.Ticket, now: float) -> None:
+        """An entrant logged in here with a placed game's ticket: once this node holds the game's
+        table (`Cluster.claim_game`; the first to arrive makes it), seat it there, and start the
+        game once every seat is taken. If the tournament's home node took the game back (nobody
+        made it in time), or it began (or was played out) without this entrant, the entrant is sent
+        home."""
+        hub = self.hub
+        game, cluster = ticket.game, hub.cluster
+        assert game is not None and cluster is not None
+        table = hub.tables.get(ticket.table_id)
+        # Its game played without it: here as another node's (remembered), or as a game of this
+        # node's own tournament (taken over), which counts it as running no more.
+        t = hub.desk.tournaments.get(game.tournament)
+        over = ticket.table_id in hub.desk.played or (
+            t is not None and ticket.table_id not in t.running
+        )
+        if table is None and over:
+            log.info(
+                "tournament %s: game at table %s over; %s is sent home",
+                game.tournament,
+                ticket.table_id,
+                session.player_id,
+            )
+            _back_home(hub, game.tournament, session)
+            return
+        if table is None:
+            table = hub.lobby.open_placed(game.settings, ticket.table_id)
+            table.tournament = game.tournament
+            made = table
+
+            def fill(_: None, now: float) -> None:
+                if hub.tables.get(made.table_id) is not made or made.playing:
+                    return
+                if hub.desk.visiting.get(made.table_id) != game.tournament:
+                    wait()  # no claim answered yet (the database slow): another lease
+                    return
+                for seat in made.seats:
+                    if seat.empty:
+                        made.add_bot("default", seat.index)
+                        seat.player_id = game.seating[seat.index]
+                _start(hub, made, now)
+
+            def wait() -> None:
+                what = "a tournament game's entrants"
+                hub.ask(cluster.arrivals, fill, conn=None, ref=None, what=what)
+
+            wait()
+        hub.ask(
+            lambda: cluster.claim_game(ticket.table_id),
+            lambda won, now: _claimed(hub, session, game, ticket.table_id, won, now),
+            conn=None,
+            ref=None,
+            what="a tournament game's table",
+        )
+
+    def send_home(self, table: Table, name: str) -> None:
+        """A placed game is over here: send its entrants home (an unasked REDIRECT with a ticket to
+        the tournament's node), once the table has said goodbye; and its home node hears that
+        its record is stored."""
+        hub = self.hub
+        if hub.cluster is not None:
+            hub.cluster.recorded_soon(table.table_id)
+        _home(
+            hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None]
+        )
+
+    def send_on(self, name: str, session: Session) -> None:
+        """An entrant logged in here with a ticket to tournament `name`, which this node let go
+        (another node runs it now): sent to that node."""
+        hub = self.hub
+        _home(hub, name, [session])
 
 
 def let_go(hub: SpreadHost, names: list[str]) -> None:
@@ -337,12 +353,6 @@ def let_go(hub: SpreadHost, names: list[str]) -> None:
     their entrants and watchers here sent to their node."""
     for name in names:
         _home(hub, name, hub.desk.taken(name))
-
-
-def send_on(hub: SpreadHost, name: str, session: Session) -> None:
-    """An entrant logged in here with a ticket to tournament `name`, which this node let go
-    (another node runs it now): sent to that node."""
-    _home(hub, name, [session])
 
 
 def _home(hub: SpreadHost, name: str, sessions: list[Session]) -> None:

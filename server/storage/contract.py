@@ -21,11 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
-from typing import Final, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 __all__ = [
-    "CARD_GAME",
-    "OWN_LADDERS",
     "AbortedGame",
     "AuditRecord",
     "Fault",
@@ -44,11 +42,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("sushigo.server")
-
-CARD_GAME: Final = "sushi-go"
-"""The game kind rated on the original ladder (see `Storage.leaderboard`)."""
-OWN_LADDERS: Final = ("sushi-roll",)
-"""Game kinds rated on ladders of their own, apart from the card game."""
 
 RateFn = Callable[[Sequence[tuple[float, float] | None]], Sequence[tuple[float, float]]]
 """New ``(mu, sigma)`` per player from their current ratings (None: never rated), in order."""
@@ -405,12 +398,10 @@ class Storage(Protocol):
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""
 
-    def get_rating(self, player_id: str, kind: str = CARD_GAME) -> tuple[float, float] | None:
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
 
-    def set_ratings(
-        self, ratings: Mapping[str, tuple[float, float]], kind: str = CARD_GAME
-    ) -> None:
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
         """Store ratings at game `kind` in one transaction; every player must have an
         identity (else `StorageError`, and nothing changes)."""
 
@@ -422,12 +413,11 @@ class Storage(Protocol):
         `table_id`: the table the game was played at (a cluster's node rates it only while it
         holds that table's lease)."""
 
-    def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
-        """Players rated at `kind`, best first by ``mu - 3 * sigma``."""
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
+        """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts each one's
+        finished games of that kind. Every game kind has a ladder of its own."""
 
-    def standing(
-        self, player_id: str, kind: str = CARD_GAME
-    ) -> tuple[int, int, LeaderboardEntry | None]:
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder: (players on it, the player's rank from 1
         in `leaderboard`'s order, the player's entry), or (players on it, 0, None) when the
         player is not rated at `kind`."""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sushigo.protocol.about import version_text
 
-from .contract import CARD_GAME, StorageError
+from .contract import StorageError
 from .database import is_url
 from .postgres.storage import PgStorage
 from .sqlite.storage import SqliteStorage
@@ -60,11 +60,7 @@ def migrate(source: str, target: str) -> dict[str, int]:
             "identities": conn.execute(
                 "SELECT player_id, public_key, name, first_seen_ms, last_seen_ms FROM identities"
             ).fetchall(),
-            "ratings": [
-                (CARD_GAME, *row)
-                for row in conn.execute("SELECT player_id, mu, sigma FROM ratings")
-            ]
-            + conn.execute("SELECT kind, player_id, mu, sigma FROM game_ratings").fetchall(),
+            "ratings": conn.execute("SELECT kind, player_id, mu, sigma FROM ratings").fetchall(),
             "tables_in_progress": list(sqlite.load_tables()),
             "tokens": conn.execute(
                 "SELECT token_hash, table_id, seat, expires_ms FROM tokens"

@@ -11,14 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sushigo.bots import Strategy, StrategyError, builtin_names, get_strategy, levels
+from sushigo.bots import (
+    Strategy,
+    StrategyError,
+    builtin_names,
+    default_strategy,
+    get_strategy,
+    levels,
+)
 from sushigo.engine import EngineError, OptionsError, Rules, rules
 from sushigo.protocol import ErrorCode, TableSettings, Wire, wire
 from sushigo.server.errors import TableError
-
-DEFAULT_BOT = "heuristic"
-"""The strategy behind "default": server bots, auto-picks and seats of players who left (a game
-without a strategy of that name gets its first built-in one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +57,7 @@ class GameAdapter:
         names = (*levels(self.kind), *builtin_names(self.kind))
         chosen = name
         if name == "default":
-            chosen = DEFAULT_BOT if DEFAULT_BOT in names else (names[0] if names else "")
+            chosen = default_strategy(self.kind)  # server bots, auto-picks, seats left
         if chosen not in names:
             raise TableError(
                 ErrorCode.UNKNOWN_BOT,

@@ -23,6 +23,7 @@ import logging
 from typing import Any, cast
 
 from sushigo.engine import EngineError
+from sushigo.engine.api import GameState
 from sushigo.protocol import (
     Acted,
     Commitments,
@@ -80,7 +81,8 @@ class StepState:
     host: TableHost
     seats: list[Seat]
     spectators: list[Player]
-    game: Any
+    game: GameState | None
+    """The game being played (None between games): every game is an `engine.api.GameState`."""
     steps: list[StepRecord]
     deadline: float | None
     phase: TablePhase
@@ -106,6 +108,12 @@ class StepState:
         """Actions the server chose in the current open turn (see `MAX_BOT_ACTIONS`)."""
         self.committed_at: float | None = None
         """When the current secret step's last commitment came in (its latency's start)."""
+
+    def played(self) -> GameState:
+        """The game being played (only while one is: a step's code runs only then)."""
+        game = self.game
+        assert game is not None, "no game is being played"
+        return game
 
     # Provided by the table:
     def _move(self, event: str) -> None:
@@ -149,7 +157,7 @@ class StepState:
 
     def begin_step(self, now: float) -> None:
         """The game's next step begins: tell everyone, and let the bots act."""
-        game = self.game
+        game = self.played()
         acting = self.acting = game.to_act()
         slots = self.slots = [-1] * len(self.seats)
         for i, seat in enumerate(acting):
@@ -175,7 +183,7 @@ class StepState:
             self.acting,
             self.adapter.rules.secret,
             len(self.steps),
-            self.game.observation(seat),
+            self.played().observation(seat),
             left,
         )
 
@@ -190,7 +198,7 @@ class StepState:
     def _announce_step(self, now: float) -> None:
         """TURN_START to every seat (its own observation) and spectator (the public one), each
         with the same time left as a seat resuming or a spectator arriving now would be told."""
-        game = self.game
+        game = self.played()
         round_, turn = self.position
         deadline_ms = self.time_left_ms(now)
         secret = self.adapter.rules.secret
@@ -231,7 +239,7 @@ class StepState:
 
     def _after_step(self, now: float) -> None:
         """A step was applied: the game goes on to its next step, or ends."""
-        if self.game.is_terminal():
+        if self.played().is_terminal():
             self.finish()
         else:
             self.begin_step(now)
@@ -346,7 +354,7 @@ class SecretSteps(StepState):
             raise TableError(ErrorCode.ALREADY_DONE, "this seat's pick is already settled")
         commitment = self.commitments[slot]
         error: TableError | None = None
-        legal = self.game.legal_actions(seat_index)
+        legal = self.played().legal_actions(seat_index)
         if commitment is None or not verify_commitment(
             commitment,
             self.table_id,
@@ -381,7 +389,7 @@ class SecretSteps(StepState):
         openings = cast(tuple[Opening, ...], tuple(self.openings))  # every one is in
         round_, turn = self.position
         record = _step_record(round_, turn, self.acting, tuple(self.commitments), openings)
-        events = self.game.step([o.action for o in openings])
+        events = self.played().step([o.action for o in openings])
         self.steps.append(record)
         # Saved before anyone hears the result: after a crash the game resumes from here.
         self.host.save_table(self)
@@ -458,7 +466,7 @@ class OpenSteps(StepState):
     def _ending(self, seat: Seat) -> list[Any]:
         """The legal actions that end `seat`'s turn (Sushi Roll: its takes), found by trying each
         on a copy of the game: a timeout must end the turn, whatever the game."""
-        game = self.game
+        game = self.played()
         here = (game.position, game.to_act())
         ending = []
         for action in game.legal_actions(seat.index):
@@ -477,7 +485,7 @@ class OpenSteps(StepState):
 
     def _play(self, seat: Seat, action: Any, auto: bool, now: float) -> None:
         """Apply a legal action of the seat to move, save, and tell everyone what it did."""
-        game = self.game
+        game = self.played()
         round_, turn = self.position
         events = game.step([action])
         opening = Opening(action=action, auto=auto)
@@ -491,7 +499,7 @@ class OpenSteps(StepState):
             self.server_actions += 1
         # Saved before anyone hears of it: after a crash the game goes on from exactly here.
         self.host.save_table(self)
-        step, events = len(self.steps) - 1, tuple(events)
+        step, told = len(self.steps) - 1, tuple(events)
         for other in self.seats:
             if other.session is not None:
                 other.session.send(
@@ -502,14 +510,14 @@ class OpenSteps(StepState):
                         seat.index,
                         action,
                         auto,
-                        events,
+                        told,
                         game.observation(other.index),
                         more,
                     )
                 )
         if self.spectators:
             public = _acted(
-                round_, turn, step, seat.index, action, auto, events, game.observation(None), more
+                round_, turn, step, seat.index, action, auto, told, game.observation(None), more
             )
             for watcher in self.spectators:
                 watcher.send(public)
@@ -531,11 +539,11 @@ class OpenSteps(StepState):
             self.deadline = self.turn_deadline
             self._changed()
         seat.misses = 0
-        legal = self.game.legal_actions(seat_index)
+        legal = self.played().legal_actions(seat_index)
         if action not in legal:
             reason = "not a legal action now"
             try:
-                self.game.clone().step([action])  # raises the specific error naming the problem
+                self.played().clone().step([action])  # raises the specific error naming the problem
             except EngineError as exc:
                 reason = f"not legal now: {exc}"
             raise TableError(

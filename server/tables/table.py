@@ -27,6 +27,7 @@ import random
 import secrets
 from typing import Any
 
+from sushigo.engine.api import GameState
 from sushigo.protocol import (
     ErrorCode,
     FairRecord,
@@ -95,7 +96,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         """The tournament this table plays a game of, if any."""
         self.rng = random.Random(secrets.randbits(64))
         """For bots and auto-picks (never for chance in the game: that comes from the seeds)."""
-        self.game: Any = None
+        self.game: GameState | None = None
         """The game in progress (`engine.api.GameState`), None before the first."""
         self.server_seed = b""
         self.client_seeds: list[bytes | None] = []
@@ -268,7 +269,7 @@ class Table(Seating, SecretSteps, OpenSteps):
     def choose(self, seat: Seat, legal: Any = None) -> Any:
         """The server's action for `seat`: its strategy's choice among `legal` (default: every
         legal action), or a random one of them when the strategy fails or goes astray."""
-        game = self.game
+        game = self.played()
         if legal is None:
             legal = game.legal_actions(seat.index)
         try:
@@ -291,12 +292,12 @@ class Table(Seating, SecretSteps, OpenSteps):
             server_seed_hash=server_seed_hash(self.server_seed),
             client_seeds=tuple(s for s in self.client_seeds if s is not None),
             steps=tuple(self.steps),
-            scores=self.game.scores(),
+            scores=self.played().scores(),
         )
 
     def finish(self) -> None:
         """The game is over: sign and store the record, tell everyone."""
-        game = self.game
+        game = self.played()
         assert game is not None and game.is_terminal()
         self._move("game_over")
         self.deadline = None
@@ -345,7 +346,8 @@ class Table(Seating, SecretSteps, OpenSteps):
 
     def observation(self, seat: int | None) -> Any:
         """The current observation for a seat (None: spectator), during a game."""
-        return self.game.observation(seat) if self.game is not None and self.playing else None
+        game = self.game
+        return game.observation(seat) if game is not None and self.playing else None
 
     def opening(self, seat: int) -> Opening | None:
         """`seat`'s settled opening in the current secret step (None: not settled, or none)."""

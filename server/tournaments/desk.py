@@ -67,6 +67,31 @@ class Lease(Protocol):
         """The node's lease surely holds now."""
 
 
+class Tables(Protocol):
+    """Where the desk's tables are opened (the lobby)."""
+
+    def open_table(self, settings: TableSettings, host: str | None) -> Table:
+        """A new table."""
+
+    def seat_tokens(self, table: Table) -> None:
+        """Store the seated players' resume tokens."""
+
+
+class Spreader(Protocol):
+    """A cluster's node's part in tournaments' games across nodes."""
+
+    def place(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
+        """The id of the table on another node the game is placed at (its entrants are sent
+        there); None: play it here."""
+
+    def send_home(self, table: Table, name: str) -> None:
+        """A game placed here by tournament `name`'s node is over: send its entrants home."""
+
+    def send_on(self, name: str, session: Session) -> None:
+        """An entrant came back to tournament `name`, which another node runs now: send it
+        there."""
+
+
 class DeskHost(Protocol):
     """What the desk needs of the server (the hub)."""
 
@@ -82,25 +107,16 @@ class DeskHost(Protocol):
     def at(self, when: float, kind: str, target: object) -> None:
         """Call back at `when` (`kind` "tournaments": `TournamentDesk.wake` with a name)."""
 
-    def open_table(self, settings: TableSettings, host: str | None) -> Table:
-        """A new table."""
+    @property
+    def lobby(self) -> Tables:
+        """Where tables are opened (`server.lobby.lobby.Lobby`)."""
 
-    def seat_tokens(self, table: Table) -> None:
-        """Store the seated players' resume tokens."""
+    @property
+    def spread(self) -> Spreader:
+        """A cluster's node's part in games across nodes (`server.routing.spread.Spread`)."""
 
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
-
-    def place_game(self, t: Tournament, seating: tuple[str, ...]) -> str | None:
-        """A cluster's node: the id of the table on another node the game is placed at (its
-        entrants are sent there); None: play it here (`server.routing.spread`)."""
-
-    def send_home(self, table: Table, name: str) -> None:
-        """A game placed here by tournament `name`'s node is over: send its entrants home."""
-
-    def send_on(self, name: str, session: Session) -> None:
-        """An entrant came back to tournament `name`, which another node runs now: send it
-        there."""
 
 
 class TournamentDesk:
@@ -266,7 +282,7 @@ class TournamentDesk:
             self.played[table.table_id] = None
             if len(self.played) > PLAYED_KEPT:
                 del self.played[next(iter(self.played))]
-            self.hub.send_home(table, visiting)
+            self.hub.spread.send_home(table, visiting)
             self._finished.append(table)
             return
         t = self.tournaments.get(table.tournament or "")
@@ -298,7 +314,7 @@ class TournamentDesk:
         """An entrant of `name` logged in here with a ticket home (back from a game on another
         node, or sent here to ask about it): the same entrant, on this session now."""
         if name in self.let_go and name not in self.tournaments:  # another node runs it now
-            self.hub.send_on(name, session)
+            self.hub.spread.send_on(name, session)
             return
         if (name, session.player_id) not in self.entrants:
             return
@@ -358,12 +374,12 @@ class TournamentDesk:
             free.add(pid)
         for seating in t.next_games(free):
             known = all((name, pid) in self.entrants for pid in seating)
-            placed = self.hub.place_game(t, seating) if known else None
+            placed = self.hub.spread.place(t, seating) if known else None
             if placed is not None:  # on another node (`server.routing.spread`)
                 t.running[placed] = seating
                 self.away.update(((name, pid), placed) for pid in seating)
                 continue
-            table = self.hub.open_table(t.table_settings(), None)
+            table = self.hub.lobby.open_table(t.table_settings(), None)
             table.tournament = name
             t.running[table.table_id] = seating
             self._seat(t, table, seating, now)
@@ -385,7 +401,7 @@ class TournamentDesk:
                 table.add_bot("default", seat)
                 table.seats[seat].player_id = pid
         log.info("tournament %s: game %d at table %s", name, t.games_started, table.table_id)
-        self.hub.seat_tokens(table)
+        self.hub.lobby.seat_tokens(table)
         table.start(now)
         self.hub.table_changed(table)
 

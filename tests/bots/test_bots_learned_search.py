@@ -18,7 +18,7 @@ from sushigo.bots.games.sushi_go._learned_search import (
     row_values,
     sampled_values,
 )
-from sushigo.bots.pettingzoo._go_encoding import action_index
+from sushigo.bots.games.sushi_go._pz_encoding import action_index
 from sushigo.engine import Action, Game, GameOptions
 
 

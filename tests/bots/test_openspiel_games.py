@@ -15,9 +15,9 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="OpenSpiel is not installed (pip install sushigo[openspiel])"
 )
 
+from sushigo.bots.games.sushi_go._pz_table import SushiGoTable  # noqa: E402
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable  # noqa: E402
 from sushigo.bots.openspiel import SushiGoGame, SushiRollGame  # noqa: E402
-from sushigo.bots.pettingzoo._go_table import SushiGoTable  # noqa: E402
-from sushigo.bots.pettingzoo._roll_table import SushiRollTable  # noqa: E402
 from sushigo.engine import Game, GameOptions, OptionsError  # noqa: E402
 from sushigo.engine.games.sushi_go.cards import deck  # noqa: E402
 from sushigo.engine.games.sushi_go.game import DECK_STREAM  # noqa: E402

@@ -12,6 +12,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from sushigo.bots import SeatMemory, StrategyError
+from sushigo.bots.games.sushi_go._pz_table import SushiGoTable
+from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
 from sushigo.bots.pettingzoo import (
     SingleAgentEnv,
     SushiGoEncoding,
@@ -20,8 +22,6 @@ from sushigo.bots.pettingzoo import (
     action_of,
     knowledge_from_memory,
 )
-from sushigo.bots.pettingzoo._go_table import SushiGoTable
-from sushigo.bots.pettingzoo._roll_table import SushiRollTable
 from sushigo.bots.pettingzoo._table import final_rewards
 from sushigo.engine import CARDS, Card, Game, GameOptions
 from sushigo.engine.games.sushi_roll import RollGame, RollOptions

@@ -217,7 +217,7 @@ async def test_the_leaderboard_is_printed_with_our_own_rank(
         raw = mine if i == 25 else Ed25519PrivateKey.generate().public_key().public_bytes_raw()
         player = storage.upsert_identity(raw, f"player{i}", 1)
         ratings[player] = (60.0 - i, 3.0)
-    storage.set_ratings(ratings)
+    storage.set_ratings(ratings, "sushi-go")
     storage.close()
     async with local_server(tmp_path) as (host, port):
         ours = await asyncio.to_thread(

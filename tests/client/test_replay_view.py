@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from games.plugins import install_rps, rps_entry_points
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 from protocol_helpers import SERVER_KEY, play_record, play_roll_record
-from test_tui_plain_board import rps  # noqa: F401  (the fixture, installing the game)
 from tui_helpers import Output80x24
 
 from sushigo.client.cli import main as client_main
@@ -26,7 +26,7 @@ from sushigo.client.replay import main as replay_main
 from sushigo.client.tui.layout import screen_text
 from sushigo.client.tui.replay_state import Replay, open_record
 from sushigo.client.tui.replay_view import ReplayScreen, build_replay_app
-from sushigo.engine import GameOptions, rules
+from sushigo.engine import GameOptions, games, rules
 from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import FairRecord, Opening, StepRecord, sign_record
 from sushigo.protocol.records import public_key_bytes
@@ -277,10 +277,13 @@ def test_the_commands_refuse_what_they_cannot_show_in_one_line(
     assert "--view needs a game id" in capsys.readouterr().err
 
 
-@pytest.mark.usefixtures("rps")
-def test_a_game_without_a_drawer_of_its_own_is_shown_plainly() -> None:
-    """Rock-paper-scissors (tests/games/rps.py), installed by its entry points alone: each
-    seat's throw in the rules' words, the score, and at the end who won."""
+@contextmanager
+def _rps_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **parts: str | None
+) -> Iterator[Replay]:
+    """A game of rock-paper-scissors (a win each and a draw) in the viewer, the game installed
+    with its parts (`rps_entry_points`) while it lasts."""
+    install_rps(tmp_path, monkeypatch, rps_entry_points(**parts))
     game_rules = rules("rps")
     options = game_rules.options(2)
     throws = [("rock", "paper"), ("paper", "paper"), ("scissors", "paper")]
@@ -306,20 +309,49 @@ def test_a_game_without_a_drawer_of_its_own_is_shown_plainly() -> None:
         steps=steps,
         scores=(1, 1),
     )
-    replay = Replay(record, game_rules, ("ann", "bob"))
-    shown = screen(replay)
-    assert "Replay · Rock-paper-scissors round 1 · turn 1 · step 1/3" in shown
-    assert (
-        " ann              0pt  picks rock" in shown
-        and " bob              0pt  picks paper" in shown
-    )
-    replay.go(1)
-    assert " bob              1pt  picks paper" in screen(replay)
-    replay.end()
-    shown = screen(replay)
-    assert "Game over · ann and bob share the win" in shown
-    assert "Game over · ann and bob share the win" in shown and "total  place" in shown
-    assert [line for line in shown.split("\n") if line.endswith("1 ★")] == [
-        "ann               1    1 ★",
-        "bob               1    1 ★",
-    ]
+    try:
+        yield Replay(record, game_rules, ("ann", "bob"))
+    finally:
+        games.refresh()
+
+
+def test_a_game_without_a_drawer_of_its_own_is_shown_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rock-paper-scissors (tests/games/rps/), installed by its entry points without its terminal
+    part: each seat's throw in the rules' words, the score, and at the end who won."""
+    with _rps_replay(tmp_path, monkeypatch, tui=None) as replay:
+        shown = screen(replay)
+        assert "Replay · Rock-paper-scissors round 1 · turn 1 · step 1/3" in shown
+        assert " ann              0pt  picks rock" in shown
+        assert " bob              0pt  picks paper" in shown
+        replay.go(1)
+        assert " bob              1pt  picks paper" in screen(replay)
+        replay.end()
+        shown = screen(replay)
+        assert "Game over · ann and bob share the win" in shown and "total  place" in shown
+        assert [line for line in shown.split("\n") if line.endswith("1 ★")] == [
+            "ann               1    1 ★",
+            "bob               1    1 ★",
+        ]
+
+
+def test_a_plug_in_game_brings_its_own_drawer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rock-paper-scissors with its terminal part: its drawer shows each throw with its sign and
+    says who won the round, found through the terminal client's door like a built-in game's."""
+    with _rps_replay(tmp_path, monkeypatch) as replay:
+        shown = screen(replay)
+        assert "Replay · Rock-paper-scissors round 1 of 3 · step 1/3" in shown
+        assert "picks ✊ rock" in shown and "picks ✋ paper" in shown
+        replay.go(1)
+        shown = screen(replay)
+        assert "bob wins round 1: paper beats rock" in shown
+        assert " bob              1pt  picks ✋ paper" in shown
+        replay.go(2)
+        assert "round 2: a draw" in screen(replay)
+        replay.end()
+        shown = screen(replay)
+        assert "ann wins round 3: scissors beats paper" in shown
+        assert "Game over · ann and bob share the win" in shown

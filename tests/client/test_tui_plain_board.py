@@ -1,7 +1,7 @@
 """A game that brings no board of its own is playable in the terminal client on the plain board:
-rock-paper-scissors (tests/games/rps.py), installed by its entry points alone, played by
+rock-paper-scissors (tests/games/rps/), installed by its entry points alone, played by
 keystrokes against a real server on loopback, to its verified end. A game that does bring a board
-(entry point group ``sushigo.boards``) gets its own."""
+(a ``BOARD`` in its part in the entry point group ``sushigo.tui``) gets its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from feed import Feed
-from games.plugins import RPS_ENTRY_POINTS, install_rps
+from games.plugins import install_rps, rps_entry_points
 from tui_helpers import local_server, log_text, plain, running_app
 
 from sushigo.client.tui import AppState, Board, board_class
@@ -20,7 +20,7 @@ from sushigo.protocol import TableSettings
 
 @pytest.fixture
 def rps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The game installed as a distribution installs it, without a board."""
+    """The game installed as a distribution installs it (it has no board of its own)."""
     install_rps(tmp_path, monkeypatch)
     yield
     games.refresh()
@@ -64,12 +64,11 @@ def test_a_game_may_bring_its_own_board(tmp_path: Path, monkeypatch: pytest.Monk
         "from sushigo.client.tui import Board\n\n\n"
         "class RpsBoard(Board):\n"
         "    def header(self):\n"
-        "        return [('', ' best of three')]\n"
+        "        return [('', ' best of three')]\n\n\n"
+        "BOARD = RpsBoard\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    install_rps(
-        tmp_path, monkeypatch, RPS_ENTRY_POINTS + "\n[sushigo.boards]\nrps = rps_board:RpsBoard\n"
-    )
+    install_rps(tmp_path, monkeypatch, rps_entry_points(tui="rps_board"))
     try:
         own = board_class("rps")
         assert own is not Board and issubclass(own, Board) and own.__name__ == "RpsBoard"

@@ -1,16 +1,19 @@
-"""The game interface (`engine.api`), checked the same way for every installed game: random
-playouts through `Rules` and `GameState` alone, with the invariants every layer above relies on."""
+"""The game interface, checked the same way for every installed game: `check_game` (the
+conformance suite, `protocol.games.conformance`) over every built-in kind and the test plug-in
+rock-paper-scissors, and the suite itself shown to catch a game that breaks an invariant."""
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any
 
 import pytest
+from games.plugins import install_rps
 
 from sushigo.engine import (
     SUSHI_GO,
-    EngineError,
-    GameState,
     OptionsError,
     RecordError,
     Rules,
@@ -19,7 +22,30 @@ from sushigo.engine import (
     play_steps,
     rules,
 )
+from sushigo.engine import games as engine_games
+from sushigo.engine.games import BUILTIN_KINDS
 from sushigo.engine.games.sushi_roll import SUSHI_ROLL
+from sushigo.protocol import games as wire_games
+from sushigo.protocol.games import CodecWire, Range, Size, struct_codec
+from sushigo.protocol.games.conformance import ConformanceError, check_game
+
+KINDS = (*BUILTIN_KINDS, "rps")
+"""Every built-in game, whatever it is, and the test plug-in."""
+
+
+@pytest.fixture
+def rps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Rock-paper-scissors installed as a plug-in (tests/games/rps/)."""
+    install_rps(tmp_path, monkeypatch)
+    yield
+    engine_games.refresh()
+
+
+@pytest.mark.usefixtures("rps")
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_installed_game_conforms(kind: str) -> None:
+    assert kinds() == KINDS
+    assert check_game(kind) > 0
 
 
 def test_the_built_in_games_are_found_by_kind() -> None:
@@ -33,19 +59,8 @@ def test_the_built_in_games_are_found_by_kind() -> None:
 def test_an_unknown_kind_names_the_installed_ones() -> None:
     with pytest.raises(UnknownGameError, match=r"no game .chess. is installed.*sushi-go"):
         rules("chess")
-
-
-@pytest.mark.parametrize("kind", ["sushi-go", "sushi-roll"])
-def test_options_round_trip_and_refuse_what_makes_no_game(kind: str) -> None:
-    game_rules = rules(kind)
-    for players in game_rules.players:
-        options = game_rules.options(players)
-        assert game_rules.describe_options(options) == (players, ())
-        assert game_rules.options_from_data(game_rules.options_to_data(options)) == options
-    with pytest.raises(OptionsError):
-        game_rules.options(max(game_rules.players) + 1)
     with pytest.raises(OptionsError, match="no variant 'jelly'"):
-        game_rules.options(2, ["jelly"])
+        SUSHI_ROLL.options(2, ["jelly"])
 
 
 def test_card_variants_by_name() -> None:
@@ -56,58 +71,6 @@ def test_card_variants_by_name() -> None:
         SUSHI_GO.options(3, ["dummy"])
 
 
-def _playout(game_rules: Rules, options: object, seed: bytes, rng: random.Random) -> list[tuple]:
-    game = game_rules.new_game(options, seed)
-    assert isinstance(game, GameState)
-    steps = []
-    while not game.is_terminal():
-        acting = game.to_act()
-        assert acting and list(acting) == sorted(set(acting))
-        # Sushi Go!: every seat at once, in secret; Sushi Roll: the mover alone.
-        assert len(acting) == (game.players if game_rules.secret else 1)
-        for seat in range(game.players):
-            assert bool(game.legal_actions(seat)) == (seat in acting)
-        actions = tuple(rng.choice(list(game.legal_actions(seat))) for seat in acting)
-        for action in actions:
-            again = game_rules.action_from_data(game_rules.action_to_data(action))
-            assert again == action and game_rules.describe(action)
-        game.step(actions)
-        steps.append(actions)
-    assert game.to_act() == ()
-    places = game.places()
-    assert len(places) == game.players and min(places) == 1
-    assert game.winners() == tuple(s for s, p in enumerate(places) if p == 1)
-    return steps
-
-
-@pytest.mark.parametrize("kind", ["sushi-go", "sushi-roll"])
-@pytest.mark.parametrize("players", [2, 3, 5])
-def test_random_playouts_through_the_interface_replay_exactly(kind: str, players: int) -> None:
-    game_rules = rules(kind)
-    rng = random.Random(players)
-    for n in range(3):
-        options = game_rules.options(players)
-        seed = bytes([n, players]) * 16
-        steps = _playout(game_rules, options, seed, rng)
-        again = play_steps(game_rules.new_game(options, seed), steps)
-        first = game_rules.new_game(options, seed)
-        play_steps(first, steps)
-        assert again.scores() == first.scores() and again.is_terminal()
-        assert again.observation(None) == first.observation(None)
-
-
-@pytest.mark.parametrize("kind", ["sushi-go", "sushi-roll"])
-def test_an_illegal_step_changes_nothing(kind: str) -> None:
-    game_rules = rules(kind)
-    game = game_rules.new_game(game_rules.options(2), b"s" * 32)
-    before = [game.observation(s) for s in range(2)]
-    with pytest.raises(EngineError):
-        game.step(())  # nobody's action
-    with pytest.raises(EngineError):
-        game.step(tuple(None for _ in game.to_act()))
-    assert [game.observation(s) for s in range(2)] == before
-
-
 def test_a_record_that_does_not_play_names_its_step() -> None:
     game = SUSHI_GO.new_game(SUSHI_GO.options(2), b"r" * 32)
     first = tuple(game.legal_actions(s)[0] for s in game.to_act())
@@ -115,13 +78,110 @@ def test_a_record_that_does_not_play_names_its_step() -> None:
         play_steps(game, [first, first])
 
 
-def test_clones_play_on_independently() -> None:
-    for kind in ("sushi-go", "sushi-roll"):
-        game_rules = rules(kind)
-        game = game_rules.new_game(game_rules.options(3), b"c" * 32)
-        copy = game.clone()
-        copy.step(tuple(copy.legal_actions(s)[-1] for s in copy.to_act()))
-        assert game.position != copy.position or game.observation(None) != copy.observation(None)
-        assert game.observation(None) == game_rules.new_game(
-            game_rules.options(3), b"c" * 32
-        ).observation(None)
+# -- the suite catches what it says it checks -----------------------------------------------------
+# Broken copies of rock-paper-scissors, each registered by hand under a kind of its own.
+
+
+@pytest.fixture
+def rps_parts(rps: None) -> Iterator[dict[str, Any]]:
+    """The test plug-in's modules, and the kinds the tests below register, removed afterwards."""
+    import rps.engine  # noqa: PLC0415  (on the path once installed)
+    import rps.protocol  # noqa: PLC0415
+
+    yield {"engine": rps.engine, "protocol": rps.protocol}
+    for kind in ("rps-leaky", "rps-restless", "rps-lossy"):
+        engine_games._known.pop(kind, None)
+        engine_games.DOOR._parts.pop(kind, None)
+        wire_games._known.pop(kind, None)
+        wire_games.DOOR._parts.pop(kind, None)
+
+
+def _register(
+    parts: dict[str, Any], kind: str, game: type, observation: type | None = None
+) -> None:
+    """A copy of rock-paper-scissors as `kind`, with its own game class and observation codec."""
+    eng, wire = parts["engine"], parts["protocol"]
+
+    class Copy(eng.RpsRules):  # type: ignore[misc,name-defined]
+        pass
+
+    Copy.kind, Copy.game_type = kind, game
+    engine_games.register(Copy())
+    codecs = {part: wire.WIRE.codec(part) for part in ("options", "action", "event")}
+    obs_type = observation or eng.RpsObservation
+    hints = {f: h for f, h in _RPS_OBSERVATION.items() if f in obs_type.__dataclass_fields__}
+    hints |= {f: h for f, h in _EXTRA.items() if f in obs_type.__dataclass_fields__}
+    codecs["observation"] = struct_codec(obs_type, hints)
+    wire_games.register_wire(CodecWire(kind, codecs))
+
+
+_RPS_OBSERVATION: dict[str, Any] = {
+    "seat": Annotated[int, Range(0, 1)] | None,
+    "round": Annotated[int, Range(1, 4)],
+    "scores": Annotated[tuple[Annotated[int, Range(0, 3)], ...], Size(2, 2)],
+    "last": Annotated[tuple[str, ...], Size(0, 2)],
+    "is_over": bool,
+}
+_EXTRA: dict[str, Any] = {
+    "plans": Annotated[tuple[Annotated[tuple[str, ...], Size(0, 3)], ...], Size(0, 2)],
+}
+
+
+def test_the_suite_finds_a_seat_that_sees_another_seats_secret(rps_parts: dict[str, Any]) -> None:
+    """Each seat has a plan (its next throws, drawn from the seed), which only it may see; this
+    game shows every seat both plans."""
+    eng = rps_parts["engine"]
+
+    @dataclass(frozen=True, slots=True)
+    class PlanView(eng.RpsObservation):  # type: ignore[misc,name-defined]
+        plans: tuple[tuple[str, ...], ...] = ()
+
+    class Leaky(eng.RpsGame):  # type: ignore[misc,name-defined]
+        def _plan(self, seat: int) -> tuple[str, ...]:
+            return tuple(eng.THROWS[(b + seat) % 3] for b in self.seed[self.round : 4])
+
+        def observation(self, seat: int | None) -> Any:
+            view = super().observation(seat)
+            plans = () if seat is None else tuple(self._plan(s) for s in range(2))
+            return PlanView(**{f: getattr(view, f) for f in _RPS_OBSERVATION}, plans=plans)
+
+        def clone(self) -> Any:
+            other = Leaky(self.options, self.seed)
+            other.round, other.points, other.last = self.round, self.points[:], self.last
+            return other
+
+    _register(rps_parts, "rps-leaky", Leaky, PlanView)
+    with pytest.raises(ConformanceError, match="seat 1's observation holds what only seat 0"):
+        check_game("rps-leaky")
+
+
+def test_the_suite_finds_a_game_that_plays_differently_twice(rps_parts: dict[str, Any]) -> None:
+    """A game whose first round's winner depends on how many games were made before it."""
+    eng = rps_parts["engine"]
+    made = [0]
+
+    class Restless(eng.RpsGame):  # type: ignore[misc,name-defined]
+        def __init__(self, options: Any, seed: bytes) -> None:
+            super().__init__(options, seed)
+            made[0] += 1
+            self.points = [made[0] % 2, 0]
+
+    _register(rps_parts, "rps-restless", Restless)
+    with pytest.raises(ConformanceError, match=r"play differently|other scores"):
+        check_game("rps-restless")
+
+
+def test_the_suite_finds_a_value_the_wire_loses(rps_parts: dict[str, Any]) -> None:
+    """An observation codec that drops the last round's throws."""
+    eng = rps_parts["engine"]
+
+    class Lossy(eng.RpsGame):  # type: ignore[misc,name-defined]
+        pass
+
+    _register(rps_parts, "rps-lossy", Lossy)
+    encode, decode = wire_games.wire("rps-lossy").codec("observation")  # type: ignore[union-attr]
+    codecs = {p: wire_games.wire("rps-lossy").codec(p) for p in ("options", "action", "event")}  # type: ignore[union-attr]
+    codecs["observation"] = (encode, lambda v: replace(decode(v), last=()))
+    wire_games.register_wire(CodecWire("rps-lossy", codecs))
+    with pytest.raises(ConformanceError, match=r"the observation .* decodes to"):
+        check_game("rps-lossy")

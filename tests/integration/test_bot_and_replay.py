@@ -113,7 +113,7 @@ async def test_bots_with_keys_are_rated_under_their_identities(
     assert await bots(*keys) == [0, 0]
     assert (tmp_path / "a.key").stat().st_mode & 0o777 == 0o600
     with SqliteStorage(db) as storage:
-        board = storage.leaderboard()
+        board = storage.leaderboard(kind="sushi-go")
     assert len(board) == 2
     assert all(entry.player_id.startswith("k:") and entry.games == 2 for entry in board)
     assert all(entry.sigma < 25 / 3 for entry in board)  # rated games narrowed the uncertainty

@@ -385,7 +385,7 @@ async def test_client_that_never_reads_is_dropped(caplog: pytest.LogCaptureFixtu
     loose = HubConfig(messages_per_second=10_000, message_burst=10_000)
     async with running_server(config=loose) as running:
         for _ in range(200):
-            running.hub.open_table(TableSettings(kind="sushi-go", players=5), None)
+            running.hub.lobby.open_table(TableSettings(kind="sushi-go", players=5), None)
         game = await with_bystanders(running)
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

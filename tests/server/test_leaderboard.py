@@ -18,7 +18,7 @@ async def test_the_ladder_and_my_place_on_it() -> None:
         ]
         # p0 best (ordinal 40) ... p24 worst; p3 plays Sushi Roll too.
         running.hub.storage.set_ratings(
-            {c.player_id: (40.0 - i + 3 * 2.0, 2.0) for i, c in enumerate(players)}
+            {c.player_id: (40.0 - i + 3 * 2.0, 2.0) for i, c in enumerate(players)}, "sushi-go"
         )
         running.hub.storage.set_ratings({players[3].player_id: (30.0, 1.0)}, "sushi-roll")
         guest = await running.client("guest")

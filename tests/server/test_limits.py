@@ -306,9 +306,9 @@ def test_a_game_whose_players_all_left_is_finished_by_bots_then_closed() -> None
 
 async def test_list_tables_pages_and_filters_with_a_total(running: Running) -> None:
     for _ in range(130):
-        running.hub.open_table(card_settings(5), None)
+        running.hub.lobby.open_table(card_settings(5), None)
     for _ in range(7):
-        running.hub.open_table(TableSettings(kind="sushi-roll", players=3), None)
+        running.hub.lobby.open_table(TableSettings(kind="sushi-roll", players=3), None)
     client = await running.client("browser")
     first = await client.table_page()
     assert len(first.tables) == MAX_PAGE and first.total == 137 and first.offset == 0
@@ -397,7 +397,7 @@ def test_idle_sessions_kept_away_are_capped_per_address_seated_ones_are_not() ->
 def test_a_sessions_replay_log_is_bounded_and_dropped_in_the_lobby() -> None:
     hub, clock = make_hub(HubConfig(messages_per_second=10_000, message_burst=10_000))
     for _ in range(100):
-        hub.open_table(card_settings(5), None)
+        hub.lobby.open_table(card_settings(5), None)
     peer = Peer(hub, clock)
     peer.login("lister")
     for _ in range(60):

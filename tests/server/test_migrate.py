@@ -51,7 +51,7 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
     ) == [0, 0]
     await server.stop()
     ann = storage.upsert_identity(KEY, "ann", 5)
-    storage.set_ratings({ann: (30.0, 2.0)})
+    storage.set_ratings({ann: (30.0, 2.0)}, "sushi-go")
     storage.set_ratings({ann: (20.0, 3.0)}, "sushi-roll")
     storage.save_table("t", b"head", [b"turn 0", b"turn 1"])
     storage.save_token(b"h" * 32, "t", 1, 99)
@@ -76,7 +76,7 @@ async def test_migrate_copies_everything_and_every_record_still_verifies(
         assert "verified:" in capsys.readouterr().out
     with PgStorage(pg_url) as pg:
         assert pg.get_identity(ann) is not None
-        assert pg.get_rating(ann) == (30.0, 2.0)
+        assert pg.get_rating(ann, "sushi-go") == (30.0, 2.0)
         assert pg.get_rating(ann, "sushi-roll") == (20.0, 3.0)
         assert pg.load_tables() == [("t", b"headturn 0turn 1")]
         assert pg.find_token(b"h" * 32) == TokenEntry("t", 1, 99)

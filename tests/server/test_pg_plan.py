@@ -245,7 +245,10 @@ def state(url: str, ex: Example, writes: int) -> dict[str, Any]:
                 for g in GAMES
             },
             "players": {
-                p: (storage.get_identity(ex.player(p)[1]), storage.get_rating(ex.player(p)[1]))
+                p: (
+                    storage.get_identity(ex.player(p)[1]),
+                    storage.get_rating(ex.player(p)[1], "sushi-go"),
+                )
                 for p in PLAYERS
             },
         }

@@ -193,21 +193,21 @@ def test_roll_games_are_rated_apart_from_card_games() -> None:
     play_out(peers, random.Random(2))
     for pid in ids:
         assert hub.storage.get_rating(pid, "sushi-roll") is not None
-        assert hub.storage.get_rating(pid) is None, "the card rating is untouched"
+        assert hub.storage.get_rating(pid, "sushi-go") is None, "the card rating is untouched"
     board = hub.storage.leaderboard(kind="sushi-roll")
     assert sorted(e.player_id for e in board) == sorted(ids)
     assert all(e.games == 1 for e in board)
-    assert hub.storage.leaderboard() == []
+    assert hub.storage.leaderboard(kind="sushi-go") == []
 
 
 def test_ratings_by_kind_in_storage() -> None:
     db = SqliteStorage(":memory:")
     ann = db.upsert_identity(bytes(range(32)), "ann", 1)
-    db.set_ratings({ann: (20.0, 5.0)})
+    db.set_ratings({ann: (20.0, 5.0)}, "sushi-go")
     db.set_ratings({ann: (30.0, 2.0)}, "sushi-roll")
-    assert db.get_rating(ann) == (20.0, 5.0)
+    assert db.get_rating(ann, "sushi-go") == (20.0, 5.0)
     assert db.get_rating(ann, "sushi-roll") == (30.0, 2.0)
-    assert [e.mu for e in db.leaderboard()] == [20.0]
+    assert [e.mu for e in db.leaderboard(kind="sushi-go")] == [20.0]
     assert [e.mu for e in db.leaderboard(kind="sushi-roll")] == [30.0]
 
 

@@ -230,36 +230,53 @@ def test_identities(db: Storage) -> None:
 def test_ratings_per_kind_and_leaderboards(db: Storage) -> None:
     ann = db.upsert_identity(KEY_A, "ann", 1)
     bob = db.upsert_identity(KEY_B, "bob", 1)
-    assert db.get_rating(ann) is None
-    db.set_ratings({ann: (25.0, 8.0), bob: (30.0, 2.0)})
+    assert db.get_rating(ann, "sushi-go") is None
+    db.set_ratings({ann: (25.0, 8.0), bob: (30.0, 2.0)}, "sushi-go")
     db.set_ratings({ann: (40.0, 1.0)}, "sushi-roll")
-    assert db.get_rating(ann) == (25.0, 8.0)
+    assert db.get_rating(ann, "sushi-go") == (25.0, 8.0)
     assert db.get_rating(ann, "sushi-roll") == (40.0, 1.0)
     assert db.get_rating(bob, "sushi-roll") is None
     db.finish_game("t", "g", "sushi-go", b"r", b"s", results(ann, bob), finished_ms=1)
     db.finish_game("u", "h", "sushi-roll", b"r", b"s", results(ann), finished_ms=2)
-    db.set_ratings({ann: (26.0, 7.5)})
-    board = db.leaderboard(10)
+    db.set_ratings({ann: (26.0, 7.5)}, "sushi-go")
+    board = db.leaderboard(10, kind="sushi-go")
     assert [(e.player_id, e.name, e.games) for e in board] == [(bob, "bob", 1), (ann, "ann", 1)]
     assert board[0].ordinal == pytest.approx(24.0)
-    assert len(db.leaderboard(1)) == 1
-    roll = db.leaderboard(10, "sushi-roll")
+    assert len(db.leaderboard(1, kind="sushi-go")) == 1
+    roll = db.leaderboard(10, kind="sushi-roll")
     assert [(e.player_id, e.games, e.mu) for e in roll] == [(ann, 1, 40.0)]
+
+
+def test_every_kind_counts_on_its_own_ladder_only(db: Storage) -> None:
+    """A player's games on a ladder are that game's alone: one Sushi Go! game and three of a
+    plug-in game are one game on Sushi Go!'s ladder and three on the plug-in's."""
+    ann = db.upsert_identity(KEY_A, "ann", 1)
+    bob = db.upsert_identity(KEY_B, "bob", 1)
+    db.set_ratings({ann: (25.0, 8.0), bob: (30.0, 2.0)}, "sushi-go")
+    db.set_ratings({ann: (27.0, 4.0), bob: (22.0, 6.0)}, "rps")
+    db.finish_game("t", "g", "sushi-go", b"r", b"s", results(ann, bob), finished_ms=1)
+    for n in range(3):
+        db.finish_game(f"u{n}", f"h{n}", "rps", b"r", b"s", results(ann, bob), finished_ms=2 + n)
+    assert [e.games for e in db.leaderboard(kind="sushi-go")] == [1, 1]
+    assert [(e.player_id, e.games) for e in db.leaderboard(kind="rps")] == [(ann, 3), (bob, 3)]
+    assert db.standing(ann, "sushi-go")[2].games == 1  # type: ignore[union-attr]
+    assert db.standing(ann, "rps") == (2, 1, db.leaderboard(kind="rps")[0])
+    assert db.leaderboard(kind="sushi-roll") == []
 
 
 def test_a_players_standing_is_their_place_in_the_leaderboards_order(db: Storage) -> None:
     players = [db.upsert_identity(bytes([i]) * 32, f"p{i}", 1) for i in range(1, 8)]
     # Ordinals 10, 10, 5, 4, 0, -1, -20 (mu - 3 sigma): the two tied ones by id.
     ladder = [(25.0, 5.0), (16.0, 2.0), (20.0, 5.0), (13.0, 3.0), (24.0, 8.0), (5.0, 2.0), (1, 7)]
-    db.set_ratings(dict(zip(players, ladder, strict=True)))
+    db.set_ratings(dict(zip(players, ladder, strict=True)), "sushi-go")
     db.finish_game("t", "g", "sushi-go", b"r", b"s", results(players[0], players[1]), finished_ms=1)
-    board = db.leaderboard(100)
+    board = db.leaderboard(100, kind="sushi-go")
     for rank, entry in enumerate(board, 1):
-        total, at, mine = db.standing(entry.player_id)
+        total, at, mine = db.standing(entry.player_id, "sushi-go")
         assert (total, at) == (7, rank), entry
         assert mine == entry
     assert db.standing(players[0], "sushi-roll") == (0, 0, None)
-    assert db.standing("k:" + "00" * 16) == (7, 0, None)
+    assert db.standing("k:" + "00" * 16, "sushi-go") == (7, 0, None)
     db.set_ratings({players[2]: (30.0, 1.0)}, "sushi-roll")
     total, at, mine = db.standing(players[2], "sushi-roll")
     assert (total, at) == (1, 1) and mine is not None and mine.games == 0
@@ -268,10 +285,10 @@ def test_a_players_standing_is_their_place_in_the_leaderboards_order(db: Storage
 def test_rating_an_unknown_player_changes_nothing(db: Storage) -> None:
     ann = db.upsert_identity(KEY_A, "ann", 1)
     with pytest.raises(StorageError):
-        db.set_ratings({ann: (20.0, 5.0), "k:guest": (20.0, 5.0)})
-    assert db.get_rating(ann) is None
+        db.set_ratings({ann: (20.0, 5.0), "k:guest": (20.0, 5.0)}, "sushi-go")
+    assert db.get_rating(ann, "sushi-go") is None
     with pytest.raises(ValueError):
-        db.set_ratings({ann: (float("nan"), 1.0)})
+        db.set_ratings({ann: (float("nan"), 1.0)}, "sushi-go")
 
 
 @pytest.mark.parametrize("write_behind", [False, True])
@@ -291,7 +308,7 @@ def test_rate_game_reads_and_writes_in_one_go(opener: Opener, write_behind: bool
     assert seen == [[(20.0, 4.0), None]]
     assert storage.get_rating(ann, "sushi-roll") == (21.0, 3.0)
     assert storage.get_rating(bob, "sushi-roll") == (19.0, 3.5)
-    assert storage.get_rating(ann) is None  # the card game's ladder is another
+    assert storage.get_rating(ann, "sushi-go") is None  # the card game's ladder is another
 
 
 def test_a_held_rating_that_cannot_be_stored_is_logged_and_the_batch_goes_on(
@@ -304,7 +321,7 @@ def test_a_held_rating_that_cannot_be_stored_is_logged_and_the_batch_goes_on(
     with caplog.at_level(logging.ERROR, logger="sushigo.server"):
         wb.flush(wait=True)
     assert "not stored" in caplog.text
-    assert wb.get_rating(ann) is None
+    assert wb.get_rating(ann, "sushi-go") is None
     assert wb.load_tables() == [("t", b"after")]
 
 
@@ -441,6 +458,15 @@ def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
         db.abort_game("t", "h", "sushi-go", b"r", b"s", results(None) * 2, aborted_ms=1, reason="")
 
 
+_SQLITE_V11_RATINGS = (
+    "DROP TABLE ratings",
+    "CREATE TABLE ratings (player_id TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL)",
+    "CREATE TABLE game_ratings (kind TEXT, player_id TEXT, mu REAL, sigma REAL, "
+    "PRIMARY KEY (kind, player_id))",
+)
+"""An SQLite database's ratings before version 12 (Sushi Go!'s apart from every other kind's)."""
+
+
 def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     opener: Opener, db_name: str, request: pytest.FixtureRequest
 ) -> None:
@@ -459,12 +485,12 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
     else:
         raw = sqlite3.connect(db_name)
-        for statement in [*older, "PRAGMA user_version = 4"]:
+        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 4"]:
             raw.execute(statement)
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 11
+    assert again.schema_version == version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -689,12 +715,12 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
     else:
         raw = sqlite3.connect(db_name)
-        for statement in [*older, "PRAGMA user_version = 9"]:
+        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 9"]:
             raw.execute(statement)
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 11
+    assert again.schema_version == 12
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]

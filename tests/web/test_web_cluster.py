@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from nodes import node, query
+from nodes import eventually, node, query
 from pgcluster import free_port
 from wsclient import WsClient, ws_connect
 
@@ -44,6 +44,16 @@ async def _leased(url: str, table_id: str) -> None:
         await asyncio.sleep(0.05)
 
 
+async def _knowing(port: int, name: str, nodes: int) -> Client | None:
+    """A client logged in at `port` once that node knows of `nodes` live nodes (each learns the
+    others on its own beat, which nothing outside is told of); None before."""
+    client = await Client.connect("127.0.0.1", port, name=name)
+    if len(client.nodes) == nodes:
+        return client
+    await client.close()
+    return None
+
+
 async def test_browser_players_are_sent_to_the_nodes_web_endpoints(
     pg_url: str, tmp_path: Path
 ) -> None:
@@ -55,9 +65,11 @@ async def test_browser_players_are_sent_to_the_nodes_web_endpoints(
     web_a, web_b = f"127.0.0.1:{a.web_port}", f"127.0.0.1:{b.web_port}"
     clients: list[Client] = []
     try:
-        ann = await Client.connect("127.0.0.1", a.port, name="ann")
+        ann = await eventually(lambda: _knowing(a.port, "ann", 3))
+        clients.append(ann)
+        clients.append(await eventually(lambda: _knowing(b.port, "bea", 3)))
         cid = await Client.connect("127.0.0.1", c.port, name="cid")
-        clients += [ann, cid]
+        clients.append(cid)
         # TCP clients still learn the TCP addresses.
         assert set(ann.nodes) == {f"127.0.0.1:{n.port}" for n in (a, b, c)}
         at_a = (await ann.create_table(TableSettings(kind="sushi-go", players=3))).table.table_id

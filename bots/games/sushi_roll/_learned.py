@@ -1,7 +1,7 @@
 """Sushi Roll's `learned` strategy: a policy network over the PettingZoo environment's encoding.
 
 The network reads the seat's observation as `sushi_roll_v0` encodes it
-(`bots.pettingzoo._roll_encoding`) and scores every index of the environment's action space; the
+(`bots.games.sushi_roll._pz_encoding`) and scores every index of the environment's action space; the
 bot plays the legal action of highest score. It was trained in that environment by imitating
 the search bot (`ismcts`): one step of expert iteration (``scripts/train_learned_roll.py``,
 docs/BOTS.md "The learned bot"). The weights, one network per player count, are
@@ -31,7 +31,7 @@ class RollLearnedStrategy:
 
     def __init__(self, weights: str = "", explore: float = 0.0) -> None:
         numpy_or_error()
-        from sushigo.bots.pettingzoo._roll_encoding import SushiRollEncoding  # noqa: PLC0415
+        from sushigo.bots.games.sushi_roll._pz_encoding import SushiRollEncoding  # noqa: PLC0415
 
         self._nets = load_nets(Path(weights) if weights else WEIGHTS)
         self._encoding_class = SushiRollEncoding

@@ -35,6 +35,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from sushigo.engine.games.sushi_roll import Reroll, RollAction, RollObservation, Swap, Take
+from sushigo.engine.games.sushi_roll.scoring import score_puddings
 
 from ._sim import (
     REROLL_COST,
@@ -45,7 +46,6 @@ from ._sim import (
     kind_spread,
     play_round,
     policy_action,
-    pudding_scores,
 )
 
 Clock = Callable[[], float]
@@ -172,7 +172,7 @@ class RollSearchStrategy:
         # The round just scored is sim.round - 1; puddings are scored at the end of the game, so
         # their standing counts at a discount that shrinks as the end nears.
         weight = 0.5 if sim.round == 2 else 0.75
-        puddings = pudding_scores(sim.pudding)
+        puddings = score_puddings(sim.pudding)
         token = self.token_value
         totals = [
             scores[s] + weight * puddings[s] + token * (sim.menu[s] + sim.chop[s]) for s in range(n)

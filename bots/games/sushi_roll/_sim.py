@@ -1,11 +1,12 @@
 """A fast Sushi Roll simulator and rollout policy for the search bot: plain ints and lists.
 
 `engine.games.sushi_roll.RollGame` is the authority, but it checks every action, builds events and
-draws its dice from SHA-256; a search needs thousands of playouts a move. `SimState` plays the same
-rules (docs/RULES.md, "Sushi Roll": turns, fresh tokens, the supply, slides and re-rolls, the
-3-player slide between rounds, scoring) over faces as small ints, with trays kept as the counts
-scoring needs, and draws chance from a `random.Random` of the caller's. It never checks an action:
-the search only plays actions it built from the state itself.
+draws its dice from SHA-256; a search needs thousands of playouts a move. `SimState` keeps the
+position as small ints, with trays kept as the counts scoring needs, draws chance from a
+`random.Random` of the caller's and never checks an action (the search only plays actions it built
+from the state itself); the rules it plays are the engine's own, stated on plain ints for both:
+the order of play, dealing and the token supply (`engine.games.sushi_roll.turns`), the dice's
+faces and numbers (`dice`), every race's scoring (`scoring`) and the places (`engine.api`).
 
 `policy_action` is the rollout policy: `heuristic`'s valuation (`_values.heuristic_value`, the
 same formulas over a per-move table of the 17 faces) with its re-roll and swap rules, for every
@@ -20,6 +21,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from sushigo.engine.api import places_by
 from sushigo.engine.games.sushi_roll import (
     BAG_ORDER,
     DIE_FACES,
@@ -32,19 +34,28 @@ from sushigo.engine.games.sushi_roll import (
     Take,
 )
 from sushigo.engine.games.sushi_roll.dice import (
-    APPETIZER_POINTS,
     CHOPSTICKS_TOKENS,
-    MAKI_FIRST,
     MAKI_ICONS,
-    MAKI_SECOND,
     MENU_TOKENS,
     NIGIRI_POINTS,
-    PUDDING_FEWEST,
-    PUDDING_MOST,
     PUDDING_TOKENS,
     ROUNDS,
-    TOKENS_PER_BONUS_POINT,
-    WASABI_MULTIPLIER,
+)
+from sushigo.engine.games.sushi_roll.scoring import (
+    appetizer_points,
+    maki_award,
+    nigiri_value,
+    pudding_award,
+    score_puddings,
+    token_bonus,
+)
+from sushigo.engine.games.sushi_roll.turns import (
+    NEXT_SEAT,
+    SLIDE,
+    after_take,
+    deal,
+    slides_between_rounds,
+    tokens_gained,
 )
 
 from ._values import TOKEN_POINTS
@@ -70,44 +81,28 @@ _MAKI = tuple(MAKI_ICONS.get(Face(f), 0) for f in range(FACES))
 _PUDDING = tuple(PUDDING_TOKENS.get(Face(f), 0) for f in range(FACES))
 _MENU = tuple(MENU_TOKENS.get(Face(f), 0) for f in range(FACES))
 _CHOP = tuple(CHOPSTICKS_TOKENS.get(Face(f), 0) for f in range(FACES))
-_APP_TABLES = tuple(APPETIZER_POINTS[f] for f in (Face.DUMPLING, Face.TEMPURA, Face.SASHIMI))
-
-
-def _appetizer_total(table: Sequence[int], icons: int) -> int:
-    return icons // 3 * table[3] + table[icons % 3]
+_APPETIZERS = (Face.DUMPLING, Face.TEMPURA, Face.SASHIMI)
 
 
 _MAX_LEFT = 8
 """Takes left in a round after the present one are at most dice per player - 1 (7)."""
 
 
-def _appetizer_value(table: Sequence[int], have: int, left: int) -> float:
+def _appetizer_value(face: Face, have: int, left: int) -> float:
     """`heuristic_value` of one more icon with `have` (mod 3) on the tray and `left` takes to go."""
-    step = _appetizer_total(table, have + 1) - _appetizer_total(table, have)
+    step = appetizer_points(face, have + 1) - appetizer_points(face, have)
     after = (have + 1) % 3
     if after == 0:
         return float(step)
     odds = min(1.0, left / ((3 - after) * 2.5))
-    return (1 - odds) * step + odds * table[3] / 3 * 1.1
+    return (1 - odds) * step + odds * appetizer_points(face, 3) / 3 * 1.1
 
 
 _APP_VALUE = tuple(
-    tuple(tuple(_appetizer_value(t, have, left) for left in range(_MAX_LEFT)) for have in range(3))
-    for t in _APP_TABLES
+    tuple(tuple(_appetizer_value(f, have, left) for left in range(_MAX_LEFT)) for have in range(3))
+    for f in _APPETIZERS
 )
 """[appetizer 0-2][icons on the tray mod 3][takes left] -> heuristic value."""
-
-
-def maki_score(mine: int, top: int, second: int) -> int:
-    """Maki points for `mine` icons when the others' best is `top` and their next distinct
-    positive count `second` (0 if none): the rule of `engine.games.sushi_roll.maki_points`."""
-    if mine <= 0:
-        return 0
-    if mine >= top:
-        return MAKI_FIRST
-    if mine >= second:
-        return MAKI_SECOND
-    return 0
 
 
 def _top_two(values: Sequence[int], skip: int) -> tuple[int, int]:
@@ -121,31 +116,6 @@ def _top_two(values: Sequence[int], skip: int) -> tuple[int, int]:
         elif top > v > second:
             second = v
     return top, second
-
-
-def pudding_score(mine: int, most: int, fewest: int, players: int) -> int:
-    """End-of-game pudding points for `mine` tokens when the others hold between `fewest` and
-    `most`: the rule of `engine.games.sushi_roll.score_puddings`."""
-    high, low = max(mine, most), min(mine, fewest)
-    if high == low:
-        return 0
-    if mine == high:
-        return PUDDING_MOST
-    if mine == low and players > 2:
-        return PUDDING_FEWEST
-    return 0
-
-
-def pudding_scores(puddings: Sequence[int]) -> list[int]:
-    """`engine.games.sushi_roll.score_puddings`, for the simulator's lists."""
-    most, fewest = max(puddings), min(puddings)
-    if most == fewest:
-        return [0] * len(puddings)
-    two = len(puddings) == 2
-    return [
-        PUDDING_MOST if p == most else (PUDDING_FEWEST if p == fewest and not two else 0)
-        for p in puddings
-    ]
 
 
 class SimState:
@@ -239,9 +209,7 @@ class SimState:
         state.sashimi = [t.count(_SASHIMI) for t in trays]
         state.maki = [sum(_MAKI[f] for f in t) for t in trays]
         state.nigiri = [
-            sum(
-                _NIGIRI[f] * (WASABI_MULTIPLIER if i in v.on_wasabi else 1) for i, f in enumerate(t)
-            )
+            sum(nigiri_value(_NIGIRI[f], i in v.on_wasabi) for i, f in enumerate(t))
             for t, v in zip(trays, views, strict=True)
         ]
         state.wasabi = [v.open_wasabi for v in views]
@@ -316,11 +284,9 @@ class SimState:
         elif face == _SASHIMI:
             self.sashimi[s] += 1
         elif _NIGIRI[face]:
+            self.nigiri[s] += nigiri_value(_NIGIRI[face], self.wasabi[s])
             if self.wasabi[s]:
                 self.wasabi[s] -= 1
-                self.nigiri[s] += _NIGIRI[face] * WASABI_MULTIPLIER
-            else:
-                self.nigiri[s] += _NIGIRI[face]
         elif _MAKI[face]:
             self.maki[s] += _MAKI[face]
         elif face == _WASABI:
@@ -328,20 +294,21 @@ class SimState:
         elif _PUDDING[face]:
             self.pudding[s] += _PUDDING[face]
         elif _MENU[face]:
-            gained = min(_MENU[face], self.menu_left)
+            gained = tokens_gained(_MENU[face], self.menu_left)
             self.menu_left -= gained
             self.menu[s] += gained
             self.fresh_menu[s] += gained
         else:
-            gained = min(_CHOP[face], self.chop_left)
+            gained = tokens_gained(_CHOP[face], self.chop_left)
             self.chop_left -= gained
             self.chop[s] += gained
             self.fresh_chop[s] += gained
         self.moved += 1
         n = self.n
-        if self.moved < n:
+        after = after_take(self.moved, n, self.belts[0])
+        if after == NEXT_SEAT:
             self._begin_turn((s + 1) % n)
-        elif self.belts[0]:
+        elif after == SLIDE:
             self.belts = self.belts[-1:] + self.belts[:-1]
             self.red = (self.red + 1) % n
             self._roll_belts(rng)
@@ -364,15 +331,15 @@ class SimState:
         """Each seat's points for the round so far, as if it were scored now."""
         n = self.n
         out = []
-        d_t, t_t, s_t = _APP_TABLES
+        dumpling, tempura, sashimi = _APPETIZERS
         maki = self.maki
         for s in range(n):
             top, second = _top_two(maki, s)
             out.append(
-                maki_score(maki[s], top, second)
-                + _appetizer_total(d_t, self.dumpling[s])
-                + _appetizer_total(t_t, self.tempura[s])
-                + _appetizer_total(s_t, self.sashimi[s])
+                maki_award(maki[s], top, second)
+                + appetizer_points(dumpling, self.dumpling[s])
+                + appetizer_points(tempura, self.tempura[s])
+                + appetizer_points(sashimi, self.sashimi[s])
                 + self.nigiri[s]
             )
         return out
@@ -386,11 +353,9 @@ class SimState:
         self.dumpling, self.tempura, self.sashimi = zero[:], zero[:], zero[:]
         self.maki, self.nigiri, self.wasabi = zero[:], zero[:], zero[:]
         if self.round >= ROUNDS:
-            puddings = pudding_scores(self.pudding)
+            puddings = score_puddings(self.pudding)
             for s in range(n):
-                self.score[s] += (
-                    puddings[s] + (self.menu[s] + self.chop[s]) // TOKENS_PER_BONUS_POINT
-                )
+                self.score[s] += puddings[s] + token_bonus(self.menu[s], self.chop[s])
             self.fresh_menu, self.fresh_chop = zero[:], zero[:]
             self.over = True
             return
@@ -398,7 +363,7 @@ class SimState:
             self.round += 1
             self.halted = True
             return
-        if n == 3:
+        if slides_between_rounds(n):
             self.belts = self.belts[-1:] + self.belts[:-1]
             self.red = (self.red + 1) % n
         self.round += 1
@@ -406,11 +371,10 @@ class SimState:
         self.moved = 0
         bag = list(_BAG)
         rng.shuffle(bag)
-        k = self.k
-        belts: list[list[int]] = [[] for _ in range(n)]
-        for i in range(n):
-            belts[(self.red + i) % n] = [KIND_FACES[kind][0] for kind in bag[i * k : (i + 1) * k]]
-        self.belts = belts
+        # Placeholder faces: `_roll_belts` rolls every drawn die.
+        self.belts = [
+            [KIND_FACES[kind][0] for kind in belt] for belt in deal(bag, n, self.k, self.red)
+        ]
         self._roll_belts(rng)
         self._begin_turn(self.red)
 
@@ -418,8 +382,7 @@ class SimState:
 
     def places(self) -> list[int]:
         """Per seat, 1 for first: most points, then most puddings (the engine's rule)."""
-        keys = list(zip(self.score, self.pudding, strict=True))
-        return [1 + sum(other > key for other in keys) for key in keys]
+        return list(places_by(list(zip(self.score, self.pudding, strict=True))))
 
 
 # -- the rollout policy --------------------------------------------------------------------------
@@ -434,12 +397,12 @@ def _maki_values(mine: int, top: int, second: int, more: bool) -> tuple[float, f
     key = (mine, top, second, more)
     cached = _MAKI_CACHE.get(key)
     if cached is None:
-        before = maki_score(mine, top, second)
+        before = maki_award(mine, top, second)
         factor, bonus = (0.7, 0.6) if more else (1.0, 0.0)
         cached = _MAKI_CACHE[key] = (
-            (maki_score(mine + 1, top, second) - before) * factor + bonus,
-            (maki_score(mine + 2, top, second) - before) * factor + 2 * bonus,
-            (maki_score(mine + 3, top, second) - before) * factor + 3 * bonus,
+            (maki_award(mine + 1, top, second) - before) * factor + bonus,
+            (maki_award(mine + 2, top, second) - before) * factor + 2 * bonus,
+            (maki_award(mine + 3, top, second) - before) * factor + 3 * bonus,
         )
     return cached
 
@@ -450,11 +413,11 @@ def _pudding_values(mine: int, most: int, fewest: int, two: bool) -> tuple[float
     cached = _PUDDING_CACHE.get(key)
     if cached is None:
         n = 2 if two else 3
-        before = pudding_score(mine, most, fewest, n)
+        before = pudding_award(mine, most, fewest, n)
         cached = _PUDDING_CACHE[key] = (
-            0.6 * (pudding_score(mine + 1, most, fewest, n) - before) + 0.8,
-            0.6 * (pudding_score(mine + 2, most, fewest, n) - before) + 1.6,
-            0.6 * (pudding_score(mine + 3, most, fewest, n) - before) + 2.4,
+            0.6 * (pudding_award(mine + 1, most, fewest, n) - before) + 0.8,
+            0.6 * (pudding_award(mine + 2, most, fewest, n) - before) + 1.6,
+            0.6 * (pudding_award(mine + 3, most, fewest, n) - before) + 2.4,
         )
     return cached
 
@@ -585,7 +548,8 @@ def policy_action(state: SimState) -> RollAction:
         if vals[f] > best:
             best_i, best = i, vals[f]
     gain = 0.0
-    action: RollAction = Take(best_i)
+    # tuple.__new__ skips a NamedTuple's Python-level __new__ (a playout's hottest line).
+    action: RollAction = tuple.__new__(Take, (best_i,))
     if state.chop[s] > state.fresh_chop[s]:
         top, other, theirs = best_elsewhere(state, s, vals)
         if top - best - SWAP_MARGIN > gain:
@@ -601,11 +565,11 @@ def policy_action(state: SimState) -> RollAction:
 
 def apply(state: SimState, action: RollAction, rng: random.Random) -> None:
     """Play `action` (legal, unchecked) for the seat to move."""
-    if isinstance(action, Take):
+    if type(action) is Take:  # exact types: a playout plays only the engine's action classes
         state.take(action.position, rng)
-    elif isinstance(action, Reroll):
+    elif type(action) is Reroll:
         state.reroll(action.dice, rng)
-    else:
+    elif type(action) is Swap:
         state.swap(action.mine, action.other_seat, action.theirs)
 
 
@@ -618,5 +582,6 @@ def play_round(state: SimState, rng: random.Random) -> None:
     """Play on with `policy_step` for every seat until the round is scored (then the state is
     `halted`, or `over` after the last round)."""
     state.stop = state.round
+    choose, play = policy_action, apply  # local names: a playout's loop runs ~10^5 times a move
     while not state.over and not state.halted:
-        policy_step(state, rng)
+        play(state, choose(state), rng)

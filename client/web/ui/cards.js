@@ -179,6 +179,14 @@ export function describeCards(message, names) {
 }
 
 /** Keys of the board: 1-9 choose a card, arrows move along the hand. */
+/** What we owe now at a Sushi Go! table, in words (the game not over). */
+export function cardsDuty(client, memory) {
+  if (client.seat === null) return "You are watching.";
+  if (client.awaiting) return memory.chop ? "Your pick: choose two cards, in order." : "Your pick: choose a card.";
+  if (memory.myPick) return "Picked: waiting for the others.";
+  return "Waiting for the turn.";
+}
+
 export function cardKey(e, app) {
   const client = app.client;
   const obs = client.observation;

@@ -198,6 +198,16 @@ export function describeDice(message, names) {
 }
 
 /** Keys of the board: 1-8 mark a die, arrows move along the belt, r re-rolls. */
+/** What we owe now at a Sushi Roll table, in words (the game not over). */
+export function diceDuty(client, memory, names) {
+  const obs = client.observation;
+  const mover = obs.to_move !== null ? `${names[obs.to_move] ?? "someone"} is moving.` : null;
+  if (client.seat === null) return mover ?? "You are watching.";
+  if (client.awaiting) return "Your move: mark dice to re-roll, or a die to take (Enter) or to swap.";
+  if (client.pending) return "Waiting for the server…";
+  return mover ?? "Waiting…";
+}
+
 export function diceKey(e, app) {
   const obs = app.client.observation;
   if (obs.seat === null) return;

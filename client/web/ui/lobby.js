@@ -6,6 +6,7 @@
  */
 import { choice, h } from "./dom.js";
 import { drawGames, drawLeaders, drawReplay, openGames, openLeaders } from "./history.js";
+import { board, notHere } from "./games.js";
 import { GAMES, LEVELS, title, VARIANTS } from "./names.js";
 import { chatPanel } from "./table.js";
 
@@ -103,6 +104,15 @@ function tableList(app, start) {
   const rows = app.tables.map((t, i) => {
     const seated = t.seats.filter((s) => s.name !== null).length;
     const what = `${title(t.settings.kind)}, ${seated}/${t.settings.players} seated, ${t.status}${t.settings.variants.length ? `, ${t.settings.variants.join(", ")}` : ""}`;
+    if (board(t.settings.kind) === null) {
+      // A game the server has (a plug-in) and this page does not play: no way in from here.
+      return h(
+        "li",
+        { class: i === app.tableCursor ? "current" : null },
+        h("span", { class: "what" }, h("strong", null, t.table_id), ` ${what}`),
+        h("span", { class: "elsewhere" }, notHere(t.settings.kind)),
+      );
+    }
     return h(
       "li",
       { class: i === app.tableCursor ? "current" : null },

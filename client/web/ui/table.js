@@ -5,9 +5,8 @@
  * beyond the client's state: the picks just revealed, every round's scores, the end.
  * @module
  */
-import { cardKey, describeCards, drawCards, drawCardsPublic } from "./cards.js";
-import { describeDice, diceKey, drawDice, drawDicePublic } from "./dice.js";
 import { choice, h, timerText } from "./dom.js";
+import { board, notHere } from "./games.js";
 import { LEVELS, ordinal, title } from "./names.js";
 
 /** What the screen remembers of the game under way (and of the one just over). */
@@ -53,12 +52,12 @@ export class GameMemory {
         this.marks = [];
         break;
       case "turn_result":
-        this.logLine(describeCards(message, names()));
+        this.logLine(board(client.kind)?.describe(message, names()) ?? null);
         this.events(message.events, names(), client);
         break;
       case "acted":
         this.marks = []; // the belts moved: what was marked is no longer where it was
-        this.logLine(describeDice(message, names()));
+        this.logLine(board(client.kind)?.describe(message, names()) ?? null);
         this.events(message.events, names(), client);
         break;
       case "game_over":
@@ -99,8 +98,7 @@ export class GameMemory {
   key(e, app) {
     const client = app.client;
     if (!client.observation || this.over) return;
-    if (client.kind === "sushi-roll") diceKey(e, app);
-    else cardKey(e, app);
+    board(client.kind)?.key(e, app);
   }
 }
 
@@ -110,6 +108,7 @@ export function drawTable(app) {
   const memory = app.game;
   const table = client.table;
   const playing = memory.started && (client.observation !== null || memory.over !== null);
+  const known = board(table.settings.kind) !== null;
   return h(
     "main",
     { class: "table" },
@@ -119,8 +118,20 @@ export function drawTable(app) {
       h("h1", null, `${title(table.settings.kind)} · table ${table.table_id}`),
       h("p", { class: "who" }, client.seat === null ? "watching" : `${client.name}, seat ${client.seat + 1}`),
     ),
-    playing ? drawGame(app) : waitingRoom(app),
+    known ? (playing ? drawGame(app) : waitingRoom(app)) : elsewhere(app, table.settings.kind),
     chatPanel(app, memory.chat, "table chat"),
+  );
+}
+
+/** A table of a game this page does not play: where to play it, and the way out. */
+function elsewhere(app, kind) {
+  const client = app.client;
+  return h(
+    "section",
+    { class: "waiting", "aria-labelledby": "elsewhere-title", "data-keys": "l=leave-table" },
+    h("h2", { id: "elsewhere-title" }, "Not in this page"),
+    h("p", { role: "alert" }, notHere(kind)),
+    h("button", { type: "button", key: "leave-table", onclick: () => app.run("cannot leave", () => client.leaveTable()) }, client.seat === null ? "stop watching" : "leave table"),
   );
 }
 
@@ -178,7 +189,7 @@ function drawGame(app) {
     h(
       "div",
       { class: "gamebar" },
-      position ? h("span", null, `round ${position.round} · ${client.kind === "sushi-roll" ? "cycle" : "turn"} ${position.turn}`) : null,
+      position ? h("span", null, `round ${position.round} · ${board(client.kind).step} ${position.turn}`) : null,
       h("span", { class: "timer", "data-timer": "", "aria-label": "time left" }, timerText(client)),
       fairness ? h("span", { class: `fair${fairness.ok ? "" : " failed"}`, role: fairness.ok ? "status" : "alert" }, fairness.summary()) : null,
     ),
@@ -190,8 +201,8 @@ function drawGame(app) {
   if (obs) {
     if (!memory.over) parts.push(h("p", { class: "duty", "aria-live": "polite" }, duty(client, memory, names)));
     if (memory.showRound && !memory.over) parts.push(roundSummary(app, memory.showRound, names));
-    if (memory.over) parts.push(client.kind === "sushi-roll" ? drawDicePublic(obs, names) : drawCardsPublic(obs, names));
-    else parts.push(client.kind === "sushi-roll" ? drawDice(app, obs, names) : drawCards(app, obs, names));
+    if (memory.over) parts.push(board(client.kind).drawPublic(obs, names));
+    else parts.push(board(client.kind).draw(app, obs, names));
   }
   if (memory.log.length) {
     parts.push(h("section", { class: "log", "aria-label": "what was played" }, h("h2", null, "Played"), h("ol", { "aria-live": "polite" }, memory.log.slice(-6).map((line) => h("li", null, line)))));
@@ -205,20 +216,7 @@ function drawGame(app) {
 function duty(client, memory, names) {
   const obs = client.observation;
   if (memory.over || obs.is_over) return "The game is over.";
-  if (client.seat === null) {
-    if (client.kind === "sushi-roll" && obs.to_move !== null) return `${names[obs.to_move] ?? "someone"} is moving.`;
-    return "You are watching.";
-  }
-  if (client.awaiting) {
-    if (client.kind === "sushi-roll") return "Your move: mark dice to re-roll, or a die to take (Enter) or to swap.";
-    return memory.chop ? "Your pick: choose two cards, in order." : "Your pick: choose a card.";
-  }
-  if (client.kind === "sushi-roll") {
-    if (client.pending) return "Waiting for the server…";
-    return obs.to_move !== null ? `${names[obs.to_move] ?? "someone"} is moving.` : "Waiting…";
-  }
-  if (memory.myPick) return "Picked: waiting for the others.";
-  return "Waiting for the turn.";
+  return board(client.kind).duty(client, memory, names);
 }
 
 /** The players' names in seat order. */
@@ -228,7 +226,7 @@ export function playerNames(client) {
 }
 
 function scorePad(client, obs, memory, names) {
-  const views = client.kind === "sushi-roll" ? obs.players : obs.tableaus;
+  const views = board(client.kind).views(obs);
   const rounds = [1, 2, 3];
   // A round's points: its `round_scored` event's, once seen (the last round's comes with the
   // game's end, after the last observation); else the observation's.

@@ -13,16 +13,11 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 
-from sushigo.engine.errors import (
-    CardNotInHandError,
-    ChopsticksUnavailableError,
-    DummyPickError,
-    IllegalActionError,
-    MalformedActionError,
-)
+from sushigo.engine.errors import IllegalActionError, MalformedActionError
 
 from .actions import Action
 from .cards import CARDS, NIGIRI_POINTS, NUM_KINDS, Card
+from .errors import CardNotInHandError, ChopsticksUnavailableError, DummyPickError
 
 Entry = tuple[Action, int, int, int]
 """An interned action; the packed cards it takes out of the hand (less a chopsticks card it puts

@@ -37,6 +37,7 @@ from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .record import RollRecord, replay
 from .rules import SUSHI_ROLL
+from .rules import SUSHI_ROLL as RULES
 from .scoring import *  # noqa: F403  (the scoring: `scoring.__all__`)
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "DIE_FACES",
     "FACES_STREAM",
     "MENU_SUPPLY",
+    "RULES",
     "START_CHOPSTICKS",
     "START_MENU",
     "SUSHI_ROLL",

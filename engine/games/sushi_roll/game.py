@@ -69,6 +69,7 @@ from .events import (
 from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .scoring import RoundPoints, round_breakdown, score_puddings, token_bonus
+from .turns import NEXT_SEAT, SLIDE, after_take, deal, slides_between_rounds, tokens_gained
 
 _WASABI = Face.WASABI
 
@@ -392,18 +393,18 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
             self._open_wasabi[seat] += 1
         puddings = PUDDING_TOKENS.get(face, 0)
         self._puddings[seat] += puddings
-        # **Ruling:** a face gains only what the supply still holds (none when it is empty).
-        menu = min(MENU_TOKENS.get(face, 0), MENU_SUPPLY - sum(self._menu))
-        chop = min(CHOPSTICKS_TOKENS.get(face, 0), CHOPSTICKS_SUPPLY - sum(self._chop))
+        menu = tokens_gained(MENU_TOKENS.get(face, 0), MENU_SUPPLY - sum(self._menu))
+        chop = tokens_gained(CHOPSTICKS_TOKENS.get(face, 0), CHOPSTICKS_SUPPLY - sum(self._chop))
         self._menu[seat] += menu
         self._chop[seat] += chop
         self._fresh_menu[seat] += menu
         self._fresh_chop[seat] += chop
         events.append(Taken(seat, position, die, on_wasabi, puddings, menu, chop))
         self._moved += 1
-        if self._moved < self._n:
+        after = after_take(self._moved, self._n, self._belts[0])
+        if after == NEXT_SEAT:
             self._begin_turn((seat + 1) % self._n)
-        elif self._belts[0]:  # every belt holds as many dice as every other after a full cycle
+        elif after == SLIDE:
             self._slide(events, between_rounds=False)
             self._roll_belts("slide", events)
             self._cycle += 1
@@ -443,11 +444,10 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         k = self.options.dice_per_player
         n = self._n
         self._chance.draw(self._round, bag, n * k)
-        for i in range(n):
-            # Placeholder faces: `_roll_belts` rolls every drawn die before anyone sees it.
-            self._belts[(self._red + i) % n] = [
-                Die(kind, DIE_FACES[kind][0]) for kind in bag[i * k : (i + 1) * k]
-            ]
+        # Placeholder faces: `_roll_belts` rolls every drawn die before anyone sees it.
+        self._belts = [
+            [Die(kind, DIE_FACES[kind][0]) for kind in belt] for belt in deal(bag, n, k, self._red)
+        ]
         self._bag = bag[n * k :]
         events.append(RoundStarted(self._round, self._red, k))
         self._roll_belts("round", events)
@@ -463,9 +463,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
         self._round_totals.append(totals := tuple(p.total for p in points))
         events.append(self._scored(points, totals))
         if self._round < ROUNDS:
-            if self._n == 3:
-                # Only 3 players: after 7 cycles the red belt is back with the round's first
-                # player, so the belts slide once more to change who starts.
+            if slides_between_rounds(self._n):
                 self._slide(events, between_rounds=True)
             self._start_round(events)
             return

@@ -2,7 +2,10 @@
 
 Everything here follows RULES.md section 2 and docs/RULES.md ("Sushi Roll"). The game uses
 `round_breakdown` over `Face` values; `score_round` is the same computation over face labels, for
-other parts of the project and outside checks, so there is exactly one scorer.
+other parts of the project and outside checks, so there is exactly one scorer. Each race's rule is
+also stated for one seat on plain ints (`maki_award`, `pudding_award`, `nigiri_value`): the
+search bot's simulator (bots/games/sushi_roll/_sim.py) scores its playouts with them, so it plays
+the rules written here rather than a copy.
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ from .dice import (
 __all__ = [
     "RoundPoints",
     "appetizer_points",
+    "maki_award",
     "maki_points",
     "nigiri_points",
+    "nigiri_value",
+    "pudding_award",
     "round_breakdown",
     "score_puddings",
     "score_round",
@@ -66,13 +72,32 @@ def appetizer_points(face: Face, icons: int) -> int:
     return icons // 3 * table[3] + table[icons % 3]
 
 
+def maki_award(mine: int, top: int, second: int) -> int:
+    """Maki points for `mine` icons when the most icons at the table are `top` and the next
+    distinct positive count is `second` (0 if none), `mine` counted among them or not: most icons
+    6, second most 3, every tied player the full points; zero icons are not in the race."""
+    if mine <= 0:
+        return 0
+    if mine >= top:
+        return MAKI_FIRST
+    if mine >= second:
+        return MAKI_SECOND
+    return 0
+
+
 def maki_points(icons: Sequence[int]) -> list[int]:
     """Most icons 6, second most 3; every tied player gets the full points, and second place is
     still awarded after a tie for first (4, 4, 3, 3 score 6, 6, 3, 3). Zero icons: not in the race.
     """
     present = sorted({n for n in icons if n > 0}, reverse=True)
-    award = dict(zip(present, (MAKI_FIRST, MAKI_SECOND), strict=False))
-    return [award.get(n, 0) if n > 0 else 0 for n in icons]
+    top, second = [*present, 0, 0][:2]
+    return [maki_award(n, top, second) for n in icons]
+
+
+def nigiri_value(points: int, open_wasabi: int) -> int:
+    """What a nigiri of `points` scores when taken with `open_wasabi` uncovered wasabi on the
+    tray: tripled on a wasabi (which it then covers), as printed without one."""
+    return points * WASABI_MULTIPLIER if open_wasabi else points
 
 
 def nigiri_points(tray: Sequence[Face]) -> int:
@@ -84,11 +109,9 @@ def nigiri_points(tray: Sequence[Face]) -> int:
         if face == Face.WASABI:
             open_wasabi += 1
         elif face in NIGIRI_POINTS:
+            points += nigiri_value(NIGIRI_POINTS[face], open_wasabi)
             if open_wasabi:
                 open_wasabi -= 1
-                points += NIGIRI_POINTS[face] * WASABI_MULTIPLIER
-            else:
-                points += NIGIRI_POINTS[face]
     return points
 
 
@@ -119,24 +142,27 @@ def score_round(trays: Sequence[Sequence[str]]) -> list[int]:
     ]
 
 
-def score_puddings(puddings: Sequence[int]) -> list[int]:
-    """End-of-game pudding points from each player's pudding tokens.
+def pudding_award(mine: int, most: int, fewest: int, players: int) -> int:
+    """End-of-game pudding points for `mine` tokens when the others hold between `fewest` and
+    `most` (`mine` counted among them or not), in a game of `players`: the most +6, the fewest
+    -6 but never in a 2-player game, every tied player the full amount. **Ruling:** if everyone
+    has the same number, nobody scores."""
+    high, low = max(mine, most), min(mine, fewest)
+    if high == low:
+        return 0
+    if mine == high:
+        return PUDDING_MOST
+    if mine == low and players > 2:
+        return PUDDING_FEWEST
+    return 0
 
-    The most score +6 and the fewest (zero counts) -6, every tied player the full amount; nobody
-    loses points in a 2-player game; **Ruling:** if everyone has the same number, nobody scores.
-    """
-    out = [0] * len(puddings)
+
+def score_puddings(puddings: Sequence[int]) -> list[int]:
+    """End-of-game pudding points from each player's pudding tokens (`pudding_award`)."""
     if not puddings:
-        return out
-    most, fewest = max(puddings), min(puddings)
-    if most == fewest:
-        return out
-    for i, n in enumerate(puddings):
-        if n == most:
-            out[i] = PUDDING_MOST
-        elif n == fewest and len(puddings) > 2:
-            out[i] = PUDDING_FEWEST
-    return out
+        return []
+    most, fewest, players = max(puddings), min(puddings), len(puddings)
+    return [pudding_award(n, most, fewest, players) for n in puddings]
 
 
 def token_bonus(menu: int, chopsticks: int) -> int:

@@ -60,7 +60,7 @@ from sushigo.protocol._registry import Bytes32, Round, TableId, Turn
 from sushigo.protocol.commitment import Opening
 from sushigo.protocol.errors import ErrorCode
 from sushigo.protocol.fairness import FairRecord, StepRecord, legacy_record
-from sushigo.protocol.games import Score, register_wire, round_scored, tagged_codec
+from sushigo.protocol.games import Score, round_scored, tagged_codec
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _MAX_HAND = max(HAND_SIZES.values()) + 1  # the dummy's controller holds one drawn card more
@@ -527,6 +527,3 @@ def read_v1_record(value: dict[str, Any]) -> FairRecord:
         for t in old.turns
     )
     return legacy_record(KIND, old, steps)
-
-
-register_wire(CARD_WIRE, {"sushigo-fair-record": read_v1_record})

@@ -1,1 +1,12 @@
-"""Sushi Roll's wire: how its actions, observations and events travel (`wire.ROLL_WIRE`)."""
+"""Sushi Roll's wire: how its actions, observations and events travel (`wire.ROLL_WIRE`).
+
+As every game's folder in the protocol, it exposes ``WIRE`` and ``LEGACY_RECORDS`` (`protocol.games`).
+"""
+
+from .wire import ROLL_WIRE as WIRE
+from .wire import read_v1_record
+
+LEGACY_RECORDS = {"sushigo-roll-record": read_v1_record}
+"""The readers of its records signed by a protocol 1.0 server, by format name."""
+
+__all__ = ["LEGACY_RECORDS", "WIRE"]

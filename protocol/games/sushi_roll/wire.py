@@ -55,7 +55,7 @@ from sushigo.protocol.fairness import (
     derive_game_seed,
     legacy_record,
 )
-from sushigo.protocol.games import CodecWire, Score, register_wire, round_scored, tagged_codec
+from sushigo.protocol.games import CodecWire, Score, round_scored, tagged_codec
 
 SeatIndex = Annotated[int, Range(0, 4)]
 
@@ -342,6 +342,3 @@ def read_v1_record(value: dict[str, Any]) -> FairRecord:
             with contextlib.suppress(EngineError):
                 game.apply(step.seat, step.action)
     return legacy_record(KIND, old, tuple(steps))
-
-
-register_wire(ROLL_WIRE, {"sushigo-roll-record": read_v1_record})

@@ -11,8 +11,6 @@ import asyncpg
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.storage.contract import (
-    CARD_GAME,
-    OWN_LADDERS,
     Identity,
     LeaderboardEntry,
     PlayerResult,
@@ -188,7 +186,7 @@ class PgRecords(PgPart):
 
         return self._query(query, f"read identity {player_id}")
 
-    def get_rating(self, player_id: str, kind: str = CARD_GAME) -> tuple[float, float] | None:
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
 
         async def query(conn: Any) -> tuple[float, float] | None:
@@ -196,9 +194,7 @@ class PgRecords(PgPart):
 
         return self._query(query, f"read rating {player_id}")
 
-    def set_ratings(
-        self, ratings: Mapping[str, tuple[float, float]], kind: str = CARD_GAME
-    ) -> None:
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
         """Store ratings at game `kind` in one transaction; every player must have an
         identity (else `StorageError`, and no rating changes)."""
         check_ratings(ratings)
@@ -236,20 +232,19 @@ class PgRecords(PgPart):
             touches += (("lease", table_id),)
         self._write((self._unsure(what, store), None), what, touches=touches)
 
-    def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
-        finished games of that kind (for the card game: of every kind without a ladder of its
-        own, as on SQLite)."""
-        same_kind = "g.kind <> ALL($3::text[])" if kind == CARD_GAME else "g.kind = r.kind"
+        finished games of that kind."""
 
         async def query(conn: Any) -> list[LeaderboardEntry]:
             rows = await conn.fetch(
                 "SELECT r.player_id, i.name, r.mu, r.sigma, "
                 "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                f"WHERE s.player_id = r.player_id AND {same_kind}) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
                 "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
                 "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
-                *((kind, limit, list(OWN_LADDERS)) if kind == CARD_GAME else (kind, limit)),
+                kind,
+                limit,
             )
             return [
                 LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows
@@ -257,12 +252,8 @@ class PgRecords(PgPart):
 
         return self._query(query, "read the leaderboard")
 
-    def standing(
-        self, player_id: str, kind: str = CARD_GAME
-    ) -> tuple[int, int, LeaderboardEntry | None]:
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-        card = kind == CARD_GAME
-        same_kind = "g.kind <> ALL($3::text[])" if card else "g.kind = $1"
 
         async def query(conn: Any) -> tuple[int, int, LeaderboardEntry | None]:
             total = await conn.fetchval("SELECT count(*) FROM ratings WHERE kind = $1", kind)
@@ -272,10 +263,11 @@ class PgRecords(PgPart):
                 "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
                 "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
                 "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                f"WHERE s.player_id = r.player_id AND {same_kind}) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
                 "FROM ratings r JOIN identities i USING (player_id) "
                 "WHERE r.kind = $1 AND r.player_id = $2",
-                *((kind, player_id, list(OWN_LADDERS)) if card else (kind, player_id)),
+                kind,
+                player_id,
             )
             if row is None:
                 return int(total), 0, None

@@ -29,7 +29,7 @@ import asyncpg
 
 from sushigo.server.storage.contract import Fault
 
-SCHEMA_VERSION: Final = 11
+SCHEMA_VERSION: Final = 12
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -231,6 +231,10 @@ _V10: Final = (
 # players are sent to instead of its address (server/sessions/web_routes.py); empty: it serves none.
 _V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT NULL DEFAULT ''",)
 
+# Version 12: the SQLite backend's ladders in one table by kind, as `ratings` is here since version
+# 4: nothing to do, so that one number still means the same contract on both.
+_V12: Final = ()
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -240,6 +244,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (9, _V9),
     (10, _V10),
     (11, _V11),
+    (12, _V12),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

@@ -14,8 +14,6 @@ from typing import Any, Final
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.storage.contract import (
-    CARD_GAME,
-    OWN_LADDERS,
     Identity,
     LeaderboardEntry,
     PlayerResult,
@@ -239,15 +237,13 @@ class SqliteRecords(SqlitePart):
         # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
         return None if row is None else Identity(player_id, *row)
 
-    def get_rating(self, player_id: str, kind: str = CARD_GAME) -> tuple[float, float] | None:
+    def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it (use the
         model's defaults). Each game kind has its own ratings."""
         with self._using(f"read rating {player_id}") as conn:
             return _read_rating(conn, player_id, kind)
 
-    def set_ratings(
-        self, ratings: Mapping[str, tuple[float, float]], kind: str = CARD_GAME
-    ) -> None:
+    def set_ratings(self, ratings: Mapping[str, tuple[float, float]], kind: str) -> None:
         """Store new ``(mu, sigma)`` values at game `kind` for several players in one transaction.
 
         Every player must have a stored identity (guests are not rated): an unknown id raises
@@ -288,48 +284,30 @@ class SqliteRecords(SqlitePart):
 
         self._hold_writes(held)
 
-    def leaderboard(self, limit: int = 20, kind: str = CARD_GAME) -> list[LeaderboardEntry]:
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
         """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
         `games` counts their finished games of that kind."""
         with self._using("read the leaderboard") as conn:
-            if kind == CARD_GAME:
-                # Every game but those of kinds with a ladder of their own is a card game (older
-                # databases may name the card game differently).
-                marks = ", ".join("?" * len(OWN_LADDERS))
-                rows = conn.execute(
-                    "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                    "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                    f"WHERE s.player_id = r.player_id AND g.kind NOT IN ({marks})) "
-                    "FROM ratings r JOIN identities i USING (player_id) "
-                    "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-                    (*OWN_LADDERS, limit),
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                    "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                    "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                    "FROM game_ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
-                    "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-                    (kind, limit),
-                ).fetchall()
+            rows = conn.execute(
+                "SELECT r.player_id, i.name, r.mu, r.sigma, "
+                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
+                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+                (kind, limit),
+            ).fetchall()
         return [LeaderboardEntry(*row) for row in rows]
 
-    def standing(
-        self, player_id: str, kind: str = CARD_GAME
-    ) -> tuple[int, int, LeaderboardEntry | None]:
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-        card = kind == CARD_GAME
-        table = "ratings" if card else "game_ratings"
-        where, args = ("", ()) if card else ("kind = ? AND ", (kind,))
-        marks = ", ".join("?" * len(OWN_LADDERS))
-        same_kind = f"g.kind NOT IN ({marks})" if card else "g.kind = ?"
         with self._using(f"read the standing of {player_id}") as conn:
-            (total,) = conn.execute(f"SELECT count(*) FROM {table} WHERE {where}1", args).fetchone()
+            (total,) = conn.execute(
+                "SELECT count(*) FROM ratings WHERE kind = ?", (kind,)
+            ).fetchone()
             row = conn.execute(
-                f"SELECT r.mu, r.sigma, i.name FROM {table} r JOIN identities i USING (player_id) "
-                f"WHERE {where}r.player_id = ?",
-                (*args, player_id),
+                "SELECT r.mu, r.sigma, i.name FROM ratings r JOIN identities i USING (player_id) "
+                "WHERE r.kind = ? AND r.player_id = ?",
+                (kind, player_id),
             ).fetchone()
             if row is None:
                 return total, 0, None
@@ -337,16 +315,15 @@ class SqliteRecords(SqlitePart):
             # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
             # `leaderboard`). The ordinal is computed by SQLite on both sides, the same way.
             (ahead,) = conn.execute(
-                f"SELECT count(*) FROM {table} r, {table} me WHERE "
-                + ("" if card else "r.kind = ? AND me.kind = ? AND ")
-                + "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
+                "SELECT count(*) FROM ratings r, ratings me WHERE r.kind = ? AND me.kind = ? AND "
+                "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
                 "(r.mu - 3 * r.sigma = me.mu - 3 * me.sigma AND r.player_id < me.player_id))",
-                (*args, *args, player_id),
+                (kind, kind, player_id),
             ).fetchone()
             (games,) = conn.execute(
                 "SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                f"WHERE s.player_id = ? AND {same_kind}",
-                (player_id, *(OWN_LADDERS if card else (kind,))),
+                "WHERE s.player_id = ? AND g.kind = ?",
+                (player_id, kind),
             ).fetchone()
         return total, ahead + 1, LeaderboardEntry(player_id, name, mu, sigma, games)
 
@@ -417,30 +394,17 @@ def check_ratings(ratings: Mapping[str, tuple[float, float]]) -> None:
 
 
 def _read_rating(conn: sqlite3.Connection, player_id: str, kind: str) -> tuple[float, float] | None:
-    if kind == CARD_GAME:
-        row = conn.execute(
-            "SELECT mu, sigma FROM ratings WHERE player_id = ?", (player_id,)
-        ).fetchone()
-    else:
-        row = conn.execute(
-            "SELECT mu, sigma FROM game_ratings WHERE kind = ? AND player_id = ?",
-            (kind, player_id),
-        ).fetchone()
+    row = conn.execute(
+        "SELECT mu, sigma FROM ratings WHERE kind = ? AND player_id = ?", (kind, player_id)
+    ).fetchone()
     return None if row is None else (row[0], row[1])
 
 
 def _write_ratings(
     conn: sqlite3.Connection, ratings: Mapping[str, tuple[float, float]], kind: str
 ) -> None:
-    if kind == CARD_GAME:
-        conn.executemany(
-            "INSERT INTO ratings (player_id, mu, sigma) VALUES (?, ?, ?) "
-            "ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
-            [(player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
-        )
-    else:
-        conn.executemany(
-            "INSERT INTO game_ratings (kind, player_id, mu, sigma) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (kind, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
-            [(kind, player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
-        )
+    conn.executemany(
+        "INSERT INTO ratings (kind, player_id, mu, sigma) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (kind, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma",
+        [(kind, player_id, mu, sigma) for player_id, (mu, sigma) in ratings.items()],
+    )

@@ -196,6 +196,15 @@ _V10: Final = (
     )""",
 )
 
+# Version 12: every game's ladder in one table keyed by (kind, player_id), as PostgreSQL keeps
+# them: version 2's `game_ratings`, which has that shape, takes Sushi Go!'s ratings (version 1's
+# `ratings`) value for value, and their name.
+_V12: Final = (
+    "INSERT INTO game_ratings SELECT 'sushi-go', player_id, mu, sigma FROM ratings",
+    "DROP TABLE ratings",
+    "ALTER TABLE game_ratings RENAME TO ratings",
+)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -214,6 +223,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V10),
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
+    _statements(_V12),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

@@ -15,19 +15,21 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
-from sushigo.bots.games.sushi_go._memory import SeatMemory
+from sushigo.bots.pettingzoo._table import Array, Table
 from sushigo.engine import Card, Game, GameOptions, Observation
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
-from ._go_encoding import (
+from ._memory import SeatMemory
+from ._pz_encoding import (
     Counts,
     SushiGoEncoding,
+    action_index,
     action_of,
     hand_counts,
     tableau_part,
 )
-from ._table import Array, Table
 
 _CHOPSTICKS = Card.CHOPSTICKS
 
@@ -58,6 +60,10 @@ class SushiGoTable(Table):
     def game(self) -> Game:
         """The engine game being played."""
         return self._game
+
+    def index_of(self, action: Any, seat: int) -> int:
+        """`action_index`: Sushi Go!'s indexes are the same for every seat."""
+        return action_index(action)
 
     def reset(self, seed: bytes) -> None:
         self._game = Game(self.options, seed)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from sushigo.bots.pettingzoo._table import Array, Table
 from sushigo.engine.games.sushi_roll import RollGame, RollObservation, RollOptions
 
-from ._roll_encoding import WAIT, SushiRollEncoding
-from ._table import Array, Table
+from ._pz_encoding import WAIT, SushiRollEncoding
 
 
 class SushiRollTable(Table):
@@ -29,6 +31,10 @@ class SushiRollTable(Table):
     def game(self) -> RollGame:
         """The engine game being played."""
         return self._game
+
+    def index_of(self, action: Any, seat: int) -> int:
+        """The encoding's index of `seat`'s action."""
+        return int(self.encoding.action_index(action, seat))
 
     def reset(self, seed: bytes) -> None:
         self._game = RollGame(self.options, seed)

@@ -3,7 +3,7 @@ environments' encoding", has the table).
 
 `SushiGoEncoding` works from what a seat is given, an `engine.Observation`, plus what the seat
 remembers: the cards it knows in the other hands (it saw them pass through its own) and the cards
-played in earlier rounds. The environment works those out from the game (`_go_table`); a strategy
+played in earlier rounds. The environment works those out from the game (`_pz_table`); a strategy
 can work them out from its own observations with `knowledge_from_memory` and `bots.SeatMemory`,
 and gets the same numbers (tests check both ways agree).
 """
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sushigo.bots.games.sushi_go._memory import SeatMemory
+from sushigo.bots.pettingzoo._table import Array
 from sushigo.engine import Action, Card, GameOptions, Observation, TableauView
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
-from ._table import Array
+from ._memory import SeatMemory
 
 Counts = list[int]
 """Cards as a count per kind, indexed by `Card` value (13 kinds, soy sauce last)."""

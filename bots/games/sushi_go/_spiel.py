@@ -32,13 +32,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from sushigo.bots.pettingzoo import SushiGoEncoding, action_of
-from sushigo.bots.pettingzoo._go_table import SushiGoTable
-from sushigo.engine import CARDS, Action, Card, Game, GameOptions, Observation
-from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
-from sushigo.engine.games.sushi_go.cards import deck as full_deck
-
-from ._common import (
+from sushigo.bots.openspiel._common import (
     MAX_PLAYERS,
     Core,
     CoreState,
@@ -49,6 +43,12 @@ from ._common import (
     game_info,
     game_type,
 )
+from sushigo.engine import CARDS, Action, Card, Game, GameOptions, Observation
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
+from sushigo.engine.games.sushi_go.cards import deck as full_deck
+
+from ._pz_encoding import SushiGoEncoding, action_of
+from ._pz_table import SushiGoTable
 
 SHORT_NAME = "python_sushi_go"
 PARAMS: dict[str, Any] = {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sushigo.bots.pettingzoo._table import Array
 from sushigo.engine.games.sushi_roll import (
     Face,
     PlayerView,
@@ -28,8 +29,6 @@ from sushigo.engine.games.sushi_roll import (
     Take,
 )
 from sushigo.engine.games.sushi_roll.dice import DICE_PER_PLAYER
-
-from ._table import Array
 
 FACES = len(Face)
 """17 faces."""

@@ -1,23 +1,17 @@
-"""Rock-paper-scissors over three rounds: a third game, written only against the public game
-interface of every layer, to prove it is one (docs/ARCHITECTURE.md, "Adding a game").
+"""Rock-paper-scissors' rules (`engine.api.Rules`): its part in the engine, ``RULES``.
 
 Two seats throw at once, in secret (so the table runs commit-reveal); a throw beats the one it
-names below, and each round's winner scores a point. Installed as a plug-in by its entry points
-(``sushigo.rules``, ``sushigo.wire``, ``sushigo.strategies``, all named ``rps``): nothing in the
-project knows it.
+names below, and each round's winner scores a point.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from sushigo.engine import EngineError, IllegalActionError, OptionsError
 from sushigo.engine.api import ValueRules, check_variants, places_by, winners_of
-from sushigo.protocol import ErrorCode
-from sushigo.protocol.games import CodecWire, FieldError, Range, Size, kind_of, struct_codec
 
 THROWS = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
@@ -149,61 +143,3 @@ class RpsRules(ValueRules):
 
 
 RULES = RpsRules()
-
-
-def _decode_throw(value: Any) -> Throw:
-    if type(value) is not str:
-        raise FieldError(ErrorCode.WRONG_TYPE, f"expected a throw, got {kind_of(value)}")
-    if value not in THROWS:
-        raise FieldError(ErrorCode.OUT_OF_RANGE, f"not a throw: {value!r}")
-    return Throw(value)
-
-
-_throw = (str, _decode_throw)
-_hints_round = {"round": Annotated[int, Range(1, ROUNDS)]}
-WIRE = CodecWire(
-    "rps",
-    {
-        "options": struct_codec(RpsOptions, {"players": Annotated[int, Range(2, 2)]}),
-        "action": _throw,
-        "observation": struct_codec(
-            RpsObservation,
-            {
-                "seat": Annotated[int, Range(0, 1)] | None,
-                "round": Annotated[int, Range(1, ROUNDS + 1)],
-                "scores": Annotated[tuple[Annotated[int, Range(0, ROUNDS)], ...], Size(2, 2)],
-                "last": Annotated[tuple[str, ...], Size(0, 2)],
-                "is_over": bool,
-            },
-        ),
-        "event": struct_codec(
-            RoundWon,
-            {
-                **_hints_round,
-                "throws": Annotated[tuple[str, ...], Size(2, 2)],
-                "winner": Annotated[int, Range(0, 1)] | None,
-            },
-        ),
-    },
-)
-
-
-class RandomThrow:
-    """Any throw."""
-
-    def choose(
-        self, observation: RpsObservation, legal: Sequence[Throw], rng: random.Random
-    ) -> Throw:
-        return rng.choice(list(legal))
-
-
-class Rock:
-    """Always rock."""
-
-    def choose(
-        self, observation: RpsObservation, legal: Sequence[Throw], rng: random.Random
-    ) -> Throw:
-        return Throw("rock")
-
-
-STRATEGIES = {"random": RandomThrow, "rock": Rock}

@@ -30,7 +30,16 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from sushigo.bots.pettingzoo import SushiRollEncoding
+from sushigo.bots.openspiel._common import (
+    Core,
+    CoreState,
+    Observer,
+    check_params,
+    check_player,
+    final_returns,
+    game_info,
+    game_type,
+)
 from sushigo.engine.games.sushi_roll import (
     DIE_FACES,
     DieKind,
@@ -42,16 +51,7 @@ from sushigo.engine.games.sushi_roll import (
 )
 from sushigo.engine.games.sushi_roll.dice import DICE_PER_PLAYER, MAX_PLAYERS, ROUNDS
 
-from ._common import (
-    Core,
-    CoreState,
-    Observer,
-    check_params,
-    check_player,
-    final_returns,
-    game_info,
-    game_type,
-)
+from ._pz_encoding import SushiRollEncoding
 
 SHORT_NAME = "python_sushi_roll"
 PARAMS: dict[str, Any] = {"players": 2, "utility": "win"}
