@@ -7,7 +7,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -39,6 +39,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if config.args and all((base / arg.split("::")[0]).is_file() for arg in config.args):
         return 0
     return WORKERS
+
+
+TOGETHER = ("tests/web/",)
+"""Folders whose test files all go to one test process in a parallel run: the browser tests
+share one headless Chromium (tests/web/conftest.py's `chromium`, a fixture of the process),
+which every process given one of their files would otherwise start again."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` (pyproject.toml's default): pytest-xdist's own scheduling, a test
+    file to a process whole, but a folder of `TOGETHER` to one process whole."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # noqa: PLC0415  (a parallel run's only)
+
+    class Together(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            folder = next((each for each in TOGETHER if nodeid.startswith(each)), None)
+            return folder or super()._split_scope(nodeid)
+
+    return Together(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
