@@ -69,6 +69,7 @@ from sushigo.protocol import (
     AdminUnmute,
     AuditList,
     ClientMessage,
+    Message,
     NodeList,
     ProtocolError,
     SanctionList,
@@ -403,21 +404,43 @@ async def _lines(link: Link, args: argparse.Namespace, request: ClientMessage | 
     answer = await link.request(lambda ref: _with_ref(request, ref))
     if isinstance(answer, AdminDone):
         return [answer.message]
+    # A list comes in pages of at most 64 KiB: the rest is asked for until `total` (or `more`).
     if isinstance(answer, SessionList):
-        return session_lines(answer.sessions)
+        sessions = list(answer.sessions)
+        while answer.sessions and len(sessions) < answer.total:
+            answer = await _next(link, request, offset=len(sessions))
+            assert isinstance(answer, SessionList)
+            sessions += answer.sessions
+        return session_lines(tuple(sessions))
     if isinstance(answer, NodeList):
         return node_lines(answer)
     if isinstance(answer, TableView):
         return view_lines(answer)
     if isinstance(answer, SanctionList):
-        return sanction_lines(answer)
+        sanctions = list(answer.sanctions)
+        while answer.sanctions and len(sanctions) < answer.total:
+            answer = await _next(link, request, offset=len(sanctions))
+            assert isinstance(answer, SanctionList)
+            sanctions += answer.sanctions
+        return sanction_lines(dataclasses.replace(answer, sanctions=tuple(sanctions), offset=0))
     if isinstance(answer, AuditList):
-        return audit_lines(answer)
+        entries = list(answer.entries)
+        wanted = getattr(request, "limit", len(entries))
+        while answer.more and answer.entries and len(entries) < wanted:
+            answer = await _next(link, request, offset=len(entries), limit=wanted - len(entries))
+            assert isinstance(answer, AuditList)
+            entries += answer.entries
+        return audit_lines(dataclasses.replace(answer, entries=tuple(entries), offset=0))
     raise ConnectError(f"unexpected answer {answer.TYPE}")
 
 
 def _with_ref(request: ClientMessage, ref: int) -> ClientMessage:
     return dataclasses.replace(request, ref=ref)
+
+
+async def _next(link: Link, request: ClientMessage, **changes: int) -> Message:
+    """The same request again, for the page from another offset."""
+    return await link.request(lambda ref: dataclasses.replace(request, ref=ref, **changes))
 
 
 async def _every_table(link: Link, kind: str | None, status: str | None) -> list[TableInfo]:

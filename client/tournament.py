@@ -158,12 +158,19 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
             return 0
 
 
+DEFAULT_NAME = "organiser"
+"""The name of a run without ``--name``."""
+
+
 async def run(args: argparse.Namespace) -> int:
     """Carry out the subcommand."""
     host, port = args.address
     key = load_or_create_key(args.key) if args.key is not None else None
-    client = await Client.connect(
-        host, port, name=args.name, key=key, software="sushigo-tournament"
+    # A name given is that name or an error; the default is numbered while another holds it
+    # (a registered player's name stays theirs: "organiser" may be someone's).
+    connect = Client.connect if args.name is not None else Client.connect_unique
+    client = await connect(
+        host, port, name=args.name or DEFAULT_NAME, key=key, software="sushigo-tournament"
     )
     try:
         if args.command == "list":
@@ -213,7 +220,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=version_text("sushigo-tournament"))
     p.add_argument("address", type=address, help="the server, host:port")
-    p.add_argument("--name", default="organiser", help="display name")
+    p.add_argument(
+        "--name", default=None, help=f"display name (default {DEFAULT_NAME}, numbered if taken)"
+    )
     p.add_argument(
         "--key", type=Path, default=None, help="Ed25519 identity key file (made if missing)"
     )

@@ -71,6 +71,13 @@ class HubConfig:
     chat_max_chars: int = 500
     """The longest chat message, in characters (the protocol's own limit is 500)."""
     strikes_before_close: int = 10
+    unsent_budget: int = 128 * 1024 * 1024
+    """Bytes the server holds for clients that have not taken them yet, all together (past it
+    the slowest readers of the address holding most are dropped: `server.net.budget`). Each
+    connection holds at most 1 MiB of them."""
+    unsent_per_address: int = 16 * 1024 * 1024
+    """...and the connections of one IP address together (past it, its slowest readers are
+    dropped): a flood from one address cannot use up what the others need."""
     quick_turn_seconds: int = 60
     """Turn time of tables made by quick match."""
     token_lifetime_ms: int = 24 * 3600 * 1000

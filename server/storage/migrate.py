@@ -58,7 +58,8 @@ def migrate(source: str, target: str) -> dict[str, int]:
                 "SELECT game_id, seat, player_id, name, score, place FROM results"
             ).fetchall(),
             "identities": conn.execute(
-                "SELECT player_id, public_key, name, first_seen_ms, last_seen_ms FROM identities"
+                "SELECT player_id, public_key, name, first_seen_ms, last_seen_ms, name_key "
+                "FROM identities"
             ).fetchall(),
             "ratings": conn.execute("SELECT kind, player_id, mu, sigma FROM ratings").fetchall(),
             "tables_in_progress": list(sqlite.load_tables()),

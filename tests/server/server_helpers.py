@@ -195,6 +195,8 @@ class Peer:
 
     def send_bytes(self, data: bytes) -> None:
         self.hub.data(self.conn, data, self.clock.now)
+        if self.conn.logging_in:  # a login reads the names stored: as the adapter would
+            run_reads(self.hub, self.clock.now)
 
     def ref(self) -> int:
         return self.proto.next_ref()

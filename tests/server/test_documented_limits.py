@@ -14,9 +14,8 @@ from sushigo.protocol import MAX_PAGE, Chat, TableSettings, TournamentSettings
 from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, SERVER_FRAME_LIMIT
 from sushigo.server import options
 from sushigo.server.config import HubConfig
-from sushigo.server.lobby import lobby
-from sushigo.server.net import connection as app_connection
-from sushigo.server.net import metrics, web
+from sushigo.server.lobby import lobby, pages
+from sushigo.server.net import budget, metrics, web
 from sushigo.server.sessions import names, session
 from sushigo.server.tables import steps, table
 from sushigo.server.tournaments import desk
@@ -57,6 +56,11 @@ def test_section_8_states_the_server_defaults() -> None:
             f"`chat` {cfg.chat_per_second:g}/s, bursts of {cfg.chat_burst:g}",
         ],
         "repeated `RATE_LIMITED`": [f"{cfg.strikes_before_close} within a minute"],
+        "unsent bytes": [
+            f"{budget.MAX_UNSENT // 1024**2} MiB per connection",
+            f"{cfg.unsent_per_address // 1024**2} MiB per IP address",
+            f"{cfg.unsent_budget // 1024**2} MiB in all",
+        ],
         "resume window": [
             _s(cfg.resume_seconds),
             f"at most {cfg.max_away_sessions} sessions",
@@ -66,7 +70,11 @@ def test_section_8_states_the_server_defaults() -> None:
             f"spectator keeps {session.AWAY_WATCHER_BYTES // 1024} KiB",
             f"{cfg.token_lifetime_ms // 3_600_000} h",
         ],
-        "`list_tables`": [f"at most {MAX_PAGE} tables", f"per {lobby.TABLES_PER_TOKEN} tables"],
+        "`list_tables`": [
+            f"at most {MAX_PAGE} tables",
+            f"per {lobby.TABLES_PER_TOKEN} tables",
+            f"{pages.TABLE_LIST_BYTES // 1024} KiB",
+        ],
         "connections": [
             f"{cfg.max_connections} in all",
             f"{cfg.max_per_address} per IP address",
@@ -129,6 +137,8 @@ def test_readme_lists_every_limit_flag_with_its_default() -> None:
         if field.name == "token_lifetime_ms":
             value /= 3_600_000
         shown = value if isinstance(value, str) else f"{value:g}"
+        if field.name.startswith("unsent_"):
+            shown = options.shown_bytes(value)
         assert flags[name] == shown, f"{name}: README says {flags[name]}, the default is {shown}"
         assert action.default == getattr(cfg, field.name) or field.name == "quick_turn_seconds"
     group = next(g for g in options.parser()._action_groups if g.title and "limits" in g.title)
@@ -142,7 +152,8 @@ def test_readme_states_the_fixed_limits() -> None:
     chat_size = typing.get_type_hints(Chat, include_extras=True)["text"].__metadata__[0]
     expect = {
         "a frame's body": f"{CLIENT_FRAME_LIMIT // 1024} KiB / {SERVER_FRAME_LIMIT // 1024**2} MiB",
-        "bytes unsent": f"{app_connection.MAX_UNSENT // 1024**2} MiB",
+        "bytes unsent": f"{budget.MAX_UNSENT // 1024**2} MiB",
+        "a `table_list` frame": f"{pages.TABLE_LIST_BYTES // 1024} KiB",
         "a chat message": f"{chat_size.hi} / {names.MAX_NAME} characters",
         "tables per `list_tables` page": f"{MAX_PAGE}",
         "server messages kept": f"{session.REPLAY_LIMIT}, {session.REPLAY_BYTES // 1024} KiB"

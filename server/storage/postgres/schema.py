@@ -29,7 +29,7 @@ import asyncpg
 
 from sushigo.server.storage.contract import Fault
 
-SCHEMA_VERSION: Final = 12
+SCHEMA_VERSION: Final = 13
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -235,6 +235,13 @@ _V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT 
 # 4: nothing to do, so that one number still means the same contract on both.
 _V12: Final = ()
 
+_V13: Final = (
+    "ALTER TABLE identities ADD COLUMN name_key text NOT NULL DEFAULT ''",
+    "CREATE INDEX identities_by_name_key ON identities (name_key)",
+)
+"""Version 13: each identity's name's look-alike key (filled in by the storage's migration, which
+computes them: `server.lookalike.skeleton`)."""
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -245,6 +252,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (10, _V10),
     (11, _V11),
     (12, _V12),
+    (13, _V13),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

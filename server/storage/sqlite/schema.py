@@ -17,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import Fault, StorageError
 
 fcntl: ModuleType | None
@@ -205,6 +206,19 @@ _V12: Final = (
     "ALTER TABLE game_ratings RENAME TO ratings",
 )
 
+
+def _v13(conn: sqlite3.Connection) -> None:
+    """Version 13: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
+    a login under a name that looks like a registered player's is refused, by an index."""
+    conn.execute("ALTER TABLE identities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT player_id, name FROM identities").fetchall()
+    conn.executemany(
+        "UPDATE identities SET name_key = ? WHERE player_id = ?",
+        [(skeleton(name), player_id) for player_id, name in rows],
+    )
+    conn.execute("CREATE INDEX identities_by_name_key ON identities (name_key)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -224,6 +238,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
     _statements(_V12),
+    _v13,
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
