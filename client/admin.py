@@ -26,7 +26,7 @@ there is none). Commands:
 TIME is a number of seconds, or with a unit: 90s, 15m, 2h, 7d, 2w. Output is one line per row
 (columns separated by two spaces). Exit codes: 0 done, 2 for a usage error (a bad address,
 option, target or time, said before connecting), 1 for anything else (unreachable, a key the
-server does not list as an admin's, a refusal), always with a one-line reason.
+server does not list as an admin's, a refusal), 130 after Ctrl-C, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
         if os.environ.get("SUSHIGO_DEBUG"):
             raise

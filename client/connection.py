@@ -149,6 +149,10 @@ class Client(Link):
             raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
         self.nodes = reply.nodes or self.nodes
         self.token = reply.resume_token
+        # As a login would (a new process taking a kept session back knew neither).
+        self.player_id, self.name = reply.player_id, reply.name
+        if reply.kind is not None:
+            self.kind = reply.kind
         snap = reply.snapshot
         if snap is not None:
             self.table = snap.table

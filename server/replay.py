@@ -13,7 +13,7 @@ Verifying checks the server's Ed25519 signature, that the revealed server seed o
 published before the game, that every pick opens its commitment, and that replaying the engine
 from the re-derived seed reaches the recorded scores. Sushi Roll records (no commitments) are
 replayed action by action, every die re-derived from the seeds. Exit codes: 0 verified, 1 a check failed or
-the record cannot be read, 2 a usage error.
+the record cannot be read, 2 a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cluster.node import cluster_key
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
 from .options import default_db, key_path
-from .storage.contract import StorageError
+from .storage.contract import RecordSummary, StorageError
 from .storage.database import is_url, open_storage
 
 
@@ -184,13 +184,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ReplayError(f"no database at {db} (give one with --db)")
     with open_storage(db, read_only=True) as storage:
         if not args.target:
-            games = storage.list_records(limit=max(1, args.limit))
-            if not games:
-                print("no finished games yet")
-            for g in games:
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(g.finished_ms / 1000))
-                scores = ", ".join(f"{r.name} {r.score}" for r in g.players)
-                print(f"{g.game_id}  {when}  table {g.table_id}  {scores}")
+            _list(storage.list_records(limit=max(1, args.limit) + 1), max(1, args.limit))
             return 0
         stored = storage.get_record(args.target)
         if stored is None:
@@ -218,6 +212,23 @@ def _run(args: argparse.Namespace) -> int:
             export(signed, path, [r.name for r in stored.players])
             return view(path, server_key)
     return _show(signed, server_key, [r.name for r in stored.players])
+
+
+def _list(games: list[RecordSummary], limit: int) -> None:
+    """The newest `limit` of `games` (asked for one more: whether there are more), a line each:
+    id, when, the game, the table, every player's score; a last line when more are stored."""
+    if not games:
+        print("no finished games yet")
+    for g in games[:limit]:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(g.finished_ms / 1000))
+        try:
+            title = rules(g.kind).title
+        except EngineError:
+            title = g.kind  # a game this installation lacks
+        scores = ", ".join(f"{r.name} {r.score}" for r in g.players)
+        print(f"{g.game_id}  {when}  {title:<10}  table {g.table_id}  {scores}")
+    if len(games) > limit:
+        print(f"(the newest {limit} games; more are stored: --limit N lists more)")
 
 
 FETCHER = "sushigo.client.fetch"
@@ -262,7 +273,7 @@ def _call(command: list[str]) -> int:
     try:
         return subprocess.run(command, check=False).returncode
     except KeyboardInterrupt:
-        return 1
+        return INTERRUPTED  # (the program run said so: Ctrl-C reached it too)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
 
@@ -294,9 +305,9 @@ def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | Non
         for problem in problems:
             print(f"  - {problem}")
         return 1
+    picks = "every commitment" if record is None or rules(record.game).secret else "every roll"
     print(
-        "verified: signature, seed commitment, every commitment and the replayed game and scores"
-        " check out"
+        f"verified: signature, seed commitment, {picks} and the replayed game and scores check out"
     )
     return 0
 

@@ -140,10 +140,10 @@ class Lobby:
         """The handler of each request type this answers."""
 
     def _leaderboard(self, conn: Conn, session: Session, msg: GetLeaderboard, now: float) -> None:
-        """A game's ladder, best first, and the asker's own place on it (read off the event
-        loop: `LobbyHost.read`)."""
+        """A game's ladder, best first, and the asker's own place on it, or the place of the
+        player it names (read off the event loop: `LobbyHost.read`)."""
         adapter(msg.kind)  # UNSUPPORTED_GAME_KIND for a game not installed here
-        storage, kind, player_id = self.hub.storage, msg.kind, session.player_id
+        storage, kind, player_id = self.hub.storage, msg.kind, msg.player_id or session.player_id
 
         def job() -> tuple[list[LeaderboardEntry], tuple[int, int, LeaderboardEntry | None]]:
             return storage.leaderboard(limit=msg.limit, kind=kind), storage.standing(

@@ -120,12 +120,17 @@ class Server:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+    async def start(
+        self,
+        tables: list[tuple[str, bytes]] | None = None,
+        listeners: list[socket.socket] | None = None,
+    ) -> list[tuple[str, int]]:
         """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
-        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        start listening, on `listeners` (bound by `bind`) or on sockets bound now; the bound
+        (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        sockets = bind(self.host, self.port)
+        sockets = listeners if listeners is not None else bind(self.host, self.port)
         self.listen(sockets, lambda: Connection(self), self.tls)
         self.rearm()
         return [_address(sock.getsockname()) for sock in sockets]
