@@ -13,7 +13,7 @@ network from the games of the last `WINDOW` generations. After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
-learned bot") has the command, its time and the curve.
+learned bot") has the command; docs/BENCHMARKS.md its figures.
 """
 
 from __future__ import annotations

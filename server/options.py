@@ -266,7 +266,7 @@ def parser() -> argparse.ArgumentParser:
         "node's tables are taken over this long after it died",
     )
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
-    _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
+    _limits(p.add_argument_group("limits (docs/DEPLOY.md, 'Limits': what each bounds, NAT advice)"))
     return p
 
 

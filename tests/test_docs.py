@@ -25,10 +25,8 @@ def test_readme_names_the_protocol_version_the_commands_print() -> None:
 
 
 def _sample_screens() -> str:
-    """The screens the docs show: README's sample and docs/screenshot.txt."""
-    readme = _read("README.md")
-    start = readme.index("What the game screen looks like")
-    return readme[start : readme.index("## The real commands")] + _read("docs/screenshot.txt")
+    """The screens the docs show (docs/screenshot.txt, which docs/PLAYING.md links to)."""
+    return _read("docs/screenshot.txt")
 
 
 def test_the_sample_screens_name_bots_as_the_client_does() -> None:
