@@ -28,7 +28,7 @@ Commands:
 TIME is a number of seconds, or with a unit: 90s, 15m, 2h, 7d, 2w. Output is one line per row
 (columns separated by two spaces). Exit codes: 0 done, 2 for a usage error (a bad address,
 option, target or time, said before connecting), 1 for anything else (unreachable, a key the
-server does not list as an admin's, a refusal), always with a one-line reason.
+server does not list as an admin's, a refusal), 130 after Ctrl-C, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ from sushigo.protocol import (
     AdminUnmute,
     AuditList,
     ClientMessage,
+    Message,
     NodeList,
     ProtocolError,
     SanctionList,
@@ -81,7 +82,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -316,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
         if os.environ.get("SUSHIGO_DEBUG"):
             raise
@@ -407,21 +408,43 @@ async def _lines(link: Link, args: argparse.Namespace, request: ClientMessage | 
     answer = await link.request(lambda ref: _with_ref(request, ref))
     if isinstance(answer, AdminDone):
         return [answer.message]
+    # A list comes in pages of at most 64 KiB: the rest is asked for until `total` (or `more`).
     if isinstance(answer, SessionList):
-        return session_lines(answer.sessions)
+        sessions = list(answer.sessions)
+        while answer.sessions and len(sessions) < answer.total:
+            answer = await _next(link, request, offset=len(sessions))
+            assert isinstance(answer, SessionList)
+            sessions += answer.sessions
+        return session_lines(tuple(sessions))
     if isinstance(answer, NodeList):
         return node_lines(answer)
     if isinstance(answer, TableView):
         return view_lines(answer)
     if isinstance(answer, SanctionList):
-        return sanction_lines(answer)
+        sanctions = list(answer.sanctions)
+        while answer.sanctions and len(sanctions) < answer.total:
+            answer = await _next(link, request, offset=len(sanctions))
+            assert isinstance(answer, SanctionList)
+            sanctions += answer.sanctions
+        return sanction_lines(dataclasses.replace(answer, sanctions=tuple(sanctions), offset=0))
     if isinstance(answer, AuditList):
-        return audit_lines(answer)
+        entries = list(answer.entries)
+        wanted = getattr(request, "limit", len(entries))
+        while answer.more and answer.entries and len(entries) < wanted:
+            answer = await _next(link, request, offset=len(entries), limit=wanted - len(entries))
+            assert isinstance(answer, AuditList)
+            entries += answer.entries
+        return audit_lines(dataclasses.replace(answer, entries=tuple(entries), offset=0))
     raise ConnectError(f"unexpected answer {answer.TYPE}")
 
 
 def _with_ref(request: ClientMessage, ref: int) -> ClientMessage:
     return dataclasses.replace(request, ref=ref)
+
+
+async def _next(link: Link, request: ClientMessage, **changes: int) -> Message:
+    """The same request again, for the page from another offset."""
+    return await link.request(lambda ref: dataclasses.replace(request, ref=ref, **changes))
 
 
 async def _every_table(link: Link, kind: str | None, status: str | None) -> list[TableInfo]:

@@ -10,7 +10,7 @@ was shown and each game's signed record (`client.checks`), reconnects by itself 
 drops, and prints one line per game. The strategy names are each game's: the kind of each table
 the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
 tournament of any installed game works too. Exit codes: 0 after N games all verified, 1 on a failure
-(unreachable server, a fairness check that failed), 2 for a usage error.
+(unreachable server, a fairness check that failed), 2 for a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
-from .args import add_game, address
+from .args import PLAYERS_HELP, STRATEGIES_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 from .tournament import watch_again
@@ -326,18 +326,19 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-bot", description="A headless bot that plays on a sushigo server."
     )
     p.add_argument("--version", action="version", version=version_text("sushigo-bot"))
-    p.add_argument("address", type=address, help="the server, host:port ([::1]:7777 for IPv6)")
     p.add_argument(
-        "--strategy",
-        default="heuristic",
-        help="random, greedy, heuristic, ismcts, or path/file.py:Class",
+        "address", metavar="HOST:PORT", type=address, help="the server ([::1]:7777 for IPv6)"
     )
+    p.add_argument("--strategy", default="heuristic", help=f"{STRATEGIES_HELP} (default heuristic)")
     add_game(p, "the game to quick-match into (a tournament's own game is played regardless)")
     p.add_argument(
         "--games", type=_count, default=None, help="games to play (default: until stopped)"
     )
     p.add_argument(
-        "--players", type=_players, default=4, help="table size to quick-match into (2-5)"
+        "--players",
+        type=count(1),
+        default=4,
+        help=f"table size to quick-match into ({PLAYERS_HELP}; default 4)",
     )
     p.add_argument("--name", default=None, help="display name (default: the strategy's name)")
     p.add_argument(
@@ -364,19 +365,17 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _players(text: str) -> int:
-    if not text.isdigit() or not 2 <= int(text) <= 5:
-        raise argparse.ArgumentTypeError(f"players is 2-5, not {text!r}")
-    return int(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `sushigo-bot`."""
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.tournament is None and (wrong := check_players(args.game, args.players)) is not None:
+        p.error(f"--players {args.players}: {wrong}")
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
-        return 0
+        print("sushigo-bot: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

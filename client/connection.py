@@ -156,6 +156,10 @@ class Client(Link):
         self.token = reply.resume_token
         if reply.phase is Phase.LOBBY:  # at no table (one whose game had not begun is not held)
             self.table = self.seat = None
+        # As a login would (a new process taking a kept session back knew neither).
+        self.player_id, self.name = reply.player_id, reply.name
+        if reply.kind is not None:
+            self.kind = reply.kind
         snap = reply.snapshot
         if snap is not None:
             self.table = snap.table

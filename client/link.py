@@ -56,6 +56,7 @@ from .known_hosts import (
     peer_fingerprint,
 )
 from .lobby_calls import LobbyCalls
+from .sniff import FIRST_BYTES, what_answered
 
 __all__ = ["ConnectError", "ConnectionLost", "Link", "LinkOptions", "ServerError"]
 
@@ -111,6 +112,9 @@ class Link(LobbyCalls):
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.foreign = ""
+        """What answered instead of a sushigo server on the last connection, in words (its first
+        bytes were no sushigo frame: `client.sniff`); "" when nothing of the kind did."""
         self.nodes: tuple[str, ...] = ()
         """A cluster's live nodes (``HOST:PORT``, the one we are on first), as the last login or
         resume gave them: where `client.connection.auto_reconnect` goes on when ours is gone."""
@@ -156,6 +160,21 @@ class Link(LobbyCalls):
             await client._login()
         except ConnectionLost:
             await client.close()
+            if client.foreign:
+                raise ConnectError(
+                    f"{client._where()} is not a sushigo server ({client.foreign})"
+                ) from None
+            if (
+                client.welcome is None
+                and client.protocol_error is None
+                and client.refusal is None
+                and not client.tls
+            ):
+                # Closed on us without a word: a server with TLS does that to a plain HELLO.
+                raise ConnectError(
+                    f"{client._where()} closed the connection without answering: a sushigo"
+                    " server with TLS needs --tls (else it is no sushigo server)"
+                ) from None
             why = client.protocol_error or (
                 ServerError(client.refusal) if client.refusal is not None else None
             )
@@ -243,7 +262,12 @@ class Link(LobbyCalls):
             capabilities=CAPABILITIES,
             software=self.software[:64],
         )
-        reply = await self._request(hello)
+        try:
+            reply = await self._request(hello)
+        except ConnectError as exc:  # no answer at all: perhaps no sushigo server either
+            raise ConnectError(
+                f"{exc}: is it a sushigo server{'' if self.tls else ' (or one with --tls)'}?"
+            ) from None
         assert isinstance(reply, Welcome)
         self.welcome = reply
         self.restarting = None  # back
@@ -505,9 +529,14 @@ class Link(LobbyCalls):
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         proto = self.proto
+        self.foreign = ""
+        first = b""
+        """The connection's first bytes, to tell what answered if it was no sushigo server."""
         try:
             while True:
                 data = await reader.read(65536)
+                if len(first) < FIRST_BYTES:
+                    first += data[: FIRST_BYTES - len(first)]
                 proto.receive_data(data)
                 while (event := proto.next_event()) is not None:
                     if isinstance(event, ConnectionClosed):
@@ -516,9 +545,13 @@ class Link(LobbyCalls):
                 if not data:
                     return
         except ProtocolError as exc:
-            # A server that breaks the protocol cannot be trusted: drop it and say why.
-            log.warning("protocol error from the server: %s", exc)
             self.protocol_error = exc
+            if proto.phase in (Phase.HANDSHAKE, Phase.HELLO_SENT):
+                # Before any WELCOME: something else answered (connect says what, in one line).
+                self.foreign = what_answered(first)
+            else:
+                # A server that breaks the protocol cannot be trusted: drop it and say why.
+                log.warning("protocol error from the server: %s", exc)
         except (ConnectionError, OSError):
             pass
         finally:

@@ -62,6 +62,8 @@ log = logging.getLogger("sushigo.client")
 
 RECORDS_VERSION = Version(2, 2)
 """The first protocol version with MY_GAMES and GET_RECORD."""
+PLACES_VERSION = Version(2, 5)
+"""The first version whose GET_LEADERBOARD may name the player whose place it asks for."""
 
 T = TypeVar("T")
 
@@ -203,11 +205,22 @@ class LobbyCalls:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
 
-    async def leaderboard(self, kind: str = "sushi-go", limit: int = 20) -> Leaderboard:
+    async def leaderboard(
+        self, kind: str = "sushi-go", limit: int = 20, player_id: str | None = None
+    ) -> Leaderboard:
         """A game's ladder: its best `limit` rated players, how many it holds, and our own row
-        (None for a guest or a player not yet rated at that game)."""
-        reply = await self.request(lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit))
+        (None for a guest or a player not yet rated at that game), or the row of `player_id`
+        (a server older than 2.5 answers with our own)."""
+        reply = await self.request(
+            lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit, player_id=player_id)
+        )
         return _expect(reply, Leaderboard)
+
+    @property
+    def names_places(self) -> bool:
+        """The server answers GET_LEADERBOARD with the place of the player it names (2.5)."""
+        welcome = self.welcome
+        return welcome is not None and welcome.version >= PLACES_VERSION
 
     # -- finished games -----------------------------------------------------------------------
 

@@ -65,6 +65,8 @@ class Size:
 
     lo: int
     hi: int
+    refusal: ErrorCode = ErrorCode.OUT_OF_RANGE
+    """The error for a str or bin of a length out of bounds (a login's name: INVALID_NAME)."""
 
 
 class FieldError(Exception):
@@ -281,14 +283,14 @@ def _int(lo: int, hi: int) -> Decoder:
 def _sized(tp: type[str | bytes], what: str, length: str, size: Size) -> Decoder:
     """A decoder of a str or a bin (`tp`, "a str" or "a bin" on the wire: `what`) whose length is
     within `size`; a refusal tells the `length` (a format of it: ``"length {}"``)."""
-    lo, hi = size.lo, size.hi
+    lo, hi, refusal = size.lo, size.hi, size.refusal
 
     def decode(value: Any) -> Any:
         if type(value) is not tp:
             raise FieldError(ErrorCode.WRONG_TYPE, f"expected {what}, got {kind_of(value)}")
         if not lo <= len(value) <= hi:
             told = length.format(len(value))
-            raise FieldError(ErrorCode.OUT_OF_RANGE, f"{told} is not within {lo}..{hi}")
+            raise FieldError(refusal, f"{told} is not within {lo}..{hi}")
         return value
 
     _INLINE[decode] = f"type({{v}}) is {tp.__name__} and {lo!r} <= len({{v}}) <= {hi!r}"

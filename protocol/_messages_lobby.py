@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from ._codec import Range, Size
+import msgpack
+
+from ._codec import Range, Size, array_header, codec, packed_int
 from ._registry import (
     MAX_SEATS,
     U32,
@@ -18,6 +20,7 @@ from ._registry import (
     TableId,
     Text,
     register,
+    register_packer,
 )
 
 PlayerCount = Annotated[int, Range(1, MAX_SEATS)]
@@ -74,6 +77,10 @@ class SeatInfo:
     """A server-side bot holds the seat (added, or standing in for a player who left)."""
     connected: bool = True
     """False while the seat's player is disconnected (it may RESUME)."""
+    away: bool = False
+    """(2.5) The seat's player let two deadlines in a row pass and has not acted since: a bot
+    plays the seat (``bot`` true), or, at a table where nobody else plays and no tournament
+    waits, the game is paused for them (``bot`` false: no timer runs until they act)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,7 +218,8 @@ class TableList(ServerMessage):
     """The LIST_TABLES ref."""
     tables: Annotated[tuple[TableInfo, ...], Size(0, 1000)]
     """The page: the matching tables from ``offset`` on, newest first (at most the request's
-    ``limit``, and at most `MAX_PAGE`)."""
+    ``limit``, and at most `MAX_PAGE`; the reference server sends fewer when more would take
+    the frame past 64 KiB)."""
     total: U32 = 0
     """How many tables match the request's filters, on every page together."""
     offset: U32 = 0
@@ -303,3 +311,40 @@ register(
     TableLeft,
     ChatMessage,
 )
+
+
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_TABLE_LIST_KEYS = tuple(_pack(name) for name in ("ref", "tables", "total", "offset"))
+_packed_pages: dict[int, tuple[tuple[TableInfo, ...], bytes]] = {}
+"""The tables of the last few pages packed, by the identity of their tuple (kept, so the
+identity is not reused): a server that sends one page to many clients (a lobby browsing, or a
+flood of requests) packs it once."""
+
+
+def _pack_table_list(message: TableList, game: object) -> tuple[int, bytes]:
+    """TABLE_LIST's fields packed (see `register_packer`): its tables once per page."""
+    tables = message.tables
+    known = _packed_pages.get(id(tables))
+    if known is None or known[0] is not tables:
+        encode = codec(TableInfo)[0]
+        packed = array_header(len(tables)) + b"".join([_pack(encode(t)) for t in tables])
+        if len(_packed_pages) >= 16:
+            del _packed_pages[next(iter(_packed_pages))]
+        _packed_pages[id(tables)] = known = (tables, packed)
+    k_ref, k_tables, k_total, k_offset = _TABLE_LIST_KEYS
+    ref = message.ref
+    return 4, b"".join(
+        (
+            k_ref,
+            b"\xc0" if ref is None else packed_int(ref),
+            k_tables,
+            known[1],
+            k_total,
+            packed_int(message.total),
+            k_offset,
+            packed_int(message.offset),
+        )
+    )
+
+
+register_packer(TableList, _pack_table_list)

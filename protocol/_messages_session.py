@@ -10,6 +10,7 @@ from ._registry import (
     U32,
     Bytes32,
     ClientMessage,
+    LoginName,
     Name,
     Ref,
     Role,
@@ -81,8 +82,8 @@ class LoginGuest(ClientMessage):
 
     TYPE: ClassVar[str] = "login_guest"
 
-    name: Name
-    """Display name, 1-24 characters."""
+    name: LoginName
+    """Display name, 1-24 characters (else INVALID_NAME)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,8 +96,8 @@ class LoginKey(ClientMessage):
 
     TYPE: ClassVar[str] = "login_key"
 
-    name: Name
-    """Display name, 1-24 characters."""
+    name: LoginName
+    """Display name, 1-24 characters (else INVALID_NAME)."""
     public_key: Bytes32
     """The player's Ed25519 public key (raw 32 bytes): their lasting identity."""
     signature: Bytes64

@@ -46,6 +46,9 @@ Turn = Annotated[int, Range(1, 65535)]
 """A step's turn within its round (Sushi Go!: 1 to the hand size; Sushi Roll: the cycle)."""
 Bytes32 = Annotated[bytes, Size(32, 32)]
 Name = Annotated[str, Size(1, 24)]
+LoginName = Annotated[str, Size(1, 24, ErrorCode.INVALID_NAME)]
+"""The name a login asks for: empty or too long is INVALID_NAME, as any name the server refuses
+(PROTOCOL.md section 5), not the general OUT_OF_RANGE."""
 """A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
 TableId = Annotated[str, Size(1, 32)]
 Text = Annotated[str, Size(0, 500)]

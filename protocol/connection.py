@@ -97,6 +97,13 @@ times a global's lookup (Python 3.11)."""
 _REPEATS = {Phase.SEEDED: "seed", Phase.COMMITTED: "commit", Phase.REVEALED: "reveal"}
 """The phase a seat is in right after each of its one-per-step messages: the same message again
 there is ALREADY_DONE (anywhere else out of place, OUT_OF_PHASE)."""
+_ALREADY = {
+    "seed": "this seat's seed is in already: wait for game_started",
+    "commit": "this seat has committed in this step already: wait for commitments",
+    "reveal": "this seat has revealed in this step already: wait for turn_result",
+}
+"""ALREADY_DONE's message for each repeated message: what was done, and what comes next (an
+OUT_OF_PHASE names the phase and what it allows instead)."""
 
 
 def _flags(cls: type[Message]) -> int:
@@ -224,11 +231,12 @@ class Connection:
             or (self.their_role, self.phase, name) in TRANSITIONS
         ):
             return exc
-        code = ErrorCode.OUT_OF_PHASE
         if self.their_role is _CLIENT and _REPEATS.get(self.phase) == name:
-            code = ErrorCode.ALREADY_DONE
+            return RemoteProtocolError(
+                ErrorCode.ALREADY_DONE, _ALREADY[name], ref=exc.ref, fatal=exc.fatal
+            )
         return RemoteProtocolError(
-            code,
+            ErrorCode.OUT_OF_PHASE,
             describe_refusal(self.their_role, self.phase, name),
             ref=exc.ref,
             fatal=exc.fatal,
@@ -309,16 +317,12 @@ class Connection:
         target = TRANSITIONS.get((role, phase, message.TYPE))
         if target is None:
             code = ErrorCode.OUT_OF_PHASE
+            why = describe_refusal(role, self.phase, message.TYPE)
             if self.phase is Phase.HANDSHAKE and role is Role.CLIENT:
                 code = ErrorCode.HANDSHAKE_REQUIRED
             elif role is Role.CLIENT and _REPEATS.get(phase) == message.TYPE:
-                code = ErrorCode.ALREADY_DONE
-            raise self._refuse(
-                role,
-                code,
-                describe_refusal(role, self.phase, message.TYPE),
-                getattr(message, "ref", None),
-            )
+                code, why = ErrorCode.ALREADY_DONE, _ALREADY[message.TYPE]
+            raise self._refuse(role, code, why, getattr(message, "ref", None))
         flags = _FLAGS.get(type(message)) or _flags(type(message))
         if flags & _POSITIONED:
             here = (message.round, message.turn)  # type: ignore[union-attr]

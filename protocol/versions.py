@@ -33,7 +33,7 @@ class Version:
         return f"{self.major}.{self.minor}"
 
 
-CURRENT_VERSION = Version(2, 4)
+CURRENT_VERSION = Version(2, 5)
 """The version this code speaks best."""
 SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
 """Every (major, highest minor) this code can speak; all lower minors of a major are implied."""

@@ -14,5 +14,5 @@ Its parts, top to bottom; each imports only from the parts below it (tests/test_
 - `sessions`: players' sessions, names, limits, bans and mutes
 - `tables`: the table driver and the games it plays
 - `storage`: the storage contract and its SQLite and PostgreSQL backends
-- the shared vocabulary, at this package's top: `errors`, `config`, `stats`, `keys`
+- the shared vocabulary, at this package's top: `errors`, `config`, `stats`, `keys`, `lookalike`
 """

@@ -8,8 +8,8 @@
 (``postgresql://user:password@host:port/dbname``).
 
 Prints one line saying where it listens (and the TLS fingerprint); Ctrl-C or SIGTERM stops it
-cleanly, saving every table. Exit codes: 0 after a clean stop, 2 for a usage error, 1 otherwise,
-always with a one-line reason.
+cleanly, saving every table. Exit codes: 0 after a clean stop by SIGTERM, 130 after one by Ctrl-C
+(SIGINT), 2 for a usage error, 1 otherwise, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ import sys
 import time
 from collections.abc import Coroutine
 from datetime import timedelta
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
+from sushigo.protocol.about import INTERRUPTED
 from sushigo.protocol.records import check_signature
 
 from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
@@ -103,12 +105,15 @@ def main(argv: list[str] | None = None) -> int:
             args.max_connections,
         )
     try:
-        return _run(args)
+        code = _run(args)
     except (StorageError, KeyFileError) as exc:
         print(f"sushigo-server: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # before the event loop took SIGINT over
+        code = INTERRUPTED
+    if code == INTERRUPTED:
+        print("sushigo-server: interrupted", file=sys.stderr)
+    return code
 
 
 def command() -> None:
@@ -139,6 +144,52 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if args.node is not None and not is_url(db):
         raise StorageError(db, "--node needs a PostgreSQL --db: a cluster's nodes share one")
+    # Everything that can fail is checked before anything is made (the database, its lock, the
+    # key): a server that cannot start leaves nothing behind.
+    for given, what in ((args.db, "--db"), (args.key, "--key")):
+        folder = Path(given).parent if given is not None and not is_url(str(given)) else None
+        if folder is not None and not folder.is_dir():
+            print(
+                f"sushigo-server: error: {what} {given}: there is no folder {folder} (make it"
+                " first: only the default one is made)",
+                file=sys.stderr,
+            )
+            return 1
+    admins = [load_admin_key(path) for path in args.admin_key]
+    listening: list[socket.socket] = []
+    bound: dict[str, list[socket.socket] | None] = {}
+    asked = {"": (args.host, args.port), " (--metrics)": args.metrics, " (--web)": args.web}
+    for what, where in asked.items():
+        try:
+            bound[what] = None if where is None else bind(*where)
+        except OSError as exc:
+            for sock in listening:
+                sock.close()
+            print(
+                f"sushigo-server: error: cannot listen on {_where([where])}{what}:"
+                f" {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+        listening += bound[what] or []
+    try:
+        game = bound[""]
+        assert game is not None
+        return _open_and_serve(args, db, admins, game, bound[" (--metrics)"], bound[" (--web)"])
+    finally:
+        for sock in listening:
+            sock.close()
+
+
+def _open_and_serve(
+    args: argparse.Namespace,
+    db: str,
+    admins: list[bytes],
+    game: list[socket.socket],
+    metrics: list[socket.socket] | None,
+    web: list[socket.socket] | None,
+) -> int:
+    """Open the database and the key, then serve on the sockets already bound."""
     # A node shares its database with the other nodes; a lone server keeps every other off.
     storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     if is_url(db):
@@ -154,7 +205,6 @@ def _run(args: argparse.Namespace) -> int:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
         fill_record_keys(storage, public_key_bytes(key))
-        admins = [load_admin_key(path) for path in args.admin_key]
         tls = None
         fingerprint = ""
         if args.tls:
@@ -181,9 +231,8 @@ def _run(args: argparse.Namespace) -> int:
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(
-            _serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster, args.web)
-        )
+        served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster, web)
+        return _loop(served)
     finally:
         storage.close()
 
@@ -226,14 +275,16 @@ def _loop(coro: Coroutine[Any, Any, int]) -> int:
 
 async def _serve(
     hub: Hub,
-    host: str,
-    port: int,
+    listening: tuple[list[socket.socket], str, int],
     tls: ssl.SSLContext | None,
     fingerprint: str,
-    metrics_at: tuple[str, int] | None = None,
+    metrics_on: list[socket.socket] | None = None,
     cluster: Cluster | None = None,
-    web_at: tuple[str, int] | None = None,
+    web_on: list[socket.socket] | None = None,
 ) -> int:
+    """Serve on the bound sockets (`listening`: the game's, with the host and port asked for)
+    until a signal stops the server; the exit code."""
+    listeners, host, port = listening
     server = Server(hub, host, port, tls)
     tables = None
     if cluster is not None:
@@ -273,22 +324,11 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
-    web_sockets: list[socket.socket] = []
-    try:
-        if metrics_at is not None:
-            # Bound first, so a metrics address in use stops the server before it restores.
-            metrics = MetricsServer(registry_for(server), server.unready)
-            metrics_where = _where(await metrics.start(*metrics_at))
-        if web_at is not None:
-            web_sockets = bind(*web_at)  # likewise
-        addresses = await server.start(tables)
-    except OSError as exc:
-        print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        if metrics is not None:
-            await metrics.stop()
-        for sock in web_sockets:
-            sock.close()
-        return 1
+    if metrics_on is not None:
+        metrics = MetricsServer(registry_for(server), server.unready)
+        metrics_where = _where(await metrics.start("", 0, metrics_on))
+    addresses = await server.start(tables, listeners)
+    web_sockets = web_on or []
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
@@ -301,8 +341,13 @@ async def _serve(
         print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stopping(signum: int) -> None:
+        _early.append(signum)  # which one: its exit code differs
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, stopping, sig)
     if _early:
         log.info("stopping: a signal came while starting")
         stop.set()
@@ -330,7 +375,9 @@ async def _serve(
     if removed:
         print(f"sushigo-server: error: {removed[0]}", file=sys.stderr)
         return 1
-    return 0
+    # Stopped by Ctrl-C (SIGINT) or by a supervisor (SIGTERM): the same clean stop, and the
+    # exit code of each (README, "Exit codes").
+    return INTERRUPTED if signal.SIGINT in _early else 0
 
 
 async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed: list[str]) -> None:

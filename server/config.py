@@ -1,11 +1,11 @@
-"""The server's limits and timeouts, in one place (README.md, "Limits", lists each with its flag
-and default; docs/PROTOCOL.md section 8 states the protocol's).
+"""The server's limits and timeouts, in one place (docs/DEPLOY.md, "Limits", lists each with its
+flag and default; docs/PROTOCOL.md section 8 states the protocol's).
 
 Every resource a client can make the server hold is bounded here, and each bound has a flag of
 `sushigo-server` (`server.cli`). The bounds are per session, per player and per table first, with
 short time-outs, so that one address can host many honest players: a household or a campus behind
 one NAT shares one address, and the per-address caps are set high enough for that (see
-README.md, "Limits", for how to set them behind a large NAT).
+docs/DEPLOY.md, "Limits", for how to set them behind a large NAT).
 """
 
 from __future__ import annotations
@@ -71,6 +71,13 @@ class HubConfig:
     chat_max_chars: int = 500
     """The longest chat message, in characters (the protocol's own limit is 500)."""
     strikes_before_close: int = 10
+    unsent_budget: int = 128 * 1024 * 1024
+    """Bytes the server holds for clients that have not taken them yet, all together (past it
+    the slowest readers of the address holding most are dropped: `server.net.budget`). Each
+    connection holds at most 1 MiB of them."""
+    unsent_per_address: int = 16 * 1024 * 1024
+    """...and the connections of one IP address together (past it, its slowest readers are
+    dropped): a flood from one address cannot use up what the others need."""
     quick_turn_seconds: int = 60
     """Turn time of tables made by quick match."""
     token_lifetime_ms: int = 24 * 3600 * 1000

@@ -86,6 +86,28 @@ def _hours_ms(text: str) -> int:
     return round(_hours(text) * 3_600_000)
 
 
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def _bytes(text: str) -> int:
+    """A number of bytes, with an optional K, M or G (binary: 16M is 16 MiB)."""
+    found = re.fullmatch(r"\s*(\d+)\s*([KMG]?)(?:i?B)?\s*", text, re.I)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"not a number of bytes (like 128M): {text!r}")
+    value = int(found[1]) * _UNITS[found[2].upper()]
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, got {text!r}")
+    return value
+
+
+def shown_bytes(value: int) -> str:
+    """How `_bytes` reads `value` back: ``128M`` for 128 MiB."""
+    for unit in ("G", "M", "K"):
+        if value % _UNITS[unit] == 0:
+            return f"{value // _UNITS[unit]}{unit}"
+    return str(value)
+
+
 def _host_port(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:9100`` for IPv6; an empty host: every address)."""
     host, sep, port = text.rpartition(":")
@@ -245,7 +267,7 @@ def parser() -> argparse.ArgumentParser:
         "node's tables are taken over this long after it died",
     )
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
-    _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
+    _limits(p.add_argument_group("limits (docs/DEPLOY.md, 'Limits': what each bounds, NAT advice)"))
     return p
 
 
@@ -265,6 +287,8 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("chat_per_second", "R", "chat messages a connection may send a second, sustained"),
     ("chat_burst", "R", "chat messages a connection may send at once"),
     ("strikes_before_close", "N", "RATE_LIMITED refusals within a minute before closing"),
+    ("unsent_budget", "B", "bytes held for clients that have not taken them yet, in all"),
+    ("unsent_per_address", "B", "...and for the connections of one IP address together"),
     ("resume_seconds", "S", "how long a disconnected player's session waits for a resume"),
     ("max_away_sessions", "N", "disconnected sessions kept for resume, in all"),
     ("idle_away_per_address", "N", "of them, from one address, of players at no seat"),
@@ -278,7 +302,7 @@ _LIMITS: tuple[tuple[str, str, str], ...] = (
     ("chat_max_chars", "C", "the longest chat message, in characters (1-500)"),
 )
 """The limit flags: `HubConfig` field, kind (N: a count, S: seconds, R: a positive number, O: one or 0 for none, H:
-hours, kept in milliseconds, C: a chat message's length) and what it bounds. Each field's flag is its name with dashes
+hours, kept in milliseconds, C: a chat message's length, B: bytes) and what it bounds. Each field's flag is its name with dashes
 (`flag`)."""
 _KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     "N": (_positive_int, "N"),
@@ -287,6 +311,7 @@ _KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     "O": (_rate_or_off, "R"),
     "H": (_hours_ms, "HOURS"),
     "C": (_chat_chars, "N"),
+    "B": (_bytes, "BYTES"),
 }
 
 
@@ -301,7 +326,9 @@ def _limits(group: argparse._ArgumentGroup) -> None:
     defaults = HubConfig()
     for field, kind, what in _LIMITS:
         default = getattr(defaults, field)
-        shown = default / 3_600_000 if kind == "H" else default
+        shown = f"{default / 3_600_000 if kind == 'H' else default:g}"
+        if kind == "B":
+            shown = shown_bytes(default)
         parse, metavar = _KINDS[kind]
         group.add_argument(
             flag(field),
@@ -309,7 +336,7 @@ def _limits(group: argparse._ArgumentGroup) -> None:
             type=parse,
             default=default,
             metavar=metavar,
-            help=f"{what} (default {shown:g})",
+            help=f"{what} (default {shown})",
         )
 
 

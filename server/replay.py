@@ -18,7 +18,7 @@ Verifying checks the server's Ed25519 signature, that the revealed server seed o
 published before the game, that every pick opens its commitment, and that replaying the engine
 from the re-derived seed reaches the recorded scores. Sushi Roll records (no commitments) are
 replayed action by action, every die re-derived from the seeds. Exit codes: 0 verified, 1 a check failed or
-the record cannot be read, 2 a usage error.
+the record cannot be read, 2 a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cluster.node import cluster_key
@@ -250,13 +250,19 @@ class Keys:
 
 
 def _list(storage: Storage, keys: Keys, limit: int) -> int:
-    """List the finished games, newest first, each checked (`check`): verified or not."""
-    games = storage.list_records(limit=limit)
+    """The newest `limit` finished games (asked for one more: whether there are more), a line
+    each: id, when, the game, the table, every player's score, and whether it verifies (`check`);
+    a last line when more are stored."""
+    games = storage.list_records(limit=limit + 1)
     if not games:
         print("no finished games yet")
     failed = 0
-    for g in games:
+    for g in games[:limit]:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(g.finished_ms / 1000))
+        try:
+            title = rules(g.kind).title
+        except EngineError:
+            title = g.kind  # a game this installation lacks
         scores = ", ".join(f"{r.name} {r.score}" for r in g.players)
         stored = storage.get_record(g.game_id)
         key = None if stored is None else keys.of(stored)
@@ -267,7 +273,9 @@ def _list(storage: Storage, keys: Keys, limit: int) -> int:
             _, problems = check(signed, key)
             mark = "verified" if not problems else f"NOT VERIFIED ({problems[0]})"
         failed += mark != "verified"
-        print(f"{g.game_id}  {when}  table {g.table_id}  {scores}  {mark}")
+        print(f"{g.game_id}  {when}  {title:<10}  table {g.table_id}  {scores}  {mark}")
+    if len(games) > limit:
+        print(f"(the newest {limit} games; more are stored: --limit N lists more)")
     return 1 if failed else 0
 
 
@@ -313,7 +321,7 @@ def _call(command: list[str]) -> int:
     try:
         return subprocess.run(command, check=False).returncode
     except KeyboardInterrupt:
-        return 1
+        return INTERRUPTED  # (the program run said so: Ctrl-C reached it too)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
 
@@ -345,9 +353,9 @@ def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | Non
         for problem in problems:
             print(f"  - {problem}")
         return 1
+    picks = "every commitment" if record is None or rules(record.game).secret else "every roll"
     print(
-        "verified: signature, seed commitment, every commitment and the replayed game and scores"
-        " check out"
+        f"verified: signature, seed commitment, {picks} and the replayed game and scores check out"
     )
     return 0
 

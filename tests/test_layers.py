@@ -25,7 +25,7 @@ SERVER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("sessions",),
     ("tables",),  # the table driver and its games
     ("storage",),  # the storage contract and its two backends
-    ("errors", "config", "stats", "keys"),  # the vocabulary every part uses
+    ("errors", "config", "stats", "keys", "lookalike"),  # the vocabulary every part uses
 )
 """The server's parts, top to bottom: each a sub-package or a module at the server's top. A part
 imports only from its own layer or below (within a sub-package, its modules import each other)."""
@@ -34,7 +34,7 @@ PACKAGE_ORDER = {"engine": 0, "protocol": 1, "bots": 1, "server": 2, "client": 2
 """engine <- protocol, bots <- server, client (DESIGN.md): same-rank packages never meet."""
 
 CLOCKLESS = ("hub", "operations", "routing", "lobby", "tournaments", "sessions", "tables")
-CLOCKLESS += ("errors", "config", "stats")
+CLOCKLESS += ("errors", "config", "stats", "lookalike")
 """The server's sans-IO core, its parts and modules: it is handed the clock, it never reads one."""
 
 ADAPTER = ("cli", "options", "runtime", "replay", "net")

@@ -90,11 +90,13 @@ def start_server(
     extra: list[str],
     prefix: list[str] | None = None,
     port: int = 0,
+    exe: Path | None = None,
 ) -> ServerProcess:
     """Start the server on a free port of 127.0.0.1 and wait for its "listening" line. `prefix`
-    runs it under another command (a profiler: ``py-spy record -o out.txt --``, valgrind)."""
+    runs it under another command (a profiler: ``py-spy record -o out.txt --``, valgrind); `exe`
+    is another build's ``sushigo-server`` (default: this checkout's)."""
     tmp = tempfile.TemporaryDirectory(prefix="sushigo-load-")
-    exe = ROOT / ".venv" / "bin" / "sushigo-server"
+    exe = exe or ROOT / ".venv" / "bin" / "sushigo-server"
     command = [*(prefix or [])]
     command += [str(exe)] if exe.exists() else [sys.executable, "-m", "sushigo.server.cli"]
     command += [

@@ -23,13 +23,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.protocol import (
     Act,
+    AdminAudit,
+    AdminNodes,
+    AdminSanctions,
+    AdminSessions,
+    AdminShow,
     ChatMessage,
     Commit,
     ConnectionClosed,
     Error,
     ErrorCode,
     FairRecord,
+    GetLeaderboard,
+    GetRecord,
+    ListTables,
+    ListTournaments,
     Message,
+    MyGames,
+    Phase,
     Pong,
     ProtocolError,
     RemoteProtocolError,
@@ -37,6 +48,7 @@ from sushigo.protocol import (
     Seed,
     SignedRecord,
     TableUpdate,
+    WatchTournament,
     error_for,
     sign_record,
 )
@@ -56,6 +68,7 @@ from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.session import AWAY_WATCHER_BYTES, Conn, Session, Transport, broadcast
 from sushigo.server.stats import Stats
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.persist import changes, saved
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
@@ -103,7 +116,8 @@ class Hub:
         """The names the players hold (`server.sessions.names`)."""
         self.sessions: dict[bytes, Session] = {}
         """By the hash of their current resume token."""
-        self.tables: dict[str, Table] = {}
+        self.tables = Tables()
+        """Every table here, counting what changes in their lobby view (`server.lobby.pages`)."""
         self.conn_ids = itertools.count(1)
         self._timers: list[tuple[float, int, str, Any]] = []
         self._timer_seq = itertools.count()
@@ -156,6 +170,19 @@ class Hub:
         that serves never waits on a database read (PostgreSQL may be slow, or away)."""
         self.reads.append(Read(job, then, session, ref, what))
 
+    def read_for(
+        self,
+        conn: Conn,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        ref: int,
+        what: str,
+    ) -> None:
+        """`read` for a connection that has no session yet (a login): a `TableError` that
+        ``then`` raises answers the request (a fatal one closes the connection)."""
+        self.reads.append(Read(job, then, None, ref, what, conn))
+
     def ask(
         self,
         job: Callable[[], Awaitable[Any]],
@@ -177,6 +204,10 @@ class Hub:
     def read_done(self, read: Read, result: Any, now: float) -> None:
         """The adapter's call back with a read's result (or the `StorageError` its job raised)."""
         deferred.read_done(self, read, result, now)
+        conn = read.conn
+        if conn is not None and not conn.closed and not conn.logging_in and conn.proto.unread:
+            # What came after its login, now that it is answered (see `data`).
+            deadlines.frame_clock(self, conn, self._drain(conn, now), now)
 
     # -- the adapter's entry points ---------------------------------------------------------
 
@@ -206,9 +237,24 @@ class Hub:
         if conn.closed:
             return
         conn.last_received = now
-        if not conn.volume.take(len(data), now) and not self._strike(conn, now):
-            return
+        if not conn.volume.take(len(data), now):
+            # Too many bytes: said, and counted toward the close, like too many messages (the
+            # bytes are handled all the same: they are in).
+            if not self._strike(conn, now):
+                return
+            if conn.proto.phase not in _UNWELCOMED:  # before WELCOME every error is fatal
+                self.reply(
+                    conn, Error(code=ErrorCode.RATE_LIMITED, message="slow down: too many bytes")
+                )
         proto = conn.proto
+        if conn.logging_in:
+            # What follows a login waits for it (it reads the names stored): a client may send
+            # its first requests with its login, and they are handled once it is logged in.
+            try:
+                proto.receive_data(data)
+            except ProtocolError as exc:
+                self._fatal(conn, exc)
+            return
         try:
             # One whole frame, the usual input, is read in one step; anything else is buffered
             # and drained below.
@@ -248,6 +294,8 @@ class Hub:
             self._event(conn, got, now)
             if not unread:  # no more frames: the next event would be None (the common case)
                 return whole
+            if conn.logging_in:  # the rest waits for the login (see `data`)
+                return whole
         return whole
 
     def _refused(self, conn: Conn, exc: RemoteProtocolError, now: float) -> bool:
@@ -270,6 +318,18 @@ class Hub:
         free = kind in _FREE
         if not free and not self._spend(conn, now, _ref(event)):
             return
+        if kind in ASKED_AGAIN and (conn.behind or _unread(conn) >= UNREAD_BYTES):
+            # Its last replies wait in our memory: another page is not even built.
+            if self._strike(conn, now):
+                self.reply(
+                    conn,
+                    Error(
+                        ref=_ref(event),
+                        code=ErrorCode.RATE_LIMITED,
+                        message="read what was sent first: it is still waiting for you",
+                    ),
+                )
+            return
         session = conn.session
         try:
             # A lobby or table request (game moves included, the common case) goes straight to
@@ -281,6 +341,9 @@ class Hub:
         except TableError as exc:
             # A move the table refuses costs after all, so a mover cannot spam illegal ones.
             if free and not self._spend(conn, now, _ref(event)):
+                return
+            # Every RATE_LIMITED counts toward the close (PROTOCOL.md section 5), a chat's too.
+            if exc.code is ErrorCode.RATE_LIMITED and not self._strike(conn, now):
                 return
             if exc.code in FATAL_CODES:  # a banned identity's login: said, then closed
                 self._fatal(conn, RemoteProtocolError(exc.code, exc.message, ref=_ref(event)))
@@ -536,6 +599,7 @@ class Hub:
     def table_changed(self, table: Table) -> None:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
+        self.tables.changed()
         broadcast(table.people(), update)
         self.watch(table)
 
@@ -570,8 +634,40 @@ class Hub:
         self.desk.arrived(session)
 
 
+_UNWELCOMED = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT))
 _FREE = frozenset((Commit, Reveal, Seed, Act, Pong))
 """The game moves (and heartbeat answers) that cost nothing from the rate limit (see `data`)."""
+ASKED_AGAIN: frozenset[type[Message]] = frozenset(
+    (
+        ListTables,
+        GetLeaderboard,
+        MyGames,
+        GetRecord,
+        ListTournaments,
+        WatchTournament,
+        AdminSessions,
+        AdminNodes,
+        AdminShow,
+        AdminSanctions,
+        AdminAudit,
+    )
+)
+"""Requests a client may send again and again whose replies are long (a list, a record): to a
+connection that has not taken what it was sent (`Conn.behind`) they are refused unbuilt
+(RATE_LIMITED, a strike)."""
+
+
+UNREAD_BYTES = 64 * 1024
+"""Bytes sent and not yet taken by a client (its socket's, on Linux) from which it is deemed not
+to have read the last reply: a reply it may ask for again and again is then refused unbuilt. A
+client that reads takes a reply before it asks again (its request carries the acknowledgement),
+and what the server sent meanwhile (a step of its game) is a few KiB."""
+
+
+def _unread(conn: Conn) -> int:
+    """What `conn`'s client has not taken yet, as its transport can tell (0: it cannot)."""
+    measure = getattr(conn.transport, "unread", None)
+    return 0 if measure is None else int(measure())
 
 
 def _ref(message: Message) -> int | None:

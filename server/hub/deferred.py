@@ -30,12 +30,15 @@ class Read(NamedTuple):
     """Runs in a worker thread: the read itself."""
     then: Callable[[Any, float], None]
     """Runs on the event loop with the job's value and the time."""
-    session: Session
-    """Who asked: told when the database cannot be read."""
+    session: Session | None
+    """Who asked: told when the database cannot be read (None: a connection not logged in yet,
+    `conn`)."""
     ref: int
     """The request's ref."""
     what: str
     """What was read, for that answer ("the leaderboard")."""
+    conn: Conn | None = None
+    """Who asked, before a session is theirs (a login): a `TableError` from `then` answers it."""
 
 
 class Ask(NamedTuple):
@@ -85,17 +88,30 @@ def ask_done(hub: Host, ask: Ask, result: Any, now: float) -> None:
         return
     if conn.closed:
         return
+    _answer(hub, conn, ask.ref, ask.what, ask.then, result, now)
+
+
+def _answer(
+    hub: Host,
+    conn: Conn,
+    ref: int | None,
+    what: str,
+    then: Callable[[Any, float], None],
+    result: Any,
+    now: float,
+) -> None:
+    """Answer `conn`'s request `ref` with `result` (`then`), or with why it could not be."""
     if isinstance(result, StorageError):
-        log.warning("%s cannot be read: %s", ask.what, result)
-        hub.reply(conn, _cannot(ask.what, ask.ref))
+        log.warning("%s cannot be read: %s", what, result)
+        hub.reply(conn, _cannot(what, ref))
         return
     try:
-        ask.then(result, now)
+        then(result, now)
     except TableError as exc:
         if exc.code in FATAL_CODES:
-            hub.close(conn, RemoteProtocolError(exc.code, exc.message, ref=ask.ref))
+            hub.close(conn, RemoteProtocolError(exc.code, exc.message, ref=ref))
             return
-        hub.reply(conn, Error(ref=ask.ref, code=exc.code, message=exc.message[:500]))
+        hub.reply(conn, Error(ref=ref, code=exc.code, message=exc.message[:500]))
     # As after any request (`Hub.data`): a table it moved is timed, a tournament's news sent.
     session = conn.session
     if session is not None and session.table is not None and session.table.deadline:
@@ -120,6 +136,12 @@ def _asked_alone(hub: Host, ask: Ask, result: Any, now: float) -> None:
 def read_done(hub: Host, read: Read, result: Any, now: float) -> None:
     """A read's result (or the `StorageError` its job raised)."""
     hub.now = now
+    conn = read.conn
+    if conn is not None:
+        if not conn.closed:
+            _answer(hub, conn, read.ref, read.what, read.then, result, now)
+        return
+    assert read.session is not None
     if isinstance(result, StorageError):
         log.warning("%s cannot be read: %s", read.what, result)
         read.session.send(_cannot(read.what, read.ref))

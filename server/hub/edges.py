@@ -15,7 +15,7 @@ from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.session import Bucket, Conn, Session, Transport
 from sushigo.server.stats import Stats
-from sushigo.server.tables.table import Table
+from sushigo.server.tables.index import Tables
 from sushigo.server.tournaments.desk import TournamentDesk
 
 from . import deadlines
@@ -31,7 +31,7 @@ class Host(deadlines.Host, Protocol):
 
     conns: dict[int, Conn]
     sessions: dict[bytes, Session]
-    tables: dict[str, Table]
+    tables: Tables
     config: HubConfig
     stats: Stats
     limits: Limits

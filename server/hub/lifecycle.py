@@ -26,6 +26,7 @@ from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.lobby.results import game_results, rate
 from sushigo.server.sessions.session import Conn
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.persist import StateError, forget, load
 from sushigo.server.tables.seating import TableHost
 from sushigo.server.tables.table import Table
@@ -47,7 +48,7 @@ class Host(TableHost, Protocol):
 
     storage: Storage
     config: HubConfig
-    tables: dict[str, Table]
+    tables: Tables
     conns: dict[int, Conn]
     lobby: Lobby
     history: History

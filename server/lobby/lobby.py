@@ -53,11 +53,13 @@ from sushigo.server.sessions.requests import Charger, Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import LeaderboardEntry, Storage
 from sushigo.server.tables.games import adapter, check_settings, describe
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.seating import TableHost
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
-from .login import logged_in, login
+from .login import LoginHost, logged_in, login
+from .pages import Pages
 from .quick import QuickSeats
 
 log = logging.getLogger("sushigo.server")
@@ -68,11 +70,11 @@ for: a page of 100 is 11. A lobby that browses a page a second is well within th
 connection cannot have the server build and send fifty full pages in a breath."""
 
 
-class LobbyHost(TableHost, Reader, Charger, Protocol):
+class LobbyHost(TableHost, LoginHost, Reader, Charger, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
     the table host's part for the tables it makes."""
 
-    tables: dict[str, Table]
+    tables: Tables
     sessions: dict[bytes, Session]
     storage: Storage
     server_key: bytes
@@ -112,6 +114,8 @@ class Lobby(QuickSeats):
 
     def __init__(self, hub: LobbyHost) -> None:
         self.hub = hub
+        self.pages = Pages()
+        """The table list's pages, built once while nothing they show changes."""
         self._quick: dict[tuple[str, int], list[Table]] = {}
         self._made: dict[str, set[Table]] = {}
         """The tables each player made, for the cap on them (closed ones dropped as met)."""
@@ -141,10 +145,10 @@ class Lobby(QuickSeats):
         """The handler of each request type this answers."""
 
     def _leaderboard(self, conn: Conn, session: Session, msg: GetLeaderboard, now: float) -> None:
-        """A game's ladder, best first, and the asker's own place on it (read off the event
-        loop: `LobbyHost.read`)."""
+        """A game's ladder, best first, and the asker's own place on it, or the place of the
+        player it names (read off the event loop: `LobbyHost.read`)."""
         adapter(msg.kind)  # UNSUPPORTED_GAME_KIND for a game not installed here
-        storage, kind, player_id = self.hub.storage, msg.kind, session.player_id
+        storage, kind, player_id = self.hub.storage, msg.kind, msg.player_id or session.player_id
 
         def job() -> tuple[list[LeaderboardEntry], tuple[int, int, LeaderboardEntry | None]]:
             return storage.leaderboard(limit=msg.limit, kind=kind), storage.standing(
@@ -177,25 +181,14 @@ class Lobby(QuickSeats):
     # is one dict lookup away, not a dozen isinstance tests (the hub looks it up itself).
 
     def _list_tables(self, conn: Conn, session: Session, msg: ListTables, now: float) -> None:
-        # One page, newest first: a reply's size is bounded whatever the number of tables (it
-        # is also kept for a resume), and the total says how many pages there are.
+        # One page, newest first: a reply's size is bounded whatever the number of tables and
+        # their names (it is also kept for a resume), and the total says how many there are.
         limit = min(msg.limit, MAX_PAGE)
         if not self.hub.charge(conn, limit // TABLES_PER_TOKEN, now, msg.ref):
             return
-        kind, status = msg.kind, msg.status
-        matching = [
-            t
-            for t in reversed(self.hub.tables.values())
-            if (kind is None or t.settings.kind == kind) and (status is None or t.status is status)
-        ]
-        page = matching[msg.offset : msg.offset + limit]
+        page = self.pages.page(self.hub.tables, msg.kind, msg.status, msg.offset, limit, now)
         session.send(
-            TableList(
-                ref=msg.ref,
-                tables=tuple([t.info() for t in page]),
-                total=len(matching),
-                offset=msg.offset,
-            )
+            TableList(ref=msg.ref, tables=page.tables, total=page.total, offset=msg.offset)
         )
 
     def _join(self, conn: Conn, session: Session, msg: JoinTable, now: float) -> None:
@@ -215,6 +208,7 @@ class Lobby(QuickSeats):
         table.add_bot(msg.strategy, msg.seat)
         # The update answers the host's request (its ref); everyone else's copy has none.
         info = table.info()
+        self.hub.tables.changed()
         for person in table.people():
             person.send(TableUpdate(ref=msg.ref if person is session else None, table=info))
         if table.quick and table.full:

@@ -10,16 +10,17 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from sushigo.protocol import ErrorCode, LoggedIn, LoginGuest, LoginKey, verify_login
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.errors import TableError
+from sushigo.server.lookalike import skeleton
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names, clean_name
 from sushigo.server.sessions.session import Conn, Session, new_token
-from sushigo.server.storage.contract import Storage
+from sushigo.server.storage.contract import Storage, StorageError
 from sushigo.server.tournaments.desk import TournamentDesk
 
 __all__ = ["LoginHost", "logged_in", "login"]
@@ -41,30 +42,75 @@ class LoginHost(Protocol):
     """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     desk: TournamentDesk
 
+    def read_for(
+        self,
+        conn: Conn,
+        job: Callable[[], Any],
+        then: Callable[[Any, float], None],
+        *,
+        ref: int,
+        what: str,
+    ) -> None:
+        """Run `job` (a database read) off the event loop, then ``then(result, now)`` on it
+        (`server.hub.core.Hub.read_for`)."""
+
 
 def login(hub: LoginHost, conn: Conn, msg: LoginGuest | LoginKey) -> None:
     """LOGIN_GUEST or LOGIN_KEY: check the name (and the key's signature, and its bans), then
+    whether a registered player's name looks like it (read off the event loop), then
     `logged_in`."""
     name = clean_name(msg.name)  # INVALID_NAME, saying why
+    key_login = isinstance(msg, LoginKey)
     if isinstance(msg, LoginKey):
         if not verify_login(msg, hub.server_key, conn.challenge):
             raise TableError(
                 ErrorCode.BAD_SIGNATURE, "the signature does not match this server's challenge"
             )
-        player_id = player_id_for_key(msg.public_key)
+        public_key = msg.public_key
+        player_id = player_id_for_key(public_key)
         banned = hub.moderation.player_ban(player_id)
         if banned is not None:  # BANNED is fatal: the hub closes the connection after it
             raise TableError(ErrorCode.BANNED, sanction_message(banned, hub.wall_ms()))
         hub.limits.may_log_in(player_id)
-        hub.names.check(name, player_id)
-        hub.storage.upsert_identity(msg.public_key, name, hub.wall_ms())
-        guest = False
     else:
+        public_key = b""
         player_id = "g:" + secrets.token_hex(8)
+    hub.names.check(name, player_id)  # a connected player's look-alike: at once
+    storage, key = hub.storage, skeleton(name)
+
+    def holders() -> list[str] | None:
+        try:
+            return storage.name_holders(key)
+        except StorageError as exc:
+            # The database is away (said once, by the storage): the connected are checked still.
+            log.info("the registered names cannot be read: %s", exc)
+            return None
+
+    def then(held_by: list[str] | None, now: float) -> None:
+        conn.logging_in = False
+        if conn.closed or conn.session is not None:
+            return
+        if held_by and any(holder != player_id for holder in held_by):
+            raise TableError(
+                ErrorCode.NAME_TAKEN,
+                f"the name {name!r} is (or looks like) a registered player's; choose another",
+            )
+        # Again: another session may have come in under a look-alike meanwhile.
         hub.names.check(name, player_id)
-        guest = True
-    logged_in(hub, conn, msg.ref, player_id, name, guest)
-    log.info("login %s as %s (%s) from %s", player_id, name, "guest" if guest else "key", conn.peer)
+        if key_login:
+            hub.limits.may_log_in(player_id)
+            hub.storage.upsert_identity(public_key, name, hub.wall_ms())
+        logged_in(hub, conn, msg.ref, player_id, name, not key_login)
+        log.info(
+            "login %s as %s (%s) from %s",
+            player_id,
+            name,
+            "key" if key_login else "guest",
+            conn.peer,
+        )
+
+    conn.logging_in = True
+    hub.read_for(conn, holders, then, ref=msg.ref, what="the registered names")
 
 
 def logged_in(

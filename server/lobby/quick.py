@@ -15,6 +15,7 @@ from typing import Protocol
 from sushigo.protocol import QuickMatch, TableSettings, TableStatus
 from sushigo.server.config import HubConfig
 from sushigo.server.sessions.session import Conn, Session
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 
 log = logging.getLogger("sushigo.server")
@@ -23,7 +24,7 @@ log = logging.getLogger("sushigo.server")
 class QuickHost(Protocol):
     """What quick matches need of the server (the hub)."""
 
-    tables: dict[str, Table]
+    tables: Tables
     config: HubConfig
 
 

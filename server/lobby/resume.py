@@ -32,6 +32,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.sessions.moderation import Moderation
 from sushigo.server.sessions.session import Conn, Session, new_token, token_hash
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.phases import COMMITTING, MOVING, REVEALING, TablePhase
 from sushigo.server.tables.table import Table
 
@@ -41,7 +42,7 @@ class ResumeHost(Protocol):
 
     sessions: dict[bytes, Session]
     conns: dict[int, Conn]
-    tables: dict[str, Table]
+    tables: Tables
     storage: Storage
     wall_ms: Callable[[], int]
     moderation: Moderation

@@ -1,9 +1,9 @@
 """The asyncio adapter: sockets in, `Hub` calls out (aioquic's asyncio/protocol.py is the model).
 
 Each connection is an `asyncio.Protocol` that feeds bytes to the hub and writes what the hub sends
-(`app_connection.Connection`). One loop timer follows `Hub.next_deadline`. A client that stops
-reading is dropped as soon as its unsent bytes pass `app_connection.MAX_UNSENT`, so it can never
-make the server's memory grow.
+(`app_connection.Connection`). One loop timer follows `Hub.next_deadline`. What clients have not
+taken yet is bounded per connection, per address and in all (`budget`): past a bound the slowest
+readers are dropped, so clients that do not read can never make the server's memory grow.
 
 Writes are coalesced: what the hub sends while it handles one input (bytes, a timer, a connection
 opening or ending) is held per connection and written with one `transport.write` when the hub
@@ -57,6 +57,7 @@ from sushigo.server.routing.redirect import Answer, CutOff, Directory, send_off
 from sushigo.server.routing.tournaments import published
 from sushigo.server.storage.contract import StorageError
 
+from .budget import Budget
 from .connection import Connection, Wave
 
 log = logging.getLogger("sushigo.server")
@@ -99,6 +100,8 @@ class Server:
         measured from it), and each connection's frames (see the module docstring)."""
         self.stats = hub.stats
         """The hub's counters; the adapter adds the bytes and frames it moves."""
+        self.budget = Budget(hub.config.unsent_per_address, hub.config.unsent_budget)
+        """What the connections hold unsent, bounded (`budget`)."""
         self.stopping = False
         """`stop` has begun: the server is not ready for new tables (`ready`)."""
         self._batch: float | None = None
@@ -126,12 +129,17 @@ class Server:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+    async def start(
+        self,
+        tables: list[tuple[str, bytes]] | None = None,
+        listeners: list[socket.socket] | None = None,
+    ) -> list[tuple[str, int]]:
         """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
-        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        start listening, on `listeners` (bound by `bind`) or on sockets bound now; the bound
+        (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        sockets = bind(self.host, self.port)
+        sockets = listeners if listeners is not None else bind(self.host, self.port)
         self.listen(sockets, lambda: Connection(self), self.tls)
         self.rearm()
         return [_address(sock.getsockname()) for sock in sockets]

@@ -1,15 +1,21 @@
 """A connection of the asyncio adapter (`app.Server`): an `asyncio.Protocol` that feeds the hub
 the bytes it reads, and the hub's `Transport`, which holds what the hub sends until the server's
 `done` writes it (see `app`'s docstring: writes coalesced, sent once durable, a connection's
-frames held and taken back when its table's writes were fenced). A client that stops reading is
-dropped as soon as its unsent bytes pass `MAX_UNSENT`.
+frames held and taken back when its table's writes were fenced). What the kernel cannot take at
+once waits in the transport: `budget.Budget` bounds it per connection, per address and in all,
+and the hub is told while a connection holds any (`Conn.behind`: a client that does not read is
+not built another list).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
+import contextlib
+import fcntl
 import socket
+import struct
+import sys
+import termios
 from collections import deque
 from collections.abc import Callable
 from typing import Protocol, cast
@@ -18,10 +24,11 @@ from sushigo.server.hub.core import Hub
 from sushigo.server.sessions.session import Conn
 from sushigo.server.stats import Stats
 
-log = logging.getLogger("sushigo.server")
+from .budget import Budget
 
-MAX_UNSENT = 4 * 1024 * 1024
-"""Bytes queued for a client that is not reading before it is dropped (four maximum frames)."""
+_OUTQ: int | None = termios.TIOCOUTQ if sys.platform == "linux" else None
+"""The ioctl that says how many bytes a TCP socket's kernel holds not yet acknowledged by the
+peer (Linux's SIOCOUTQ; None elsewhere: only the transport's bytes are counted)."""
 
 Wave = tuple[int, float, list[tuple["Connection", list[bytes], bool]]]
 """Frames waiting for the writes made before them to be durable: the storage's `mark` when they
@@ -35,6 +42,8 @@ class Adapter(Protocol):
 
     hub: Hub
     stats: Stats
+    budget: Budget
+    """The bound on what connections hold unsent (`budget`)."""
     dirty: list[Connection]
     """Connections with frames waiting for `done` to write them."""
     waves: deque[Wave]
@@ -70,6 +79,12 @@ class Connection(asyncio.Protocol):
         (`Server._fenced`), and they are to be taken back (`unsend`)."""
         self.kept: list[bytes] = []
         """The frames kept back while `held`."""
+        self.address = ""
+        """The peer's IP address (the budget's per-address share)."""
+        self.unsent = 0
+        """Bytes the transport held after the last write, as the budget counts them."""
+        self._fd = -1
+        """The socket's file descriptor (for `unread`)."""
 
     # asyncio.Protocol
 
@@ -77,9 +92,14 @@ class Connection(asyncio.Protocol):
         # uvloop's transports do not subclass asyncio.Transport but have the same methods.
         self.transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername") or ("?", 0)
+        self.address = str(peer[0])
+        # Told (`pause_writing`) as soon as the transport holds a byte the kernel would not
+        # take, and (`resume_writing`) once it holds none again.
+        self.transport.set_write_buffer_limits(high=0)
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._fd = sock.fileno()
         # Refused (a cap): the hub has written why and closed it; `done` sends that.
         self.conn = self.server.hub.open(self, str(peer[0]), int(peer[1]), self.server.now())
         self.server.done()
@@ -105,8 +125,18 @@ class Connection(asyncio.Protocol):
                 self.server.done()
         return False
 
+    def pause_writing(self) -> None:
+        if self.conn is not None:
+            self.conn.behind = True
+
+    def resume_writing(self) -> None:
+        self.server.budget.drained(self)
+        if self.conn is not None:
+            self.conn.behind = False
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.pending = None
+        self.server.budget.gone(self)
         self.server.closed(self)
         conn, self.conn = self.conn, None  # the hub's Conn and this refer to each other
         if conn is not None:
@@ -169,10 +199,9 @@ class Connection(asyncio.Protocol):
         if closing:
             self.finish(transport)
             return
-        if transport.get_write_buffer_size() > MAX_UNSENT:
-            peer = self.conn.peer if self.conn else "?"
-            log.warning("dropping %s: it does not read (%d bytes unsent)", peer, MAX_UNSENT)
-            transport.abort()
+        size = transport.get_write_buffer_size()
+        if size or self.unsent:
+            self.server.budget.held(self, size, self.server.now())
 
     def wire(self, frames: list[bytes]) -> bytes:
         """The bytes that carry `frames` to the peer: over TCP, the frames one after another
@@ -182,3 +211,24 @@ class Connection(asyncio.Protocol):
     def finish(self, transport: asyncio.Transport) -> None:
         """Close once the frames given are written (the web endpoint says goodbye first)."""
         transport.close()
+
+    # the budget's Holder
+
+    def unsent_now(self) -> int:
+        """The bytes the transport holds now."""
+        transport = self.transport
+        return 0 if transport is None else transport.get_write_buffer_size()
+
+    def unread(self) -> int:
+        """Bytes sent that the client has not taken yet: the transport's, and those its socket
+        holds unacknowledged (a client that stops reading closes its window: they stay)."""
+        held = self.unsent_now()
+        if _OUTQ is not None and self._fd >= 0:
+            with contextlib.suppress(OSError):  # closed meanwhile
+                held += struct.unpack("i", fcntl.ioctl(self._fd, _OUTQ, b"\0\0\0\0"))[0]
+        return held
+
+    def drop(self) -> None:
+        """Close at once, dropping what is unsent (`budget.Budget`)."""
+        if self.transport is not None:
+            self.transport.abort()

@@ -7,7 +7,7 @@ page's files is answered from memory (`server.net.web_files`), and kept alive fo
 and from then on it is, to the hub, a connection like any other: opened with `Hub.open` (the
 per-address caps, bans and the handshake deadline as over TCP), its frames fed to `Hub.data`,
 and what the hub sends written by the adapter's waves (coalesced, held until durable, taken back
-when fenced, a client that stops reading dropped past `MAX_UNSENT`).
+when fenced, what a client has not taken bounded by the budget: `server.net.budget`).
 
 The transport (docs/PROTOCOL.md section 1): one binary WebSocket message is one frame's msgpack
 body, the message's length standing for the 4-byte prefix. Each message is given to the hub
@@ -153,6 +153,8 @@ class WebConnection(Connection):
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._fd = sock.fileno()
+        self.transport.set_write_buffer_limits(high=0)  # told when it holds a byte (`budget`)
         why = self.web.arrived(self.address)
         if why is not None:
             # Said before any request is read (h11 answers only one it has read), then closed.

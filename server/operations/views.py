@@ -33,12 +33,13 @@ from sushigo.protocol import (
 )
 from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
+from sushigo.server.lobby.pages import fill
 from sushigo.server.routing.redirect import Directory, NodeRow
 from sushigo.server.sessions.moderation import Moderation
 from sushigo.server.sessions.requests import Reader
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.storage.contract import AuditRecord, Storage, StoredSanction
-from sushigo.server.tables.table import Table
+from sushigo.server.tables.index import Tables
 
 MAX_NODES = 64
 """The nodes a NODE_LIST holds at most (the protocol's bound)."""
@@ -48,7 +49,7 @@ class ViewHost(Reader, Protocol):
     """What the views need of the server (the hub)."""
 
     sessions: dict[bytes, Session]
-    tables: dict[str, Table]
+    tables: Tables
     conns: dict[int, Conn]
     storage: Storage
     config: HubConfig
@@ -94,14 +95,10 @@ class Views:
 
     def sessions(self, conn: Conn, session: Session, msg: AdminSessions, now: float) -> None:
         every = sorted(self.hub.sessions.values(), key=lambda s: s.serial)
-        page = every[msg.offset : msg.offset + msg.limit]
+        # At most `limit`, and no more than fit in 64 KiB (`total` says how many there are).
+        page = fill((self.info(s) for s in every[msg.offset :]), msg.limit, SessionInfo)
         session.send(
-            SessionList(
-                ref=msg.ref,
-                sessions=tuple(self.info(s) for s in page),
-                total=len(every),
-                offset=msg.offset,
-            )
+            SessionList(ref=msg.ref, sessions=tuple(page), total=len(every), offset=msg.offset)
         )
 
     def here(self) -> NodeInfo:
@@ -164,22 +161,18 @@ class Views:
         live, expired = self.hub.moderation.in_force()
         for gone in expired:
             self.hub.storage.delete_sanction(gone.kind, gone.target)
-        page = live[msg.offset : msg.offset + msg.limit]
+        # Reasons of 500 characters made 500 sanctions over a megabyte: 64 KiB at most.
+        page = fill((_sanction(s) for s in live[msg.offset :]), msg.limit, Sanction)
         session.send(
-            SanctionList(
-                ref=msg.ref,
-                sanctions=tuple(_sanction(s) for s in page),
-                total=len(live),
-                offset=msg.offset,
-            )
+            SanctionList(ref=msg.ref, sanctions=tuple(page), total=len(live), offset=msg.offset)
         )
 
     def audit(self, conn: Conn, session: Session, msg: AdminAudit, now: float) -> None:
         storage, offset, limit = self.hub.storage, msg.offset, msg.limit
 
         def then(result: Any, now: float) -> None:
-            entries = tuple(_entry(e) for e in result[:limit])
-            more = len(result) > limit
+            entries = tuple(fill((_entry(e) for e in result[:limit]), limit, AuditEntry))
+            more = len(result) > len(entries)  # past `limit`, or past 64 KiB
             session.send(AuditList(ref=msg.ref, entries=entries, offset=offset, more=more))
 
         self.hub.read(

@@ -18,6 +18,7 @@ import msgpack
 from sushigo.protocol import MAX_PAGE, ListTables, TableInfo, TableList
 from sushigo.protocol._codec import FieldError, codec
 from sushigo.server.lobby.lobby import TABLES_PER_TOKEN
+from sushigo.server.lobby.pages import fill
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.tables.table import Table
 
@@ -85,7 +86,7 @@ def list_across(
             if info.table_id not in hub.tables:  # handed here since it was listed
                 others.append(info)
         matching = here + others
-        page = matching[msg.offset : msg.offset + limit]
+        page = fill(matching[msg.offset :], limit, TableInfo)  # at most 64 KiB, as the lobby's
         session.send(
             TableList(ref=msg.ref, tables=tuple(page), total=len(matching), offset=msg.offset)
         )

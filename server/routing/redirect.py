@@ -45,6 +45,7 @@ from sushigo.server.sessions.requests import Charger
 from sushigo.server.sessions.session import Conn, Session, token_hash
 from sushigo.server.sessions.web_routes import over_web
 from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
@@ -245,7 +246,7 @@ class RedirectHost(Charger, Protocol):
     """What routing needs of the server (the hub)."""
 
     conns: dict[int, Conn]
-    tables: dict[str, Table]
+    tables: Tables
     sessions: dict[bytes, Session]
     storage: Storage
     server_key: bytes

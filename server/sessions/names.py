@@ -6,11 +6,15 @@ other invisible character (zero-width joiners and spaces, bidirectional override
 and no unassigned code point. Its letters must come from one script, or from the scripts Chinese,
 Japanese and Korean write beside Latin (Unicode TS #39's "highly restrictive" level), so a Latin
 name cannot hide a Cyrillic "а" in "pаypal". Two names are the same name when their NFKC forms
-case-fold to the same string ("Alice", "ALICE", "ａｌｉｃｅ"; "Straße" and "STRASSE").
+case-fold to the same string ("Alice", "ALICE", "ａｌｉｃｅ"; "Straße" and "STRASSE"), or when they
+look alike: their confusable skeletons (Unicode TS #39) are the same ("admın" with a dotless i
+is "admin", "сосо" in Cyrillic is "coco", "c0c0" is "coco"; `server.lookalike`).
 
 Among the players connected at once, and those away from a seat that still shows their name (for
 their resume window), a name belongs to one player: a login under a name another player holds gets
-NAME_TAKEN. The same player (one key) may be connected several times, under any of its names.
+NAME_TAKEN; so does a name that is, or looks like, a registered identity's (a player who logged in
+with a key: its last name, `Storage.name_holders`). The same player (one key) may be connected
+several times, under any of its names.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from confusable_homoglyphs import categories
 
 from sushigo.protocol import ErrorCode
 from sushigo.server.errors import TableError
+from sushigo.server.lookalike import skeleton
 
 from .session import Session
 
@@ -71,8 +76,10 @@ def _why(text: str, exc: UnicodeError) -> str:
 
 
 def name_key(name: str) -> str:
-    """What two names are compared by: the NFKC form, case-folded (`clean_name` gave NFKC)."""
-    return name.casefold()
+    """What two names are compared by: their look-alike key (`server.lookalike.skeleton`: the
+    confusable skeleton of the NFKC form, `clean_name`'s, case-folded), so "admın" with a
+    dotless i is "admin"'s name, and "сосо" in Cyrillic letters is "coco"'s."""
+    return skeleton(name)
 
 
 class Names:
@@ -95,8 +102,9 @@ class Names:
         if holder is not None and holder != player_id:
             raise TableError(
                 ErrorCode.NAME_TAKEN,
-                f"the name {name!r} is taken by another player; choose another (a player who"
-                " lost their connection keeps their name while their seat is held for them)",
+                f"the name {name!r} is taken by another player (or one that looks like it);"
+                " choose another (a player who lost their connection keeps their name while"
+                " their seat is held for them)",
             )
 
     def free_name(self, name: str, player_id: str) -> str:

@@ -18,10 +18,20 @@ from typing import Protocol
 
 from sushigo.protocol import (
     SERVER_LIMITS,
+    AuditList,
+    GameList,
+    GameRecord,
+    Leaderboard,
     LocalProtocolError,
     Message,
+    NodeList,
     Phase,
+    SanctionList,
     ServerConnection,
+    SessionList,
+    TableList,
+    TableView,
+    TournamentList,
     wire,
 )
 from sushigo.protocol._registry import Role
@@ -36,15 +46,35 @@ log = logging.getLogger("sushigo.server")
 
 REPLAY_LIMIT = 128
 """Server messages kept per session for replay on resume (PROTOCOL.md section 8)."""
-AWAY_WATCHER_BYTES = 16 * 1024
-"""What a spectator's log keeps of it when the spectator disconnects: enough for the messages of
-a short absence. (Seated players keep theirs whole: the seats bound how many there are; a player
-at no table keeps none: its snapshot, the lobby, misses nothing.)"""
 REPLAY_BYTES = 128 * 1024
-"""...and their frames' bytes at most: the oldest go first past it (a resume that needs them
-gets a snapshot). A game's messages are a few hundred bytes each, so this bounds only sessions
-that asked for large replies (table lists), which a flood of them could otherwise keep for the
-whole resume window."""
+"""...and a seated player's frames' bytes at most: the oldest go first past it (a resume that
+needs them gets a snapshot). A game's messages are a few hundred bytes each: this bounds what a
+table's chat could make every seat keep."""
+SMALL_LOG_BYTES = 16 * 1024
+"""What the log of a session that holds no seat keeps (a spectator's, or one in the lobby):
+enough for the messages of a short absence (such sessions are not bounded in number by seats).
+Once such a session is away, a spectator keeps this much (`AWAY_WATCHER_BYTES`), one in the
+lobby none: its resume's snapshot, the lobby, misses nothing (but what it is sent while away:
+its table closing, say)."""
+AWAY_WATCHER_BYTES = SMALL_LOG_BYTES
+
+
+UNLOGGED: frozenset[type[Message]] = frozenset(
+    (
+        TableList,
+        Leaderboard,
+        GameList,
+        GameRecord,
+        TournamentList,
+        SessionList,
+        NodeList,
+        TableView,
+        SanctionList,
+        AuditList,
+    )
+)
+"""Replies the log keeps no frame of, only their place (the client may ask again): long ones,
+which a flood of requests would otherwise keep for every session."""
 
 
 class Transport(Protocol):
@@ -183,22 +213,26 @@ class Session:
             # the log and drop the message rather than break the connection.
             log.error("not sending %s to %s: %s", message.TYPE, self.player_id, exc)
             return
-        game = conn.game
         entries = self.log
+        game = conn.game
         if len(entries) == REPLAY_LIMIT:  # the append drops the oldest
             self.log_bytes -= len(entries[0][2])
+        # A reply the client may ask for again is not kept, only its place: a resume that missed
+        # it gets a snapshot (and asks again).
+        kept = b"" if type(message) in UNLOGGED else frame
         entries.append(
             (
                 self.generation,
                 conn.last_seq,
-                frame,
+                kept,
                 _VALUE[conn.phase],
                 conn.position,
                 None if game is None else game.kind,
             )
         )
-        size = self.log_bytes + len(frame)
-        while size > REPLAY_BYTES and len(entries) > 1:
+        size = self.log_bytes + len(kept)
+        most = REPLAY_BYTES if self.seat is not None else SMALL_LOG_BYTES
+        while size > most and len(entries) > 1:
             size -= len(entries.popleft()[2])
         self.log_bytes = size
         transport = self.transport
@@ -209,6 +243,10 @@ class Session:
         """Keep only the newest logged messages, `most` bytes of them (0: none). A resume that
         needs older ones gets a snapshot."""
         entries = self.log
+        if most <= 0:
+            entries.clear()
+            self.log_bytes = 0
+            return
         size = self.log_bytes
         while entries and size > most:
             size -= len(entries.popleft()[2])
@@ -220,10 +258,10 @@ class Session:
         if last_seq == self.conn.last_seq:
             return []
         generation = self.generation
-        missed = [_sent(e) for e in self.log if e[0] == generation and e[1] > last_seq]
-        if not missed or missed[0].seq != last_seq + 1:
+        missed = [e for e in self.log if e[0] == generation and e[1] > last_seq]
+        if not missed or missed[0][1] != last_seq + 1 or not all(e[2] for e in missed):
             return None
-        return missed
+        return [_sent(e) for e in missed]
 
     def state_after(self, seq: int) -> tuple[Phase, tuple[int, int] | None] | None:
         """The protocol phase and turn right after message `seq` of the current connection."""
@@ -278,6 +316,11 @@ class Conn:
     """When the first byte of the frame still incomplete arrived (None: none is)."""
     frame_timer: bool = False
     """A timer is pending that checks `frame_since`."""
+    logging_in: bool = False
+    """A login waits for its read of the names stored (`server.lobby.login`)."""
+    behind: bool = False
+    """Its transport holds bytes the client has not taken (the adapter says so): it is not built
+    another reply it could ask for again and again (a list) until it reads."""
     routes: dict[str, str] | None = None
     """Over WebSocket: the cluster's nodes' web addresses (`Hub.web_nodes`), which the node
     addresses sent to it are given as (`server.sessions.web_routes`); None over TCP."""

@@ -406,10 +406,15 @@ class Storage(Protocol):
     # identities and ratings
 
     def upsert_identity(self, public_key: bytes, name: str, now_ms: int) -> str:
-        """Record a key login (a new key, or a known key's new name); its player id."""
+        """Record a key login (a new key, or a known key's new name); its player id. The name's
+        look-alike key (`server.lookalike.skeleton`) is stored with it."""
 
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""
+
+    def name_holders(self, key: str) -> list[str]:
+        """The player ids of the stored identities whose name's look-alike key is `key` (two at
+        most: a login asks whether anyone but itself holds it)."""
 
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""

@@ -94,6 +94,14 @@ def check_settings(settings: TableSettings) -> GameAdapter:
     """The game of `settings`, after checking they make one (TableError UNSUPPORTED_GAME_KIND or
     BAD_SETTINGS)."""
     game = adapter(settings.kind)
+    variants = settings.variants
+    if len(set(variants)) != len(variants):
+        # Refused rather than echoed in every TABLE_INFO: a table's view stays as short as its
+        # game's variants make it.
+        twice = sorted({v for v in variants if variants.count(v) > 1})
+        raise TableError(
+            ErrorCode.BAD_SETTINGS, f"a variant is named once; repeated: {', '.join(twice)}"
+        )
     game.options(settings)
     return game
 

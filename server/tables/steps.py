@@ -41,7 +41,7 @@ from sushigo.protocol import (
 from sushigo.server.errors import TableError
 
 from .games import GameAdapter
-from .phases import COMMITTING, MOVING, REVEALING, TablePhase
+from .phases import COMMITTING, IN_GAME, MOVING, REVEALING, TablePhase
 from .seating import Player, Seat, TableHost
 
 log = logging.getLogger("sushigo.server")
@@ -86,6 +86,7 @@ class StepState:
     steps: list[StepRecord]
     deadline: float | None
     phase: TablePhase
+    tournament: str | None
     _now_hint: float
 
     def init_steps(self) -> None:
@@ -114,6 +115,39 @@ class StepState:
         game = self.game
         assert game is not None, "no game is being played"
         return game
+
+    @property
+    def paused(self) -> bool:
+        """The game waits, with no timer, for a player who let two deadlines pass: every person
+        at the table is away (the others are bots), one of them has a session (connected, or
+        within its resume window), and no tournament's schedule waits on it. Played to its end
+        by bots meanwhile, the game would be over before they looked back; where another person
+        plays, a bot plays the away seat instead, so nobody waits. A seat with no session (after
+        a restart, until its player resumes) holds nothing up: bots play it."""
+        if self.tournament is not None or self.phase not in IN_GAME:
+            return False
+        people = [seat for seat in self.seats if seat.person]
+        return (
+            bool(people)
+            and all(seat.away for seat in people)
+            and any(seat.session is not None for seat in people)
+        )
+
+    def play_resumes(self, seat: Seat, now: float) -> None:
+        """`seat`'s player, away, acts: whatever else is away at the table gets a bot now, since
+        someone plays again (a paused game waited for every away person's move); they hear
+        it."""
+        seat.misses = 0
+        for other in self.seats:
+            if other.person and other.away and not other.bot_control:
+                other.bot_control = True
+        self._changed()
+        self.act_for_bots(now)
+
+    def step_seconds(self) -> int:
+        """The time a step starting now gives the seats that act (0: no timer): the table's
+        turn time, none while the game is paused."""
+        return 0 if self.paused else self.settings.turn_seconds
 
     # Provided by the table:
     def _move(self, event: str) -> None:
@@ -255,7 +289,7 @@ class SecretSteps(StepState):
         self.commitments = [None] * n
         self.openings = [None] * n
         self.committed = [False] * n
-        seconds = self.settings.turn_seconds
+        seconds = self.step_seconds()
         self.deadline = now + seconds if seconds else None
         self._announce_step(now)
         self.secret_bots(now)
@@ -304,15 +338,22 @@ class SecretSteps(StepState):
         """A seat's COMMIT."""
         self._now_hint = now
         seat = self.seats[seat_index]
-        was_bot = seat.bot_control
+        was_bot, was_away = seat.bot_control, seat.away
         seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
+        if was_away and not was_bot:
+            self.play_resumes(seat, now)
         slot = self._slot(
             seat_index, round_, turn, COMMITTING, "commitments are not being collected"
         )
         if self.committed[slot]:
-            if was_bot:
+            if was_bot or was_away:
                 self._changed()
+            if was_bot:
+                raise TableError(
+                    ErrorCode.ALREADY_DONE,
+                    "a bot picked for you this turn: the seat is yours again from the next one",
+                )
             raise TableError(ErrorCode.ALREADY_DONE, "this seat has already committed this turn")
         if commitment in self.commitments:
             # Commitments bind the seat, so a copy could never be opened; refuse it outright and
@@ -324,7 +365,7 @@ class SecretSteps(StepState):
             raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that commitment is another seat's")
         self.commitments[slot] = commitment
         self.committed[slot] = True
-        if was_bot:
+        if was_bot or was_away:
             self._changed()
         if all(self.committed):
             self._all_committed(now)
@@ -428,7 +469,7 @@ class OpenSteps(StepState):
         mover = self.seats[self.acting[0]]
         self.grace_over = False
         self.server_actions = 0
-        seconds = self.settings.turn_seconds
+        seconds = self.step_seconds()
         self.turn_deadline = now + seconds if seconds else None
         if mover.bot_control:
             grace = min(BOT_GRACE_SECONDS, seconds) if seconds else BOT_GRACE_SECONDS
@@ -538,6 +579,11 @@ class OpenSteps(StepState):
             seat.bot_control = False
             self.deadline = self.turn_deadline
             self._changed()
+        elif seat.away:
+            # Back to a paused game: the turn's timer starts now, and everyone hears of it.
+            seconds = self.settings.turn_seconds
+            self.turn_deadline = self.deadline = now + seconds if seconds else None
+            self.play_resumes(seat, now)
         seat.misses = 0
         legal = self.played().legal_actions(seat_index)
         if action not in legal:

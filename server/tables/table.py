@@ -47,15 +47,15 @@ from sushigo.server.errors import TableError
 
 from .games import GameAdapter
 from .phases import IN_GAME, TRANSITIONS, TablePhase
-from .seating import Player, Seat, Seating, TableHost
+from .seating import MISSES_BEFORE_BOT, Player, Seat, Seating, TableHost
 from .steps import OpenSteps, SecretSteps
+
+__all__ = ["MISSES_BEFORE_BOT", "SEED_SECONDS", "Table"]
 
 log = logging.getLogger("sushigo.server")
 
 SEED_SECONDS = 10.0
 """Time for every seat to send its SEED before the server draws the missing ones."""
-MISSES_BEFORE_BOT = 2
-"""Timeouts in a row after which a bot plays the seat until its player acts again."""
 
 
 class Table(Seating, SecretSteps, OpenSteps):
@@ -141,6 +141,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         seat.bot_control = False
         seat.strategy = self.adapter.bot("default")
         _reset(seat.strategy)
+        self._pause_if_alone()
         self.act_for_bots(self._now_hint)
 
     # -- phases ----------------------------------------------------------------------------------
@@ -248,15 +249,33 @@ class Table(Seating, SecretSteps, OpenSteps):
     # -- what every step's end leads to -------------------------------------------------------------
 
     def missed(self, seat: Seat) -> None:
-        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row a bot plays it."""
+        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row its player is away, and
+        a bot plays it until they act again; or, if nobody else at the table plays, the game
+        pauses for them (`paused`: no timer until they act)."""
         seat.misses += 1
-        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
-            seat.bot_control = True
-            self.host.stats.takeover(self.settings.kind, "missed")
-            log.info(
-                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
-            )
-            self._changed()
+        if not seat.away or seat.bot_control:
+            return
+        if self._pause_if_alone():
+            return
+        seat.bot_control = True
+        self.host.stats.takeover(self.settings.kind, "missed")
+        log.info(
+            "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
+        )
+        self._changed()
+
+    def _pause_if_alone(self) -> bool:
+        """Pause the game if every person at the table is away (see `paused`): no bot plays for
+        them any more, and no timer runs until one of them acts. Whether it is paused."""
+        if not self.paused:
+            return False
+        # (The step under way keeps its timer: it ends as any would. The next one has none.)
+        for seat in self.seats:
+            seat.bot_control = False
+        away = ", ".join(str(seat.index) for seat in self.seats if seat.person)
+        log.info("table %s: paused until a player at seat %s acts", self.table_id, away)
+        self._changed()
+        return True
 
     def strategy(self, seat: Seat) -> Any:
         """The strategy that acts for `seat` (its bot's, or the default one for a player)."""
@@ -315,7 +334,7 @@ class Table(Seating, SecretSteps, OpenSteps):
         )
         _broadcast(self.people(), message)
         for seat in self.seats:
-            seat.bot_control = False
+            seat.misses, seat.bot_control = 0, False
         self._changed()
 
     # -- timers ----------------------------------------------------------------------------------
@@ -335,7 +354,10 @@ class Table(Seating, SecretSteps, OpenSteps):
             self.secret_timer(now)
 
     def player_back(self, seat_index: int, now: float) -> None:
-        """The seat's player resumed: the seat is theirs again (no bot, no misses)."""
+        """The seat's player resumed: the seat is theirs again (no bot, no misses). A paused game
+        goes on waiting for their move: coming back is not playing."""
+        if self.paused:
+            return
         seat = self.seats[seat_index]
         seat.misses = 0
         if seat.bot_control:

@@ -39,6 +39,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.sessions.session import Session
 from sushigo.server.storage.contract import Storage
 from sushigo.server.tables.games import check_settings
+from sushigo.server.tables.index import Tables as TableIndex
 from sushigo.server.tables.table import Table
 
 from .store import dump, load
@@ -99,7 +100,7 @@ class DeskHost(Protocol):
     def cluster(self) -> Lease | None:
         """A cluster's node (None: a lone server)."""
 
-    tables: dict[str, Table]
+    tables: TableIndex
     sessions: dict[bytes, Session]
     config: HubConfig
     storage: Storage

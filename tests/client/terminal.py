@@ -115,8 +115,10 @@ async def terminal(
     rc_file = tmp_path / "rc"
     try:
         tmux = f"tmux -L {term.socket} -f /dev/null"
+        # The shell outlives a Ctrl-C typed at the command (its own trap, which the command does
+        # not inherit as it would an ignored signal), to say how the command ended.
         script = (
-            f"cd {shlex.quote(str(ROOT))} && {tmux} wait-for ready && "
+            f"cd {shlex.quote(str(ROOT))} && trap : INT && {tmux} wait-for ready && "
             f"{shlex.join(command)}; echo $? > {shlex.quote(str(rc_file))}; "
             f"{tmux} wait-for -S done"
         )

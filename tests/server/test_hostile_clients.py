@@ -57,7 +57,7 @@ from sushigo.protocol import (
 )
 from sushigo.protocol.versions import CURRENT_VERSION
 from sushigo.server.config import HubConfig
-from sushigo.server.net import connection as app_connection
+from sushigo.server.net import budget
 
 
 async def with_bystanders(running: Running) -> asyncio.Task[object]:
@@ -413,6 +413,6 @@ async def test_client_that_never_reads_is_dropped(caplog: pytest.LogCaptureFixtu
         assert "does not read" in caplog.text
         assert not any(c.peer == here for c in running.hub.conns.values())
         assert received < 300 * 37_000
-        assert app_connection.MAX_UNSENT == 4 * 1024 * 1024
+        assert budget.MAX_UNSENT == 1024 * 1024
         writer.close()
         await bystanders_finished(game)

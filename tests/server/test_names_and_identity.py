@@ -17,6 +17,7 @@ from server_helpers import (
     dropped,
     hello,
     make_hub,
+    raw_frame,
     refusal,
     running_server,
 )
@@ -208,15 +209,20 @@ def test_a_players_session_that_is_away_does_not_count_as_connected() -> None:
     assert third.login_key(key, "kim").name == "kim"
 
 
-async def test_a_guest_login_refused_for_its_name_may_try_another(running: Running) -> None:
-    taken = await running.client("frank")
+@pytest.mark.parametrize(
+    ("holder", "tried", "then"), [("frank", "FRANK", "frank 2"), ("coco", "сосо", "cocoa")]
+)
+async def test_a_guest_login_refused_for_its_name_may_try_another(
+    running: Running, holder: str, tried: str, then: str
+) -> None:
+    taken = await running.client(holder)
     peer = await RawPeer.open(running)
     peer.send(hello(peer.ref()))
     await peer.expect(Welcome)
-    peer.send(LoginGuest(ref=3, name="FRANK"))
+    peer.send(LoginGuest(ref=3, name=tried))  # the same name, or one that looks like it
     assert (await peer.expect_error(ErrorCode.NAME_TAKEN)).ref == 3
-    peer.send(LoginGuest(ref=4, name="frank 2"))
-    assert (await peer.expect(LoggedIn)).name == "frank 2"
+    peer.send(LoginGuest(ref=4, name=then))
+    assert (await peer.expect(LoggedIn)).name == then
     peer.close()
     await taken.close()
 
@@ -233,3 +239,73 @@ async def test_joined_is_answered_with_the_seat(running: Running) -> None:
     joined = await host.create_table(card_settings(2))
     assert isinstance(joined, TableJoined) and joined.seat == 0
     await host.close()
+
+
+# -- look-alikes (issue 29): Unicode's confusable skeleton ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("online", "imitation"),
+    [
+        ("admin", "admın"),  # U+0131, a dotless i
+        ("admin2", "admı\u0307n2"),  # a dotless i given its dot back: U+0131 U+0307
+        ("coco", "сосо"),  # every letter Cyrillic: one script, so not refused as mixed
+        ("coco", "c0c0"),  # digits for letters
+        ("mary", "rnary"),
+        ("Admin", "ADMİN"),
+    ],
+)
+def test_a_look_alike_of_a_connected_players_name_is_taken(online: str, imitation: str) -> None:
+    hub, clock = make_hub()
+    Peer(hub, clock).login(online)
+    second = Peer(hub, clock, address="10.0.0.2")
+    second.send(hello(second.ref()))
+    second.expect(Welcome)
+    second.send(LoginGuest(ref=5, name=imitation))
+    refused = second.expect(Error)
+    assert (refused.code, refused.ref) == (ErrorCode.NAME_TAKEN, 5)
+    assert "looks like" in refused.message
+    assert name_key(clean_name(imitation)) == name_key(online)
+
+
+@pytest.mark.parametrize("other", ["alice", "bob", "yuki", "jose", "player_2"])
+def test_names_that_only_differ_stay_apart(other: str) -> None:
+    different = {"alice": "alicia", "bob": "rob", "yuki": "yüki", "jose": "josé"}
+    assert name_key(other) != name_key(different.get(other, "player_3"))
+
+
+def test_a_look_alike_of_a_registered_players_name_is_taken_while_it_is_away() -> None:
+    hub, clock = make_hub()
+    key = Ed25519PrivateKey.generate()
+    owner = Peer(hub, clock)
+    owner.login_key(key, "admin")
+    hub.lost(owner.conn, clock.now)
+    clock.advance(hub.config.resume_seconds + 1, step=30)  # its session is gone: not online
+    assert not hub.sessions
+    for name in ("admin", "ADMIN", "admın"):
+        guest = Peer(hub, clock, address="10.0.0.2")
+        guest.send(hello(guest.ref()))
+        guest.expect(Welcome)
+        guest.send(LoginGuest(ref=6, name=name))
+        refused = guest.expect(Error)
+        assert refused.code == ErrorCode.NAME_TAKEN and "registered" in refused.message
+    back = Peer(hub, clock, address="10.0.0.3")
+    assert back.login_key(key, "admın").name == "admın"  # its own name, or a look-alike of it
+    assert Peer(hub, clock, address="10.0.0.4").login("someone else").name == "someone else"
+
+
+def test_a_login_waits_for_the_registered_names_off_the_event_loop() -> None:
+    hub, clock = make_hub()
+    conn_peer = Peer(hub, clock)
+    conn_peer.send_bytes(conn_peer.proto.send(hello(conn_peer.ref())))
+    conn_peer.expect(Welcome)
+    hub.data(conn_peer.conn, conn_peer.proto.send(LoginGuest(ref=7, name="patient")), clock.now)
+    assert conn_peer.drain() == [] and len(hub.reads) == 1  # the loop did not read
+    # What comes meanwhile waits for the login (a client may send it right behind its login).
+    hub.data(conn_peer.conn, raw_frame(LoginGuest(ref=8, name="twice")), clock.now)
+    assert conn_peer.drain() == [] and len(hub.reads) == 1
+    run = hub.reads.pop()
+    hub.read_done(run, run.job(), clock.now)
+    assert conn_peer.expect(LoggedIn).name == "patient"
+    late = conn_peer.expect(Error)  # logged in by then: a second login is out of phase
+    assert (late.code, late.ref) == (ErrorCode.OUT_OF_PHASE, 8)

@@ -1,4 +1,4 @@
-"""Each finished game keeps the public key that signed it (schema 13), so `sushigo-replay --db`
+"""Each finished game keeps the public key that signed it (schema 14), so `sushigo-replay --db`
 verifies a server's records with nothing but its database: no key file, on either backend.
 
 The databases here were made by the version before (schema 12: tests/server/data, two games each,

@@ -14,6 +14,7 @@ from server_helpers import (
     card_settings,
     errors_of,
     expected_turns,
+    hello,
     make_hub,
     play,
     raw_frame,
@@ -26,13 +27,18 @@ from sushigo.engine import GameOptions, PicksRevealed
 from sushigo.protocol import (
     CLIENT_LIMITS,
     AddBot,
+    Chat,
+    ChatMessage,
     Commit,
     Commitments,
+    Error,
     ErrorCode,
     GameStarted,
     GameStarting,
     JoinTable,
     LeaveTable,
+    LoggedIn,
+    LoginGuest,
     Ping,
     Seed,
     ServerPong,
@@ -41,6 +47,7 @@ from sushigo.protocol import (
     TableUpdate,
     TurnResult,
     TurnStart,
+    Welcome,
     encode_frame,
     new_nonce,
     new_seed,
@@ -202,3 +209,68 @@ def test_seat_info_tells_empty_bot_and_stand_in_seats_apart() -> None:
     guest.send(LeaveTable(ref=guest.ref()))  # mid-game: a bot plays the seat from now on
     seat = hub.tables[host.table_id].info().seats[2]
     assert seat.bot and seat.player_id == guest.conn.session.player_id  # type: ignore[union-attr]
+
+
+# -- issue 29: every RATE_LIMITED counts, names, ALREADY_DONE ------------------------------------
+
+
+async def test_refused_chat_counts_toward_the_close(running: Running) -> None:
+    """Section 8: the 10th RATE_LIMITED within a minute closes the connection; a chat refused
+    for its own rate is one of them (it was not counted, and 68 went by in 8.5 s)."""
+    peer = await RawPeer.open(running)
+    await peer.login("chatterbox")
+    burst = running.hub.config.chat_burst
+    strikes = running.hub.config.strikes_before_close
+    peer.send_raw(b"".join(raw_frame(Chat(ref=100 + i, text=f"hi {i}")) for i in range(60)))
+    rest = await peer.expect_closed()
+    said = [m for m in rest if isinstance(m, ChatMessage)]
+    limited = [m for m in rest if isinstance(m, Error)]
+    assert len(said) == int(burst)
+    assert [e.code for e in limited] == [ErrorCode.RATE_LIMITED] * strikes
+    assert limited[0].ref == 100 + int(burst) and "chat" in limited[0].message
+    assert limited[-1].ref is None and "too many" in limited[-1].message  # the 10th: closing
+
+
+async def test_too_many_bytes_is_said_rate_limited_and_counts(running: Running) -> None:
+    peer = await RawPeer.open(running)
+    await peer.login("bulk")
+    # Pings of 1.5 KB each (a nonce-less ping with a long unknown key, which a receiver
+    # ignores): 50 of them pass the message rate's burst but not the byte rate's (64 KiB).
+    big = encode_frame({"type": "ping", "ref": 1, "pad": "字" * 500}, CLIENT_LIMITS)
+    peer.send_raw(big * 50)
+    said = await peer.expect(Error)
+    assert said.code == ErrorCode.RATE_LIMITED and "too many bytes" in said.message
+    strikes = [c.strikes for c in running.hub.conns.values() if c.session is not None]
+    assert any(len(s) >= 1 for s in strikes)  # counted toward the close
+    peer.close()
+
+
+@pytest.mark.parametrize("name", ["", "n" * 25, "字" * 25])
+async def test_a_guest_name_empty_or_too_long_is_invalid_name(running: Running, name: str) -> None:
+    """Section 5 promises INVALID_NAME (40) for an empty or too long name; the length check on
+    the wire said OUT_OF_RANGE (15). Not fatal: the client may try another name."""
+    peer = await RawPeer.open(running)
+    peer.send(hello(peer.ref()))
+    await peer.expect(Welcome)
+    peer.send_raw(encode_frame({"type": "login_guest", "ref": 7, "name": name}, CLIENT_LIMITS))
+    refused = await peer.expect_error(ErrorCode.INVALID_NAME)
+    assert refused.ref == 7 and "1..24" in refused.message
+    peer.send(LoginGuest(ref=8, name="fine"))
+    assert (await peer.expect(LoggedIn)).name == "fine"
+    peer.close()
+
+
+async def test_already_done_and_out_of_phase_read_apart(running: Running) -> None:
+    a, b = await host_and_guest(running, 2)
+    a.send(StartGame(ref=a.ref()))
+    await a.expect(GameStarting)
+    await b.expect(GameStarting)
+    a.send(Seed(ref=a.ref(), seed=new_seed()))
+    a.send_raw(raw_frame(Seed(ref=41, seed=new_seed())))
+    done = await a.expect_error(ErrorCode.ALREADY_DONE)
+    assert "seed is in already" in done.message and "wait for game_started" in done.message
+    a.send_raw(raw_frame(StartGame(ref=42)))
+    out = await a.expect_error(ErrorCode.OUT_OF_PHASE)
+    assert "may not send 'start_game' in phase 'seeded'" in out.message
+    a.close()
+    b.close()

@@ -17,6 +17,7 @@ import pytest
 from processes import kill_when_ready
 
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     AuditRecord,
     PlayerResult,
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
 KEY_B = bytes(range(1, 33))
 NODE_COLUMNS = ("draining", "connections", "sessions", "playing")
-"""The columns schema 13 added to the nodes' rows."""
+"""The columns schema 14 added to the nodes' rows."""
 
 Opener = Callable[..., Storage]
 
@@ -477,7 +478,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     version = first.schema_version
     first.close()
     older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
-    older += ["DROP TABLE sanctions", "DROP TABLE tournaments"]
+    older += ["DROP TABLE sanctions", "DROP TABLE tournaments", *NAME_KEYS]
     older += ["ALTER TABLE records DROP COLUMN server_key"]
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
@@ -493,7 +494,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 13
+    assert again.schema_version == version == 14
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -681,6 +682,10 @@ def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(
     assert storage.find_token(b"k" * 32) == TokenEntry("t7", 1, 99)
 
 
+NAME_KEYS = ("DROP INDEX identities_by_name_key", "ALTER TABLE identities DROP COLUMN name_key")
+"""What takes a database back from version 13 to 12: its names' look-alike keys."""
+
+
 # --- tournaments ---------------------------------------------------------------------------------
 
 
@@ -711,7 +716,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
     first = opener()
     first.save_table("t", b"kept")
     first.close()
-    older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key"]
+    older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key", *NAME_KEYS]
     if db_name.startswith("postgresql://"):
         older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
         older.append("UPDATE sushigo_schema SET version = 9")
@@ -724,7 +729,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 13
+    assert again.schema_version == 14
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]
@@ -748,3 +753,51 @@ def test_a_node_writes_only_its_own_tournaments(pg_url: str) -> None:
     finally:
         first.close()
         second.close()
+
+
+# --- names' look-alike keys ------------------------------------------------------------------------
+
+
+def test_a_version_12_database_gains_the_names_look_alike_keys(
+    opener: Opener, db_name: str, request: pytest.FixtureRequest
+) -> None:
+    """Identities stored before version 13 (as today's databases hold them: no key) get their
+    names' keys when the database is opened, so a look-alike of a registered name is
+    found at once."""
+    first = opener()
+    first.save_table("t", b"kept")
+    first.close()
+    admin_key, coco_key = bytes(range(32)), bytes(range(1, 33))
+    older = [*NAME_KEYS, "ALTER TABLE records DROP COLUMN server_key"]  # and 14's
+    insert = "INSERT INTO identities VALUES ({}, {}, '{}', 1, 2)"
+    if db_name.startswith("postgresql://"):
+        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
+        rows = [
+            insert.format(f"'{player_id_for_key(k)}'", f"'\\x{k.hex()}'::bytea", name)
+            for k, name in ((admin_key, "admin"), (coco_key, "coco"))
+        ]
+        cluster = request.getfixturevalue("pg_cluster")
+        cluster.sql(
+            *older,
+            *rows,
+            "UPDATE sushigo_schema SET version = 12",
+            database=db_name.rsplit("/", 1)[1],
+        )
+    else:
+        raw = sqlite3.connect(db_name)
+        for statement in older:
+            raw.execute(statement)
+        for k, name in ((admin_key, "admin"), (coco_key, "coco")):
+            raw.execute(insert.format("?", "?", name), (player_id_for_key(k), k))
+        raw.execute("PRAGMA user_version = 12")
+        raw.commit()
+        raw.close()
+    again = opener()
+    assert again.schema_version == 14
+    assert again.load_tables() == [("t", b"kept")]
+    assert again.name_holders(skeleton("admın")) == [player_id_for_key(admin_key)]
+    assert again.name_holders(skeleton("сосо")) == [player_id_for_key(coco_key)]
+    assert again.name_holders(skeleton("nobody")) == []
+    again.upsert_identity(admin_key, "root", 3)  # a new name: the old one is free again
+    assert again.name_holders(skeleton("admin")) == []
+    assert again.name_holders(skeleton("R00T")) == [player_id_for_key(admin_key)]

@@ -10,6 +10,7 @@ from typing import Any, Final, TypeVar
 import asyncpg
 
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Identity,
     LeaderboardEntry,
@@ -190,14 +191,26 @@ class PgRecords(PgPart):
         self._write(
             (
                 "INSERT INTO identities (player_id, public_key, name, first_seen_ms, "
-                "last_seen_ms) VALUES ($1, $2, $3, $4, $4) ON CONFLICT (player_id) DO UPDATE SET "
-                "name = excluded.name, last_seen_ms = excluded.last_seen_ms",
-                (player_id, public_key, name, now_ms),
+                "last_seen_ms, name_key) VALUES ($1, $2, $3, $4, $4, $5) ON CONFLICT (player_id) "
+                "DO UPDATE SET name = excluded.name, last_seen_ms = excluded.last_seen_ms, "
+                "name_key = excluded.name_key",
+                (player_id, public_key, name, now_ms, skeleton(name)),
             ),
             f"store identity {player_id}",
             touches=(("player", player_id),),
         )
         return player_id
+
+    def name_holders(self, key: str) -> list[str]:
+        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
+
+        async def query(conn: Any) -> list[str]:
+            rows = await conn.fetch(
+                "SELECT player_id FROM identities WHERE name_key = $1 LIMIT 2", key
+            )
+            return [str(row[0]) for row in rows]
+
+        return self._query(query, "read the names")
 
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""

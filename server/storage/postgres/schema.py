@@ -29,7 +29,7 @@ import asyncpg
 
 from sushigo.server.storage.contract import Fault
 
-SCHEMA_VERSION: Final = 13
+SCHEMA_VERSION: Final = 14
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -235,12 +235,19 @@ _V11: Final = ("ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS web text NOT 
 # 4: nothing to do, so that one number still means the same contract on both.
 _V12: Final = ()
 
-# Version 13: each record keeps the public key that signed it, so that it verifies with nothing
+_V13: Final = (
+    "ALTER TABLE identities ADD COLUMN name_key text NOT NULL DEFAULT ''",
+    "CREATE INDEX identities_by_name_key ON identities (name_key)",
+)
+"""Version 13: each identity's name's look-alike key (filled in by the storage's migration, which
+computes them: `server.lookalike.skeleton`)."""
+
+# Version 14: each record keeps the public key that signed it, so that it verifies with nothing
 # but the database (`sushigo-replay --db URL`, no key file); the key is filled in for the records
 # stored before by the first server that opens the database with the key they verify with
 # (`Storage.keyless_records`). And each node's row says whether it drains and its load, as its
 # last renewal wrote them (`sushigo-admin nodes`).
-_V13: Final = (
+_V14: Final = (
     "ALTER TABLE records ADD COLUMN IF NOT EXISTS server_key bytea",
     "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS draining boolean NOT NULL DEFAULT false, "
     "ADD COLUMN IF NOT EXISTS connections integer NOT NULL DEFAULT 0, "
@@ -259,6 +266,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (11, _V11),
     (12, _V12),
     (13, _V13),
+    (14, _V14),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""

@@ -42,6 +42,7 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import StorageError, TokenEntry, WriteCounts, assemble_tables
 
 from .batches import (
@@ -224,6 +225,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 if version < target:
                     for statement in statements:
                         await conn.execute(statement)
+            if version < 13:  # the look-alike keys of the names stored before them
+                rows = await conn.fetch("SELECT player_id, name FROM identities")
+                await conn.executemany(
+                    "UPDATE identities SET name_key = $1 WHERE player_id = $2",
+                    [(skeleton(name), player_id) for player_id, name in rows],
+                )
             if not known:
                 await conn.execute("INSERT INTO sushigo_schema (version) VALUES ($1)", 0)
             await conn.execute("UPDATE sushigo_schema SET version = $1", SCHEMA_VERSION)

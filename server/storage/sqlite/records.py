@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Identity,
     LeaderboardEntry,
@@ -242,12 +243,21 @@ class SqliteRecords(SqlitePart):
         player_id = player_id_for_key(public_key)
         with self._transaction(f"store identity {player_id}") as conn:
             conn.execute(
-                "INSERT INTO identities (player_id, public_key, name, first_seen_ms, last_seen_ms) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
-                "name = excluded.name, last_seen_ms = excluded.last_seen_ms",
-                (player_id, public_key, name, now_ms, now_ms),
+                "INSERT INTO identities (player_id, public_key, name, first_seen_ms, last_seen_ms,"
+                " name_key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
+                "name = excluded.name, last_seen_ms = excluded.last_seen_ms, "
+                "name_key = excluded.name_key",
+                (player_id, public_key, name, now_ms, now_ms, skeleton(name)),
             )
         return player_id
+
+    def name_holders(self, key: str) -> list[str]:
+        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
+        with self._using("read the names") as conn:
+            rows = conn.execute(
+                "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", (key,)
+            ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import Fault, StorageError
 
 fcntl: ModuleType | None
@@ -205,11 +206,24 @@ _V12: Final = (
     "ALTER TABLE game_ratings RENAME TO ratings",
 )
 
-# Version 13: each record keeps the public key that signed it (NULL for those stored before,
+
+def _v13(conn: sqlite3.Connection) -> None:
+    """Version 13: each identity's name's look-alike key (`server.lookalike.skeleton`), so that
+    a login under a name that looks like a registered player's is refused, by an index."""
+    conn.execute("ALTER TABLE identities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT player_id, name FROM identities").fetchall()
+    conn.executemany(
+        "UPDATE identities SET name_key = ? WHERE player_id = ?",
+        [(skeleton(name), player_id) for player_id, name in rows],
+    )
+    conn.execute("CREATE INDEX identities_by_name_key ON identities (name_key)")
+
+
+# Version 14: each record keeps the public key that signed it (NULL for those stored before,
 # until a server with the key they verify with fills it in: `Storage.keyless_records`), so that
 # `sushigo-replay --db PATH` verifies with nothing but the database. (The nodes' rows that
 # PostgreSQL's step also changes are not here.)
-_V13: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
+_V14: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -230,7 +244,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     # 11: the cluster's nodes' web addresses (pg_schema), likewise.
     _statements(()),
     _statements(_V12),
-    _statements(_V13),
+    _v13,
+    _statements(_V14),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 
