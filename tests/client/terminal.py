@@ -128,6 +128,9 @@ async def terminal(
             "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color", *env,
             "sh", "-c", script,
         )  # fmt: skip
+        # The window outlives its command, and so the tmux server does: `exit_code`'s wait-for
+        # reaches it even when the command ended (and said "done") before the test asked.
+        await term.tmux("set-option", "-w", "-t", "play", "remain-on-exit", "on")
         await term.tmux("pipe-pane", "-t", "play", "-o", f"cat >> {shlex.quote(str(fifo))}")
         await term.tmux("wait-for", "-S", "ready")
         yield Session(term, reader, rc_file)
