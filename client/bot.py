@@ -130,7 +130,9 @@ async def play_game(
     client: Client, strategy: Strategy | Strategies, rng: random.Random
 ) -> GameResult | None:
     """Play the game at the table we were just seated at, to its end (any game); None when the
-    table was lost (a server restart) before its game began."""
+    table was lost before its game began (a server restart, an admin closed it, the seat given
+    up while we were away and no quick match to queue again for), or the game was cut short (an
+    admin closed its table)."""
     kind = client.table.settings.kind if client.table is not None else ""
     strategies = (
         strategy if isinstance(strategy, Strategies) else Strategies("", **{kind: strategy})
@@ -142,15 +144,21 @@ async def play_game(
         try:
             event = await client.next_event()
         except ConnectionLost:
-            if await reconnect(client, delay=RECONNECT_DELAY) is None:
-                # A restarted server restores the seats of games in progress, so a seat it no
-                # longer knows was at a table whose game had not begun (we are to be seated
-                # again), or had ended before its end reached us.
-                if not started:
+            resumed = await reconnect(client, delay=RECONNECT_DELAY)
+            if not started:
+                # A seat at a table whose game has not begun is not held for a resume: a quick
+                # match's is taken again by `reconnect`, which queues us again.
+                if client.table is None:
                     return None
+                continue
+            if resumed is None:
+                # A restarted server restores the seats of games in progress, so a seat it no
+                # longer knows was at a game that had ended before its end reached us.
                 return GameResult(0, 0, 0, (), verified=True, problems=(), unseen=True)
             _move(client, current, rng)
             continue
+        if isinstance(event, TableLeft) and event.ref is None and client.table is None:
+            return None  # the table is ours no more (closed by an admin, say)
         if isinstance(event, GameStarting):
             started = True
             if event.kind != kind:
@@ -205,6 +213,10 @@ async def play_one(
             await client.leave()
         except ConnectionLost:
             await reconnect(client, delay=RECONNECT_DELAY)
+        except ServerError as exc:
+            if exc.code is not ErrorCode.NOT_ALLOWED:
+                raise
+            client.table = client.seat = None  # at no table already (it closed meanwhile)
     return result
 
 

@@ -25,6 +25,7 @@ from sushigo.protocol import (
     ConnectionClosed,
     Error,
     ErrorCode,
+    GameStarting,
     Hello,
     LoggedIn,
     LoginGuest,
@@ -39,6 +40,7 @@ from sushigo.protocol import (
     Spectating,
     TableInfo,
     TableJoined,
+    TableLeft,
     TableUpdate,
     Welcome,
     login_key_message,
@@ -59,6 +61,9 @@ from .sniff import FIRST_BYTES, what_answered
 __all__ = ["ConnectError", "ConnectionLost", "Link", "LinkOptions", "ServerError"]
 
 log = logging.getLogger("sushigo.client")
+
+CAPABILITIES = ("chat", "spectate", "resume", "placement", "tournament_redirect", "quick_move")
+"""What the library announces in HELLO (docs/PROTOCOL.md, section 2.1)."""
 
 T = TypeVar("T")
 
@@ -131,6 +136,10 @@ class Link(LobbyCalls):
         self.stayed: Redirect | None = None
         """The last REDIRECT not followed (its node unreachable, or it refused the ticket and
         we came back): the caller may ask again for what it was about."""
+        self.queued: tuple[int, str] | None = None
+        """We wait at a quick-match table for its game to begin (players, kind): while we do,
+        the library keeps us in the queue (`requeue`) when we lose the seat on the way (a move
+        to another node's quick match that could not be made, a resume into the lobby)."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -250,7 +259,7 @@ class Link(LobbyCalls):
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,
             version=SUPPORTED_VERSIONS[-1],
-            capabilities=("chat", "spectate", "resume", "placement", "tournament_redirect"),
+            capabilities=CAPABILITIES,
             software=self.software[:64],
         )
         try:
@@ -486,8 +495,28 @@ class Link(LobbyCalls):
                 self.stayed = item
             finally:
                 self._leaving = False
+            if self.stayed is item and self.queued is not None:
+                await self._move_failed()
         self._view(item)
         return item
+
+    async def _move_failed(self) -> None:
+        """A quick match's move we could not make: the node we are on gave our seat up as it
+        sent us. Our session there is taken back on a new connection, if we are still on the
+        one that was at the table (the node never reached: our protocol state still has us
+        seated), and we queue again (the cluster's matcher merges us in again)."""
+        self._left()
+        if self.proto.phase is not Phase.LOBBY:
+            try:
+                await self._back(self.proto)
+            except (ConnectError, ServerError, OSError) as exc:
+                raise ConnectionLost(f"could not come back to {self._where()}: {exc}") from None
+        await self.requeue()
+
+    async def requeue(self) -> None:
+        """Back in the queue, if we waited in a quick match and are at no table now."""
+        if self.queued is not None and self.table is None:
+            await self.quick_match(*self.queued)
 
     async def wait_for(self, kind: type[T], timeout: float | None = None) -> T:
         """Skip events until one of type `kind`."""
@@ -545,6 +574,8 @@ class Link(LobbyCalls):
         if isinstance(msg, Error) and ref and ref in self._replies:
             self._replies[ref].set_exception(ServerError(msg))
             return
+        if isinstance(msg, GameStarting) or (isinstance(msg, TableLeft) and not ref):
+            self.queued = None  # the game begins, or the server took the table away
         if isinstance(msg, Error) and not ref:
             self.refusal = msg
         elif isinstance(msg, Restarting):
@@ -561,6 +592,10 @@ class Link(LobbyCalls):
         if isinstance(msg, TableUpdate | TableJoined | Spectating):
             self.table = msg.table
             self.kind = msg.table.settings.kind
+        if isinstance(msg, TableJoined):  # a move to another node's quick match seats us so
+            self.seat = msg.seat
+        elif isinstance(msg, TableLeft) and msg.table_id == getattr(self.table, "table_id", None):
+            self.table = self.seat = None
 
     def _duty(self, msg: Message) -> None:
         """What the connection does as `msg` arrives, before any reply or event is handed on

@@ -18,23 +18,26 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import ssl
 import sys
+import time
 from collections.abc import Coroutine
 from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sushigo.protocol import CURRENT_VERSION
+from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
 from sushigo.protocol.about import INTERRUPTED
+from sushigo.protocol.records import check_signature
 
-from .cluster.node import Cluster
+from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
 from .cluster.wallclock import WallClock
 from .hub.core import Hub
-from .keys import KeyFileError, load_admin_key, load_or_create_server_key
+from .keys import KeyFileError, load_admin_key, load_or_create_server_key, public_key_bytes
 from .net import logs
 from .net.app import Server, bind
 from .net.metrics import MetricsServer, registry_for
@@ -45,7 +48,7 @@ from .options import advertised, config_from, default_db, key_path, parser, web_
 from .routing import spread as tournament_spread
 from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
-from .storage.contract import StorageError
+from .storage.contract import Storage, StorageError
 from .storage.database import is_url, open_storage
 from .storage.postgres.storage import PgStorage
 
@@ -111,6 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     if code == INTERRUPTED:
         print("sushigo-server: interrupted", file=sys.stderr)
     return code
+
+
+def command() -> None:
+    """The ``sushigo-server`` command: `main`, then out at once with its exit code. Everything
+    is saved, closed and flushed by then; what is left is the interpreter's own teardown,
+    freeing every object one by one (half a second to a second of a stopping node's time under
+    load, its players waiting on it), which an exiting process does not need."""
+    code = main()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _early: list[int] = []
@@ -189,6 +204,7 @@ def _open_and_serve(
     try:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
+        fill_record_keys(storage, public_key_bytes(key))
         tls = None
         fingerprint = ""
         if args.tls:
@@ -221,6 +237,35 @@ def _open_and_serve(
         storage.close()
 
 
+SAVE_PATIENCE = 10.0
+"""How long a lone server stopping waits for PostgreSQL to save what it holds (a cluster's node
+waits `cluster.node.STOP_SECONDS`)."""
+FILL_BATCH = 500
+"""Records read at once by `fill_record_keys`."""
+
+
+def fill_record_keys(storage: Storage, server_key: bytes) -> int:
+    """Store `server_key` with the finished games stored before records kept their key (schema
+    12) whose signature verifies with it; how many. Once per database: those it fills are not
+    read again, and a record some other key signed is left as it was. About 60 µs a record."""
+    filled = 0
+    after = ""
+    while batch := storage.keyless_records(after, FILL_BATCH):
+        after = batch[-1][0]
+        mine = []
+        for game_id, record, signature in batch:
+            signed = SignedRecord(record=record, signature=signature, server_key=server_key)
+            with contextlib.suppress(ProtocolError):
+                check_signature(signed, server_key)
+                mine.append(game_id)
+        if mine:
+            storage.fill_record_keys(server_key, mine)
+            filled += len(mine)
+    if filled:
+        log.info("stored the signing key with %d earlier records", filled)
+    return filled
+
+
 def _loop(coro: Coroutine[Any, Any, int]) -> int:
     if uvloop is not None:  # faster sockets where it is installed; the stdlib loop otherwise
         result: int = uvloop.run(coro)
@@ -245,7 +290,9 @@ async def _serve(
     if cluster is not None:
         # Refused (another key, another protocol, the name taken): one line, exit 1, nothing
         # written, the cluster as it was.
+        began = asyncio.get_running_loop().time()
         taken = await cluster.join()
+        cluster.held_until = began + cluster.lease  # its lease, as the join wrote it
         storage = hub.storage
         assert isinstance(storage, PgStorage)
         tables = storage.load_tables_of(taken)
@@ -264,7 +311,10 @@ async def _serve(
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
         cluster.on_chat = server.heard
+        cluster.on_operation = server.operation
+        cluster.on_moves = server.quick_moves
         await cluster.listen()
+        cluster.start_matching()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",
             cluster.node,
@@ -301,9 +351,19 @@ async def _serve(
     if _early:
         log.info("stopping: a signal came while starting")
         stop.set()
-    renewing = None if cluster is None else asyncio.create_task(_renew(cluster, server))
+    removed: list[str] = []
+    renewing = None
+    if cluster is not None:
+        server.lease_renewed(cluster.held_until)
+        renewing = asyncio.create_task(_renew(cluster, server, stop, removed))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
+    if isinstance(hub.storage, PgStorage):
+        # A database that answers nothing (paused, its machine frozen) must not keep a stopping
+        # server from exiting: a node's frames waited for their writes (nothing it sent is
+        # lost); a lone server's unsaved play is, past this.
+        patience = STOP_SECONDS if cluster is not None else SAVE_PATIENCE
+        hub.storage.deadline = time.monotonic() + patience
     await server.stop()
     if cluster is not None and renewing is not None:
         renewing.cancel()
@@ -312,43 +372,95 @@ async def _serve(
         await cluster.leave()
     if metrics is not None:
         await metrics.stop()
+    if removed:
+        print(f"sushigo-server: error: {removed[0]}", file=sys.stderr)
+        return 1
     # Stopped by Ctrl-C (SIGINT) or by a supervisor (SIGTERM): the same clean stop, and the
     # exit code of each (README, "Exit codes").
     return INTERRUPTED if signal.SIGINT in _early else 0
 
 
-async def _renew(cluster: Cluster, server: Server) -> None:
+async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed: list[str]) -> None:
     """Renew the node's leases every third of their length, for as long as it runs, and take
-    over the tables of nodes that died. A renewal that fails is tried at the next beat: the
-    lease outlasts two of them."""
-    hub = server.hub
+    over the tables of nodes that died. A renewal that fails (whatever it raises: it is logged
+    in the server's format, once until renewals work again) is tried again within half a second
+    (`RETRY_SECONDS`); one that takes a whole lease is given up (the database is not answering)
+    and tried again. A node removed from the cluster (its row deleted) stops, with exit code 1:
+    it must not linger, serving tables no one else knows are its."""
+    loop = asyncio.get_running_loop()
+    failing_since: float | None = None
     while True:
-        await asyncio.sleep(cluster.lease / 3)
+        await asyncio.sleep(cluster.lease / 3 if failing_since is None else _retry(cluster))
         try:
-            began = asyncio.get_running_loop().time()
-            lost = await cluster.renew(hub.tables.keys())
-            # Cheap (one indexed look, of the names this node runs): a node that was away past
-            # its lease finds the tournaments taken over meanwhile, and lets them go before it
-            # seats another game of theirs.
-            taken = await cluster.tournaments_moved(list(hub.desk.tournaments))
-            if taken:
-                tournament_spread.let_go(hub, taken)
-            cluster.held_until = began + cluster.lease
-            hub.desk.renewed(server.now())
-            server.done()
-            await server.adopt()
-            # After the tables: a tournament taken over finds its games' tables here.
-            tournament_cluster.adopt(hub, cluster.take_tournaments)
-            server.done()  # the question goes out
-            server.publish()  # not awaited: the next renewal must not wait behind it
-        except StorageError as exc:
-            log.warning("%s", exc)
+            await _renew_once(cluster, server)
+        except ClusterError as exc:
+            log.error("%s: stopping", exc)
+            removed.append(str(exc))
+            stop.set()
+            return
+        except Exception as exc:
+            cluster.reachable = False
+            if failing_since is None:
+                failing_since = loop.time()
+                if isinstance(exc, StorageError):
+                    log.warning("%s; trying again until it works", exc)
+                elif isinstance(exc, TimeoutError):
+                    log.warning("renewing the leases: no answer from the database within a lease")
+                else:  # a bug, or the driver's: logged, and tried again all the same
+                    log.exception("renewing the leases failed; trying again until it works")
             continue
-        if lost:  # this node was away past its lease: those tables are another's now
-            # As when a commit leaves their writes out: what their people were sent since the
-            # last commit (play read from their sockets on waking, never saved) is taken back
-            # before they are sent to the node that holds them.
-            server.taken_over(set(lost))
+        if failing_since is not None:
+            log.warning("renewing the leases works again after %.1f s", loop.time() - failing_since)
+            failing_since = None
+
+
+RETRY_SECONDS = 0.5
+"""How soon a renewal that failed is tried again (a sixth of the lease, if that is sooner): the
+database back, the node's lease is renewed within a moment, not a third of a lease later, so an
+outage of most of a lease leaves its tables in play."""
+
+
+def _retry(cluster: Cluster) -> float:
+    return min(RETRY_SECONDS, cluster.lease / 6)
+
+
+async def _renew_once(cluster: Cluster, server: Server) -> None:
+    hub = server.hub
+    began = asyncio.get_running_loop().time()
+    load = Load(
+        draining=hub.draining,
+        connections=len(hub.conns),
+        sessions=len(hub.sessions),
+        playing=sum(table.playing for table in hub.tables.values()),
+    )
+    lost = await cluster.bounded(cluster.renew(hub.tables.keys(), load), cluster.lease)
+    # Cheap (one indexed look, of the names this node runs): a node that was away past its
+    # lease finds the tournaments taken over meanwhile, and lets them go before it seats
+    # another game of theirs.
+    taken = await cluster.bounded(
+        cluster.tournaments_moved(list(hub.desk.tournaments)), cluster.lease
+    )
+    if taken:
+        tournament_spread.let_go(hub, taken)
+    cluster.held_until = began + cluster.lease
+    cluster.reachable = True
+    server.lease_renewed(cluster.held_until)
+    if lost:  # this node was away past its lease: those tables are another's now
+        # As when a commit leaves their writes out: what their people were sent since the last
+        # commit (play read from their sockets on waking, never saved) is taken back before
+        # they are sent to the node that holds them.
+        server.taken_over(set(lost))
+    # Listening again, if its connection ended with PostgreSQL: then the bans and mutes made or
+    # lifted while it could not hear are read.
+    if await cluster.listen():
+        hub.admin.sanctions_read(await cluster.sanctions(), server.now())
+    hub.desk.renewed(server.now())
+    server.done()
+    await server.adopt()
+    # After the tables: a tournament taken over finds its games' tables here.
+    tournament_cluster.adopt(hub, cluster.take_tournaments)
+    server.done()  # the question goes out
+    server.publish()  # not awaited: the next renewal must not wait behind it
 
 
 def _bound(sock: socket.socket) -> tuple[str, int]:
@@ -361,4 +473,4 @@ def _where(addresses: list[tuple[str, int]]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

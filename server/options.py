@@ -254,8 +254,9 @@ def parser() -> argparse.ArgumentParser:
         type=_patience,
         default=QUICK_PATIENCE,
         metavar="S",
-        help=f"seconds a quick-match table waits for players before the other nodes send theirs"
-        f" to it (default {QUICK_PATIENCE:g}; until then each node fills its own)",
+        help=f"seconds a quick-match table waits for players of its own node before the cluster"
+        f" merges it with other nodes' (default {QUICK_PATIENCE:g}; until then each node fills"
+        " its own)",
     )
     cluster.add_argument(
         "--lease",

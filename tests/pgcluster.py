@@ -30,6 +30,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -164,6 +165,24 @@ class PgCluster:
         except RuntimeError:
             self._run("pg_ctl", "-w", "-m", "immediate", "stop")
         self.running = False
+
+    def processes(self) -> list[int]:
+        """PostgreSQL's processes now: the postmaster and its children (every backend)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [postmaster, *children_of(postmaster)]
+
+    def pause(self) -> None:
+        """SIGSTOP every process of PostgreSQL: its connections stay open and answer nothing, as
+        a frozen machine's (or a saturated disk's) would; `unpause` wakes them."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        """SIGCONT every process of PostgreSQL (after `pause`)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def discard(self) -> None:
         """Stop the server at once, its files about to be deleted: no shutdown checkpoint

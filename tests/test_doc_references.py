@@ -94,7 +94,11 @@ def _entry(program: str) -> Callable[[list[str]], Any]:
 
         return run
     module, function = SCRIPTS[program].split(":")
-    main: Callable[[list[str]], Any] = getattr(import_module(module), function)
+    # A command whose entry point exits the process itself (`sushigo-server`'s `command`) is
+    # run through the `main(argv)` it calls.
+    main: Callable[[list[str]], Any] = getattr(import_module(module), "main", None) or getattr(
+        import_module(module), function
+    )
     return main
 
 

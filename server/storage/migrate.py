@@ -53,7 +53,8 @@ def migrate(source: str, target: str) -> dict[str, int]:
         conn = sqlite._conn
         rows: dict[str, list[tuple[object, ...]]] = {
             "records": conn.execute(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records"
+                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
+                "FROM records"
             ).fetchall(),
             "results": conn.execute(
                 "SELECT game_id, seat, player_id, name, score, place FROM results"

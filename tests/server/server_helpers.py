@@ -686,17 +686,3 @@ async def refusal(request: Awaitable[object]) -> ServerError:
 
 def errors_of(messages: Iterable[Message]) -> list[int]:
     return [m.code for m in messages if isinstance(m, Error)]
-
-
-async def http_get(
-    host: str, port: int, path: str, method: str = "GET", timeout: float = 10.0
-) -> tuple[int, str]:
-    """One HTTP request on a connection of its own: (status, body)."""
-    reader, writer = await asyncio.open_connection(host, port)
-    try:
-        writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-        reply = await asyncio.wait_for(reader.read(), timeout)
-    finally:
-        writer.close()
-    head, _, body = reply.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body.decode()

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from processes import http_get
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import (
     Running,
     background_game,
     card_settings,
     expected_turns,
-    http_get,
     running_server,
 )
 
