@@ -348,8 +348,10 @@ def quiet_driver_tasks(loop: asyncio.AbstractEventLoop) -> None:
     """While PostgreSQL is away, asyncpg's pool gives a connection back in a task of its own
     (shielded from its caller's cancellation); when that connection is already dead and nobody
     awaits the task any more, asyncio would report "Task exception was never retrieved" with the
-    driver's traceback. That is the outage, not a bug: one warning line saying so instead. Any
-    other unhandled exception goes to asyncio's own handler (the server's log format)."""
+    driver's traceback. That is the outage (or the node's own stop, which closes its
+    connections), not a bug, and the outage has its own warnings: one info line saying so
+    instead. Any other unhandled exception goes to asyncio's own handler (the server's log
+    format)."""
 
     def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc, task = context.get("exception"), context.get("future")
@@ -357,7 +359,7 @@ def quiet_driver_tasks(loop: asyncio.AbstractEventLoop) -> None:
         if isinstance(exc, TRANSIENT) and getattr(coro, "__qualname__", "").startswith(
             "PoolConnectionHolder."
         ):
-            log.warning(
+            log.info(
                 "a connection to PostgreSQL was lost as the pool took it back (%s)", reason(exc)
             )
             return
