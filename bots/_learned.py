@@ -31,8 +31,11 @@ from sushigo.engine import Action, Card, GameOptions, Observation
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._base import StrategyError
-from .games.sushi_go._learned_endgame import kept_index, position_of, solve
+from .games.sushi_go._learned_duel import search as duel_search
+from .games.sushi_go._learned_endgame import MAX_LEAVES, kept_index, position_of, solve
 from .games.sushi_go._learned_search import (
+    MAX_ROWS,
+    SAMPLED_ROWS,
     TEMPERATURE,
     choose_row,
     matrix,
@@ -66,6 +69,13 @@ ENDGAME = 4
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards."""
 
+MOVE_MULTIPLIES = 40_000_000
+"""The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay
+within it by their limits on rows (`_learned_search.MAX_ROWS`, `_learned_duel.MAX_ROWS` in `bots.games.sushi_go`)."""
+
+MOVE_LEAVES = MAX_LEAVES
+"""The exact endgame's leaves a move may search at most (`bots.games.sushi_go._learned_endgame.MAX_LEAVES`)."""
+
 _GLOBAL = 8
 _TABLEAU = NUM_KINDS + 8
 _HAND = _GLOBAL  # the hand's 13 counts follow the global numbers
@@ -79,6 +89,7 @@ _PUDDINGS = NUM_KINDS + 5
 _EGG, _SALMON, _SQUID = int(Card.EGG), int(Card.SALMON), int(Card.SQUID)
 _WASABI, _CHOP, _PUDDING = int(Card.WASABI), int(Card.CHOPSTICKS), int(Card.PUDDING)
 _DUMPLINGS = (0.0, 1.0, 3.0, 6.0, 10.0, 15.0)
+_THEIR_HAND = NUM_KINDS  # the opponent's hand in an endgame position's row
 
 
 def numpy_or_error() -> Any:
@@ -143,6 +154,10 @@ class GoFeatures:
         """The features of the afterstate of each of `actions` (float32, one row each)."""
         return self.with_points(self.raw_rows(obs, actions), obs.players)
 
+    def observe(self, obs: Observation) -> None:
+        """Take in the seat's observation of this turn (`raw_rows` does too)."""
+        self._memory.observe(obs)
+
     def raw_rows(self, obs: Observation, actions: Sequence[Action]) -> Matrix:
         """`rows` without the provisional points appended."""
         np = self._np
@@ -177,17 +192,18 @@ class GoFeatures:
         """`x` with each tableau's provisional points of the round (sets, dumplings, nigiri with
         their wasabi) and maki icons appended: sums a network would otherwise have to learn."""
         np = self._np
-        extra = np.empty((x.shape[0], 2 * n), dtype=np.float32)
+        # Every tableau at once: (rows, n, block) over the tableau blocks, which lie side by side.
+        c = x[:, _MINE : _MINE + _TABLEAU * n].reshape(x.shape[0], n, _TABLEAU)
+        extra = np.empty((x.shape[0], n, 2), dtype=np.float32)
         dumplings = np.array(_DUMPLINGS, dtype=np.float32)
-        for t in range(n):
-            c = x[:, _MINE + _TABLEAU * t : _MINE + _TABLEAU * (t + 1)]
-            points = (c[:, 0] // 2) * 5 + (c[:, 1] // 3) * 10
-            points += dumplings[np.minimum(c[:, 2], 5).astype(np.intp)]
-            points += c[:, _EGG] + 2 * c[:, _SALMON] + 3 * c[:, _SQUID]
-            wasabi = c[:, _ON_WASABI : _ON_WASABI + 3]
-            points += 2 * (wasabi[:, 0] + 2 * wasabi[:, 1] + 3 * wasabi[:, 2])
-            extra[:, 2 * t] = points
-            extra[:, 2 * t + 1] = c[:, 3] + 2 * c[:, 4] + 3 * c[:, 5]
+        points = (c[..., 0] // 2) * 5 + (c[..., 1] // 3) * 10
+        points += dumplings[np.minimum(c[..., 2], 5).astype(np.intp)]
+        points += c[..., _EGG] + 2 * c[..., _SALMON] + 3 * c[..., _SQUID]
+        wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]
+        points += 2 * (wasabi[..., 0] + 2 * wasabi[..., 1] + 3 * wasabi[..., 2])
+        extra[..., 0] = points
+        extra[..., 1] = c[..., 3] + 2 * c[..., 4] + 3 * c[..., 5]
+        extra = extra.reshape(x.shape[0], 2 * n)
         return np.concatenate((x, extra), axis=1)  # type: ignore[no-any-return]
 
 
@@ -206,8 +222,12 @@ def _place(row: Matrix, card: int) -> None:
 
 class Mlp:
     """A multilayer perceptron with ReLUs, in numpy (here: afterstate features in, win logit and
-    margin out; Sushi Roll's: an observation in, a score per action out). The input's
-    normalization is folded into the first layer."""
+    margin out; the duel network: a position in, its value out; Sushi Roll's: an observation in,
+    a score per action out). The input's normalization is folded into the first layer.
+
+    Every forward pass holds numpy's BLAS to one thread (`blas_controller`): a move's few hundred
+    rows gain nothing from a second thread, and on a busy server waiting for one took tens of
+    milliseconds. A bot must not take a core it was not given."""
 
     def __init__(self, layers: Sequence[tuple[Matrix, Matrix]], mean: Matrix, std: Matrix) -> None:
         np = numpy_or_error()
@@ -217,52 +237,80 @@ class Mlp:
         # weights never learned anything. Elsewhere (a variant's soy sauce count or passing
         # direction) it must still count as 0, not as a thousandfold random input.
         w0 = np.where((std > 2e-3)[:, None], w0, 0.0)
-        # (x - mean) / std @ w0 + b0 == x @ (w0 / std) + (b0 - (mean / std) @ w0)
-        scaled = (w0 / std[:, None]).astype(np.float32)
-        shift = (b0 - (mean / std) @ w0).astype(np.float32)
+        self._blas = blas_controller()
+        with self._blas.limit(limits=1, user_api="blas"):
+            # (x - mean) / std @ w0 + b0 == x @ (w0 / std) + (b0 - (mean / std) @ w0)
+            scaled = (w0 / std[:, None]).astype(np.float32)
+            shift = (b0 - (mean / std) @ w0).astype(np.float32)
         self._layers = [(scaled, shift), *((w, b) for w, b in rest)]
         self._np = np
+        self.per_row = sum(w.size for w, _ in self._layers)
+        """Multiply-adds to value one row."""
+        self.work = 0
+        """Multiply-adds done so far (what a move costs, counted for tests and benchmarks)."""
 
     def __call__(self, x: Matrix) -> Matrix:
         """The outputs of each row of `x`."""
         np = self._np
+        self.work += len(x) * self.per_row
         *hidden, (w, b) = self._layers
-        for wh, bh in hidden:
-            x = np.maximum(x @ wh + bh, 0.0)
-        return x @ w + b  # type: ignore[no-any-return]
+        with self._blas.limit(limits=1, user_api="blas"):
+            for wh, bh in hidden:
+                x = x @ wh
+                x += bh
+                np.maximum(x, 0.0, out=x)
+            return x @ w + b  # type: ignore[no-any-return]
 
 
-_NETS: dict[tuple[Path, int], dict[int, Mlp]] = {}
-"""Networks by weights file (and its modification time: training rewrites its file), each loaded
-once per process."""
+_ARRAYS: dict[tuple[Path, int], dict[str, Any]] = {}
+"""Arrays by weights file (and its modification time: training rewrites its file), each read
+once per process, and the networks made from them."""
+
+
+def _arrays(path: Path) -> dict[str, Any]:
+    """The arrays of a weights file (with the networks made of them so far, by key `nets` and
+    `duel`); `StrategyError` if it cannot be read."""
+    np = numpy_or_error()
+    try:
+        key = (path, path.stat().st_mtime_ns)
+        found = _ARRAYS.get(key)
+        if found is not None:
+            return found
+        with np.load(path) as data:
+            arrays = {name: data[name] for name in data.files}
+    except (OSError, ValueError) as exc:
+        raise StrategyError(f"cannot read the learned bot's weights {str(path)!r}: {exc}") from None
+    _ARRAYS[key] = arrays
+    return arrays
+
+
+def _mlp(arrays: dict[str, Any], prefix: str) -> Mlp:
+    """The network stored under `prefix` (``w0``, ``b0``, ``w1``, ... ``mean``, ``std``)."""
+    layers: list[tuple[Matrix, Matrix]] = []
+    while f"{prefix}w{len(layers)}" in arrays:
+        k = len(layers)
+        layers.append((arrays[f"{prefix}w{k}"], arrays[f"{prefix}b{k}"]))
+    return Mlp(layers, arrays[f"{prefix}mean"], arrays[f"{prefix}std"])
 
 
 def load_nets(path: Path = WEIGHTS) -> dict[int, Mlp]:
     """The networks of a weights file by player count; `StrategyError` if it cannot be read."""
-    np = numpy_or_error()
-    try:
-        key = (path, path.stat().st_mtime_ns)
-        found = _NETS.get(key)
-        if found is not None:
-            return found
-        with np.load(path) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError) as exc:
-        raise StrategyError(f"cannot read the learned bot's weights {str(path)!r}: {exc}") from None
-    nets = {}
-    for players in range(2, 6):
-        prefix = f"p{players}_"
-        if f"{prefix}w0" not in arrays:
-            continue
-        layers: list[tuple[Matrix, Matrix]] = []
-        while f"{prefix}w{len(layers)}" in arrays:
-            k = len(layers)
-            layers.append((arrays[f"{prefix}w{k}"], arrays[f"{prefix}b{k}"]))
-        nets[players] = Mlp(layers, arrays[f"{prefix}mean"], arrays[f"{prefix}std"])
-    if not nets:
-        raise StrategyError(f"the weights file {str(path)!r} holds no network")
-    _NETS[key] = nets
+    arrays = _arrays(path)
+    nets: dict[int, Mlp] | None = arrays.get("nets")
+    if nets is None:
+        nets = {p: _mlp(arrays, f"p{p}_") for p in range(2, 6) if f"p{p}_w0" in arrays}
+        if not nets:
+            raise StrategyError(f"the weights file {str(path)!r} holds no network")
+        arrays["nets"] = nets
     return nets
+
+
+def load_duel(path: Path = WEIGHTS) -> Mlp | None:
+    """The two-player duel network of a weights file (`bots.games.sushi_go._learned_duel`), None without one."""
+    arrays = _arrays(path)
+    if "duel" not in arrays:
+        arrays["duel"] = _mlp(arrays, "d2_") if "d2_w0" in arrays else None
+    return arrays["duel"]  # type: ignore[no-any-return]
 
 
 class LearnedStrategy:
@@ -283,16 +331,28 @@ class LearnedStrategy:
         temp: float = TEMPERATURE,
         samples: int = SAMPLES,
         endgame: int = ENDGAME,
+        duel: int = 1,
+        rows: int = MAX_ROWS,
+        leaves: int = MOVE_LEAVES,
     ) -> None:
-        self._nets = load_nets(Path(weights) if weights else WEIGHTS)
+        path = Path(weights) if weights else WEIGHTS
+        self._nets = load_nets(path)
         self._features = GoFeatures()
         self._explore = float(explore)
         self._search = bool(int(search))
         self._temp = float(temp)
         self._samples = max(0, int(samples))
         self._endgame = int(endgame)
+        # The searches' limits: positions scored by the matrix search (three quarters of them on
+        # a round's first turn, whose picks are the most varied) and the exact endgame's leaves.
+        self._rows = max(1, int(rows))
+        self._leaves_limit = min(MOVE_LEAVES, max(0, int(leaves)))
         self._np = numpy_or_error()
-        self._blas = blas_controller()
+        self._duel = load_duel(path) if duel else None
+        self._leaves = 0
+        self.last_work = (0, 0)
+        """The last move's work: the networks' multiply-adds and the exact endgame's leaves
+        (within `MOVE_MULTIPLIES` and `MOVE_LEAVES`)."""
 
     def reset(self) -> None:
         """Forget the previous game."""
@@ -319,36 +379,100 @@ class LearnedStrategy:
     def choose(
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
-        """The legal action of highest value; with two players, the best row of the matrix search
-        (`bots.games.sushi_go._learned_search`) against the opponent's hand, known or dealt."""
+        """The legal action of highest value; with two players, the best row of the duel search
+        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt."""
+        nets = [self._net(observation.players), *([self._duel] if self._duel else [])]
+        before = sum(net.work for net in nets)
+        self._leaves = 0
+        action = self._choose(observation, legal, rng)
+        self.last_work = (sum(net.work for net in nets) - before, self._leaves)
+        return action
+
+    def _choose(
+        self, observation: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
         players = observation.players
-        self._net(players)
-        raw = self._features.raw_rows(observation, legal)
+        self._features.observe(observation)
         if len(legal) == 1:
             return legal[0]
         if self._explore and rng.random() < self._explore:
             return legal[rng.randrange(len(legal))]
         if self._search and players == 2 and not observation.options.dummy:
-            seat = observation.seat
-            theirs = self._features.memory.hands[1 - seat] if seat is not None else None
-            if seat is not None and theirs is not None and theirs.unknown > 0 and self._samples:
+            found = self._two_players(observation, legal, rng)
+            if found is not None:
+                return found
+        return self._one_ply(self._features.raw_rows(observation, legal), players, legal, rng)
+
+    def _two_players(
+        self, obs: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action | None:
+        """With two players: the exact endgame once both hands are known and ours holds at most
+        `endgame` cards, else the duel search against the opponent's hand, known or dealt (the
+        afterstates' matrix search with the soy sauce variant, whose cards the duel network
+        does not score). None where neither applies."""
+        seat = obs.seat
+        if seat is None:
+            return None
+        theirs = self._features.memory.hands[1 - seat]
+        if theirs.unknown == 0 and len(obs.hand) <= self._endgame:
+            found_end = self._exact_end(obs, legal, theirs.known)
+            if found_end is not None:
+                return found_end
+        if self._duel is not None and not obs.options.soy_sauce:
+            return self._duel_move(obs, legal, theirs.known, theirs.unknown, rng)
+        raw = self._features.raw_rows(obs, legal)
+        if theirs.unknown > 0:
+            if self._samples:
                 found_first = self._first_turn(raw, seat, rng)
                 if found_first is not None:
                     return legal[found_first]
-            if theirs is not None and theirs.unknown == 0:
-                if len(legal) > 1 and len(observation.hand) <= self._endgame:
-                    found_end = self._exact_end(observation, legal, theirs.known)
-                    if found_end is not None:
-                        return found_end
-                np = self._np
-                hand = np.array(theirs.known, dtype=np.float32)
-                with self._blas.limit(limits=1, user_api="blas"):
-                    first = self._score(raw, 2)
-                    found = matrix(np, raw, first, hand, lambda rows: self._score(rows, 2))
-                if found is not None:
-                    m, rows = found
-                    return legal[int(rows[choose_row(np, m, self._temp)])]
-        return self._one_ply(raw, players, legal, rng)
+            return None
+        np = self._np
+        hand = np.array(theirs.known, dtype=np.float32)
+        first = self._score(raw, 2)
+        found = matrix(np, raw, first, hand, lambda rows: self._score(rows, 2), self._rows)
+        if found is None:
+            return None
+        m, rows = found
+        return legal[int(rows[choose_row(np, m, self._temp)])]
+
+    def _duel_move(
+        self,
+        obs: Observation,
+        legal: Sequence[Action],
+        known: list[int],
+        unknown: int,
+        rng: random.Random,
+    ) -> Action | None:
+        """The duel search (`bots.games.sushi_go._learned_duel`) against the opponent's hand: `known` cards and
+        `unknown` more, dealt `samples` times from the cards this seat has not seen."""
+        np = self._np
+        pos = position_of(np, obs, known)
+        roots = pos.row[None]
+        if unknown:
+            memory = self._features.memory
+            pool = [card for card, n in enumerate(memory.unseen()) for _ in range(n)]
+            roots = np.repeat(roots, max(1, self._samples), axis=0)
+            for hand in roots[:, _THEIR_HAND : _THEIR_HAND + NUM_KINDS]:
+                for card in rng.sample(pool, min(unknown, len(pool))):
+                    hand[card] += 1
+        found = duel_search(
+            np,
+            self._duel,
+            roots,
+            pos.scores[0] - pos.scores[1],
+            pos.puddings[0] - pos.puddings[1],
+            pos.round,
+            self._temp,
+        )
+        if found is None:
+            return None
+        values, picks = found
+        best = int(picks[int(np.argmax(values))])
+        for action in legal:
+            if kept_index(np, action) == best:
+                return action
+        return None
 
     def _exact_end(
         self, obs: Observation, legal: Sequence[Action], theirs: list[int]
@@ -356,15 +480,14 @@ class LearnedStrategy:
         """The round's last few turns with both hands known: the row of the exact endgame's root
         matrix (`bots.games.sushi_go._learned_endgame`) our opponent model likes best; None when the
         tree is too big or the rules differ from those it scores (soy sauce)."""
-        if obs.options.soy_sauce or obs.seat is None:
+        if obs.options.soy_sauce or obs.seat is None or self._leaves_limit < 1:
             return None
         np = self._np
-        with self._blas.limit(limits=1, user_api="blas"):
-            found = solve(np, position_of(np, obs, theirs))
-            if found is None:
-                return None
-            m, rows, _ = found
-            row = int(rows[choose_row(np, m, self._temp)])
+        found = solve(np, position_of(np, obs, theirs), self._leaves_limit)
+        if found is None:
+            return None
+        m, rows, _, self._leaves = found
+        row = int(rows[choose_row(np, m, self._temp)])
         for action in legal:
             if kept_index(np, action) == row:
                 return action
@@ -381,16 +504,11 @@ class LearnedStrategy:
         for hand in hands:
             for card in rng.sample(pool, min(theirs.unknown, len(pool))):
                 hand[card] += 1
-        with self._blas.limit(limits=1, user_api="blas"):
-            first = self._score(raw, 2)
-            found = sampled_values(
-                np,
-                raw,
-                first,
-                hands,
-                lambda rows: self._score(rows, 2),
-                self._temp,
-            )
+        first = self._score(raw, 2)
+        limit = self._rows * SAMPLED_ROWS // MAX_ROWS
+        found = sampled_values(
+            np, raw, first, hands, lambda rows: self._score(rows, 2), self._temp, limit
+        )
         if found is None:
             return None
         values, kept = found

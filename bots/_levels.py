@@ -4,7 +4,7 @@ A person choosing an opponent thinks in how hard it plays, not in algorithms, so
 client, quick games against bots and `scripts/play` offer levels; every other place that takes a
 strategy name (`--strategy`, the arena, a table's `add_bot`) takes a level too. Each game names
 the strategy spec behind each of its levels (its ``LEVELS``, `bots._door`), chosen from the
-strength tables in docs/BOTS.md: each level beats the one below it in most games, and expert is the
+strength tables in docs/BENCHMARKS.md: each level beats the one below it in most games, and expert is the
 strongest bot we have that still answers well within a second a move (a server bot thinks on the
 server's event loop, so its budget is counted in iterations, never in time).
 """

@@ -6,11 +6,13 @@
 The admin logs in with an Ed25519 key (``--key``, by default ~/.config/sushigo/admin.pem), like a
 player with ``sushigo-client --key``; the server treats the key as an admin's when it was started
 with ``--admin-key`` naming its public key (which ``public-key`` prints, making the key file if
-there is none). Commands:
+there is none). On a cluster, every command acts on every node, whichever node it is sent to
+(a session id, s17, is that node's; a table is closed and a node drained wherever it is).
+Commands:
 
     tables [--game KIND] [--status S]     every table (a page at a time from the server)
     sessions                              every session: id, player, address, table, flags
-    nodes                                 the servers (a lone server lists itself)
+    nodes                                 the servers: a cluster's every node, live or gone
     show TABLE                            a table as a spectator sees it, its seats and sessions
     kick TARGET [--reason TEXT]           end a session (s17), or every session of a player
     ban TARGET [--for TIME] [--reason TEXT]   a key's player id, an IP address or a CIDR range
@@ -26,7 +28,7 @@ there is none). Commands:
 TIME is a number of seconds, or with a unit: 90s, 15m, 2h, 7d, 2w. Output is one line per row
 (columns separated by two spaces). Exit codes: 0 done, 2 for a usage error (a bad address,
 option, target or time, said before connecting), 1 for anything else (unreachable, a key the
-server does not list as an admin's, a refusal), always with a one-line reason.
+server does not list as an admin's, a refusal), 130 after Ctrl-C, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -152,7 +154,7 @@ def parser() -> argparse.ArgumentParser:
     tables.add_argument("--game", default=None, help="only tables of this game")
     tables.add_argument("--status", choices=[s.value for s in TableStatus], default=None)
     sub.add_parser("sessions", help="every session")
-    sub.add_parser("nodes", help="the servers")
+    sub.add_parser("nodes", help="the servers: a cluster's every node, live or gone")
     show = sub.add_parser("show", help="a table as a spectator sees it, with its sessions")
     show.add_argument("table")
     kick = sub.add_parser("kick", help="end a session (s17) or every session of a player id")
@@ -176,7 +178,9 @@ def parser() -> argparse.ArgumentParser:
     close.add_argument("--reason", default="")
     announce = sub.add_parser("announce", help="say something to everyone connected")
     announce.add_argument("text", nargs="+")
-    drain = sub.add_parser("drain", help="take no new tables (--off: take them again)")
+    drain = sub.add_parser(
+        "drain", help="take no new tables on NODE (default: this one; --off: take them again)"
+    )
     drain.add_argument("node", nargs="?", default=None)
     drain.add_argument("--off", action="store_true")
     audit = sub.add_parser("audit", help="the audit log, newest first")
@@ -306,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
         if os.environ.get("SUSHIGO_DEBUG"):
             raise
@@ -502,11 +506,14 @@ def session_lines(sessions: Sequence[SessionInfo]) -> list[str]:
 
 
 def node_lines(nodes: NodeList) -> list[str]:
-    rows = [["NODE", "STATE", "CONNECTIONS", "SESSIONS", "TABLES", "PLAYING", "STARTED"]]
+    """One row a node: serving, draining, or gone (its lease ended: its counts are the last it
+    said), and where clients reach it (a cluster's node)."""
+    rows = [["NODE", "STATE", "CONNECTIONS", "SESSIONS", "TABLES", "PLAYING", "STARTED", "AT"]]
     for n in nodes.nodes:
-        state = ("draining" if n.draining else "serving") + (" (here)" if n.here else "")
+        state = "gone" if not n.alive else "draining" if n.draining else "serving"
+        state += " (here)" if n.here else ""
         counts = [str(n.connections), str(n.sessions), str(n.tables), str(n.playing)]
-        rows.append([n.name or "-", state, *counts, when(n.started_ms)])
+        rows.append([n.name or "-", state, *counts, when(n.started_ms), n.address or "-"])
     return columns(rows)
 
 

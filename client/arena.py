@@ -26,6 +26,7 @@ import gc
 import hashlib
 import os
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,7 +36,14 @@ from typing import Any, TextIO
 
 from sushigo.bots import StrategyError, strategy_factory
 from sushigo.bots._stats import GameResult, StrategyStats, tally, wilson
-from sushigo.client.args import add_game, add_version, count
+from sushigo.client.args import (
+    PLAYERS_HELP,
+    STRATEGIES_HELP,
+    add_game,
+    add_version,
+    check_players,
+    count,
+)
 from sushigo.engine import EngineError, IllegalActionError, rules
 from sushigo.engine.games import BUILTIN_KINDS
 
@@ -203,6 +211,13 @@ def play_game(config: ArenaConfig, index: int) -> GameResult:
     return GameResult(index, names, game.scores()[:n], game.places(), game.winners())
 
 
+def _worker_setup() -> None:
+    """A worker process: the batch's collector, and Ctrl-C left to the command, which stops the
+    workers itself (each would otherwise stop with a traceback of its own)."""
+    batch_gc()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def batch_gc() -> None:
     """Tune the garbage collector for a batch of games (the command and its workers).
 
@@ -266,7 +281,7 @@ def _map(workers: int, jobs: list[tuple[ArenaConfig, range]]) -> Iterator[list[G
         return
     import multiprocessing  # noqa: PLC0415  (5 ms of imports a run with one worker never needs)
 
-    with multiprocessing.get_context().Pool(workers, initializer=batch_gc) as pool:
+    with multiprocessing.get_context().Pool(workers, initializer=_worker_setup) as pool:
         for out in pool.imap_unordered(_play_chunk_in_worker, jobs):
             yield out if isinstance(out, str) else [GameResult(*fields) for fields in out]
 
@@ -345,9 +360,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="sushigo-arena",
         description="Play Sushi Go! (or Sushi Roll) strategies against each other offline and "
         "measure them.",
-        epilog="Strategies: random, greedy, heuristic, ismcts, path/to/file.py:Class or "
-        "module:Class, each optionally with @key=value options (e.g. ismcts@ms=100). "
-        "Ratings are openskill PlackettLuce mu.",
+        epilog=f"Strategies: {STRATEGIES_HELP}. Ratings are openskill PlackettLuce mu.",
     )
     add_version(parser)
     parser.add_argument(
@@ -355,7 +368,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--games", type=count(1), required=True, help="games to play")
     parser.add_argument(
-        "--players", type=int, help="seats per game, 2-5 (default: one per strategy)"
+        "--players",
+        type=count(1),
+        help=f"seats per game ({PLAYERS_HELP}; default: one per strategy)",
     )
     parser.add_argument(
         "--variant",
@@ -377,7 +392,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The `sushigo-arena` command. Exit status: 0 done, 2 bad arguments, 1 anything else."""
+    """The `sushigo-arena` command. Exit status: 0 done, 2 bad arguments, 130 after Ctrl-C
+    (the workers stopped with it, quietly), 1 anything else."""
     parser = _parser()
     args = parser.parse_args(argv)
     specs = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
@@ -385,6 +401,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--strategies: name at least one strategy")
     variants = [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
     players = args.players if args.players is not None else len(specs)
+    wrong = check_players(args.game, players)
+    if wrong is not None and args.players is not None:
+        parser.error(f"--players {players}: {wrong}")
+    if wrong is not None:
+        parser.error(f"{players} strategies, one a seat (--players sets the seats): {wrong}")
     game_rules = rules(args.game)
     try:
         options = game_rules.options(players, variants)
@@ -404,8 +425,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sushigo-arena: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # imported here: the protocol package is start-up time a run that finishes never needs
+        from sushigo.protocol.about import INTERRUPTED  # noqa: PLC0415
+
         print("sushigo-arena: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
     on = game_rules.describe_options(options)[1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator
 
-from sushigo.engine.games import BUILTIN_KINDS, is_kind, kinds
+from sushigo.engine.games import BUILTIN_KINDS, is_kind, kinds, rules
 
 from .address import AddressError, parse_address
 
@@ -34,6 +34,29 @@ def count(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+STRATEGIES_HELP = (
+    "random, greedy, heuristic, ismcts, learned (needs the extra 'rl'), a level (easy, medium,"
+    " hard, expert), path/to/file.py:Class or module:Class, each optionally with @key=value"
+    " options (e.g. ismcts@ms=100)"
+)
+"""The strategies `--strategy` and `--strategies` take, for their help (kept in step with
+`bots.builtin_names` and `bots.LEVELS` by tests/client/test_help.py)."""
+
+PLAYERS_HELP = "2-5 for Sushi Go! and Sushi Roll"
+"""What `--players` takes, for the help of every command that has it (`check_players` says it for
+the game chosen)."""
+
+
+def check_players(kind: str, players: int) -> str | None:
+    """None when the game `kind` is played by `players`; else why not, for an error after the
+    option: "--players 9: Sushi Go! is played by 2 to 5 players"."""
+    game = rules(kind)
+    if players in game.players:
+        return None
+    low, high = game.players[0], game.players[-1]
+    return f"{game.title} is played by {low} to {high} players"
 
 
 class _Kinds:

@@ -10,7 +10,7 @@ was shown and each game's signed record (`client.checks`), reconnects by itself 
 drops, and prints one line per game. The strategy names are each game's: the kind of each table
 the bot is seated at picks the implementation (`bots.get_strategy(name, game=kind)`), so a
 tournament of any installed game works too. Exit codes: 0 after N games all verified, 1 on a failure
-(unreachable server, a fairness check that failed), 2 for a usage error.
+(unreachable server, a fairness check that failed), 2 for a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
-from .args import add_game, address
+from .args import PLAYERS_HELP, STRATEGIES_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 from .tournament import watch_again
@@ -130,7 +130,9 @@ async def play_game(
     client: Client, strategy: Strategy | Strategies, rng: random.Random
 ) -> GameResult | None:
     """Play the game at the table we were just seated at, to its end (any game); None when the
-    table was lost (a server restart) before its game began."""
+    table was lost before its game began (a server restart, an admin closed it, the seat given
+    up while we were away and no quick match to queue again for), or the game was cut short (an
+    admin closed its table)."""
     kind = client.table.settings.kind if client.table is not None else ""
     strategies = (
         strategy if isinstance(strategy, Strategies) else Strategies("", **{kind: strategy})
@@ -142,15 +144,21 @@ async def play_game(
         try:
             event = await client.next_event()
         except ConnectionLost:
-            if await reconnect(client, delay=RECONNECT_DELAY) is None:
-                # A restarted server restores the seats of games in progress, so a seat it no
-                # longer knows was at a table whose game had not begun (we are to be seated
-                # again), or had ended before its end reached us.
-                if not started:
+            resumed = await reconnect(client, delay=RECONNECT_DELAY)
+            if not started:
+                # A seat at a table whose game has not begun is not held for a resume: a quick
+                # match's is taken again by `reconnect`, which queues us again.
+                if client.table is None:
                     return None
+                continue
+            if resumed is None:
+                # A restarted server restores the seats of games in progress, so a seat it no
+                # longer knows was at a game that had ended before its end reached us.
                 return GameResult(0, 0, 0, (), verified=True, problems=(), unseen=True)
             _move(client, current, rng)
             continue
+        if isinstance(event, TableLeft) and event.ref is None and client.table is None:
+            return None  # the table is ours no more (closed by an admin, say)
         if isinstance(event, GameStarting):
             started = True
             if event.kind != kind:
@@ -205,6 +213,10 @@ async def play_one(
             await client.leave()
         except ConnectionLost:
             await reconnect(client, delay=RECONNECT_DELAY)
+        except ServerError as exc:
+            if exc.code is not ErrorCode.NOT_ALLOWED:
+                raise
+            client.table = client.seat = None  # at no table already (it closed meanwhile)
     return result
 
 
@@ -300,7 +312,8 @@ async def run(args: argparse.Namespace) -> int:
             played += 1
             failed += not result.verified
             print(result.line(played), flush=True)
-    except (ConnectError, ServerError, StrategyError) as exc:
+    except (ConnectError, ConnectionLost, ServerError, StrategyError) as exc:
+        # ConnectionLost here: it kept dropping as we took the session back (`reconnect`).
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -314,18 +327,19 @@ def parser() -> argparse.ArgumentParser:
         prog="sushigo-bot", description="A headless bot that plays on a sushigo server."
     )
     p.add_argument("--version", action="version", version=version_text("sushigo-bot"))
-    p.add_argument("address", type=address, help="the server, host:port ([::1]:7777 for IPv6)")
     p.add_argument(
-        "--strategy",
-        default="heuristic",
-        help="random, greedy, heuristic, ismcts, or path/file.py:Class",
+        "address", metavar="HOST:PORT", type=address, help="the server ([::1]:7777 for IPv6)"
     )
+    p.add_argument("--strategy", default="heuristic", help=f"{STRATEGIES_HELP} (default heuristic)")
     add_game(p, "the game to quick-match into (a tournament's own game is played regardless)")
     p.add_argument(
         "--games", type=_count, default=None, help="games to play (default: until stopped)"
     )
     p.add_argument(
-        "--players", type=_players, default=4, help="table size to quick-match into (2-5)"
+        "--players",
+        type=count(1),
+        default=4,
+        help=f"table size to quick-match into ({PLAYERS_HELP}; default 4)",
     )
     p.add_argument("--name", default=None, help="display name (default: the strategy's name)")
     p.add_argument(
@@ -352,19 +366,17 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _players(text: str) -> int:
-    if not text.isdigit() or not 2 <= int(text) <= 5:
-        raise argparse.ArgumentTypeError(f"players is 2-5, not {text!r}")
-    return int(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `sushigo-bot`."""
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.tournament is None and (wrong := check_players(args.game, args.players)) is not None:
+        p.error(f"--players {args.players}: {wrong}")
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
-        return 0
+        print("sushigo-bot: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -7,14 +7,16 @@
     sushigo-client --replay FILE
 
 Without ``--bots`` it opens the lobby (where ``h`` lists your finished games, to step through
-them); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
+them), or, after a quit in the middle of a game at this server, takes that seat back
+(`client.seats`); ``--leaderboard`` prints a game's leaderboard (with your own rank when you log in with
 ``--key``) and exits. With ``--bots N`` it creates a table with the given settings, seats N
 server bots and starts the game as soon as every seat is taken (the play command uses this), at
 ``--level`` easy, medium (the default), hard or expert, or playing ``--bot-strategy`` by name.
 ``--game sushi-roll`` plays Sushi Roll, the dice game, which has no variants. ``--replay FILE``
 steps through a finished game's exported record (``sushigo-replay --export``), with no server.
 Failures are one line on stderr, never a traceback. Exit codes: 0 after a normal quit, 2 for a
-usage error (a bad address or option), 1 for anything else (unreachable, refused, version
+usage error (a bad address or option), 130 when Ctrl-C stopped it (on the full screen, Ctrl-C
+asks whether to quit and a second one quits), 1 for anything else (unreachable, refused, version
 mismatch, changed TLS certificate, a bad key file, a record that does not verify).
 """
 
@@ -32,9 +34,10 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sushigo.bots import DEFAULT_LEVEL, LEVELS, levels
+from sushigo.client import seats
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
-from sushigo.client.args import add_game, count
+from sushigo.client.args import PLAYERS_HELP, add_game, check_players, count
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts, KnownHostsError
@@ -43,8 +46,9 @@ from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
-from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, TableSettings
-from sushigo.protocol.about import version_text
+from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, Resumed, TableSettings
+from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
 
@@ -99,7 +103,9 @@ def parser() -> argparse.ArgumentParser:
     )
     game = p.add_argument_group("start a game with bots at once")
     game.add_argument("--bots", type=count(0, 4), help="seat N server bots and start")
-    game.add_argument("--players", type=count(1, 8), help="seats at the table (default 4)")
+    game.add_argument(
+        "--players", type=count(1), help=f"seats at the table ({PLAYERS_HELP}; default 4)"
+    )
     add_game(
         game, "sushi-go (the card game, default), sushi-roll (the dice game), or another installed"
     )
@@ -130,6 +136,8 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
     variants = tuple(dict.fromkeys(args.variant))
     game_rules = rules(args.game)
     players = args.players
+    if players is not None and (wrong := check_players(args.game, players)) is not None:
+        raise UsageError(f"--players {players}: {wrong}")
     if players is None:
         # The smallest table the variants allow (the dummy needs two), else one per bot and you.
         fitting = [n for n in game_rules.players if _fits(game_rules.options, n, variants)]
@@ -199,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_run(args, host, port, key, known, settings))
     except KeyboardInterrupt:
         print("sushigo-client: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except (KeyFileError, KnownHostsError) as exc:
         print(f"sushigo-client: error: {exc}", file=sys.stderr)
         return 1
@@ -219,6 +227,18 @@ async def _run(
     settings: TableSettings | None,
 ) -> int:
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    # Reading the ladder with --key but no --name: a guest asks for the key's place, since a
+    # login with the key would set its name on the ladder to the default one.
+    ask_for = None
+    if args.leaderboard and key is not None and not args.name:
+        ask_for, key = player_id_for_key(key.public_key().public_bytes_raw()), None
+    # A seat left in the middle of a game here (client.seats): taken back before anything else,
+    # unless --bots asks for a new game or --name for another player.
+    kept = seats.take(address) if not args.leaderboard and settings is None else None
+    if kept is not None and args.name in (None, kept.name):
+        back, resumed = await _take_back(args, host, port, key, known, kept)
+        if back is not None:
+            return await _play(args, back, address, None, resumed)
     try:
         # Names are unique among the connected: the login name, when two people on one machine
         # play, becomes "name-2"; a name given with --name is that name or an error.
@@ -244,24 +264,79 @@ async def _run(
 
     if args.leaderboard:
         try:
-            board = await client.leaderboard(args.game)
+            if ask_for is not None and not client.names_places:
+                raise ConnectError(
+                    f"{address} is too old to show a key's place without its login: give --name"
+                    " (the key's name on the ladder becomes that name)"
+                )
+            board = await client.leaderboard(args.game, player_id=ask_for)
         except ServerError as exc:
             print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
             return 1
+        except ConnectError as exc:
+            print(f"sushigo-client: error: {exc}", file=sys.stderr)
+            return 1
         finally:
             await client.close()
-        for line in leaderboard_lines(board, client.player_id, signed_in=key is not None):
+        me = ask_for or client.player_id
+        signed_in = ask_for is not None or key is not None
+        for line in leaderboard_lines(board, me, signed_in=signed_in):
             print(line.replace("▸", "*"))
         return 0
+
+    return await _play(args, client, address, settings)
+
+
+async def _take_back(
+    args: argparse.Namespace,
+    host: str,
+    port: int,
+    key: Ed25519PrivateKey | None,
+    known: KnownHosts | None,
+    kept: seats.KeptSeat,
+) -> tuple[Client | None, Resumed | None]:
+    """The session kept at this server, taken back on a new connection; (None, None) when the
+    server no longer has it (its resume window passed) or cannot be reached for it."""
+    client = Client(
+        host, port, name=kept.name, tls=args.tls, known_hosts=known, key=key,
+        software="sushigo-client",
+    )  # fmt: skip
+    client.token = kept.token
+    try:
+        return client, await client.resume()
+    except (ServerError, ConnectError, ConnectionLost, ProtocolError):
+        await client.close()
+        return None, None
+
+
+async def _play(
+    args: argparse.Namespace,
+    client: Client,
+    address: str,
+    settings: TableSettings | None,
+    resumed: Resumed | None = None,
+) -> int:
+    """The terminal client until the player quits; the exit code. A quit in the middle of a game
+    keeps the session's token (`client.seats`), so that the next run here takes the seat back."""
 
     async def startup(state: AppState) -> None:
         if settings is not None:
             await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
     try:
-        await run_tui(client, address, startup=startup)
+        state = await run_tui(client, address, startup=startup, resumed=resumed)
     finally:
         await client.close()
+    if (
+        state.in_game
+        and state.final is None
+        and state.seat is not None
+        and not state.server_ends_with_us
+    ):
+        seats.keep(address, client.token, client.name)
+    if state.interrupted:
+        print("sushigo-client: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -67,8 +68,12 @@ __all__ = [
 ]
 
 
+log = logging.getLogger("sushigo.client")
+
 MAX_REDIRECTS = 3
 """Redirects one resume follows (a cluster's nodes may move a table on while we look for it)."""
+NAME_TRIES = 50
+"""Names a fresh login after a lost session tries (`Client.login_again`)."""
 
 
 class Client(Link):
@@ -149,6 +154,12 @@ class Client(Link):
             raise ConnectionLost(f"unexpected answer to RESUME: {reply.TYPE}")
         self.nodes = reply.nodes or self.nodes
         self.token = reply.resume_token
+        if reply.phase is Phase.LOBBY:  # at no table (one whose game had not begun is not held)
+            self.table = self.seat = None
+        # As a login would (a new process taking a kept session back knew neither).
+        self.player_id, self.name = reply.player_id, reply.name
+        if reply.kind is not None:
+            self.kind = reply.kind
         snap = reply.snapshot
         if snap is not None:
             self.table = snap.table
@@ -183,7 +194,27 @@ class Client(Link):
             self.observation = self._state = None
             self._checks, self._pick, self._pending = None, None, None
             self._last_resumed = None
-            await self._login()
+            await self._login_any_name()
+
+    async def _login_any_name(self) -> None:
+        """Log in under our name, or, while another player holds it (a session of ours the
+        server kept, under another guest id), under "NAME-2", "NAME-3", ...: the name was ours
+        already, and a player logging in again must not be stopped by its own old session."""
+        name = self.name
+        for attempt in range(1, NAME_TRIES + 1):
+            self.name = name if attempt == 1 else f"{name[:20]}-{attempt}"
+            try:
+                if attempt > 1:
+                    await self._open()  # a login refused: the next on a connection of its own
+                await self._login()
+            except ServerError as exc:
+                if exc.code is not ErrorCode.NAME_TAKEN or attempt == NAME_TRIES:
+                    self.name = name
+                    raise
+            else:
+                if self.name != name:
+                    log.warning("the name %r is taken here: logged in as %r", name, self.name)
+                return
 
     def _left(self) -> None:
         """The session we had is left behind (following a tournament's REDIRECT): no table and
@@ -500,14 +531,26 @@ async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]
 async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:
     """`auto_reconnect`; or, when the server no longer knows the session (it restarted, and we
     were at no game in progress), a fresh login: None, and we are in the lobby. Any other
-    refusal is raised (`ServerError`), as is `ConnectError` after `attempts`."""
-    try:
-        return await auto_reconnect(client, attempts, delay)
-    except ServerError as exc:
-        if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
-            raise
-    await client.login_again()
-    return None
+    refusal is raised (`ServerError`), as is `ConnectError` after `attempts`. If we waited in a
+    quick match and came back to no table (a seat in a game not begun is not held for a
+    resume), we are in the queue again (`Link.requeue`). A connection that drops again before
+    that is done is taken back the same way (`attempts` times at most, then `ConnectionLost`)."""
+    dropped = 0
+    while True:
+        try:
+            try:
+                resumed = await auto_reconnect(client, attempts, delay)
+            except ServerError as exc:
+                if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
+                    raise
+                resumed = None
+                await client.login_again()
+            await client.requeue()
+            return resumed
+        except ConnectionLost:
+            dropped += 1
+            if dropped >= attempts:
+                raise
 
 
 def _check_legal(state: Any, action: Any) -> None:

@@ -9,7 +9,8 @@ with their key (``--identity``, the key file of ``sushigo-client --key``) gets e
 under it; a guest has none (a guest's games are its session's, and this session is new). The
 file is the one ``sushigo-replay --export`` writes, with the server key the server gave in
 WELCOME (over ``--tls``, pinned in the known-hosts file as the terminal client pins it).
-Exit codes: 0 done, 1 anything else, 2 a usage error; always one line saying why.
+Exit codes: 0 done, 1 anything else, 2 a usage error, 130 after Ctrl-C; always one line saying
+why.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from sushigo.engine import EngineError, rules
 from sushigo.protocol import ErrorCode
+from sushigo.protocol.about import INTERRUPTED
 from sushigo.protocol.records import export_bytes
 
 from .address import AddressError, parse_address
@@ -63,7 +66,7 @@ async def _run(args: argparse.Namespace) -> int:
             for game in page.games:
                 when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.finished_ms / 1000))
                 scores = ", ".join(f"{r.name} {r.score}" for r in game.players)
-                print(f"{game.game_id}  {when}  {game.kind}  {scores}")
+                print(f"{game.game_id}  {when}  {_title(game.kind):<10}  {scores}")
             return 0
         found = await client.get_record(args.game)
         names = [r.name for r in found.game.players]
@@ -92,7 +95,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sushigo-replay: error: the server closed the connection: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print("sushigo-replay: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 1
+
+
+def _title(kind: str) -> str:
+    """A game's name as the other listings give it ("Sushi Go!"), or its kind if not installed."""
+    try:
+        return rules(kind).title
+    except EngineError:
+        return kind
 
 
 if __name__ == "__main__":

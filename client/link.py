@@ -25,11 +25,13 @@ from sushigo.protocol import (
     ConnectionClosed,
     Error,
     ErrorCode,
+    GameStarting,
     Hello,
     LoggedIn,
     LoginGuest,
     LoginTicket,
     Message,
+    Phase,
     Pong,
     ProtocolError,
     Redirect,
@@ -38,6 +40,7 @@ from sushigo.protocol import (
     Spectating,
     TableInfo,
     TableJoined,
+    TableLeft,
     TableUpdate,
     Welcome,
     login_key_message,
@@ -53,10 +56,14 @@ from .known_hosts import (
     peer_fingerprint,
 )
 from .lobby_calls import LobbyCalls
+from .sniff import FIRST_BYTES, what_answered
 
 __all__ = ["ConnectError", "ConnectionLost", "Link", "LinkOptions", "ServerError"]
 
 log = logging.getLogger("sushigo.client")
+
+CAPABILITIES = ("chat", "spectate", "resume", "placement", "tournament_redirect", "quick_move")
+"""What the library announces in HELLO (docs/PROTOCOL.md, section 2.1)."""
 
 T = TypeVar("T")
 
@@ -105,6 +112,9 @@ class Link(LobbyCalls):
         self.connected = False
         self.protocol_error: ProtocolError | None = None
         """Why the last connection was dropped, when the server broke the protocol."""
+        self.foreign = ""
+        """What answered instead of a sushigo server on the last connection, in words (its first
+        bytes were no sushigo frame: `client.sniff`); "" when nothing of the kind did."""
         self.nodes: tuple[str, ...] = ()
         """A cluster's live nodes (``HOST:PORT``, the one we are on first), as the last login or
         resume gave them: where `client.connection.auto_reconnect` goes on when ours is gone."""
@@ -126,6 +136,10 @@ class Link(LobbyCalls):
         self.stayed: Redirect | None = None
         """The last REDIRECT not followed (its node unreachable, or it refused the ticket and
         we came back): the caller may ask again for what it was about."""
+        self.queued: tuple[int, str] | None = None
+        """We wait at a quick-match table for its game to begin (players, kind): while we do,
+        the library keeps us in the queue (`requeue`) when we lose the seat on the way (a move
+        to another node's quick match that could not be made, a resume into the lobby)."""
         self.refusal: Error | None = None
         """The ERROR that answered no request, last received: why the server closed the
         connection (a limit reached, a deadline passed, the server shutting down)."""
@@ -146,6 +160,21 @@ class Link(LobbyCalls):
             await client._login()
         except ConnectionLost:
             await client.close()
+            if client.foreign:
+                raise ConnectError(
+                    f"{client._where()} is not a sushigo server ({client.foreign})"
+                ) from None
+            if (
+                client.welcome is None
+                and client.protocol_error is None
+                and client.refusal is None
+                and not client.tls
+            ):
+                # Closed on us without a word: a server with TLS does that to a plain HELLO.
+                raise ConnectError(
+                    f"{client._where()} closed the connection without answering: a sushigo"
+                    " server with TLS needs --tls (else it is no sushigo server)"
+                ) from None
             why = client.protocol_error or (
                 ServerError(client.refusal) if client.refusal is not None else None
             )
@@ -230,10 +259,15 @@ class Link(LobbyCalls):
             ref=self.proto.next_ref(),
             protocol=PROTOCOL_NAME,
             version=SUPPORTED_VERSIONS[-1],
-            capabilities=("chat", "spectate", "resume", "placement", "tournament_redirect"),
+            capabilities=CAPABILITIES,
             software=self.software[:64],
         )
-        reply = await self._request(hello)
+        try:
+            reply = await self._request(hello)
+        except ConnectError as exc:  # no answer at all: perhaps no sushigo server either
+            raise ConnectError(
+                f"{exc}: is it a sushigo server{'' if self.tls else ' (or one with --tls)'}?"
+            ) from None
         assert isinstance(reply, Welcome)
         self.welcome = reply
         self.restarting = None  # back
@@ -461,8 +495,28 @@ class Link(LobbyCalls):
                 self.stayed = item
             finally:
                 self._leaving = False
+            if self.stayed is item and self.queued is not None:
+                await self._move_failed()
         self._view(item)
         return item
+
+    async def _move_failed(self) -> None:
+        """A quick match's move we could not make: the node we are on gave our seat up as it
+        sent us. Our session there is taken back on a new connection, if we are still on the
+        one that was at the table (the node never reached: our protocol state still has us
+        seated), and we queue again (the cluster's matcher merges us in again)."""
+        self._left()
+        if self.proto.phase is not Phase.LOBBY:
+            try:
+                await self._back(self.proto)
+            except (ConnectError, ServerError, OSError) as exc:
+                raise ConnectionLost(f"could not come back to {self._where()}: {exc}") from None
+        await self.requeue()
+
+    async def requeue(self) -> None:
+        """Back in the queue, if we waited in a quick match and are at no table now."""
+        if self.queued is not None and self.table is None:
+            await self.quick_match(*self.queued)
 
     async def wait_for(self, kind: type[T], timeout: float | None = None) -> T:
         """Skip events until one of type `kind`."""
@@ -475,9 +529,14 @@ class Link(LobbyCalls):
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         proto = self.proto
+        self.foreign = ""
+        first = b""
+        """The connection's first bytes, to tell what answered if it was no sushigo server."""
         try:
             while True:
                 data = await reader.read(65536)
+                if len(first) < FIRST_BYTES:
+                    first += data[: FIRST_BYTES - len(first)]
                 proto.receive_data(data)
                 while (event := proto.next_event()) is not None:
                     if isinstance(event, ConnectionClosed):
@@ -486,9 +545,13 @@ class Link(LobbyCalls):
                 if not data:
                     return
         except ProtocolError as exc:
-            # A server that breaks the protocol cannot be trusted: drop it and say why.
-            log.warning("protocol error from the server: %s", exc)
             self.protocol_error = exc
+            if proto.phase in (Phase.HANDSHAKE, Phase.HELLO_SENT):
+                # Before any WELCOME: something else answered (connect says what, in one line).
+                self.foreign = what_answered(first)
+            else:
+                # A server that breaks the protocol cannot be trusted: drop it and say why.
+                log.warning("protocol error from the server: %s", exc)
         except (ConnectionError, OSError):
             pass
         finally:
@@ -511,6 +574,8 @@ class Link(LobbyCalls):
         if isinstance(msg, Error) and ref and ref in self._replies:
             self._replies[ref].set_exception(ServerError(msg))
             return
+        if isinstance(msg, GameStarting) or (isinstance(msg, TableLeft) and not ref):
+            self.queued = None  # the game begins, or the server took the table away
         if isinstance(msg, Error) and not ref:
             self.refusal = msg
         elif isinstance(msg, Restarting):
@@ -527,6 +592,10 @@ class Link(LobbyCalls):
         if isinstance(msg, TableUpdate | TableJoined | Spectating):
             self.table = msg.table
             self.kind = msg.table.settings.kind
+        if isinstance(msg, TableJoined):  # a move to another node's quick match seats us so
+            self.seat = msg.seat
+        elif isinstance(msg, TableLeft) and msg.table_id == getattr(self.table, "table_id", None):
+            self.table = self.seat = None
 
     def _duty(self, msg: Message) -> None:
         """What the connection does as `msg` arrives, before any reply or event is handed on

@@ -7,6 +7,9 @@ there.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import random
 from collections.abc import Callable
 from typing import TypedDict, TypeVar, Unpack
 
@@ -53,10 +56,14 @@ from sushigo.protocol import (
     Welcome,
 )
 
-from .errors import ServerError
+from .errors import ConnectError, ServerError
+
+log = logging.getLogger("sushigo.client")
 
 RECORDS_VERSION = Version(2, 2)
 """The first protocol version with MY_GAMES and GET_RECORD."""
+PLACES_VERSION = Version(2, 5)
+"""The first version whose GET_LEADERBOARD may name the player whose place it asks for."""
 
 T = TypeVar("T")
 
@@ -76,6 +83,7 @@ class LobbyCalls:
     welcome: Welcome | None
     table: TableInfo | None
     seat: int | None
+    queued: tuple[int, str] | None
 
     def send(self, message: ClientMessage) -> None:
         raise NotImplementedError
@@ -130,21 +138,41 @@ class LobbyCalls:
         return reply
 
     async def quick_match(self, players: int, kind: str) -> TableJoined:
-        """Be seated at a table that starts by itself when full (on a cluster, perhaps at
-        another node's table that waits for players, or at a new one on the least loaded node:
-        the redirect is followed and the quick match asked for again there, where the table it
-        names waits; if that table filled meanwhile, that node finds another)."""
+        """Be seated at a table that starts by itself when full (on a cluster, at a table of the
+        node we are on; the cluster's matcher may move us to another node's, which the library
+        follows by itself: `Link.next_event`). A draining node sends us to another node: the
+        redirect is followed and the quick match asked for again there.
+
+        What a person would wait out is waited out, one line logged each time, and asked again
+        (`QUICK_RETRY_FIRST`, doubling up to `QUICK_RETRY_MOST`): a redirect's node that cannot
+        be reached or refuses its ticket (we are back where we were), a node that drains or
+        cannot store games now, a limit reached. `ConnectionLost` if our connection drops (the
+        caller takes the session back: `client.connection.reconnect` queues again)."""
 
         def ask(ref: int) -> QuickMatch:
             return QuickMatch(ref=ref, kind=kind, players=players)
 
-        reply = await self.request(ask)
-        for _ in range(QUICK_REDIRECTS):
-            if not isinstance(reply, Redirect):
-                break
-            await self.follow(reply)
-            reply = await self.request(ask)
-        return self._joined(_expect(reply, TableJoined))
+        pause = QUICK_RETRY_FIRST
+        while True:
+            try:
+                reply = await self.request(ask)
+                for _ in range(QUICK_REDIRECTS):
+                    if not isinstance(reply, Redirect):
+                        break
+                    await self.follow(reply)
+                    reply = await self.request(ask)
+                joined = self._joined(_expect(reply, TableJoined))
+                self.queued = (players, kind)
+                return joined
+            except ServerError as exc:
+                if exc.code not in QUICK_RETRIED:
+                    raise
+                why = str(exc)
+            except ConnectError as exc:  # a redirect not followed: we are where we were
+                why = str(exc)
+            log.warning("quick match: %s; asking again in %.1f s", why, pause)
+            await asyncio.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, QUICK_RETRY_MOST)
 
     def _joined(self, reply: TableJoined) -> TableJoined:
         self.table, self.seat = reply.table, reply.seat
@@ -159,7 +187,8 @@ class LobbyCalls:
         return reply
 
     async def leave(self) -> None:
-        """Leave the table."""
+        """Leave the table (out of the quick match too, if we waited in one)."""
+        self.queued = None
         _expect(await self.request(lambda ref: LeaveTable(ref=ref)), TableLeft)
         self.table = self.seat = None
 
@@ -176,11 +205,22 @@ class LobbyCalls:
         """Say something at the table (or in the lobby)."""
         self.send(Chat(ref=self.proto.next_ref(), text=text))
 
-    async def leaderboard(self, kind: str = "sushi-go", limit: int = 20) -> Leaderboard:
+    async def leaderboard(
+        self, kind: str = "sushi-go", limit: int = 20, player_id: str | None = None
+    ) -> Leaderboard:
         """A game's ladder: its best `limit` rated players, how many it holds, and our own row
-        (None for a guest or a player not yet rated at that game)."""
-        reply = await self.request(lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit))
+        (None for a guest or a player not yet rated at that game), or the row of `player_id`
+        (a server older than 2.5 answers with our own)."""
+        reply = await self.request(
+            lambda ref: GetLeaderboard(ref=ref, kind=kind, limit=limit, player_id=player_id)
+        )
         return _expect(reply, Leaderboard)
+
+    @property
+    def names_places(self) -> bool:
+        """The server answers GET_LEADERBOARD with the place of the player it names (2.5)."""
+        welcome = self.welcome
+        return welcome is not None and welcome.version >= PLACES_VERSION
 
     # -- finished games -----------------------------------------------------------------------
 
@@ -231,8 +271,22 @@ class LobbyCalls:
 
 
 QUICK_REDIRECTS = 3
-"""Redirects one quick match follows (each node it is sent to may find the table it was sent
-for filled meanwhile, and send it on)."""
+"""Redirects one quick match follows (a draining node sends it on; so may the next, if it
+began to drain meanwhile)."""
+QUICK_RETRIED = frozenset(
+    {
+        ErrorCode.INTERNAL_ERROR,  # the database away: no new table starts until it is back
+        ErrorCode.NOT_ALLOWED,  # the node drains (and no other takes players)
+        ErrorCode.LIMIT_REACHED,  # the server's tables are all taken
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.UNKNOWN_SESSION,  # a redirect's node refused the ticket (we came back)
+    }
+)
+"""Refusals of a quick match that a person would wait out and ask again."""
+QUICK_RETRY_FIRST = 0.5
+"""Seconds before a refused quick match is asked again (jittered)."""
+QUICK_RETRY_MOST = 10.0
+"""The longest wait between two asks."""
 
 
 def _expect(message: Message, kind: type[T]) -> T:

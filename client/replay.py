@@ -7,7 +7,7 @@
 FILE is a record as ``sushigo-replay --export`` writes it (`protocol.records.export_bytes`).
 ``--key`` pins the signature to the server's public key (hex); without it the key the file
 names is checked and the screen says it is not pinned. Exit codes, as `sushigo-replay`'s: 0 the
-record verified, 1 it did not or cannot be read, 2 a usage error.
+record verified, 1 it did not or cannot be read, 2 a usage error, 130 left with Ctrl-C.
 """
 
 from __future__ import annotations

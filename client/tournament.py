@@ -31,9 +31,9 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
-from .args import add_game, address
+from .args import PLAYERS_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
 
@@ -213,13 +213,17 @@ async def run(args: argparse.Namespace) -> int:
         await client.close()
 
 
+COMMANDS = ("list", "create", "start", "watch")
+"""The sub-commands, after the server's address."""
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(
         prog="sushigo-tournament", description="Create, start and watch tournaments."
     )
     p.add_argument("--version", action="version", version=version_text("sushigo-tournament"))
-    p.add_argument("address", type=address, help="the server, host:port")
+    p.add_argument("address", metavar="HOST:PORT", type=address, help="the server, host:port")
     p.add_argument(
         "--name", default=None, help=f"display name (default {DEFAULT_NAME}, numbered if taken)"
     )
@@ -228,21 +232,41 @@ def parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the tournaments")
-    create = sub.add_parser("create", help="create a tournament (and run it with --entrants)")
-    create.add_argument("tournament", help="its name")
-    create.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
-    create.add_argument("--games", type=int, default=12)
-    create.add_argument(
-        "--format", choices=[f.value for f in TournamentFormat], default="round_robin"
+    create = sub.add_parser(
+        "create",
+        help="create a tournament (and run it with --entrants)",
+        description="Create a tournament for entrants to join (sushigo-bot --tournament NAME, or"
+        " a player in the lobby); the organiser starts it (start NAME), or it starts by itself"
+        " with --entrants, and the standings are watched to the end.",
     )
-    add_game(create, "the game")
+    create.add_argument("tournament", help="its name (1-32 characters)")
+    create.add_argument(
+        "--players", type=count(1), default=4, help=f"seats per game ({PLAYERS_HELP}; default 4)"
+    )
+    create.add_argument(
+        "--games", type=int, default=12, help="games in the whole tournament, 1-10000 (default 12)"
+    )
+    create.add_argument(
+        "--format",
+        choices=[f.value for f in TournamentFormat],
+        default="round_robin",
+        help="round_robin: every group of entrants in every seat order, in turn; random: random"
+        " seatings each game (default round_robin)",
+    )
+    add_game(create, "the game (default sushi-go)")
     create.add_argument(
         "--variant",
         action="append",
         default=[],
         help="a variant of the game (Sushi Go!: pass_both_ways, dummy, soy_sauce); repeatable",
     )
-    create.add_argument("--turn-seconds", type=int, default=30)
+    create.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=30,
+        help="each game's turn time, 0-600 (0: none; default 30): a seat that lets it pass is"
+        " played for, and a bot plays it after two such turns",
+    )
     create.add_argument(
         "--entrants", type=int, default=None, help="start when this many have entered, then watch"
     )
@@ -258,10 +282,16 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `sushigo-tournament`."""
     p = parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in COMMANDS and {"-h", "--help"} & set(argv):
+        # `sushigo-tournament create --help`: the command's help, though no server came first.
+        argv.insert(0, "localhost:7777")
     args = p.parse_args(argv)
     args.address_text = next((a for a in (argv or sys.argv[1:]) if not a.startswith("-")), "")
     if args.command == "create" and not 1 <= args.games <= 10_000:
         p.error("--games must be 1-10000")
+    if args.command == "create" and (wrong := check_players(args.game, args.players)):
+        p.error(f"--players {args.players}: {wrong}")
     if args.command == "create":
         try:
             rules(args.game).options(args.players, args.variant)
@@ -275,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 0
+        print("sushigo-tournament: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

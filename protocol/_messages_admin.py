@@ -109,6 +109,11 @@ class NodeInfo:
     """Tables with a game in progress."""
     started_ms: Ms = 0
     """When it started."""
+    address: NodeName = ""
+    """Where clients reach it (a cluster's node's advertised HOST:PORT; empty: a lone server)."""
+    alive: bool = True
+    """False: its lease has ended (it stopped, died, or cannot reach the cluster's database);
+    its counts are those it last said."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

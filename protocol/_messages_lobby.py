@@ -77,6 +77,10 @@ class SeatInfo:
     """A server-side bot holds the seat (added, or standing in for a player who left)."""
     connected: bool = True
     """False while the seat's player is disconnected (it may RESUME)."""
+    away: bool = False
+    """(2.5) The seat's player let two deadlines in a row pass and has not acted since: a bot
+    plays the seat (``bot`` true), or, at a table where nobody else plays and no tournament
+    waits, the game is paused for them (``bot`` false: no timer runs until they act)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -49,6 +49,9 @@ class GetLeaderboard(ClientMessage):
     """The game whose ladder to show."""
     limit: Annotated[int, Range(1, MAX_LEADERBOARD)] = 20
     """The most rows, from the top."""
+    player_id: PlayerId | None = None
+    """(2.5) Whose place to answer in ``mine`` (nil: the asker's own). A ladder is public: this
+    lets a client show a key's place without logging in with it (which would set its name)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,6 +10,10 @@ from .versions import CURRENT_VERSION
 DISTRIBUTION = "sushigo"
 """The distribution whose version is printed."""
 
+INTERRUPTED = 130
+"""Every command's exit code when Ctrl-C stopped it (the shell's convention for SIGINT, 128 + 2),
+after one line ``PROG: interrupted`` on stderr and never a traceback (README, "Exit codes")."""
+
 
 def package_version() -> str:
     """The installed ``sushigo`` distribution's version ("unknown" when run from a tree that

@@ -33,7 +33,7 @@ class Version:
         return f"{self.major}.{self.minor}"
 
 
-CURRENT_VERSION = Version(2, 4)
+CURRENT_VERSION = Version(2, 5)
 """The version this code speaks best."""
 SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
 """Every (major, highest minor) this code can speak; all lower minors of a major are implied."""
@@ -46,12 +46,15 @@ CAPABILITIES: tuple[str, ...] = (
     "quick_match",
     "placement",
     "tournament_redirect",
+    "quick_move",
 )
 """Optional features this code implements; WELCOME returns those both sides have. ``placement``
 (a cluster): the client follows a REDIRECT that answers CREATE_TABLE or QUICK_MATCH (the new
 table opens on another node) by asking that node again; ``tournament_redirect`` (a cluster):
 likewise for a REDIRECT that answers REGISTER_TOURNAMENT, WATCH_TOURNAMENT or START_TOURNAMENT
-(another node runs the tournament)."""
+(another node runs the tournament); ``quick_move`` (a cluster): the client, waiting at a
+quick-match table, follows an unasked REDIRECT to another node's quick match (which seats it),
+and asks for a quick match again where it is when it cannot."""
 
 
 def choose_version(

@@ -54,10 +54,17 @@ fi
 stamp="$venv/.sushigo-installed"
 want=$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! "$venv/bin/python" -c "import sushigo.engine" 2>/dev/null; then
-    echo "installing sushigo and its dev tools into $venv" >&2
+    echo "installing sushigo and its dev tools into $venv (a minute or two the first time)" >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root[dev]" \
-        || { echo "error: installing the project failed" >&2; exit 1; }
+    # pip's and setuptools' chatter (the editable build's warnings fill a screen) goes to a log,
+    # shown only when the install fails.
+    log="$venv/install.log"
+    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root[dev]" \
+        >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "error: installing the project failed (the whole output: $log)" >&2
+        exit 1
+    fi
     echo "$want" > "$stamp"
 fi
 # Byte-compile the project's sources (only those changed since): an editable install leaves that

@@ -25,19 +25,12 @@ from pathlib import Path
 from playwright.async_api import Browser, Page, async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The tests' way of starting Chromium (one set of flags for both).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "web"))
 
+from browser import CHROMIUM, INSTALL, launch
 from load.servers import start_server
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 THINK = 0.1
 """Seconds between the first pick of a turn and the last (the first must be in first)."""
 CLICKED = """() => {
@@ -146,14 +139,14 @@ async def main() -> int:
     parser.add_argument("--games", type=int, default=3, help="2-player games for the pick latency")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    if not Path(CHROMIUM).exists():
-        print("bench_web: Chromium is missing: apt-get install -y chromium", file=sys.stderr)
+    if not CHROMIUM.exists():
+        print(f"bench_web: {INSTALL}", file=sys.stderr)
         return 1
     server = start_server(120, None, ["--web", "127.0.0.1:0"])
     url = f"http://127.0.0.1:{server.web_port}/"
     try:
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            browser = await launch(playwright)
             loads = [await page_load(browser, url) for _ in range(args.loads)]
             samples = await pick_latency(browser, url, args.games)
             await browser.close()

@@ -13,7 +13,7 @@ network from the games of the last `WINDOW` generations. After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
-learned bot") has the command, its time and the curve.
+learned bot") has the command; docs/BENCHMARKS.md its figures.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _duel_training import train_duel  # sibling modules
+from _nets import export, mlp
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import MARGIN_SCALE, WEIGHTS, GoFeatures, LearnedStrategy
@@ -173,28 +175,6 @@ def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[li
     return counts, torch
 
 
-def mlp(torch: Any, inputs: int, hidden: int, outputs: int) -> Any:
-    """Two hidden layers of ReLUs: the shape `bots._learned.Mlp` runs."""
-    nn = torch.nn
-    return nn.Sequential(
-        nn.Linear(inputs, hidden),
-        nn.ReLU(),
-        nn.Linear(hidden, hidden),
-        nn.ReLU(),
-        nn.Linear(hidden, outputs),
-    )
-
-
-def export(torch: Any, model: Any, mean: Any, std: Any) -> dict[str, Any]:
-    """`model`'s arrays as `bots._learned.load_nets` reads them (without the player prefix)."""
-    arrays: dict[str, Any] = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
-    linears = [m for m in model if isinstance(m, torch.nn.Linear)]
-    for k, layer in enumerate(linears):
-        arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
-        arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
-    return arrays
-
-
 # -- learning -----------------------------------------------------------------------------------
 
 
@@ -239,15 +219,23 @@ def train(
     return export(torch, model, mean, std), curve
 
 
-def save(path: Path, nets: dict[int, dict[str, Any]]) -> None:
-    """Write every player count's arrays to one .npz."""
-    flat = {f"p{p}_{k}": v for p, arrays in nets.items() for k, v in arrays.items()}
+def save(path: Path, nets: dict[int | str, dict[str, Any]]) -> None:
+    """Write every network's arrays to one .npz: a player count's afterstate network under
+    ``p2_``, ``p3_``, ...; the duel network under ``d2_``."""
+    flat = {
+        f"{'p' if isinstance(p, int) else ''}{p}_{k}": v
+        for p, arrays in nets.items()
+        for k, v in arrays.items()
+    }
     np.savez_compressed(path, **flat)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 6)
     parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
+    parser.add_argument(
+        "--duel", action="store_true", help="also train the two-player duel network (d2_)"
+    )
     args = parser.parse_args(argv)
     if args.generations < 0:
         parser.error("--generations must not be negative")
@@ -255,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if torch is None:
         return 2
     start = time.perf_counter()
-    nets: dict[int, dict[str, Any]] = {}
+    nets: dict[int | str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         current = str(Path(scratch) / "current.npz")
         for players in counts:
@@ -291,6 +279,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"({evals} games); {time.perf_counter() - start:.0f} s",
                     flush=True,
                 )
+        if args.duel and 2 in counts:
+            arrays = train_duel(
+                torch,
+                args.seed,
+                current,
+                args.scale,
+                args.workers,
+                lambda line: print(f"{line}; {time.perf_counter() - start:.0f} s", flush=True),
+            )
+            nets["d2"] = arrays
     save(args.out, nets)
     print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
     return 0

@@ -24,12 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from train_learned import (  # a sibling script
-    arguments,
-    export,
-    mlp,
-    setup,
-)
+from _nets import export, mlp  # sibling scripts
+from train_learned import arguments, setup
 
 from sushigo.bots import get_strategy
 from sushigo.bots.games.sushi_roll._learned import WEIGHTS

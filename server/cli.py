@@ -8,8 +8,8 @@
 (``postgresql://user:password@host:port/dbname``).
 
 Prints one line saying where it listens (and the TLS fingerprint); Ctrl-C or SIGTERM stops it
-cleanly, saving every table. Exit codes: 0 after a clean stop, 2 for a usage error, 1 otherwise,
-always with a one-line reason.
+cleanly, saving every table. Exit codes: 0 after a clean stop by SIGTERM, 130 after one by Ctrl-C
+(SIGINT), 2 for a usage error, 1 otherwise, always with a one-line reason.
 """
 
 from __future__ import annotations
@@ -18,21 +18,26 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import ssl
 import sys
+import time
 from collections.abc import Coroutine
 from datetime import timedelta
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sushigo.protocol import CURRENT_VERSION
+from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
+from sushigo.protocol.about import INTERRUPTED
+from sushigo.protocol.records import check_signature
 
-from .cluster.node import Cluster
+from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
 from .cluster.wallclock import WallClock
 from .hub.core import Hub
-from .keys import KeyFileError, load_admin_key, load_or_create_server_key
+from .keys import KeyFileError, load_admin_key, load_or_create_server_key, public_key_bytes
 from .net import logs
 from .net.app import Server, bind
 from .net.metrics import MetricsServer, registry_for
@@ -43,8 +48,9 @@ from .options import advertised, config_from, default_db, key_path, parser, web_
 from .routing import spread as tournament_spread
 from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
-from .storage.contract import StorageError
+from .storage.contract import Storage, StorageError
 from .storage.database import is_url, open_storage
+from .storage.postgres.schema import quiet_driver_tasks
 from .storage.postgres.storage import PgStorage
 
 uvloop: ModuleType | None
@@ -100,12 +106,27 @@ def main(argv: list[str] | None = None) -> int:
             args.max_connections,
         )
     try:
-        return _run(args)
+        code = _run(args)
     except (StorageError, KeyFileError) as exc:
         print(f"sushigo-server: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # before the event loop took SIGINT over
+        code = INTERRUPTED
+    if code == INTERRUPTED:
+        print("sushigo-server: interrupted", file=sys.stderr)
+    return code
+
+
+def command() -> None:
+    """The ``sushigo-server`` command: `main`, then out at once with its exit code. Everything
+    is saved, closed and flushed by then; what is left is the interpreter's own teardown,
+    freeing every object one by one (half a second to a second of a stopping node's time under
+    load, its players waiting on it), which an exiting process does not need."""
+    code = main()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _early: list[int] = []
@@ -124,6 +145,52 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if args.node is not None and not is_url(db):
         raise StorageError(db, "--node needs a PostgreSQL --db: a cluster's nodes share one")
+    # Everything that can fail is checked before anything is made (the database, its lock, the
+    # key): a server that cannot start leaves nothing behind.
+    for given, what in ((args.db, "--db"), (args.key, "--key")):
+        folder = Path(given).parent if given is not None and not is_url(str(given)) else None
+        if folder is not None and not folder.is_dir():
+            print(
+                f"sushigo-server: error: {what} {given}: there is no folder {folder} (make it"
+                " first: only the default one is made)",
+                file=sys.stderr,
+            )
+            return 1
+    admins = [load_admin_key(path) for path in args.admin_key]
+    listening: list[socket.socket] = []
+    bound: dict[str, list[socket.socket] | None] = {}
+    asked = {"": (args.host, args.port), " (--metrics)": args.metrics, " (--web)": args.web}
+    for what, where in asked.items():
+        try:
+            bound[what] = None if where is None else bind(*where)
+        except OSError as exc:
+            for sock in listening:
+                sock.close()
+            print(
+                f"sushigo-server: error: cannot listen on {_where([where])}{what}:"
+                f" {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+        listening += bound[what] or []
+    try:
+        game = bound[""]
+        assert game is not None
+        return _open_and_serve(args, db, admins, game, bound[" (--metrics)"], bound[" (--web)"])
+    finally:
+        for sock in listening:
+            sock.close()
+
+
+def _open_and_serve(
+    args: argparse.Namespace,
+    db: str,
+    admins: list[bytes],
+    game: list[socket.socket],
+    metrics: list[socket.socket] | None,
+    web: list[socket.socket] | None,
+) -> int:
+    """Open the database and the key, then serve on the sockets already bound."""
     # A node shares its database with the other nodes; a lone server keeps every other off.
     storage = open_storage(db, exclusive=args.node is None, write_behind=True)
     if is_url(db):
@@ -138,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         key_file = key_path(db, args.key)
         key = load_or_create_server_key(key_file)
-        admins = [load_admin_key(path) for path in args.admin_key]
+        fill_record_keys(storage, public_key_bytes(key))
         tls = None
         fingerprint = ""
         if args.tls:
@@ -165,11 +232,39 @@ def _run(args: argparse.Namespace) -> int:
                 quick_patience=args.quick_patience,
                 clock=wall,
             )
-        return _loop(
-            _serve(hub, args.host, args.port, tls, fingerprint, args.metrics, cluster, args.web)
-        )
+        served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster, web)
+        return _loop(served)
     finally:
         storage.close()
+
+
+SAVE_PATIENCE = 10.0
+"""How long a lone server stopping waits for PostgreSQL to save what it holds (a cluster's node
+waits `cluster.node.STOP_SECONDS`)."""
+FILL_BATCH = 500
+"""Records read at once by `fill_record_keys`."""
+
+
+def fill_record_keys(storage: Storage, server_key: bytes) -> int:
+    """Store `server_key` with the finished games stored before records kept their key (schema
+    12) whose signature verifies with it; how many. Once per database: those it fills are not
+    read again, and a record some other key signed is left as it was. About 60 µs a record."""
+    filled = 0
+    after = ""
+    while batch := storage.keyless_records(after, FILL_BATCH):
+        after = batch[-1][0]
+        mine = []
+        for game_id, record, signature in batch:
+            signed = SignedRecord(record=record, signature=signature, server_key=server_key)
+            with contextlib.suppress(ProtocolError):
+                check_signature(signed, server_key)
+                mine.append(game_id)
+        if mine:
+            storage.fill_record_keys(server_key, mine)
+            filled += len(mine)
+    if filled:
+        log.info("stored the signing key with %d earlier records", filled)
+    return filled
 
 
 def _loop(coro: Coroutine[Any, Any, int]) -> int:
@@ -181,20 +276,26 @@ def _loop(coro: Coroutine[Any, Any, int]) -> int:
 
 async def _serve(
     hub: Hub,
-    host: str,
-    port: int,
+    listening: tuple[list[socket.socket], str, int],
     tls: ssl.SSLContext | None,
     fingerprint: str,
-    metrics_at: tuple[str, int] | None = None,
+    metrics_on: list[socket.socket] | None = None,
     cluster: Cluster | None = None,
-    web_at: tuple[str, int] | None = None,
+    web_on: list[socket.socket] | None = None,
 ) -> int:
+    """Serve on the bound sockets (`listening`: the game's, with the host and port asked for)
+    until a signal stops the server; the exit code."""
+    listeners, host, port = listening
     server = Server(hub, host, port, tls)
+    if isinstance(hub.storage, PgStorage):
+        quiet_driver_tasks(asyncio.get_running_loop())
     tables = None
     if cluster is not None:
         # Refused (another key, another protocol, the name taken): one line, exit 1, nothing
         # written, the cluster as it was.
+        began = asyncio.get_running_loop().time()
         taken = await cluster.join()
+        cluster.held_until = began + cluster.lease  # its lease, as the join wrote it
         storage = hub.storage
         assert isinstance(storage, PgStorage)
         tables = storage.load_tables_of(taken)
@@ -213,7 +314,10 @@ async def _serve(
         cluster.on_nodes = nodes_changed
         cluster.on_handoff = server.adopt
         cluster.on_chat = server.heard
+        cluster.on_operation = server.operation
+        cluster.on_moves = server.quick_moves
         await cluster.listen()
+        cluster.start_matching()
         log.info(
             "node %s joined the cluster (%d live nodes); %d tables are its own",
             cluster.node,
@@ -223,22 +327,11 @@ async def _serve(
     tune_gc(asyncio.get_running_loop())
     tidy_memory(asyncio.get_running_loop(), malloc_trim())
     metrics: MetricsServer | None = None
-    web_sockets: list[socket.socket] = []
-    try:
-        if metrics_at is not None:
-            # Bound first, so a metrics address in use stops the server before it restores.
-            metrics = MetricsServer(registry_for(server), server.unready)
-            metrics_where = _where(await metrics.start(*metrics_at))
-        if web_at is not None:
-            web_sockets = bind(*web_at)  # likewise
-        addresses = await server.start(tables)
-    except OSError as exc:
-        print(f"sushigo-server: error: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        if metrics is not None:
-            await metrics.stop()
-        for sock in web_sockets:
-            sock.close()
-        return 1
+    if metrics_on is not None:
+        metrics = MetricsServer(registry_for(server), server.unready)
+        metrics_where = _where(await metrics.start("", 0, metrics_on))
+    addresses = await server.start(tables, listeners)
+    web_sockets = web_on or []
     extra = f" (TLS, certificate {fingerprint})" if fingerprint else ""
     print(f"sushigo-server listening on {_where(addresses)}{extra}", flush=True)
     if metrics is not None:
@@ -251,14 +344,29 @@ async def _serve(
         print(f"sushigo-server web client on {scheme}://{where}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stopping(signum: int) -> None:
+        _early.append(signum)  # which one: its exit code differs
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, stopping, sig)
     if _early:
         log.info("stopping: a signal came while starting")
         stop.set()
-    renewing = None if cluster is None else asyncio.create_task(_renew(cluster, server))
+    removed: list[str] = []
+    renewing = None
+    if cluster is not None:
+        server.lease_renewed(cluster.held_until)
+        renewing = asyncio.create_task(_renew(cluster, server, stop, removed))
     await stop.wait()
     log.info("shutting down: saving %d tables", sum(t.playing for t in hub.tables.values()))
+    if isinstance(hub.storage, PgStorage):
+        # A database that answers nothing (paused, its machine frozen) must not keep a stopping
+        # server from exiting: a node's frames waited for their writes (nothing it sent is
+        # lost); a lone server's unsaved play is, past this.
+        patience = STOP_SECONDS if cluster is not None else SAVE_PATIENCE
+        hub.storage.deadline = time.monotonic() + patience
     await server.stop()
     if cluster is not None and renewing is not None:
         renewing.cancel()
@@ -267,41 +375,95 @@ async def _serve(
         await cluster.leave()
     if metrics is not None:
         await metrics.stop()
-    return 0
+    if removed:
+        print(f"sushigo-server: error: {removed[0]}", file=sys.stderr)
+        return 1
+    # Stopped by Ctrl-C (SIGINT) or by a supervisor (SIGTERM): the same clean stop, and the
+    # exit code of each (README, "Exit codes").
+    return INTERRUPTED if signal.SIGINT in _early else 0
 
 
-async def _renew(cluster: Cluster, server: Server) -> None:
+async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed: list[str]) -> None:
     """Renew the node's leases every third of their length, for as long as it runs, and take
-    over the tables of nodes that died. A renewal that fails is tried at the next beat: the
-    lease outlasts two of them."""
-    hub = server.hub
+    over the tables of nodes that died. A renewal that fails (whatever it raises: it is logged
+    in the server's format, once until renewals work again) is tried again within half a second
+    (`RETRY_SECONDS`); one that takes a whole lease is given up (the database is not answering)
+    and tried again. A node removed from the cluster (its row deleted) stops, with exit code 1:
+    it must not linger, serving tables no one else knows are its."""
+    loop = asyncio.get_running_loop()
+    failing_since: float | None = None
     while True:
-        await asyncio.sleep(cluster.lease / 3)
+        await asyncio.sleep(cluster.lease / 3 if failing_since is None else _retry(cluster))
         try:
-            began = asyncio.get_running_loop().time()
-            lost = await cluster.renew(hub.tables.keys())
-            # Cheap (one indexed look, of the names this node runs): a node that was away past
-            # its lease finds the tournaments taken over meanwhile, and lets them go before it
-            # seats another game of theirs.
-            taken = await cluster.tournaments_moved(list(hub.desk.tournaments))
-            if taken:
-                tournament_spread.let_go(hub, taken)
-            cluster.held_until = began + cluster.lease
-            hub.desk.renewed(server.now())
-            server.done()
-            await server.adopt()
-            # After the tables: a tournament taken over finds its games' tables here.
-            tournament_cluster.adopt(hub, cluster.take_tournaments)
-            server.done()  # the question goes out
-            server.publish()  # not awaited: the next renewal must not wait behind it
-        except StorageError as exc:
-            log.warning("%s", exc)
+            await _renew_once(cluster, server)
+        except ClusterError as exc:
+            log.error("%s: stopping", exc)
+            removed.append(str(exc))
+            stop.set()
+            return
+        except Exception as exc:
+            cluster.reachable = False
+            if failing_since is None:
+                failing_since = loop.time()
+                if isinstance(exc, StorageError):
+                    log.warning("%s; trying again until it works", exc)
+                elif isinstance(exc, TimeoutError):
+                    log.warning("renewing the leases: no answer from the database within a lease")
+                else:  # a bug, or the driver's: logged, and tried again all the same
+                    log.exception("renewing the leases failed; trying again until it works")
             continue
-        if lost:  # this node was away past its lease: those tables are another's now
-            # As when a commit leaves their writes out: what their people were sent since the
-            # last commit (play read from their sockets on waking, never saved) is taken back
-            # before they are sent to the node that holds them.
-            server.taken_over(set(lost))
+        if failing_since is not None:
+            log.warning("renewing the leases works again after %.1f s", loop.time() - failing_since)
+            failing_since = None
+
+
+RETRY_SECONDS = 0.5
+"""How soon a renewal that failed is tried again (a sixth of the lease, if that is sooner): the
+database back, the node's lease is renewed within a moment, not a third of a lease later, so an
+outage of most of a lease leaves its tables in play."""
+
+
+def _retry(cluster: Cluster) -> float:
+    return min(RETRY_SECONDS, cluster.lease / 6)
+
+
+async def _renew_once(cluster: Cluster, server: Server) -> None:
+    hub = server.hub
+    began = asyncio.get_running_loop().time()
+    load = Load(
+        draining=hub.draining,
+        connections=len(hub.conns),
+        sessions=len(hub.sessions),
+        playing=sum(table.playing for table in hub.tables.values()),
+    )
+    lost = await cluster.bounded(cluster.renew(hub.tables.keys(), load), cluster.lease)
+    # Cheap (one indexed look, of the names this node runs): a node that was away past its
+    # lease finds the tournaments taken over meanwhile, and lets them go before it seats
+    # another game of theirs.
+    taken = await cluster.bounded(
+        cluster.tournaments_moved(list(hub.desk.tournaments)), cluster.lease
+    )
+    if taken:
+        tournament_spread.let_go(hub, taken)
+    cluster.held_until = began + cluster.lease
+    cluster.reachable = True
+    server.lease_renewed(cluster.held_until)
+    if lost:  # this node was away past its lease: those tables are another's now
+        # As when a commit leaves their writes out: what their people were sent since the last
+        # commit (play read from their sockets on waking, never saved) is taken back before
+        # they are sent to the node that holds them.
+        server.taken_over(set(lost))
+    # Listening again, if its connection ended with PostgreSQL: then the bans and mutes made or
+    # lifted while it could not hear are read.
+    if await cluster.listen():
+        hub.admin.sanctions_read(await cluster.sanctions(), server.now())
+    hub.desk.renewed(server.now())
+    server.done()
+    await server.adopt()
+    # After the tables: a tournament taken over finds its games' tables here.
+    tournament_cluster.adopt(hub, cluster.take_tournaments)
+    server.done()  # the question goes out
+    server.publish()  # not awaited: the next renewal must not wait behind it
 
 
 def _bound(sock: socket.socket) -> tuple[str, int]:
@@ -314,4 +476,4 @@ def _where(addresses: list[tuple[str, int]]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

@@ -1,11 +1,11 @@
-"""The server's limits and timeouts, in one place (README.md, "Limits", lists each with its flag
-and default; docs/PROTOCOL.md section 8 states the protocol's).
+"""The server's limits and timeouts, in one place (docs/DEPLOY.md, "Limits", lists each with its
+flag and default; docs/PROTOCOL.md section 8 states the protocol's).
 
 Every resource a client can make the server hold is bounded here, and each bound has a flag of
 `sushigo-server` (`server.cli`). The bounds are per session, per player and per table first, with
 short time-outs, so that one address can host many honest players: a household or a campus behind
 one NAT shares one address, and the per-address caps are set high enough for that (see
-README.md, "Limits", for how to set them behind a large NAT).
+docs/DEPLOY.md, "Limits", for how to set them behind a large NAT).
 """
 
 from __future__ import annotations

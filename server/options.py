@@ -254,8 +254,9 @@ def parser() -> argparse.ArgumentParser:
         type=_patience,
         default=QUICK_PATIENCE,
         metavar="S",
-        help=f"seconds a quick-match table waits for players before the other nodes send theirs"
-        f" to it (default {QUICK_PATIENCE:g}; until then each node fills its own)",
+        help=f"seconds a quick-match table waits for players of its own node before the cluster"
+        f" merges it with other nodes' (default {QUICK_PATIENCE:g}; until then each node fills"
+        " its own)",
     )
     cluster.add_argument(
         "--lease",
@@ -266,7 +267,7 @@ def parser() -> argparse.ArgumentParser:
         "node's tables are taken over this long after it died",
     )
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
-    _limits(p.add_argument_group("limits (README.md, 'Limits': what each bounds, NAT advice)"))
+    _limits(p.add_argument_group("limits (docs/DEPLOY.md, 'Limits': what each bounds, NAT advice)"))
     return p
 
 

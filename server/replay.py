@@ -6,14 +6,19 @@
     sushigo-replay FILE                       show and verify an exported record
     sushigo-replay ... --view                 step through the game full screen instead
 
-`--db` is an SQLite file or a PostgreSQL URL, as for `sushigo-server`; `--key` names the server's
-key when it is not in its default place.
+`--db` is an SQLite file or a PostgreSQL URL, as for `sushigo-server`. Each record is checked
+against the public key stored with it (a server stores the key that signed each game; the first
+server that opens a database made before it did fills it in for the games its key signed), so no
+key file is needed. `--key` names the server's key file instead: then every record must be
+signed by it. For a record with no key stored, the key file in its default place (beside an
+SQLite file) or, on a cluster's database, the key its nodes registered is used. The listing says
+of each game whether it verifies.
 
 Verifying checks the server's Ed25519 signature, that the revealed server seed opens the hash
 published before the game, that every pick opens its commitment, and that replaying the engine
 from the re-derived seed reaches the recorded scores. Sushi Roll records (no commitments) are
 replayed action by action, every die re-derived from the seeds. Exit codes: 0 verified, 1 a check failed or
-the record cannot be read, 2 a usage error.
+the record cannot be read, 2 a usage error, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -35,13 +40,13 @@ from sushigo.protocol import (
     verify_record,
     verify_signed_record,
 )
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 from sushigo.protocol.records import export_bytes, import_bytes
 
 from .cluster.node import cluster_key
 from .keys import KeyFileError, load_or_create_server_key, public_key_bytes
 from .options import default_db, key_path
-from .storage.contract import StorageError
+from .storage.contract import Storage, StorageError, StoredRecord
 from .storage.database import is_url, open_storage
 
 
@@ -142,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the server's database: SQLite file (default {default_db()}) or PostgreSQL URL",
     )
     p.add_argument(
-        "--key", type=Path, default=None, metavar="PATH", help="the server's key (as the server's)"
+        "--key",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="check against this server key file (default: the key stored with each record)",
     )
     p.add_argument(
         "--export", type=Path, default=None, help="write the game's signed record to this file"
@@ -182,32 +191,18 @@ def _run(args: argparse.Namespace) -> int:
     db: str = args.db or str(default_db())
     if not is_url(db) and not Path(db).exists():
         raise ReplayError(f"no database at {db} (give one with --db)")
+    keys = Keys(db, args.key)
     with open_storage(db, read_only=True) as storage:
         if not args.target:
-            games = storage.list_records(limit=max(1, args.limit))
-            if not games:
-                print("no finished games yet")
-            for g in games:
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(g.finished_ms / 1000))
-                scores = ", ".join(f"{r.name} {r.score}" for r in g.players)
-                print(f"{g.game_id}  {when}  table {g.table_id}  {scores}")
-            return 0
+            return _list(storage, keys, max(1, args.limit))
         stored = storage.get_record(args.target)
         if stored is None:
             raise ReplayError(
                 f"no game {args.target!r} in {storage.path} (run without a game id to list them)"
             )
-    key_file = key_path(db, args.key)
-    server_key = (
-        public_key_bytes(load_or_create_server_key(key_file)) if key_file.exists() else None
-    )
-    if server_key is None and args.key is None and is_url(db):
-        # A cluster's database says which key its nodes sign with.
-        server_key = cluster_key(db)
-        if server_key is not None:
-            print(f"(the cluster's key, as its nodes registered it: {server_key.hex()[:16]}...)")
+    server_key = keys.of(stored)
     if server_key is None:
-        raise ReplayError(f"the server key {key_file} is missing: the signature cannot be checked")
+        raise ReplayError(keys.missing())
     signed = SignedRecord(record=stored.record, signature=stored.signature, server_key=server_key)
     if args.export is not None:
         export(signed, args.export, [r.name for r in stored.players])
@@ -218,6 +213,70 @@ def _run(args: argparse.Namespace) -> int:
             export(signed, path, [r.name for r in stored.players])
             return view(path, server_key)
     return _show(signed, server_key, [r.name for r in stored.players])
+
+
+class Keys:
+    """The key each record of a database is checked against (see the module docstring)."""
+
+    def __init__(self, db: str, given: Path | None) -> None:
+        self.db = db
+        self.given = given
+        self._file = key_path(db, given)
+        self._fallback: bytes | None = None
+        self._looked = False
+
+    def of(self, stored: StoredRecord) -> bytes | None:
+        """The key to check `stored` against (None: none is known)."""
+        if self.given is None and stored.server_key is not None:
+            return stored.server_key
+        return self.fallback()
+
+    def fallback(self) -> bytes | None:
+        """The key file's public key (`--key`, or the default place), or a cluster's key."""
+        if not self._looked:
+            self._looked = True
+            if self._file.exists():
+                self._fallback = public_key_bytes(load_or_create_server_key(self._file))
+            elif self.given is None and is_url(self.db):
+                # A cluster's database says which key its nodes sign with.
+                self._fallback = cluster_key(self.db)
+        return self._fallback
+
+    def missing(self) -> str:
+        return (
+            f"no key is stored with this game and the server key {self._file} is missing:"
+            " the signature cannot be checked"
+        )
+
+
+def _list(storage: Storage, keys: Keys, limit: int) -> int:
+    """The newest `limit` finished games (asked for one more: whether there are more), a line
+    each: id, when, the game, the table, every player's score, and whether it verifies (`check`);
+    a last line when more are stored."""
+    games = storage.list_records(limit=limit + 1)
+    if not games:
+        print("no finished games yet")
+    failed = 0
+    for g in games[:limit]:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(g.finished_ms / 1000))
+        try:
+            title = rules(g.kind).title
+        except EngineError:
+            title = g.kind  # a game this installation lacks
+        scores = ", ".join(f"{r.name} {r.score}" for r in g.players)
+        stored = storage.get_record(g.game_id)
+        key = None if stored is None else keys.of(stored)
+        if stored is None or key is None:
+            mark = "NOT VERIFIED (no key to check it with)"
+        else:
+            signed = SignedRecord(record=stored.record, signature=stored.signature, server_key=key)
+            _, problems = check(signed, key)
+            mark = "verified" if not problems else f"NOT VERIFIED ({problems[0]})"
+        failed += mark != "verified"
+        print(f"{g.game_id}  {when}  {title:<10}  table {g.table_id}  {scores}  {mark}")
+    if len(games) > limit:
+        print(f"(the newest {limit} games; more are stored: --limit N lists more)")
+    return 1 if failed else 0
 
 
 FETCHER = "sushigo.client.fetch"
@@ -262,7 +321,7 @@ def _call(command: list[str]) -> int:
     try:
         return subprocess.run(command, check=False).returncode
     except KeyboardInterrupt:
-        return 1
+        return INTERRUPTED  # (the program run said so: Ctrl-C reached it too)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
 
@@ -294,9 +353,9 @@ def _show(signed: SignedRecord, server_key: bytes | None, names: list[str] | Non
         for problem in problems:
             print(f"  - {problem}")
         return 1
+    picks = "every commitment" if record is None or rules(record.game).secret else "every roll"
     print(
-        "verified: signature, seed commitment, every commitment and the replayed game and scores"
-        " check out"
+        f"verified: signature, seed commitment, {picks} and the replayed game and scores check out"
     )
     return 0
 

@@ -11,8 +11,12 @@ of their own in the temporary directory (`binaries`), and the folders above a cl
 the temporary directory are opened to it for passing through, no more (`open_up`).
 
 Settings for speed, not safety: ``fsync=off`` (the tests kill the sushigo server, never
-PostgreSQL or the machine, so what PostgreSQL has accepted is durable enough), and small shared
-memory, so that several test runs can share a small machine.
+PostgreSQL or the machine, so what PostgreSQL has accepted is durable enough), small shared
+memory and a small write-ahead log, so that several test runs (and the several processes of a
+parallel one, each with a cluster of its own) can share a small machine. `scratch` is where a
+cluster had best live: in memory where the machine offers that, as a database per test (about
+8 MB of files and as much of log, each) adds up to gigabytes over a run, which a disk would
+otherwise be writing back, and deleting, for minutes after the tests.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -40,6 +45,18 @@ from pgserver.utils import ensure_user_exists
 SUPERUSER: Final = "postgres"
 SYSTEM_USER: Final = "pgserver"
 """The system user PostgreSQL runs as when the tests run as root (the one pgserver makes)."""
+
+
+MEMORY: Final = Path("/dev/shm")
+"""A file system in memory on most Linux machines."""
+
+
+def scratch() -> Path | None:
+    """The folder a test cluster's temporary directory goes in: `MEMORY` when it is there to
+    write in, else None (the system's temporary folder)."""
+    if MEMORY.is_dir() and os.access(MEMORY, os.W_OK | os.X_OK):
+        return MEMORY
+    return None
 
 
 def free_port() -> int:
@@ -127,7 +144,12 @@ class PgCluster:
     def start(self, *, durable: bool = False) -> None:
         """Start it (again). `durable`: PostgreSQL's own safe defaults (for benchmarks),
         instead of the tests' settings for speed."""
-        fast = "" if durable else "-c fsync=off -c full_page_writes=off -c shared_buffers=32MB"
+        fast = (
+            ""
+            if durable
+            else "-c fsync=off -c full_page_writes=off -c shared_buffers=32MB"
+            " -c min_wal_size=32MB -c max_wal_size=64MB"
+        )
         options = " ".join(
             (f"-h 127.0.0.1 -p {self.port} -k {self.sockets}", fast, "-c max_connections=60")
         )
@@ -143,6 +165,31 @@ class PgCluster:
         except RuntimeError:
             self._run("pg_ctl", "-w", "-m", "immediate", "stop")
         self.running = False
+
+    def processes(self) -> list[int]:
+        """PostgreSQL's processes now: the postmaster and its children (every backend)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [postmaster, *children_of(postmaster)]
+
+    def pause(self) -> None:
+        """SIGSTOP every process of PostgreSQL: its connections stay open and answer nothing, as
+        a frozen machine's (or a saturated disk's) would; `unpause` wakes them."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        """SIGCONT every process of PostgreSQL (after `pause`)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+    def discard(self) -> None:
+        """Stop the server at once, its files about to be deleted: no shutdown checkpoint
+        (PostgreSQL's "immediate" mode, as in a crash)."""
+        if self.running:
+            self._run("pg_ctl", "-w", "-m", "immediate", "stop")
+            self.running = False
 
     def cpu_seconds(self) -> float:
         """The CPU time PostgreSQL has used since it started (Linux): the postmaster, its live
@@ -183,17 +230,24 @@ class PgCluster:
         self.sql(f"CREATE DATABASE {name}")
         return self.url(name)
 
+    def drop_database(self, url: str) -> None:
+        """Drop the database of `url` (one `new_database` made), ending any connection to it
+        still open."""
+        name = url.rsplit("/", 1)[1]
+        self.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
 
 def open_up(root: Path) -> None:
     """Let PostgreSQL's system user pass through every folder above `root` (mode o+x, not
-    o+r): those in the temporary directory that this user owns are opened; any other closed to it
-    is an error saying which, and nothing is changed outside the temporary directory."""
+    o+r): those in the temporary directory (or in `MEMORY`) that this user owns are opened; any
+    other closed to it is an error saying which, and nothing is changed outside those two."""
     temporary = Path(tempfile.gettempdir()).resolve()
+    ours = (temporary, MEMORY.resolve())
     for folder in root.resolve().parents:
         mode = folder.stat().st_mode
         if mode & stat.S_IXOTH:
             continue
-        if temporary in folder.parents and folder.stat().st_uid == os.geteuid():
+        if any(place in folder.parents for place in ours) and folder.stat().st_uid == os.geteuid():
             folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
             continue
         raise RuntimeError(

@@ -51,7 +51,11 @@ class ServerProcess:
         """Where ``--web 127.0.0.1:PORT`` (in `extra`) serves, once started (a restart keeps
         it: give port 0 the first time, the port found after)."""
         self.proc: asyncio.subprocess.Process | None = None
+        self.patience = 20.0
+        """Seconds it may take to say where it listens (a busy machine's chaos runs wait more)."""
         self.log = b""
+        self._grew = asyncio.Event()
+        """Set as each line is added to `log` (`logged` waits on it)."""
         self._drain: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
@@ -78,7 +82,7 @@ class ServerProcess:
         """Read the output up to a line matching `pattern` (the log lines before it are kept)."""
         assert self.proc is not None and self.proc.stdout is not None
         while True:
-            line = (await asyncio.wait_for(self.proc.stdout.readline(), 20)).decode()
+            line = (await asyncio.wait_for(self.proc.stdout.readline(), self.patience)).decode()
             assert line, f"the server ended before saying {pattern.pattern!r}:\n{self.log!r}"
             match = pattern.match(line)
             if match:
@@ -89,6 +93,22 @@ class ServerProcess:
         assert proc.stdout is not None
         while line := await proc.stdout.readline():
             self.log += line
+            self._grew.set()
+
+    async def logged(self, check: Callable[[bytes], object], timeout: float = 20) -> None:
+        """Return once `check(log)` holds, looked at again as each line comes (AssertionError
+        after `timeout` seconds). Start the server with ``--log-level info`` to see its
+        lobby."""
+
+        async def grown() -> None:
+            while not check(self.log):
+                self._grew.clear()
+                await self._grew.wait()
+
+        try:
+            await asyncio.wait_for(grown(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"the server did not log that in time:\n{self.log!r}") from None
 
     async def kill(self) -> None:
         """SIGKILL: no clean-up of any kind."""
@@ -158,12 +178,16 @@ def kill_when_ready(
             child.wait()
 
 
-async def start_bots(port: int, games: int, count: int = 3) -> list[asyncio.subprocess.Process]:
+async def start_bots(
+    port: int, games: int, count: int = 3, players: int = 4
+) -> list[asyncio.subprocess.Process]:
     """`count` `sushigo-bot` processes (random, seeded, named bot0, bot1, ...) quick-matching
-    into 4-seat games on 127.0.0.1:`port` for `games` games each."""
+    into games of `players` seats on 127.0.0.1:`port` for `games` games each."""
     return [
         await _bot(
-            port, "--players", "4", "--games", str(games), "--name", f"bot{i}", "--seed", str(i)
+            port,
+            *("--players", str(players), "--games", str(games)),
+            *("--name", f"bot{i}", "--seed", str(i)),
         )
         for i in range(count)
     ]
@@ -268,3 +292,17 @@ async def next_event_resuming(
                 resumed()
             if client.awaiting:
                 client.pick(rng.choice(list(client.legal_actions())))
+
+
+async def http_get(
+    host: str, port: int, path: str, method: str = "GET", timeout: float = 10.0
+) -> tuple[int, str]:
+    """One HTTP request on a connection of its own: (status, body)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        reply = await asyncio.wait_for(reader.read(), timeout)
+    finally:
+        writer.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body.decode()

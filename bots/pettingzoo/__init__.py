@@ -6,7 +6,7 @@ other seats played by strategies from the registry. The environments drive any g
 table (its ``PETTINGZOO``, `bots._door`: Sushi Go!'s and Sushi Roll's are in their folders,
 `bots.games.sushi_go._pz_table` and `bots.games.sushi_roll._pz_table`). Needs the optional extra
 ``rl`` (numpy, gymnasium, pettingzoo): ``pip install sushigo[rl]``. Nothing else in the project
-imports this package, so the game, the server and the client never need numpy. docs/BOTS.md
+imports this package, so the game, the server and the client never need numpy. docs/RESEARCH.md
 describes the encoding.
 
 The names below are imported when first asked for: a game's table imports this package's shared

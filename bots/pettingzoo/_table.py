@@ -1,7 +1,7 @@
 """What the PettingZoo environments need from a game: the `Table` contract, and rewards.
 
 A table is one game with its encoding: which seats must act now, each seat's observation (a
-numpy array and an action mask, see docs/BOTS.md "The environments' encoding"), and a step that
+numpy array and an action mask, see docs/RESEARCH.md "The environments' encoding"), and a step that
 plays one index per acting seat. The AEC and parallel environments of `_envs` drive any table, so
 games differ only in their tables (each game's ``PETTINGZOO``, `bots._door`: Sushi Go!'s
 `bots.games.sushi_go._pz_table`, Sushi Roll's `bots.games.sushi_roll._pz_table`).

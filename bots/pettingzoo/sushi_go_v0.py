@@ -13,7 +13,7 @@ winners and -1 among the others at the end; "score": each step's change of score
 
 Picks are simultaneous: the parallel form takes every seat's index at once; the AEC form asks each
 agent in seat order and keeps the picks secret until the last is in. Observations and action
-indexes are tabled in docs/BOTS.md; an index outside the action mask is replaced by the seat's
+indexes are tabled in docs/RESEARCH.md; an index outside the action mask is replaced by the seat's
 lowest legal one, with ``{"illegal_action": True}`` in its info.
 """
 

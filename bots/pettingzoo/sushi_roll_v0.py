@@ -15,7 +15,7 @@ times in a row; the parallel form steps every agent at once, the seats not to mo
 wait index (their mask allows nothing else). `max_cycles` truncates the parallel form after that
 many steps, and in the AEC form each agent after that many of its own actions (a truncated seat's
 later moves are then played for it by its lowest legal index, so the others play on to their own
-limit). The action indexes and the observation are tabled in docs/BOTS.md; an index outside the
+limit). The action indexes and the observation are tabled in docs/RESEARCH.md; an index outside the
 mask is replaced by the lowest legal one (take the first die, or wait), with
 ``{"illegal_action": True}`` in the agent's info.
 """

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -181,8 +182,15 @@ async def run_tui(
     startup: Startup | None = None,
     input: Input | None = None,
     output: Output | None = None,
-) -> None:
-    """The terminal client on a connected `client`, until the player quits."""
+    resumed: Resumed | None = None,
+) -> AppState:
+    """The terminal client on a connected `client`, until the player quits (`resumed`: the
+    session was taken back rather than logged in, and its game comes on screen); the state as it
+    ended (whether they quit with Ctrl-C, or in the middle of a game)."""
     state = AppState(client=client, address=address)
+    state.server_ends_with_us = bool(os.environ.get("SUSHIGO_PLAY"))
+    if resumed is not None:
+        state.resumed(resumed)
     app = build_application(state, input=input, output=output)
     await run_application(app, state, startup=startup)
+    return state

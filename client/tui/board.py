@@ -21,12 +21,14 @@ comes from that state alone, so rendering tests need no server.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, ClassVar, Protocol
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.filters import Condition, Filter
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_width
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from sushigo.client.checks import Fairness
@@ -36,13 +38,24 @@ from sushigo.engine.api import Rules
 from sushigo.engine.games import rules
 from sushigo.protocol import Acted, Commitments, GameEnded, Resumed, TurnResult, TurnStart
 
-__all__ = ["Board", "Fragments", "Shell", "panel_line"]
+__all__ = [
+    "Board",
+    "Fragments",
+    "Shell",
+    "fit_row",
+    "panel_line",
+    "player_label",
+    "terminal_size",
+]
 
 Fragments = StyleAndTextTuples
 """prompt_toolkit formatted text: (style, text) pairs."""
 
 MENU_WIDTH = 42
 """The panel's width (the hand's window)."""
+FRAME_ROWS = 4
+"""Rows of the game screen that are neither the players' nor the panels': the header, the
+fairness rule, the status line and the keys."""
 
 
 class Shell(Protocol):
@@ -67,6 +80,10 @@ class Shell(Protocol):
     def is_host(self) -> bool: ...
 
     def name_of(self, seat: int, short: bool = False) -> str: ...
+
+    def seat_note(self, seat: int) -> str:
+        """ "away" or "bot plays" for a seat whose player let two turns pass; "" otherwise."""
+        ...
 
     def log_line(self, line: Fragments) -> None: ...
 
@@ -386,6 +403,8 @@ class Board:
             mine = seat == self.seat
             if final is not None and seat < len(final.places):
                 status = f"place {final.places[seat]}"
+            elif self.shell.seat_note(seat):
+                status = self.shell.seat_note(seat)
             elif seat in self.acting:
                 word = self.commits[seat] if seat < len(self.commits) else ""
                 status = word or ("choosing" if self.secret else "moving")
@@ -548,6 +567,14 @@ class Board:
         """Lines the players' window keeps before the panels below get any (None: as needed)."""
         return None
 
+    def spare_rows(self, players_lines: int, panel: Fragments) -> int:
+        """Rows of the terminal left over once the frame, `players_lines` lines of players and
+        every line of our `panel` have theirs: what long rows of the players may wrap into."""
+        rows = terminal_size()[1]
+        failing = 1 if self.shell.fairness.failures else 0
+        panel_lines = 1 + sum(text.count("\n") for _, text, *_ in panel)
+        return max(0, rows - FRAME_ROWS - failing - players_lines - panel_lines)
+
 
 def panel_line(
     at_cursor: bool, number: str, mark: str, style: str, name: str, hint: str, *, focus: bool
@@ -566,6 +593,73 @@ def panel_line(
     if at_cursor:
         line = [("class:cursor " + style, text) for style, text, *_ in line]
     return out + line
+
+
+def player_label(name: str, short: bool = False) -> str:
+    """A player's name as the screens show it: server bots ("medium-bot-2") as "medium-bot2",
+    or "bot2" when `short` (the log, where room is scarce); anyone else's as it is."""
+    bot = re.fullmatch(r"(.*)-bot-(\d+)", name)
+    if bot is None:
+        return name
+    return f"bot{bot.group(2)}" if short else f"{bot.group(1)[:7]}-bot{bot.group(2)}"
+
+
+def terminal_size() -> tuple[int, int]:
+    """The terminal's (columns, rows), as the application draws on it (80x24 outside one)."""
+    try:
+        size = get_app().output.get_size()
+    except Exception:  # no terminal to ask (a snapshot outside an app)
+        return 80, 24
+    return size.columns, size.rows
+
+
+def fit_row(
+    head: Fragments, body: Fragments, columns: int, spare: int, rule: str = "│ "
+) -> tuple[Fragments, int]:
+    """One row of the players' window that never wraps on its own: `head` (a name and its
+    figures), then `body` (a tableau, a belt) broken between its words onto at most `spare`
+    more lines, each starting under the body's first column (after `rule`, which ends the head);
+    what still does not fit is left out and marked ``…``. The row's fragments (no newline at its
+    end), and the extra lines it took."""
+    indent = fragment_list_width(head)
+    width = max(8, columns - indent)
+    words: list[Fragments] = [[]]
+    for style, text, *_ in body:
+        for i, piece in enumerate(text.split(" ")):
+            if i:
+                words.append([])
+            if piece:
+                words[-1].append((style, piece))
+    lines: list[list[Fragments]] = [[]]
+    cut = False
+    for word in (w for w in words if w):
+        line = lines[-1]
+        if _line_width(line) + (1 if line else 0) + fragment_list_width(word) <= width:
+            line.append(word)
+        elif len(lines) <= spare and line:
+            lines.append([word])
+        else:
+            cut = True
+            break
+    if cut:
+        last = lines[-1]
+        while last and _line_width(last) + 2 > width:
+            last.pop()
+        last.append([("class:dim", "…")])
+    out: Fragments = list(head)
+    for n, line in enumerate(lines):
+        if n:
+            out += [("", "\n" + " " * max(0, indent - len(rule))), ("class:dim", rule)]
+        for i, word in enumerate(line):
+            if i:
+                out.append(("", " "))
+            out += word
+    return out, len(lines) - 1
+
+
+def _line_width(words: list[Fragments]) -> int:
+    """Columns of a line of words, one space between each two."""
+    return sum(fragment_list_width(word) for word in words) + max(0, len(words) - 1)
 
 
 def _runner(run: Callable[[], object]) -> Callable[[KeyPressEvent], None]:

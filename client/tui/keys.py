@@ -19,6 +19,7 @@ from prompt_toolkit.key_binding import (
     merge_key_bindings,
 )
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Window
 
 from sushigo.bots import LEVELS, levels
@@ -89,6 +90,7 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     @kb.add("Y", filter=confirming)
     @kb.add("c-c", filter=confirming)
     def _really(event: KeyPressEvent) -> None:
+        state.interrupted = event.key_sequence[-1].key == Keys.ControlC
         event.app.exit()
 
     @kb.add("n", filter=confirming)

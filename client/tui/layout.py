@@ -79,10 +79,20 @@ def header_text(state: AppState) -> Fragments:
     """Top bar: the game, where it stands (the board's part) and the step's countdown."""
     board = state.board
     if board is None or not state.in_game:
-        where = f" {state.client.name} @ {state.address}" if state.client else ""
-        return [("class:header", " Sushi Go! "), ("class:header", f"· lobby{where} ")]
+        # Where we are: a table of ours (before its game, or between games), or the lobby.
+        where = f" · {state.client.name} @ {state.address}" if state.client else ""
+        table = state.table
+        if table is not None:
+            title = game_title(table.settings.kind)
+            return [("class:header", f" {title} · table {table.table_id}{where} ")]
+        return [("class:header", f" sushigo · lobby{where} ")]
     out: Fragments = [("class:header", f" {board.title} "), *board.header()]
-    if state.deadline is not None and state.final is None:
+    if state.paused and state.final is None:
+        table = state.table
+        waiting = [s.seat for s in table.seats if s.away and not s.bot] if table else []
+        who = ", ".join(state.name_of(seat) for seat in waiting)
+        out.append(("class:status.error", f" · paused: waiting for {who}"))
+    elif state.deadline is not None and state.final is None:
         left = max(0, int(state.deadline - state.now() + 0.999))
         out.append(("class:status.error" if left <= 10 else "class:title", f" · time {left}s"))
     return out
@@ -175,7 +185,7 @@ def status_text(state: AppState) -> Fragments:
 
 def _default_status(state: AppState) -> str:
     if state.board is not None and state.in_game:
-        return state.board.default_status()
+        return state.away_note() or state.board.default_status()
     if state.form is not None:
         return "set up the table, then Create"
     if state.recent is not None:
@@ -301,7 +311,14 @@ def leaderboard_text(state: AppState) -> Fragments:
 def quit_text(state: AppState) -> Fragments:
     """The quit confirmation."""
     during = state.in_game and state.final is None
-    extra = "\nYour seat is kept for a while: run the client again to resume." if during else ""
+    extra = (
+        ""
+        if not during
+        else "\nQuitting ends this game: scripts/play stops its server with you."
+        if state.server_ends_with_us
+        else "\nYour seat is kept for a while (two minutes, on a server's defaults):"
+        "\nrun the client again, without --bots, to take it back."
+    )
     return [("class:title", "Quit sushigo?"), ("", extra), ("", "\n\ny: quit   n: stay")]
 
 

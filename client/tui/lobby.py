@@ -5,6 +5,7 @@ from __future__ import annotations
 from sushigo.bots import levels
 from sushigo.protocol import Leaderboard, Rated, TableSettings
 
+from .board import player_label
 from .form import game_title, variant_label
 from .state import AppState, CreateForm, Fragments
 
@@ -34,7 +35,7 @@ def lobby_text(state: AppState) -> Fragments:
         out.append(("class:dim", "\n  no tables yet: n creates one, m finds a quick match"))
     for i, table in enumerate(state.tables):
         s = table.settings
-        taken = sum(1 for seat in table.seats if seat.player_id is not None)
+        taken = sum(1 for seat in table.seats if seat.player_id is not None or seat.bot)
         turn = f"{s.turn_seconds}s" if s.turn_seconds else "-"
         game = game_title(s.kind)
         row = (
@@ -98,13 +99,14 @@ def seats_text(state: AppState) -> Fragments:
     game = game_title(s.kind)
     out: Fragments = [
         ("class:title", f"Table {table.table_id} · {game} · {s.players} players · "),
-        ("", f"{_variants(s)} · {turn} · {table.status.value}\n"),
+        ("", f"{_variants(s) if s.variants else 'no variant'} · {turn} · {table.status.value}\n"),
     ]
     for seat in table.seats:
-        if seat.player_id is None:
+        if seat.player_id is None and not seat.bot:
             who: Fragments = [("class:dim", "(empty)")]
         else:
-            who = [("class:me" if seat.seat == state.seat else "", seat.name or "?")]
+            name = player_label(seat.name) if seat.name else "?"
+            who = [("class:me" if seat.seat == state.seat else "", name)]
             if seat.bot:
                 who.append(("class:dim", " [bot]"))
             if seat.player_id == table.host:
@@ -135,12 +137,11 @@ def leaderboard_lines(board: Leaderboard, player_id: str, *, signed_in: bool) ->
     mine = board.mine
     if mine is not None and all(row.player_id != mine.player_id for row in board.top):
         lines += ["  ...", _rated_line(mine, True)]
+    elif mine is None and signed_in:
+        lines.append(f"you are not rated at {title} yet: a game is rated when it has two or")
+        lines.append("more players logged in with --key (bots and guests are not rated)")
     elif mine is None:
-        lines.append(
-            f"you are not rated at {title} yet: finish a game"
-            if signed_in
-            else "guests are not rated: log in with --key to be on the leaderboard"
-        )
+        lines.append("guests are not rated: log in with --key to be on the leaderboard")
     return lines
 
 

@@ -17,6 +17,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bin
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 
 from . import ops
+from .board import player_label
 from .form import game_title
 from .lobby import list_row
 from .replay_state import RecentGames, ReplayError, open_record
@@ -109,8 +110,7 @@ def recent_text(state: AppState) -> Fragments:
     if recent.loading and not recent.games:
         return [*out, ("class:dim", "  asking the server…")]
     if not recent.games:
-        if not recent.note:
-            out.append(("class:dim", "  no finished games yet: play one, and it will be here"))
+        out.append(("class:dim", "  no finished games yet: play one, and it will be here"))
         return out
     head = f"  {'finished (UTC)':<17}{'game':<11}{'you':<11}scores"
     out.append(("class:dim", head))
@@ -118,7 +118,9 @@ def recent_text(state: AppState) -> Fragments:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.finished_ms / 1000))
         mine = next((p for p in game.players if p.seat == game.seat), None)
         you = f"{_ORDINAL.get(mine.place, f'{mine.place}th')} {mine.score}pt" if mine else "-"
-        scores = " · ".join(f"{p.name[:12]} {p.score}" for p in game.players if p.seat != game.seat)
+        scores = " · ".join(
+            f"{player_label(p.name)[:12]} {p.score}" for p in game.players if p.seat != game.seat
+        )
         row = f"{when:<17}{game_title(game.kind)[:10]:<11}{you:<11}{scores}"[:76]
         out += list_row(row, i == recent.cursor)
     return out

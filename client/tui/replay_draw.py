@@ -16,7 +16,7 @@ from sushigo.client.checks import Fairness
 from sushigo.client.connection import Client
 from sushigo.protocol import GameEnded, SignedRecord
 
-from .board import Board, Fragments
+from .board import Board, Fragments, player_label
 from .replay_state import Replay
 
 __all__ = ["ReplayDrawer", "ReplayShell", "joined"]
@@ -57,8 +57,11 @@ class ReplayShell:
         if special is not None:
             return special
         if seat < len(self.names):
-            return self.names[seat][:12] if short else self.names[seat]
+            return player_label(self.names[seat], short)
         return f"seat {seat + 1}"
+
+    def seat_note(self, seat: int) -> str:
+        return ""  # a replay shows the game, not who was away during it
 
     def log_line(self, line: Fragments) -> None:
         self.lines.append(line)
@@ -103,7 +106,8 @@ class ReplayDrawer:
         picks = replay.picks()
         scores = replay.game.scores()
         out: Fragments = []
-        for seat, name in enumerate(replay.names):
+        for seat in range(len(replay.names)):
+            name = self.shell.name_of(seat)
             out += [
                 ("", "\n" if seat else ""),
                 ("class:title", f" {name[:13]:<13}"),
@@ -152,7 +156,7 @@ class ReplayDrawer:
         final = self._at_end()
         if final is None:
             return []
-        names = [self.replay.names[s] for s in final.winners]
+        names = [self.shell.name_of(s) for s in final.winners]
         title = " and ".join(names) + (" share the win" if len(names) > 1 else " wins")
         return [("class:title", f"Game over · {title}\n"), *self.board.game_summary()]
 

@@ -28,6 +28,8 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.output import Output
 
+from sushigo.protocol.about import INTERRUPTED
+
 from .board import Fragments
 from .games import drawer_for
 from .replay_draw import ReplayDrawer
@@ -196,7 +198,7 @@ def build_replay_app(
 
     @extra.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:
-        event.app.exit(result=code)
+        event.app.exit(result=INTERRUPTED)
 
     @extra.add("c-l")
     def _redraw(event: KeyPressEvent) -> None:

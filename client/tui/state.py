@@ -10,7 +10,6 @@ is passed in (`now`), so the countdown is tested without waiting.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -38,12 +37,13 @@ from sushigo.protocol import (
     TableJoined,
     TableLeft,
     TableList,
+    TableStatus,
     TableUpdate,
     TurnResult,
     TurnStart,
 )
 
-from .board import Board, Fragments
+from .board import Board, Fragments, player_label
 from .form import CreateForm, game_title
 from .games import board_class
 from .mute import ChatLine, Mutes
@@ -116,6 +116,10 @@ class AppState:
     # -- the frame ----------------------------------------------------------------------------
     show_help: bool = False
     confirm_quit: bool = False
+    interrupted: bool = False
+    """The player quit with Ctrl-C (not q then y)."""
+    server_ends_with_us: bool = False
+    """The server stops when this client quits (scripts/play's): a quit ends the game."""
     chatting: bool = False
     status: str = ""
     status_error: bool = False
@@ -180,11 +184,7 @@ class AppState:
         if seat == self.seat and self.seat is not None:
             return "you"
         if seat < len(self.names):
-            name = self.names[seat]
-            bot = re.fullmatch(r"(.*)-bot-(\d+)", name)
-            if bot is None:
-                return name
-            return f"bot{bot.group(2)}" if short else f"{bot.group(1)[:7]}-bot{bot.group(2)}"
+            return player_label(self.names[seat], short)
         return f"seat {seat + 1}"
 
     # -- server messages ----------------------------------------------------------------------
@@ -201,10 +201,12 @@ class AppState:
             self.tables = msg.tables
             self.table_cursor = min(self.table_cursor, max(0, len(msg.tables) - 1))
         elif isinstance(msg, TableJoined):
+            self.names = ()  # another table's players, until its game says who sits where
             self.table, self.seat = msg.table, msg.seat
             self.form = None
             self.log_line([("", f"joined table {msg.table.table_id} at seat {msg.seat + 1}")])
         elif isinstance(msg, Spectating):
+            self.names, self.board, self.final = (), None, None  # nothing of another table's
             self.table, self.seat = msg.table, None
             self.log_line([("", f"watching table {msg.table.table_id}")])
         elif isinstance(msg, TableUpdate):
@@ -269,7 +271,10 @@ class AppState:
         return True
 
     def left_table(self) -> None:
-        """We are back in the lobby: no table, no game on screen."""
+        """We are back in the lobby: no table, no game on screen, and the table's log gone
+        with it (the next table's starts afresh)."""
+        self.log.clear()
+        self.names = ()
         self.table = self.board = self.final = None
         self.seat, self.summary, self.deadline = None, None, None
 
@@ -279,8 +284,45 @@ class AppState:
 
     def _table_update(self, table: TableInfo) -> None:
         if self.table is not None and self.table.table_id == table.table_id:
+            was = self.away_note()
             self.table = table
+            now = self.away_note()
+            if now and now != was:
+                self.set_status(now, error=True)
+            elif was and not now and self.in_game:
+                self.set_status("you are back: the seat is yours again")
         self.tables = tuple(table if t.table_id == table.table_id else t for t in self.tables)
+
+    @property
+    def paused(self) -> bool:
+        """Our table's game waits for a player who let two turns pass (docs/PROTOCOL.md section
+        2.5: every person at it is away, so no bot plays for them)."""
+        table = self.table
+        return (
+            table is not None
+            and table.status is TableStatus.PLAYING
+            and any(seat.away and not seat.bot for seat in table.seats)
+        )
+
+    def seat_note(self, seat: int) -> str:
+        """A seat's player, when away, in the players' lines: "away" (the game waits for them)
+        or "bot plays" (for them, until they play again); "" otherwise."""
+        table = self.table
+        if table is None or seat >= len(table.seats) or not table.seats[seat].away:
+            return ""
+        return "bot plays" if table.seats[seat].bot else "away"
+
+    def away_note(self) -> str:
+        """What our seat being away means, in words ("": we are not away)."""
+        table, seat = self.table, self.seat
+        if table is None or seat is None or seat >= len(table.seats) or self.final is not None:
+            return ""
+        info = table.seats[seat]
+        if not info.away:
+            return ""
+        if info.bot:
+            return "you missed two turns: a bot plays for you until you play again"
+        return "you missed two turns: the game is paused until you play (no timer runs)"
 
     def _new_board(self, kind: str) -> Board:
         self.board = board_class(kind)(self, kind)
@@ -291,9 +333,8 @@ class AppState:
         self.final, self.summary, self.deadline = None, None, None
         self.form = None
         self._new_board(msg.kind)
-        self.log_line(
-            [("class:log.round", f"{game_title(msg.kind)} starting: " + ", ".join(msg.players))]
-        )
+        names = ", ".join(self.name_of(seat) for seat in range(len(msg.players)))
+        self.log_line([("class:log.round", f"{game_title(msg.kind)} starting: {names}")])
 
     def _turn_start(self, msg: TurnStart) -> None:
         board = self.board
@@ -302,14 +343,19 @@ class AppState:
             kind = self.table.settings.kind if self.table is not None else ""
             board = self._new_board(kind)
         if not self.names:
-            seats = self.table.seats if self.table is not None else ()
-            count = max(len(seats), max(msg.seats, default=-1) + 1)
-            self.names = tuple(
-                (seats[i].name if i < len(seats) else None) or f"seat {i + 1}" for i in range(count)
-            )
+            self._names_from_table(max(msg.seats, default=-1) + 1)
         self.seat = getattr(msg.observation, "seat", self.seat)
         board.turn_start(msg)
         self.deadline = self.now() + msg.deadline_ms / 1000 if msg.deadline_ms else None
+
+    def _names_from_table(self, count: int = 0) -> None:
+        """The players' names from our table's seats (a game whose start we did not see: one
+        watched from the middle, or a seat taken back by a new run of the client)."""
+        seats = self.table.seats if self.table is not None else ()
+        count = max(len(seats), count)
+        self.names = tuple(
+            (seats[i].name if i < len(seats) else None) or f"seat {i + 1}" for i in range(count)
+        )
 
     def _game_ended(self, msg: GameEnded) -> None:
         """The game ended: show the final summary (and the seed check, by now complete)."""
@@ -334,7 +380,12 @@ class AppState:
             self.table, self.seat = client.table, client.seat
             kind = client.kind
             if self.board is None and kind is not None and client.observation is not None:
+                # A game this run did not see start: the seat was taken back from a kept token.
+                if not self.names:
+                    self._names_from_table()
                 self._new_board(kind)
+                if self.table is not None:
+                    self.log_line([("", f"back at table {self.table.table_id}")])
             if self.board is not None:
                 self.board.resumed(reply)
             snap = reply.snapshot

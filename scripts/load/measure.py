@@ -217,7 +217,7 @@ def cpu_figures(
     """Each process's CPU seconds over the run, per 1,000 four-player turns; `clients`: the
     load generator's CPU seconds. With the node's and the rest's cost per turn, what a second
     node could give on this machine's cores: a node is one thread (at most a core), and every
-    process shares the cores (see docs/SCALING.md, "CPU per turn")."""
+    process shares the cores (see docs/DEPLOY.md, "Capacity")."""
     per = 1000 / max(1.0, turns)
     nodes = [a - b for a, b in zip(after.nodes, before.nodes, strict=True)]
     pg = (

@@ -22,6 +22,9 @@ log = logging.getLogger("sushigo.server")
 
 HANDOFF: Final = "sushigo_handoff"
 """NOTIFY'd when a node hands its tables over: the nodes take them up at once."""
+HANDOFF_SECONDS: Final = 3.0
+"""How long a stopping node waits for its tables' hand-off before it goes without (their leases
+end, and the other nodes take them over then)."""
 HOLD_SECONDS: Final = 4.0
 """How long a resume for a table not yet taken up here waits for it (a dead node's lease running
 out, or this node restoring it) before it is told to try again: under the client's 10 s."""
@@ -43,8 +46,28 @@ class Adoption(Connected):
         """Tables taken over and not yet in play here (being loaded and restored, in slices):
         until when each counts as held, so a take-over meanwhile does not take it twice."""
         self._wanted: set[str] = set()
+        self._dropped: dict[str, int] = {}
+        """Tables this node dropped when its lease lapsed, each with its storage's `mark` then:
+        not taken up again here until their writes made before are durable (`dropped`)."""
         self._gathered: asyncio.Future[dict[str, bytes]] | None = None
         """The take-over of the tables `_wanted` by resumes, gathered for `ADOPT_GATHER`."""
+
+    def dropped(self, table_ids: Collection[str], mark: int) -> None:
+        """This node dropped these tables when its lease lapsed, its storage's writes counted
+        `mark` then. Those writes still land (the lease names this node until another takes
+        it), so it takes none of them up again until they are durable: taken up from a state
+        its own late writes then changed, a table would be played on from the wrong step."""
+        for table_id in table_ids:
+            self._dropped[table_id] = mark
+
+    def _held_back(self) -> list[str]:
+        """The dropped tables whose writes are not all durable yet (`dropped`)."""
+        storage = self.storage
+        if not self._dropped or storage is None:
+            return []
+        durable = -1 if storage.failing else storage.durable
+        self._dropped = {t: mark for t, mark in self._dropped.items() if mark > durable}
+        return list(self._dropped)
 
     def _handed(self, *_: object) -> None:
         if self.on_handoff is not None:
@@ -129,7 +152,7 @@ class Adoption(Connected):
                 "RETURNING table_id",
                 self.node,
                 self._interval,
-                [*held, *self._taking],
+                [*held, *self._taking, *self._held_back()],
                 table_ids,
             )
         # Not those this node opened while the update waited for their leases (`held` is the
@@ -151,7 +174,11 @@ class Adoption(Connected):
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved and durable) to the other live nodes, each to the one with
         the fewest tables at the time; where each went (its new node's address). Each lease
-        moves only if it is still this node's. Empty when this node is alone."""
+        moves only if it is still this node's. Empty when this node is alone. `TimeoutError`
+        after `HANDOFF_SECONDS`: a stopping node must be out within seconds."""
+        return await self.bounded(self._hand_off(table_ids), HANDOFF_SECONDS)
+
+    async def _hand_off(self, table_ids: list[str]) -> dict[str, str]:
         async with self._upkeep("handing tables over") as conn:
             await self._read_nodes(conn)
             others = [n for n in self.nodes if n.name != self.node]

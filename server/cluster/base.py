@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import asyncpg
 
@@ -27,9 +27,11 @@ from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
 
+T = TypeVar("T")
+
+CHANNEL: Final = "sushigo_nodes"
+"""NOTIFY'd when a node joins or leaves, or starts or stops draining."""
 CONNECT_SECONDS: Final = 10.0
-CLOSE_SECONDS: Final = 2.0
-"""How long a stopping node lets its pool's connections finish before cutting them."""
 POOL: Final = 4
 """Connections a node keeps for the cluster's questions (beside its storage's one)."""
 TAKEN: Final = "SELECT table_id FROM table_leases WHERE"
@@ -49,6 +51,31 @@ class ClusterError(StorageError):
     """This node may not join (or stay in) the cluster: the message says why, in one line."""
 
 
+def logged(heard: Callable[..., None]) -> Callable[..., None]:
+    """A listener's callback (`asyncpg`'s: connection, pid, channel, payload) whose exceptions
+    are logged in the server's format; the listener goes on."""
+
+    def call(*args: object) -> None:
+        try:
+            heard(*args)
+        except Exception:
+            log.exception("handling a notification from the cluster failed")
+
+    return call
+
+
+async def guarded(job: Awaitable[Any]) -> None:
+    """Await `job`, a node's background task: whatever it raises is logged in the server's
+    format (a `StorageError` as a warning, saying why in one line; anything else as an error
+    with its traceback), so a task never dies unheard. Its caller goes on."""
+    try:
+        await job
+    except StorageError as exc:
+        log.warning("%s", exc)
+    except Exception:
+        log.exception("a background task of the cluster failed")
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """A live node, as the database has it."""
@@ -60,6 +87,8 @@ class Node:
     """The tables it last said it holds (its load)."""
     web: str = ""
     """Its web address (HOST:PORT of its ``--web``; empty: it serves no web client)."""
+    draining: bool = False
+    """An admin drains it: no new table is sent there."""
 
 
 class Connected:
@@ -74,6 +103,9 @@ class Connected:
         self.lease = lease
         self.nodes: tuple[Node, ...] = ()
         """The live nodes (this one included) as of the last `join` or `renew`."""
+        self.reachable = True
+        """The last renewal went through (the renewing loop says so: `server.cli`): while it
+        does not, the node reports itself not ready."""
         self.storage: PgStorage | None = None
         """The node's storage: tables taken over are loaded through it (and their tokens)."""
         self.on_nodes: Callable[[], None] | None = None
@@ -87,27 +119,37 @@ class Connected:
         self._placed: dict[str, int] = {}
         """New tables sent to each node since its load was last read (`least_loaded`)."""
 
-    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+    def least_loaded(self, mine: int, *, anywhere: bool = False) -> tuple[str, str] | None:
         """The live node a new table should open on instead of this one, which holds `mine`
-        tables now: the one with the fewest, if it has clearly fewer (`PLACE_MARGIN`); None
-        for this node; else its name and address. The tables sent to a node since its load was read count as its, so a
-        burst of new tables (a tournament's round) spreads over the nodes rather than all going
-        to the one that was least loaded at the last renewal."""
-        others = [n for n in self.nodes if n.name != self.node]
+        tables now: the one with the fewest, if it has clearly fewer (`PLACE_MARGIN`), or
+        whatever its load if `anywhere` (this node is draining); None for this node; else its
+        name and address. A draining node is never chosen. The tables sent to a node since its
+        load was read count as its, so a burst of new tables (a tournament's round) spreads over
+        the nodes rather than all going to the one that was least loaded at the last renewal."""
+        others = [n for n in self.nodes if n.name != self.node and not n.draining]
         if not others:
             return None
         placed = self._placed
         best = min(others, key=lambda n: (n.tables + placed.get(n.name, 0), n.name))
-        if best.tables + placed.get(best.name, 0) + max(PLACE_MARGIN, mine // 10) > mine:
+        margin = max(PLACE_MARGIN, mine // 10)
+        if not anywhere and best.tables + placed.get(best.name, 0) + margin > mine:
             return None
         placed[best.name] = placed.get(best.name, 0) + 1
         return best.name, best.address
 
-    def _spawn(self, job: Any) -> None:
-        """Run the coroutine `job` on the loop, kept (and cancelled at `close`)."""
-        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(job)
+    def live_nodes(self) -> list[str]:
+        """The live nodes' names, as last read (this one's included)."""
+        return [n.name for n in self.nodes]
+
+    def _spawn(self, job: Coroutine[Any, Any, Any]) -> None:
+        """Run the coroutine `job` on the loop, kept (and cancelled at `close`); whatever it
+        raises is logged (`guarded`), never lost with the task."""
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(guarded(job))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        # A task cancelled before its first step (the node closing just after a notification)
+        # never starts `job`: closed here, it is not reported as never awaited at exit.
+        task.add_done_callback(lambda _: job.close())
 
     @property
     def _interval(self) -> timedelta:
@@ -148,23 +190,52 @@ class Connected:
                         timeout=CONNECT_SECONDS,
                         server_settings=idle_limit(self._interval),
                     )
-                yield self._own
+                try:
+                    yield self._own
+                except (*TRANSIENT, asyncio.CancelledError):
+                    # Cut off, or cut short mid-exchange (a renewal timed out): the driver's
+                    # state is no good any more, and the next upkeep would fail on it for ever.
+                    own, self._own = self._own, None
+                    if own is not None:
+                        own.terminate()
+                    raise
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
             raise StorageError(self.path, f"{what}: {reason(exc)}") from None
 
+    async def bounded(self, job: Awaitable[T], seconds: float) -> T:
+        """`job` (upkeep on the node's own connection), or `TimeoutError` after `seconds`. Then
+        the connection is cut: a PostgreSQL that answers nothing (paused, or its machine
+        frozen) answers no ROLLBACK either, so a cancelled transaction would wait as long as
+        the job itself; cut, every exchange on it fails at once, and the job ends."""
+        task = asyncio.ensure_future(job)
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if task not in done:
+            own, self._own = self._own, None
+            if own is not None:
+                own.terminate()
+            task.cancel()
+            await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()  # retrieved: the timeout is what is said
+            raise TimeoutError
+        return task.result()
+
     async def _read_nodes(self, conn: Any) -> None:
         rows = await conn.fetch(
-            "SELECT name, address, tables, web FROM cluster_nodes WHERE lease_expires > now() "
-            "ORDER BY name"
+            "SELECT name, address, tables, web, draining FROM cluster_nodes "
+            "WHERE lease_expires > now() ORDER BY name"
         )
-        nodes = tuple(Node(name, address, tables, web) for name, address, tables, web in rows)
+        nodes = tuple(Node(*row) for row in rows)
         changed, self.nodes = nodes != self.nodes, nodes
         self._placed.clear()  # their loads as they said them now
         if changed and self.on_nodes is not None:
             self.on_nodes()
 
     async def close(self) -> None:
-        """Close the node's connections to the database."""
+        """Close the node's connections to the database, at once: the node is going, and a
+        gentle close of its pool waited for every question still out on it (a resume held for
+        a table, a quick match's read: up to 2 s under load, most of a stopping
+        node's time). PostgreSQL ends each connection's session as it sees it closed."""
         for task in list(self._tasks):
             task.cancel()
         for conn in (self._listener, self._own):
@@ -173,7 +244,4 @@ class Connected:
         self._listener = self._own = None
         pool, self._pool = self._pool, None
         if pool is not None:
-            try:  # gently: a connection going back to the pool finishes its reset first
-                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
-            except (TimeoutError, asyncpg.PostgresError, *TRANSIENT):
-                pool.terminate()
+            pool.terminate()

@@ -1,6 +1,7 @@
 """What a cluster's node shares with the other nodes' lobbies, a part of
-`server.cluster.node.Cluster`: its quick-match tables that wait for players (`publish`,
-`find_quick`), its tables as the lobby lists them (`listed`), and lobby chat (`say`).
+`server.cluster.node.Cluster`: its quick-match tables that wait for players (`publish`; the
+cluster's matcher merges them: `server.cluster.matching`), its tables as the lobby lists them
+(`listed`), and lobby chat (`say`).
 """
 
 from __future__ import annotations
@@ -8,12 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any, Final
 
-from sushigo.server.routing.redirect import Owner
 from sushigo.server.storage.contract import StorageError
 
 from .base import Connected
@@ -23,23 +21,10 @@ log = logging.getLogger("sushigo.server")
 
 CHAT: Final = "sushigo_chat"
 """NOTIFY'd with each lobby chat message, for the other nodes' lobbies."""
-QUICK_PATIENCE: Final = 2.0
-"""Seconds a quick-match table waits for players before other nodes send theirs to it."""
 LISTED_MAX: Final = 1000
 """Other nodes' tables one LIST_TABLES reads at most (a page is 100 at most)."""
 PUBLISH_SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tables (`publish_soon`)."""
-QUICK_VIEW_AGE: Final = 0.5
-"""Seconds a node answers quick matches from what it last read of the other nodes' waiting
-tables (`quick_hopeless`, `quick_hopeful`) before it reads them again: one query per node this
-often, not one per player (at saturation thousands of players a second quick-match, each
-asking PostgreSQL on the node's few connections: they queued there, and seats waited in the
-lobby while the cores stood idle). A table that waits `quick_patience` (2 s) is seen a
-fraction of that later, at worst."""
-QUICK_VIEW_STALE: Final = 2.0
-"""Seconds past which the view is not answered from (the read is awaited): between
-`QUICK_VIEW_AGE` and this, it is answered from while read again in the background."""
-
 Quick = list[tuple[str, str, int, int]]
 Listed = list[tuple[str, str, str, bytes]]
 
@@ -49,22 +34,12 @@ class LobbyShare(Connected):
 
     def __init__(self, url: str, *, node: str, lease: float, clock: WallClock | None) -> None:
         super().__init__(url, node=node, lease=lease, clock=clock)
-        self.quick_patience = QUICK_PATIENCE
         self.on_chat: Callable[[str, str, str], None] | None = None
         """Called with lobby chat said on another node (player id, name, text)."""
         self._publishing = asyncio.Lock()
         self._wanted_publication: tuple[Callable[[], Quick], Callable[[], Listed]] | None = None
         self._publisher = False
         """`publish_soon`'s publisher runs (publishing, or resting `PUBLISH_SPACING`)."""
-        self._quick_view: dict[tuple[str, int], float] = {}
-        """The other live nodes' quick-match tables with a free seat, as last read: by (kind,
-        players), when (`time.monotonic`) the first of them will have waited `quick_patience`."""
-        self._quick_view_at: float | None = None
-        """When `_quick_view` was read (`time.monotonic`); None: never."""
-        self._quick_view_read: asyncio.Future[None] | None = None
-        """The read under way, which every question meanwhile awaits rather than its own."""
-        self._quick_view_refreshing = False
-        """A read in the background is under way or spawned (`_quick_ripe`)."""
 
     def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
         """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if
@@ -177,110 +152,6 @@ class LobbyShare(Connected):
                 LISTED_MAX,
             )
         return [bytes(row[0]) for row in rows]
-
-    def quick_hopeless(self, kind: str, players: int) -> bool:
-        """No other node has a quick-match table of `kind` for `players` a player here could be
-        sent to (`find_quick`), as far as this node knows without asking: it is the only live
-        node, or the others' tables as last read (`_quick_ripe`) had none with a free seat that
-        will have waited long enough by now. False: ask (`quick_hopeful`)."""
-        if all(n.name == self.node for n in self.nodes):
-            return True
-        return self._quick_ripe(kind, players) is False
-
-    async def quick_hopeful(self, kind: str, players: int) -> bool:
-        """Whether `find_quick` may find a table: from the other nodes' tables as last read,
-        or read now (once for every question meanwhile) if never or too long ago."""
-        if all(n.name == self.node for n in self.nodes):
-            return False
-        ripe = self._quick_ripe(kind, players)
-        if ripe is None:
-            await self._read_quick_view_once()
-            ripe = self._quick_ripe(kind, players)
-        return bool(ripe)
-
-    def _quick_ripe(self, kind: str, players: int) -> bool | None:
-        """From the other nodes' tables as last read: one of `kind` for `players` has a free
-        seat and has waited `quick_patience`; None: never read, or more than `QUICK_VIEW_STALE`
-        ago. Older than `QUICK_VIEW_AGE`: read again, meanwhile answering from it (the
-        questions do not wait for the read: under load it waits for a connection)."""
-        at = self._quick_view_at
-        now = time.monotonic()
-        if at is not None and now - at > QUICK_VIEW_AGE and not self._quick_view_refreshing:
-            self._quick_view_refreshing = True
-            self._spawn(self._refresh_quick_view())
-        if at is None or now - at > QUICK_VIEW_STALE:
-            return None
-        ripe = self._quick_view.get((kind, players))
-        return ripe is not None and ripe <= now
-
-    async def _refresh_quick_view(self) -> None:
-        try:
-            await self._read_quick_view_once()
-        except StorageError as exc:  # the view ages; past QUICK_VIEW_STALE questions ask
-            log.warning("%s", exc)
-        finally:
-            self._quick_view_refreshing = False
-
-    async def _read_quick_view_once(self) -> None:
-        """`_read_quick_view`, or wait for the read under way."""
-        if self._quick_view_read is not None:
-            await asyncio.shield(self._quick_view_read)
-            return
-        self._quick_view_read = reading = asyncio.get_running_loop().create_future()
-        try:
-            await self._read_quick_view()
-            reading.set_result(None)
-        except asyncio.CancelledError:
-            reading.cancel()
-            raise
-        except Exception as exc:
-            reading.set_exception(exc)
-            reading.exception()  # retrieved: the waiters (if any) raise it too
-            raise
-        finally:
-            self._quick_view_read = None
-
-    async def _read_quick_view(self) -> None:
-        async with self._using("reading the quick matches") as conn:
-            rows = await conn.fetch(
-                "SELECT q.kind, q.players, "
-                "max(EXTRACT(EPOCH FROM now() - q.created))::float8 FROM quick_tables q "
-                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
-                "WHERE q.free > 0 AND q.node <> $1 GROUP BY q.kind, q.players",
-                self.node,
-            )
-        now = time.monotonic()
-        # Ages by the database's clock, kept as times on this node's: clocks that differ
-        # between the nodes change nothing.
-        self._quick_view = {
-            (row[0], row[1]): now + max(0.0, self.quick_patience - row[2]) for row in rows
-        }
-        self._quick_view_at = now
-
-    async def find_quick(self, kind: str, players: int) -> Owner | None:
-        """A quick-match table of another live node with a free seat that has waited for
-        players `quick_patience` seconds at least (a busy node fills its own tables in
-        moments: only a table that does not fill is worth a redirect), the fullest and then
-        the oldest first, its seat reserved (so players asking at once go to different seats);
-        None if there is none. Rows another node is reserving are skipped, not waited for."""
-        async with self._using("finding a quick match") as conn, conn.transaction():
-            row = await conn.fetchrow(
-                "SELECT q.table_id, q.node, n.address FROM quick_tables q "
-                "JOIN cluster_nodes n ON n.name = q.node AND n.lease_expires > now() "
-                "WHERE q.kind = $1 AND q.players = $2 AND q.free > 0 AND q.node <> $3 "
-                "AND q.created <= now() - $4::interval "
-                "ORDER BY q.free, q.created LIMIT 1 FOR UPDATE OF q SKIP LOCKED",
-                kind,
-                players,
-                self.node,
-                timedelta(seconds=self.quick_patience),
-            )
-            if row is None:
-                return None
-            await conn.execute(
-                "UPDATE quick_tables SET free = free - 1 WHERE table_id = $1", row[0]
-            )
-        return Owner(row[0], row[1], row[2], True)
 
     async def say(self, said: list[tuple[str, str, str]]) -> None:
         """Pass lobby chat said here on to the other nodes: one NOTIFY each (a payload is a few

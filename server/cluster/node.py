@@ -19,7 +19,8 @@ No broker and no consensus of our own: row locks, conditional updates and adviso
 whole protocol between the nodes (docs/ARCHITECTURE.md, "The cluster").
 
 Its parts: the connections and the live nodes (`server.cluster.base`), taking tables over
-(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`).
+(`server.cluster.adopt`), what the lobbies share (`server.cluster.lobby`), the one quick-match
+queue (`server.cluster.matching`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import asyncio
 import logging
 from collections.abc import Collection, Iterable
 from datetime import timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import asyncpg
 
@@ -37,8 +38,19 @@ from sushigo.server.storage.contract import StorageError
 from sushigo.server.storage.postgres.schema import TRANSIENT, reason, redact
 
 from .adopt import HANDOFF, Adoption
-from .base import CONNECT_SECONDS, IN_ORDER, TAKEN, TICKET_SECONDS, ClusterError, Node
-from .lobby import CHAT, QUICK_PATIENCE, LobbyShare
+from .base import (
+    CHANNEL,
+    CONNECT_SECONDS,
+    IN_ORDER,
+    TAKEN,
+    TICKET_SECONDS,
+    ClusterError,
+    Node,
+    logged,
+)
+from .lobby import CHAT, LobbyShare
+from .matching import QUICK, QUICK_PATIENCE, QuickMatching
+from .operations import OPERATIONS, OperationShare
 from .tournament_adopt import TournamentAdoption
 from .tournaments import RECORDS, TournamentShare
 from .wallclock import WallClock
@@ -51,8 +63,6 @@ JOIN_KEY: Final = 0x5355_5348_0000_0003
 """The transaction advisory lock under which nodes join (one at a time)."""
 DEFAULT_LEASE: Final = 10.0
 """Seconds a lease lasts unless renewed (``--lease``)."""
-CHANNEL: Final = "sushigo_nodes"
-"""NOTIFY'd when a node joins or leaves."""
 OWNER_SECONDS: Final = 0.5
 """How long `token_owner` keeps an answer (a quarter of the lease at most)."""
 OWNERS_KEPT: Final = 100_000
@@ -64,14 +74,26 @@ seconds (an orchestrator kills it at 15), however slow the database is under loa
 with questions queued."""
 
 
+class Load(NamedTuple):
+    """What a node's row says of it besides its tables (`Cluster.renew`)."""
+
+    draining: bool = False
+    connections: int = 0
+    sessions: int = 0
+    playing: int = 0
+    """Its tables with a game in progress."""
+
+
 def fingerprint(key: bytes) -> str:
     """A public key, short, for messages: its first eight bytes in hex."""
     return key[:8].hex()
 
 
-class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
+class Cluster(
+    Adoption, LobbyShare, QuickMatching, TournamentShare, TournamentAdoption, OperationShare
+):
     """This node's part in the cluster: its row, its leases, the other live nodes; and its parts
-    (`Adoption`, `LobbyShare`).
+    (`Adoption`, `LobbyShare`, `QuickMatching`, `OperationShare`, ...).
 
     Runs on the server's event loop with connections of its own (the storage's is for play)."""
 
@@ -95,20 +117,45 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         self.server_key = server_key
         self.protocol = protocol
         self.quick_patience = quick_patience
+        self._deaf = False
+        """Listening failed (said once, until it works again)."""
         self._owners: dict[bytes, tuple[float, Owner | None]] = {}
         """`token_owner`'s recent answers: until when each is kept, and the answer."""
 
-    async def listen(self) -> None:
+    async def listen(self) -> bool:
         """Hear at once when a node joins or leaves (LISTEN/NOTIFY), rather than at the next
-        renewal: a client that logs in just after learns every node."""
+        renewal: a client that logs in just after learns every node; and what the other nodes
+        say (hand-offs, records, chat, admins' operations). Called at every renewal too: the
+        listening connection ends with PostgreSQL (a restart, an outage), and is made again
+        then; True when it was (what was said meanwhile is to be caught up: the renewal's own
+        reads do it, and the bans and mutes are read again)."""
+        if self._listener is not None and not self._listener.is_closed():
+            return False
+        old, self._listener = self._listener, None
+        if old is not None:
+            old.terminate()
+        listener = None
         try:
-            self._listener = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
-            await self._listener.add_listener(CHANNEL, self._notified)
-            await self._listener.add_listener(HANDOFF, self._handed)
-            await self._listener.add_listener(CHAT, self._chatted)
-            await self._listener.add_listener(RECORDS, self._heard_record)
+            listener = await asyncpg.connect(self.url, timeout=CONNECT_SECONDS)
+            for channel, heard in (
+                (CHANNEL, self._notified),
+                (HANDOFF, self._handed),
+                (CHAT, self._chatted),
+                (QUICK, self._quick_moved),
+                (RECORDS, self._heard_record),
+                (OPERATIONS, self._operation_heard),
+            ):
+                await listener.add_listener(channel, logged(heard))
         except (asyncpg.PostgresError, *TRANSIENT) as exc:
-            log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
+            if listener is not None:
+                listener.terminate()
+            if not self._deaf:  # once, until it listens again (it is tried at every renewal)
+                log.warning("cannot listen for the cluster's nodes: %s", reason(exc))
+            self._deaf = True
+            return False
+        self._listener = listener
+        self._deaf = False
+        return True
 
     def _notified(self, *_: object) -> None:
         self._spawn(self.refresh())
@@ -139,7 +186,8 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
                     "VALUES ($1, $2, $3, $4, now(), now() + $5::interval, 0, $6) "
                     "ON CONFLICT (name) DO UPDATE SET address = $2, server_key = $3, "
                     "protocol = $4, started = now(), lease_expires = now() + $5::interval, "
-                    "tables = 0, web = $6",
+                    "tables = 0, web = $6, draining = false, connections = 0, sessions = 0, "
+                    "playing = 0",
                     self.node,
                     self.address,
                     self.server_key,
@@ -196,10 +244,11 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         )
         return sorted({row[0] for row in unleased} | {row[0] for row in ended})
 
-    async def renew(self, tables: Collection[str]) -> list[str]:
+    async def renew(self, tables: Collection[str], load: Load | None = None) -> list[str]:
         """Renew this node's lease and those of `tables` (every table it holds, live); the ids
         among them whose lease another node holds now (lost: this node was away past its lease
-        and they were taken). The leases of tables no longer held are given up."""
+        and they were taken). The leases of tables no longer held are given up. The node's row
+        says its `load` and whether it drains (what `sushigo-admin nodes` lists)."""
         async with self._upkeep("renewing leases") as conn:
             async with conn.transaction():
                 # Read once the transaction has begun: a table opened after this is leased by a
@@ -211,12 +260,14 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
                 # transactions wait for each other's.
                 held = sorted(tables)
                 began = await conn.fetchval(
-                    "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3 "
+                    "UPDATE cluster_nodes SET lease_expires = now() + $2::interval, tables = $3, "
+                    "draining = $5, connections = $6, sessions = $7, playing = $8 "
                     "WHERE name = $1 AND server_key = $4 RETURNING now()",
                     self.node,
                     self._interval,
                     len(held),
                     self.server_key,
+                    *(load or Load()),
                 )
                 if began is None:
                     raise ClusterError(
@@ -275,14 +326,17 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         kept = self._owners.get(digest)
         if kept is not None and kept[0] > loop.time():
             return kept[1]
-        owner = await self._owner(
-            "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + $2::interval"
-            " AND l.lease_expires > now(), false) FROM tokens t "
-            "LEFT JOIN table_leases l USING (table_id) "
-            "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
-            digest,
-            self._interval / 3,
-        )
+        async with self._using("finding a table's node") as conn:
+            row = await conn.fetchrow(
+                "SELECT t.table_id, l.node, n.address, coalesce(n.lease_expires > now() + "
+                "$2::interval AND l.lease_expires > now(), false), EXISTS (SELECT 1 FROM "
+                "tables_in_progress p WHERE p.table_id = t.table_id) FROM tokens t "
+                "LEFT JOIN table_leases l USING (table_id) "
+                "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE t.token_hash = $1",
+                digest,
+                self._interval / 3,
+            )
+        owner = None if row is None else Owner(row[0], row[1], row[2], bool(row[3]), row[4])
         if len(self._owners) > OWNERS_KEPT:
             self._owners.clear()
         self._owners[digest] = (loop.time() + min(OWNER_SECONDS, self.lease / 4), owner)
@@ -368,22 +422,24 @@ class Cluster(Adoption, LobbyShare, TournamentShare, TournamentAdoption):
         its tables at once instead of after the lease. Within `STOP_SECONDS`: a stopping node
         must be out within seconds, and its leases end by themselves anyway."""
         try:
-            await asyncio.wait_for(self._give_up(), STOP_SECONDS)
+            await self.bounded(self._give_up(), STOP_SECONDS)
         except (StorageError, TimeoutError) as exc:
             log.warning("could not give up this node's leases: %s", exc or "too slow")
         await self.close()
 
     async def _give_up(self) -> None:
-        async with self._upkeep("giving up the leases") as conn, conn.transaction():
+        # One statement (its own transaction): a stopping node's every round trip to a busy
+        # database is time its supervisor waits for it to exit.
+        async with self._upkeep("giving up the leases") as conn:
             await conn.execute(
-                "UPDATE table_leases SET lease_expires = now() WHERE node = $1", self.node
+                "WITH leases AS (UPDATE table_leases SET lease_expires = now() WHERE node = $1), "
+                "me AS (UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1), "
+                "listed AS (DELETE FROM listed_tables WHERE node = $1), "
+                "tournaments AS (DELETE FROM listed_tournaments WHERE node = $1) "
+                "SELECT pg_notify($2, '')",
+                self.node,
+                CHANNEL,
             )
-            await conn.execute(
-                "UPDATE cluster_nodes SET lease_expires = now() WHERE name = $1", self.node
-            )
-            await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
-            await conn.execute("DELETE FROM listed_tournaments WHERE node = $1", self.node)
-            await conn.execute(f"NOTIFY {CHANNEL}")
 
 
 def cluster_key(url: str) -> bytes | None:

@@ -52,7 +52,9 @@ class TournamentAdoption(Connected):
         its lease (paused, cut off) and they were taken over (`take_tournaments`)."""
         if not names:
             return []
-        async with self._using("checking our tournaments") as conn:
+        # On the node's own connection, as the renewal it is part of: cut off with it when the
+        # database does not answer (`bounded`).
+        async with self._upkeep("checking our tournaments") as conn:
             rows = await conn.fetch(
                 "SELECT name FROM tournaments WHERE name = ANY($1::text[]) AND node <> $2",
                 names,

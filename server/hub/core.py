@@ -15,6 +15,7 @@ import contextlib
 import heapq
 import itertools
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -57,6 +58,7 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.operations.admin import Admin
+from sushigo.server.routing import matching
 from sushigo.server.routing import tournaments as tournament_cluster
 from sushigo.server.routing.redirect import CutOff, Directory, send_off, take_away
 from sushigo.server.routing.spread import Spread
@@ -100,6 +102,9 @@ class Hub:
         self.stats = Stats()
         """What happened since the start, counted for the operator (`server.net.metrics`)."""
         self.draining = False
+        self.lease_until = math.inf
+        """A cluster's node: until when (this hub's clock) its lease surely holds (kept by the
+        adapter at each renewal); past it the lobby starts nothing. inf: a lone server."""
         """The server is going away (an admin drains it: `server.operations.admin`): it takes no new
         table or game, and reports itself not ready."""
         self.moderation = Moderation(storage.load_sanctions(), wall_ms)
@@ -372,6 +377,8 @@ class Hub:
             session.transport = None
             session.detached_at = now
             table = session.table
+            if table is not None and self.lobby.gone_from_queue(session, table):
+                table = None  # out of the quick match: no game starts with its seat
             # What waits for a resume is bounded by what it is for: a seat's game is replayed
             # whole; a spectator's is kept for a short absence; at no table a resume gets the
             # lobby's snapshot, which misses nothing (so a flood of logins that ask for long
@@ -607,6 +614,12 @@ class Hub:
         """A new table: a cluster's node leases it in the commit of its first writes (see `opened`)."""
         if self.cluster is not None:
             self.opened.append(table.table_id)
+
+    def move_quick(self, moves: list[matching.Move], now: float) -> None:
+        """The cluster's matcher moves players of this node's waiting tables to others
+        (`server.routing.matching.move_out`)."""
+        self.now = now
+        matching.move_out(self, moves)
 
     def session_back(self, session: Session) -> None:
         """A session that was away (or one made from a stored token after a restart) is

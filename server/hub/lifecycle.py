@@ -109,6 +109,7 @@ def game_over(hub: Host, table: Table, signed: SignedRecord) -> None:
         signed.signature,
         results,
         finished_ms=hub.wall_ms(),
+        server_key=signed.server_key,
     )
     forget(table)  # the storage retired the table's state with the record
     hub.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seating.seats])

@@ -125,13 +125,11 @@ def routes(hub: Host) -> dict[type[Message], Route]:
             lobby[CreateTable](conn, session, msg, now)
 
     def quick_match(conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
-        """QUICK_MATCH: a table here, or one waiting on another node (`server.routing.redirect`)."""
-
-        def here(at: float) -> None:
-            lobby[QuickMatch](conn, session, msg, at)
-
-        if not quick_elsewhere(hub, conn, session, msg, here):
-            here(now)
+        """QUICK_MATCH: a table here (the cluster's matcher merges the nodes' waiting tables:
+        `server.routing.matching`), or, from a draining node, on another node
+        (`server.routing.placement`)."""
+        if not quick_elsewhere(hub, conn, session, msg):
+            lobby[QuickMatch](conn, session, msg, now)
 
     def list_tables(conn: Conn, session: Session, msg: ListTables, now: float) -> None:
         """LIST_TABLES: every node's tables on a cluster's node (`server.routing.listing`)."""

@@ -42,7 +42,6 @@ from sushigo.protocol import (
     TableLeft,
     TableList,
     TableSettings,
-    TableStatus,
     TableUpdate,
 )
 from sushigo.server.config import HubConfig
@@ -61,6 +60,7 @@ from sushigo.server.tournaments.desk import TournamentDesk
 
 from .login import LoginHost, logged_in, login
 from .pages import Pages
+from .quick import QuickSeats
 
 log = logging.getLogger("sushigo.server")
 
@@ -86,6 +86,9 @@ class LobbyHost(TableHost, LoginHost, Reader, Charger, Protocol):
     moderation: Moderation
     draining: bool
     """No new table or game (an admin drains the server: `server.operations.admin`)."""
+    lease_until: float
+    """A cluster's node: until when (the hub's clock) its lease surely holds; past it, no new
+    table or game until a renewal goes through (inf: a lone server)."""
     nodes: tuple[str, ...]
     """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     now: float
@@ -103,21 +106,23 @@ class LobbyHost(TableHost, LoginHost, Reader, Charger, Protocol):
         """A lobby chat message said here (a cluster's node passes it on to the others)."""
 
 
-class Lobby:
-    """Every request that is not the handshake, a heartbeat, a resume or a tournament's."""
+class Lobby(QuickSeats):
+    """Every request that is not the handshake, a heartbeat, a resume or a tournament's (its
+    quick matches: `QuickSeats`)."""
+
+    hub: LobbyHost
 
     def __init__(self, hub: LobbyHost) -> None:
         self.hub = hub
         self.pages = Pages()
         """The table list's pages, built once while nothing they show changes."""
         self._quick: dict[tuple[str, int], list[Table]] = {}
-        """Quick-match tables that were open when last seen, by (kind, players), oldest first."""
         self._made: dict[str, set[Table]] = {}
         """The tables each player made, for the cap on them (closed ones dropped as met)."""
         self.changed = False
-        """A table closed, or a quick-match table filled, since the adapter last looked: a
-        cluster's node tells the other nodes at once (they send players to its open tables, and
-        list its tables), rather than at its next renewal."""
+        """A table closed, or a seat of a quick-match table was taken or freed, since the adapter
+        last looked: a cluster's node tells the other nodes at once (the matcher merges the
+        waiting tables, and every node lists them), rather than at its next renewal."""
         self._deserted: dict[str, dict[Table, None]] = {}
         """Per address, the tables made from it whose abandoned clock runs, oldest first (those
         whose people came back, or that closed, dropped as met)."""
@@ -140,10 +145,10 @@ class Lobby:
         """The handler of each request type this answers."""
 
     def _leaderboard(self, conn: Conn, session: Session, msg: GetLeaderboard, now: float) -> None:
-        """A game's ladder, best first, and the asker's own place on it (read off the event
-        loop: `LobbyHost.read`)."""
+        """A game's ladder, best first, and the asker's own place on it, or the place of the
+        player it names (read off the event loop: `LobbyHost.read`)."""
         adapter(msg.kind)  # UNSUPPORTED_GAME_KIND for a game not installed here
-        storage, kind, player_id = self.hub.storage, msg.kind, session.player_id
+        storage, kind, player_id = self.hub.storage, msg.kind, msg.player_id or session.player_id
 
         def job() -> tuple[list[LeaderboardEntry], tuple[int, int, LeaderboardEntry | None]]:
             return storage.leaderboard(limit=msg.limit, kind=kind), storage.standing(
@@ -331,13 +336,19 @@ class Lobby:
                 "this server is draining (an admin is taking it down): no new table or game"
                 " here; the games in play finish",
             )
-        fault = self.hub.storage.fault
+        fault: str | None = self.hub.storage.fault
+        if fault is None and self.hub.now >= self.hub.lease_until:
+            fault = "its lease in the cluster lapsed"  # another node may own its tables now
         if fault is not None:
             raise TableError(
                 ErrorCode.INTERNAL_ERROR,
                 f"the server cannot store games right now ({fault}): no new table or game"
                 " starts until it can again; games in play go on",
             )
+
+    def check_new(self) -> None:
+        """`TableError` when no new table or game may start here now (`_check_storage`)."""
+        self._check_storage()
 
     def _live(self, key: str) -> set[Table]:
         """The tables still open that a player made (closed ones dropped now)."""
@@ -354,56 +365,6 @@ class Lobby:
         table = self._made_by(session, msg.settings)
         taken = table.sit(session, 0)
         self._seated(session, table, taken.index, msg.ref, now)
-
-    def open_quick(self, kind: str, players: int, player_id: str) -> Table | None:
-        """The open quick-match table of `kind` for `players` this player would be seated at,
-        or None (a new one would be made)."""
-        # Open quick-match tables by (kind, size): with a thousand tables running, scanning them
-        # all for every request would cost more than the games. Tables that filled, started or
-        # closed since are dropped from the front as they are met.
-        waiting = self._quick.setdefault((kind, players), [])
-        while waiting and not self._joinable(waiting[0]):
-            waiting.pop(0)
-        # The first that fits, but never a second seat for the same player.
-        return next((t for t in waiting if not t.seating.holds(player_id)), None)
-
-    def quick_tables(self) -> list[tuple[str, str, int, int]]:
-        """Every open quick-match table: (id, kind, players, free seats)."""
-        return [
-            (t.table_id, kind, players, sum(s.empty for s in t.seating.seats))
-            for (kind, players), tables in self._quick.items()
-            for t in tables
-            if self._joinable(t)
-        ]
-
-    def _quick_match(self, conn: Conn, session: Session, msg: QuickMatch, now: float) -> None:
-        self._check_storage()  # a quick match is a game to come, at a new table or a waiting one
-        table = self.open_quick(msg.kind, msg.players, session.player_id)
-        waiting = self._quick.setdefault((msg.kind, msg.players), [])
-        if table is None:
-            settings = TableSettings(
-                kind=msg.kind, players=msg.players, turn_seconds=self.hub.config.quick_turn_seconds
-            )
-            table = self._made_by(session, settings)
-            table.quick = True
-            waiting.append(table)
-        taken = table.sit(session)
-        session.placed = None  # sent here to make one, it found one waiting (or made it)
-        if table.seating.host_player is None:
-            table.seating.host_player = session.player_id
-        self._seated(session, table, taken.index, msg.ref, now)
-
-    def restored(self, table: Table) -> None:
-        """A table loaded after a restart: an open quick-match one takes players again."""
-        if table.quick and self._joinable(table):
-            self._quick.setdefault((table.settings.kind, table.settings.players), []).append(table)
-
-    def _joinable(self, table: Table) -> bool:
-        return (
-            table.status is TableStatus.OPEN
-            and not table.seating.full
-            and self.hub.tables.get(table.table_id) is table
-        )
 
     def _seated(
         self, session: Session, table: Table, seat: int, ref: int | None, now: float
@@ -445,10 +406,17 @@ class Lobby:
         self.hub.table_changed(table)
 
     def leave(self, session: Session, table: Table, ref: int | None = None) -> None:
+        """The player leaves the table (LEAVE_TABLE, or its session ended), told so."""
+        self.unseat(session, table)
+        session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
+
+    def unseat(self, session: Session, table: Table) -> None:
+        """The player is at the table no more (and not told so here: a player sent to another
+        node's quick match is told where it goes); a table left empty with no game closes."""
         table.leave(session)
         session.table = session.seat = None
-        session.send(TableLeft(ref=ref, table_id=table.table_id, reason="left the table"))
         self.hub.storage.delete_token(session.token_hash)
+        self.changed = self.changed or table.quick  # a seat free again: the matcher reads it
         if table.seating.abandoned and not table.playing:
             self._close(table, "everyone left")
         else:

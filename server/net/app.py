@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
 import ssl
 import time
@@ -51,7 +52,8 @@ from sushigo.protocol import ChatMessage
 from sushigo.server.hub.core import Hub
 from sushigo.server.hub.deferred import Ask, Read
 from sushigo.server.routing.listing import listed
-from sushigo.server.routing.redirect import CutOff, Directory, send_off
+from sushigo.server.routing.matching import Move
+from sushigo.server.routing.redirect import Answer, CutOff, Directory, send_off
 from sushigo.server.routing.tournaments import published
 from sushigo.server.storage.contract import StorageError
 
@@ -64,9 +66,6 @@ _perf_counter = time.perf_counter
 BATCH_SECONDS = 0.004
 """How long the first input of a batch waits for its writes to be committed and sent, at most
 (see the module docstring): a pass of the loop over many game ends takes longer than that."""
-HANDOFF_SECONDS = 3.0
-"""How long a stopping node of a cluster waits for its tables' hand-off before it goes without
-(their leases end, and the other nodes take them over then)."""
 STOP_LINGER = 3.0
 """How long a stopping server waits for its clients' last frames (RESTARTING, SHUTTING_DOWN) to
 be written out before it exits anyway (a client that does not read is not waited for)."""
@@ -78,6 +77,9 @@ COMMIT_SPACING = 0.004
 """The least time between two commits of batched inputs (see the module docstring). A commit
 costs as much as a few turns: at saturation, committing at the end of every short pass of the
 loop spent a tenth of the server's time in SQLite."""
+OWNER_SECONDS = 1.0
+"""How long a node that dropped tables (fenced, or its lease lapsed) asks the database where
+they are now before it sends their people off without saying where."""
 
 
 class Server:
@@ -115,17 +117,29 @@ class Server:
         self._answers: deque[tuple[Ask, Any]] = deque()
         """Answers to questions to the cluster, not yet handed to the hub (`_hand_answers`)."""
         self._answering: asyncio.Task[None] | None = None
+        self.lease_until = math.inf
+        """A cluster's node: until when (the loop's clock) its lease surely holds (a lease after
+        its last renewal began: `lease_renewed`); inf for a lone server. Every input and timer
+        looks at it first (`lease_check`)."""
+        self.lapsed = False
+        """Its lease lapsed and its tables were dropped; until the next renewal it serves none."""
+        self._lease_timer: asyncio.TimerHandle | None = None
 
     def now(self) -> float:
         """The hub's clock: the loop's monotonic time."""
         return self.loop.time()
 
-    async def start(self, tables: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+    async def start(
+        self,
+        tables: list[tuple[str, bytes]] | None = None,
+        listeners: list[socket.socket] | None = None,
+    ) -> list[tuple[str, int]]:
         """Restore the saved tables (`tables`: these only, a node's share of a cluster's), then
-        start listening; the bound (host, port) pairs. OSError if an address cannot be bound."""
+        start listening, on `listeners` (bound by `bind`) or on sockets bound now; the bound
+        (host, port) pairs. OSError if an address cannot be bound."""
         self.hub.restore(self.now(), tables)
         self._commit(wait=True)  # what restoring wrote (a game that ended as the server died)
-        sockets = bind(self.host, self.port)
+        sockets = listeners if listeners is not None else bind(self.host, self.port)
         self.listen(sockets, lambda: Connection(self), self.tls)
         self.rearm()
         return [_address(sock.getsockname()) for sock in sockets]
@@ -264,6 +278,18 @@ class Server:
         self.hub.lobby.lobby_chat(ChatMessage(player_id=player_id, name=name, text=text))
         self.done()
 
+    def operation(self, kind: str, args: dict[str, Any], now: float | None = None) -> Answer:
+        """An admin's operation another node asked this one to carry out (its listener's
+        call): carried out on the hub, what it did said back."""
+        answer = self.hub.admin.carry_out(kind, args, self.now() if now is None else now)
+        self.done()
+        return answer
+
+    def quick_moves(self, moves: list[Move]) -> None:
+        """The cluster's matcher moves players of this node's waiting tables to others'."""
+        self.hub.move_quick(moves, self.now())
+        self.done()
+
     def publish(self) -> None:
         """A cluster's node: tell the other nodes of its tables soon (its quick-match tables
         that take players, and its tables as the lobby lists them: `Cluster.publish_soon`)."""
@@ -390,10 +416,20 @@ class Server:
         assert cluster is not None
         for one in cut:
             moved[one.table_id] = None
-            with contextlib.suppress(StorageError):  # then they are only cut off
+
+        async def ask() -> None:
+            for one in cut:
                 owner = await cluster.table_owner(one.table_id)
                 if owner is not None and owner.alive and owner.node != cluster.node:
                     moved[one.table_id] = owner.address
+
+        # Within a moment: with the database away or stopped (a lapsed lease), they are sent
+        # off at once, to come back (to any node) when it is. (Not `wait_for`: cancelled, a
+        # question to a database that answers nothing ends no sooner than it answers.)
+        asking = asyncio.ensure_future(ask())
+        await asyncio.wait({asking}, timeout=OWNER_SECONDS)
+        asking.cancel()
+        asking.add_done_callback(_retrieved)
         for connection in held:
             connection.unsend()
         self.hub.now = self.now()
@@ -432,6 +468,7 @@ class Server:
 
     def _fire(self) -> None:
         self._timer = self._timer_at = None
+        self.lease_check()
         try:
             self.hub.on_timer(self.now())
         except Exception:  # keep serving; the hub logs what it can
@@ -440,7 +477,8 @@ class Server:
 
     def unready(self) -> str | None:
         """Why the server takes no new tables now, or None: it does (listening, not stopping or
-        draining, and its storage saving: while the database is away no table starts)."""
+        draining, and its storage saving: while the database is away no table starts; a
+        cluster's node also reaching the database for its renewals, and holding its lease)."""
         hub = self.hub
         if self.stopping:
             return "shutting down"
@@ -451,7 +489,52 @@ class Server:
         fault = hub.storage.fault
         if fault is not None:  # "the database's disk is full", ...
             return str(fault)
+        cluster = hub.cluster
+        if cluster and not cluster.reachable:
+            return "the database is unreachable"
+        if self.lapsed or self.loop.time() >= self.lease_until:
+            return "its lease has lapsed (no renewal for a lease): its tables are another node's"
         return None
+
+    # -- a cluster's node's own lease ----------------------------------------------------------
+
+    def lease_renewed(self, until: float) -> None:
+        """A renewal that began a lease before `until` (the loop's clock) went through: the
+        node's lease surely holds until then. Looked at again then (`lease_check`)."""
+        self.lease_until = self.hub.lease_until = until
+        if self.lapsed:
+            log.warning("this node's lease is renewed: it takes tables again")
+            self.lapsed = False
+        if self._lease_timer is not None:
+            self._lease_timer.cancel()
+        if until < math.inf:
+            self._lease_timer = self.loop.call_at(until, self.lease_check)
+
+    def lease_check(self) -> None:
+        """Before any input or timer: a node whose lease has lapsed (no renewal went through for
+        a lease: the database away or paused, this process paused or starved) drops its tables
+        at once, before anyone can play a turn there. Another node may hold them already, or
+        will once their leases end in the database (which the node cannot tell without it);
+        their people are sent on as from a fenced commit (`_fenced`). Until a renewal goes
+        through again it starts no table (`unready`, and the lobby's `fresh` check)."""
+        if self.lapsed or self.stopping or self.loop.time() < self.lease_until:
+            return
+        cluster = self.hub.cluster
+        if cluster is None:
+            return
+        self.lapsed = True
+        tables = set(self.hub.tables)
+        log.warning(
+            "this node's lease has lapsed (no renewal for %.3g s): dropping its %d tables",
+            cluster.lease,
+            len(tables),
+        )
+        # Their writes held or under way land (the lease still names this node, unless another
+        # took it: then the fence leaves them out), and only then may this node take them up
+        # again itself: `Cluster.adopt` skips them until its storage is durable up to here.
+        cluster.dropped(tables, self.hub.storage.mark)
+        self._fenced(tables, "this node's lease lapsed: dropped, its people sent on")
+        self.done()
 
     @property
     def ready(self) -> bool:
@@ -482,10 +565,8 @@ class Server:
                     connection.transport.pause_reading()
             self.hub.save_all()
             self.done(wait=True)
-            try:  # within seconds: the node must be out soon (`cluster.STOP_SECONDS`)
-                moved = await asyncio.wait_for(
-                    cluster.hand_off(list(self.hub.tables)), HANDOFF_SECONDS
-                )
+            try:  # within seconds: the node must be out soon (`adopt.HANDOFF_SECONDS`)
+                moved = await cluster.hand_off(list(self.hub.tables))
             except (StorageError, TimeoutError) as exc:  # their leases end as we leave
                 log.warning("could not hand the tables over: %s", exc or "too slow")
         self.hub.shutdown(moved=moved)
@@ -503,6 +584,13 @@ class Server:
             closing.discard(connection)
             if not closing and self._all_closed is not None and not self._all_closed.done():
                 self._all_closed.set_result(None)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A task whose end nobody awaits: what it raised is expected (the database away), not
+    logged as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def bind(host: str | None, port: int) -> list[socket.socket]:

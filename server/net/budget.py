@@ -3,7 +3,7 @@
 What the server sends goes to the kernel's socket buffer; what the kernel cannot take (the
 client is not reading, or reads slowly) waits in the transport, in the server's memory. This
 module bounds those waiting bytes three ways, so no flood of clients that do not read can grow
-the server past a known size (README.md, "Limits"; PROTOCOL.md section 8):
+the server past a known size (docs/DEPLOY.md, "Limits"; PROTOCOL.md section 8):
 
 - a connection holds at most `MAX_UNSENT` (past it, it is dropped at once);
 - the connections of one IP address hold at most `HubConfig.unsent_per_address` together;

@@ -49,8 +49,12 @@ class Adapter(Protocol):
     waves: deque[Wave]
     clock: Callable[[], float]
     """`now`, without the call around it."""
+    lease_until: float
+    """Until when a cluster's node's lease surely holds (inf: a lone server's)."""
 
     def now(self) -> float: ...
+
+    def lease_check(self) -> None: ...
 
     def soon(self) -> None: ...
 
@@ -105,8 +109,11 @@ class Connection(asyncio.Protocol):
         if conn is not None:
             server = self.server
             server.stats.bytes_in += len(data)
+            now = server.clock()
+            if now >= server.lease_until:  # its tables dropped before anything is played
+                server.lease_check()
             try:
-                server.hub.data(conn, data, server.clock())
+                server.hub.data(conn, data, now)
             finally:
                 server.soon()
 

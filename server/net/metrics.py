@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
@@ -90,14 +91,16 @@ class ServerCollector(Collector):
         for reason in ("full", "per_address", "unidentified", "rate", "banned", "setup"):
             rejected.add_metric([reason], stats.rejected.get(reason, 0))
         yield rejected
-        away = hub.limits.away
+        # Counted by looking, as the other gauges: what the caps' bookkeeping holds could only
+        # drift from it (a scrape of ten thousand sessions is a millisecond).
+        connected = sum(session.attached for session in hub.sessions.values())
         sessions = GaugeMetricFamily(
             "sushigo_sessions",
             "Players' sessions: connected, or away and kept for a resume",
             labels=["state"],
         )
-        sessions.add_metric(["connected"], len(hub.sessions) - away)
-        sessions.add_metric(["away"], away)
+        sessions.add_metric(["connected"], connected)
+        sessions.add_metric(["away"], len(hub.sessions) - connected)
         yield sessions
         yield CounterMetricFamily("sushigo_resumes", "Sessions resumed", stats.resumes)
 
@@ -231,20 +234,35 @@ class MetricsServer:
         self.registry = registry
         self.unready = unready
         """Why the server takes no new tables now (None: it does)."""
-        self._server: asyncio.Server | None = None
+        self._servers: list[asyncio.Server] = []
         self._clients: set[asyncio.Task[None]] = set()
 
-    async def start(self, host: str, port: int) -> list[tuple[str, int]]:
-        """Listen; the bound (host, port) pairs. OSError if the address cannot be bound."""
-        self._server = await asyncio.start_server(
-            self._client, host or None, port, limit=MAX_REQUEST_BYTES
-        )
-        return [(str(s.getsockname()[0]), int(s.getsockname()[1])) for s in self._server.sockets]
+    async def start(
+        self, host: str, port: int, listeners: list[socket.socket] | None = None
+    ) -> list[tuple[str, int]]:
+        """Listen, on `listeners` (bound beforehand by `server.net.app.bind`) or on `host` and
+        `port`; the bound (host, port) pairs. OSError if the address cannot be bound."""
+        if listeners is None:
+            self._servers = [
+                await asyncio.start_server(
+                    self._client, host or None, port, limit=MAX_REQUEST_BYTES
+                )
+            ]
+        else:
+            self._servers = [
+                await asyncio.start_server(self._client, sock=sock, limit=MAX_REQUEST_BYTES)
+                for sock in listeners
+            ]
+        return [
+            (str(s.getsockname()[0]), int(s.getsockname()[1]))
+            for server in self._servers
+            for s in server.sockets
+        ]
 
     async def stop(self) -> None:
         """Stop listening and close every connection."""
-        if self._server is not None:
-            self._server.close()
+        for server in self._servers:
+            server.close()
         for task in list(self._clients):
             task.cancel()
         for task in list(self._clients):

@@ -4,12 +4,20 @@ An admin is a session logged in with a key listed by ``sushigo-server --admin-ke
 request from anyone else is refused with NOT_ALLOWED before anything is looked at. The hub routes
 the requests here by class, as it does the lobby's; the lobby keeps its own checks (a banned
 identity at login, a muted player's chat, a draining server's new tables), reading the bans and
-mutes from `server.sessions.moderation`, which this module keeps up to date.
+mutes from `server.sessions.moderation`, which this module keeps up to date. What admins see is
+`server.operations.views`; what they change is here.
 
-What an admin sees of a table is a spectator's view and the sessions: the observation is the
-table's public one, the very value a spectator's TURN_START carries. Every action that changes
-something goes to the audit log in the database (a held write, committed before the reply is
-sent), and to the server's log.
+Every action that changes something goes to the audit log in the database (a held write,
+committed before the reply is sent), and to the server's log.
+
+On a cluster an action reaches every node, whichever node the admin is connected to: this node
+carries it out on itself, then asks the other live nodes (`Directory.operate`: a NOTIFY sent
+with the commit of the action's own writes), each of which carries it out (`carry_out`) and
+answers; the reply counts what every node did, and names a node that did not answer within
+`OPERATION_SECONDS`. A kick by player id ends that player's sessions on every node (a session id, from
+`sessions`, is this node's); a ban or mute is in force on every node as soon as it is stored,
+and its sessions end there; an unban lifts it everywhere; an announcement reaches everyone
+connected anywhere; a table is closed by the node that holds it; a node is drained by name.
 
 Closing a table with a game in progress aborts the game: its record so far (the steps played,
 not the one under way, whose picks stay unrevealed) is signed, with the server seed, and stored
@@ -18,9 +26,10 @@ apart from finished games (`Storage.abort_game`), with each seat's score then; n
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from sushigo.engine.api import places_by
@@ -41,42 +50,30 @@ from sushigo.protocol import (
     AdminUnban,
     AdminUnmute,
     Announcement,
-    AuditEntry,
-    AuditList,
     ChatMessage,
     ErrorCode,
     FairRecord,
     Message,
-    NodeInfo,
-    NodeList,
     RemoteProtocolError,
-    Sanction,
-    SanctionKind,
-    SanctionList,
-    SessionInfo,
-    SessionList,
     SignedRecord,
-    TableView,
     Version,
 )
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
-from sushigo.server.lobby.pages import fill
+from sushigo.server.routing.redirect import Answer, Owner
 from sushigo.server.sessions.moderation import (
     BAN,
     MUTE,
-    Moderation,
     ban_target,
     mute_target,
     sanction_message,
 )
-from sushigo.server.sessions.requests import Reader
 from sushigo.server.sessions.session import Conn, Session
-from sushigo.server.storage.contract import AuditRecord, PlayerResult, Storage, StoredSanction
-from sushigo.server.tables.index import Tables
+from sushigo.server.storage.contract import AuditRecord, PlayerResult, StoredSanction
 from sushigo.server.tables.table import Table
+
+from .views import ViewHost, Views
 
 log = logging.getLogger("sushigo.server")
 
@@ -84,18 +81,15 @@ ANNOUNCE_VERSION = Version(2, 3)
 """The first version that knows ANNOUNCEMENT; older clients get a CHAT_MESSAGE instead."""
 SERVER_SPEAKER = "server"
 """The player id and name an announcement has as a chat message (no player's: ids are k:, g:)."""
+REREAD_GRACE = 60.0
+"""Seconds for which a sanction this node made or heard of stays in force here though the
+database, read again (`sanctions_read`), does not hold it yet: its commit may still be under
+way (the database was away)."""
 
 
-class AdminHost(Reader, Protocol):
+class AdminHost(ViewHost, Protocol):
     """What the admins need of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    tables: Tables
-    conns: dict[int, Conn]
-    storage: Storage
-    config: HubConfig
-    moderation: Moderation
-    draining: bool
     wall_ms: Callable[[], int]
 
     def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
@@ -116,21 +110,23 @@ class Admin:
         self.lobby = lobby
         self.admins = frozenset(player_id_for_key(key) for key in keys)
         """The player ids of the admin keys."""
-        self.started_ms = hub.wall_ms()
+        self.views = Views(hub, self.admins, hub.wall_ms())
+        self._learned: dict[tuple[str, str], float] = {}
+        """When (the hub's clock) each sanction was made here or heard of (`REREAD_GRACE`)."""
         own: dict[type[Message], Handler] = {
-            AdminSessions: self._sessions,
-            AdminNodes: self._nodes,
-            AdminShow: self._show,
+            AdminSessions: self.views.sessions,
+            AdminNodes: self.views.nodes,
+            AdminShow: self.views.show,
             AdminKick: self._kick,
             AdminBan: self._ban,
             AdminUnban: self._unban,
             AdminMute: self._mute,
             AdminUnmute: self._unmute,
-            AdminSanctions: self._sanctions,
+            AdminSanctions: self.views.sanctions,
             AdminClose: self._close,
             AdminAnnounce: self._announce,
             AdminDrain: self._drain,
-            AdminAudit: self._audit_log,
+            AdminAudit: self.views.audit,
         }
         assert set(own) == set(ADMIN_REQUESTS)
         self.handlers: dict[type[Message], Handler] = {
@@ -153,112 +149,39 @@ class Admin:
 
         return guarded
 
-    # -- seeing ------------------------------------------------------------------------------------
+    def info(self, session: Session) -> Any:
+        """A session as an admin sees it (`Views.info`)."""
+        return self.views.info(session)
 
-    def info(self, session: Session) -> SessionInfo:
-        """A session as an admin sees it."""
-        table = session.table
-        return SessionInfo(
-            session_id=f"s{session.serial}",
-            player_id=session.player_id,
-            name=session.name,
-            guest=session.guest,
-            address=session.address[:64],
-            connected=session.attached,
-            table_id=table.table_id if table is not None else None,
-            seat=session.seat,
-            admin=session.player_id in self.admins,
-            muted=self.hub.moderation.mute(session.player_id) is not None,
-        )
+    @property
+    def node(self) -> str:
+        """This server's name: a cluster's node's, or ``--name``."""
+        cluster = self.hub.cluster
+        return cluster.node if cluster is not None else self.hub.config.server_name
 
-    def _sessions(self, conn: Conn, session: Session, msg: AdminSessions, now: float) -> None:
-        every = sorted(self.hub.sessions.values(), key=lambda s: s.serial)
-        # At most `limit`, and no more than fit in 64 KiB (`total` says how many there are).
-        page = fill((self.info(s) for s in every[msg.offset :]), msg.limit, SessionInfo)
-        session.send(
-            SessionList(ref=msg.ref, sessions=tuple(page), total=len(every), offset=msg.offset)
-        )
-
-    def _nodes(self, conn: Conn, session: Session, msg: AdminNodes, now: float) -> None:
-        hub = self.hub
-        here = NodeInfo(
-            name=hub.config.server_name[:64],
-            here=True,
-            draining=hub.draining,
-            connections=len(hub.conns),
-            sessions=len(hub.sessions),
-            tables=len(hub.tables),
-            playing=sum(table.playing for table in hub.tables.values()),
-            started_ms=self.started_ms,
-        )
-        session.send(NodeList(ref=msg.ref, nodes=(here,)))
-
-    def _show(self, conn: Conn, session: Session, msg: AdminShow, now: float) -> None:
-        table = self._table(msg.table_id)
-        # The public observation only: the one a spectator's TURN_START carries. Never a seat's.
-        observation = table.observation(None)
-        in_step = table.playing and table.game is not None and bool(table.acting)
-        position = table.position if in_step else None
-        people = [p for p in table.seating.people() if isinstance(p, Session)]
-        session.send(
-            TableView(
-                ref=msg.ref,
-                table=table.info(),
-                phase=table.phase.value,
-                round=position[0] if position else None,
-                turn=position[1] if position else None,
-                steps=len(table.steps) if table.playing else 0,
-                acting=tuple(table.acting) if in_step else (),
-                deadline_ms=min(table.time_left_ms(now), 86_400_000),
-                observation=None
-                if observation is None
-                else table.wire.packed("observation", observation),
-                sessions=tuple(self.info(p) for p in people[:256]),
-            )
-        )
-
-    def _sanctions(self, conn: Conn, session: Session, msg: AdminSanctions, now: float) -> None:
-        live, expired = self.hub.moderation.in_force()
-        for gone in expired:
-            self.hub.storage.delete_sanction(gone.kind, gone.target)
-        # Reasons of 500 characters made 500 sanctions over a megabyte: 64 KiB at most.
-        page = fill((_sanction(s) for s in live[msg.offset :]), msg.limit, Sanction)
-        session.send(
-            SanctionList(ref=msg.ref, sanctions=tuple(page), total=len(live), offset=msg.offset)
-        )
-
-    def _audit_log(self, conn: Conn, session: Session, msg: AdminAudit, now: float) -> None:
-        storage, offset, limit = self.hub.storage, msg.offset, msg.limit
-
-        def then(result: Any, now: float) -> None:
-            entries = tuple(fill((_entry(e) for e in result[:limit]), limit, AuditEntry))
-            more = len(result) > len(entries)  # past `limit`, or past 64 KiB
-            session.send(AuditList(ref=msg.ref, entries=entries, offset=offset, more=more))
-
-        self.hub.read(
-            lambda: storage.audit_log(limit + 1, offset),
-            then,
-            session=session,
-            ref=msg.ref,
-            what="the audit log",
-        )
-
-    # -- acting ------------------------------------------------------------------------------------
+    # -- acting, on this node and the others ------------------------------------------------------
 
     def _kick(self, conn: Conn, session: Session, msg: AdminKick, now: float) -> None:
         target = msg.target.strip()
-        if target[:1] == "s" and target[1:].isdigit():
-            matched = [s for s in self.hub.sessions.values() if f"s{s.serial}" == target]
-        else:
-            matched = [s for s in self.hub.sessions.values() if s.player_id == target]
-        if not matched:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no session or player {target!r} here")
-        said = f": {msg.reason}" if msg.reason else ""
-        self._audit(session, "kick", target, f"{msg.reason} ({len(matched)} sessions)")
-        self._done(session, msg.ref, f"kicked {len(matched)} session(s) of {target}", len(matched))
-        why = RemoteProtocolError(ErrorCode.KICKED, f"an admin ended your session{said}")
-        for kicked in matched:
-            self.hub.end_session(kicked, why, now)
+        local = target[:1] == "s" and target[1:].isdigit()  # a session id: this node's
+        here = self._kick_here(target, msg.reason, now)
+        if local and not here:
+            where = " on this node" if self.hub.cluster is not None else ""
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no session {target!r}{where}")
+
+        def done(answers: list[Answer]) -> None:
+            total = here + _reached(answers)
+            if not total:
+                raise TableError(
+                    ErrorCode.NO_SUCH_TABLE,
+                    f"no session or player {target!r} on {_nodes(answers)}{_late(answers)}",
+                )
+            self._audit(session, "kick", target, f"{msg.reason} ({total} sessions)")
+            said = f"kicked {total} session(s) of {target}{_late(answers)}"
+            self._done(session, msg.ref, said, total)
+
+        args = {"target": target, "reason": msg.reason}
+        self._everywhere(conn, msg.ref, "kick", args, done, alone=local)
 
     def _ban(self, conn: Conn, session: Session, msg: AdminBan, now: float) -> None:
         target = ban_target(msg.target)
@@ -266,68 +189,254 @@ class Admin:
             raise TableError(
                 ErrorCode.NOT_ALLOWED, f"{target} is an admin: take its --admin-key away first"
             )
-        sanction = self._sanction(session, BAN, target, msg.reason, msg.seconds)
-        # The sessions it covers end now; an admin's never does (it could not undo the ban).
-        covered = [
-            s
-            for s in self.hub.sessions.values()
-            if s.player_id not in self.admins
-            and self.hub.moderation.covers(sanction, s.player_id, s.address)
-        ]
+        sanction = self._sanction(session, BAN, target, msg.reason, msg.seconds, now)
+        here = self._ban_here(sanction, now)
         self._audit(session, "ban", target, _with_time(msg.reason, msg.seconds))
-        self._done(
-            session, msg.ref, f"banned {target}; {len(covered)} session(s) ended", len(covered)
-        )
-        why = RemoteProtocolError(ErrorCode.BANNED, sanction_message(sanction, self.hub.wall_ms()))
-        for banned in covered:
-            self.hub.end_session(banned, why, now)
+
+        def done(answers: list[Answer]) -> None:
+            total = here + _reached(answers)
+            said = f"banned {target}; {total} session(s) ended{_late(answers)}"
+            self._done(session, msg.ref, said, total)
+
+        self._everywhere(conn, msg.ref, BAN, dataclasses.asdict(sanction), done)
 
     def _mute(self, conn: Conn, session: Session, msg: AdminMute, now: float) -> None:
         target = mute_target(msg.target)
-        self._sanction(session, MUTE, target, msg.reason, msg.seconds)
+        sanction = self._sanction(session, MUTE, target, msg.reason, msg.seconds, now)
+        here = sum(s.player_id == target for s in self.hub.sessions.values())
         self._audit(session, "mute", target, _with_time(msg.reason, msg.seconds))
-        muted = sum(s.player_id == target for s in self.hub.sessions.values())
-        self._done(session, msg.ref, f"muted {target}", muted)
+
+        def done(answers: list[Answer]) -> None:
+            said = f"muted {target}{_late(answers)}"
+            self._done(session, msg.ref, said, here + _reached(answers))
+
+        self._everywhere(conn, msg.ref, MUTE, dataclasses.asdict(sanction), done)
 
     def _sanction(
-        self, session: Session, kind: str, target: str, reason: str, seconds: int | None
+        self, session: Session, kind: str, target: str, reason: str, seconds: int | None, now: float
     ) -> StoredSanction:
         """Make a ban or mute: in memory at once, stored with the next commit."""
         now_ms = self.hub.wall_ms()
         expires = now_ms + seconds * 1000 if seconds is not None else None
         sanction = StoredSanction(kind, target, reason, session.player_id, now_ms, expires)
-        self.hub.moderation.add(sanction)
+        self._learn(sanction, now)
         self.hub.storage.save_sanction(sanction)
         return sanction
 
     def _unban(self, conn: Conn, session: Session, msg: AdminUnban, now: float) -> None:
-        self._lift(session, msg.ref, BAN, ban_target(msg.target))
+        self._lift(conn, session, msg.ref, BAN, ban_target(msg.target))
 
     def _unmute(self, conn: Conn, session: Session, msg: AdminUnmute, now: float) -> None:
-        self._lift(session, msg.ref, MUTE, mute_target(msg.target))
+        self._lift(conn, session, msg.ref, MUTE, mute_target(msg.target))
 
-    def _lift(self, session: Session, ref: int, kind: str, target: str) -> None:
+    def _lift(self, conn: Conn, session: Session, ref: int, kind: str, target: str) -> None:
         if self.hub.moderation.remove(kind, target) is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no {kind} on {target}")
+        self._learned.pop((kind, target), None)
         self.hub.storage.delete_sanction(kind, target)
         self._audit(session, f"un{kind}", target, "")
-        self._done(session, ref, f"lifted the {kind} on {target}", 1)
+
+        def done(answers: list[Answer]) -> None:
+            self._done(session, ref, f"lifted the {kind} on {target}{_late(answers)}", 1)
+
+        self._everywhere(conn, ref, f"un{kind}", {"kind": kind, "target": target}, done)
 
     def _close(self, conn: Conn, session: Session, msg: AdminClose, now: float) -> None:
-        table = self._table(msg.table_id)
+        cluster = self.hub.cluster
+        if msg.table_id in self.hub.tables or cluster is None:
+            people, kept = self._close_here(msg.table_id, msg.reason)
+            self._audit(session, "close", msg.table_id, msg.reason + kept)
+            self._done(session, msg.ref, f"closed table {msg.table_id}{kept}", people)
+            return
+        args = {"table_id": msg.table_id, "reason": msg.reason}
+
+        async def job() -> tuple[Owner | None, list[Answer]]:
+            owner = await cluster.table_owner(msg.table_id)
+            if owner is None or not owner.alive or owner.node in (None, cluster.node):
+                return owner, []
+            return owner, await cluster.operate("close", args, owner.node)()
+
+        def then(found: tuple[Owner | None, list[Answer]], now: float) -> None:
+            owner, answers = found
+            if not answers:
+                why = " (its node is not answering)" if owner is not None else ""
+                raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r}{why}")
+            answer = answers[0]
+            if answer.error is not None:
+                raise TableError(ErrorCode(answer.code or ErrorCode.NO_SUCH_TABLE), answer.error)
+            self._audit(session, "close", msg.table_id, f"{msg.reason} (on {answer.node})")
+            self._done(session, msg.ref, f"{answer.message} on {answer.node}", answer.reached)
+
+        self.hub.ask(job, then, conn=conn, ref=msg.ref, what="the table's node")
+
+    def _announce(self, conn: Conn, session: Session, msg: AdminAnnounce, now: float) -> None:
+        text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ")
+        text = text.strip()
+        if not text:
+            raise TableError(ErrorCode.OUT_OF_RANGE, "an empty announcement")
+        here = self._announce_here(text, session.name)
+        self._audit(session, "announce", "", text)
+
+        def done(answers: list[Answer]) -> None:
+            reached = here + _reached(answers)
+            people = "person" if reached == 1 else "people"
+            self._done(
+                session, msg.ref, f"announced to {reached} {people}{_late(answers)}", reached
+            )
+
+        self._everywhere(conn, msg.ref, "announce", {"text": text, "by": session.name}, done)
+
+    def _drain(self, conn: Conn, session: Session, msg: AdminDrain, now: float) -> None:
+        node, cluster = self.node, self.hub.cluster
+        target = msg.node or node
+        what = "drain" if msg.drain else "undrain"
+        if target == node:
+            playing = self._drain_here(msg.drain)
+            self._audit(session, what, node, "")
+            self._done(session, msg.ref, _drained(node, msg.drain, playing), playing)
+            return
+        if cluster is None or target not in cluster.live_nodes():
+            live = ", ".join(cluster.live_nodes()) if cluster is not None else node
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no live node {target!r} (live: {live})")
+
+        def done(answers: list[Answer]) -> None:
+            answer = answers[0]
+            if answer.error is not None:
+                raise TableError(ErrorCode(answer.code or ErrorCode.NO_SUCH_TABLE), answer.error)
+            self._audit(session, what, target, "")
+            self._done(session, msg.ref, answer.message, answer.reached)
+
+        self._everywhere(conn, msg.ref, "drain", {"drain": msg.drain}, done, to=target)
+
+    def _everywhere(
+        self,
+        conn: Conn,
+        ref: int,
+        kind: str,
+        args: dict[str, Any],
+        done: Callable[[list[Answer]], None],
+        *,
+        to: str | None = None,
+        alone: bool = False,
+    ) -> None:
+        """Carried out here already: ask the other live nodes (`to`: that one) to carry it out
+        too, and `done` with their answers (at once, none, on a lone server or `alone`)."""
+        cluster = self.hub.cluster
+        if cluster is None or alone:
+            done([])
+            return
+        job: Callable[[], Awaitable[list[Answer]]] = cluster.operate(kind, args, to)
+        self.hub.ask(job, lambda answers, now: done(answers), conn=conn, ref=ref, what="the nodes")
+
+    # -- what one node does, asked by an admin here or by another node -----------------------------
+
+    def carry_out(self, kind: str, args: dict[str, Any], now: float) -> Answer:
+        """Carry out an operation another node's admin asked for (`Directory.operate`); what
+        this node did, or why it could not."""
+        try:
+            reached, message = self._carry_out(kind, args, now)
+        except TableError as exc:
+            return Answer(self.node, 0, "", exc.message[:500], int(exc.code))
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("an operation %r from another node that cannot be read: %r", kind, exc)
+            return Answer(self.node, 0, "", f"cannot read the {kind} operation")
+        log.info("admin operation from another node: %s %s", kind, args.get("target", ""))
+        return Answer(self.node, reached, message)
+
+    def _carry_out(self, kind: str, args: dict[str, Any], now: float) -> tuple[int, str]:
+        if kind == "kick":
+            return self._kick_here(str(args["target"]), str(args["reason"]), now), "kicked"
+        if kind in (BAN, MUTE):
+            sanction = StoredSanction(**args)
+            if sanction.kind != kind:
+                raise ValueError(kind)
+            self._learn(sanction, now)
+            if kind == BAN:
+                return self._ban_here(sanction, now), "banned"
+            return sum(s.player_id == sanction.target for s in self.hub.sessions.values()), "muted"
+        if kind in ("unban", "unmute"):
+            self._learned.pop((str(args["kind"]), str(args["target"])), None)
+            lifted = self.hub.moderation.remove(str(args["kind"]), str(args["target"]))
+            return int(lifted is not None), "lifted"
+        if kind == "close":
+            people, kept = self._close_here(str(args["table_id"]), str(args["reason"]))
+            return people, f"closed table {args['table_id']}{kept}"
+        if kind == "announce":
+            return self._announce_here(str(args["text"])[:500], str(args["by"])[:24]), "announced"
+        if kind == "drain":
+            drain = bool(args["drain"])
+            playing = self._drain_here(drain)
+            return playing, _drained(self.node, drain, playing)
+        raise ValueError(kind)
+
+    def _kick_here(self, target: str, reason: str, now: float) -> int:
+        """End the sessions of player (or session id) `target` here; how many."""
+        if target[:1] == "s" and target[1:].isdigit():
+            matched = [s for s in self.hub.sessions.values() if f"s{s.serial}" == target]
+        else:
+            matched = [s for s in self.hub.sessions.values() if s.player_id == target]
+        said = f": {reason}" if reason else ""
+        why = RemoteProtocolError(ErrorCode.KICKED, f"an admin ended your session{said}")
+        for kicked in matched:
+            self.hub.end_session(kicked, why, now)
+        return len(matched)
+
+    def _ban_here(self, sanction: StoredSanction, now: float) -> int:
+        """A ban in force here, the sessions it covers ended (an admin's never is: it could not
+        undo the ban); how many."""
+        moderation = self.hub.moderation
+        moderation.add(sanction)
+        covered = [
+            s
+            for s in self.hub.sessions.values()
+            if s.player_id not in self.admins
+            and moderation.covers(sanction, s.player_id, s.address)
+        ]
+        why = RemoteProtocolError(ErrorCode.BANNED, sanction_message(sanction, self.hub.wall_ms()))
+        for banned in covered:
+            self.hub.end_session(banned, why, now)
+        return len(covered)
+
+    def _learn(self, sanction: StoredSanction, now: float) -> None:
+        if sanction.kind == MUTE:
+            self.hub.moderation.add(sanction)
+        self._learned[sanction.kind, sanction.target] = now
+
+    def sanctions_read(self, stored: list[StoredSanction], now: float) -> None:
+        """The bans and mutes as the database holds them, read again after this node could not
+        hear the others for a while: those it missed are put in force (a ban's sessions ended),
+        and those lifted meanwhile are lifted, but not one made or heard of in the last
+        `REREAD_GRACE` seconds (its commit may not have landed when this was read)."""
+        moderation = self.hub.moderation
+        live, _ = moderation.in_force()
+        held = {(s.kind, s.target): s for s in stored}
+        for sanction in stored:
+            if sanction not in live:
+                self._learn(sanction, now)
+                if sanction.kind == BAN:
+                    self._ban_here(sanction, now)
+        for sanction in live:
+            key = (sanction.kind, sanction.target)
+            if key not in held and now - self._learned.get(key, -REREAD_GRACE) >= REREAD_GRACE:
+                moderation.remove(*key)
+                self._learned.pop(key, None)
+
+    def _close_here(self, table_id: str, reason: str) -> tuple[int, str]:
+        """Close a table of this node's; (its people, what became of its game)."""
+        table = self.hub.tables.get(table_id)
+        if table is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         if table.tournament is not None:
             raise TableError(
                 ErrorCode.NOT_ALLOWED,
                 f"table {table.table_id} plays a game of tournament {table.tournament!r}: its"
                 " games are the tournament's to finish",
             )
-        why = "an admin closed it" + (f": {msg.reason}" if msg.reason else "")
+        why = "an admin closed it" + (f": {reason}" if reason else "")
         aborted = self._abort(table, why) if table.playing else None
         people = len(table.seating.people())
         self.lobby.close_table(table, why)
-        kept = f"; its game aborted, kept as {aborted}" if aborted else ""
-        self._audit(session, "close", table.table_id, msg.reason + kept)
-        self._done(session, msg.ref, f"closed table {table.table_id}{kept}", people)
+        return people, f"; its game aborted, kept as {aborted}" if aborted else ""
 
     def _abort(self, table: Table, why: str) -> str | None:
         """Store a game in progress as aborted (see the module docstring); its id, or None when
@@ -362,12 +471,9 @@ class Admin:
         log.info("game %s at table %s aborted: %s", game_id, table.table_id, why)
         return game_id
 
-    def _announce(self, conn: Conn, session: Session, msg: AdminAnnounce, now: float) -> None:
-        text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ")
-        text = text.strip()
-        if not text:
-            raise TableError(ErrorCode.OUT_OF_RANGE, "an empty announcement")
-        new = Announcement(text=text, by=session.name)
+    def _announce_here(self, text: str, by: str) -> int:
+        """Say `text` to everyone connected here; how many people."""
+        new = Announcement(text=text, by=by or None)
         old = ChatMessage(player_id=SERVER_SPEAKER, name=SERVER_SPEAKER, text=text)
         reached = 0
         for person in list(self.hub.sessions.values()):
@@ -375,30 +481,20 @@ class Admin:
                 version = person.conn.version
                 person.send(new if version is not None and version >= ANNOUNCE_VERSION else old)
                 reached += 1
-        self._audit(session, "announce", "", text)
-        people = "person" if reached == 1 else "people"
-        self._done(session, msg.ref, f"announced to {reached} {people}", reached)
+        return reached
 
-    def _drain(self, conn: Conn, session: Session, msg: AdminDrain, now: float) -> None:
-        name = self.hub.config.server_name
-        if msg.node not in (None, "", name):
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no node {msg.node!r} (this is {name!r})")
-        self.hub.draining = msg.drain
-        playing = sum(table.playing for table in self.hub.tables.values())
-        self._audit(session, "drain" if msg.drain else "undrain", name, "")
-        if msg.drain:
-            said = f"{name} is draining: no new table or game; {playing} game(s) in play finish"
-        else:
-            said = f"{name} takes new tables again"
-        self._done(session, msg.ref, said, playing)
+    def _drain_here(self, drain: bool) -> int:
+        """Drain this node (or take new tables again); its games in play."""
+        self.hub.draining = drain
+        self.lobby.changed = True  # its quick-match tables are published again (none, draining)
+        cluster = self.hub.cluster
+        if cluster is not None:  # the other nodes send no new table here from now on
+            self.hub.ask(
+                lambda: cluster.say_draining(drain), _ignore, conn=None, ref=None, what="drain"
+            )
+        return sum(table.playing for table in self.hub.tables.values())
 
     # -- helpers -----------------------------------------------------------------------------------
-
-    def _table(self, table_id: str) -> Table:
-        table = self.hub.tables.get(table_id)
-        if table is None:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
-        return table
 
     def _audit(self, session: Session, action: str, target: str, detail: str) -> None:
         """An action to the audit log (stored with the next commit, before the reply goes out)
@@ -412,26 +508,30 @@ class Admin:
         session.send(AdminDone(ref=ref, message=message[:500], count=count))
 
 
+def _reached(answers: list[Answer]) -> int:
+    return sum(a.reached for a in answers if a.error is None)
+
+
+def _nodes(answers: list[Answer]) -> str:
+    """Where an operation found nothing: every node, or only those that answered."""
+    return "the nodes that answered" if any(a.error for a in answers) else "any node"
+
+
+def _late(answers: list[Answer]) -> str:
+    """What the admin is told of the nodes that did not answer (or could not do it)."""
+    failed = [f"{a.node}: {a.error}" for a in answers if a.error is not None]
+    return f" ({'; '.join(failed)})" if failed else ""
+
+
+def _drained(node: str, drain: bool, playing: int) -> str:
+    if drain:
+        return f"{node} is draining: no new table or game; {playing} game(s) in play finish"
+    return f"{node} takes new tables again"
+
+
+def _ignore(_: object, __: float) -> None:
+    """An answer nobody waits for."""
+
+
 def _with_time(reason: str, seconds: int | None) -> str:
     return reason + (f" (for {seconds} s)" if seconds is not None else "")
-
-
-def _sanction(s: StoredSanction) -> Sanction:
-    return Sanction(
-        kind=SanctionKind(s.kind),
-        target=s.target[:64],
-        reason=s.reason[:500],
-        by=s.admin[:64],
-        created_ms=s.created_ms,
-        expires_ms=s.expires_ms,
-    )
-
-
-def _entry(e: AuditRecord) -> AuditEntry:
-    return AuditEntry(
-        at_ms=e.at_ms,
-        admin=e.admin[:64] or "?",
-        action=e.action[:32] or "?",
-        target=e.target[:64],
-        detail=e.detail[:500],
-    )

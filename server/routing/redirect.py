@@ -38,6 +38,7 @@ from sushigo.protocol import (
 )
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
+from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.requests import Charger
@@ -68,12 +69,50 @@ class Owner(NamedTuple):
     """That node's advertised address (None: no such node)."""
     alive: bool
     """The owner's lease has not ended."""
+    saved: bool = True
+    """The table's state is stored (a game began there): another node can take it up. A table
+    whose game has not begun lives only in its node's memory."""
+
+
+class Answer(NamedTuple):
+    """A node's answer to an admin's operation another node asked it to carry out."""
+
+    node: str
+    reached: int
+    """The sessions, tables or people it reached there."""
+    message: str
+    """What was done, for a person."""
+    error: str | None = None
+    """Why it could not be done (None: it was)."""
+    code: int = 0
+    """The error's code (`ErrorCode`), when there is one."""
+
+
+class NodeRow(NamedTuple):
+    """A node as the database has it (its row, as its last renewal wrote it)."""
+
+    name: str
+    address: str
+    alive: bool
+    """Its lease has not ended."""
+    draining: bool
+    connections: int
+    sessions: int
+    tables: int
+    playing: int
+    started_ms: int
 
 
 class Directory(Protocol):
     """The cluster's answers (`server.cluster.node.Cluster`)."""
 
     node: str
+    address: str
+    """This node's advertised address (HOST:PORT)."""
+    lease: float
+    """The lease's length, in seconds."""
+    reachable: bool
+    """The node's last renewal went through (else it reports itself not ready)."""
 
     async def token_owner(self, digest: bytes) -> Owner | None:
         """Where the table a stored token seats lives (None: no such token)."""
@@ -89,6 +128,10 @@ class Directory(Protocol):
 
     def lease_soon(self, table_ids: list[str]) -> None:
         """Lease new tables to this node in the commit of their first writes (`pg_fence`)."""
+
+    def dropped(self, table_ids: Collection[str], mark: int) -> None:
+        """This node dropped these tables as its lease lapsed (its storage's `mark` then): it
+        takes none of them up again before those writes are durable."""
 
     def fenced(self) -> set[str]:
         """Tables whose writes a commit left out since the last call: another node holds them
@@ -130,21 +173,13 @@ class Directory(Protocol):
     async def say(self, said: list[tuple[str, str, str]]) -> None:
         """Pass lobby chat said here (player id, name, text) on to the other nodes."""
 
-    async def find_quick(self, kind: str, players: int) -> Owner | None:
-        """A quick-match table of another live node with a seat free (reserved for us)."""
-
-    def quick_hopeless(self, kind: str, players: int) -> bool:
-        """`find_quick` would find nothing, as far as this node knows without asking."""
-
-    async def quick_hopeful(self, kind: str, players: int) -> bool:
-        """`find_quick` may find a table (the other nodes' tables read again when old)."""
-
     def fresh(self) -> bool:
         """This node's lease surely holds now (`TournamentAdoption.fresh`)."""
 
-    def least_loaded(self, mine: int) -> tuple[str, str] | None:
+    def least_loaded(self, mine: int, *, anywhere: bool = False) -> tuple[str, str] | None:
         """The node (name, address) a new table should open on instead of this one, which
-        holds `mine` tables; None: this one."""
+        holds `mine` tables (`anywhere`: whatever the loads, this one draining); None: this
+        one."""
 
     async def claim_tournament(self, name: str, info: bytes) -> bool:
         """Take `name` for a new tournament of this node (False: a live node holds one)."""
@@ -180,6 +215,21 @@ class Directory(Protocol):
     async def arrivals(self) -> None:
         """Return when a placed game's table stops waiting for its entrants (a lease on)."""
 
+    def operate(
+        self, kind: str, args: dict[str, Any], to: str | None = None
+    ) -> Callable[[], Awaitable[list[Answer]]]:
+        """Ask the other live nodes (`to`: that one) to carry out an admin's operation (sent
+        with the next commit); a job that waits a moment for their answers."""
+
+    async def node_list(self) -> list[NodeRow]:
+        """Every node the database knows of, live or not, as its last renewal wrote it."""
+
+    async def say_draining(self, draining: bool) -> None:
+        """Write at once that this node drains (or no longer does), for the other nodes."""
+
+    def live_nodes(self) -> list[str]:
+        """The live nodes' names, as last read (this one's included)."""
+
     async def hand_off(self, table_ids: list[str]) -> dict[str, str]:
         """Hand these tables (saved) to the other live nodes, the least loaded first; where each
         went (its new node's address). Empty when this node is alone."""
@@ -204,9 +254,13 @@ class RedirectHost(Charger, Protocol):
     lobby: Lobby
     desk: TournamentDesk
     names: Names
+    limits: Limits
     moderation: Moderation
     cluster: Directory | None
     wall_ms: Callable[[], int]
+    draining: bool
+    """No new table or game here (an admin drains the node): its quick matches and new tables
+    go to other nodes."""
 
     def restore(self, now: float, tables: list[tuple[str, bytes]] | None = None) -> int:
         """Take saved tables up (here: those a dead node held)."""
@@ -253,8 +307,9 @@ def take_away(hub: RedirectHost, table: Table) -> CutOff:
 def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
     """Send the people of a table another node holds now (this node was away past its lease,
     and dropped it) there: an unasked REDIRECT when its node's `address` is known, then
-    SHUTTING_DOWN. Their sessions here are forgotten, so that one who resumes here is sent to
-    the table's node rather than back into this node's lobby."""
+    SHUTTING_DOWN. Their sessions here are forgotten (as if gone: the caps and the counts of
+    sessions away no longer hold them), so that one who resumes here is sent to the table's
+    node rather than back into this node's lobby."""
     for conn in cut.conns:
         if conn.closed:
             continue
@@ -266,6 +321,8 @@ def send_off(hub: RedirectHost, cut: CutOff, address: str | None) -> None:
     for person in cut.people:
         if hub.sessions.get(person.token_hash) is person:
             del hub.sessions[person.token_hash]
+            hub.limits.gone(person)
+            hub.names.update(person, ended=True)
 
 
 def speaks(conn: Conn) -> bool:
@@ -291,6 +348,11 @@ def resume_elsewhere(
         owner = await cluster.token_owner(digest)
         if owner is None or (owner.alive and owner.node != cluster.node):
             return owner, []
+        if not owner.saved and owner.node != cluster.node:
+            # Its node is dead and the table's game never began: nothing of it is left to
+            # take up, and the session went with its node. Said at once (UNKNOWN_SESSION: the
+            # client logs in afresh) rather than after the dead node's lease.
+            return None, []
         # Its node is dead and nobody took its table yet, or handed it here and it is not yet
         # taken up: this node does, now, rather than at its next look (of several nodes doing
         # so at once, the database lets one in), holding the resume a few seconds if need be.
@@ -354,7 +416,14 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     ticket = tickets.read(msg.ticket, hub.server_key)
     if cluster is None or ticket is None:
         raise TableError(ErrorCode.BAD_SIGNATURE, "not a ticket of this cluster")
-    if ticket.game is not None:  # a tournament's game placed here (`server.routing.spread`)
+    if ticket.quick is not None:  # moved here from another node's quick match (`matching`)
+        if ticket.place and ticket.place != cluster.node:
+            raise TableError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"the ticket is for a quick match on node {ticket.place!r}, not this one",
+            )
+        hub.lobby.check_new()  # not while draining or unable to store games: back it goes
+    elif ticket.game is not None:  # a tournament's game placed here (`server.routing.spread`)
         if ticket.place != cluster.node:
             raise TableError(
                 ErrorCode.UNKNOWN_SESSION,
@@ -390,9 +459,15 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
     def then(refused: str | None, now: float) -> None:
         if refused is not None:
             raise TableError(ErrorCode.UNKNOWN_SESSION, f"the ticket is {refused}")
-        hub.names.check(ticket.name, ticket.player_id)
-        session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, ticket.name, ticket.guest)
-        if ticket.game is not None:
+        # The name was the player's on the node it comes from; another may hold it here.
+        name = hub.names.free_name(ticket.name, ticket.player_id)
+        session = hub.lobby.logged_in(conn, msg.ref, ticket.player_id, name, ticket.guest)
+        if ticket.quick is not None:  # moved here from another node's quick match
+            quick = ticket.quick
+            hub.lobby.arrive_quick(
+                session, quick.kind, quick.players, ticket.table_id, bool(ticket.place), now
+            )
+        elif ticket.game is not None:
             hub.spread.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
             hub.desk.returned(ticket.table_id, session)
@@ -400,7 +475,7 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
             ticket.place
         ):  # sent here to make a table (`server.routing.placement`): it makes it here
             session.placed = ticket.table_id
-        log.info("login %s as %s by ticket from %s", ticket.player_id, ticket.name, conn.peer)
+        log.info("login %s as %s by ticket from %s", ticket.player_id, name, conn.peer)
 
     hub.ask(
         lambda: cluster.redeem(ticket.ticket_id, ticket.table_id, ticket.player_id),

@@ -2,15 +2,17 @@
 the table the player asked for.
 
 A ticket is msgpack ``[payload, signature]``: the payload ``[id, table_id, player_id, name,
-guest]`` (`id`: 16 random bytes), and for a table still to be made (`server.routing.placement`) the
-name of the node that is to make it after these (empty for a tournament's), then ``true`` for a
-ticket to a tournament's home node (`server.routing.tournaments`) or for a tournament's game,
-then, for a tournament's game placed on another node, its intent (`Game`: the tournament, its
-home node, the table's settings and who sits where); and the Ed25519 signature, by the server
-key every node of the cluster shares, of a domain tag and the payload. So any node can tell a
-ticket of the cluster from a forged one without asking anyone. That it is used once and within its time is the
-database's to judge (`server.cluster.node`): the issuing node records the id with an end of the
-database's clock, and redeeming it is one conditional update.
+guest]`` (`id`: 16 random bytes); for a table still to be made (`server.routing.placement`) the
+name of the node that is to make it after these (empty for a tournament's); then ``true`` for a
+ticket to a tournament's home node (`server.routing.tournaments`) or for a tournament's game
+(``false`` for a quick match's); then, for a tournament's game placed on another node, its
+intent (`Game`: the tournament, its home node, the table's settings and who sits where), or, for
+a player moved to another node's quick match (`server.routing.matching`), the game and size it
+waits for (`Quick`). The signature is Ed25519's, by the server key every node of the cluster
+shares, of a domain tag and the payload: any node can tell a ticket of the cluster from a forged
+one without asking anyone. That it is used once and within its time is the database's to judge
+(`server.cluster.node`): the issuing node records the id with an end of the database's clock,
+and redeeming it is one conditional update.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ class Game:
 
 
 @dataclass(frozen=True, slots=True)
+class Quick:
+    """A player waiting in a quick match, moved to another node's (`server.routing.matching`):
+    the node seats it at the ticket's table, or, if that one filled or closed meanwhile, at
+    another of the same game and size there (a new one if none waits)."""
+
+    kind: str
+    players: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ticket:
     """What a ticket says: who, for which table."""
 
@@ -64,6 +76,10 @@ class Ticket:
     """For a tournament's game on another node (`place` names it, `tournament` is set,
     `table_id` is the table it is to make): what that table is. A node of the version before
     reads 7 fields at most, so it refuses such a ticket rather than take it for another kind."""
+    quick: Quick | None = None
+    """For a player moved to this node's quick match (`place`, when set, names the node that is
+    to make the table `table_id`): seated here at once. 8 fields, like `game`'s (a node of the
+    version before refuses it)."""
 
 
 def issue(
@@ -76,23 +92,28 @@ def issue(
     *,
     tournament: bool = False,
     game: Game | None = None,
+    quick: Quick | None = None,
 ) -> tuple[Ticket, bytes]:
-    """A new ticket and its bytes, signed with `key` (`place`, `tournament`, `game`: see
-    `Ticket`)."""
+    """A new ticket and its bytes, signed with `key` (`place`, `tournament`, `game`, `quick`:
+    see `Ticket`)."""
     if game is not None and not (place and player_id in game.seating):
         raise ValueError("a tournament game's ticket names its node and one of its entrants")
+    if quick is not None and (tournament or game is not None):
+        raise ValueError("a quick match's ticket is not a tournament's")
     tournament = tournament or game is not None
     ticket = Ticket(
-        secrets.token_bytes(16), table_id, player_id, name, guest, place, tournament, game
+        secrets.token_bytes(16), table_id, player_id, name, guest, place, tournament, game, quick
     )
     fields: list[object] = [ticket.ticket_id, table_id, player_id, name, guest]
-    if place or tournament:  # a table ticket stays as it was, for nodes of the version before
+    if place or tournament or quick:  # a table ticket stays as it was, for nodes of old
         fields.append(place)
-    if tournament:  # a node of the version before refuses it (it reads 6 fields at most)
-        fields.append(True)
+    if tournament or quick:  # a node of the version before refuses it (it reads 6 at most)
+        fields.append(tournament)
     if game is not None:
         settings = _SETTINGS[0](game.settings)
         fields.append([game.tournament, game.home, settings, list(game.seating)])
+    elif quick is not None:
+        fields.append([quick.kind, quick.players])
     payload: bytes = msgpack.packb(fields)
     return ticket, msgpack.packb([payload, key.sign(TAG + payload)])
 
@@ -116,12 +137,26 @@ def read(data: bytes, server_key: bytes) -> Ticket | None:
     values = (ticket_id, table_id, player_id, name, guest, place, tournament)
     if not all(isinstance(v, k) for v, k in zip(values, kinds, strict=True)):
         return None
-    game = None
-    if len(rest) == 3:
-        game = _game(rest[2])
-        if game is None or not (place and tournament and player_id in game.seating):
+    game = quick = None
+    if len(rest) == 3 and not tournament:
+        quick = _quick(rest[2])
+        if quick is None:
             return None
-    return Ticket(ticket_id, table_id, player_id, name, guest, place, tournament, game)
+    elif len(rest) == 3:
+        game = _game(rest[2])
+        if game is None or not (place and player_id in game.seating):
+            return None
+    return Ticket(ticket_id, table_id, player_id, name, guest, place, tournament, game, quick)
+
+
+def _quick(raw: object) -> Quick | None:
+    """A quick match's game and size as a ticket carries them; None if they are not."""
+    if not isinstance(raw, list) or len(raw) != 2:
+        return None
+    kind, players = raw
+    if not isinstance(kind, str) or type(players) is not int or not 1 <= players <= 8:
+        return None
+    return Quick(kind, players)
 
 
 def _game(raw: object) -> Game | None:

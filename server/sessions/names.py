@@ -107,6 +107,18 @@ class Names:
                 " their seat is held for them)",
             )
 
+    def free_name(self, name: str, player_id: str) -> str:
+        """`name`, or, while another player holds it, the first of "NAME-2", "NAME-3", ... that
+        nobody else holds: for a player a node of the cluster sends on, whose name was its own
+        where it logged in (names are each node's) and need not be here (README's
+        ``random-bot-2``)."""
+        attempt = 1
+        free = name
+        while self.holder(free) not in (None, player_id):
+            attempt += 1
+            free = f"{name[:20]}-{attempt}"
+        return free
+
     def hold(self, name: str, player_id: str) -> None:
         """A session of `player_id` named `name` began."""
         players = self._held.setdefault(name_key(name), {})

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from types import TracebackType
 from typing import NamedTuple, Protocol
@@ -151,6 +151,9 @@ class StoredRecord(RecordSummary):
     """The encoded game record, exactly as signed."""
     signature: bytes
     """The server's Ed25519 signature over `record`."""
+    server_key: bytes | None = field(default=None, kw_only=True)
+    """The public key that signed it, stored with it (None: a record stored before keys were,
+    that no server with its key has filled in yet: `Storage.fill_record_keys`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,10 +359,20 @@ class Storage(Protocol):
         players: Sequence[PlayerResult],
         *,
         finished_ms: int,
+        server_key: bytes | None = None,
     ) -> None:
-        """Store a finished game and retire its table (state, turns, tokens) in one
-        transaction. A game id already stored changes nothing: `StorageError`, or with
-        write-behind a logged error and the rest of the batch is written."""
+        """Store a finished game (with `server_key`, the public key that signed it) and retire
+        its table (state, turns, tokens) in one transaction. A game id already stored changes
+        nothing: `StorageError`, or with write-behind a logged error and the rest of the batch
+        is written."""
+
+    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
+        """Finished games stored without the key that signed them (before keys were stored),
+        their ids after `after` in order, `limit` at most: (game id, record, signature)."""
+
+    def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
+        """Store `server_key` as the key that signed these games (their signatures verify with
+        it: the caller checked), where none is stored yet."""
 
     def get_record(self, game_id: str) -> StoredRecord | None:
         """A finished game with its record and signature, or None."""

@@ -10,7 +10,8 @@ audit log, aborted games and tournaments. The target must be empty
 (a new database, or one with only the schema); the source is opened as the server would open it,
 so an older SQLite schema is upgraded first. Stop the server before migrating, copy its key file
 too (``server.db.key``; with PostgreSQL, give it to the server with ``--key``), and start the
-server with ``--db URL``. Exit codes: 0 copied and checked, 1 otherwise, 2 usage, with one line.
+server with ``--db URL``. Exit codes: 0 copied and checked, 1 otherwise, 2 usage, 130 after
+Ctrl-C (the target is left part-filled: empty it before trying again), with one line.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sushigo.protocol.about import version_text
+from sushigo.protocol.about import INTERRUPTED, version_text
 
 from .contract import StorageError
 from .database import is_url
@@ -52,7 +53,8 @@ def migrate(source: str, target: str) -> dict[str, int]:
         conn = sqlite._conn
         rows: dict[str, list[tuple[object, ...]]] = {
             "records": conn.execute(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records"
+                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
+                "FROM records"
             ).fetchall(),
             "results": conn.execute(
                 "SELECT game_id, seat, player_id, name, score, place FROM results"
@@ -129,6 +131,9 @@ def main(argv: list[str]) -> int:
     except StorageError as exc:
         print(f"sushigo-server migrate: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("sushigo-server migrate: interrupted", file=sys.stderr)
+        return INTERRUPTED
     print(
         "copied "
         + ", ".join(f"{counts[name]} {name.replace('_', ' ')}" for name in _TABLES)

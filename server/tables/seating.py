@@ -24,6 +24,10 @@ from sushigo.protocol import (
 from sushigo.server.errors import TableError
 from sushigo.server.stats import Stats
 
+MISSES_BEFORE_BOT = 2
+"""Timeouts in a row after which a seat's player is away: a bot plays the seat until its player
+acts again, or, where no other person plays, the game waits for them (`Table.paused`)."""
+
 _seat_info = maker(SeatInfo)
 """Made positionally through its slots (`maker`): a table's view goes out at every change."""
 
@@ -91,6 +95,17 @@ class Seat:
         """Nobody holds the seat."""
         return self.player_id is None and self.bot is None
 
+    @property
+    def person(self) -> bool:
+        """A player holds the seat (not a bot, nor a bot standing in for a player who left)."""
+        return self.player_id is not None and self.bot is None
+
+    @property
+    def away(self) -> bool:
+        """The seat's player let `MISSES_BEFORE_BOT` deadlines in a row pass, and has not acted
+        since."""
+        return self.misses >= MISSES_BEFORE_BOT and self.bot is None
+
     def info(self) -> SeatInfo:
         """The seat as the lobby shows it."""
         bot = self.bot is not None
@@ -98,7 +113,12 @@ class Seat:
         connected = bot or (session is not None and session.attached)
         empty = self.player_id is None and not bot
         return _seat_info(
-            self.index, self.player_id, self.name, bot or self.bot_control, connected or empty
+            self.index,
+            self.player_id,
+            self.name,
+            bot or self.bot_control,
+            connected or empty,
+            self.away,
         )
 
 

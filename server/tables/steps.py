@@ -118,6 +118,12 @@ class StepTable(Protocol):
     def after_step(self, now: float) -> None:
         """A step was applied: the next one begins, or the game ends."""
 
+    def step_seconds(self) -> int:
+        """The time a step starting now gives the seats that act (0: no timer)."""
+
+    def play_resumes(self, seat: Seat, now: float) -> None:
+        """`seat`'s player, away, acts: the table's other away people get a bot now."""
+
 
 class SecretSteps:
     """Commit-reveal: every acting seat chooses at once, in secret. Owns the current secret
@@ -140,7 +146,7 @@ class SecretSteps:
         self.commitments = [None] * n
         self.openings = [None] * n
         self.committed = [False] * n
-        seconds = table.settings.turn_seconds
+        seconds = table.step_seconds()
         table.deadline = now + seconds if seconds else None
         table.announce_step(now)
         self.bots(now)
@@ -192,15 +198,22 @@ class SecretSteps:
         table = self.table
         table.now_hint = now
         seat = table.seating.seats[seat_index]
-        was_bot = seat.bot_control
+        was_bot, was_away = seat.bot_control, seat.away
         seat.misses = 0  # the player acted: no misses, and no bot playing for them
         seat.bot_control = False
+        if was_away and not was_bot:
+            table.play_resumes(seat, now)
         slot = table.slot(
             seat_index, round_, turn, COMMITTING, "commitments are not being collected"
         )
         if self.committed[slot]:
-            if was_bot:
+            if was_bot or was_away:
                 table.changed()
+            if was_bot:
+                raise TableError(
+                    ErrorCode.ALREADY_DONE,
+                    "a bot picked for you this turn: the seat is yours again from the next one",
+                )
             raise TableError(ErrorCode.ALREADY_DONE, "this seat has already committed this turn")
         if commitment in self.commitments:
             # Commitments bind the seat, so a copy could never be opened; refuse it outright and
@@ -212,7 +225,7 @@ class SecretSteps:
             raise TableError(ErrorCode.FAIRNESS_VIOLATION, "that commitment is another seat's")
         self.commitments[slot] = commitment
         self.committed[slot] = True
-        if was_bot:
+        if was_bot or was_away:
             table.changed()
         if all(self.committed):
             self._all_committed(now)
@@ -331,7 +344,7 @@ class OpenSteps:
         mover = table.seating.seats[table.acting[0]]
         self.grace_over = False
         self.server_actions = 0
-        seconds = table.settings.turn_seconds
+        seconds = table.step_seconds()
         self.turn_deadline = now + seconds if seconds else None
         if mover.bot_control:
             grace = min(BOT_GRACE_SECONDS, seconds) if seconds else BOT_GRACE_SECONDS
@@ -435,6 +448,11 @@ class OpenSteps:
             seat.bot_control = False
             table.deadline = self.turn_deadline
             table.changed()
+        elif seat.away:
+            # Back to a paused game: the turn's timer starts now, and everyone hears of it.
+            seconds = table.settings.turn_seconds
+            self.turn_deadline = table.deadline = now + seconds if seconds else None
+            table.play_resumes(seat, now)
         seat.misses = 0
         legal = table.played().legal_actions(seat_index)
         if action not in legal:

@@ -15,7 +15,7 @@ names the seats that act, and
   told to everyone (ACTED), until the seat's turn is over.
 
 Every step is saved before anyone hears its result. A seat that lets its time run out is acted for
-(an auto-pick); after `MISSES_BEFORE_BOT` in a row a bot plays it until its player acts again. At
+(an auto-pick); after `MISSES_BEFORE_BOT` in a row a bot plays it until its player acts again, or,
 the end the record is signed and stored and GAME_OVER goes to everyone. Server bots are players
 like any other: they commit, reveal and act through the same code.
 
@@ -55,15 +55,15 @@ from sushigo.server.errors import TableError
 
 from .games import GameAdapter
 from .phases import IN_GAME, TRANSITIONS, TablePhase
-from .seating import Player, Seat, Seating, TableHost
+from .seating import MISSES_BEFORE_BOT, Player, Seat, Seating, TableHost
 from .steps import OpenSteps, SecretSteps, turn_start
 
 log = logging.getLogger("sushigo.server")
 
 SEED_SECONDS = 10.0
 """Time for every seat to send its SEED before the server draws the missing ones."""
-MISSES_BEFORE_BOT = 2
-"""Timeouts in a row after which a bot plays the seat until its player acts again."""
+
+__all__ = ["MISSES_BEFORE_BOT", "SEED_SECONDS", "Table"]
 
 _table_info = maker(TableInfo)
 """Made positionally through its slots (`maker`): a table's view goes out at every change."""
@@ -196,6 +196,7 @@ class Table:
         seat.bot_control = False
         seat.strategy = self.adapter.bot("default")
         _reset(seat.strategy)
+        self._pause_if_alone()
         self.act_for_bots(self.now_hint)
 
     # -- phases ----------------------------------------------------------------------------------
@@ -408,15 +409,68 @@ class Table:
     # -- what every step's end leads to -------------------------------------------------------------
 
     def missed(self, seat: Seat) -> None:
-        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row a bot plays it."""
+        """`seat` let its time run out: after `MISSES_BEFORE_BOT` in a row its player is away, and
+        a bot plays it until they act again; or, if nobody else at the table plays, the game
+        pauses for them (`paused`: no timer until they act)."""
         seat.misses += 1
-        if seat.misses >= MISSES_BEFORE_BOT and not seat.bot_control:
-            seat.bot_control = True
-            self.host.stats.takeover(self.settings.kind, "missed")
-            log.info(
-                "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
-            )
-            self.changed()
+        if not seat.away or seat.bot_control:
+            return
+        if self._pause_if_alone():
+            return
+        seat.bot_control = True
+        self.host.stats.takeover(self.settings.kind, "missed")
+        log.info(
+            "table %s: a bot plays seat %d until its player is back", self.table_id, seat.index
+        )
+        self.changed()
+
+    # -- pausing for a person alone with bots -------------------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        """The game waits, with no timer, for a player who let two deadlines pass: every person
+        at the table is away (the others are bots), one of them has a session (connected, or
+        within its resume window), and no tournament's schedule waits on it. Played to its end
+        by bots meanwhile, the game would be over before they looked back; where another person
+        plays, a bot plays the away seat instead, so nobody waits. A seat with no session (after
+        a restart, until its player resumes) holds nothing up: bots play it."""
+        if self.tournament is not None or self.phase not in IN_GAME:
+            return False
+        people = [seat for seat in self.seating.seats if seat.person]
+        return (
+            bool(people)
+            and all(seat.away for seat in people)
+            and any(seat.session is not None for seat in people)
+        )
+
+    def _pause_if_alone(self) -> bool:
+        """Pause the game if every person at the table is away (see `paused`): no bot plays for
+        them any more, and no timer runs until one of them acts. Whether it is paused."""
+        if not self.paused:
+            return False
+        # (The step under way keeps its timer: it ends as any would. The next one has none.)
+        for seat in self.seating.seats:
+            seat.bot_control = False
+        away = ", ".join(str(seat.index) for seat in self.seating.seats if seat.person)
+        log.info("table %s: paused until a player at seat %s acts", self.table_id, away)
+        self.changed()
+        return True
+
+    def play_resumes(self, seat: Seat, now: float) -> None:
+        """`seat`'s player, away, acts: whatever else is away at the table gets a bot now, since
+        someone plays again (a paused game waited for every away person's move); they hear
+        it."""
+        seat.misses = 0
+        for other in self.seating.seats:
+            if other.person and other.away and not other.bot_control:
+                other.bot_control = True
+        self.changed()
+        self.act_for_bots(now)
+
+    def step_seconds(self) -> int:
+        """The time a step starting now gives the seats that act (0: no timer): the table's
+        turn time, none while the game is paused."""
+        return 0 if self.paused else self.settings.turn_seconds
 
     def strategy(self, seat: Seat) -> Any:
         """The strategy that acts for `seat` (its bot's, or the default one for a player)."""
@@ -475,7 +529,7 @@ class Table:
         )
         _broadcast(self.seating.people(), message)
         for seat in self.seating.seats:
-            seat.bot_control = False
+            seat.misses, seat.bot_control = 0, False
         self.changed()
 
     # -- timers ----------------------------------------------------------------------------------
@@ -495,7 +549,10 @@ class Table:
             self.secret.timer(now)
 
     def player_back(self, seat_index: int, now: float) -> None:
-        """The seat's player resumed: the seat is theirs again (no bot, no misses)."""
+        """The seat's player resumed: the seat is theirs again (no bot, no misses). A paused game
+        goes on waiting for their move: coming back is not playing."""
+        if self.paused:
+            return
         seat = self.seating.seats[seat_index]
         seat.misses = 0
         if seat.bot_control:

@@ -99,7 +99,7 @@ def test_the_same_rng_gives_the_same_game() -> None:
 
 
 def test_it_beats_heuristic_more_often_than_not() -> None:
-    # A smoke test of the weights (the real figures are the arena's, in docs/BOTS.md).
+    # A smoke test of the weights (the real figures are the arena's, in docs/BENCHMARKS.md).
     wins = 0
     for seed in range(20):
         bots = [

@@ -85,7 +85,7 @@ def test_the_root_matrix_equals_real_play_outs(cards: int) -> None:
         theirs = [game.hand(1).count(Card(k)) for k in range(len(Card))]
         found = solve(np, position_of(np, obs, theirs))
         assert found is not None
-        m, rows, cols = found
+        m, rows, cols, _ = found
         chopsticks += obs.tableaus[0].chopsticks_ready or obs.tableaus[1].chopsticks_ready
         real = _matrix(game, game.round)
         assert sorted({kept_index(np, a) for a in real}) == rows.tolist()

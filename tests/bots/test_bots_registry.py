@@ -145,7 +145,7 @@ def test_reset_is_optional_in_the_arena(bot_file: Path) -> None:
 @pytest.mark.parametrize("game", ["sushi-go", "sushi-roll"])
 def test_levels_are_strategies_of_rising_strength(game: str) -> None:
     """easy, medium, hard and expert are strategies of the game (a level's options can be
-    added to), each a step up in the strength tables of docs/BOTS.md."""
+    added to), each a step up in the strength tables of docs/BENCHMARKS.md."""
     assert levels(game) == LEVELS
     made = [get_strategy(level, game=game) for level in LEVELS]
     names = [type(s).__name__ for s in made]

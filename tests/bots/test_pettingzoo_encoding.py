@@ -26,7 +26,7 @@ from sushigo.bots.pettingzoo._table import final_rewards
 from sushigo.engine import CARDS, Card, Game, GameOptions
 from sushigo.engine.games.sushi_roll import RollGame, RollOptions
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "BOTS.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "RESEARCH.md"
 
 
 def _play_turns(table: SushiGoTable, turns: int, rng: random.Random) -> None:

@@ -115,8 +115,10 @@ async def terminal(
     rc_file = tmp_path / "rc"
     try:
         tmux = f"tmux -L {term.socket} -f /dev/null"
+        # The shell outlives a Ctrl-C typed at the command (its own trap, which the command does
+        # not inherit as it would an ignored signal), to say how the command ended.
         script = (
-            f"cd {shlex.quote(str(ROOT))} && {tmux} wait-for ready && "
+            f"cd {shlex.quote(str(ROOT))} && trap : INT && {tmux} wait-for ready && "
             f"{shlex.join(command)}; echo $? > {shlex.quote(str(rc_file))}; "
             f"{tmux} wait-for -S done"
         )
@@ -126,6 +128,9 @@ async def terminal(
             "env", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color", *env,
             "sh", "-c", script,
         )  # fmt: skip
+        # The window outlives its command, and so the tmux server does: `exit_code`'s wait-for
+        # reaches it even when the command ended (and said "done") before the test asked.
+        await term.tmux("set-option", "-w", "-t", "play", "remain-on-exit", "on")
         await term.tmux("pipe-pane", "-t", "play", "-o", f"cat >> {shlex.quote(str(fifo))}")
         await term.tmux("wait-for", "-S", "ready")
         yield Session(term, reader, rc_file)

@@ -235,3 +235,93 @@ async def test_the_leaderboard_is_printed_with_our_own_rank(
     assert out[22] == "  ..." and out[23].split()[:2] == ["26*", "me"]
     assert out[24] == "Sushi Roll leaderboard: 0 rated players"
     assert "guests are not rated" in out[-1]
+
+
+async def test_the_leaderboard_with_a_key_and_no_name_leaves_the_keys_name_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--leaderboard --key` without `--name` shows the key's place under the name it has on the
+    ladder (the login name would have replaced it); a key not rated yet is told what rates one."""
+    key_file, new_key = tmp_path / "me.pem", tmp_path / "new.pem"
+    mine = load_or_create_key(key_file).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    storage = SqliteStorage(tmp_path / "server.db")
+    ratings = {storage.upsert_identity(mine, "kiri", 1): (30.0, 2.0)}
+    other = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    ratings[storage.upsert_identity(other, "bob", 1)] = (40.0, 2.0)
+    storage.set_ratings(ratings, "sushi-go")
+    storage.close()
+    async with local_server(tmp_path) as (host, port):
+        ours = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(key_file)]
+        )
+        fresh = await asyncio.to_thread(
+            main, [f"{host}:{port}", "--leaderboard", "--key", str(new_key)]
+        )
+    assert (ours, fresh) == (0, 0)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Sushi Go! leaderboard: 2 rated players"
+    assert out[3].split()[:2] == ["2*", "kiri"], out
+    storage = SqliteStorage(tmp_path / "server.db")
+    try:
+        names = {entry.name for entry in storage.leaderboard(limit=10, kind="sushi-go")}
+    finally:
+        storage.close()
+    assert names == {"kiri", "bob"}, "the key kept its name on the ladder"
+    words = " ".join(out[-2:])
+    assert "you are not rated at Sushi Go! yet" in words
+    assert "two or more players logged in with --key" in words
+
+
+@pytest.mark.parametrize(
+    ("greeting", "said"),
+    [
+        (b"HTTP/1.1 400 Bad Request\r\nServer: nginx\r\n\r\n", "it answered like a web server"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "it answered like an SSH server: 'SSH-2.0-OpenSSH_9.6'"),
+        (b"220 mail.example.org ESMTP\r\n", "it answered with text: '220 mail.example.org"),
+        (bytes(range(200, 232)), "it answered with bytes that are no sushigo frame: c8 c9"),
+    ],
+)
+async def test_a_service_that_is_no_sushigo_server_is_named_as_such(
+    capsys: pytest.CaptureFixture[str], greeting: bytes, said: str
+) -> None:
+    """A web server, an SSH server, a mail server, a stream of bytes at the address: one line
+    naming the address and what answered (not a frame of 1.2 GB, not twice)."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(greeting)
+        await writer.drain()
+        await reader.read(1024)  # until the client gives up and closes
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        code = await asyncio.to_thread(main, [f"127.0.0.1:{port}", "--name", "ann"])
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert code == 1
+    err = capsys.readouterr().err
+    assert len([line for line in err.splitlines() if line]) == 1, err
+    assert _one_line(err).startswith(
+        f"sushigo-client: error: 127.0.0.1:{port} is not a sushigo server ({said}"
+    ), err
+
+
+async def test_a_tls_server_reached_without_tls_says_to_give_tls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = ensure_certificate(tmp_path / "tls")
+    storage = SqliteStorage(tmp_path / "server.db")
+    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    server = Server(hub, "127.0.0.1", 0, server_ssl_context(files))
+    host, port = (await server.start())[0]
+    try:
+        code = await asyncio.to_thread(main, [f"{host}:{port}", "--name", "ann"])
+    finally:
+        await server.stop()
+        storage.close()
+    assert code == 1
+    line = _one_line(capsys.readouterr().err)
+    assert f"{host}:{port} closed the connection without answering" in line, line
+    assert "a sushigo server with TLS needs --tls" in line

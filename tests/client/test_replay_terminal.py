@@ -107,8 +107,9 @@ async def test_sushigo_replay_views_a_game_of_a_servers_database(tmp_path: Path)
     command = [str(BIN / "sushigo-replay"), "--db", str(db), "g-e2e", "--view"]
     async with terminal(tmp_path, command) as term:
         screen = await term.until(lambda s: "Replay · Sushi Go!" in s, "the replay")
-        # The names come from the database, the signature is checked against the server's key.
-        assert " greedy-bot-1 " in screen and "verified ✓ the server's signature" in screen
+        # The names come from the database (a bot's as the game showed it), the signature is
+        # checked against the server's key.
+        assert " greedy-bot1 " in screen and "verified ✓ the server's signature" in screen
         await leave(term)
     # The temporary export is gone with the viewer.
     assert not list(Path(tmp_path).glob("sushigo-replay-*"))
@@ -185,7 +186,7 @@ async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -
             rows = [line for line in screen.split("\n") if "2023-11-" in line]
             # Newest first, ours only (not somebody else's game), our seat's place and score.
             assert len(rows) == 2, screen
-            assert rows[0].startswith("▸ 2023-11-14 22:23 Sushi Roll") and "greedy-bot-1" in rows[0]
+            assert rows[0].startswith("▸ 2023-11-14 22:23 Sushi Roll") and "greedy-bot1 " in rows[0]
             assert rows[1].startswith("  2023-11-14 22:13 Sushi Go!") and "1st" in rows[1]
             assert "only this session" not in screen
             await term.keys("Down", "Enter")

@@ -23,6 +23,7 @@ from tui_helpers import Output80x24
 
 from sushigo.client.cli import main as client_main
 from sushigo.client.replay import main as replay_main
+from sushigo.client.tui.board import player_label
 from sushigo.client.tui.layout import screen_text
 from sushigo.client.tui.replay_state import Replay, open_record
 from sushigo.client.tui.replay_view import ReplayScreen, build_replay_app
@@ -71,7 +72,7 @@ def test_a_card_game_shows_every_hand_with_its_pick_and_every_tableau() -> None:
     game = replay.game
     for seat, name in enumerate(NAMES[:3]):
         (action, _), hand = replay.picks()[seat], game.observation(seat).hand
-        head = next(line for line in lines if line.startswith(f" {name}"))
+        head = next(line for line in lines if line.startswith(f" {player_label(name)}"))
         assert "0pt" in head and "picks" in head
         # The hand follows the seat's line, with the picked card bracketed in it.
         hand_line = lines[lines.index(head) + 1]
@@ -147,7 +148,7 @@ def test_sushi_roll_shows_the_belts_from_the_movers_seat_with_its_action_marked(
         elif isinstance(action, Swap):
             assert (
                 said.startswith(f" {NAMES[mover]} swaps ")
-                and f"{NAMES[action.other_seat]}'s" in said
+                and f"{player_label(NAMES[action.other_seat])}'s" in said
             )
             assert shown.count("[S]") == 1
         else:
@@ -179,7 +180,7 @@ def test_every_moment_fits_80x24_with_every_seat_on_it(players: int, make: objec
             lines = shown.split("\n")
             assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
             assert lines[-1].startswith(" ←→ step")
-            names = NAMES[:players]
+            names = [player_label(name) for name in NAMES[:players]]  # as the screens show them
             if not replay.at_end:
                 assert all(f" {n[:12]}" in shown or f"▸{n[:12]}" in shown for n in names), shown
             else:

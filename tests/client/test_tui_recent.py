@@ -46,7 +46,7 @@ async def test_a_game_just_played_is_listed_and_stepped_through(tmp_path: Path) 
             and "only this session's games are kept (--key keeps them all)" in screen
         )
         row = next(line for line in screen.split("\n") if line.startswith("▸ "))
-        assert "Sushi Go!" in row and "pt" in row and "random-bot-1 " in row
+        assert "Sushi Go!" in row and "pt" in row and "random-bot1 " in row
         assert "↑↓ game · Enter replay it · ←→ pages · r refresh · Esc back" in screen
         h.keys("\r")
         await h.wait(lambda: state.replay is not None, "the replay")

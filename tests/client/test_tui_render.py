@@ -90,7 +90,7 @@ def _table(
             seat=i,
             player_id=f"p{i}" if i < taken else None,
             name=NAMES[i] if i < taken else None,
-            bot=i == 1,
+            bot=i == 1 and i < taken,
         )
         for i in range(players)
     )

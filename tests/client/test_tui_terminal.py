@@ -5,16 +5,15 @@ sleeps)."""
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess
-from terminal import WAIT, Keys, Until, needs_tmux, terminal
-from tui_helpers import local_server
+from terminal import WAIT, Keys, Until, needs_tmux
+from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal, local_server
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TurnStart
@@ -22,48 +21,12 @@ from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 pytestmark = needs_tmux
 
-AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-strategy", "random"]
-"""A two-seat table with one random server bot and no turn timer."""
-
-Tmux = Callable[..., Awaitable[str]]
-"""Any tmux command on the test's own tmux server (`resize-window -t play -x 60`, say)."""
-
-
-async def _in_terminal(
-    tmp_path: Path,
-    game_args: list[str],
-    play: Callable[[Until, Keys, Tmux], Awaitable[None]],
-    server: Callable[[Path], AbstractAsyncContextManager[tuple[str, int]]] = local_server,
-    size: tuple[int, int] = (80, 24),
-    env: tuple[str, ...] = (),
-) -> None:
-    """Run `sushigo-client HOST:PORT --name e2e <game_args>` (`AGAINST_A_BOT` and more, or the
-    lobby) in a tmux window (80x24 unless `size` says otherwise) against a real server
-    (`local_server`, in this process, unless another is given), let `play` type and look, then
-    check it quits with exit code 0."""
-    async with server(tmp_path) as (host, port):
-        command = [
-            sys.executable,
-            "-m",
-            "sushigo.client.cli",
-            f"{host}:{port}",
-            "--name",
-            "e2e",
-            *game_args,
-        ]
-        async with terminal(tmp_path, command, size=size, env=env) as term:
-            await play(term.until, term.keys, term.term.tmux)
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
-
 
 async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> None:
     async def play(until: Until, keys: Keys, tmux: Tmux) -> None:
         screen = await until(lambda s: "your pick" in s and "Your hand" in s, "first turn")
         assert "round 1/3 · turn 1/10" in screen
-        assert "random-bot-1" in screen and "▸ 1" in screen
+        assert "random-bot1" in screen and "▸ 1" in screen
         await keys("2", "Enter")
         screen = await until(lambda s: "turn 2/10" in s and "R1T1" in s, "second turn")
         assert "you:" in screen and "picks verified" in screen
@@ -71,7 +34,7 @@ async def test_the_client_command_plays_a_turn_in_a_terminal(tmp_path: Path) -> 
         await until(lambda s: "Keys" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
+    await in_terminal(tmp_path, AGAINST_A_BOT, play)
 
 
 async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path) -> None:
@@ -92,7 +55,7 @@ async def test_the_client_command_plays_sushi_roll_in_a_terminal(tmp_path: Path)
         await until(lambda s: "Sushi Roll" in s and "re-rolls" in s and "Scoring" in s, "help")
         await keys("?")
 
-    await _in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
+    await in_terminal(tmp_path, [*AGAINST_A_BOT, "--game", "sushi-roll"], play)
 
 
 def _our_tray(screen: str) -> str:
@@ -132,7 +95,7 @@ async def test_the_client_command_comes_through_a_server_restart(tmp_path: Path)
         screen = await until(lambda s: "turn 3/10" in s and "R1T2" in s, "the third turn")
         assert "xception" not in screen
 
-    await _in_terminal(tmp_path, AGAINST_A_BOT, play, real_server)
+    await in_terminal(tmp_path, AGAINST_A_BOT, play, real_server)
 
 
 async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
@@ -145,7 +108,7 @@ async def test_a_terminal_too_small_gets_a_message_until_it_is_large_enough(
         await tmux("resize-window", "-t", "play", "-x", "80", "-y", "24")
         await until(lambda s: "your pick" in s and "turn 1/10" in s, "the game at 80x24")
 
-    await _in_terminal(tmp_path, AGAINST_A_BOT, play, size=(60, 20))
+    await in_terminal(tmp_path, AGAINST_A_BOT, play, size=(60, 20))
 
 
 COLOUR = re.compile(r"\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]")
@@ -160,7 +123,7 @@ async def test_no_color_is_respected(tmp_path: Path, no_color: bool) -> None:
         styled = await tmux("capture-pane", "-p", "-e", "-t", "play")
         assert bool(COLOUR.search(styled)) is not no_color, styled[:400]
 
-    await _in_terminal(tmp_path, AGAINST_A_BOT, play, env=("NO_COLOR=1",) if no_color else ())
+    await in_terminal(tmp_path, AGAINST_A_BOT, play, env=("NO_COLOR=1",) if no_color else ())
 
 
 async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: Path) -> None:
@@ -175,7 +138,7 @@ async def test_the_lobby_starts_a_game_against_bots_of_a_chosen_level(tmp_path: 
         rows = [line for line in screen.split("\n") if line.startswith(" hard-bot")]
         assert len(rows) == 3, screen
 
-    await _in_terminal(tmp_path, [], play)
+    await in_terminal(tmp_path, [], play)
 
 
 async def test_the_lobby_shows_a_games_leaderboard(tmp_path: Path) -> None:
@@ -200,7 +163,7 @@ async def test_the_lobby_shows_a_games_leaderboard(tmp_path: Path) -> None:
         await keys("l")
         await until(lambda s: "leaderboard" not in s and "Tables on" in s, "the lobby again")
 
-    await _in_terminal(tmp_path, [], play)
+    await in_terminal(tmp_path, [], play)
 
 
 async def test_a_rounds_score_pad_names_the_race_winners(tmp_path: Path) -> None:
@@ -228,7 +191,7 @@ async def test_a_rounds_score_pad_names_the_race_winners(tmp_path: Path) -> None
         maki = [int(row.split()[1]) for row in pad[2:4]]
         assert ("maki: most" in "\n".join(pad)) == any(maki), pad
 
-    await _in_terminal(tmp_path, AGAINST_A_BOT, play)
+    await in_terminal(tmp_path, AGAINST_A_BOT, play)
 
 
 async def test_a_spectator_sees_the_table_at_once(tmp_path: Path) -> None:
@@ -263,4 +226,4 @@ async def test_a_spectator_sees_the_table_at_once(tmp_path: Path) -> None:
         await keys("l")
         await until(lambda s: "Tables on" in s, "the lobby again")
 
-    await _in_terminal(tmp_path, [], play, mid_turn)
+    await in_terminal(tmp_path, [], play, mid_turn)

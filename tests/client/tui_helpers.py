@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
+from terminal import Keys, Until, terminal
 
 from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
@@ -213,6 +216,9 @@ def render_all(state: AppState, app: object, screen: bool = True) -> str:
     text = screen_text(app, 80, 24)  # type: ignore[arg-type]
     lines = text.split("\n")
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    with set_app(app):  # type: ignore[arg-type]
+        keys = "".join(text for _, text, *_ in WIDGETS["keys"](state))
+    assert len(keys) <= 80, f"the keys line is cut at 80 columns: {keys!r}"
     return text
 
 
@@ -256,3 +262,42 @@ def plain(state: AppState) -> Board:
     board = state.board
     assert board is not None, "no game on screen"
     return board
+
+
+AGAINST_A_BOT = ["--bots", "1", "--players", "2", "--turn-seconds", "0", "--bot-strategy", "random"]
+"""A two-seat table with one random server bot and no turn timer."""
+
+Tmux = Callable[..., Awaitable[str]]
+"""Any tmux command on the test's own tmux server (`resize-window -t play -x 60`, say)."""
+
+
+async def in_terminal(
+    tmp_path: Path,
+    game_args: list[str],
+    play: Callable[[Until, Keys, Tmux], Awaitable[None]],
+    server: Callable[[Path], AbstractAsyncContextManager[tuple[str, int]]] = local_server,
+    size: tuple[int, int] = (80, 24),
+    env: tuple[str, ...] = (),
+) -> None:
+    """Run `sushigo-client HOST:PORT --name e2e <game_args>` (`AGAINST_A_BOT` and more, or the
+    lobby) in a tmux window (80x24 unless `size` says otherwise) against a real server
+    (`local_server`, in this process, unless another is given), let `play` type and look, then
+    check it quits with exit code 0."""
+    async with server(tmp_path) as (host, port):
+        command = [
+            sys.executable,
+            "-m",
+            "sushigo.client.cli",
+            f"{host}:{port}",
+            "--name",
+            "e2e",
+            *game_args,
+        ]
+        # Seats kept for a resume (a quit mid-game) go to the test's folder, not the user's.
+        kept = (f"XDG_STATE_HOME={tmp_path / 'state'}", *env)
+        async with terminal(tmp_path, command, size=size, env=kept) as term:
+            await play(term.until, term.keys, term.term.tmux)
+            await term.keys("q")
+            await term.until(lambda s: "Quit sushigo?" in s, "quit question")
+            await term.keys("y")
+            assert await term.exit_code() == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -14,11 +15,12 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from pgcluster import free_port
-from processes import SERVER, ServerProcess
+from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 
 from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import LoggedIn, LoginTicket, TableSettings, TurnStart
+from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -27,6 +29,23 @@ T = TypeVar("T")
 
 
 SHIFTED = Path(__file__).with_name("shifted.py")
+
+
+ADMIN = Path(sys.executable).with_name("sushigo-admin")
+
+
+def admin(port: int, key: Path, *args: str) -> list[str]:
+    """`sushigo-admin 127.0.0.1:PORT --key KEY ARGS`: its lines, once it exited 0."""
+    done = subprocess.run(
+        [str(ADMIN), f"127.0.0.1:{port}", "--key", str(key), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "HOME": str(key.parent)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
 
 
 def node(
@@ -42,6 +61,17 @@ def node(
     )
     process.port = port
     return process
+
+
+async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Path]:
+    """Nodes a, b and c of the cluster on `url`, started, each taking the admin key made in
+    `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
+    admin_key = folder / "admin.pem"
+    load_or_create_key(admin_key)
+    nodes = [node(url, folder / "cluster.key", n, "--admin-key", str(admin_key)) for n in "abc"]
+    for n in nodes:
+        await n.start()
+    return nodes, admin_key
 
 
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:
@@ -141,3 +171,78 @@ def replayed(url: str, home: Path, *args: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
+
+
+LOG_LINE = re.compile(
+    rb"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ level=(debug|info|warning|error) |"
+    rb"sushigo-server (listening|metrics) on |sushigo-server: error: )"
+)
+"""A line of a node's output in the server's format (or one of the two it prints at start, or
+the one-line reason it prints as it exits 1)."""
+
+
+def unformatted(log: bytes) -> list[bytes]:
+    """The lines of a node's output that are not in the server's log format, or hold a traceback
+    (a bug's, logged on one line): none, in a node that works."""
+    return [
+        line
+        for line in log.splitlines()
+        if line and (not LOG_LINE.match(line) or b"Traceback" in line)
+    ]
+
+
+async def metric(port: int, name: bytes) -> float:
+    """The value of one sample (`name`: its name and labels, as the text format writes them) of
+    the node's metrics on `port` (``--metrics``)."""
+    status, body = await http_get("127.0.0.1", port, "/metrics")
+    assert status == 200
+    for line in body.encode().splitlines():
+        if line.startswith(name + b" "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no {name!r} in the metrics")
+
+
+async def ready(port: int) -> tuple[int, str]:
+    """The node's /readyz on its metrics `port`: (status, body)."""
+    return await http_get("127.0.0.1", port, "/readyz")
+
+
+async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.Process]:
+    """`sushigo-bot` processes (random, seeded) on 127.0.0.1:`port`, named bot0, bot1, ...
+    after `names`."""
+    return [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{port}",
+            *("--strategy", "random", "--name", f"bot{i}", "--seed", str(i), *args),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for i in names
+    ]
+
+
+async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:
+    """What each bot printed once all have exited, within `timeout` seconds in all; if some
+    have not by then, they are stopped and the test fails showing what every one printed."""
+    read = [asyncio.ensure_future(bot.communicate()) for bot in crowd]
+    done, pending = await asyncio.wait(read, timeout=timeout)
+    if pending:
+        await stop_bots(crowd)
+        await asyncio.wait(pending, timeout=10)
+        shown = "\n".join(
+            f"-- bot{i} ({'exited ' + str(bot.returncode) if f in done else 'running'}):\n"
+            + (f.result()[0].decode() if f.done() and not f.cancelled() else "")
+            for i, (bot, f) in enumerate(zip(crowd, read, strict=True))
+        )
+        raise AssertionError(f"not every bot was done within {timeout:g} s:\n{shown}")
+    return [f.result()[0].decode() for f in read]
+
+
+async def seated_again(client: Client, timeout: float = 20) -> TableJoined:
+    """The next TABLE_JOINED that answers no request of `client`'s: a move to another node's
+    quick match seated it there (the answer to its own quick match comes as an event too)."""
+    while True:
+        joined = await client.wait_for(TableJoined, timeout)
+        if joined.ref is None:
+            return joined

@@ -10,6 +10,6 @@ real_ns, real = time.time_ns, time.time
 time.time_ns = lambda: real_ns() + shift_ns
 time.time = lambda: real() + shift_ns / 1e9
 
-from sushigo.server.cli import main  # noqa: E402  (after the shift: it keeps time.time_ns)
+from sushigo.server.cli import command  # noqa: E402  (after the shift: it keeps time.time_ns)
 
-sys.exit(main())
+command()

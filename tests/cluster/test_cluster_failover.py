@@ -97,8 +97,9 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
 
 
 async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_path: Path) -> None:
-    """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again it
-    finds at its next renewal that the table is b's, drops it and sends its player there."""
+    """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again its
+    lease has lapsed (by its own clock): it drops the table before anything else, asks the
+    database where it is now, and sends its player there."""
     key = tmp_path / "cluster.key"
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
     await a.start()
@@ -122,7 +123,7 @@ async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_
         assert client.port == b.port and client.awaiting
         client.pick(client.legal_actions()[0])
         await client.wait_for(TurnResult, 10)
-        assert b"another node holds it now" in a.log
+        assert b"this node's lease has lapsed" in a.log
     finally:
         await client.close()
         await asyncio.gather(a.stop(), b.stop())

@@ -3,6 +3,8 @@ and a property test of the scorer against the independent reference in roll_help
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from sushigo.engine.games.sushi_roll import (
     score_round,
     token_bonus,
 )
+from sushigo.engine.games.sushi_roll.dice import APPETIZER_POINTS
 
 # n icons: 0..7 (sets of 3 repeat: (n // 3) * T[3] + T[n % 3]).
 APPETIZERS = {
@@ -134,3 +137,20 @@ def test_scorer_matches_reference(trays: list[list[str]]) -> None:
 @given(st.lists(st.integers(0, 12), min_size=2, max_size=5))
 def test_puddings_match_reference(puddings: list[int]) -> None:
     assert score_puddings(puddings) == ref_puddings(puddings)
+
+
+def test_the_dumpling_values_are_marked_assumed_wherever_they_are_stated() -> None:
+    """No legible line of the rulebook gives a dumpling value: docs/RULES.md and the dice module
+    say so where they state them (and say what the rulebook does show)."""
+    root = Path(__file__).resolve().parents[2]
+    values = ", ".join(map(str, APPETIZER_POINTS[Face.DUMPLING][1:]))  # "2, 4, 8"
+    rules = (root / "docs" / "RULES.md").read_text(encoding="utf-8")
+    stated = [line for line in rules.splitlines() if values in line]
+    assert stated and all("**Assumed" in line for line in stated), stated
+    assert "What the rulebook shows" in rules
+    dice = (root / "engine" / "games" / "sushi_roll" / "dice.py").read_text(encoding="utf-8")
+    table = dice[dice.index("APPETIZER_POINTS: dict") :]
+    table = table[: table.index('"""', table.index('"""') + 3)]  # the table and its docstring
+    assert table.count("**Assumed**") >= 1 and "dumpling" in table.lower()
+    face_doc = next(line for line in dice.splitlines() if "1 dumpling icon" in line)
+    assert values in face_doc and "**Assumed**" in face_doc, face_doc

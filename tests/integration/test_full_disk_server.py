@@ -15,20 +15,22 @@ turn."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import sqlite3
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from processes import ServerProcess
+from processes import ServerProcess, http_get
 from server_helpers import (
     abort,
     card_settings,
     dropped,
     finish,
-    http_get,
     refusal,
     turns,
     two_at_a_game,
@@ -36,10 +38,28 @@ from server_helpers import (
 from smalldisk import SmallDisk
 
 from sushigo.client.connection import Client
-from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
+from sushigo.protocol import ErrorCode, QuickMatch, verify_record, verify_signed_record
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 FULL = "the database's disk is full"
+
+
+@contextlib.contextmanager
+def waiting_out() -> Iterator[asyncio.Event]:
+    """An event set when the client library logs that it asks for a quick match again."""
+    asked = asyncio.Event()
+
+    class Heard(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("quick match: ") and FULL in record.getMessage():
+                asked.set()
+
+    client_log, heard = logging.getLogger("sushigo.client"), Heard()
+    client_log.addHandler(heard)
+    try:
+        yield asked
+    finally:
+        client_log.removeHandler(heard)
 
 
 async def readiness(port: int, want: int, timeout: float = 20.0) -> str:
@@ -79,8 +99,16 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
             refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
             assert refused.code is ErrorCode.INTERNAL_ERROR
             assert f"cannot store games right now ({FULL})" in str(refused)
-            refused = await refusal(late.quick_match(2, "sushi-go"))
+            # A quick match is refused with the reason; the client library waits it out (one
+            # warning each time it asks again) and is seated once there is room.
+            refused = await refusal(
+                late.request(lambda ref: QuickMatch(ref=ref, kind="sushi-go", players=2))
+            )
             assert refused.code is ErrorCode.INTERNAL_ERROR and FULL in str(refused)
+            with waiting_out() as asked_again:
+                queued = asyncio.create_task(late.quick_match(2, "sushi-go"))
+                await asyncio.wait_for(asked_again.wait(), 20)
+            assert not queued.done()
             # A player whose connection drops comes back to the game meanwhile.
             abort(going[1])
             await dropped(going[1])
@@ -94,6 +122,9 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
 
             disk.free()
             assert await readiness(metrics, 200) == "ready\n"
+            joined = await asyncio.wait_for(queued, 30)
+            assert joined.table.settings.kind == "sushi-go" and joined.table.settings.players == 2
+            await late.leave()
             await late.create_table(card_settings(2, turn_seconds=60))
             finished = await finish(going, 3)
             for c in [*ending, *going, late]:

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from processes import ServerProcess
-from server_helpers import dropped, http_get
+from processes import ServerProcess, http_get
+from server_helpers import dropped
 
 from sushigo.client.connection import Client
 from sushigo.engine import Card

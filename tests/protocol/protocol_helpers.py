@@ -60,7 +60,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import GameField, Range, Size
 from sushigo.protocol.commitment import Opening
 
-V2 = Version(2, 4)
+V2 = Version(2, 5)
 
 OPTIONS = [
     GameOptions(players=2),

@@ -233,7 +233,7 @@ def test_maker_builds_what_the_class_builds() -> None:
         (TurnResult, (1, 2, (opening, opening), ())),
         (StepRecord, (3, 1, (0, 1), (None, b"c" * 32), (opening, opening))),
         (Opening, (Action(Card.TEMPURA), None, True)),
-        (SeatInfo, (2, "g:1", "ann", False, True)),
+        (SeatInfo, (2, "g:1", "ann", False, True, True)),
         (
             TableInfo,
             (

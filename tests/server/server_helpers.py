@@ -28,6 +28,7 @@ from sushigo.protocol import (
     Commit,
     Commitments,
     CreateTable,
+    CreateTournament,
     Error,
     ErrorCode,
     FairRecord,
@@ -35,18 +36,22 @@ from sushigo.protocol import (
     GameStarted,
     GameStarting,
     Hello,
+    JoinTable,
     LoggedIn,
     LoginGuest,
     Message,
     Phase,
     Pong,
     ProtocolError,
+    RegisterTournament,
     Reveal,
     Seed,
     ServerPing,
     StartGame,
+    StartTournament,
     TableJoined,
     TableSettings,
+    TournamentSettings,
     TurnResult,
     TurnStart,
     Welcome,
@@ -365,6 +370,41 @@ def table_with_bots(
     return peer
 
 
+def three_seats(hub: Hub, clock: Clock, turn_seconds: int = 30) -> tuple[Peer, Peer]:
+    """Two scripted players (absent and present) and a random bot, at the first turn, both
+    answering pings."""
+    a, b = Peer(hub, clock), Peer(hub, clock)
+    a.login("absent")
+    b.login("present")
+    a.create(TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds))
+    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
+    b.joined(b.expect(TableJoined))
+    a.add_bot("random")
+    a.start()
+    a.seed()
+    b.seed()
+    for p in (a, b):
+        p.expect(GameStarted)
+    clock.alive += [a, b]
+    return a, b
+
+
+def two_player_cup(hub: Hub, clock: Clock, *watchers: Peer) -> tuple[Peer, Peer, str]:
+    """A tournament of one 2-player game with 1-second turns, made and started by a host, its
+    two entrants ann and bob seated (all of them, and `watchers`, answering pings): the two
+    entrants and the game's table."""
+    host, ann, bob = (Peer(hub, clock) for _ in range(3))
+    for peer, name in ((host, "host"), (ann, "ann"), (bob, "bob")):
+        peer.login(name)
+    clock.alive = [host, ann, bob, *watchers]
+    settings = TournamentSettings(name="cup", kind="sushi-go", players=2, games=1, turn_seconds=1)
+    host.send(CreateTournament(ref=host.ref(), settings=settings))
+    for peer in (ann, bob):
+        peer.send(RegisterTournament(ref=peer.ref(), name="cup"))
+    host.send(StartTournament(ref=host.ref(), name="cup"))
+    return ann, bob, ann.expect(TableJoined).table.table_id
+
+
 def hub_game(hub: Hub, clock: Clock, players: int = 2) -> Peer:
     """A game at its own table: one scripted player and server bots, started and seeded."""
     bots = ["random"] * (players - 1)
@@ -646,17 +686,3 @@ async def refusal(request: Awaitable[object]) -> ServerError:
 
 def errors_of(messages: Iterable[Message]) -> list[int]:
     return [m.code for m in messages if isinstance(m, Error)]
-
-
-async def http_get(
-    host: str, port: int, path: str, method: str = "GET", timeout: float = 10.0
-) -> tuple[int, str]:
-    """One HTTP request on a connection of its own: (status, body)."""
-    reader, writer = await asyncio.open_connection(host, port)
-    try:
-        writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-        reply = await asyncio.wait_for(reader.read(), timeout)
-    finally:
-        writer.close()
-    head, _, body = reply.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body.decode()

@@ -248,7 +248,7 @@ def test_a_version_2_database_is_upgraded_and_its_whole_states_load(tmp_path: Pa
     path = tmp_path / "v2.db"
     make_v2_database(path, {"a": b"whole state a", "b": b"whole state b"})
     with SqliteStorage(path) as storage:
-        assert storage.schema_version == SCHEMA_VERSION == 13
+        assert storage.schema_version == SCHEMA_VERSION == 14
         assert storage.load_tables() == [("a", b"whole state a"), ("b", b"whole state b")]
         storage.save_table("a", b"H", [b"1"])
         assert storage.load_tables() == [("a", b"H1"), ("b", b"whole state b")]

@@ -1,5 +1,5 @@
 """docs/PROTOCOL.md section 8 states the server's defaults (`HubConfig` and the table's and
-sessions' constants), and README.md's "Limits" every limit with its flag and default, or its
+sessions' constants), and docs/DEPLOY.md's "Limits" every limit with its flag and default, or its
 fixed value: each value there is checked here, so a changed default cannot leave the documents
 behind, and a new limit cannot go unlisted."""
 
@@ -105,21 +105,21 @@ def test_section_8_states_the_server_defaults() -> None:
             assert value in row, f"section 8, {label!r}: {value!r} is not in {row!r}"
 
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+DEPLOY = (Path(__file__).resolve().parents[2] / "docs" / "DEPLOY.md").read_text(encoding="utf-8")
 
 
-def readme_limits() -> tuple[dict[str, str], dict[str, str]]:
-    """README.md's "Limits": the flags' table (flag -> default) and the fixed limits' table
+def deploy_limits() -> tuple[dict[str, str], dict[str, str]]:
+    """docs/DEPLOY.md's "Limits": the flags' table (flag -> default) and the fixed limits' table
     (what -> value)."""
-    text = README[README.index("\n### Limits\n") : README.index("**Behind a NAT**")]
+    text = DEPLOY[DEPLOY.index("\n## Limits\n") : DEPLOY.index("**Behind a NAT**")]
     flags = dict(re.findall(r"^\| [^|]+ \| `(--[a-z-]+)` \| ([^|]+?) \|$", text, re.M))
     fixed_part = text[text.index("And fixed") :]
     fixed = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", fixed_part, re.M))
     return flags, fixed
 
 
-def test_readme_lists_every_limit_flag_with_its_default() -> None:
-    flags, _ = readme_limits()
+def test_deploy_lists_every_limit_flag_with_its_default() -> None:
+    flags, _ = deploy_limits()
     actions = {
         action.option_strings[-1]: action
         for action in options.parser()._actions
@@ -130,7 +130,7 @@ def test_readme_lists_every_limit_flag_with_its_default() -> None:
         name = {"server_name": "--name", "quick_turn_seconds": "--turn-seconds"}.get(
             field.name, options.flag(field.name)
         )
-        assert name in flags, f"README.md's limits have no row for {name} ({field.name})"
+        assert name in flags, f"DEPLOY.md's limits have no row for {name} ({field.name})"
         action = actions[name]
         assert action.dest in (field.name, name[2:].replace("-", "_")), name
         value = getattr(cfg, field.name)
@@ -139,16 +139,16 @@ def test_readme_lists_every_limit_flag_with_its_default() -> None:
         shown = value if isinstance(value, str) else f"{value:g}"
         if field.name.startswith("unsent_"):
             shown = options.shown_bytes(value)
-        assert flags[name] == shown, f"{name}: README says {flags[name]}, the default is {shown}"
+        assert flags[name] == shown, f"{name}: DEPLOY.md says {flags[name]}, the default is {shown}"
         assert action.default == getattr(cfg, field.name) or field.name == "quick_turn_seconds"
     group = next(g for g in options.parser()._action_groups if g.title and "limits" in g.title)
     for action in group._group_actions:
         assert action.option_strings[-1] in flags, f"{action.option_strings[-1]} is not listed"
-    assert set(flags) <= set(actions), "README.md lists a flag the server does not have"
+    assert set(flags) <= set(actions), "DEPLOY.md lists a flag the server does not have"
 
 
-def test_readme_states_the_fixed_limits() -> None:
-    _, fixed = readme_limits()
+def test_deploy_states_the_fixed_limits() -> None:
+    _, fixed = deploy_limits()
     chat_size = typing.get_type_hints(Chat, include_extras=True)["text"].__metadata__[0]
     expect = {
         "a frame's body": f"{CLIENT_FRAME_LIMIT // 1024} KiB / {SERVER_FRAME_LIMIT // 1024**2} MiB",
@@ -168,8 +168,8 @@ def test_readme_states_the_fixed_limits() -> None:
     }
     for label, value in expect.items():
         row = next((v for what, v in fixed.items() if what.startswith(label)), None)
-        assert row is not None, f"README.md's fixed limits have no row {label!r}"
-        assert row.startswith(value), f"{label!r}: README says {row!r}, the code {value!r}"
+        assert row is not None, f"DEPLOY.md's fixed limits have no row {label!r}"
+        assert row.startswith(value), f"{label!r}: DEPLOY.md says {row!r}, the code {value!r}"
 
 
 def test_every_limit_flag_sets_its_field() -> None:

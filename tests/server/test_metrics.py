@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import socket
 import subprocess
@@ -15,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from processes import http_get
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import (
     Running,
     background_game,
     card_settings,
     expected_turns,
-    http_get,
     running_server,
 )
 
@@ -168,22 +169,30 @@ def test_bad_metrics_addresses_are_usage_errors(capsys: pytest.CaptureFixture[st
 
 
 def test_a_metrics_address_in_use_stops_the_server_with_one_line(tmp_path: Path) -> None:
+    """Naming the address, and before anything is made: not even the default database (the
+    server runs with a home of the test's own)."""
+    home = tmp_path / "home"
+    home.mkdir()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         exe = str(Path(sys.executable).with_name("sushigo-server"))
         done = subprocess.run(
-            [exe, "--port", "0", "--db", str(tmp_path / "s.db"), "--metrics", f"127.0.0.1:{port}"],
+            [exe, "--port", "0", "--metrics", f"127.0.0.1:{port}"],
             check=False,
             capture_output=True,
             text=True,
             timeout=60,
+            env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": ""},
         )
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr.startswith("sushigo-server: error: cannot listen: ")
+    assert done.stderr.startswith(
+        f"sushigo-server: error: cannot listen on 127.0.0.1:{port} (--metrics): "
+    ), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+    assert list(home.iterdir()) == [], "nothing made"
 
 
 async def test_the_grafana_dashboard_asks_only_for_metrics_the_server_exports() -> None:

@@ -53,7 +53,7 @@ async def test_a_server_on_a_version_12_database_refuses_look_alikes_of_its_play
         fresh = await Client.connect("127.0.0.1", server.port, name="newcomer", timeout=10)
         await fresh.close()
     with SqliteStorage(str(copy)) as db:
-        assert db.schema_version == SCHEMA_VERSION == 13
+        assert db.schema_version == SCHEMA_VERSION == 14
         for tried, registered in LOOK_ALIKES.items():
             assert db.name_holders(skeleton(tried)) == [ids[registered]]
         assert [e.name for e in db.leaderboard(kind="sushi-go")] == ["bob", "Ann", "coco", "admin"]

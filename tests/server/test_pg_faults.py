@@ -19,10 +19,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 from pgcluster import PgCluster, free_port
+from processes import http_get
 from server_helpers import (
     card_settings,
     finish,
-    http_get,
     refusal,
     turns,
     two_at_a_game,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from pgcluster import PgCluster
+from processes import http_get
 from server_helpers import (
     card_settings,
     finish,
-    http_get,
     refusal,
     turns,
     two_at_a_game,

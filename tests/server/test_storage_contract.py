@@ -33,6 +33,8 @@ from sushigo.server.storage.sqlite.storage import SqliteStorage
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
 KEY_B = bytes(range(1, 33))
+NODE_COLUMNS = ("draining", "connections", "sessions", "playing")
+"""The columns schema 14 added to the nodes' rows."""
 
 Opener = Callable[..., Storage]
 
@@ -477,6 +479,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     first.close()
     older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
     older += ["DROP TABLE sanctions", "DROP TABLE tournaments", *NAME_KEYS]
+    older += ["ALTER TABLE records DROP COLUMN server_key"]
     if db_name.startswith("postgresql://"):
         cluster = request.getfixturevalue("pg_cluster")
         older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
@@ -491,7 +494,7 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == version == 13
+    assert again.schema_version == version == 14
     assert again.load_tables() == [("t", b"kept")]
     again.save_sanction(ban("k:ann", 1))
     assert again.load_sanctions() == [ban("k:ann", 1)]
@@ -713,8 +716,9 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
     first = opener()
     first.save_table("t", b"kept")
     first.close()
-    older = ["DROP TABLE tournaments", *NAME_KEYS]
+    older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key", *NAME_KEYS]
     if db_name.startswith("postgresql://"):
+        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
         older.append("UPDATE sushigo_schema SET version = 9")
         cluster = request.getfixturevalue("pg_cluster")
         cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
@@ -725,7 +729,7 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 13
+    assert again.schema_version == 14
     assert again.load_tables() == [("t", b"kept")]
     again.save_tournament("cup", b"state")
     assert again.load_tournaments() == [("cup", b"state")]
@@ -764,9 +768,10 @@ def test_a_version_12_database_gains_the_names_look_alike_keys(
     first.save_table("t", b"kept")
     first.close()
     admin_key, coco_key = bytes(range(32)), bytes(range(1, 33))
-    older = list(NAME_KEYS)
+    older = [*NAME_KEYS, "ALTER TABLE records DROP COLUMN server_key"]  # and 14's
     insert = "INSERT INTO identities VALUES ({}, {}, '{}', 1, 2)"
     if db_name.startswith("postgresql://"):
+        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
         rows = [
             insert.format(f"'{player_id_for_key(k)}'", f"'\\x{k.hex()}'::bytea", name)
             for k, name in ((admin_key, "admin"), (coco_key, "coco"))
@@ -788,7 +793,7 @@ def test_a_version_12_database_gains_the_names_look_alike_keys(
         raw.commit()
         raw.close()
     again = opener()
-    assert again.schema_version == 13
+    assert again.schema_version == 14
     assert again.load_tables() == [("t", b"kept")]
     assert again.name_holders(skeleton("admın")) == [player_id_for_key(admin_key)]
     assert again.name_holders(skeleton("сосо")) == [player_id_for_key(coco_key)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import TypeVar
 
-from server_helpers import Clock, Peer, check_ended, errors_of, hello, make_hub
+from server_helpers import Peer, check_ended, errors_of, hello, make_hub, three_seats
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
@@ -15,40 +15,17 @@ from sushigo.protocol import (
     Error,
     ErrorCode,
     GameEnded,
-    GameStarted,
-    JoinTable,
     Pong,
     Resume,
     Resumed,
     ServerPing,
-    TableJoined,
-    TableSettings,
     TableUpdate,
     TurnResult,
     TurnStart,
     Welcome,
 )
-from sushigo.server.hub.core import Hub
 
 T = TypeVar("T")
-
-
-def three_seats(hub: Hub, clock: Clock, turn_seconds: int = 30) -> tuple[Peer, Peer]:
-    """Two scripted players and a random bot, at the first turn."""
-    a, b = Peer(hub, clock), Peer(hub, clock)
-    a.login("absent")
-    b.login("present")
-    a.create(TableSettings(kind="sushi-go", players=3, turn_seconds=turn_seconds))
-    b.send(JoinTable(ref=b.ref(), table_id=a.table_id))
-    b.joined(b.expect(TableJoined))
-    a.add_bot("random")
-    a.start()
-    a.seed()
-    b.seed()
-    for p in (a, b):
-        p.expect(GameStarted)
-    clock.alive += [a, b]  # both answer pings; A just does not play
-    return a, b
 
 
 def seat_is_bot(update: TableUpdate, seat: int) -> bool:

@@ -7,15 +7,11 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from server_helpers import Peer, make_hub
+from server_helpers import Peer, make_hub, two_player_cup
 
 from sushigo.protocol import (
-    CreateTournament,
     Phase,
-    RegisterTournament,
     Spectate,
-    StartTournament,
-    TableJoined,
     TableLeft,
     TournamentFormat,
     TournamentSettings,
@@ -117,16 +113,9 @@ def test_a_tournament_table_that_closes_sends_its_spectators_back_to_the_lobby_t
     """After a tournament's game the server closes its table: everyone at it, spectators as
     well as entrants, gets TABLE_LEFT (docs/PROTOCOL.md section 2.4), not only the seats."""
     hub, clock = make_hub()
-    host, ann, bob, sam = (Peer(hub, clock) for _ in range(4))
-    for peer, name in ((host, "host"), (ann, "ann"), (bob, "bob"), (sam, "sam")):
-        peer.login(name)
-    clock.alive = [host, ann, bob, sam]
-    settings = TournamentSettings(name="cup", kind="sushi-go", players=2, games=1, turn_seconds=1)
-    host.send(CreateTournament(ref=host.ref(), settings=settings))
-    for peer in (ann, bob):
-        peer.send(RegisterTournament(ref=peer.ref(), name="cup"))
-    host.send(StartTournament(ref=host.ref(), name="cup"))
-    table_id = ann.expect(TableJoined).table.table_id
+    sam = Peer(hub, clock)
+    sam.login("sam")
+    _, _, table_id = two_player_cup(hub, clock, sam)
     sam.send(Spectate(ref=sam.ref(), table_id=table_id))
     clock.advance(600, step=1)  # nobody plays: the timers and then bots play the game out
     assert table_id not in hub.tables

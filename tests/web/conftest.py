@@ -1,8 +1,9 @@
 """The web client's tests: a real `sushigo-server --web` process (tests/processes.py) for each
 test, and, for the tests in a browser, one headless Chromium for the whole run (`chromium`)
 with a fresh context and page per test (`page`). The browser is Debian's chromium, driven by
-Playwright (its async API, on the session's event loop: the test modules here run on it); it is
-never downloaded: where it is missing the browser tests fail saying how to install it."""
+Playwright (its async API, on the session's event loop: the test modules here run on it) and
+started as browser.py says; it is never downloaded: where it is missing the browser tests fail
+saying how to install it."""
 
 from __future__ import annotations
 
@@ -18,20 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster"))  # nodes.py
 
+from browser import CHROMIUM, INSTALL, launch
 from processes import ServerProcess
 
-CHROMIUM = Path("/usr/bin/chromium")
-INSTALL = "Chromium is missing: install Debian's package (apt-get install -y chromium)"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-"""Chromium's flags: headless, as root in a container, and nothing that calls out."""
 DESKTOP = {"width": 1100, "height": 850}
 
 
@@ -48,15 +38,14 @@ async def web_server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def chromium() -> AsyncIterator[Any]:
-    """One headless Chromium for the whole run."""
+    """One headless Chromium for the whole run (of this test process: tests/conftest.py gives
+    one process every test in this folder), shared by every test in a browser here."""
     if not CHROMIUM.exists():
         pytest.fail(INSTALL)
     from playwright.async_api import async_playwright  # noqa: PLC0415  (the browser tests only)
 
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=FLAGS, headless=True
-        )
+        browser = await launch(playwright)
         try:
             yield browser
         finally:

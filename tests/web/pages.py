@@ -5,8 +5,10 @@ the page's buttons and keys, found by their accessible names, as a person's woul
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,10 @@ DOCS = (
 )
 """Where the tests' screenshots go: docs/ when SUSHIGO_UPDATE_SCREENSHOTS is set (how docs' pictures
 are made: `SUSHIGO_UPDATE_SCREENSHOTS=1 scripts/test tests/web/test_web_play.py`), otherwise a
-scratch folder, so that a test run leaves the working tree as it was."""
+scratch folder, so that a test run leaves the working tree as it was (and deleted at the end of the
+test process, which every process of a parallel run makes, as it imports this module)."""
+if not os.environ.get("SUSHIGO_UPDATE_SCREENSHOTS"):
+    atexit.register(shutil.rmtree, DOCS, ignore_errors=True)
 STATE = """() => {
   const app = globalThis.sushigoApp, c = app.client;
   return {awaiting: c.awaiting, pending: c.pending, seat: c.seat, kind: c.kind,

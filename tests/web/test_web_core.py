@@ -12,19 +12,15 @@ from typing import Any
 
 import pytest
 from pgcluster import free_port
-from web_core_page import ServerProcess, Site, chromium, run_suite, serves_web
+from web_core_page import ServerProcess, Site, run_suite
 from web_crosscheck import games, key_files, records
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")  # conftest.py's `chromium` is on it
 
 GAMES_PER_TABLE = 8
 """Seeded Sushi Go! games of every table size and variant (20 tables: 160 games)."""
 GAMES_PER_ROLL_SIZE = 20
 """Seeded Sushi Roll games of every table size (4 sizes: 80 games)."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as found:
-        yield found
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +39,14 @@ def _failures(results: list[dict[str, Any]]) -> list[str]:
     return [f"{r['name']}: {r['error']}" for r in results if not r["ok"]]
 
 
-def test_the_protocol_vectors_in_the_page(browser: Any, site: Site) -> None:
-    results = run_suite(browser, site.url("vectors"))
+async def test_the_protocol_vectors_in_the_page(chromium: Any, site: Site) -> None:
+    results = await run_suite(chromium, site.url("vectors"))
     assert _failures(results) == []
     assert len(results) >= 18
 
 
-def test_the_pages_rules_agree_with_the_engine_bit_for_bit(browser: Any, site: Site) -> None:
-    results = run_suite(browser, site.url("games"), timeout_s=300)
+async def test_the_pages_rules_agree_with_the_engine_bit_for_bit(chromium: Any, site: Site) -> None:
+    results = await run_suite(chromium, site.url("games"), timeout_s=300)
     assert _failures(results) == []
     played = [r for r in results if r["name"].startswith("game ")]
     assert len(played) == 20 * GAMES_PER_TABLE + 4 * GAMES_PER_ROLL_SIZE
@@ -67,39 +63,41 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
         proc.stop()
 
 
-def test_the_client_plays_and_verifies_against_a_real_server(
-    browser: Any, server: ServerProcess
+async def test_the_client_plays_and_verifies_against_a_real_server(
+    chromium: Any, server: ServerProcess
 ) -> None:
-    with Site({}, {"restart": server.restart}) as site, server.endpoint() as ws:
-        results = run_suite(browser, site.url("client", ws=ws), timeout_s=300)
+    with Site({}, {"restart": server.restart}) as site:
+        results = await run_suite(chromium, site.url("client", ws=server.ws_url), timeout_s=300)
     assert _failures(results) == []
     assert len(results) >= 6
 
 
-def test_the_pages_checks_catch_a_cheating_server(browser: Any, site: Site) -> None:
-    results = run_suite(browser, site.url("checks"))
+async def test_the_pages_checks_catch_a_cheating_server(chromium: Any, site: Site) -> None:
+    results = await run_suite(chromium, site.url("checks"))
     assert _failures(results) == []
     assert len(results) >= 14
 
 
-def test_the_pages_connection_refuses_what_breaks_the_protocol(browser: Any, site: Site) -> None:
-    results = run_suite(browser, site.url("connection"))
+async def test_the_pages_connection_refuses_what_breaks_the_protocol(
+    chromium: Any, site: Site
+) -> None:
+    results = await run_suite(chromium, site.url("connection"))
     assert _failures(results) == []
     assert len(results) >= 20
 
 
-def test_the_pages_keys_are_the_terminal_clients(browser: Any, site: Site) -> None:
-    results = run_suite(browser, site.url("identity"))
+async def test_the_pages_keys_are_the_terminal_clients(chromium: Any, site: Site) -> None:
+    results = await run_suite(chromium, site.url("identity"))
     assert _failures(results) == []
     assert len(results) >= 7
 
 
-def test_the_client_follows_a_clusters_redirect(browser: Any, pg_url: str, tmp_path: Path) -> None:
+async def test_the_client_follows_a_clusters_redirect(
+    chromium: Any, pg_url: str, tmp_path: Path
+) -> None:
     """Two nodes of a cluster, each serving the page's WebSocket: a player on the node that does
     not hold a table joins it, the core follows the REDIRECT there with its ticket, and the two
     players' game verifies for both."""
-    if not serves_web():
-        pytest.skip("this sushigo-server has no --web: a cluster's nodes cannot take a page")
     key = tmp_path / "cluster.key"
     nodes = []
     for name in ("a", "b"):
@@ -113,7 +111,7 @@ def test_the_client_follows_a_clusters_redirect(browser: Any, pg_url: str, tmp_p
             each.start()
         with Site({}) as site:
             url = site.url("cluster", ws=nodes[0].ws_url, ws2=nodes[1].ws_url)
-            results = run_suite(browser, url, timeout_s=300)
+            results = await run_suite(chromium, url, timeout_s=300)
     finally:
         for each in nodes:
             each.stop()

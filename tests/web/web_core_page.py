@@ -1,40 +1,30 @@
-"""A real headless Chromium running the web client's core, for its tests (test_web_core.py).
+"""The web client's core in a real headless Chromium, for its tests (test_web_core.py).
 
 - `Site`: an HTTP server on 127.0.0.1 serving client/web/ as the wheel carries it, the test
   page and its suites (tests/web/page/), docs/ (the suites read PROTOCOL.md's vectors from it, as
   the Python test does) and data the test made (`fixtures`: the Python engine's games).
-- `Bridge`: a WebSocket endpoint on 127.0.0.1 carrying the protocol's frames to a real
-  `sushigo-server` over TCP, one binary WebSocket message per frame (its msgpack body: the
-  WebSocket message's length stands for the frame's prefix), so the core talks to the real
-  server as it will through `sushigo-server --web`.
-- `run_suite`: Chromium (Debian's `chromium`, driven by Playwright; nothing downloaded) loads
-  the page, which runs one suite's tests and reports each one's outcome.
+- `ServerProcess`: a real `sushigo-server --web`, whose WebSocket endpoint the core talks to as
+  the web client does; killed and started again on the test page's request.
+- `run_suite`: the headless Chromium of the folder's tests (conftest.py's `chromium`) loads the
+  page, which runs one suite's tests and reports each one's outcome.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import functools
 import json
-import shutil
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "client" / "web"
 PAGE = Path(__file__).resolve().parent / "page"
-CHROMIUM = "/usr/bin/chromium"
-INSTALL = "Chromium is missing: install Debian's package (apt-get install -y chromium)"
 
 
 def page_html(suite: str) -> bytes:
@@ -132,18 +122,10 @@ class Site:
 SERVER = Path(sys.executable).with_name("sushigo-server")
 
 
-@functools.cache
-def serves_web() -> bool:
-    """Whether this `sushigo-server` has ``--web`` (its own WebSocket endpoint)."""
-    found = subprocess.run([str(SERVER), "--help"], capture_output=True, text=True, check=False)
-    return "--web" in found.stdout
-
-
 class ServerProcess:
-    """A real `sushigo-server` on 127.0.0.1 with its database in `folder`: started on a free port,
-    and killed (SIGKILL) and started again on the same ports by `restart`. With ``--web`` (when
-    the server has it) it serves the WebSocket endpoint itself: `ws_url`; otherwise a `Bridge`
-    stands in for it (`endpoint`)."""
+    """A real `sushigo-server` on 127.0.0.1 with its database in `folder`, serving its WebSocket
+    endpoint (``--web``: `ws_url`) too: started on free ports, and killed (SIGKILL) and started
+    again on the same ports by `restart` (called from `Site`'s thread: it blocks)."""
 
     def __init__(
         self, folder: Path, extra: tuple[str, ...] = (), port: int = 0, web_port: int = 0
@@ -154,12 +136,11 @@ class ServerProcess:
             self.db = ()
         self.extra = extra
         self.port = port
-        self.web_port = web_port if serves_web() else -1
-        """Where ``--web`` serves (-1: this server has no ``--web``)."""
+        self.web_port = web_port
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> int:
-        web = () if self.web_port < 0 else ("--web", f"127.0.0.1:{self.web_port}")
+        web = ("--web", f"127.0.0.1:{self.web_port}")
         self.proc = subprocess.Popen(
             [
                 *(str(SERVER), "--host", "127.0.0.1", "--port", str(self.port), *web),
@@ -204,112 +185,17 @@ class ServerProcess:
         """Its own WebSocket endpoint (``--web``)."""
         return f"ws://127.0.0.1:{self.web_port}/ws"
 
-    @contextlib.contextmanager
-    def endpoint(self) -> Iterator[str]:
-        """The URL of a WebSocket endpoint carrying the protocol to this server: its own, or a
-        `Bridge`'s."""
-        if self.web_port > 0:
-            yield self.ws_url
-            return
-        with Bridge(self.port) as bridge:
-            yield bridge.url
-
-
-class Bridge:
-    """A WebSocket endpoint relaying the protocol's frames to a TCP server (see the module
-    docstring), on its own event loop in a thread."""
-
-    def __init__(self, tcp_port: int) -> None:
-        self.tcp_port = tcp_port
-        self.port = 0
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.server: Any = None
-
-    def __enter__(self) -> Bridge:
-        import websockets  # noqa: PLC0415  (only the tests that talk to a server need it)
-
-        self.thread.start()
-
-        async def start() -> None:
-            self.server = await websockets.serve(self._relay, "127.0.0.1", 0, max_size=2**21)
-            self.port = self.server.sockets[0].getsockname()[1]
-
-        asyncio.run_coroutine_threadsafe(start(), self.loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        async def stop() -> None:
-            self.server.close()
-            await self.server.wait_closed()
-
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    async def _relay(self, ws: Any) -> None:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.tcp_port)
-        except OSError:
-            await ws.close(1011, "the server is not there")
-            return
-
-        async def upward() -> None:
-            async for message in ws:
-                if isinstance(message, str):
-                    break
-                writer.write(len(message).to_bytes(4, "big") + message)
-            writer.close()
-
-        async def downward() -> None:
-            from websockets import ConnectionClosed  # noqa: PLC0415  (as in __enter__)
-
-            gone = (asyncio.IncompleteReadError, ConnectionError, ConnectionClosed)
-            with contextlib.suppress(*gone):
-                while True:
-                    size = int.from_bytes(await reader.readexactly(4), "big")
-                    await ws.send(await reader.readexactly(size))
-            await ws.close()
-
-        tasks = [asyncio.create_task(upward()), asyncio.create_task(downward())]
-        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        writer.close()
-        with contextlib.suppress(Exception):
-            await ws.close()
-
-
-@contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """A headless Chromium (Debian's), or the test fails saying how to install it."""
-    if shutil.which("chromium") is None and not Path(CHROMIUM).exists():
-        pytest.fail(INSTALL)
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415  (the browser tests' only)
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-
 
 EXPECTED = ("FAIRNESS CHECK FAILED", "WebSocket connection to")
 """Console errors a suite causes on purpose: the failures its cheating server makes the checks
 log, and the browser's note of each attempt to reconnect while a restarted server is down."""
 
 
-def run_suite(browser: Any, url: str, timeout_s: float = 120) -> list[dict[str, Any]]:
-    """Load the test page at `url` and wait for its suite's results: one ``{name, ok, error,
-    ms}`` per test. The page's console errors and uncaught exceptions fail the run."""
-    page = browser.new_page()
+async def run_suite(browser: Any, url: str, timeout_s: float = 120) -> list[dict[str, Any]]:
+    """Load the test page at `url` in a page of `browser` (a Playwright `Browser`, async) and
+    wait for its suite's results: one ``{name, ok, error, ms}`` per test. The page's console
+    errors and uncaught exceptions fail the run."""
+    page = await browser.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda exc: problems.append(f"uncaught: {exc}"))
     page.on(
@@ -321,11 +207,11 @@ def run_suite(browser: Any, url: str, timeout_s: float = 120) -> list[dict[str, 
         ),
     )
     try:
-        page.goto(url)
-        page.wait_for_function("window.__results !== undefined", timeout=timeout_s * 1000)
-        results: list[dict[str, Any]] = page.evaluate("window.__results")
+        await page.goto(url)
+        await page.wait_for_function("window.__results !== undefined", timeout=timeout_s * 1000)
+        results: list[dict[str, Any]] = await page.evaluate("window.__results")
     finally:
-        page.close()
+        await page.close()
     if problems and not any(not r["ok"] for r in results):
         results.append({"name": "the page's console", "ok": False, "error": "\n".join(problems)})
     return results

@@ -167,12 +167,18 @@ def maki_points(np: Any, mine: Matrix, theirs: Matrix) -> Matrix:
 def leaf_values(np: Any, pos: Position, rows: Matrix) -> Matrix:
     """Our value (win share plus `MARGIN_WEIGHT` times the margin over `MARGIN_SCALE`) at the end
     of the round, for rows of final tableaus."""
+    lead = np.float32(pos.scores[0] - pos.scores[1])
+    return leaf_values_of(np, pos.round, rows, lead, np.float32(pos.puddings[0] - pos.puddings[1]))
+
+
+def leaf_values_of(np: Any, round_: int, rows: Matrix, lead: Any, puddings: Any) -> Matrix:
+    """`leaf_values` with the lead in points and in puddings kept from earlier rounds given (a
+    number, or one per row)."""
     pm, im = round_points(np, rows[:, _BM : _BM + _TABLEAU])
     po, io = round_points(np, rows[:, _BO : _BO + _TABLEAU])
-    lead = pm + maki_points(np, im, io) - po - maki_points(np, io, im)
-    lead += pos.scores[0] - pos.scores[1]
-    puddings = rows[:, _BM + _PUDDING] - rows[:, _BO + _PUDDING] + pos.puddings[0] - pos.puddings[1]
-    return past_round(np, pos.round, lead, puddings)
+    total = pm + maki_points(np, im, io) - po - maki_points(np, io, im) + lead
+    pud = rows[:, _BM + _PUDDING] - rows[:, _BO + _PUDDING] + puddings
+    return past_round(np, round_, total, pud)
 
 
 def past_round(np: Any, round_: int, lead: Matrix, puddings: Matrix) -> Matrix:
@@ -190,7 +196,7 @@ def past_round(np: Any, round_: int, lead: Matrix, puddings: Matrix) -> Matrix:
     return win + MARGIN_WEIGHT * margin / MARGIN_SCALE  # type: ignore[no-any-return]
 
 
-def _legal(np: Any, t: Any, hands: Matrix, ready: Matrix) -> tuple[Matrix, Matrix]:
+def _legal(np: Any, t: Any, hands: Matrix, ready: Any) -> tuple[Matrix, Matrix]:
     """Every (position, action) pair with the action legal for a hand: single cards of the hand,
     and pairs where a chopsticks card is ready. Sorted by position, then action."""
     node, act = np.nonzero(hands > 0)  # the single cards are the first actions, by kind
@@ -217,58 +223,109 @@ def _pairs(np: Any, n: int, a_node: Matrix, a_act: Matrix, b_node: Matrix, b_act
     return a_node[ai], a_act[ai], b_act[bi]
 
 
-def solve(np: Any, pos: Position, max_leaves: int = MAX_LEAVES) -> tuple[Matrix, Any, Any] | None:
-    """The root's matrix of values M[a, b] (a node's value inside the tree as the module says), with
-    the kept action indexes (`_learned_search.tables(np).index`) of our rows a and their columns b.
-    None when the tree would pass `max_leaves` leaves or there is nothing to choose."""
+def step(
+    np: Any, level: Matrix, cards: int, max_pairs: int = 0
+) -> tuple[Any, Any, Any, Matrix] | None:
+    """One turn from every position of `level` (rows as `Position.row`, each hand holding
+    `cards`): for every child its parent's index, our pick and theirs (kept action indexes), and
+    the children, the picks placed and the hands swapped. The last card is forced: one child each.
+    None when there would be more than `max_pairs` children (0: no limit)."""
     t = tables(np)
-    level = pos.row[None].copy()
+    hm = level[:, _HM : _HM + NUM_KINDS]
+    ho = level[:, _HO : _HO + NUM_KINDS]
+    if cards == 1:
+        par, a, b = np.arange(len(level)), hm.argmax(axis=1), ho.argmax(axis=1)
+        child = level.copy()
+    else:
+        a_node, a_act = _legal(np, t, hm, level[:, _BM + _CHOP] > 0)
+        b_node, b_act = _legal(np, t, ho, level[:, _BO + _CHOP] > 0)
+        if max_pairs and _pair_count(np, len(level), a_node, b_node) > max_pairs:
+            return None
+        par, a, b = _pairs(np, len(level), a_node, a_act, b_node, b_act)
+        child = level[par]
+    wm = np.minimum(child[:, _BM + _OPEN], 2).astype(np.intp)
+    wo = np.minimum(child[:, _BO + _OPEN], 2).astype(np.intp)
+    child[:, _BM : _BM + _TABLEAU] += t.block[wm, a]
+    child[:, _BO : _BO + _TABLEAU] += t.block[wo, b]
+    if cards > 1:
+        # The hands swap: ours after our pick goes to them, theirs comes to us.
+        mine_next = child[:, _HO : _HO + NUM_KINDS] + t.hand[b]
+        child[:, _HO : _HO + NUM_KINDS] = child[:, _HM : _HM + NUM_KINDS] + t.hand[a]
+        child[:, _HM : _HM + NUM_KINDS] = mine_next
+    return par, a, b, child
+
+
+def _pair_count(np: Any, n: int, a_node: Matrix, b_node: Matrix) -> int:
+    """How many (a, b) pairs `_pairs` would make."""
+    return int(np.bincount(a_node, minlength=n) @ np.bincount(b_node, minlength=n))
+
+
+def _tree(
+    np: Any, roots: Matrix, max_leaves: int
+) -> tuple[list[tuple[Matrix, Matrix, Matrix]], Matrix, Matrix] | None:
+    """Every level of the trees below `roots` (all with the same number of cards in hand) to the
+    round's end: each level's (parent, a, b), the leaves (final positions) and each leaf's root.
+    None when a level would pass `max_leaves` positions per root."""
+    level = roots.copy()
+    root = np.arange(len(roots))
     levels: list[tuple[Matrix, Matrix, Matrix]] = []
     cards = int(level[0, _HM : _HM + NUM_KINDS].sum())
     while cards > 0:
-        n = len(level)
-        hm = level[:, _HM : _HM + NUM_KINDS]
-        ho = level[:, _HO : _HO + NUM_KINDS]
-        if cards == 1:
-            # The last card of each hand: forced, one child each.
-            par, a, b = None, hm.argmax(axis=1), ho.argmax(axis=1)
-            child = level
-        else:
-            a_node, a_act = _legal(np, t, hm, level[:, _BM + _CHOP] > 0)
-            b_node, b_act = _legal(np, t, ho, level[:, _BO + _CHOP] > 0)
-            par, a, b = _pairs(np, n, a_node, a_act, b_node, b_act)
-            if len(par) > max_leaves:
-                return None
-            levels.append((par, a, b))
-            child = level[par]
-        wm = np.minimum(child[:, _BM + _OPEN], 2).astype(np.intp)
-        wo = np.minimum(child[:, _BO + _OPEN], 2).astype(np.intp)
-        child[:, _BM : _BM + _TABLEAU] += t.block[wm, a]
-        child[:, _BO : _BO + _TABLEAU] += t.block[wo, b]
+        found = step(np, level, cards, max_leaves * len(roots))
+        if found is None:
+            return None
+        par, a, b, level = found
         if cards > 1:
-            # The hands swap: ours after our pick goes to them, theirs comes to us.
-            mine_next = child[:, _HO : _HO + NUM_KINDS] + t.hand[b]
-            child[:, _HO : _HO + NUM_KINDS] = child[:, _HM : _HM + NUM_KINDS] + t.hand[a]
-            child[:, _HM : _HM + NUM_KINDS] = mine_next
-        level = child
+            levels.append((par, a, b))
+            root = root[par]
         cards -= 1
-    if not levels:
+    return levels, level, root
+
+
+def solve(
+    np: Any, pos: Position, max_leaves: int = MAX_LEAVES
+) -> tuple[Matrix, Any, Any, int] | None:
+    """The root's matrix of values M[a, b] (a node's value inside the tree as the module says), with
+    the kept action indexes (`_learned_search.tables(np).index`) of our rows a and their columns b,
+    and the number of leaves searched. None when the tree would pass `max_leaves` leaves or there
+    is nothing to choose."""
+    tree = _tree(np, pos.row[None], max_leaves)
+    if tree is None or not tree[0]:
         return None
-    values = leaf_values(np, pos, level)
-    width = len(t.index)
+    levels, leaves, _ = tree
+    values = leaf_values(np, pos, leaves)
+    width = len(tables(np).index)
     for par, a, b in reversed(levels[1:]):
-        values = _backup(np, values, par, a, b, width)
+        values = backup(np, values, par, a, b, width)
     par, a, b = levels[0]
     rows, a_pos = np.unique(a, return_inverse=True)
     cols, b_pos = np.unique(b, return_inverse=True)
     m = np.empty((len(rows), len(cols)), dtype=values.dtype)
     m[a_pos, b_pos] = values
-    return m, rows, cols
+    return m, rows, cols, len(leaves)
 
 
-def _backup(np: Any, values: Matrix, par: Matrix, a: Matrix, b: Matrix, width: int) -> Matrix:
-    """The parents' values from their children's (sorted by parent, a, b): the mean of each
-    parent's pure maximin and minimax."""
+def root_values(
+    np: Any, roots: Matrix, lead: Matrix, puddings: Matrix, round_: int, max_leaves: int
+) -> Matrix | None:
+    """The value of each of `roots` (rows as `Position.row`, every hand holding the same number of
+    cards, at least 2) by the rule inside the tree: `lead` and `puddings` are each root's points
+    lead from earlier rounds and its lead in puddings kept from them. None when a tree would pass
+    `max_leaves` leaves a root on average."""
+    tree = _tree(np, roots, max_leaves)
+    if tree is None:
+        return None
+    levels, leaves, root = tree
+    values = leaf_values_of(np, round_, leaves, lead[root], puddings[root])
+    width = len(tables(np).index)
+    for par, a, b in reversed(levels):
+        values = backup(np, values, par, a, b, width)
+    return values
+
+
+def backup(np: Any, values: Matrix, par: Matrix, a: Matrix, b: Matrix, width: int) -> Matrix:
+    """The parents' values from their children's (sorted by parent, a, b, as `step` makes them;
+    `width` the number of kept actions): the mean of each parent's pure maximin and minimax."""
     key = par * width + a
     starts = _starts(np, key)
     row_min = np.minimum.reduceat(values, starts)

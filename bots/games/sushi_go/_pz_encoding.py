@@ -1,4 +1,4 @@
-"""Sushi Go! as numbers: the observation vector and the action indexes (docs/BOTS.md, "The
+"""Sushi Go! as numbers: the observation vector and the action indexes (docs/RESEARCH.md, "The
 environments' encoding", has the table).
 
 `SushiGoEncoding` works from what a seat is given, an `engine.Observation`, plus what the seat

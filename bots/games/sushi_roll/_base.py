@@ -11,7 +11,7 @@ from sushigo.engine.games.sushi_roll import RollAction, RollObservation
 
 @runtime_checkable
 class RollStrategy(Protocol):
-    """How a bot plays one seat of a Sushi Roll game (see docs/BOTS.md, "Sushi Roll").
+    """How a bot plays one seat of a Sushi Roll game (see docs/BOTS.md, "The interface").
 
     `choose` is called once per action: a turn is any number of re-rolls and swaps, then one take,
     so a strategy is asked again after each re-roll or swap until it takes a die. All randomness

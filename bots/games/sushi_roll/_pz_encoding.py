@@ -1,5 +1,5 @@
 """Sushi Roll as numbers: the observation vector and a fixed discrete action space with masks
-(docs/BOTS.md, "The environments' encoding", has the table).
+(docs/RESEARCH.md, "The environments' encoding", has the table).
 
 A turn is several actions (re-rolls and swaps, then a take), so the action space holds every one
 of them, by position, for the largest belt of the player count (K dice):

@@ -3,7 +3,9 @@
 **Assumed:** the printed rulebook shows the six faces of each die only as pictures, and sources
 disagree on them. `DIE_FACES` below is the one table that states them (RULES.md section 2, "Die
 faces"); correcting a face is a one-line change here, and nothing else in the engine hard-codes a
-face. The other numbers (dice per kind, dice per player, tokens) are printed in the rulebook.
+face. The dumpling points (`APPETIZER_POINTS`) are assumed too: the rulebook's table of them is
+lost in our copy. The other numbers (dice per kind, dice per player, tokens) are printed in the
+rulebook.
 
 Die kinds and faces are small ints (`IntEnum`s) so they index the per-face tables cheaply; their
 labels (``"appetizer"``, ``"salmon"``, ``"menu2"``...) are the names used on the wire and in records.
@@ -53,7 +55,7 @@ class Face(_Named):
     """What a die shows. The value is its index in per-face tables."""
 
     DUMPLING = 0
-    """1 dumpling icon: 1, 2, 3 icons score 2, 4, 8 per set."""
+    """1 dumpling icon: 1, 2, 3 icons score 2, 4, 8 per set (**Assumed**: `APPETIZER_POINTS`)."""
     TEMPURA = 1
     """1 tempura icon: 1, 2, 3 icons score 1, 5, 10 per set."""
     SASHIMI = 2
@@ -166,11 +168,15 @@ NIGIRI_POINTS: dict[Face, int] = {_F.EGG: 1, _F.SALMON: 2, _F.SQUID: 3}
 WASABI_MULTIPLIER = 3
 
 APPETIZER_POINTS: dict[Face, tuple[int, int, int, int]] = {
+    # **Assumed** (docs/RULES.md, "Scoring a round"): no legible line or example of the
+    # rulebook gives a dumpling value. What it shows: tempura 5 and 10 (2 and 3 icons), sashimi
+    # 0, 6 and 13, and a worked example with one tempura worth 1.
     _F.DUMPLING: (0, 2, 4, 8),
     _F.TEMPURA: (0, 1, 5, 10),
     _F.SASHIMI: (0, 0, 6, 13),
 }
-"""T[n] for n = 0..3 icons of one appetizer; sets of 3 repeat: (n // 3) * T[3] + T[n % 3]."""
+"""T[n] for n = 0..3 icons of one appetizer; sets of 3 repeat: (n // 3) * T[3] + T[n % 3]. The
+dumpling values are **Assumed**; tempura's and sashimi's are the rulebook's."""
 
 MENU_TOKENS: dict[Face, int] = {_F.MENU1: 1, _F.MENU2: 2}
 CHOPSTICKS_TOKENS: dict[Face, int] = {_F.CHOPSTICKS1: 1, _F.CHOPSTICKS2: 2}

@@ -92,14 +92,16 @@ class PgRecords(PgPart):
         players: Sequence[PlayerResult],
         *,
         finished_ms: int,
+        server_key: bytes | None = None,
     ) -> None:
-        """Store a finished game and retire its table (head, turns, tokens) in one transaction.
-        A game id already stored changes nothing (`StorageError`; logged with write-behind)."""
+        """Store a finished game (and the key that signed it) and retire its table (head,
+        turns, tokens) in one transaction. A game id already stored changes nothing
+        (`StorageError`; logged with write-behind)."""
         seats = [p.seat for p in players]
         if len(set(seats)) != len(seats):
             raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
-        game = (game_id, table_id, kind, finished_ms, record, signature, rows)
+        game = (game_id, table_id, kind, finished_ms, record, signature, server_key, rows)
         touches = (*retiring(table_id), ("game", game_id))
         # Its tokens are forgotten first, whether or not the game is refused (a game id stored
         # already): held, the refusal comes later, at the commit, when they are long forgotten,
@@ -112,17 +114,43 @@ class PgRecords(PgPart):
 
         async def query(conn: Any) -> StoredRecord | None:
             row = await conn.fetchrow(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records "
-                "WHERE game_id = $1",
+                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
+                "FROM records WHERE game_id = $1",
                 game_id,
             )
             if row is None:
                 return None
             players = (await results_of(conn, [game_id]))[game_id]
-            g, t, k, f, r, s = row
-            return StoredRecord(g, t, k, f, players, bytes(r), bytes(s))
+            g, t, k, f, r, s, key = row
+            key = None if key is None else bytes(key)
+            return StoredRecord(g, t, k, f, players, bytes(r), bytes(s), server_key=key)
 
         return self._query(query, f"read game {game_id!r}")
+
+    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
+        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
+
+        async def query(conn: Any) -> list[tuple[str, bytes, bytes]]:
+            rows = await conn.fetch(
+                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
+                "AND game_id > $1 ORDER BY game_id LIMIT $2",
+                after,
+                limit,
+            )
+            return [(g, bytes(r), bytes(s)) for g, r, s in rows]
+
+        return self._query(query, "read records without a key")
+
+    def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
+        """Store the key that signed these games (`Storage.fill_record_keys`)."""
+        self._write(
+            (
+                "UPDATE records SET server_key = $1 WHERE game_id = ANY($2::text[]) "
+                "AND server_key IS NULL",
+                (server_key, list(game_ids)),
+            ),
+            "store the records' key",
+        )
 
     def list_records(
         self, limit: int = 50, offset: int = 0, player_id: str | None = None
@@ -297,13 +325,14 @@ _FINISH: Final = (
     # frames up behind them for half a second. A game stored already changes nothing (it is not
     # in `stored`, and every other part joins on `stored`); the caller logs it.
     "WITH g AS (SELECT * FROM unnest("
-    "$1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bytea[]"
-    ") AS g (game_id, table_id, kind, finished_ms, record, signature)), "
-    "stored AS (INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
+    "$1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bytea[], $7::bytea[]"
+    ") AS g (game_id, table_id, kind, finished_ms, record, signature, server_key)), "
+    "stored AS (INSERT INTO records "
+    "(game_id, table_id, kind, finished_ms, record, signature, server_key) "
     "SELECT * FROM g ON CONFLICT (game_id) DO NOTHING RETURNING game_id, table_id), "
     "seats AS (INSERT INTO results (game_id, seat, player_id, name, score, place) "
     "SELECT r.game_id, r.seat, r.player_id, r.name, r.score, r.place FROM unnest("
-    "$7::text[], $8::integer[], $9::text[], $10::text[], $11::integer[], $12::integer[]"
+    "$8::text[], $9::integer[], $10::text[], $11::text[], $12::integer[], $13::integer[]"
     ") AS r (game_id, seat, player_id, name, score, place) JOIN stored USING (game_id)), "
     "heads AS (DELETE FROM tables_in_progress t USING stored s WHERE t.table_id = s.table_id), "
     "turns AS (DELETE FROM table_turns t USING stored s WHERE t.table_id = s.table_id), "
@@ -327,8 +356,8 @@ async def _store_games(storage: Any, conn: Any, games: list[tuple[Any, ...]]) ->
         else:
             unique[game[0]] = game
     chosen = list(unique.values())
-    columns = [list(column) for column in zip(*(game[:6] for game in chosen), strict=True)]
-    seats = [(game[0], *row) for game in chosen for row in game[6]]
+    columns = [list(column) for column in zip(*(game[:7] for game in chosen), strict=True)]
+    seats = [(game[0], *row) for game in chosen for row in game[7]]
     seat_columns = [list(c) for c in zip(*seats, strict=True)] if seats else [[]] * 6
     if not storage.careful:  # refused: the commit is rolled back, and runs again carefully
         stored = {row[0] for row in await conn.fetch(_FINISH, *columns, *seat_columns)}

@@ -21,15 +21,18 @@ on both.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from sushigo.server.storage.contract import Fault
 
-SCHEMA_VERSION: Final = 13
+log = logging.getLogger("sushigo.server")
+
+SCHEMA_VERSION: Final = 14
 """The schema version this code writes (the same number as the SQLite backend's)."""
 
 LOCK_KEY: Final = 0x5355_5348_0000_0001
@@ -242,6 +245,19 @@ _V13: Final = (
 """Version 13: each identity's name's look-alike key (filled in by the storage's migration, which
 computes them: `server.lookalike.skeleton`)."""
 
+# Version 14: each record keeps the public key that signed it, so that it verifies with nothing
+# but the database (`sushigo-replay --db URL`, no key file); the key is filled in for the records
+# stored before by the first server that opens the database with the key they verify with
+# (`Storage.keyless_records`). And each node's row says whether it drains and its load, as its
+# last renewal wrote them (`sushigo-admin nodes`).
+_V14: Final = (
+    "ALTER TABLE records ADD COLUMN IF NOT EXISTS server_key bytea",
+    "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS draining boolean NOT NULL DEFAULT false, "
+    "ADD COLUMN IF NOT EXISTS connections integer NOT NULL DEFAULT 0, "
+    "ADD COLUMN IF NOT EXISTS sessions integer NOT NULL DEFAULT 0, "
+    "ADD COLUMN IF NOT EXISTS playing integer NOT NULL DEFAULT 0",
+)
+
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (4, _V4),
     (5, _V5),
@@ -253,6 +269,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (11, _V11),
     (12, _V12),
     (13, _V13),
+    (14, _V14),
 ]
 """``(version, statements)``: the statements bring a database below `version` to it. Append,
 never edit."""
@@ -277,6 +294,10 @@ TRANSIENT: Final = (
     OSError,
     asyncio.TimeoutError,
     asyncpg.InterfaceError,
+    # The driver's own state broken by a connection cut mid-exchange (PostgreSQL stopped under
+    # load: "cannot switch to state 15; another operation (2) is in progress"): the connection
+    # is no good any more, and a new one works.
+    asyncpg.exceptions.InternalClientError,
     asyncpg.PostgresConnectionError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
@@ -321,3 +342,27 @@ async def take_lock(conn: asyncpg.Connection, grace: float) -> bool:
             return False
         await asyncio.sleep(0.05)
     return True
+
+
+def quiet_driver_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """While PostgreSQL is away, asyncpg's pool gives a connection back in a task of its own
+    (shielded from its caller's cancellation); when that connection is already dead and nobody
+    awaits the task any more, asyncio would report "Task exception was never retrieved" with the
+    driver's traceback. That is the outage (or the node's own stop, which closes its
+    connections), not a bug, and the outage has its own warnings: one info line saying so
+    instead. Any other unhandled exception goes to asyncio's own handler (the server's log
+    format)."""
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc, task = context.get("exception"), context.get("future")
+        coro = task.get_coro() if isinstance(task, asyncio.Task) else None
+        if isinstance(exc, TRANSIENT) and getattr(coro, "__qualname__", "").startswith(
+            "PoolConnectionHolder."
+        ):
+            log.info(
+                "a connection to PostgreSQL was lost as the pool took it back (%s)", reason(exc)
+            )
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)

@@ -109,6 +109,11 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
         self.backoff_max = BACKOFF_MAX
         self.careful = False
         """The longest wait between two retries while the database is away."""
+        self.deadline: float | None = None
+        """Until when (`time.monotonic`) a waiting `flush` (and `close`) waits for the database,
+        all of them together (None: for as long as it takes). A stopping server sets it: a
+        database that answers nothing (paused, its machine frozen) must not keep it from
+        exiting."""
         self._url = url
         self._exclusive = exclusive
         self._connect_seconds = connect_seconds
@@ -333,8 +338,13 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                     future = self._start()
             if not wait:
                 return False
+            left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
             try:
-                future.result()
+                future.result(left)
+            except concurrent.futures.TimeoutError:
+                raise StorageError(
+                    self.path, f"no answer in time: {self.held} held changes not saved"
+                ) from None
             except (StorageError, asyncpg.PostgresError, *TRANSIENT) as exc:
                 if not mine:
                     continue  # a retry begun before this call failed: try once more, now
@@ -405,8 +415,8 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
             callback()
 
     def close(self) -> None:
-        """Commit what is held (one try), then close the connection and stop the thread.
-        Idempotent. `StorageError` if the held writes could not be committed."""
+        """Commit what is held (one try, by `deadline`), then close the connection and stop
+        the thread. Idempotent. `StorageError` if the held writes could not be committed."""
         if self._closed:
             return
         try:
@@ -545,6 +555,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
         a later one), so a listener hears of them once they are durable. Fenced with them."""
         notify = ("SELECT pg_notify($1, $2)", (channel, payload))
         self._write(notify, "notify", touches=(("head", table_id),))
+
+    def notify(self, channel: str, payload: str) -> None:
+        """NOTIFY `channel` with `payload` in the next commit, after every write held before it
+        (a barrier: nothing moves across it), so a listener hears of them once they are
+        durable."""
+        self._write(("SELECT pg_notify($1, $2)", (channel, payload)), "notify")
 
     def take_fenced(self) -> set[str]:
         """The tables whose writes were left out since the last call: another node holds them."""

@@ -75,8 +75,10 @@ class SqliteRecords(SqlitePart):
         players: Sequence[PlayerResult],
         *,
         finished_ms: int,
+        server_key: bytes | None = None,
     ) -> None:
-        """Store a finished game and retire its table, all in one transaction.
+        """Store a finished game (and the key that signed it) and retire its table, all in one
+        transaction.
 
         Inserts the signed record and one result row per seat, and deletes the table's
         in-progress state (head and turns) and reconnect tokens. After a crash either the game is stored and the
@@ -91,9 +93,10 @@ class SqliteRecords(SqlitePart):
             if exists.fetchone() is not None:
                 return False
             conn.execute(
-                "INSERT INTO records (game_id, table_id, kind, finished_ms, record, signature) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, finished_ms, record, signature),
+                "INSERT INTO records "
+                "(game_id, table_id, kind, finished_ms, record, signature, server_key) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, table_id, kind, finished_ms, record, signature, server_key),
             )
             conn.executemany(
                 "INSERT INTO results (game_id, seat, player_id, name, score, place) "
@@ -163,15 +166,35 @@ class SqliteRecords(SqlitePart):
         """A finished game with its record and signature, or None if unknown."""
         with self._using(f"read game {game_id!r}") as conn:
             row = conn.execute(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature FROM records "
-                "WHERE game_id = ?",
+                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
+                "FROM records WHERE game_id = ?",
                 (game_id,),
             ).fetchone()
             if row is None:
                 return None
             players = self._results(conn, [game_id])[game_id]
-        game_id, table_id, kind, finished_ms, record, signature = row
-        return StoredRecord(game_id, table_id, kind, finished_ms, players, record, signature)
+        game_id, table_id, kind, finished_ms, record, signature, key = row
+        return StoredRecord(
+            game_id, table_id, kind, finished_ms, players, record, signature, server_key=key
+        )
+
+    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
+        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
+        with self._using("read records without a key") as conn:
+            rows = conn.execute(
+                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
+                "AND game_id > ? ORDER BY game_id LIMIT ?",
+                (after, limit),
+            ).fetchall()
+        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
+
+    def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
+        """Store the key that signed these games (`Storage.fill_record_keys`)."""
+        with self._transaction("store the records' key") as conn:
+            conn.executemany(
+                "UPDATE records SET server_key = ? WHERE game_id = ? AND server_key IS NULL",
+                [(server_key, game_id) for game_id in game_ids],
+            )
 
     def list_records(
         self, limit: int = 50, offset: int = 0, player_id: str | None = None

@@ -219,6 +219,12 @@ def _v13(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX identities_by_name_key ON identities (name_key)")
 
 
+# Version 14: each record keeps the public key that signed it (NULL for those stored before,
+# until a server with the key they verify with fills it in: `Storage.keyless_records`), so that
+# `sushigo-replay --db PATH` verifies with nothing but the database. (The nodes' rows that
+# PostgreSQL's step also changes are not here.)
+_V14: Final = ("ALTER TABLE records ADD COLUMN server_key BLOB",)
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
@@ -239,6 +245,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(()),
     _statements(_V12),
     _v13,
+    _statements(_V14),
 ]
 """``MIGRATIONS[i]`` upgrades a database at version ``i`` to ``i + 1``. Append, never edit."""
 

@@ -7,7 +7,7 @@ Colour only adds.
 
 from __future__ import annotations
 
-from sushigo.client.tui.board import MENU_WIDTH, Fragments, panel_line
+from sushigo.client.tui.board import MENU_WIDTH, Fragments, fit_row, panel_line, terminal_size
 from sushigo.engine import Card, Observation, TableauView
 from sushigo.engine.games.sushi_go.cards import MAKI_ICONS, NIGIRI_POINTS
 
@@ -96,15 +96,19 @@ class CardBoard(CardState):
     scoring_lines = SCORING
 
     def draw_header(self, obs: Observation) -> Fragments:
-        """Round and turn, and the way the hands pass."""
+        """Round and turn, and the way the hands pass (at the end: that the game is over)."""
+        if self.final is not None:
+            return [("", f" round {obs.round}/3 · game over")]
         way = "passing left →" if obs.pass_direction > 0 else "← passing right"
         return [("", f" round {obs.round}/3 · turn {obs.turn}/{obs.options.hand_size} · {way}")]
 
     def draw_players(self, obs: Observation) -> Fragments:
         """One line per tableau: name, score, puddings, hand size, this turn's commit, the
-        cards."""
+        cards (a long tableau goes on below itself while the screen has rows to spare)."""
         out: Fragments = []
         final = self.final
+        columns = terminal_size()[0]
+        spare = self.spare_rows(len(obs.tableaus), self.draw_panel(obs))
         for t, view in enumerate(obs.tableaus):
             mine = t == obs.seat
             name = self.shell.name_of(t)
@@ -112,19 +116,22 @@ class CardBoard(CardState):
                 name = name[:9] + "(D)"
             if final is not None and t < len(final.places):
                 status = f"place {final.places[t]}"
+            elif not view.is_dummy and self.shell.seat_note(t):
+                status = self.shell.seat_note(t)
             elif view.is_dummy:
                 status = ""
             else:
                 status = _COMMIT_WORDS.get(self.commits[t] if t < len(self.commits) else "", "")
             score = final.totals[t] if final is not None and t < len(final.totals) else view.score
-            out += [
-                ("", "\n" if t else ""),
+            head: Fragments = [
                 ("class:me" if mine else "", ("▸" if mine else " ") + f"{name[:13]:<13}"),
                 ("", f"{score:>4}pt p{view.puddings:<2}h{view.hand_size:<2} "),
                 ("class:dim" if status in ("choosing", "") else "", f"{status:<9}"),
                 ("class:dim", "│ "),
             ]
-            out += tableau_fragments(view)
+            row, used = fit_row(head, tableau_fragments(view), columns, spare)
+            spare -= used
+            out += [("", "\n" if t else ""), *row]
         return out
 
     def draw_panel(self, obs: Observation) -> Fragments:
@@ -180,13 +187,18 @@ class CardBoard(CardState):
         return "waiting for the others"
 
     def keys(self) -> str:
+        """The keys of a turn, on one line that fits the terminal (at 80 columns too, with
+        chopsticks ready and the dummy to feed)."""
         parts = ["↑↓/1-9: choose", "Enter: play"]
         me = self.me
         if me is not None and me.chopsticks_ready:
-            parts.insert(1, "space: mark 2 cards")
+            parts.insert(1, "space: mark 2")
         if self.controls_dummy:
             parts.insert(1, "d: dummy's card")
-        return " · ".join([*parts, "c: chat", "?: help", "q: quit"])
+        line = " · ".join([*parts, "c: chat", "?: help", "q: quit"])
+        if len(line) >= terminal_size()[0] - 1:
+            line = line.replace("↑↓/1-9: choose", "↑↓/1-9").replace("dummy's card", "dummy")
+        return line
 
     def _columns(self) -> dict[str, str]:
         obs = self.obs

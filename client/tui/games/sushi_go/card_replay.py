@@ -40,7 +40,7 @@ class CardDrawer(ReplayDrawer):
                 out += self._head(t, "dummy", view, final)
                 out += [("class:dim", "table "), *tableau_fragments(view)]
                 continue
-            name = replay.names[t] if t < len(replay.names) else f"seat {t + 1}"
+            name = self.shell.name_of(t)
             if public.dummy_controller == t and final is None:
                 name = name[:9] + "(D)"
             hand = game.observation(t).hand

@@ -4,6 +4,8 @@ the dummy's card), the card game's words in the log and its scores. How it looks
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from prompt_toolkit.filters import Filter
@@ -21,10 +23,12 @@ from sushigo.engine import (
     TableauView,
 )
 from sushigo.engine.games.sushi_go.events import ChopsticksReturned, RoundStarted, WasabiUsed
+from sushigo.engine.games.sushi_go.observation import wasabi_placements
+from sushigo.protocol import TurnResult
 
 from .cards import SHORT, card_style
 
-__all__ = ["CardState", "action_fragments"]
+__all__ = ["CardState", "action_fragments", "after_picks"]
 
 
 class CardState(ObservedBoard[Observation, TableauView]):
@@ -205,6 +209,21 @@ class CardState(ObservedBoard[Observation, TableauView]):
 
         return kb
 
+    # -- game messages ---------------------------------------------------------------------------
+
+    def turn_result(self, msg: TurnResult) -> None:
+        """The picks are open: the board shows them played (every tableau with its card, our
+        hand without it, a scored round's totals) until the next turn's start replaces it. After
+        a game's last turn no start follows, so the game-over screen is this view."""
+        super().turn_result(msg)
+        obs = self.obs
+        if obs is not None:
+            actions = [opening.action for opening in msg.openings]
+            scored = [e for e in msg.events if isinstance(e, RoundScored)]
+            self.observation = after_picks(
+                obs, self.acting, actions, scored[-1] if scored else None
+            )
+
     # -- the log ---------------------------------------------------------------------------------
 
     def action_fragments(self, action: Any) -> Fragments:
@@ -259,3 +278,71 @@ def action_fragments(action: Action) -> Fragments:
     if action.dummy is not None:
         out += [("class:log.dim", " dummy:"), (card_style(action.dummy), SHORT[action.dummy])]
     return out
+
+
+def after_picks(
+    obs: Observation,
+    seats: Sequence[int],
+    actions: Sequence[Action],
+    scored: RoundScored[RoundPoints] | None = None,
+) -> Observation:
+    """`obs` with the revealed `actions` of `seats` played: each card on its tableau (a used
+    chopsticks card back in the hand, the dummy's card on its tableau), our hand and every hand's
+    size without them, and, when the turn ended a round (`scored`), its totals. The next deal is
+    not known here: what the next turn's start shows, this only plays out the one turn."""
+    tableaus = list(obs.tableaus)
+    hand = list(obs.hand)
+    for seat, action in zip(seats, actions, strict=False):
+        if seat >= len(tableaus):
+            continue
+        view = tableaus[seat]
+        cards = [*view.cards, action.first]
+        played = [action.first]
+        if action.second is not None:
+            cards.append(action.second)
+            played.append(action.second)
+            if Card.CHOPSTICKS in cards:
+                cards.remove(Card.CHOPSTICKS)  # the oldest: played on an earlier turn
+        if action.dummy is not None:
+            played.append(action.dummy)
+            dummy = len(tableaus) - 1
+            if dummy != seat and tableaus[dummy].is_dummy:
+                tableaus[dummy] = _with_cards(
+                    tableaus[dummy], [*tableaus[dummy].cards, action.dummy]
+                )
+        if seat == obs.seat:
+            for card in played:
+                if card in hand:
+                    hand.remove(card)
+            if action.second is not None:
+                hand.append(Card.CHOPSTICKS)
+        size = max(0, view.hand_size - 1 - (action.dummy is not None))
+        tableaus[seat] = _with_cards(view, cards, size)
+    if scored is not None:
+        tableaus = [
+            dataclasses.replace(
+                view,
+                score=scored.totals[t],
+                round_scores=(*view.round_scores, scored.points[t].total),
+            )
+            if t < len(scored.totals)
+            else view
+            for t, view in enumerate(tableaus)
+        ]
+    return dataclasses.replace(obs, hand=tuple(sorted(hand)), tableaus=tuple(tableaus))
+
+
+def _with_cards(view: TableauView, cards: list[Card], hand_size: int | None = None) -> TableauView:
+    """`view` holding `cards` (in play order), with what follows from them."""
+    on_wasabi, open_wasabi = wasabi_placements(tuple(cards))
+    size = view.hand_size if hand_size is None else hand_size
+    puddings = view.puddings + cards.count(Card.PUDDING) - view.cards.count(Card.PUDDING)
+    return dataclasses.replace(
+        view,
+        cards=tuple(cards),
+        on_wasabi=on_wasabi,
+        open_wasabi=open_wasabi,
+        puddings=puddings,
+        hand_size=size,
+        chopsticks_ready=not view.is_dummy and size > 0 and Card.CHOPSTICKS in cards,
+    )

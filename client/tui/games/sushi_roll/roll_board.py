@@ -9,7 +9,7 @@ only adds.
 
 from __future__ import annotations
 
-from sushigo.client.tui.board import MENU_WIDTH, Fragments, panel_line
+from sushigo.client.tui.board import MENU_WIDTH, Fragments, fit_row, panel_line, terminal_size
 from sushigo.engine.games.sushi_roll import PlayerView, RollObservation
 
 from .dice import FACE_NAMES, FACE_SHORT, die_style, face_hint, tray_fragments
@@ -52,6 +52,11 @@ def _tokens(view: PlayerView) -> str:
     return f"{menu:<7} {chop:<7} pud {view.puddings:<2}"
 
 
+def _label(name: str) -> Fragments:
+    """The start of a seat's belt or tray line."""
+    return [("", "   "), ("class:dim", name), ("", " ")]
+
+
 class RollBoard(RollState):
     """The dice game on screen."""
 
@@ -60,6 +65,8 @@ class RollBoard(RollState):
 
     def draw_header(self, obs: RollObservation) -> Fragments:
         """Round, cycle, who is to move."""
+        if self.final is not None:
+            return [("", f" round {obs.round}/3 · game over")]
         dice = obs.options.dice_per_player
         out: Fragments = [("", f" round {obs.round}/3 · cycle {obs.cycle}/{dice}")]
         if obs.to_move is not None and self.final is None:
@@ -91,14 +98,20 @@ class RollBoard(RollState):
         return out or [("", " "), ("class:dim", "(empty)")]
 
     def draw_players(self, obs: RollObservation) -> Fragments:
-        """Every seat: name, the red belt, score, tokens, what it did; its belt; its tray."""
+        """Every seat: name, the red belt, score, tokens, what it did; its belt; its tray (a line
+        too long for the terminal goes on below itself while the screen has rows to spare)."""
         final = self.final
         own_tray_line = obs.player_count <= 3
+        columns = terminal_size()[0]
+        base = obs.player_count * (3 if own_tray_line else 2)
+        spare = self.spare_rows(base, self.draw_panel(obs))
         out: Fragments = []
         for seat, view in enumerate(obs.players):
             mine = seat == obs.seat
             if final is not None and seat < len(final.places):
                 status, style = f"place {final.places[seat]}", "class:title"
+            elif self.shell.seat_note(seat):
+                status, style = self.shell.seat_note(seat), "class:status.error"
             elif seat == obs.to_move:
                 status, style = "moving", "class:title"
             else:
@@ -118,13 +131,18 @@ class RollBoard(RollState):
                 ),
                 ("", f"{score:>4}pt {_tokens(view)} "),
                 (style, status[:24]),
-                ("", "\n   "),
-                ("class:dim", "belt"),
             ]
-            out += self._belt(seat)
-            out.append(("", "\n   " if own_tray_line else "  "))
-            out.append(("class:dim", "tray "))
-            out += tray_fragments(view)
+            belt = self._belt(seat)
+            tray = tray_fragments(view)
+            rows = [(_label("belt"), belt), (_label("tray"), tray)]
+            if not own_tray_line:
+                # Two spaces before "tray" (one of them unbreakable: fit_row breaks at spaces).
+                gap: Fragments = [("", " "), ("class:dim", "\u00a0tray"), ("", " ")]
+                rows = [(_label("belt"), [*belt, *gap, *tray])]
+            for head, body in rows:
+                row, used = fit_row(head, body, columns, spare, rule="")
+                spare -= used
+                out += [("", "\n"), *row]
         return out
 
     def draw_panel(self, obs: RollObservation) -> Fragments:

@@ -47,7 +47,7 @@ class RollDrawer(ReplayDrawer):
             action, auto = picks[mover]
             out += [
                 ("", "\n"),
-                ("class:title", f" {replay.names[mover]} "),
+                ("class:title", f" {self.shell.name_of(mover)} "),
                 *self.action(action),
                 ("class:dim", " (auto)" if auto else ""),
             ]

@@ -8,6 +8,8 @@ the next waits for the answer to the last (`Board.pending`)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from prompt_toolkit.filters import Filter
@@ -16,12 +18,14 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from sushigo.client.tui.board import Fragments, Shell
 from sushigo.client.tui.observed import ObservedBoard
 from sushigo.engine.games.sushi_roll import (
+    Face,
     GameOver,
     PlayerView,
     RollObservation,
     RoundPoints,
     RoundScored,
     Take,
+    Taken,
 )
 from sushigo.protocol import Acted, Resumed, TurnStart
 
@@ -60,6 +64,8 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
         self.did: dict[int, str] = {}
         """Per seat, what it did last this cycle ("took salmon"), for the belts' status."""
         self._later: list[Fragments] = []
+        self._said = ""
+        """The last action's log line, in plain words (for the status line)."""
 
     def seat_views(self, obs: RollObservation) -> tuple[PlayerView, ...]:
         """Every seat's place at the dice table: its belt, tray and tokens."""
@@ -101,6 +107,10 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
         mine = msg.seat == self.seat and self.seat is not None
         super().acted(msg)
         obs = self.obs
+        if obs is not None and obs.is_over and before is not None:
+            # The game's last take scored the round, which clears every tray: the game-over
+            # screen shows the trays as they were scored instead.
+            self.observation = obs = trays_scored(obs, before, msg.events)
         action = msg.action
         verb = action.describe()
         if isinstance(action, Take) and before is not None:
@@ -116,6 +126,10 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
                 self.shell.set_status("time ran out: the server took a die for you", error=True)
             elif msg.auto:
                 self.shell.set_status(f"the server played {verb} for you", error=True)
+            else:
+                # What "re-rolling…" or "swapping…" said was under way is done: say how it went
+                # (the take ends the turn, and the status goes back to who moves now).
+                self.shell.set_status(self._said if msg.more else "")
             if not msg.more or type(action) is not Take:
                 # Our belt changed under the choice: positions no longer mean the same dice.
                 self.dice.marked.clear()
@@ -138,6 +152,8 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
         )
         for line in now:
             self.shell.log_line(line)
+        # The action's line without its place in the game: "you re-rolled egg→salmon".
+        self._said = "".join(text for _, text, *_ in now[0][1:]) if now else ""
 
     def _short_name(self, seat: int) -> str:
         return self.shell.name_of(seat, short=True)[:12]
@@ -205,3 +221,24 @@ class RollState(ObservedBoard[RollObservation, PlayerView]):
 
     def action_fragments(self, action: Any) -> Fragments:
         return [("", action.describe())]
+
+
+def trays_scored(
+    obs: RollObservation, before: RollObservation, events: Sequence[Any]
+) -> RollObservation:
+    """`obs` (the game over) with every tray as the last round was scored: the trays of `before`
+    (the last observation before the last take) and the die that take moved onto its tray."""
+    players = list(obs.players)
+    for seat, view in enumerate(before.players[: len(players)]):
+        tray, on_wasabi, open_wasabi = view.tray, view.on_wasabi, view.open_wasabi
+        for event in events:
+            if isinstance(event, Taken) and event.seat == seat:
+                if event.on_wasabi:
+                    on_wasabi, open_wasabi = (*on_wasabi, len(tray)), open_wasabi - 1
+                elif event.die.face is Face.WASABI:
+                    open_wasabi += 1
+                tray = (*tray, event.die)
+        players[seat] = dataclasses.replace(
+            players[seat], tray=tray, on_wasabi=on_wasabi, open_wasabi=open_wasabi
+        )
+    return dataclasses.replace(obs, players=tuple(players))
