@@ -600,7 +600,7 @@ class Hub:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
         self.tables.changed()
-        broadcast(table.people(), update)
+        broadcast(table.seating.people(), update)
         self.watch(table)
 
     # -- what other parts of the server call ---------------------------------------------------

@@ -434,7 +434,7 @@ class Admin:
             )
         why = "an admin closed it" + (f": {reason}" if reason else "")
         aborted = self._abort(table, why) if table.playing else None
-        people = len(table.people())
+        people = len(table.seating.people())
         self.lobby.close_table(table, why)
         return people, f"; its game aborted, kept as {aborted}" if aborted else ""
 
@@ -447,7 +447,7 @@ class Admin:
         scores = game.scores()
         signed = self.hub.sign(table.record())
         game_id = signed.signature[:16].hex()
-        places = places_by([(score,) for score in scores[: len(table.seats)]])
+        places = places_by([(score,) for score in scores[: len(table.seating.seats)]])
         results = [
             PlayerResult(
                 player_id=s.player_id if s.player_id and s.player_id.startswith("k:") else None,
@@ -456,7 +456,7 @@ class Admin:
                 score=scores[s.index],
                 place=places[s.index],
             )
-            for s in table.seats
+            for s in table.seating.seats
         ]
         self.hub.storage.abort_game(
             table.table_id,
