@@ -440,6 +440,7 @@ class Hub:
             table = self.tables.pop(table_id, None)
             if table is not None:
                 self._watched.pop(table_id, None)
+                tournament_cluster.table_lost(self, table)
                 cut.append(take_away(self, table))
         return cut
 
