@@ -73,10 +73,10 @@ async def records(
     ]
     if terminal is not None:
         name, seen = terminal
-        if seen.games != appearances[name]:
+        if seen.games + seen.left_begun != appearances[name]:
             mismatched.append(
-                f"{name} (terminal) finished {seen.games} games, the records hold"
-                f" {appearances[name]}"
+                f"{name} (terminal) finished {seen.games} games (and left {seen.left_begun} as"
+                f" they began), the records hold {appearances[name]}"
             )
     return unverified, mismatched, sorted(set(auto)), len(rows)
 
