@@ -188,9 +188,10 @@ def move_out(hub: MatchHost, moves: list[Move]) -> None:
         table = hub.tables.get(move.source)
         if table is None or not table.quick or table.status is not TableStatus.OPEN:
             continue
+        # The last seated first: the longest wait stays.
         people = [
             seat.session
-            for seat in reversed(table.seating.seats)  # the last seated first: the longest wait stays
+            for seat in reversed(table.seating.seats)
             if isinstance(seat.session, Session) and _movable(seat.session)
         ][: move.count]
         if people:
