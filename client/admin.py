@@ -44,7 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -95,13 +95,6 @@ _LONGEST = 10 * 365 * 86400
 _KEY_ID = re.compile(r"[kg]:[0-9a-f]+")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def default_key() -> Path:
     """~/.config/sushigo/admin.pem (under $XDG_CONFIG_HOME when it is set)."""
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(Path.home(), ".config")
@@ -147,7 +140,7 @@ def player_id(text: str) -> str:
 
 def parser() -> argparse.ArgumentParser:
     """The command line (``public-key`` has its own: `key_parser`)."""
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog=PROG,
         description="See and steer a sushigo server as one of its admins.",
         epilog="sushigo-admin public-key [--key FILE] prints the key to give the server's"
@@ -156,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=version_text(PROG))
     p.add_argument("address", metavar="HOST:PORT", help="the server, e.g. localhost:7777")
     _connection_options(p)
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     tables = sub.add_parser("tables", help="every table")
     tables.add_argument("--game", default=None, help="only tables of this game")
     tables.add_argument("--status", choices=[s.value for s in TableStatus], default=None)
@@ -255,7 +248,7 @@ def _key_option(p: argparse.ArgumentParser) -> None:
 
 
 def key_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog=f"{PROG} public-key",
         description="Print the admin key's public half (PEM), for the server's --admin-key; the"
         " key file is made if there is none.",

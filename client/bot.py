@@ -312,7 +312,8 @@ async def run(args: argparse.Namespace) -> int:
             played += 1
             failed += not result.verified
             print(result.line(played), flush=True)
-    except (ConnectError, ServerError, StrategyError) as exc:
+    except (ConnectError, ConnectionLost, ServerError, StrategyError) as exc:
+        # ConnectionLost here: it kept dropping as we took the session back (`reconnect`).
         print(f"sushigo-bot: error: {exc}", file=sys.stderr)
         return 1
     finally:

@@ -30,7 +30,6 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -66,13 +65,6 @@ def parse_address(text: str) -> tuple[str, int]:
         raise UsageError(str(exc)) from None
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def _default_name() -> str:
     try:
         name = getpass.getuser()
@@ -84,7 +76,7 @@ def _default_name() -> str:
 
 def parser() -> argparse.ArgumentParser:
     """The command line."""
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog="sushigo-client",
         description="Play Sushi Go! or Sushi Roll on a sushigo server, in the terminal.",
     )

@@ -533,16 +533,24 @@ async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> R
     were at no game in progress), a fresh login: None, and we are in the lobby. Any other
     refusal is raised (`ServerError`), as is `ConnectError` after `attempts`. If we waited in a
     quick match and came back to no table (a seat in a game not begun is not held for a
-    resume), we are in the queue again (`Link.requeue`)."""
-    try:
-        resumed = await auto_reconnect(client, attempts, delay)
-    except ServerError as exc:
-        if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
-            raise
-        resumed = None
-        await client.login_again()
-    await client.requeue()
-    return resumed
+    resume), we are in the queue again (`Link.requeue`). A connection that drops again before
+    that is done is taken back the same way (`attempts` times at most, then `ConnectionLost`)."""
+    dropped = 0
+    while True:
+        try:
+            try:
+                resumed = await auto_reconnect(client, attempts, delay)
+            except ServerError as exc:
+                if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
+                    raise
+                resumed = None
+                await client.login_again()
+            await client.requeue()
+            return resumed
+        except ConnectionLost:
+            dropped += 1
+            if dropped >= attempts:
+                raise
 
 
 def _check_legal(state: Any, action: Any) -> None:

@@ -472,7 +472,11 @@ class Link(LobbyCalls):
         reading GAME_OVER sees that game's verdict even if the next game's start is already queued.
         The protocol's duties (seed, reveal, pong) and the checks happen on arrival.
         """
-        item = await asyncio.wait_for(self._events.get(), timeout)
+        # `asyncio.timeout`, not `wait_for`: on Python 3.11, `wait_for` loses a cancellation
+        # (Ctrl-C cancels the main task) that comes as the next event arrives, and the program
+        # would wait on rather than stop.
+        async with asyncio.timeout(timeout):
+            item = await self._events.get()
         if isinstance(item, ConnectionLost):
             raise item
         if isinstance(item, Redirect) and not item.ref and item.ticket:

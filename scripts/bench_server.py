@@ -240,6 +240,19 @@ class Bench:
         self._rng = random.Random(seed)
         self.seats = [Seat(self, i) for i in range(4 * tables)]
 
+    def read(self) -> bool:
+        """Run the database reads the hub asked for (a login's look at the registered names), as
+        the server's adapter does in a worker thread, and hand their results back; whether
+        there were any."""
+        hub = self.hub
+        if not hub.reads:
+            return False
+        while hub.reads:
+            reads, hub.reads = hub.reads, []
+            for read in reads:
+                hub.read_done(read, read.job(), self.now)
+        return True
+
     def pick(self, hand: list[str]) -> str:
         return str(hand[int(self._rng.random() * len(hand))])
 
@@ -247,7 +260,7 @@ class Bench:
         """Until `turns` four-player turns are played (then let every game finish its turn)."""
         while self.meter.results < 4 * turns:
             self.now += 0.001
-            moved = False
+            moved = self.read()
             for seat in self.seats:
                 moved = seat.pump() or moved
             if not moved:

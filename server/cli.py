@@ -50,6 +50,7 @@ from .routing import tournaments as tournament_cluster
 from .runtime import malloc_trim, raise_fd_limit, tidy_memory, tune_gc
 from .storage.contract import Storage, StorageError
 from .storage.database import is_url, open_storage
+from .storage.postgres.schema import quiet_driver_tasks
 from .storage.postgres.storage import PgStorage
 
 uvloop: ModuleType | None
@@ -286,6 +287,8 @@ async def _serve(
     until a signal stops the server; the exit code."""
     listeners, host, port = listening
     server = Server(hub, host, port, tls)
+    if isinstance(hub.storage, PgStorage):
+        quiet_driver_tasks(asyncio.get_running_loop())
     tables = None
     if cluster is not None:
         # Refused (another key, another protocol, the name taken): one line, exit 1, nothing

@@ -82,6 +82,9 @@ class Cluster:
         self.count = count
         self.pg_paused = False
         self.pg_down = False
+        self.pg_back = 0.0
+        """When PostgreSQL last came back from a fault (time.monotonic()): the nodes can merge
+        their quick matches only through it."""
         self.hurt: str | None = None
         """The node a fault is on now (None: none, or PostgreSQL)."""
 
@@ -148,6 +151,7 @@ class Cluster:
     def unpause_pg(self) -> None:
         self.pg.unpause()
         self.pg_paused = False
+        self.pg_back = time.monotonic()
 
     async def stop_pg(self) -> None:
         self.pg_down = True
@@ -156,6 +160,7 @@ class Cluster:
     async def start_pg(self) -> None:
         await asyncio.to_thread(self.pg.start)
         self.pg_down = False
+        self.pg_back = time.monotonic()
 
     async def heal(self) -> None:
         """Undo whatever fault is in force: PostgreSQL up and awake, every node running."""
@@ -233,7 +238,8 @@ players before other nodes send theirs, and a redirect takes a moment)."""
 async def watch_waiting(cluster: Cluster, seen: Watched, stop: asyncio.Event) -> None:
     """Twice a second: the players seated at the live nodes' open quick-match tables, by game
     and size. Enough of them for a table, at two tables or more, for `WAITING_PATIENCE`: they
-    were kept apart."""
+    were kept apart. The time PostgreSQL was away does not count: the nodes merge their quick
+    matches through it, and no node can while it is stopped or paused."""
     since: dict[tuple[str, int], float] = {}
     while not stop.is_set():
         with contextlib.suppress(OSError, asyncpg.PostgresError, TimeoutError, Exception):
@@ -253,7 +259,7 @@ async def watch_waiting(cluster: Cluster, seen: Watched, stop: asyncio.Event) ->
             now = time.monotonic()
             for key, tables in seated.items():
                 if len(tables) >= 2 and sum(tables) >= key[1]:
-                    began = since.setdefault(key, now)
+                    began = max(since.setdefault(key, now), cluster.pg_back)
                     if now - began > WAITING_PATIENCE:
                         seen.split.append(
                             f"{sum(tables)} players of {key[0]} for {key[1]} waited at"

@@ -27,6 +27,7 @@ REFUSED_AT_ONCE = (
     "refused the connection",
     "closed the connection during the handshake",
     "no answer to hello",
+    "no answer to login_",  # its node paused between the hello and the login's answer
     "NO_SUCH_TABLE: no tournament",
 )
 """What a player process says when refused before it played: it is started again."""

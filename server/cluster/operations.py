@@ -33,8 +33,10 @@ log = logging.getLogger("sushigo.server")
 
 OPERATIONS: Final = "sushigo_operations"
 """NOTIFY'd with an admin's operation for the other nodes, and with their answers."""
-OPERATION_SECONDS: Final = 1.0
-"""How long the node an admin asked waits for the other nodes' answers."""
+OPERATION_SECONDS: Final = 5.0
+"""How long the node an admin asked waits for the other nodes' answers (the wait ends as soon
+as every node answered: a node on a busy machine answers in one to two seconds, a paused or
+dying one never)."""
 ECHOED: Final = frozenset({"ban", "unban", "mute", "unmute"})
 """The operations a node carries out again when it hears its own (they are idempotent): once
 stored, a ban read back before its commit landed is in force again."""

@@ -440,6 +440,7 @@ class Hub:
             table = self.tables.pop(table_id, None)
             if table is not None:
                 self._watched.pop(table_id, None)
+                tournament_cluster.table_lost(self, table)
                 cut.append(take_away(self, table))
         return cut
 
@@ -600,7 +601,7 @@ class Hub:
         """Tell the table's people what it looks like now."""
         update = TableUpdate(table=table.info())
         self.tables.changed()
-        broadcast(table.people(), update)
+        broadcast(table.seating.people(), update)
         self.watch(table)
 
     # -- what other parts of the server call ---------------------------------------------------

@@ -112,7 +112,7 @@ def game_over(hub: Host, table: Table, signed: SignedRecord) -> None:
         server_key=signed.server_key,
     )
     forget(table)  # the storage retired the table's state with the record
-    hub.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seats])
+    hub.history.finished(game_id, [(seat.player_id, seat.index) for seat in table.seating.seats])
     rate(hub.storage, results, kind, table.table_id)
     hub.desk.game_over(table)
     log.info(

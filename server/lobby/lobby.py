@@ -209,9 +209,9 @@ class Lobby(QuickSeats):
         # The update answers the host's request (its ref); everyone else's copy has none.
         info = table.info()
         self.hub.tables.changed()
-        for person in table.people():
+        for person in table.seating.people():
             person.send(TableUpdate(ref=msg.ref if person is session else None, table=info))
-        if table.quick and table.full:
+        if table.quick and table.seating.full:
             table.start(now)
 
     def _start_game(self, conn: Conn, session: Session, msg: StartGame, now: float) -> None:
@@ -228,17 +228,17 @@ class Lobby(QuickSeats):
         table, seat = session.table, session.seat  # the common case, read directly
         if table is None or seat is None:
             table, seat = self._seat_of(session)
-        table.commit(seat, msg.round, msg.turn, msg.commitment, now)
+        table.secret.commit(seat, msg.round, msg.turn, msg.commitment, now)
 
     def _reveal(self, conn: Conn, session: Session, msg: Reveal, now: float) -> None:
         table, seat = session.table, session.seat
         if table is None or seat is None:
             table, seat = self._seat_of(session)
-        table.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
+        table.secret.reveal(seat, msg.round, msg.turn, msg.action, msg.nonce, now)
 
     def _act(self, conn: Conn, session: Session, msg: Act, now: float) -> None:
         table, seat = self._seat_of(session)
-        table.act(seat, msg.round, msg.turn, msg.action, now)
+        table.open.act(seat, msg.round, msg.turn, msg.action, now)
 
     def login(self, conn: Conn, msg: LoginGuest | LoginKey, now: float) -> None:
         """LOGIN_GUEST or LOGIN_KEY (`server.lobby.login`)."""
@@ -261,7 +261,7 @@ class Lobby(QuickSeats):
 
     def _hosted(self, session: Session) -> Table:
         table = self._current(session)
-        if table.host_player != session.player_id or session.seat is None:
+        if table.seating.host_player != session.player_id or session.seat is None:
             raise TableError(ErrorCode.NOT_ALLOWED, "only the table's host may do that")
         return table
 
@@ -379,7 +379,7 @@ class Lobby(QuickSeats):
             self.hub.wall_ms() + self.hub.config.token_lifetime_ms,
         )
         self.hub.table_changed(table)
-        if table.quick and table.full:
+        if table.quick and table.seating.full:
             self.changed = True
             # Every seat's token was saved as it sat down here (and is kept up to date on every
             # resume): saving them all again would only move their expiry by seconds.
@@ -387,7 +387,7 @@ class Lobby(QuickSeats):
 
     def _save_seat_tokens(self, table: Table) -> None:
         expires = self.hub.wall_ms() + self.hub.config.token_lifetime_ms
-        for seat in table.seats:
+        for seat in table.seating.seats:
             session = seat.session
             if isinstance(session, Session):
                 self.hub.storage.save_token(session.token_hash, table.table_id, seat.index, expires)
@@ -395,7 +395,7 @@ class Lobby(QuickSeats):
     def _spectate(self, conn: Conn, session: Session, msg: Spectate, now: float) -> None:
         table = self._table(msg.table_id)
         session.table, session.seat = table, None
-        table.spectators.append(session)
+        table.seating.spectators.append(session)
         table.abandon_at = None
         session.send(Spectating(ref=msg.ref, table=table.info()))
         if table.playing and table.game is not None and table.acting:
@@ -417,7 +417,7 @@ class Lobby(QuickSeats):
         session.table = session.seat = None
         self.hub.storage.delete_token(session.token_hash)
         self.changed = self.changed or table.quick  # a seat free again: the matcher reads it
-        if table.abandoned and not table.playing:
+        if table.seating.abandoned and not table.playing:
             self._close(table, "everyone left")
         else:
             self.hub.table_changed(table)
@@ -428,7 +428,7 @@ class Lobby(QuickSeats):
     def check_abandoned(self, table: Table, now: float) -> None:
         """Start the abandoned table's clock when none of its people is connected (its game, if
         one is in progress, goes on: this is called again when it ends)."""
-        if table.abandon_at is not None or _connected(table.people()):
+        if table.abandon_at is not None or _connected(table.seating.people()):
             return
         if self.hub.tables.get(table.table_id) is not table:
             return
@@ -459,7 +459,7 @@ class Lobby(QuickSeats):
         if due is None or now < due:
             return
         table.abandon_at = None
-        if table.playing or _connected(table.people()):
+        if table.playing or _connected(table.seating.people()):
             return
         self._close(table, f"nobody was connected to it for {self.hub.config.abandon_seconds:g} s")
 
@@ -476,7 +476,7 @@ class Lobby(QuickSeats):
         _drop(self._made, table.maker, table)
         _drop(self._deserted, table.origin, table)
         away = []
-        for person in table.people():
+        for person in table.seating.people():
             if isinstance(person, Session) and person.table is table:
                 person.table = person.seat = None
                 person.send(TableLeft(table_id=table.table_id, reason=f"the table closed: {why}"))
@@ -510,7 +510,7 @@ class Lobby(QuickSeats):
             text=text,
         )
         if table is not None:
-            for person in table.people():
+            for person in table.seating.people():
                 person.send(out)
             return
         self.lobby_chat(out)

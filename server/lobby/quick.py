@@ -81,12 +81,12 @@ class QuickSeats:
         while waiting and not self._joinable(waiting[0]):
             waiting.pop(0)
         # The first that fits, but never a second seat for the same player.
-        return next((t for t in waiting if not t.holds(player_id)), None)
+        return next((t for t in waiting if not t.seating.holds(player_id)), None)
 
     def quick_tables(self) -> list[tuple[str, str, int, int]]:
         """Every open quick-match table: (id, kind, players, free seats)."""
         return [
-            (t.table_id, kind, players, sum(s.empty for s in t.seats))
+            (t.table_id, kind, players, sum(s.empty for s in t.seating.seats))
             for (kind, players), tables in self._quick.items()
             for t in tables
             if self._joinable(t)
@@ -110,7 +110,7 @@ class QuickSeats:
         ticket is refused while it drains or cannot store games)."""
         table = self.hub.tables.get(table_id)
         if table is None or not (
-            table.quick and self._joinable(table) and not table.holds(session.player_id)
+            table.quick and self._joinable(table) and not table.seating.holds(session.player_id)
         ):
             table = self.open_quick(kind, players, session.player_id)
         if table is None:
@@ -137,8 +137,8 @@ class QuickSeats:
         self.changed = True  # one seat fewer free: the cluster's matcher reads it
         taken = table.sit(session)
         session.placed = None  # sent here to make one, it found one waiting (or made it)
-        if table.host_player is None:
-            table.host_player = session.player_id
+        if table.seating.host_player is None:
+            table.seating.host_player = session.player_id
         self._seated(session, table, taken.index, ref, now)
 
     def restored(self, table: Table) -> None:
@@ -149,6 +149,6 @@ class QuickSeats:
     def _joinable(self, table: Table) -> bool:
         return (
             table.status is TableStatus.OPEN
-            and not table.full
+            and not table.seating.full
             and self.hub.tables.get(table.table_id) is table
         )

@@ -27,7 +27,7 @@ def game_results(table: Table, signed: SignedRecord) -> tuple[str, list[PlayerRe
             score=scores[seat.index],
             place=places[seat.index],
         )
-        for seat in table.seats
+        for seat in table.seating.seats
     ]
     return signed.signature[:16].hex(), results
 

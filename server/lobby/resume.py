@@ -172,9 +172,9 @@ def _from_storage(hub: ResumeHost, conn: Conn, digest: bytes) -> Session | None:
     if entry is None or entry.expires_ms < hub.wall_ms():
         return None
     table = hub.tables.get(entry.table_id)
-    if table is None or entry.seat >= len(table.seats):
+    if table is None or entry.seat >= len(table.seating.seats):
         return None
-    seat = table.seats[entry.seat]
+    seat = table.seating.seats[entry.seat]
     if seat.player_id is None or seat.bot is not None:
         return None
     if hub.moderation.player_ban(seat.player_id) is not None:
@@ -219,7 +219,7 @@ def _snapshot(
         client_seeds=tuple(s for s in table.client_seeds if s is not None) if playing else (),
         seats=table.acting if in_step else (),
         secret=table.adapter.rules.secret,
-        commitments=tuple(table.commitments) if table.phase is REVEALING else (),
+        commitments=tuple(table.secret.commitments) if table.phase is REVEALING else (),
         steps=len(table.steps) if playing else 0,
         deadline_ms=deadline_ms,
     )
@@ -235,11 +235,11 @@ def seat_phase(table: Table, seat: int) -> Phase:
     if phase is COMMITTING:
         if slot < 0:
             return Phase.WAITING
-        return Phase.COMMITTED if table.committed[slot] else Phase.COMMITTING
+        return Phase.COMMITTED if table.secret.committed[slot] else Phase.COMMITTING
     if phase is REVEALING:
         if slot < 0:
             return Phase.WAITING
-        return Phase.REVEALED if table.openings[slot] is not None else Phase.REVEALING
+        return Phase.REVEALED if table.secret.openings[slot] is not None else Phase.REVEALING
     if phase is MOVING:
         return Phase.MOVING if slot >= 0 else Phase.WAITING
     return Phase.TABLE

@@ -13,8 +13,8 @@ committed before the reply is sent), and to the server's log.
 On a cluster an action reaches every node, whichever node the admin is connected to: this node
 carries it out on itself, then asks the other live nodes (`Directory.operate`: a NOTIFY sent
 with the commit of the action's own writes), each of which carries it out (`carry_out`) and
-answers; the reply counts what every node did, and names a node that did not answer within a
-second. A kick by player id ends that player's sessions on every node (a session id, from
+answers; the reply counts what every node did, and names a node that did not answer within
+`OPERATION_SECONDS`. A kick by player id ends that player's sessions on every node (a session id, from
 `sessions`, is this node's); a ban or mute is in force on every node as soon as it is stored,
 and its sessions end there; an unban lifts it everywhere; an announcement reaches everyone
 connected anywhere; a table is closed by the node that holds it; a node is drained by name.
@@ -174,7 +174,7 @@ class Admin:
             if not total:
                 raise TableError(
                     ErrorCode.NO_SUCH_TABLE,
-                    f"no session or player {target!r} on any node{_late(answers)}",
+                    f"no session or player {target!r} on {_nodes(answers)}{_late(answers)}",
                 )
             self._audit(session, "kick", target, f"{msg.reason} ({total} sessions)")
             said = f"kicked {total} session(s) of {target}{_late(answers)}"
@@ -434,7 +434,7 @@ class Admin:
             )
         why = "an admin closed it" + (f": {reason}" if reason else "")
         aborted = self._abort(table, why) if table.playing else None
-        people = len(table.people())
+        people = len(table.seating.people())
         self.lobby.close_table(table, why)
         return people, f"; its game aborted, kept as {aborted}" if aborted else ""
 
@@ -447,7 +447,7 @@ class Admin:
         scores = game.scores()
         signed = self.hub.sign(table.record())
         game_id = signed.signature[:16].hex()
-        places = places_by([(score,) for score in scores[: len(table.seats)]])
+        places = places_by([(score,) for score in scores[: len(table.seating.seats)]])
         results = [
             PlayerResult(
                 player_id=s.player_id if s.player_id and s.player_id.startswith("k:") else None,
@@ -456,7 +456,7 @@ class Admin:
                 score=scores[s.index],
                 place=places[s.index],
             )
-            for s in table.seats
+            for s in table.seating.seats
         ]
         self.hub.storage.abort_game(
             table.table_id,
@@ -510,6 +510,11 @@ class Admin:
 
 def _reached(answers: list[Answer]) -> int:
     return sum(a.reached for a in answers if a.error is None)
+
+
+def _nodes(answers: list[Answer]) -> str:
+    """Where an operation found nothing: every node, or only those that answered."""
+    return "the nodes that answered" if any(a.error for a in answers) else "any node"
 
 
 def _late(answers: list[Answer]) -> str:

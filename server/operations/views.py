@@ -139,7 +139,7 @@ class Views:
         observation = table.observation(None)
         in_step = table.playing and table.game is not None and bool(table.acting)
         position = table.position if in_step else None
-        people = [p for p in table.people() if isinstance(p, Session)]
+        people = [p for p in table.seating.people() if isinstance(p, Session)]
         session.send(
             TableView(
                 ref=msg.ref,

@@ -190,7 +190,7 @@ def move_out(hub: MatchHost, moves: list[Move]) -> None:
             continue
         people = [
             seat.session
-            for seat in reversed(table.seats)  # the last seated first: the longest wait stays
+            for seat in reversed(table.seating.seats)  # the last seated first: the longest wait stays
             if isinstance(seat.session, Session) and _movable(seat.session)
         ][: move.count]
         if people:

@@ -296,7 +296,7 @@ class CutOff(NamedTuple):
 def take_away(hub: RedirectHost, table: Table) -> CutOff:
     """Take the people of a table another node holds now (dropped here) away from it: they
     sit nowhere here any more."""
-    people = [person for person in table.people() if isinstance(person, Session)]
+    people = [person for person in table.seating.people() if isinstance(person, Session)]
     for person in people:
         person.table = person.seat = None
     ids = {id(person) for person in people}

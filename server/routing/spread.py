@@ -133,7 +133,7 @@ def _take_back(
             _play_here(hub, name, table_id, now, leased=False)
             return
         kept = hub.tables.get(table_id) is table and not table.playing
-        if kept and all(seat.empty for seat in table.seats):
+        if kept and all(seat.empty for seat in table.seating.seats):
             del hub.tables[table_id]
         await_result(hub, name, table_id, seating, deadline)
 
@@ -184,7 +184,7 @@ def _claimed(
             _start(hub, table, now)
         return
     unclaimed = table is not None and table_id not in hub.desk.visiting and not table.playing
-    if table is not None and unclaimed and all(seat.empty for seat in table.seats):
+    if table is not None and unclaimed and all(seat.empty for seat in table.seating.seats):
         del hub.tables[table_id]  # never this node's: nothing of it was written
     why = "taken back by its home node" if not won else "begun without it"
     log.info(
@@ -209,7 +209,7 @@ def _back_home(hub: SpreadHost, name: str, session: Session) -> None:
 
 
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
-    if table.full and not table.playing:
+    if table.seating.full and not table.playing:
         log.info("tournament %s: game at table %s starts", table.tournament, table.table_id)
         hub.lobby.seat_tokens(table)
         table.start(now)
@@ -310,7 +310,7 @@ class Spread:
                 if hub.desk.visiting.get(made.table_id) != game.tournament:
                     wait()  # no claim answered yet (the database slow): another lease
                     return
-                for seat in made.seats:
+                for seat in made.seating.seats:
                     if seat.empty:
                         made.add_bot("default", seat.index)
                         seat.player_id = game.seating[seat.index]
@@ -337,7 +337,9 @@ class Spread:
         if hub.cluster is not None:
             hub.cluster.recorded_soon(table.table_id)
         _home(
-            hub, name, [s for s in table.people() if isinstance(s, Session) and s.seat is not None]
+            hub,
+            name,
+            [s for s in table.seating.people() if isinstance(s, Session) and s.seat is not None],
         )
 
     def send_on(self, name: str, session: Session) -> None:

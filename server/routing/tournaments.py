@@ -44,6 +44,7 @@ from sushigo.protocol import (
 from sushigo.protocol._codec import FieldError, codec
 from sushigo.server.errors import TableError
 from sushigo.server.sessions.session import Conn, Session
+from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
 from . import spread as tournament_spread
@@ -83,6 +84,22 @@ def restore(hub: tournament_spread.SpreadHost, rows: list[tuple[str, bytes]], no
         # and played here, under one conditional row as a placed game never made.
         seating = desk.tournaments[name].running[table_id]
         tournament_spread.await_result(hub, name, table_id, seating, deadline=0.0)
+
+
+def table_lost(hub: tournament_spread.SpreadHost, table: Table) -> None:
+    """This node lost `table` (its lease lapsed, or another node holds it: `Hub.cut_off`). If it
+    plays a game of a tournament run here, the node that takes the table up plays the game to
+    its end and sends the entrants home, as for a game placed there; its result is read from
+    its record once stored, as after a restart (`restore`). A game of another node's
+    tournament is that node's to wait for."""
+    name = table.tournament
+    desk = hub.desk
+    desk.visiting.pop(table.table_id, None)
+    t = desk.tournaments.get(name) if name is not None else None
+    seating = t.running.get(table.table_id) if t is not None else None
+    if name is None or seating is None or hub.cluster is None:
+        return
+    tournament_spread.await_result(hub, name, table.table_id, seating, deadline=0.0)
 
 
 def adopt(

@@ -59,11 +59,11 @@ def _header(table: Table) -> dict[str, Any]:
             "variants": list(settings.variants),
             "turn_seconds": settings.turn_seconds,
         },
-        "host": table.host_player,
+        "host": table.seating.host_player,
         "quick": table.quick,
         "seats": [
             {"player_id": seat.player_id, "name": seat.name, "bot": seat.bot}
-            for seat in table.seats
+            for seat in table.seating.seats
         ],
         "phase": str(table.phase),
         "server_seed": table.server_seed,
@@ -91,13 +91,13 @@ def _head(table: Table) -> bytes:
     """The header's bytes (`_header` packed), packed again only when something in it changed:
     a table saves at every step, and its header changes a few times a game."""
     key = (
-        table.host_player,
+        table.seating.host_player,
         table.quick,
         table.tournament,
         table.phase,
         table.server_seed,
         tuple(table.client_seeds),
-        tuple([(seat.player_id, seat.name, seat.bot) for seat in table.seats]),
+        tuple([(seat.player_id, seat.name, seat.bot) for seat in table.seating.seats]),
     )
     cached = table.packed_head
     if cached[0] != key:
@@ -177,14 +177,14 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
         table.quick = bool(data.get("quick"))
         tournament = data.get("tournament")  # absent before; a node that adopts it must know
         table.tournament = tournament if isinstance(tournament, str) else None
-        for seat, held in zip(table.seats, data["seats"], strict=True):
+        for seat, held in zip(table.seating.seats, data["seats"], strict=True):
             seat.player_id, seat.name = held["player_id"], held["name"]
             if held["bot"]:
                 seat.bot, seat.strategy = held["bot"], table.adapter.bot(held["bot"])
         phase = TablePhase(data["phase"])
         table.server_seed = data["server_seed"]
         table.client_seeds = list(data["client_seeds"])
-        table.drawn = list(data.get("drawn", [False] * len(table.seats)))
+        table.drawn = list(data.get("drawn", [False] * len(table.seating.seats)))
         raw_steps = data["turns"] if "turns" in data else data.get("steps", values[1:])
     except (StateError, TableError):
         raise
@@ -193,7 +193,7 @@ def load(blob: bytes, host: TableHost, now: float) -> Table:
     if phase in (TablePhase.OPEN, TablePhase.OVER):
         table.phase = TablePhase.OPEN
         return table
-    table._now_hint = now
+    table.now_hint = now
     if phase is TablePhase.SEEDING:
         table.phase = TablePhase.SEEDING
         table.deadline = now + SEED_SECONDS

@@ -19,9 +19,6 @@ from sushigo.protocol import (
     Message,
     SeatInfo,
     SignedRecord,
-    TableInfo,
-    TableSettings,
-    TableStatus,
     maker,
 )
 from sushigo.server.errors import TableError
@@ -32,8 +29,7 @@ MISSES_BEFORE_BOT = 2
 acts again, or, where no other person plays, the game waits for them (`Table.paused`)."""
 
 _seat_info = maker(SeatInfo)
-_table_info = maker(TableInfo)
-"""Made positionally through their slots (`maker`): a table's view goes out at every change."""
+"""Made positionally through its slots (`maker`): a table's view goes out at every change."""
 
 
 class Player(Protocol):
@@ -127,35 +123,21 @@ class Seat:
 
 
 class Seating:
-    """The seats and spectators of a table and its lobby view. The table says by `status` and
-    `playing` where its game is, and what a bot does when it takes a seat over."""
+    """The seats and spectators of a table, and who hosts it: who is at the table, whatever its
+    game. When a player may sit or what happens to a seat left during a game is the table's to say
+    (`server.tables.table.Table`)."""
 
-    table_id: str
-    settings: TableSettings
-    host_player: str | None
-    seats: list[Seat]
-    spectators: list[Player]
+    def __init__(self, table_id: str, players: int, host_player: str | None) -> None:
+        self.table_id = table_id
+        """For messages that name the table."""
+        self.seats = [Seat(i) for i in range(players)]
+        self.spectators: list[Player] = []
+        self.host_player = host_player
+        """Who may start the table's games (None: nobody seated, or a tournament's table)."""
 
-    @property
-    def status(self) -> TableStatus:
-        """Open, playing or finished."""
-        raise NotImplementedError
-
-    @property
-    def playing(self) -> bool:
-        """A game is in progress."""
-        raise NotImplementedError
-
-    def info(self) -> TableInfo:
-        """The table as the lobby shows it."""
-        return _table_info(
-            self.table_id,
-            self.settings,
-            self.status,
-            self.host_player,
-            tuple([seat.info() for seat in self.seats]),
-            len(self.spectators),
-        )
+    def infos(self) -> tuple[SeatInfo, ...]:
+        """The seats as the lobby shows them."""
+        return tuple([seat.info() for seat in self.seats])
 
     def people(self) -> list[Player]:
         """Everyone to tell about the table: seated players and spectators."""
@@ -164,8 +146,6 @@ class Seating:
 
     def free_seat(self, wanted: int | None) -> Seat:
         """The seat a newcomer may take (TableError when there is none)."""
-        if self.playing:
-            raise TableError(ErrorCode.GAME_IN_PROGRESS, f"table {self.table_id} is playing")
         if wanted is not None:
             if wanted >= len(self.seats):
                 raise TableError(
@@ -183,41 +163,33 @@ class Seating:
         """`player_id` holds a seat here (a bot standing in for them included)."""
         return any(seat.player_id == player_id for seat in self.seats)
 
-    def sit(self, session: Player, wanted: int | None = None) -> Seat:
-        """Seat a player (one seat per player: NOT_ALLOWED for a second one)."""
+    def check_newcomer(self, player_id: str) -> None:
+        """One seat per player: NOT_ALLOWED for a player who holds one here already."""
         for seat in self.seats:
-            if seat.player_id == session.player_id:
+            if seat.player_id == player_id:
                 raise TableError(
                     ErrorCode.NOT_ALLOWED,
                     f"you hold seat {seat.index} at table {self.table_id} already: one seat per"
                     " player (the same key logged in twice is one player)",
                 )
-        seat = self.free_seat(wanted)
-        seat.player_id, seat.name, seat.session = session.player_id, session.name, session
-        return seat
 
-    def leave(self, session: Player) -> None:
-        """A player leaves (a bot takes the seat over during a game) or stops watching."""
+    def unseat(self, session: Player) -> Seat | None:
+        """`session` stops watching, or leaves its seat: the seat it left (its player's name and
+        id still on it, for the table to clear or keep), None for a spectator or a stranger.
+        The host's part passes to the next connected player."""
         if session in self.spectators:
             self.spectators.remove(session)
-            return
+            return None
+        left: Seat | None = None
         for seat in self.seats:
             if seat.session is session:
                 seat.session = None
-                if self.playing:
-                    # The game goes on: the seat becomes a bot's for the rest of it.
-                    seat.bot = "default"
-                    self._bot_takes_over(seat)
-                else:
-                    seat.player_id = seat.name = None
-                if self.host_player == session.player_id:
-                    self.host_player = next(
-                        (s.player_id for s in self.seats if s.session is not None), None
-                    )
-
-    def _bot_takes_over(self, seat: Seat) -> None:
-        """`seat`'s player left during a game: give the seat the default bot and let it act."""
-        raise NotImplementedError
+                left = seat
+        if left is not None and self.host_player == session.player_id:
+            self.host_player = next(
+                (s.player_id for s in self.seats if s.session is not None), None
+            )
+        return left
 
     @property
     def full(self) -> bool:

@@ -332,7 +332,7 @@ class TournamentDesk:
     def flush(self, now: float) -> None:
         """Close finished tables, seat the games that can start, publish what changed."""
         for table in self._finished:
-            for session in table.people():  # its spectators too: the table is gone
+            for session in table.seating.people():  # its spectators too: the table is gone
                 if isinstance(session, Session) and session.table is table:
                     session.table = session.seat = None
                     session.send(TableLeft(table_id=table.table_id, reason="tournament game over"))
@@ -390,7 +390,7 @@ class TournamentDesk:
         name = t.settings.name
         for seat, pid in enumerate(seating):
             session = self.entrants.get((name, pid))
-            if table.seats[seat].player_id == pid:
+            if table.seating.seats[seat].player_id == pid:
                 # Seated already: a placed game taken back here by the node it was placed on,
                 # as the entrant arrived with its ticket (`tournament_spread`).
                 continue
@@ -400,7 +400,7 @@ class TournamentDesk:
                 session.send(TableJoined(table=table.info(), seat=seat))
             else:  # the entrant's session is gone: a bot plays its games for it
                 table.add_bot("default", seat)
-                table.seats[seat].player_id = pid
+                table.seating.seats[seat].player_id = pid
         log.info("tournament %s: game %d at table %s", name, t.games_started, table.table_id)
         self.hub.lobby.seat_tokens(table)
         table.start(now)

@@ -136,3 +136,54 @@ async def test_a_player_whose_connection_drops_while_waiting_queues_again(tmp_pa
         await ann.close()
         await bob.close()
         await server.stop()
+
+
+async def test_a_connection_that_drops_again_while_queueing_again_is_taken_back(
+    tmp_path: Path,
+) -> None:
+    """The connection drops while the client library queues us again after a drop (the quick
+    match asked on the new connection is cut): `reconnect` takes the session back once more and
+    queues again, rather than raising to its caller (a bot printed a traceback so)."""
+    server = ServerProcess(tmp_path / "server.db", ("--log-level", "info"))
+    port = await server.start()
+    connections = 0
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # The second connection (the first taken back) is cut as it asks for its quick match.
+        nonlocal connections
+        connections += 1
+        cut = connections == 2
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if cut and up and b"quick_match" in data:
+                        break
+                    dst.write(data)
+                    await dst.drain()
+            except ConnectionError:
+                pass
+            finally:
+                for w in (writer, up_writer):
+                    w.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer, True), pipe(up_reader, writer, False))
+
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    ann = await Client.connect("127.0.0.1", proxy.sockets[0].getsockname()[1], name="ann")
+    try:
+        first = (await ann.quick_match(2, "sushi-go")).table.table_id
+        assert ann._writer is not None
+        ann._writer.transport.abort()
+        with pytest.raises(ConnectionLost):
+            while True:
+                await ann.next_event(10)
+        await reconnect(ann, attempts=5, delay=0.1)
+        assert connections == 3
+        assert ann.table is not None and ann.table.table_id != first
+        assert ann.queued == (2, "sushi-go")
+    finally:
+        await ann.close()
+        proxy.close()
+        await server.stop()

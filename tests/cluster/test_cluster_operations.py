@@ -9,11 +9,14 @@ is sent to another node's table) and the audit names it; a node that died is lis
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from nodes import admin, admin_cluster, eventually, query
+from nodes import ADMIN, admin, admin_cluster, eventually, query
 
 from sushigo.client.connection import Client, ConnectionLost, ServerError
 from sushigo.protocol import Announcement, ErrorCode, TableLeft, TableSettings
@@ -113,3 +116,32 @@ async def _gone(port: int, key: Path, name: str) -> bool:
     """`nodes` on the node at `port` lists node `name` as gone."""
     lines = await asyncio.to_thread(admin, port, key, "nodes")
     return any(line.split()[:2] == [name, "gone"] for line in lines)
+
+
+async def test_a_node_that_does_not_answer_is_named_and_not_taken_for_a_no(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A kick of a player no answering node holds, while node b is paused: the admin is told
+    that the nodes that answered hold no such player, and that b did not answer (it may)."""
+    nodes, admin_key = await admin_cluster(pg_url, tmp_path)
+    a, b, _ = nodes
+    assert b.proc is not None
+    os.kill(b.proc.pid, signal.SIGSTOP)
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [str(ADMIN), f"127.0.0.1:{a.port}", "--key", str(admin_key), "kick", "g:0123"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={**os.environ, "HOME": str(tmp_path)},
+            check=False,
+        )
+    finally:
+        os.kill(b.proc.pid, signal.SIGCONT)
+        await asyncio.gather(*(n.stop() for n in nodes))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.strip() == (
+        "sushigo-admin: error: no session or player 'g:0123' on the nodes that answered"
+        " (b: did not answer in time)"
+    ), done.stderr

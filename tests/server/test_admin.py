@@ -143,7 +143,7 @@ def test_an_admin_sees_what_a_spectator_sees_and_never_a_hidden_card_or_pick() -
     root = admin(hub, clock)
     player, start = _game_with_bots(hub, clock)
     table = hub.tables[player.table_id]
-    hidden = [o.nonce for o in table.openings if o is not None and o.nonce]
+    hidden = [o.nonce for o in table.secret.openings if o is not None and o.nonce]
     assert len(hidden) == 2  # the bots have committed: their picks are the table's secret
     views = []
     for step in range(2):  # committing, then revealing (the player has committed too)
@@ -185,7 +185,7 @@ def test_kick_ends_the_session_its_seat_goes_to_a_bot_and_its_token_is_void() ->
     error = player.expect(Error)
     assert error.code == ErrorCode.KICKED and "be nice" in error.message
     assert player.transport.closed and session not in hub.sessions.values()
-    assert table.seats[0].bot is not None  # a bot plays the seat for the rest of the game
+    assert table.seating.seats[0].bot is not None  # a bot plays the seat for the rest of the game
     again = Peer(hub, clock, address="10.1.1.1")
     again.send(hello(again.ref()))
     again.expect(Welcome)

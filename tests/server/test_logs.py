@@ -92,3 +92,44 @@ def test_what_the_server_does_not_log_itself_is_in_its_format_too() -> None:
     assert "uncaught ZeroDivisionError in thread sushigo-postgresql exc=Traceback" in lines[1]
     assert "level=error Exception in callback" in lines[2] and "KeyError" in lines[2]
     assert "uncaught RuntimeError exc=Traceback" in lines[3] and "nobody caught it" in lines[3]
+
+
+DRIVER_TASK = """
+import asyncio, gc
+import asyncpg
+from sushigo.server.net import logs
+from sushigo.server.storage.postgres.schema import quiet_driver_tasks
+logs.setup("info", "text")
+class PoolConnectionHolder:  # named as asyncpg's own, whose release task this stands for
+    async def release(self):
+        raise asyncpg.exceptions.ConnectionDoesNotExistError(
+            "connection was closed in the middle of operation"
+        )
+async def ours():
+    raise KeyError("a bug of ours")
+async def main():
+    quiet_driver_tasks(asyncio.get_running_loop())
+    for job in (PoolConnectionHolder().release(), ours()):
+        task = asyncio.get_running_loop().create_task(job)
+        await asyncio.wait([task])
+        del task
+        gc.collect()
+asyncio.run(main())
+"""
+
+
+def test_a_connection_lost_as_the_pool_takes_it_back_is_one_info_line() -> None:
+    """asyncpg's pool gives a connection back in a task of its own; a dead connection's failure
+    there, awaited by nobody, is the outage or the node's stop (one line, no traceback); any other task's
+    unretrieved exception is still an error with its traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER_TASK], capture_output=True, text=True, timeout=60, check=False
+    )
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2, done.stderr
+    assert lines[0].endswith(
+        "level=info a connection to PostgreSQL was lost as the pool took it back"
+        " (connection was closed in the middle of operation)"
+    ), lines[0]
+    assert "level=error Task exception was never retrieved" in lines[1], lines[1]
+    assert "KeyError: 'a bug of ours'" in lines[1] and "Traceback" in lines[1]

@@ -165,7 +165,7 @@ async def test_one_key_on_two_connections_gets_one_seat_per_table(running: Runni
     refused = await refusal(two.join_table(joined.table.table_id))
     assert refused.code is ErrorCode.NOT_ALLOWED and "one seat per player" in str(refused)
     table = running.hub.tables[joined.table.table_id]
-    assert [s.player_id for s in table.seats] == [one.player_id, None]
+    assert [s.player_id for s in table.seating.seats] == [one.player_id, None]
     # A stranger may still take the seat, and the game records two players.
     stranger = await running.client("stranger")
     await stranger.join_table(joined.table.table_id)

@@ -95,7 +95,7 @@ def test_a_player_alone_with_bots_who_misses_two_turns_pauses_the_game() -> None
     # Silent again: two more misses pause it again (a miss is counted afresh once she played).
     for _ in range(MISSES_BEFORE_BOT):
         clock.advance(10)
-    assert table.paused and not table.seats[0].bot_control
+    assert table.paused and not table.seating.seats[0].bot_control
     assert [m.deadline_ms for m in ann.drain() if isinstance(m, TurnStart)][-1] == 0
 
 
@@ -176,10 +176,10 @@ def test_at_a_table_of_people_the_away_seat_gets_a_bot_and_pauses_when_alone() -
         clock.advance(10)
         bob.reveal()
         bob.expect(TurnResult)
-    assert table.seats[0].bot_control and table.seats[0].away and not table.paused
+    assert table.seating.seats[0].bot_control and table.seating.seats[0].away and not table.paused
     bob.drain()
     bob.send(LeaveTable(ref=bob.ref()))
-    assert table.paused and not table.seats[0].bot_control
+    assert table.paused and not table.seating.seats[0].bot_control
     update = _updates(ann.drain())[-1]
     assert update.table.seats[0].away and not update.table.seats[0].bot
     assert update.table.seats[1].bot  # bob's seat: a bot for the rest of the game

@@ -111,11 +111,12 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
     assert [e.code for e in errors] == [ErrorCode.UNKNOWN_BOT] * 3
     assert "heuristic" in errors[0].message
     table = hub.tables[peer.table_id]
+    seats = table.seating.seats
     assert table.settings.kind == "sushi-roll"
-    assert [s.bot for s in table.seats] == [None, "random", "greedy", "heuristic", "default"]
+    assert [s.bot for s in seats] == [None, "random", "greedy", "heuristic", "default"]
     assert all(
         type(s.strategy).__module__ == "sushigo.bots.games.sushi_roll._strategies"
-        for s in table.seats[1:]
+        for s in seats[1:]
     )
     peer.add_bot("random")
     assert errors_of(peer.drain()) == [ErrorCode.TABLE_FULL]
@@ -245,7 +246,7 @@ def test_a_player_leaving_mid_game_is_replaced_by_a_bot() -> None:
     record = a.witness.verify()
     assert b.witness.verify() == record
     table = hub.tables[a.table_id]
-    assert table.seats[leaver.seat or 0].bot == "default"
+    assert table.seating.seats[leaver.seat or 0].bot == "default"
 
 
 # -- hostile moves --------------------------------------------------------------------------------
@@ -337,7 +338,7 @@ def test_the_roll_tables_own_checks() -> None:
     ]
     for (seat, round_, cycle, action), code in cases:
         with pytest.raises(TableError) as info:
-            table.act(seat or 0, round_, cycle, action, clock.now)
+            table.open.act(seat or 0, round_, cycle, action, clock.now)
         assert info.value.code is code
     with pytest.raises(TableError) as info:
         table.seed(0, new_seed(), clock.now)

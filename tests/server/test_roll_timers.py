@@ -78,7 +78,7 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
         (auto,) = updates(seen)
         assert auto.seat == silent.seat and auto.auto and type(auto.action) is Take
         assert bot_flags(seen, silent.seat) == ([True] if miss == 2 else [])
-        assert table.seats[silent.seat].misses == miss
+        assert table.seating.seats[silent.seat].misses == miss
 
     # Third turn: a bot plays for it, after a grace in which the player could take the seat back.
     # Everyone is told so: the step's time is the grace, as a spectator arriving now would be.
@@ -101,7 +101,8 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
     mine = updates(seen)
     assert mine and not any(u.auto for u in mine) and type(mine[-1].action) is Take
     assert bot_flags(seen, silent.seat)[-1] is False
-    assert table.seats[silent.seat].misses == 0 and not table.seats[silent.seat].bot_control
+    seat = table.seating.seats[silent.seat]
+    assert seat.misses == 0 and not seat.bot_control
     assert errors_of(silent.drain()) == []
 
     # Fifth turn, silent again: no grace any more, the full turn time, and a first miss.
@@ -110,7 +111,7 @@ def test_silent_mover_timeout_then_bot_takeover_then_the_player_is_back() -> Non
     assert updates(other.drain()) == []
     clock.advance(10 - BOT_GRACE_SECONDS - 1)
     (auto,) = updates(other.drain())
-    assert auto.auto and table.seats[silent.seat].misses == 1
+    assert auto.auto and table.seating.seats[silent.seat].misses == 1
 
     play_out([silent, other], rng)
     record = other.witness.verify()
@@ -127,7 +128,7 @@ def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_ba
         other.play(rng)
         assert game.to_move == silent.seat
         clock.advance(5)
-    assert table.seats[silent.seat].bot_control
+    assert table.seating.seats[silent.seat].bot_control
     clock.alive.remove(silent)
     hub.lost(silent.conn, clock.now)  # and now the player is gone altogether
     clock.advance(BOT_GRACE_SECONDS)  # (a turn begun while it was still here has its grace)
@@ -142,7 +143,8 @@ def test_a_bot_plays_at_once_for_an_absent_player_and_a_resume_takes_the_seat_ba
 
     back, resumed = resume(hub, clock, silent, silent.proto.last_seq, address="10.0.0.7")
     assert resumed.replayed > 0 and resumed.snapshot is None
-    assert not table.seats[silent.seat].bot_control and table.seats[silent.seat].misses == 0
+    seat = table.seating.seats[silent.seat]
+    assert not seat.bot_control and seat.misses == 0
     assert bot_flags(other.drain(), silent.seat)[-1] is False
     clock.alive.append(back)
     play_out([back, other], rng)

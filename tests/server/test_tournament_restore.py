@@ -75,7 +75,7 @@ def test_a_restored_tournament_takes_its_entrants_back_and_waits_for_the_others(
     clock.advance(RESTORE_GRACE, step=0.5)
     joined = ann.expect(TableJoined)  # and then played for by the default bot
     clock.alive = []  # ann plays no more: the timers play for her
-    seats = third.tables[joined.table.table_id].seats
+    seats = third.tables[joined.table.table_id].seating.seats
     assert [(s.player_id, s.bot) for s in seats] == [(ann_id, None), (bob_id, "default")]
     clock.advance(600, step=1)
     assert t.status is TournamentStatus.FINISHED

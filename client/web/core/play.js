@@ -69,8 +69,10 @@ export class GamePart {
     if (this.client.status !== "open" || this.client.sock?.readyState !== 1) return false;
     const phase = this.conn.phase;
     const at = this.conn.position;
+    // Never without the observation to choose from (a step is shown with it).
+    if (this.observation === null) return false;
     if (phase === "committing") return at !== null && (this.pick === null || this.pick.round !== at.round || this.pick.turn !== at.turn);
-    return phase === "moving" && this.pending === null && this.observation !== null;
+    return phase === "moving" && this.pending === null;
   }
 
   legalActions() {

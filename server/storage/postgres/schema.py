@@ -21,13 +21,16 @@ on both.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from sushigo.server.storage.contract import Fault
+
+log = logging.getLogger("sushigo.server")
 
 SCHEMA_VERSION: Final = 14
 """The schema version this code writes (the same number as the SQLite backend's)."""
@@ -339,3 +342,27 @@ async def take_lock(conn: asyncpg.Connection, grace: float) -> bool:
             return False
         await asyncio.sleep(0.05)
     return True
+
+
+def quiet_driver_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """While PostgreSQL is away, asyncpg's pool gives a connection back in a task of its own
+    (shielded from its caller's cancellation); when that connection is already dead and nobody
+    awaits the task any more, asyncio would report "Task exception was never retrieved" with the
+    driver's traceback. That is the outage (or the node's own stop, which closes its
+    connections), not a bug, and the outage has its own warnings: one info line saying so
+    instead. Any other unhandled exception goes to asyncio's own handler (the server's log
+    format)."""
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc, task = context.get("exception"), context.get("future")
+        coro = task.get_coro() if isinstance(task, asyncio.Task) else None
+        if isinstance(exc, TRANSIENT) and getattr(coro, "__qualname__", "").startswith(
+            "PoolConnectionHolder."
+        ):
+            log.info(
+                "a connection to PostgreSQL was lost as the pool took it back (%s)", reason(exc)
+            )
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)

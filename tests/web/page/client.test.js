@@ -55,6 +55,11 @@ export function playGame(client, choose, ms = 120000, until = (msg) => msg.type 
     const timer = setTimeout(() => finish(new Error(`the game did not end within ${ms / 1000} s`)), ms);
     const act = () => {
       if (!client.awaiting) return;
+      // What the page draws from: a step that waits for us always comes with its observation.
+      if (client.observation === null) {
+        finish(new Error("the client awaits our action but holds no observation"));
+        return;
+      }
       const legal = client.legalActions();
       if (!legal.length) return;
       try {
