@@ -20,6 +20,11 @@ LOG_LINE = re.compile(
 prints (where it listens; the one-line reason it exits 1 with)."""
 SERVED_ELSEWHERE = ("fenced by its lease", "another node holds it now")
 """What a node logs when it finds it played on a table whose lease another node held."""
+MADE = re.compile(r"level=info table (\w+) created ")
+PLAYED = re.compile(r"table (\w+): a game of |resume \S+ at table (\w+)")
+TABLE = re.compile(r"table (\w+): ")
+"""A node's log lines: a table made there, a game begun (or a player resumed) at a table
+there, and the table a line is of."""
 LEASE_SLACK = 0.5
 """Seconds either side of a frame within which the lease as read may have named its node (the
 leases are read five times a second)."""
@@ -73,24 +78,32 @@ async def records(
     ]
     if terminal is not None:
         name, seen = terminal
-        if seen.games != appearances[name]:
+        if seen.games + seen.left_begun != appearances[name]:
             mismatched.append(
-                f"{name} (terminal) finished {seen.games} games, the records hold"
-                f" {appearances[name]}"
+                f"{name} (terminal) finished {seen.games} games (and left {seen.left_begun} as"
+                f" they began), the records hold {appearances[name]}"
             )
     return unverified, mismatched, sorted(set(auto)), len(rows)
 
 
 def served(cluster: Cluster, watched: Watched, seen: Seen | None) -> list[str]:
     """No node served a table whose lease it did not hold: none logged finding it had (a
-    fenced commit, a renewal finding the table another's), and every frame of a game the
-    terminal player was shown came from the node the lease named then."""
-    wrong = [
-        f"{n.name}: {line}"
-        for n in cluster.nodes
-        for line in n.process.log.decode(errors="replace").splitlines()
-        if any(text in line for text in SERVED_ELSEWHERE)
-    ]
+    fenced commit, a renewal finding the table another's) of a table whose game it played
+    (a table made as its node's lease lapsed, whose first commit the fence left out, had no
+    game: its players were sent on before any), and every frame of a game the terminal player
+    was shown came from the node the lease named then."""
+    wrong = []
+    for n in cluster.nodes:
+        made: set[str] = set()  # tables made here whose game has not begun here
+        for line in n.process.log.decode(errors="replace").splitlines():
+            if match := MADE.search(line):
+                made.add(match[1])
+            elif match := PLAYED.search(line):
+                made.discard(match[1] or match[2])
+            elif any(text in line for text in SERVED_ELSEWHERE):
+                table = TABLE.search(line)
+                if table is None or table[1] not in made:
+                    wrong.append(f"{n.name}: {line}")
     for at, node, table_id in seen.frames if seen is not None else []:
         history = watched.leases.get(table_id, [])
         owners = {

@@ -236,6 +236,9 @@ class Seen:
     requeued: int = 0
     gave_up: int = 0
     """Times it left the queue after waiting long for its game (nobody else wanted it)."""
+    left_begun: int = 0
+    """Times its leave crossed its game's start (the table filled as it left): the game went on
+    with a bot in its seat, so the records hold it though it finished none."""
     """Times it found itself back in the lobby before its game began, and asked again."""
 
 
@@ -320,7 +323,7 @@ class TerminalPlayer:
             await asyncio.sleep(self.rng.uniform(0, 1.5))
             if not state.in_game:
                 with contextlib.suppress(ServerError, ConnectionLost, ConnectError):
-                    await ops.leave(state)
+                    await self._leave(state, client)
                     self.seen.quits += 1
                     return
         started = False
@@ -354,7 +357,23 @@ class TerminalPlayer:
             if state.fairness.final != "verified":
                 self.seen.unverified += 1
         with contextlib.suppress(ServerError, ConnectionLost, ConnectError):
-            await ops.leave(state)
+            await self._leave(state, client, finished=state.final is not None)
+
+    async def _leave(self, state: AppState, client: Client, finished: bool = False) -> None:
+        """Leave the table, as `l` does. A game that began as it left (its start comes before the
+        leave's answer) goes on without it, a bot in its seat: counted (`Seen.left_begun`)."""
+        table = state.table
+        await ops.leave(state)
+        # The library's checks of the game begun last, set as its start arrives (before the
+        # leave's answer), name its table.
+        checks = client._checks
+        if (
+            not finished
+            and table is not None
+            and checks is not None
+            and checks.table_id == table.table_id
+        ):
+            self.seen.left_begun += 1
 
 
 def _pick(rng: random.Random, ports: list[int]) -> int:

@@ -359,6 +359,13 @@ class Server:
         """Write out, in order, every wave whose writes are durable (all of them while the
         database is away, but on a cluster's node: the games go on in memory)."""
         cluster = self.hub.cluster
+        storage = self.hub.storage
+        # `durable` first, then the fenced tables: a commit (in the storage's thread) adds the
+        # tables it left out before it moves `durable`, so every table fenced by a commit
+        # counted in `durable` is dropped here before a frame of it can be written. (Read the
+        # other way round, a commit landing in between made the frames of a table it had left
+        # out look durable, and they went out: a turn shown that was never stored.)
+        durable = storage.durable
         if cluster is not None:
             fenced = cluster.fenced()
             if fenced:
@@ -366,8 +373,6 @@ class Server:
         waves = self.waves
         if not waves:
             return
-        storage = self.hub.storage
-        durable = storage.durable
         # Not a cluster's node: it cannot tell, while its database is away, that it still holds
         # its tables (its lease may end meanwhile and another node take them over from what was
         # saved), so frames sent then could be of a game that never was. They wait for the retried
