@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import random
 import secrets
 import sys
@@ -44,6 +45,7 @@ from sushigo.protocol.about import INTERRUPTED, version_text
 
 from .args import PLAYERS_HELP, STRATEGIES_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
+from .errors import NoAnswer
 from .identity import KeyFileError, load_or_create_key
 from .tournament import watch_again
 
@@ -82,6 +84,13 @@ class GameResult:
         )
 
 
+log = logging.getLogger("sushigo.client")
+
+SILENT_TRIES = 6
+"""Connections `sushigo-bot` makes to a server that does not answer its login before it gives
+up (about 2 minutes in all with the pauses and each try's wait)."""
+SILENT_PAUSE = 1.0
+"""Seconds before the second try; doubled before each next one."""
 RECONNECT_DELAY = 0.25
 """Seconds before the second try to take the session back (each next waits 1.5 times longer, at
 most 10 s): a restarted server is back within a second or two, and the table waits for us."""
@@ -278,10 +287,24 @@ async def play_tournament(
 async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey | None) -> Client:
     """Connect and log in. Names are unique among the connected: without --name, a taken one is
     tried again with a number (several bots of one strategy on one server); a name given with
-    --name is that name or an error."""
+    --name is that name or an error. A server that takes the connection but does not answer in
+    time (paused, frozen, overloaded: what a person would wait out) is asked again, `SILENT_TRIES`
+    times with a growing pause, one line each; one that refuses the connection is an error at
+    once (most likely a wrong address)."""
     host, port = args.address
     connect = Client.connect if args.name else Client.connect_unique
-    return await connect(host, port, name=name, tls=args.tls, key=key, software="sushigo-bot")
+    pause, tries = SILENT_PAUSE, 1
+    while True:
+        try:
+            return await connect(
+                host, port, name=name, tls=args.tls, key=key, software="sushigo-bot"
+            )
+        except NoAnswer as exc:
+            if tries >= SILENT_TRIES:
+                raise
+            log.warning("%s; trying again in %.0f s", exc, pause)
+            await asyncio.sleep(pause)
+            pause, tries = pause * 2, tries + 1
 
 
 async def run(args: argparse.Namespace) -> int:

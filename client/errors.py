@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from sushigo.protocol import Error, ErrorCode
 
-__all__ = ["ConnectError", "ConnectionLost", "ServerError"]
+__all__ = ["ConnectError", "ConnectionLost", "NoAnswer", "ServerError"]
 
 
 class ConnectError(Exception):
     """The server could not be reached or refused us; the message says why, for a person."""
+
+
+class NoAnswer(ConnectError):
+    """The server took the connection but did not answer a request in time (it is paused,
+    frozen or overloaded): asked again later, it may."""
 
 
 class ServerError(Exception):

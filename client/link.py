@@ -47,7 +47,7 @@ from sushigo.protocol import (
 )
 
 from .address import AddressError, parse_address
-from .errors import ConnectError, ConnectionLost, ServerError
+from .errors import ConnectError, ConnectionLost, NoAnswer, ServerError
 from .known_hosts import (
     CertificateChanged,
     KnownHosts,
@@ -264,8 +264,8 @@ class Link(LobbyCalls):
         )
         try:
             reply = await self._request(hello)
-        except ConnectError as exc:  # no answer at all: perhaps no sushigo server either
-            raise ConnectError(
+        except NoAnswer as exc:  # no answer at all: perhaps no sushigo server either
+            raise NoAnswer(
                 f"{exc}: is it a sushigo server{'' if self.tls else ' (or one with --tls)'}?"
             ) from None
         assert isinstance(reply, Welcome)
@@ -447,7 +447,7 @@ class Link(LobbyCalls):
                 return future.result()
             if lost in done:
                 raise ConnectionLost("the connection dropped")
-            raise ConnectError(
+            raise NoAnswer(
                 f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
             )
         finally:
