@@ -18,7 +18,7 @@ const TABLE = "t-7";
  * Play a whole game as a server would, our seat 0, feeding `checks` every message; `change`
  * may alter a message (by its type and step) before the checks see it. Returns the checks.
  */
-function serve(kind, options, change = () => {}, drawn = false) {
+function serve(kind, options, change = () => {}, drawn = false, interrupted = null) {
   const game = rules(kind);
   const serverSeed = randomBytes(32);
   const seeds = Array.from({ length: options.players }, () => randomBytes(32));
@@ -45,10 +45,20 @@ function serve(kind, options, change = () => {}, drawn = false) {
       const nonces = seats.map(() => randomBytes(32));
       const commitments = seats.map((seat, i) => makeCommitment(TABLE, round, turn, seat, game.wire.commitBytes(actions[i]), nonces[i]));
       checks.myPick = { round, turn, action: actions[0] };
-      checks.committed(deliver({ type: "commitments", round, turn, commitments: [...commitments], deadline_ms: 0 }, number));
+      // `interrupted`: this step's server went down after COMMITMENTS (the seat's commitment
+      // shown then is not the one it sent again); the step was played again without us, and
+      // that seat, away past its deadline, was auto-picked: we never saw its result.
+      const cut = interrupted !== null && interrupted.step === number ? seats.indexOf(interrupted.seat) : -1;
+      const shown = commitments.map((c, i) => (i === cut ? randomBytes(32) : c));
+      checks.committed(deliver({ type: "commitments", round, turn, commitments: shown, deadline_ms: 0 }, number));
       const openings = actions.map((action, i) => ({ action, nonce: nonces[i], auto: false }));
       const events = state.step(actions);
-      checks.result(deliver({ type: "turn_result", round, turn, openings: openings.map((o) => ({ ...o })), events }, number));
+      if (cut >= 0) {
+        commitments[cut] = null;
+        openings[cut] = { action: actions[cut], nonce: null, auto: true };
+      } else {
+        checks.result(deliver({ type: "turn_result", round, turn, openings: openings.map((o) => ({ ...o })), events }, number));
+      }
       steps.push({ round, turn, seats, commitments, openings });
       number++;
     } else {
@@ -184,6 +194,20 @@ export async function tests() {
       fn: () => caught(serve("sushi-go", GO, (m, at, record) => {
         if (at === "record") record.steps[3].commitments = record.steps[3].commitments.map(() => randomBytes(32));
       }), "the record's commitments differ from those shown"),
+    },
+    {
+      name: "a step played again after its server went down, a seat auto-picked there: verified",
+      fn: () => {
+        const checks = serve("sushi-go", GO, () => {}, false, { step: 4, seat: 1 });
+        assertEqual(checks.fairness.failures, [], "failures");
+        assertEqual(checks.fairness.final, "verified", "the verdict");
+      },
+    },
+    {
+      name: "that step with another seat's commitment changed in the record: caught",
+      fn: () => caught(serve("sushi-go", GO, (m, at, record) => {
+        if (at === "record") record.steps[4].commitments[2] = randomBytes(32);
+      }, false, { step: 4, seat: 1 }), "the record's commitments differ from those shown"),
     },
     {
       name: "an action of a seat that does not act, and one of ours we never sent",
