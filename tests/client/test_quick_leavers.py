@@ -25,6 +25,12 @@ GAMES_SECONDS = 40
 held for the one who left would make every turn wait the quick match's 60 s timer)."""
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C's signal as a program started in a terminal has it: a test run started in the
+    background (a shell's `&`) ignores SIGINT, and a child would inherit that and never hear it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def bot(port: int, name: str, *args: str) -> asyncio.subprocess.Process:
     """A `sushigo-bot` (random, seeded by its name) on 127.0.0.1:`port`."""
     return await asyncio.create_subprocess_exec(
@@ -33,6 +39,7 @@ async def bot(port: int, name: str, *args: str) -> asyncio.subprocess.Process:
         *("--strategy", "random", "--name", name, "--seed", str(len(name)), *args),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
+        preexec_fn=_as_in_a_terminal,
     )
 
 
@@ -71,7 +78,12 @@ async def test_a_bot_stopped_while_waiting_holds_no_seat(
         leaver = await bot(port, "leaver", "--players", "2", "--games", "1")
         await server.logged(lambda log: b"created (sushi-go, 2 seats)" in log)
         os.kill(leaver.pid, how)
-        await asyncio.wait_for(leaver.communicate(), 10)
+        try:
+            await asyncio.wait_for(leaver.wait(), 10)
+        except TimeoutError:
+            leaver.kill()
+            said = (await leaver.communicate())[0].decode(errors="replace")
+            raise AssertionError(f"the bot went on after {how.name}: {said!r}") from None
         await server.logged(lambda log: b"left the quick match" in log)
         pair = [await bot(port, name, "--players", "2", "--games", "2") for name in ("ann", "bob")]
         await played(pair, 2)
