@@ -37,6 +37,7 @@ from sushigo.protocol import (
     Redirect,
     TableJoined,
     TableLeft,
+    TournamentInfo,
     TournamentStatus,
     TournamentUpdate,
     TurnStart,
@@ -229,11 +230,31 @@ async def play_one(
     return result
 
 
+async def _register(client: Client, name: str) -> TournamentInfo:
+    """Enter tournament `name`, waiting out a server that does not answer (as `_connect`): the
+    entry asked again; if the first went through meanwhile, the server says we are entered
+    already, and we are."""
+    pause, tries = SILENT_PAUSE, 1
+    while True:
+        try:
+            return await client.register_tournament(name)
+        except NoAnswer as exc:
+            if tries >= SILENT_TRIES:
+                raise
+            log.warning("%s; trying again in %.0f s", exc, pause)
+            await asyncio.sleep(pause)
+            pause, tries = pause * 2, tries + 1
+        except ServerError as exc:
+            if tries == 1 or "already entered" not in str(exc):
+                raise
+            return await client.watch_tournament(name)
+
+
 async def play_tournament(
     client: Client, name: str, strategy: Strategy | Strategies, rng: random.Random
 ) -> list[GameResult]:
     """Enter a tournament and play every game the server seats us at until it finishes."""
-    info = await client.register_tournament(name)
+    info = await _register(client, name)
     if isinstance(strategy, Strategies):
         strategy.of(info.settings.kind)  # StrategyError now, not in the first game
     print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)

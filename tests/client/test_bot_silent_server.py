@@ -10,6 +10,9 @@ from pathlib import Path
 
 from processes import BOT, ServerProcess
 
+from sushigo.client.connection import Client
+from sushigo.protocol import TournamentSettings, TournamentUpdate
+
 
 async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "server.db")
@@ -70,3 +73,67 @@ async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> 
     assert patient.count("fairness verified") == 1 and "Traceback" not in patient, patient
     assert bots[1].returncode == 0 and partner.count("fairness verified") == 1, partner
     assert connections == 2
+
+
+async def test_a_bot_waits_out_a_tournament_entry_the_server_answers_late(tmp_path: Path) -> None:
+    """The entry's answer does not come in time (the relay holds the request 12 s, then passes
+    it on): the bot asks again and, entered already by then, plays the tournament."""
+    server = ServerProcess(tmp_path / "server.db")
+    port = await server.start()
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        held = False
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
+            nonlocal held
+            try:
+                while data := await src.read(65536):
+                    if up and not held and b"register_tournament" in data:
+                        held = True
+                        await asyncio.sleep(12)  # a paused server, as the bot sees it
+                    dst.write(data)
+                    await dst.drain()
+            except ConnectionError:
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer, True), pipe(up_reader, writer, False))
+
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    relayed = proxy.sockets[0].getsockname()[1]
+    host = await Client.connect("127.0.0.1", port, name="host")
+    settings = TournamentSettings(name="late cup", kind="sushi-go", players=2, games=1)
+    await host.create_tournament(settings)
+    entrants = [
+        await asyncio.create_subprocess_exec(
+            str(BOT),
+            f"127.0.0.1:{p}",
+            *("--strategy", "random", "--tournament", "late cup", "--name", name),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for p, name in ((relayed, "patient"), (port, "prompt"))
+    ]
+    try:
+        info = await host.watch_tournament("late cup")
+        while len(info.standings) < 2:  # each entry is told to its watchers
+            info = (await host.wait_for(TournamentUpdate, 40)).tournament
+        await host.start_tournament("late cup")
+        outputs = [
+            (await asyncio.wait_for(e.communicate(), 60))[0].decode(errors="replace")
+            for e in entrants
+        ]
+    finally:
+        for e in entrants:
+            if e.returncode is None:
+                e.kill()
+        await host.close()
+        proxy.close()
+        await server.stop()
+    patient, prompt = outputs
+    assert entrants[0].returncode == 0, patient
+    assert "no answer to register_tournament" in patient and "trying again" in patient, patient
+    assert "finished" in patient and "Traceback" not in patient, patient
+    assert entrants[1].returncode == 0, prompt
