@@ -116,11 +116,14 @@ async def terminal(
     try:
         tmux = f"tmux -L {term.socket} -f /dev/null"
         # The shell outlives a Ctrl-C typed at the command (its own trap, which the command does
-        # not inherit as it would an ignored signal), to say how the command ended.
+        # not inherit as it would an ignored signal), to say how the command ended. It then waits
+        # for the end of the test, so the pane stays alive: tmux reads what the command wrote
+        # last at its own pace (a pane whose process ended may be marked dead with the command's
+        # last words unread: a loaded machine showed an empty screen).
         script = (
             f"cd {shlex.quote(str(ROOT))} && trap : INT && {tmux} wait-for ready && "
             f"{shlex.join(command)}; echo $? > {shlex.quote(str(rc_file))}; "
-            f"{tmux} wait-for -S done"
+            f"{tmux} wait-for -S done; exec {tmux} wait-for ended"
         )
         columns, rows = size
         await term.tmux(
