@@ -28,7 +28,7 @@ from ._registry import (
     ClientMessage,
     DeadlineMs,
     Name,
-    Ref,
+    Reply,
     Round,
     Seat,
     ServerMessage,
@@ -318,13 +318,11 @@ class AdminAudit(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AdminDone(ServerMessage):
+class AdminDone(Reply):
     """An admin action was carried out (and written to the audit log)."""
 
     TYPE: ClassVar[str] = "admin_done"
 
-    ref: Ref | None = None
-    """The request's ref."""
     message: Text = ""
     """What was done, for a person."""
     count: U32 = 0
@@ -332,12 +330,11 @@ class AdminDone(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SessionList(ServerMessage):
+class SessionList(Reply):
     """The answer to ADMIN_SESSIONS."""
 
     TYPE: ClassVar[str] = "session_list"
 
-    ref: Ref | None = None
     sessions: Annotated[tuple[SessionInfo, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page."""
     total: U32 = 0
@@ -347,23 +344,21 @@ class SessionList(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NodeList(ServerMessage):
+class NodeList(Reply):
     """The answer to ADMIN_NODES."""
 
     TYPE: ClassVar[str] = "node_list"
 
-    ref: Ref | None = None
     nodes: Annotated[tuple[NodeInfo, ...], Size(1, 64)]
     """Every server, the one connected to first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableView(ServerMessage):
+class TableView(Reply):
     """The answer to ADMIN_SHOW: what a spectator sees, with the sessions."""
 
     TYPE: ClassVar[str] = "table_view"
 
-    ref: Ref | None = None
     table: TableInfo
     """The table as the lobby shows it."""
     phase: Annotated[str, Size(1, 16)]
@@ -387,12 +382,11 @@ class TableView(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SanctionList(ServerMessage):
+class SanctionList(Reply):
     """The answer to ADMIN_SANCTIONS."""
 
     TYPE: ClassVar[str] = "sanction_list"
 
-    ref: Ref | None = None
     sanctions: Annotated[tuple[Sanction, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page, newest first."""
     total: U32 = 0
@@ -402,12 +396,11 @@ class SanctionList(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AuditList(ServerMessage):
+class AuditList(Reply):
     """The answer to ADMIN_AUDIT."""
 
     TYPE: ClassVar[str] = "audit_list"
 
-    ref: Ref | None = None
     entries: Annotated[tuple[AuditEntry, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page, newest first."""
     offset: U32 = 0

@@ -31,7 +31,7 @@ from ._registry import (
     GameObservation,
     GameOptionsValue,
     Name,
-    Ref,
+    Reply,
     Round,
     Seat,
     Seats,
@@ -109,16 +109,33 @@ class GameStarted(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TurnStart(ServerMessage):
+class _StepRequest(ClientMessage):
+    """Base of a seat's message in a step: it names the step it is for, and one for any other
+    step is refused with WRONG_TURN."""
+
+    round: Round
+    """The current round."""
+    turn: Turn
+    """The current turn."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _StepMessage(ServerMessage):
+    """Base of the server's messages about one step: they name it first."""
+
+    round: Round
+    """The step's round."""
+    turn: Turn
+    """The step's turn within its round (Sushi Roll: the cycle)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStart(_StepMessage):
     """A step begins: the receiver's observation (a spectator's: public only), who acts, and the
     timer. Secret: each acting seat now owes COMMIT; open: the one acting seat may ACT."""
 
     TYPE: ClassVar[str] = "turn_start"
 
-    round: Round
-    """The step's round."""
-    turn: Turn
-    """The step's turn within the round (Sushi Roll: the cycle)."""
     seats: SeatList
     """The seats that act in this step, in seat order."""
     secret: bool = True
@@ -185,29 +202,21 @@ register_packer(TurnStart, _pack_turn_start)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Commit(ClientMessage):
+class Commit(_StepRequest):
     """The seat's commitment to its action in this secret step (see `protocol.commitment`)."""
 
     TYPE: ClassVar[str] = "commit"
 
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     commitment: Bytes32
     """SHA-256 of the canonical preimage of (table, round, turn, seat, action, nonce)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Commitments(ServerMessage):
+class Commitments(_StepMessage):
     """Every acting seat has committed (or was auto-picked): reveal now."""
 
     TYPE: ClassVar[str] = "commitments"
 
-    round: Round
-    """The round."""
-    turn: Turn
-    """The turn."""
     commitments: Annotated[tuple[Bytes32 | None, ...], Seats]
     """Per acting seat (TURN_START's seats, in order); nil for a seat the server auto-picked (it
     does not reveal)."""
@@ -241,15 +250,11 @@ register_packer(Commitments, _pack_commitments)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Reveal(ClientMessage):
+class Reveal(_StepRequest):
     """Open the seat's commitment. Final: a bad opening or an illegal action is not retried."""
 
     TYPE: ClassVar[str] = "reveal"
 
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     action: GameAction
     """The committed action."""
     nonce: Bytes32
@@ -257,15 +262,11 @@ class Reveal(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TurnResult(ServerMessage):
+class TurnResult(_StepMessage):
     """A secret step's every action, with the openings every client checks against COMMITMENTS."""
 
     TYPE: ClassVar[str] = "turn_result"
 
-    round: Round
-    """The round played."""
-    turn: Turn
-    """The turn played."""
     openings: Annotated[tuple[Opening, ...], Seats]
     """Per acting seat: the action applied, its nonce, and whether the server chose it."""
     events: Events = ()
@@ -311,31 +312,23 @@ register_packer(TurnResult, _pack_turn_result)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Act(ClientMessage):
+class Act(_StepRequest):
     """One action of the seat that acts in an open step (Sushi Roll: a re-roll, a swap or the
     take). An illegal one is answered by ILLEGAL_ACTION and may be replaced."""
 
     TYPE: ClassVar[str] = "act"
 
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     action: GameAction
     """The action."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Acted(ServerMessage):
+class Acted(_StepMessage):
     """An open step's action was played: to every seat and spectator, with the public state after
     it (the dice it rolled, say)."""
 
     TYPE: ClassVar[str] = "acted"
 
-    round: Round
-    """The round it was played in."""
-    turn: Turn
-    """The turn it was played in."""
     step: U32
     """Steps of the game played before this one."""
     seat: Seat
@@ -413,14 +406,12 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Resumed(ServerMessage):
+class Resumed(Reply):
     """The session is back. Either `replayed` missed messages follow (with new sequence numbers,
     in their original order), or `snapshot` gives the current state and nothing is replayed."""
 
     TYPE: ClassVar[str] = "resumed"
 
-    ref: Ref | None = None
-    """The RESUME ref."""
     player_id: PlayerId
     """The session's player."""
     name: Name

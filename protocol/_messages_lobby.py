@@ -14,7 +14,7 @@ from ._registry import (
     U32,
     ClientMessage,
     Name,
-    Ref,
+    Reply,
     Seat,
     ServerMessage,
     TableId,
@@ -209,13 +209,11 @@ class Chat(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableList(ServerMessage):
+class TableList(Reply):
     """The answer to LIST_TABLES."""
 
     TYPE: ClassVar[str] = "table_list"
 
-    ref: Ref | None = None
-    """The LIST_TABLES ref."""
     tables: Annotated[tuple[TableInfo, ...], Size(0, 1000)]
     """The page: the matching tables from ``offset`` on, newest first (at most the request's
     ``limit``, and at most `MAX_PAGE`; the reference server sends fewer when more would take
@@ -227,13 +225,11 @@ class TableList(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableJoined(ServerMessage):
+class TableJoined(Reply):
     """The client now holds a seat at a table (after CREATE_TABLE, JOIN_TABLE or QUICK_MATCH)."""
 
     TYPE: ClassVar[str] = "table_joined"
 
-    ref: Ref | None = None
-    """The request's ref."""
     table: TableInfo
     """The table."""
     seat: Seat
@@ -241,37 +237,33 @@ class TableJoined(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Spectating(ServerMessage):
+class Spectating(Reply):
     """The client now watches a table."""
 
     TYPE: ClassVar[str] = "spectating"
 
-    ref: Ref | None = None
-    """The SPECTATE ref."""
     table: TableInfo
     """The table."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableUpdate(ServerMessage):
-    """Something about the client's table changed (a seat, the status, the spectators)."""
+class TableUpdate(Reply):
+    """Something about the client's table changed (a seat, the status, the spectators). Its
+    ``ref`` is the ADD_BOT's it answers, in the host's copy only; nil in every other update."""
 
     TYPE: ClassVar[str] = "table_update"
 
-    ref: Ref | None = None
-    """The ADD_BOT this answers (only in the host's copy); nil for every other update."""
     table: TableInfo
     """The table now."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableLeft(ServerMessage):
-    """The client is no longer at the table (it left, or the table closed); back in the lobby."""
+class TableLeft(Reply):
+    """The client is no longer at the table (it left, or the table closed); back in the lobby.
+    Its ``ref`` is the LEAVE_TABLE's; nil when the server closed the table."""
 
     TYPE: ClassVar[str] = "table_left"
 
-    ref: Ref | None = None
-    """The LEAVE_TABLE ref; nil when the server closed the table."""
     table_id: TableId
     """The table."""
     reason: Text = ""

@@ -15,7 +15,7 @@ from typing import Annotated, ClassVar
 from ._codec import Range, Size
 from ._messages_lobby import GameKindName, PlayerId
 from ._messages_tournament import Milli
-from ._registry import U32, ClientMessage, Name, Ref, ServerMessage, register
+from ._registry import U32, ClientMessage, Name, Reply, register
 
 MAX_LEADERBOARD = 100
 """The most rows one LEADERBOARD carries."""
@@ -55,11 +55,10 @@ class GetLeaderboard(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Leaderboard(ServerMessage):
+class Leaderboard(Reply):
     """The answer to GET_LEADERBOARD."""
 
     TYPE: ClassVar[str] = "leaderboard"
-    ref: Ref | None = None
     kind: GameKindName
     top: Annotated[tuple[Rated, ...], Size(0, MAX_LEADERBOARD)] = ()
     """The best rated players, best first (at most the request's ``limit``)."""

@@ -20,10 +20,9 @@ from ._registry import (
     U32,
     ClientMessage,
     Name,
-    Ref,
+    Reply,
     Seat,
     Seats,
-    ServerMessage,
     TableId,
     register,
 )
@@ -101,13 +100,11 @@ class GetRecord(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameList(ServerMessage):
+class GameList(Reply):
     """The answer to MY_GAMES."""
 
     TYPE: ClassVar[str] = "game_list"
 
-    ref: Ref | None = None
-    """The MY_GAMES ref."""
     games: Annotated[tuple[GameSummary, ...], Size(0, MAX_GAMES_PAGE)]
     """The page, newest first."""
     offset: U32 = 0
@@ -119,14 +116,12 @@ class GameList(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameRecord(ServerMessage):
+class GameRecord(Reply):
     """The answer to GET_RECORD: the game and its record, signed by the server's key (the one
     in WELCOME): verify it, then check it (`protocol.fairness.verify_record`)."""
 
     TYPE: ClassVar[str] = "game_record"
 
-    ref: Ref | None = None
-    """The GET_RECORD ref."""
     game: GameSummary
     """The game (its players' names, in seat order, go with the record)."""
     record: SignedRecord

@@ -12,7 +12,7 @@ from ._registry import (
     ClientMessage,
     LoginName,
     Name,
-    Ref,
+    Reply,
     Role,
     ServerMessage,
     Text,
@@ -51,13 +51,11 @@ class Hello(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Welcome(ServerMessage):
+class Welcome(Reply):
     """The server accepts the HELLO: the chosen version and what identity login needs."""
 
     TYPE: ClassVar[str] = "welcome"
 
-    ref: Ref | None = None
-    """The HELLO's ref."""
     version: Version
     """The version both sides now speak (the client's major)."""
     capabilities: Capabilities = ()
@@ -105,13 +103,11 @@ class LoginKey(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LoggedIn(ServerMessage):
+class LoggedIn(Reply):
     """Login (or RESUME of a session in the lobby) succeeded."""
 
     TYPE: ClassVar[str] = "logged_in"
 
-    ref: Ref | None = None
-    """The login request's ref."""
     player_id: PlayerId
     """The player's stable id (for a key: derived from it; for a guest: this session's)."""
     name: Name
@@ -138,14 +134,12 @@ class LoginTicket(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Redirect(ServerMessage):
+class Redirect(Reply):
     """What was asked for is on another node of the cluster (2.4): go there. Answers RESUME (no
     ticket: the token itself is taken there), JOIN_TABLE and SPECTATE (with a ticket)."""
 
     TYPE: ClassVar[str] = "redirect"
 
-    ref: Ref | None = None
-    """The request's ref."""
     address: Address
     """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
     table_id: Annotated[str, Size(1, 32)]
@@ -189,13 +183,11 @@ class ServerPing(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ServerPong(ServerMessage):
+class ServerPong(Reply):
     """The server's answer to a client PING (wire type ``pong``)."""
 
     TYPE: ClassVar[str] = "pong"
 
-    ref: Ref | None = None
-    """The PING's ref."""
     nonce: U32 = 0
     """The PING's nonce."""
 
@@ -204,13 +196,12 @@ class ServerPong(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Error(ServerMessage):
-    """A request failed, or the connection is being closed (fatal codes)."""
+class Error(Reply):
+    """A request failed, or the connection is being closed (fatal codes). Its ``ref`` is the
+    offending request's, when it could be read; nil otherwise."""
 
     TYPE: ClassVar[str] = "error"
 
-    ref: Ref | None = None
-    """The offending request's ref, when it could be read; nil otherwise."""
     code: Annotated[int, Range(0, 65535)]
     """An `ErrorCode` value (a plain int on the wire, so a newer server's codes still decode)."""
     message: Text = ""

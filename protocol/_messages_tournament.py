@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar
 
 from ._codec import Range, Size
 from ._messages_lobby import GameKindName, PlayerCount, PlayerId, VariantName
-from ._registry import U32, ClientMessage, Name, Ref, ServerMessage, register
+from ._registry import U32, ClientMessage, Name, Reply, register
 
 TournamentName = Annotated[str, Size(1, 32)]
 Milli = Annotated[int, Range(-(2**40), 2**40)]
@@ -146,23 +146,20 @@ class StartTournament(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TournamentList(ServerMessage):
+class TournamentList(Reply):
     """The answer to LIST_TOURNAMENTS."""
 
     TYPE: ClassVar[str] = "tournament_list"
-    ref: Ref | None = None
     tournaments: Annotated[tuple[TournamentInfo, ...], Size(0, 100)]
     """The tournaments, newest first (standings left out: watch one to see them)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TournamentUpdate(ServerMessage):
+class TournamentUpdate(Reply):
     """A tournament now (wire type ``tournament_info``): the answer to a tournament request, and sent
     to its entrants and watchers whenever it changes (registration, a game started or finished)."""
 
     TYPE: ClassVar[str] = "tournament_info"
-    ref: Ref | None = None
-    """The request's ref; nil for an unprompted update."""
     tournament: TournamentInfo
 
 

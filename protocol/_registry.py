@@ -92,6 +92,15 @@ class ServerMessage:
     SENDER: ClassVar[Role] = Role.SERVER
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply(ServerMessage):
+    """Base of a server message that answers a request, and so repeats its ``ref`` (its first
+    field on the wire)."""
+
+    ref: Ref | None = None
+    """The ref of the request answered; nil for a message no request of this client prompted."""
+
+
 MessageT = ClientMessage | ServerMessage
 
 MessageClass = type[ClientMessage] | type[ServerMessage]
