@@ -14,7 +14,7 @@ table the connection is at.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 import msgpack
 
@@ -38,7 +38,7 @@ from ._registry import (
     ServerMessage,
     TableId,
     Turn,
-    register,
+    message,
     register_packer,
 )
 from ._state import Phase
@@ -56,11 +56,9 @@ SeatList = Annotated[tuple[Seat, ...], Seats]
 # -- seeding -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_starting")
 class GameStarting(ServerMessage):
     """A game begins at the table: the server's seed commitment, before any client seed exists."""
-
-    TYPE: ClassVar[str] = "game_starting"
 
     table_id: TableId
     """The table."""
@@ -78,21 +76,17 @@ class GameStarting(ServerMessage):
     """Time to send SEED before the server draws one for the seat."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("seed")
 class Seed(ClientMessage):
     """The seat's contribution to the game seed: 32 fresh random bytes."""
-
-    TYPE: ClassVar[str] = "seed"
 
     seed: Bytes32
     """Fresh random bytes (never reused)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_started")
 class GameStarted(ServerMessage):
     """Every seat's seed is in (in seat order); the game seed is now fixed."""
-
-    TYPE: ClassVar[str] = "game_started"
 
     table_id: TableId
     """The table."""
@@ -129,12 +123,10 @@ class _StepMessage(ServerMessage):
     """The step's turn within its round (Sushi Roll: the cycle)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("turn_start")
 class TurnStart(_StepMessage):
     """A step begins: the receiver's observation (a spectator's: public only), who acts, and the
     timer. Secret: each acting seat now owes COMMIT; open: the one acting seat may ACT."""
-
-    TYPE: ClassVar[str] = "turn_start"
 
     seats: SeatList
     """The seats that act in this step, in seat order."""
@@ -201,21 +193,17 @@ def _pack_turn_start(message: TurnStart, game: object) -> tuple[int, bytes]:
 register_packer(TurnStart, _pack_turn_start)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("commit")
 class Commit(_StepRequest):
     """The seat's commitment to its action in this secret step (see `protocol.commitment`)."""
-
-    TYPE: ClassVar[str] = "commit"
 
     commitment: Bytes32
     """SHA-256 of the canonical preimage of (table, round, turn, seat, action, nonce)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("commitments")
 class Commitments(_StepMessage):
     """Every acting seat has committed (or was auto-picked): reveal now."""
-
-    TYPE: ClassVar[str] = "commitments"
 
     commitments: Annotated[tuple[Bytes32 | None, ...], Seats]
     """Per acting seat (TURN_START's seats, in order); nil for a seat the server auto-picked (it
@@ -249,11 +237,9 @@ def _pack_commitments(message: Commitments, game: object) -> tuple[int, bytes]:
 register_packer(Commitments, _pack_commitments)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("reveal")
 class Reveal(_StepRequest):
     """Open the seat's commitment. Final: a bad opening or an illegal action is not retried."""
-
-    TYPE: ClassVar[str] = "reveal"
 
     action: GameAction
     """The committed action."""
@@ -261,11 +247,9 @@ class Reveal(_StepRequest):
     """The committed nonce."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("turn_result")
 class TurnResult(_StepMessage):
     """A secret step's every action, with the openings every client checks against COMMITMENTS."""
-
-    TYPE: ClassVar[str] = "turn_result"
 
     openings: Annotated[tuple[Opening, ...], Seats]
     """Per acting seat: the action applied, its nonce, and whether the server chose it."""
@@ -311,23 +295,19 @@ def _pack_turn_result(message: TurnResult, game: object) -> tuple[int, bytes]:
 register_packer(TurnResult, _pack_turn_result)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("act")
 class Act(_StepRequest):
     """One action of the seat that acts in an open step (Sushi Roll: a re-roll, a swap or the
     take). An illegal one is answered by ILLEGAL_ACTION and may be replaced."""
-
-    TYPE: ClassVar[str] = "act"
 
     action: GameAction
     """The action."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("acted")
 class Acted(_StepMessage):
     """An open step's action was played: to every seat and spectator, with the public state after
     it (the dice it rolled, say)."""
-
-    TYPE: ClassVar[str] = "acted"
 
     step: U32
     """Steps of the game played before this one."""
@@ -345,12 +325,10 @@ class Acted(_StepMessage):
     """The same seat acts again in this turn (its turn is not over: no TURN_START comes first)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_over")
 class GameEnded(ServerMessage):
     """The game is over (wire type ``game_over``): final scores, the server seed and the record.
     The game's own account of its end is the last step's events."""
-
-    TYPE: ClassVar[str] = "game_over"
 
     totals: Annotated[tuple[Score, ...], Tableaus]
     """Final scores per tableau."""
@@ -367,11 +345,9 @@ class GameEnded(ServerMessage):
 # -- reconnect ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("resume")
 class Resume(ClientMessage):
     """Take over a session after a lost connection, instead of logging in."""
-
-    TYPE: ClassVar[str] = "resume"
 
     token: Token
     """The resume token from LOGGED_IN (or the last RESUMED)."""
@@ -405,12 +381,10 @@ class Snapshot:
     """Time left for what the seat owes: its SEED, COMMIT, REVEAL or (the mover) its turn."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("resumed")
 class Resumed(Reply):
     """The session is back. Either `replayed` missed messages follow (with new sequence numbers,
     in their original order), or `snapshot` gives the current state and nothing is replayed."""
-
-    TYPE: ClassVar[str] = "resumed"
 
     player_id: PlayerId
     """The session's player."""
@@ -436,20 +410,3 @@ class Resumed(Reply):
     """The current state, when the missed messages are no longer kept."""
     nodes: Annotated[tuple[Annotated[str, Size(3, 128)], ...], Size(0, 64)] = ()
     """A cluster's live nodes, this one first (2.4), as LOGGED_IN gives them."""
-
-
-register(
-    GameStarting,
-    Seed,
-    GameStarted,
-    TurnStart,
-    Commit,
-    Commitments,
-    Reveal,
-    TurnResult,
-    Act,
-    Acted,
-    GameEnded,
-    Resume,
-    Resumed,
-)

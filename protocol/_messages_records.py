@@ -12,7 +12,7 @@ game and another's get the same answer, so nobody learns which games exist.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
 from ._messages_lobby import GameKindName, PlayerId
@@ -24,7 +24,7 @@ from ._registry import (
     Seat,
     Seats,
     TableId,
-    register,
+    message,
 )
 from .records import SignedRecord
 
@@ -73,11 +73,9 @@ class GameSummary:
 # -- requests ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("my_games")
 class MyGames(ClientMessage):
     """Ask for a page of our own finished games, newest first; answered by GAME_LIST."""
-
-    TYPE: ClassVar[str] = "my_games"
 
     offset: U32 = 0
     """How many of our games to skip (the page's start)."""
@@ -85,12 +83,10 @@ class MyGames(ClientMessage):
     """The most games to return."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("get_record")
 class GetRecord(ClientMessage):
     """Ask for the signed record of one of our finished games; answered by GAME_RECORD, or
     NO_SUCH_TABLE for a game that is unknown or not ours (the same answer for both)."""
-
-    TYPE: ClassVar[str] = "get_record"
 
     game_id: GameId
     """The game (from GAME_LIST)."""
@@ -99,11 +95,9 @@ class GetRecord(ClientMessage):
 # -- server messages ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_list")
 class GameList(Reply):
     """The answer to MY_GAMES."""
-
-    TYPE: ClassVar[str] = "game_list"
 
     games: Annotated[tuple[GameSummary, ...], Size(0, MAX_GAMES_PAGE)]
     """The page, newest first."""
@@ -115,17 +109,12 @@ class GameList(Reply):
     """The requester is a guest: only this session's games are listed (and kept)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_record")
 class GameRecord(Reply):
     """The answer to GET_RECORD: the game and its record, signed by the server's key (the one
     in WELCOME): verify it, then check it (`protocol.fairness.verify_record`)."""
-
-    TYPE: ClassVar[str] = "game_record"
 
     game: GameSummary
     """The game (its players' names, in seat order, go with the record)."""
     record: SignedRecord
     """The signed record."""
-
-
-register(MyGames, GetRecord, GameList, GameRecord)

@@ -1,4 +1,5 @@
-"""Message base classes, the registry of message types, and message <-> plain data.
+"""Message base classes, their declaration (`message`), the registry of message types, and
+message <-> plain data.
 
 On the wire a message is one msgpack map: ``type`` (the message's name), then ``seq`` for every
 server message (a per-connection sequence number from 1), then the message's own fields. Client
@@ -11,7 +12,15 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import msgpack
 
@@ -118,6 +127,21 @@ def register(*classes: MessageClass) -> None:
         if not cls.TYPE or key in _TYPES:
             raise ValueError(f"bad or duplicate message type {cls.TYPE!r}")
         _TYPES[key] = cls
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def message(name: str) -> Callable[[MessageClass], MessageClass]:
+    """Declare a message class sent on the wire as type `name`: the class becomes a frozen,
+    slotted, keyword-only dataclass (as its bases are), its ``TYPE`` is `name`, and it is
+    registered (`register`) under its sender and that type, in the order of declaration."""
+
+    def declare(cls: MessageClass) -> MessageClass:
+        cls.TYPE = name
+        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        register(made)
+        return made
+
+    return declare
 
 
 def message_types(sender: Role | None = None) -> list[MessageClass]:
