@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from ._codec import Range, Size
@@ -113,20 +114,22 @@ class LoggedIn(Reply):
 # -- heartbeat ---------------------------------------------------------------------------------
 
 
-@message("ping")
-class Ping(ClientMessage):
-    """Are you there? The server answers PONG with the same nonce."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Heartbeat(ClientMessage):
+    """Base of the client's PING and PONG: a nonce that the PONG answering a PING echoes."""
 
     nonce: U32 = 0
-    """Echoed in the PONG."""
+    """Any number the pinging side chose (a PONG: its PING's)."""
+
+
+@message("ping")
+class Ping(_Heartbeat):
+    """Are you there? The server answers PONG with the same nonce."""
 
 
 @message("pong")
-class Pong(ClientMessage):
+class Pong(_Heartbeat):
     """The client's answer to a server PING."""
-
-    nonce: U32 = 0
-    """The PING's nonce."""
 
 
 @message("ping")
