@@ -21,13 +21,14 @@ from enum import StrEnum
 from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import PlayerId, TableInfo
+from ._messages_lobby import TableInfo
 from ._registry import (
     MAX_SEATS,
     U32,
     ClientMessage,
     DeadlineMs,
     Name,
+    PlayerId,
     Reply,
     Round,
     Seat,

@@ -20,9 +20,10 @@ import msgpack
 
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
 from ._codec import array_header as _array_header
-from ._messages_lobby import GameKindName, PlayerId, TableInfo
+from ._messages_lobby import GameKindName, TableInfo
 from ._registry import (
     U32,
+    Addresses,
     Bytes32,
     ClientMessage,
     DeadlineMs,
@@ -31,12 +32,14 @@ from ._registry import (
     GameObservation,
     GameOptionsValue,
     Name,
+    PlayerId,
     Reply,
     Round,
     Seat,
     Seats,
     ServerMessage,
     TableId,
+    Token,
     Turn,
     message,
     register_packer,
@@ -48,7 +51,6 @@ from .records import SignedRecord
 Tableaus = Size(1, 9)
 """One item per tableau: the seats, then any tableau that is no seat's (Sushi Go!'s dummy)."""
 Score = Annotated[int, Range(-10_000, 10_000)]
-Token = Annotated[bytes, Size(16, 64)]
 Events = Annotated[tuple[GameEvent, ...], Size(0, 64)]
 SeatList = Annotated[tuple[Seat, ...], Seats]
 
@@ -408,5 +410,5 @@ class Resumed(Reply):
     """How many missed messages follow."""
     snapshot: Snapshot | None = None
     """The current state, when the missed messages are no longer kept."""
-    nodes: Annotated[tuple[Annotated[str, Size(3, 128)], ...], Size(0, 64)] = ()
+    nodes: Addresses = ()
     """A cluster's live nodes, this one first (2.4), as LOGGED_IN gives them."""

@@ -14,6 +14,7 @@ from ._registry import (
     U32,
     ClientMessage,
     Name,
+    PlayerId,
     Reply,
     Seat,
     ServerMessage,
@@ -24,7 +25,6 @@ from ._registry import (
 )
 
 PlayerCount = Annotated[int, Range(1, MAX_SEATS)]
-PlayerId = Annotated[str, Size(1, 64)]
 GameKindName = Annotated[str, Size(1, 32)]
 """A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
 not host with UNSUPPORTED_GAME_KIND."""

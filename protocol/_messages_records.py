@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName, PlayerId
+from ._messages_lobby import GameKindName
 from ._registry import (
     U32,
     ClientMessage,
     Name,
+    PlayerId,
     Reply,
     Seat,
     Seats,

@@ -8,14 +8,19 @@ from typing import Annotated
 from ._codec import Range, Size
 from ._registry import (
     U32,
+    Address,
+    Addresses,
     Bytes32,
     ClientMessage,
     LoginName,
     Name,
+    PlayerId,
     Reply,
     Role,
     ServerMessage,
+    TableId,
     Text,
+    Token,
     message,
 )
 from .errors import ErrorCode
@@ -24,10 +29,6 @@ from .versions import Version
 Capability = Annotated[str, Size(1, 32)]
 Capabilities = Annotated[tuple[Capability, ...], Size(0, 32)]
 Bytes64 = Annotated[bytes, Size(64, 64)]
-PlayerId = Annotated[str, Size(1, 64)]
-Token = Annotated[bytes, Size(16, 64)]
-Address = Annotated[str, Size(3, 128)]
-Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
 Ticket = Annotated[bytes, Size(1, 512)]
 
 
@@ -204,7 +205,7 @@ class Redirect(Reply):
 
     address: Address
     """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
-    table_id: Annotated[str, Size(1, 32)]
+    table_id: TableId
     """The table that lives there."""
     ticket: Annotated[bytes, Size(0, 512)] = b""
     """For LOGIN_TICKET there: signed by the cluster, bound to the table and to this identity,

@@ -55,11 +55,19 @@ Turn = Annotated[int, Range(1, 65535)]
 """A step's turn within its round (Sushi Go!: 1 to the hand size; Sushi Roll: the cycle)."""
 Bytes32 = Annotated[bytes, Size(32, 32)]
 Name = Annotated[str, Size(1, 24)]
+"""A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
 LoginName = Annotated[str, Size(1, 24, ErrorCode.INVALID_NAME)]
 """The name a login asks for: empty or too long is INVALID_NAME, as any name the server refuses
 (PROTOCOL.md section 5), not the general OUT_OF_RANGE."""
-"""A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
 TableId = Annotated[str, Size(1, 32)]
+PlayerId = Annotated[str, Size(1, 64)]
+"""A player's id: ``k:...`` for a key's (lasting), ``g:...`` for a guest's (its session's)."""
+Token = Annotated[bytes, Size(16, 64)]
+"""A session's resume token (secret, single-use)."""
+Address = Annotated[str, Size(3, 128)]
+"""Where a cluster's node takes clients: ``HOST:PORT`` (``[v6]:PORT``)."""
+Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
+"""A cluster's live nodes."""
 Text = Annotated[str, Size(0, 500)]
 DeadlineMs = Annotated[int, Range(0, 86_400_000)]
 """Milliseconds from when the message is sent (0: no deadline)."""
