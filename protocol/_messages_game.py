@@ -20,7 +20,7 @@ import msgpack
 
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
 from ._codec import array_header as _array_header
-from ._messages_lobby import GameKindName, TableInfo
+from ._messages_lobby import TableInfo
 from ._registry import (
     U32,
     Addresses,
@@ -29,6 +29,7 @@ from ._registry import (
     DeadlineMs,
     GameAction,
     GameEvent,
+    GameKindName,
     GameObservation,
     GameOptionsValue,
     Name,

@@ -13,6 +13,7 @@ from ._registry import (
     MAX_SEATS,
     U32,
     ClientMessage,
+    GameKindName,
     Name,
     PlayerId,
     Reply,
@@ -25,9 +26,6 @@ from ._registry import (
 )
 
 PlayerCount = Annotated[int, Range(1, MAX_SEATS)]
-GameKindName = Annotated[str, Size(1, 32)]
-"""A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
-not host with UNSUPPORTED_GAME_KIND."""
 VariantName = Annotated[str, Size(1, 32)]
 MAX_PAGE = 100
 """The most tables one TABLE_LIST holds (since 2.1: a reply's size is bounded)."""

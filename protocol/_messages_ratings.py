@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName
 from ._messages_tournament import Milli
-from ._registry import U32, ClientMessage, Name, PlayerId, Reply, message
+from ._registry import U32, ClientMessage, GameKindName, Name, PlayerId, Reply, message
 
 MAX_LEADERBOARD = 100
 """The most rows one LEADERBOARD carries."""

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName
 from ._registry import (
     U32,
     ClientMessage,
+    GameKindName,
     Name,
     PlayerId,
     Reply,

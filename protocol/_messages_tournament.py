@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName, PlayerCount, VariantName
-from ._registry import U32, ClientMessage, Name, PlayerId, Reply, message
+from ._messages_lobby import PlayerCount, VariantName
+from ._registry import U32, ClientMessage, GameKindName, Name, PlayerId, Reply, message
 
 TournamentName = Annotated[str, Size(1, 32)]
 Milli = Annotated[int, Range(-(2**40), 2**40)]

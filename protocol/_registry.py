@@ -60,6 +60,9 @@ LoginName = Annotated[str, Size(1, 24, ErrorCode.INVALID_NAME)]
 """The name a login asks for: empty or too long is INVALID_NAME, as any name the server refuses
 (PROTOCOL.md section 5), not the general OUT_OF_RANGE."""
 TableId = Annotated[str, Size(1, 32)]
+GameKindName = Annotated[str, Size(1, 32)]
+"""A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
+not host with UNSUPPORTED_GAME_KIND."""
 PlayerId = Annotated[str, Size(1, 64)]
 """A player's id: ``k:...`` for a key's (lasting), ``g:...`` for a guest's (its session's)."""
 Token = Annotated[bytes, Size(16, 64)]
