@@ -30,6 +30,7 @@ from ._registry import (
     Name,
     PlayerId,
     Reply,
+    Role,
     Round,
     Seat,
     ServerMessage,
@@ -37,6 +38,7 @@ from ._registry import (
     Text,
     Turn,
     message,
+    message_types,
 )
 
 Target = Annotated[str, Size(1, 64)]
@@ -383,19 +385,11 @@ class Announcement(ServerMessage):
     """The admin's name (nil: the server)."""
 
 
-ADMIN_REQUESTS: tuple[type[ClientMessage], ...] = (
-    AdminSessions,
-    AdminNodes,
-    AdminShow,
-    AdminKick,
-    AdminBan,
-    AdminUnban,
-    AdminMute,
-    AdminUnmute,
-    AdminSanctions,
-    AdminClose,
-    AdminAnnounce,
-    AdminDrain,
-    AdminAudit,
+ADMIN_REQUESTS: tuple[type[ClientMessage], ...] = tuple(
+    cls
+    for cls in message_types(Role.CLIENT)
+    if issubclass(cls, ClientMessage) and cls.__module__ == __name__
 )
-"""Every admin request: only an admin may send one (NOT_ALLOWED for anyone else)."""
+"""Every admin request, which is every client message declared here: only an admin may send one
+(NOT_ALLOWED for anyone else). Taken from the declarations, so that no admin request can be left
+out of it and be open to everyone."""
