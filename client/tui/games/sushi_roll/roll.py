@@ -170,12 +170,6 @@ class DiceChoice:
         self.cursor = (self.cursor + delta) % size
         return Outcome(self.describe(table))
 
-    def _left(self, table: Table, index: int) -> Outcome:
-        return self._step(table, -1)
-
-    def _right(self, table: Table, index: int) -> Outcome:
-        return self._step(table, 1)
-
     def _digit(self, table: Table, index: int) -> Outcome:
         if index >= len(table.belt):
             return Outcome(f"there is no die {index + 1} on your belt", error=True)
@@ -251,12 +245,6 @@ class DiceChoice:
         self.swap_cursor = min(self.swap_cursor, len(table.obs.players[self.swap_seat].belt) - 1)
         return Outcome(self.describe(table))
 
-    def _belt_up(self, table: Table, index: int) -> Outcome:
-        return self._belt(table, -1)
-
-    def _belt_down(self, table: Table, index: int) -> Outcome:
-        return self._belt(table, 1)
-
     def _their_step(self, table: Table, delta: int) -> Outcome:
         assert self.swap_seat is not None
         size = len(table.obs.players[self.swap_seat].belt)
@@ -264,12 +252,6 @@ class DiceChoice:
             return self._belt(table, 1)
         self.swap_cursor = (self.swap_cursor + delta) % size
         return Outcome(self.describe(table))
-
-    def _their_left(self, table: Table, index: int) -> Outcome:
-        return self._their_step(table, -1)
-
-    def _their_right(self, table: Table, index: int) -> Outcome:
-        return self._their_step(table, 1)
 
     def _their_digit(self, table: Table, index: int) -> Outcome:
         assert self.swap_seat is not None
@@ -318,22 +300,31 @@ class DiceChoice:
         return text + " · Enter takes it"
 
 
-TRANSITIONS: dict[tuple[Mode, Intent], Callable[[DiceChoice, Table, int], Outcome]] = {
-    ("choose", "left"): DiceChoice._left,
-    ("choose", "up"): DiceChoice._left,
-    ("choose", "right"): DiceChoice._right,
-    ("choose", "down"): DiceChoice._right,
+Transition = Callable[[DiceChoice, Table, int], Outcome]
+"""What a key does to the choice: (choice, table, index of the die a number key names)."""
+
+
+def _by(move: Transition, delta: int) -> Transition:
+    """An arrow key's transition: `move` by `delta` (an arrow names no die: the index goes unused)."""
+    return lambda choice, table, index: move(choice, table, delta)
+
+
+TRANSITIONS: dict[tuple[Mode, Intent], Transition] = {
+    ("choose", "left"): _by(DiceChoice._step, -1),
+    ("choose", "up"): _by(DiceChoice._step, -1),
+    ("choose", "right"): _by(DiceChoice._step, 1),
+    ("choose", "down"): _by(DiceChoice._step, 1),
     ("choose", "digit"): DiceChoice._digit,
     ("choose", "mark"): DiceChoice._mark,
     ("choose", "reroll"): DiceChoice._reroll,
     ("choose", "swap"): DiceChoice._swap,
     ("choose", "enter"): DiceChoice._take,
     ("choose", "cancel"): DiceChoice._clear,
-    ("swap", "left"): DiceChoice._their_left,
-    ("swap", "right"): DiceChoice._their_right,
+    ("swap", "left"): _by(DiceChoice._their_step, -1),
+    ("swap", "right"): _by(DiceChoice._their_step, 1),
     ("swap", "digit"): DiceChoice._their_digit,
-    ("swap", "up"): DiceChoice._belt_up,
-    ("swap", "down"): DiceChoice._belt_down,
+    ("swap", "up"): _by(DiceChoice._belt, -1),
+    ("swap", "down"): _by(DiceChoice._belt, 1),
     ("swap", "enter"): DiceChoice._do_swap,
     ("swap", "swap"): DiceChoice._unswap,
     ("swap", "cancel"): DiceChoice._unswap,
