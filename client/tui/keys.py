@@ -10,6 +10,9 @@ stray ``q`` typed into a chat line is text, not a quit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
+from typing import Any
+
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import (
@@ -53,6 +56,24 @@ def _free(state: AppState) -> Filter:
 def _spawn(state: AppState, coro: object) -> None:
     assert state.spawn is not None, "the app installs state.spawn"
     state.spawn(ops.guarded(state, coro))  # type: ignore[arg-type]
+
+
+Handler = Callable[[KeyPressEvent], None]
+Operation = Callable[[AppState], Coroutine[Any, Any, None]]
+
+
+def _bind_ops(kb: KeyBindings, state: AppState, on: Filter, keys: dict[str, Operation]) -> None:
+    """Keys that each start one of `ops`' operations on the state (in the background, its
+    failure said in the status line), while `on`."""
+    for key, operation in keys.items():
+        kb.add(key, filter=on)(_starter(state, operation))
+
+
+def _starter(state: AppState, operation: Operation) -> Handler:
+    def handler(event: KeyPressEvent) -> None:
+        _spawn(state, operation(state))
+
+    return handler
 
 
 def load_global_bindings(state: AppState) -> KeyBindings:
@@ -161,25 +182,19 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         state.table_cursor = min(max(0, len(state.tables) - 1), state.table_cursor + 1)
         state.notify()
 
-    @kb.add("enter", filter=listing)
-    def _join(event: KeyPressEvent) -> None:
-        _spawn(state, ops.join_selected(state))
-
-    @kb.add("w", filter=listing)
-    def _watch(event: KeyPressEvent) -> None:
-        _spawn(state, ops.watch_selected(state))
-
-    @kb.add("m", filter=listing)
-    def _quick(event: KeyPressEvent) -> None:
-        _spawn(state, ops.quick_match(state))
-
-    @kb.add("l", filter=listing)
-    def _leaderboard(event: KeyPressEvent) -> None:
-        _spawn(state, ops.show_leaderboard(state))
-
-    @kb.add("b", filter=listing)
-    def _bots(event: KeyPressEvent) -> None:
-        _spawn(state, ops.play_bots(state))
+    _bind_ops(
+        kb,
+        state,
+        listing,
+        {
+            "enter": ops.join_selected,
+            "w": ops.watch_selected,
+            "m": ops.quick_match,
+            "l": ops.show_leaderboard,
+            "b": ops.play_bots,
+            "r": ops.refresh_tables,
+        },
+    )
 
     @kb.add("v", filter=listing)
     def _level(event: KeyPressEvent) -> None:
@@ -187,10 +202,6 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         at = offered.index(state.bot_level) if state.bot_level in offered else -1
         state.bot_level = offered[(at + 1) % len(offered)]
         state.say(f"bots (b) now play at level {state.bot_level}")
-
-    @kb.add("r", filter=listing)
-    def _refresh(event: KeyPressEvent) -> None:
-        _spawn(state, ops.refresh_tables(state))
 
     @kb.add("g", filter=listing)
     def _game(event: KeyPressEvent) -> None:
@@ -204,42 +215,10 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         state.form = CreateForm()
         state.notify()
 
-    @kb.add("up", filter=form)
-    @kb.add("k", filter=form)
-    @kb.add("s-tab", filter=form)
-    def _field_up(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.move(-1)
-        state.notify()
-
-    @kb.add("down", filter=form)
-    @kb.add("j", filter=form)
-    @kb.add("tab", filter=form)
-    def _field_down(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.move(1)
-        state.notify()
-
-    @kb.add("left", filter=form)
-    @kb.add("h", filter=form)
-    @kb.add("-", filter=form)
-    def _less(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.change(-1)
-        state.notify()
-
-    @kb.add("right", filter=form)
-    @kb.add("l", filter=form)
-    @kb.add("+", filter=form)
-    @kb.add("space", filter=form)
-    def _more(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.change(1)
-        state.notify()
-
-    @kb.add("enter", filter=form)
-    def _create(event: KeyPressEvent) -> None:
-        _spawn(state, ops.create_from_form(state))
+    for keys, edit in _FORM_KEYS:
+        for key in keys:
+            kb.add(key, filter=form)(_form_editor(state, edit))
+    _bind_ops(kb, state, form, {"enter": ops.create_from_form})
 
     @kb.add("x", filter=form)
     @kb.add("escape", filter=form)
@@ -247,19 +226,27 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         state.form = None
         state.notify()
 
-    @kb.add("b", filter=host)
-    def _bot(event: KeyPressEvent) -> None:
-        _spawn(state, ops.add_bot(state))
-
-    @kb.add("s", filter=host)
-    def _start(event: KeyPressEvent) -> None:
-        _spawn(state, ops.start_game(state))
-
-    @kb.add("l", filter=seated)
-    def _leave(event: KeyPressEvent) -> None:
-        _spawn(state, ops.leave(state))
-
+    _bind_ops(kb, state, host, {"b": ops.add_bot, "s": ops.start_game})
+    _bind_ops(kb, state, seated, {"l": ops.leave})
     return kb
+
+
+_FORM_KEYS: tuple[tuple[tuple[str, ...], Callable[[CreateForm], None]], ...] = (
+    (("up", "k", "s-tab"), lambda form: form.move(-1)),
+    (("down", "j", "tab"), lambda form: form.move(1)),
+    (("left", "h", "-"), lambda form: form.change(-1)),
+    (("right", "l", "+", "space"), lambda form: form.change(1)),
+)
+"""The create-table form's keys: a field up or down, its value less or more."""
+
+
+def _form_editor(state: AppState, edit: Callable[[CreateForm], None]) -> Handler:
+    def handler(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        edit(state.form)
+        state.notify()
+
+    return handler
 
 
 def load_game_bindings(state: AppState) -> KeyBindingsBase:
@@ -283,16 +270,12 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
         state.summary = None if state.summary == "game" else "game"
         state.notify()
 
-    @kb.add("n", filter=over & Condition(lambda: state.is_host))
-    def _again(event: KeyPressEvent) -> None:
-        _spawn(state, ops.start_game(state))
+    _bind_ops(kb, state, over & Condition(lambda: state.is_host), {"n": ops.start_game})
 
     # A spectator may stop watching at any time (a player's seat is theirs until the game ends).
     watching = playing & Condition(lambda: state.board is not None and state.board.seat is None)
 
-    @kb.add("l", filter=over | watching)
-    def _leave(event: KeyPressEvent) -> None:
-        _spawn(state, ops.leave(state))
+    _bind_ops(kb, state, over | watching, {"l": ops.leave})
 
     def board_keys() -> KeyBindingsBase | None:
         board = state.board
