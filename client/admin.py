@@ -403,23 +403,14 @@ async def _lines(link: Link, args: argparse.Namespace, request: ClientMessage | 
         return [answer.message]
     # A list comes in pages of at most 64 KiB: the rest is asked for until `total` (or `more`).
     if isinstance(answer, SessionList):
-        sessions = list(answer.sessions)
-        while answer.sessions and len(sessions) < answer.total:
-            answer = await _next(link, request, offset=len(sessions))
-            assert isinstance(answer, SessionList)
-            sessions += answer.sessions
-        return session_lines(tuple(sessions))
+        return session_lines(await _every_item(link, request, answer, "sessions"))
     if isinstance(answer, NodeList):
         return node_lines(answer)
     if isinstance(answer, TableView):
         return view_lines(answer)
     if isinstance(answer, SanctionList):
-        sanctions = list(answer.sanctions)
-        while answer.sanctions and len(sanctions) < answer.total:
-            answer = await _next(link, request, offset=len(sanctions))
-            assert isinstance(answer, SanctionList)
-            sanctions += answer.sanctions
-        return sanction_lines(dataclasses.replace(answer, sanctions=tuple(sanctions), offset=0))
+        sanctions = await _every_item(link, request, answer, "sanctions")
+        return sanction_lines(dataclasses.replace(answer, sanctions=sanctions, offset=0))
     if isinstance(answer, AuditList):
         entries = list(answer.entries)
         wanted = getattr(request, "limit", len(entries))
@@ -438,6 +429,21 @@ def _with_ref(request: ClientMessage, ref: int) -> ClientMessage:
 async def _next(link: Link, request: ClientMessage, **changes: int) -> Message:
     """The same request again, for the page from another offset."""
     return await link.request(lambda ref: dataclasses.replace(request, ref=ref, **changes))
+
+
+async def _every_item(
+    link: Link, request: ClientMessage, first: SessionList | SanctionList, items: str
+) -> tuple[Any, ...]:
+    """Every item of a list answered in pages (`items`: the field the page holds them in): the
+    pages after `first` asked for until `total` items are in, or a page comes empty."""
+    found = list(getattr(first, items))
+    page = first
+    while getattr(page, items) and len(found) < page.total:
+        answer = await _next(link, request, offset=len(found))
+        assert isinstance(answer, type(first))
+        page = answer
+        found += getattr(page, items)
+    return tuple(found)
 
 
 async def _every_table(link: Link, kind: str | None, status: str | None) -> list[TableInfo]:
