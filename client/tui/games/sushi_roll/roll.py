@@ -105,6 +105,20 @@ class Table:
             return f"not your move: {self.name_of(mover)} is moving" if mover is not None else ""
         return ""
 
+    def cannot_spend(self, token: Literal["menu", "chopsticks"]) -> str:
+        """Why an action spending a `token` cannot be sent now ("" when it can): no action can
+        be, or we have no usable one (none, or only fresh ones: usable from our next turn)."""
+        why = self.cannot_act()
+        if why:
+            return why
+        me = self.me
+        assert me is not None
+        if token == "menu":
+            usable, fresh = me.usable_menu, me.fresh_menu
+        else:
+            usable, fresh = me.usable_chopsticks, me.fresh_chopsticks
+        return "" if usable else _no_token(me, token, fresh)
+
 
 @dataclass(slots=True)
 class DiceChoice:
@@ -191,13 +205,9 @@ class DiceChoice:
         return Outcome(self.describe(table))
 
     def _reroll(self, table: Table, index: int) -> Outcome:
-        why = table.cannot_act()
+        why = table.cannot_spend("menu")
         if why:
             return Outcome(why, error=True)
-        me = table.me
-        assert me is not None
-        if not me.usable_menu:
-            return Outcome(_no_token(me, "menu", me.fresh_menu), error=True)
         if not self.marked:
             return Outcome("mark dice with space first: r re-rolls the marked dice", error=True)
         return _checked(table, Reroll(tuple(self.marked)))
@@ -263,13 +273,10 @@ class DiceChoice:
         return Outcome(self.describe(table))
 
     def _do_swap(self, table: Table, index: int) -> Outcome:
-        why = table.cannot_act()
+        why = table.cannot_spend("chopsticks")
         if why:
             return Outcome(why, error=True)
-        me = table.me
-        assert me is not None and self.swap_from is not None and self.swap_seat is not None
-        if not me.usable_chopsticks:
-            return Outcome(_no_token(me, "chopsticks", me.fresh_chopsticks), error=True)
+        assert self.swap_from is not None and self.swap_seat is not None
         return _checked(table, Swap(self.swap_from, self.swap_seat, self.swap_cursor))
 
     # -- words ----------------------------------------------------------------------------------
