@@ -188,6 +188,13 @@ def describe_server_error(exc: ServerError) -> str:
     return f"the server refused: {error.message or exc}"
 
 
+def _refused(exc: ConnectError | ServerError) -> int:
+    """Say in one line why the server could not be reached or refused us; the exit code, 1."""
+    said = describe_server_error(exc) if isinstance(exc, ServerError) else str(exc)
+    print(f"sushigo-client: error: {said}", file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the client; returns the exit code."""
     args = parser().parse_args(argv)
@@ -252,12 +259,8 @@ async def _run(
             key=key,
             software="sushigo-client",
         )
-    except ConnectError as exc:
-        print(f"sushigo-client: error: {exc}", file=sys.stderr)
-        return 1
-    except ServerError as exc:
-        print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
-        return 1
+    except (ConnectError, ServerError) as exc:
+        return _refused(exc)
     except (ConnectionLost, ProtocolError) as exc:
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
         return 1
@@ -270,12 +273,8 @@ async def _run(
                     " (the key's name on the ladder becomes that name)"
                 )
             board = await client.leaderboard(args.game, player_id=ask_for)
-        except ServerError as exc:
-            print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
-            return 1
-        except ConnectError as exc:
-            print(f"sushigo-client: error: {exc}", file=sys.stderr)
-            return 1
+        except (ConnectError, ServerError) as exc:
+            return _refused(exc)
         finally:
             await client.close()
         me = ask_for or client.player_id
