@@ -70,13 +70,7 @@ function drawTables(app) {
     h(
       "div",
       { class: "row" },
-      choice("quick-kind", "Game", GAME_OPTIONS, quick.kind, (v) => {
-        quick.kind = v;
-        app.draw();
-      }),
-      choice("quick-players", "Players", playerOptions(quick.kind), quick.players, (v) => {
-        quick.players = v;
-      }),
+      ...gameChoices(app, "quick", quick),
       choice("quick-level", "Bots' level", LEVEL_OPTIONS, quick.level, (v) => {
         quick.level = v;
       }),
@@ -141,6 +135,21 @@ function tableList(app, start) {
   );
 }
 
+/**
+ * A form's game and players selects (keyed `${key}-kind` and `${key}-players`), over `values`'
+ * `kind` and `players`; a change draws the page again (the players and variants offered follow).
+ */
+function gameChoices(app, key, values) {
+  const set = (field) => (v) => {
+    values[field] = v;
+    app.draw();
+  };
+  return [
+    choice(`${key}-kind`, "Game", GAME_OPTIONS, values.kind, set("kind")),
+    choice(`${key}-players`, "Players", playerOptions(values.kind), values.players, set("players")),
+  ];
+}
+
 function createForm(app, start) {
   const form = app.form;
   const client = app.client;
@@ -168,14 +177,7 @@ function createForm(app, start) {
       h(
         "div",
         { class: "row" },
-        choice("new-kind", "Game", GAME_OPTIONS, form.kind, (v) => {
-          form.kind = v;
-          app.draw();
-        }),
-        choice("new-players", "Players", playerOptions(form.kind), form.players, (v) => {
-          form.players = v;
-          app.draw();
-        }),
+        ...gameChoices(app, "new", form),
         choice(
           "new-turn",
           "Turn time",
