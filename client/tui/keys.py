@@ -62,6 +62,17 @@ Handler = Callable[[KeyPressEvent], None]
 Operation = Callable[[AppState], Coroutine[Any, Any, None]]
 
 
+def _keys(kb: KeyBindings, on: Filter, *keys: str) -> Callable[[Handler], Handler]:
+    """A decorator: the handler, bound in `kb` to each of `keys` (each one key) while `on`."""
+
+    def bind(handler: Handler) -> Handler:
+        for key in keys:
+            kb.add(key, filter=on)(handler)
+        return handler
+
+    return bind
+
+
 def _bind_ops(kb: KeyBindings, state: AppState, on: Filter, keys: dict[str, Operation]) -> None:
     """Keys that each start one of `ops`' operations on the state (in the background, its
     failure said in the status line), while `on`."""
@@ -84,18 +95,14 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     helping = Condition(lambda: state.show_help and not state.confirm_quit)
 
     @kb.add("?", filter=free)
-    @kb.add("?", filter=helping)
-    @kb.add("enter", filter=helping)
-    @kb.add("escape", filter=helping)
+    @_keys(kb, helping, "?", "enter", "escape")
     def _help(event: KeyPressEvent) -> None:
         state.show_help = not state.show_help
         state.notify()
 
     ranking = Condition(lambda: state.leaderboard is not None and not state.confirm_quit)
 
-    @kb.add("l", filter=ranking)
-    @kb.add("enter", filter=ranking)
-    @kb.add("escape", filter=ranking)
+    @_keys(kb, ranking, "l", "enter", "escape")
     def _close_leaderboard(event: KeyPressEvent) -> None:
         state.leaderboard = None
         state.notify()
@@ -107,17 +114,12 @@ def load_global_bindings(state: AppState) -> KeyBindings:
         state.confirm_quit = True
         state.notify()
 
-    @kb.add("y", filter=confirming)
-    @kb.add("Y", filter=confirming)
-    @kb.add("c-c", filter=confirming)
+    @_keys(kb, confirming, "y", "Y", "c-c")
     def _really(event: KeyPressEvent) -> None:
         state.interrupted = event.key_sequence[-1].key == Keys.ControlC
         event.app.exit()
 
-    @kb.add("n", filter=confirming)
-    @kb.add("N", filter=confirming)
-    @kb.add("escape", filter=confirming)
-    @kb.add("enter", filter=confirming)
+    @_keys(kb, confirming, "n", "N", "escape", "enter")
     def _stay(event: KeyPressEvent) -> None:
         state.confirm_quit = False
         state.notify()
@@ -170,14 +172,12 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     seated = lobby & Condition(lambda: state.form is None and state.table is not None)
     host = seated & Condition(lambda: state.is_host)
 
-    @kb.add("up", filter=listing)
-    @kb.add("k", filter=listing)
+    @_keys(kb, listing, "up", "k")
     def _up(event: KeyPressEvent) -> None:
         state.table_cursor = max(0, state.table_cursor - 1)
         state.notify()
 
-    @kb.add("down", filter=listing)
-    @kb.add("j", filter=listing)
+    @_keys(kb, listing, "down", "j")
     def _down(event: KeyPressEvent) -> None:
         state.table_cursor = min(max(0, len(state.tables) - 1), state.table_cursor + 1)
         state.notify()
@@ -216,12 +216,10 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         state.notify()
 
     for keys, edit in _FORM_KEYS:
-        for key in keys:
-            kb.add(key, filter=form)(_form_editor(state, edit))
+        _keys(kb, form, *keys)(_form_editor(state, edit))
     _bind_ops(kb, state, form, {"enter": ops.create_from_form})
 
-    @kb.add("x", filter=form)
-    @kb.add("escape", filter=form)
+    @_keys(kb, form, "x", "escape")
     def _cancel(event: KeyPressEvent) -> None:
         state.form = None
         state.notify()
@@ -257,15 +255,12 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
     playing = game & Condition(lambda: state.summary != "round" and state.final is None)
     over = game & Condition(lambda: state.final is not None)
 
-    @kb.add("enter", filter=round_summary)
-    @kb.add("space", filter=round_summary)
-    @kb.add("escape", filter=round_summary)
+    @_keys(kb, round_summary, "enter", "space", "escape")
     def _continue(event: KeyPressEvent) -> None:
         state.summary = None
         state.notify()
 
-    @kb.add("enter", filter=over)
-    @kb.add("escape", filter=over)
+    @_keys(kb, over, "enter", "escape")
     def _close(event: KeyPressEvent) -> None:
         state.summary = None if state.summary == "game" else "game"
         state.notify()
