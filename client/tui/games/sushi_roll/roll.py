@@ -105,6 +105,14 @@ class Table:
             return f"not your move: {self.name_of(mover)} is moving" if mover is not None else ""
         return ""
 
+    def cannot_choose(self, doing: str) -> str:
+        """Why no die of our belt can be chosen now for `doing` ("" when one can): we are
+        watching, or our belt is empty."""
+        me = self.me
+        if me is None:
+            return f"you are watching: spectators do not {doing}"
+        return "" if me.belt else "your belt is empty"
+
     def cannot_spend(self, token: Literal["menu", "chopsticks"]) -> str:
         """Why an action spending a `token` cannot be sent now ("" when it can): no action can
         be, or we have no usable one (none, or only fresh ones: usable from our next turn)."""
@@ -191,14 +199,14 @@ class DiceChoice:
         return Outcome(self.describe(table))
 
     def _mark(self, table: Table, index: int) -> Outcome:
-        me = table.me
-        if me is None:
-            return Outcome("you are watching: spectators do not roll", error=True)
-        if not me.belt:
-            return Outcome("your belt is empty", error=True)
+        why = table.cannot_choose("roll")
+        if why:
+            return Outcome(why, error=True)
         if self.cursor in self.marked:
             self.marked.remove(self.cursor)
             return Outcome(self.describe(table))
+        me = table.me
+        assert me is not None
         if not me.menu:
             return Outcome("you have no menu token: you cannot re-roll", error=True)
         self.marked = sorted({*self.marked, self.cursor})
@@ -213,11 +221,11 @@ class DiceChoice:
         return _checked(table, Reroll(tuple(self.marked)))
 
     def _swap(self, table: Table, index: int) -> Outcome:
+        why = table.cannot_choose("swap")
+        if why:
+            return Outcome(why, error=True)
         me = table.me
-        if me is None:
-            return Outcome("you are watching: spectators do not swap", error=True)
-        if not me.belt:
-            return Outcome("your belt is empty", error=True)
+        assert me is not None
         tokens = me.usable_chopsticks if table.moving else me.chopsticks
         if not tokens:
             return Outcome(_no_token(me, "chopsticks", me.fresh_chopsticks), error=True)
