@@ -50,8 +50,9 @@ import msgpack
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from sushigo.client.address import AddressError, parse_address
+from sushigo.client.command import exit_code
 from sushigo.client.identity import KeyFileError, load_or_create_key
-from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
 from sushigo.protocol import (
     MAX_PAGE,
@@ -82,7 +83,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -296,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     except (AddressError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    try:
+
+    def run() -> int:
         if not args.key.exists():
             raise KeyFileError(
                 f"no admin key at {args.key}: make one with `{PROG} public-key --key"
@@ -305,17 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         key = load_or_create_key(args.key)
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
         return asyncio.run(_run(args, host, port, key, known, request))
-    except (KeyFileError, KnownHostsError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
-        if os.environ.get("SUSHIGO_DEBUG"):
-            raise
-        print(f"{PROG}: internal error: {exc!r}", file=sys.stderr)
-        return 1
+
+    return exit_code(PROG, run)
 
 
 def _fits(request: ClientMessage) -> None:

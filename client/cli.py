@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -38,9 +37,10 @@ from sushigo.client import seats
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.args import PLAYERS_HELP, add_game, check_players, count
+from sushigo.client.command import exit_code
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
-from sushigo.client.identity import KeyFileError, load_or_create_key
-from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.identity import load_or_create_key
+from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
@@ -208,21 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"sushigo-client: error: {exc}", file=sys.stderr)
         return 2
-    try:
+
+    def run() -> int:
         key = load_or_create_key(args.key) if args.key is not None else None
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
         return asyncio.run(_run(args, host, port, key, known, settings))
-    except KeyboardInterrupt:
-        print("sushigo-client: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except (KeyFileError, KnownHostsError) as exc:
-        print(f"sushigo-client: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
-        if os.environ.get("SUSHIGO_DEBUG"):
-            raise
-        print(f"sushigo-client: internal error: {exc!r}", file=sys.stderr)
-        return 1
+
+    return exit_code("sushigo-client", run)
 
 
 async def _run(
