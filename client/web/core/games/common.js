@@ -79,6 +79,33 @@ export function winnersOf(places) {
 }
 
 /**
+ * A round is scored: each tableau's `totals` (its `points` summed) kept and added to its score;
+ * the `round_scored` event. Both games score a round so, as engine/rounds.py's `_scored`.
+ * @param {{round: number, scores: number[], puddings: number[], roundTotals: number[][]}} game
+ * @param {any[]} points
+ * @param {number[]} totals
+ */
+export function roundScored(game, points, totals) {
+  game.roundTotals.push(totals);
+  game.scores = game.scores.map((score, i) => score + totals[i]);
+  return { event: "round_scored", round: game.round, points, totals: [...game.scores], puddings: [...game.puddings] };
+}
+
+/**
+ * The game is over: each tableau's `endPoints` added to its score, then the seats' places (points,
+ * then puddings; a dummy has none) and the winners. Both games end so, as engine/rounds.py's
+ * `_decide`.
+ * @param {{n: number, scores: number[], puddings: number[], over: boolean, places: number[], winners: number[]}} game
+ * @param {number[]} endPoints
+ */
+export function decide(game, endPoints) {
+  game.scores = game.scores.map((score, i) => score + endPoints[i]);
+  game.over = true;
+  game.places = placesBy(game.scores.slice(0, game.n).map((score, s) => [score, game.puddings[s]]));
+  game.winners = winnersOf(game.places);
+}
+
+/**
  * A deep equality of plain wire data (maps, arrays, bins, scalars).
  * @param {any} a
  * @param {any} b
