@@ -233,14 +233,7 @@ export class SushiGoGame {
       return;
     }
     this.puddingPoints = scorePuddings(this.puddings);
-    decide(this, this.puddingPoints);
-    events.push({
-      event: "game_over",
-      pudding_points: [...this.puddingPoints],
-      totals: [...this.scores],
-      places: [...this.places],
-      winners: [...this.winners],
-    });
+    events.push(decide(this, this.puddingPoints, { pudding_points: [...this.puddingPoints] }));
   }
 
   /**

@@ -275,15 +275,8 @@ export class SushiRollGame {
     this.tokenBonus = this.menu.map((m, s) => Math.floor((m + this.chop[s]) / 2));
     this.freshMenu.fill(0);
     this.freshChop.fill(0);
-    decide(this, this.puddingPoints.map((p, s) => p + this.tokenBonus[s]));
-    events.push({
-      event: "game_over",
-      pudding_points: [...this.puddingPoints],
-      token_bonus: [...this.tokenBonus],
-      totals: [...this.scores],
-      places: [...this.places],
-      winners: [...this.winners],
-    });
+    const endPoints = this.puddingPoints.map((p, s) => p + this.tokenBonus[s]);
+    events.push(decide(this, endPoints, { pudding_points: [...this.puddingPoints], token_bonus: [...this.tokenBonus] }));
   }
 
   /**
