@@ -77,7 +77,7 @@ def _bind_ops(kb: KeyBindings, state: AppState, on: Filter, keys: dict[str, Oper
     """Keys that each start one of `ops`' operations on the state (in the background, its
     failure said in the status line), while `on`."""
     for key, operation in keys.items():
-        kb.add(key, filter=on)(_starter(state, operation))
+        _keys(kb, on, key)(_starter(state, operation))
 
 
 def _starter(state: AppState, operation: Operation) -> Handler:
@@ -161,6 +161,24 @@ def close_chat(state: AppState, event: KeyPressEvent | None, home: Window) -> No
         event.app.layout.focus(home)
 
 
+_FORM_KEYS: tuple[tuple[tuple[str, ...], Callable[[CreateForm], None]], ...] = (
+    (("up", "k", "s-tab"), lambda form: form.move(-1)),
+    (("down", "j", "tab"), lambda form: form.move(1)),
+    (("left", "h", "-"), lambda form: form.change(-1)),
+    (("right", "l", "+", "space"), lambda form: form.change(1)),
+)
+"""The create-table form's keys: a field up or down, its value less or more."""
+
+
+def _form_editor(state: AppState, edit: Callable[[CreateForm], None]) -> Handler:
+    def handler(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        edit(state.form)
+        state.notify()
+
+    return handler
+
+
 def load_lobby_bindings(state: AppState) -> KeyBindings:
     """The lobby: the table list, the create-table form, our table before its game."""
     kb = KeyBindings()
@@ -227,24 +245,6 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     _bind_ops(kb, state, host, {"b": ops.add_bot, "s": ops.start_game})
     _bind_ops(kb, state, seated, {"l": ops.leave})
     return kb
-
-
-_FORM_KEYS: tuple[tuple[tuple[str, ...], Callable[[CreateForm], None]], ...] = (
-    (("up", "k", "s-tab"), lambda form: form.move(-1)),
-    (("down", "j", "tab"), lambda form: form.move(1)),
-    (("left", "h", "-"), lambda form: form.change(-1)),
-    (("right", "l", "+", "space"), lambda form: form.change(1)),
-)
-"""The create-table form's keys: a field up or down, its value less or more."""
-
-
-def _form_editor(state: AppState, edit: Callable[[CreateForm], None]) -> Handler:
-    def handler(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        edit(state.form)
-        state.notify()
-
-    return handler
 
 
 def load_game_bindings(state: AppState) -> KeyBindingsBase:
