@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_stop import start_node  # noqa: E402
+from bench_stop import next_turn, start_node  # noqa: E402
 from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402
 
-from sushigo.client.connection import Client, ConnectionLost, reconnect  # noqa: E402
+from sushigo.client.connection import Client  # noqa: E402
 from sushigo.protocol import TableSettings, TurnStart  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -61,18 +61,7 @@ async def one_run(
         await asyncio.sleep(max(0.0, began + outage - time.perf_counter()))
         await asyncio.to_thread(pg.start)
         back = time.perf_counter()
-        dropped = False
-        while True:
-            try:
-                event = await client.next_event(120)
-            except ConnectionLost:
-                dropped = True
-                await reconnect(client, attempts=200, delay=0.05)
-                if client.awaiting:
-                    break
-                continue
-            if isinstance(event, TurnStart):
-                break
+        dropped = await next_turn(client, 120, attempts=200)
         end = time.perf_counter()
         await client.close()
         return end - began, end - back, dropped

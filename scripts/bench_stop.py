@@ -61,6 +61,24 @@ def start_node(
     return proc, port
 
 
+async def next_turn(client: Client, wait: float, *, attempts: int) -> bool:
+    """Wait for `client`'s next turn, wherever it comes from: on its node, or on another after
+    the connection is lost (reconnecting up to `attempts` times, 50 ms apart, and resuming).
+    Whether the connection was lost on the way."""
+    dropped = False
+    while True:
+        try:
+            event = await client.next_event(wait)
+        except ConnectionLost:
+            dropped = True
+            await reconnect(client, attempts=attempts, delay=0.05)
+            if client.awaiting:
+                return dropped
+            continue
+        if isinstance(event, TurnStart):
+            return dropped
+
+
 async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
     """(exit, pause) in milliseconds."""
     pg = PgCluster(folder / "pg")
@@ -102,16 +120,7 @@ async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
         threading.Thread(target=reap, daemon=True).start()
         began = time.perf_counter()
         os.kill(a.pid, signal.SIGTERM)
-        while True:  # our turn's move is made: the next turn, wherever it comes from
-            try:
-                event = await client.next_event(30)
-            except ConnectionLost:
-                await reconnect(client, attempts=100, delay=0.05)
-                if client.awaiting:
-                    break
-                continue
-            if isinstance(event, TurnStart):
-                break
+        await next_turn(client, 30, attempts=100)  # our turn's move is made
         pause = time.perf_counter() - began
         await asyncio.to_thread(exited.wait, 30)
         await client.close()
