@@ -118,39 +118,37 @@ def _top_two(values: Sequence[int], skip: int) -> tuple[int, int]:
     return top, second
 
 
+_ORDER = ("n", "k", "round", "cycle", "to_move", "red", "moved")
+"""`SimState`'s order of play: players, dice a player, where the round stands, who moves."""
+_GAME = ("over", "stop", "halted", "menu_left", "chop_left")
+"""`SimState`'s other values of the whole table: whether it is over or halted, the supplies."""
+_SCALARS = _ORDER + _GAME
+"""`SimState`'s attributes of one value (a copy shares them)."""
+_TRAYS = ("dumpling", "tempura", "sashimi", "maki", "nigiri", "wasabi", "pudding")
+_TOKENS = ("menu", "chop", "fresh_menu", "fresh_chop", "score")
+_PER_SEAT = _TRAYS + _TOKENS
+"""`SimState`'s lists by seat, trays as scoring counts then tokens and scores (a copy copies
+them), besides the belts."""
+_FROM_VIEW = (
+    ("wasabi", "open_wasabi"),
+    ("pudding", "puddings"),
+    ("menu", "menu"),
+    ("chop", "chopsticks"),
+    ("fresh_menu", "fresh_menu"),
+    ("fresh_chop", "fresh_chopsticks"),
+    ("score", "score"),
+)
+"""`SimState`'s lists by seat that an observation shows as they are: (attribute, `PlayerView`
+field)."""
+
+
 class SimState:
     """A Sushi Roll position: the seat to move, belts of faces, trays as scoring counts, tokens.
 
     Mutable and cheap to `copy`. Indexed by seat everywhere; `belts[s]` is the belt seat s holds.
     """
 
-    __slots__ = (
-        "belts",
-        "chop",
-        "chop_left",
-        "cycle",
-        "dumpling",
-        "fresh_chop",
-        "fresh_menu",
-        "halted",
-        "k",
-        "maki",
-        "menu",
-        "menu_left",
-        "moved",
-        "n",
-        "nigiri",
-        "over",
-        "pudding",
-        "red",
-        "round",
-        "sashimi",
-        "score",
-        "stop",
-        "tempura",
-        "to_move",
-        "wasabi",
-    )
+    __slots__ = ("belts", *_SCALARS, *_PER_SEAT)
 
     n: int
     k: int
@@ -212,44 +210,19 @@ class SimState:
             sum(nigiri_value(_NIGIRI[f], i in v.on_wasabi) for i, f in enumerate(t))
             for t, v in zip(trays, views, strict=True)
         ]
-        state.wasabi = [v.open_wasabi for v in views]
-        state.pudding = [v.puddings for v in views]
-        state.menu = [v.menu for v in views]
-        state.chop = [v.chopsticks for v in views]
-        state.fresh_menu = [v.fresh_menu for v in views]
-        state.fresh_chop = [v.fresh_chopsticks for v in views]
-        state.score = [v.score for v in views]
+        for mine, theirs in _FROM_VIEW:
+            setattr(state, mine, [getattr(v, theirs) for v in views])
         assert n == obs.player_count
         return state
 
     def copy(self) -> SimState:
         """An independent copy."""
         other = SimState.__new__(SimState)
-        other.n = self.n
-        other.k = self.k
-        other.round = self.round
-        other.cycle = self.cycle
-        other.to_move = self.to_move
-        other.red = self.red
-        other.moved = self.moved
-        other.over = self.over
-        other.stop = self.stop
-        other.halted = self.halted
-        other.menu_left = self.menu_left
-        other.chop_left = self.chop_left
+        for name in _SCALARS:
+            setattr(other, name, getattr(self, name))
         other.belts = [b[:] for b in self.belts]
-        other.dumpling = self.dumpling[:]
-        other.tempura = self.tempura[:]
-        other.sashimi = self.sashimi[:]
-        other.maki = self.maki[:]
-        other.nigiri = self.nigiri[:]
-        other.wasabi = self.wasabi[:]
-        other.pudding = self.pudding[:]
-        other.menu = self.menu[:]
-        other.chop = self.chop[:]
-        other.fresh_menu = self.fresh_menu[:]
-        other.fresh_chop = self.fresh_chop[:]
-        other.score = self.score[:]
+        for name in _PER_SEAT:
+            setattr(other, name, getattr(self, name)[:])
         return other
 
     # -- actions (unchecked) ---------------------------------------------------------------------
