@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import statistics
@@ -24,7 +25,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -79,13 +82,38 @@ async def next_turn(client: Client, wait: float, *, attempts: int) -> bool:
             return dropped
 
 
-async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
-    """(exit, pause) in milliseconds."""
+@contextlib.asynccontextmanager
+async def cluster_database(folder: Path) -> AsyncIterator[tuple[Any, str, list[Any]]]:
+    """A PostgreSQL (the pgserver package's) in `folder` with a new database for a cluster:
+    (the PostgreSQL, the database's URL, a list of processes). On the way out the processes
+    still running are killed, then PostgreSQL is stopped."""
     pg = PgCluster(folder / "pg")
     await asyncio.to_thread(pg.start)
     procs: list[subprocess.Popen[str] | subprocess.Popen[bytes]] = []
     try:
-        url = await asyncio.to_thread(pg.new_database)
+        yield pg, await asyncio.to_thread(pg.new_database), procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        await asyncio.to_thread(pg.stop)
+
+
+async def first_turn(port: int) -> Client:
+    """Our player, "ann" (the client library), at a 2-player table on 127.0.0.1:`port`
+    against a random bot, once its first turn has begun."""
+    client = await Client.connect("127.0.0.1", port, name="ann")
+    await client.create_table(TableSettings(kind="sushi-go", players=2, turn_seconds=0))
+    await client.add_bot("random")
+    client.start_game()
+    await client.wait_for(TurnStart, 30)
+    return client
+
+
+async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
+    """(exit, pause) in milliseconds."""
+    async with cluster_database(folder) as (_, url, procs):
         key = folder / "cluster.key"
         a, a_port = await asyncio.to_thread(start_node, server, url, key, "a")
         procs.append(a)
@@ -100,11 +128,7 @@ async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
                     stderr=subprocess.DEVNULL,
                 )
             )
-        client = await Client.connect("127.0.0.1", a_port, name="ann")
-        await client.create_table(TableSettings(kind="sushi-go", players=2, turn_seconds=0))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 30)
+        client = await first_turn(a_port)
         await asyncio.sleep(3)  # the bots' tables play too
         b, _ = await asyncio.to_thread(start_node, server, url, key, "b")
         procs.append(b)
@@ -125,12 +149,6 @@ async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
         await asyncio.to_thread(exited.wait, 30)
         await client.close()
         return (ended[0] - began) * 1000, pause * 1000
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        await asyncio.to_thread(pg.stop)
 
 
 def main(argv: list[str] | None = None) -> int:
