@@ -54,6 +54,7 @@ from sushigo.engine.games.sushi_roll.turns import (
     SLIDE,
     after_take,
     deal,
+    slide,
     slides_between_rounds,
     tokens_gained,
 )
@@ -282,8 +283,7 @@ class SimState:
         if after == NEXT_SEAT:
             self._begin_turn((s + 1) % n)
         elif after == SLIDE:
-            self.belts = self.belts[-1:] + self.belts[:-1]
-            self.red = (self.red + 1) % n
+            self._slide()
             self._roll_belts(rng)
             self.cycle += 1
             self.moved = 0
@@ -295,6 +295,9 @@ class SimState:
         self.to_move = seat
         self.fresh_menu[seat] = 0
         self.fresh_chop[seat] = 0
+
+    def _slide(self) -> None:
+        self.belts, self.red = slide(self.belts, self.red)
 
     def _roll_belts(self, rng: random.Random) -> None:
         rnd = rng.random
@@ -337,8 +340,7 @@ class SimState:
             self.halted = True
             return
         if slides_between_rounds(n):
-            self.belts = self.belts[-1:] + self.belts[:-1]
-            self.red = (self.red + 1) % n
+            self._slide()
         self.round += 1
         self.cycle = 1
         self.moved = 0
