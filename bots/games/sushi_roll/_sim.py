@@ -59,7 +59,7 @@ from sushigo.engine.games.sushi_roll.turns import (
     tokens_gained,
 )
 
-from ._values import TOKEN_POINTS
+from ._values import TOKEN_POINTS, appetizer_value
 
 # -- per-face tables, indexed by `Face` values ---------------------------------------------------
 
@@ -88,19 +88,8 @@ _APPETIZERS = (Face.DUMPLING, Face.TEMPURA, Face.SASHIMI)
 _MAX_LEFT = 8
 """Takes left in a round after the present one are at most dice per player - 1 (7)."""
 
-
-def _appetizer_value(face: Face, have: int, left: int) -> float:
-    """`heuristic_value` of one more icon with `have` (mod 3) on the tray and `left` takes to go."""
-    step = appetizer_points(face, have + 1) - appetizer_points(face, have)
-    after = (have + 1) % 3
-    if after == 0:
-        return float(step)
-    odds = min(1.0, left / ((3 - after) * 2.5))
-    return (1 - odds) * step + odds * appetizer_points(face, 3) / 3 * 1.1
-
-
 _APP_VALUE = tuple(
-    tuple(tuple(_appetizer_value(f, have, left) for left in range(_MAX_LEFT)) for have in range(3))
+    tuple(tuple(appetizer_value(f, have, left) for left in range(_MAX_LEFT)) for have in range(3))
     for f in _APPETIZERS
 )
 """[appetizer 0-2][icons on the tray mod 3][takes left] -> heuristic value."""
