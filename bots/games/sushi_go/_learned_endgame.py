@@ -26,7 +26,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, Observation, TableauView
-from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
+from sushigo.engine.games.sushi_go.cards import (
+    DUMPLING_POINTS,
+    MAKI_FIRST,
+    MAKI_ICONS,
+    MAKI_SECOND,
+    NIGIRI_POINTS,
+    NUM_KINDS,
+    PUDDING_MOST,
+    ROUNDS,
+    SASHIMI_POINTS,
+    SASHIMI_SET,
+    TEMPURA_POINTS,
+    TEMPURA_SET,
+    WASABI_MULTIPLIER,
+)
 
 from ._learned_search import tables
 from ._memory import counts_of
@@ -49,7 +63,6 @@ _ON_WASABI = NUM_KINDS
 _OPEN = NUM_KINDS + 3
 _TEMPURA, _SASHIMI, _DUMPLING, _MAKI1, _MAKI2, _MAKI3 = range(6)
 _EGG, _SALMON, _SQUID, _CHOP, _PUDDING = 6, 7, 8, 10, 11
-_DUMPLINGS = (0.0, 1.0, 3.0, 6.0, 10.0, 15.0)
 
 MAX_LEAVES = 2000
 """Leaves searched at most (the tree is dropped past that and the caller searches as before):
@@ -144,24 +157,33 @@ def kept_index(np: Any, action: Action) -> int:
 
 
 def round_points(np: Any, blocks: Matrix) -> tuple[Matrix, Matrix]:
-    """Points of each tableau block (rows) for its sets and nigiri, and its maki icons."""
+    """Points of each tableau block (the last axis, over rows or rows by seat) for its sets,
+    dumplings and nigiri with their wasabi, and its maki icons: the engine's scoring
+    (`engine.games.sushi_go.cards`) over the blocks' counts."""
     c = blocks
-    points = (c[:, _TEMPURA] // 2) * 5 + (c[:, _SASHIMI] // 3) * 10
-    points = (
-        points
-        + np.asarray(_DUMPLINGS, dtype=np.float32)[np.minimum(c[:, _DUMPLING], 5).astype(np.intp)]
+    points = (c[..., _TEMPURA] // TEMPURA_SET) * TEMPURA_POINTS
+    points = points + (c[..., _SASHIMI] // SASHIMI_SET) * SASHIMI_POINTS
+    dumplings = np.asarray(DUMPLING_POINTS, dtype=np.float32)
+    points = points + dumplings[np.minimum(c[..., _DUMPLING], len(dumplings) - 1).astype(np.intp)]
+    egg, salmon, squid = (NIGIRI_POINTS[Card(k)] for k in (_EGG, _SALMON, _SQUID))
+    points += egg * c[..., _EGG] + salmon * c[..., _SALMON] + squid * c[..., _SQUID]
+    wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]  # of each nigiri kind, those on a wasabi
+    points += (WASABI_MULTIPLIER - 1) * (
+        egg * wasabi[..., 0] + salmon * wasabi[..., 1] + squid * wasabi[..., 2]
     )
-    points += c[:, _EGG] + 2 * c[:, _SALMON] + 3 * c[:, _SQUID]
-    wasabi = c[:, _ON_WASABI : _ON_WASABI + 3]
-    points += 2 * (wasabi[:, 0] + 2 * wasabi[:, 1] + 3 * wasabi[:, 2])
-    icons = c[:, _MAKI1] + 2 * c[:, _MAKI2] + 3 * c[:, _MAKI3]
+    one, two, three = (MAKI_ICONS[Card(k)] for k in (_MAKI1, _MAKI2, _MAKI3))
+    icons = one * c[..., _MAKI1] + two * c[..., _MAKI2] + three * c[..., _MAKI3]
     return points, icons
 
 
 def maki_points(np: Any, mine: Matrix, theirs: Matrix) -> Matrix:
-    """Our maki points against theirs, with two players: 6 for most, 3 each on a tie, 3 for second
-    with at least one icon, nothing without one."""
-    return np.where(mine > 0, np.where(mine > theirs, 6.0, 3.0), 0.0)  # type: ignore[no-any-return]
+    """Our maki points against theirs, with two players: the most's points, half of them each on
+    a tie, the second's for fewer but at least one icon, nothing without one."""
+    return np.where(  # type: ignore[no-any-return]
+        mine > 0,
+        np.where(mine > theirs, MAKI_FIRST, np.where(mine == theirs, MAKI_FIRST / 2, MAKI_SECOND)),
+        0.0,
+    )
 
 
 def leaf_values(np: Any, pos: Position, rows: Matrix) -> Matrix:
@@ -184,7 +206,7 @@ def leaf_values_of(np: Any, round_: int, rows: Matrix, lead: Any, puddings: Any)
 def past_round(np: Any, round_: int, lead: Matrix, puddings: Matrix) -> Matrix:
     """Our value once round `round_` is scored, from our points lead and pudding lead."""
     if round_ >= ROUNDS:
-        margin = lead + 6.0 * np.sign(puddings)  # with two players only the most scores
+        margin = lead + PUDDING_MOST * np.sign(puddings)  # with two players only the most scores
         win = np.where(margin > 0, 1.0, np.where(margin < 0, 0.0, 0.5 + 0.5 * np.sign(puddings)))
         return win + MARGIN_WEIGHT * margin / MARGIN_SCALE  # type: ignore[no-any-return]
     (w_lead, w_pud, w_sign), (m_lead, m_pud, m_sign) = PAST_ROUND[round_]
