@@ -26,21 +26,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, Observation, TableauView
-from sushigo.engine.games.sushi_go.cards import (
-    DUMPLING_POINTS,
-    MAKI_FIRST,
-    MAKI_ICONS,
-    MAKI_SECOND,
-    NIGIRI_POINTS,
-    NUM_KINDS,
-    PUDDING_MOST,
-    ROUNDS,
-    SASHIMI_POINTS,
-    SASHIMI_SET,
-    TEMPURA_POINTS,
-    TEMPURA_SET,
-    WASABI_MULTIPLIER,
-)
+from sushigo.engine.games.sushi_go import cards as rules
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
 
 from ._learned_search import tables
 from ._memory import counts_of
@@ -161,17 +148,17 @@ def round_points(np: Any, blocks: Matrix) -> tuple[Matrix, Matrix]:
     dumplings and nigiri with their wasabi, and its maki icons: the engine's scoring
     (`engine.games.sushi_go.cards`) over the blocks' counts."""
     c = blocks
-    points = (c[..., _TEMPURA] // TEMPURA_SET) * TEMPURA_POINTS
-    points = points + (c[..., _SASHIMI] // SASHIMI_SET) * SASHIMI_POINTS
-    dumplings = np.asarray(DUMPLING_POINTS, dtype=np.float32)
+    points = (c[..., _TEMPURA] // rules.TEMPURA_SET) * rules.TEMPURA_POINTS
+    points = points + (c[..., _SASHIMI] // rules.SASHIMI_SET) * rules.SASHIMI_POINTS
+    dumplings = np.asarray(rules.DUMPLING_POINTS, dtype=np.float32)
     points = points + dumplings[np.minimum(c[..., _DUMPLING], len(dumplings) - 1).astype(np.intp)]
-    egg, salmon, squid = (NIGIRI_POINTS[Card(k)] for k in (_EGG, _SALMON, _SQUID))
+    egg, salmon, squid = (rules.NIGIRI_POINTS[Card(k)] for k in (_EGG, _SALMON, _SQUID))
     points += egg * c[..., _EGG] + salmon * c[..., _SALMON] + squid * c[..., _SQUID]
     wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]  # of each nigiri kind, those on a wasabi
-    points += (WASABI_MULTIPLIER - 1) * (
+    points += (rules.WASABI_MULTIPLIER - 1) * (
         egg * wasabi[..., 0] + salmon * wasabi[..., 1] + squid * wasabi[..., 2]
     )
-    one, two, three = (MAKI_ICONS[Card(k)] for k in (_MAKI1, _MAKI2, _MAKI3))
+    one, two, three = (rules.MAKI_ICONS[Card(k)] for k in (_MAKI1, _MAKI2, _MAKI3))
     icons = one * c[..., _MAKI1] + two * c[..., _MAKI2] + three * c[..., _MAKI3]
     return points, icons
 
@@ -181,7 +168,11 @@ def maki_points(np: Any, mine: Matrix, theirs: Matrix) -> Matrix:
     a tie, the second's for fewer but at least one icon, nothing without one."""
     return np.where(  # type: ignore[no-any-return]
         mine > 0,
-        np.where(mine > theirs, MAKI_FIRST, np.where(mine == theirs, MAKI_FIRST / 2, MAKI_SECOND)),
+        np.where(
+            mine > theirs,
+            rules.MAKI_FIRST,
+            np.where(mine == theirs, rules.MAKI_FIRST / 2, rules.MAKI_SECOND),
+        ),
         0.0,
     )
 
@@ -206,7 +197,8 @@ def leaf_values_of(np: Any, round_: int, rows: Matrix, lead: Any, puddings: Any)
 def past_round(np: Any, round_: int, lead: Matrix, puddings: Matrix) -> Matrix:
     """Our value once round `round_` is scored, from our points lead and pudding lead."""
     if round_ >= ROUNDS:
-        margin = lead + PUDDING_MOST * np.sign(puddings)  # with two players only the most scores
+        # With two players only the most puddings score.
+        margin = lead + rules.PUDDING_MOST * np.sign(puddings)
         win = np.where(margin > 0, 1.0, np.where(margin < 0, 0.0, 0.5 + 0.5 * np.sign(puddings)))
         return win + MARGIN_WEIGHT * margin / MARGIN_SCALE  # type: ignore[no-any-return]
     (w_lead, w_pud, w_sign), (m_lead, m_pud, m_sign) = PAST_ROUND[round_]
