@@ -37,13 +37,14 @@ if TYPE_CHECKING:
     from .games.sushi_go._values import Tuning
 
 _LATER = {
-    "sushigo.bots.games.sushi_go._cards": ("CARD_BUILTIN",),
-    "sushigo.bots.games.sushi_go._greedy": ("GreedyStrategy",),
-    "sushigo.bots.games.sushi_go._heuristic": ("HeuristicStrategy",),
-    "sushigo.bots.games.sushi_go._ismcts": ("IsmctsStrategy",),
-    "sushigo.bots.games.sushi_go._memory": ("HandKnowledge", "SeatMemory"),
-    "sushigo.bots.games.sushi_go._simple": ("RandomStrategy",),
-    "sushigo.bots.games.sushi_go._values": ("Tuning",),
+    "CARD_BUILTIN": "sushigo.bots.games.sushi_go._cards:CARD_BUILTIN",
+    "GreedyStrategy": "sushigo.bots.games.sushi_go._greedy:GreedyStrategy",
+    "HandKnowledge": "sushigo.bots.games.sushi_go._memory:HandKnowledge",
+    "HeuristicStrategy": "sushigo.bots.games.sushi_go._heuristic:HeuristicStrategy",
+    "IsmctsStrategy": "sushigo.bots.games.sushi_go._ismcts:IsmctsStrategy",
+    "RandomStrategy": "sushigo.bots.games.sushi_go._simple:RandomStrategy",
+    "SeatMemory": "sushigo.bots.games.sushi_go._memory:SeatMemory",
+    "Tuning": "sushigo.bots.games.sushi_go._values:Tuning",
 }
 """The names imported from their modules when first asked for (`__getattr__`)."""
 

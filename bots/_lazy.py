@@ -9,7 +9,7 @@ known at once and each class is imported the first time it is looked up.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 
@@ -21,22 +21,16 @@ def load(where: str) -> Any:
     return getattr(found, name) if name else found
 
 
-def names_later(
-    package: dict[str, Any], later: Mapping[str, Sequence[str]]
-) -> Callable[[str], Any]:
-    """A package's ``__getattr__`` for the names `later` lists by module (module -> its names;
-    under the package's own name, its submodules): each imported when first asked for and kept
-    in the package's namespace, `package` (its ``globals()``)."""
-    where = {name: module for module, names in later.items() for name in names}
+def names_later(package: dict[str, Any], later: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` for the names `later` lists (name -> where, as `load` reads
+    it): each imported when first asked for and kept in the package's namespace, `package`
+    (its ``globals()``)."""
 
     def __getattr__(name: str) -> Any:
-        module = where.get(name)
-        if module is None:
+        where = later.get(name)
+        if where is None:
             raise AttributeError(f"module {package['__name__']!r} has no attribute {name!r}")
-        if module == package["__name__"]:  # a submodule of the package itself
-            found = package[name] = importlib.import_module(f"{module}.{name}")
-        else:
-            found = package[name] = getattr(importlib.import_module(module), name)
+        found = package[name] = load(where)
         return found
 
     return __getattr__

@@ -30,17 +30,16 @@ if TYPE_CHECKING:
     from ._single import SingleAgentEnv
 
 _LATER = {
-    "sushigo.bots.pettingzoo": ("sushi_go_v0", "sushi_roll_v0"),
-    "sushigo.bots.pettingzoo._single": ("SingleAgentEnv",),
-    "sushigo.bots.games.sushi_go._pz_encoding": (
-        "SushiGoEncoding",
-        "action_index",
-        "action_of",
-        "knowledge_from_memory",
-    ),
-    "sushigo.bots.games.sushi_roll._pz_encoding": ("SushiRollEncoding",),
+    "SingleAgentEnv": "sushigo.bots.pettingzoo._single:SingleAgentEnv",
+    "SushiGoEncoding": "sushigo.bots.games.sushi_go._pz_encoding:SushiGoEncoding",
+    "SushiRollEncoding": "sushigo.bots.games.sushi_roll._pz_encoding:SushiRollEncoding",
+    "action_index": "sushigo.bots.games.sushi_go._pz_encoding:action_index",
+    "action_of": "sushigo.bots.games.sushi_go._pz_encoding:action_of",
+    "knowledge_from_memory": "sushigo.bots.games.sushi_go._pz_encoding:knowledge_from_memory",
+    "sushi_go_v0": "sushigo.bots.pettingzoo.sushi_go_v0",
+    "sushi_roll_v0": "sushigo.bots.pettingzoo.sushi_roll_v0",
 }
-"""Where each public name lives: by module, its names (the package's own: its submodules)."""
+"""Where each public name lives."""
 
 
 __getattr__ = names_later(globals(), _LATER)
