@@ -143,38 +143,39 @@ def kept_index(np: Any, action: Action) -> int:
     return found
 
 
+_NIGIRI = tuple(float(rules.NIGIRI_POINTS[Card(k)]) for k in (_EGG, _SALMON, _SQUID))
+"""Points of an egg, a salmon and a squid nigiri, and what each adds on a wasabi (below)."""
+_ON_WASABI_EXTRA = tuple((rules.WASABI_MULTIPLIER - 1) * points for points in _NIGIRI)
+_ICONS = tuple(float(rules.MAKI_ICONS[Card(k)]) for k in (_MAKI1, _MAKI2, _MAKI3))
+
+
 def round_points(np: Any, blocks: Matrix) -> tuple[Matrix, Matrix]:
     """Points of each tableau block (the last axis, over rows or rows by seat) for its sets,
     dumplings and nigiri with their wasabi, and its maki icons: the engine's scoring
     (`engine.games.sushi_go.cards`) over the blocks' counts."""
     c = blocks
+    f32 = np.float32
     points = (c[..., _TEMPURA] // rules.TEMPURA_SET) * rules.TEMPURA_POINTS
     points = points + (c[..., _SASHIMI] // rules.SASHIMI_SET) * rules.SASHIMI_POINTS
-    dumplings = np.asarray(rules.DUMPLING_POINTS, dtype=np.float32)
+    dumplings = np.asarray(rules.DUMPLING_POINTS, dtype=f32)
     points = points + dumplings[np.minimum(c[..., _DUMPLING], len(dumplings) - 1).astype(np.intp)]
-    egg, salmon, squid = (rules.NIGIRI_POINTS[Card(k)] for k in (_EGG, _SALMON, _SQUID))
-    points += egg * c[..., _EGG] + salmon * c[..., _SALMON] + squid * c[..., _SQUID]
-    wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]  # of each nigiri kind, those on a wasabi
-    points += (rules.WASABI_MULTIPLIER - 1) * (
-        egg * wasabi[..., 0] + salmon * wasabi[..., 1] + squid * wasabi[..., 2]
-    )
-    one, two, three = (rules.MAKI_ICONS[Card(k)] for k in (_MAKI1, _MAKI2, _MAKI3))
-    icons = one * c[..., _MAKI1] + two * c[..., _MAKI2] + three * c[..., _MAKI3]
+    points += c[..., _EGG : _SQUID + 1] @ np.asarray(_NIGIRI, dtype=f32)
+    # The nigiri of each kind on a wasabi, egg to squid.
+    points += c[..., _ON_WASABI : _ON_WASABI + 3] @ np.asarray(_ON_WASABI_EXTRA, dtype=f32)
+    icons = c[..., _MAKI1 : _MAKI3 + 1] @ np.asarray(_ICONS, dtype=f32)
     return points, icons
 
 
+_MAKI_MOST, _MAKI_LESS = float(rules.MAKI_FIRST), float(rules.MAKI_SECOND)
+"""Two players' maki points: the most icons', and the fewer's (at least one). A tie for the
+most splits its points, `MAKI_FIRST` / 2, which the rules make `MAKI_SECOND` as well."""
+
+
 def maki_points(np: Any, mine: Matrix, theirs: Matrix) -> Matrix:
-    """Our maki points against theirs, with two players: the most's points, half of them each on
-    a tie, the second's for fewer but at least one icon, nothing without one."""
-    return np.where(  # type: ignore[no-any-return]
-        mine > 0,
-        np.where(
-            mine > theirs,
-            rules.MAKI_FIRST,
-            np.where(mine == theirs, rules.MAKI_FIRST / 2, rules.MAKI_SECOND),
-        ),
-        0.0,
-    )
+    """Our maki points against theirs, with two players: the most's points, the second's for
+    fewer or as many, nothing without an icon."""
+    points: Matrix = np.where(mine > 0, np.where(mine > theirs, _MAKI_MOST, _MAKI_LESS), 0.0)
+    return points
 
 
 def leaf_values(np: Any, pos: Position, rows: Matrix) -> Matrix:

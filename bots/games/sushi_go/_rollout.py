@@ -136,12 +136,12 @@ def _quick_value(
     t = min(picks_left, _MAX_PICKS - 1)
     if card == TEMPURA:
         if counts[TEMPURA] % TEMPURA_SET == TEMPURA_SET - 1:
-            return float(TEMPURA_POINTS)
+            return TEMPURA_POINTS
         return TEMPURA_POINTS * _ONE_MORE[t] * 0.8
     if card == SASHIMI:
         have = counts[SASHIMI] % SASHIMI_SET
         if have == SASHIMI_SET - 1:
-            return float(SASHIMI_POINTS)
+            return SASHIMI_POINTS
         return SASHIMI_POINTS * (_ONE_MORE[t] * 0.7 if have == 1 else _TWO_MORE[t] * 0.55)
     if card == DUMPLING:
         return _DUMPLING_STEP[min(counts[DUMPLING], 5)] + (0.8 if t and counts[DUMPLING] < 4 else 0)
