@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from sushigo.server.storage.contract import AbortedGame, AuditRecord, PlayerResult, StoredSanction
+from sushigo.server.storage.contract import (
+    AbortedGame,
+    AuditRecord,
+    Ending,
+    GameStore,
+    StoredSanction,
+    check_page,
+)
 
 from .records import PgPart, Skipped, results_of
 
@@ -40,7 +47,7 @@ _ABORT: Final = (
 )
 
 
-class PgModeration(PgPart):
+class PgModeration(PgPart, GameStore):
     """What `PgStorage` stores for its admins."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
@@ -82,8 +89,7 @@ class PgModeration(PgPart):
 
     def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
         """The audit log, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
 
         async def query(conn: Any) -> list[AuditRecord]:
             rows = await conn.fetch(
@@ -98,23 +104,9 @@ class PgModeration(PgPart):
 
     # --- aborted games ---------------------------------------------------------------------------
 
-    def abort_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        aborted_ms: int,
-        reason: str,
-    ) -> None:
-        """Store an aborted game apart from the finished ones and retire its table, in one
-        transaction (see `Storage.abort_game`)."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+    def _store_aborted(self, game: Ending, aborted_ms: int, reason: str) -> None:
+        """`abort_game`, as one statement (`_ABORT`)."""
+        table_id, game_id, kind, record, signature, players = game
         rows = [(p.seat, p.player_id, p.name, p.score, p.place) for p in players]
         columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[]] * 5
         args = (game_id, table_id, kind, aborted_ms, record, signature, reason, *columns)
@@ -129,8 +121,7 @@ class PgModeration(PgPart):
 
     def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
         """Aborted games with their records, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
 
         async def query(conn: Any) -> list[AbortedGame]:
             rows = await conn.fetch(

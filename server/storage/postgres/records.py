@@ -12,6 +12,8 @@ import asyncpg
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
+    Ending,
+    GameStore,
     Identity,
     LeaderboardEntry,
     PlayerResult,
@@ -19,6 +21,7 @@ from sushigo.server.storage.contract import (
     RecordSummary,
     StorageError,
     StoredRecord,
+    check_page,
 )
 from sushigo.server.storage.sqlite.records import check_ratings
 
@@ -59,7 +62,7 @@ class PgPart:
         raise NotImplementedError
 
 
-class PgRecords(PgPart):
+class PgRecords(PgPart, GameStore):
     """What `PgStorage` stores besides tables in progress and tokens."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
@@ -82,32 +85,18 @@ class PgRecords(PgPart):
 
     # --- finished games -------------------------------------------------------------------------
 
-    def finish_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        finished_ms: int,
-        server_key: bytes | None = None,
-    ) -> None:
-        """Store a finished game (and the key that signed it) and retire its table (head,
-        turns, tokens) in one transaction. A game id already stored changes nothing
-        (`StorageError`; logged with write-behind)."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+    def _store_finished(self, game: Ending, finished_ms: int, server_key: bytes | None) -> None:
+        """`finish_game`, as one batched statement (`FINISHES`); a game id already stored is
+        logged with write-behind."""
+        table_id, game_id, kind, record, signature, players = game
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
-        game = (game_id, table_id, kind, finished_ms, record, signature, server_key, rows)
+        stored = (game_id, table_id, kind, finished_ms, record, signature, server_key, rows)
         touches = (*retiring(table_id), ("game", game_id))
         # Its tokens are forgotten first, whether or not the game is refused (a game id stored
         # already): held, the refusal comes later, at the commit, when they are long forgotten,
         # and a write then (a token rotated) would land on one storage and not the other.
         self._forget_table(table_id)
-        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
+        self._write((FINISHES, stored), f"store game {game_id!r}", touches=touches)
 
     def get_record(self, game_id: str) -> StoredRecord | None:
         """A finished game with its record and signature, or None."""
@@ -156,8 +145,7 @@ class PgRecords(PgPart):
         self, limit: int = 50, offset: int = 0, player_id: str | None = None
     ) -> list[RecordSummary]:
         """Finished games, newest first; only those `player_id` played in when given."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
 
         async def query(conn: Any) -> list[RecordSummary]:
             if player_id is None:

@@ -9,12 +9,20 @@ log and aborted games only for an admin or a tool, off its event loop.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
-from sushigo.server.storage.contract import AbortedGame, AuditRecord, PlayerResult, StoredSanction
+from sushigo.server.storage.contract import (
+    AbortedGame,
+    AuditRecord,
+    Ending,
+    GameStore,
+    PlayerResult,
+    StoredSanction,
+    check_page,
+)
 
-from .records import SqlitePart
+from .records import ABORTED, GameTables, SqlitePart
 
 _SAVE_SANCTION: Final = (
     "INSERT OR REPLACE INTO sanctions (kind, target, reason, admin, created_ms, expires_ms) "
@@ -26,16 +34,10 @@ _ADD_AUDIT: Final = (
 )
 
 
-class SqliteModeration(SqlitePart):
+class SqliteModeration(SqlitePart, GameStore):
     """What `SqliteStorage` stores for its admins."""
 
-    def _store_game(
-        self,
-        table_id: str,
-        game_id: str,
-        players: Sequence[PlayerResult],
-        store: Callable[[sqlite3.Connection], bool],
-    ) -> None:
+    def _store_game(self, game: Ending, tables: GameTables, when: int, extra: object) -> None:
         raise NotImplementedError
 
     @staticmethod
@@ -82,8 +84,7 @@ class SqliteModeration(SqlitePart):
 
     def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
         """The audit log, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
         with self._using("read the audit log") as conn:
             rows = conn.execute(
                 "SELECT at_ms, admin, action, target, detail FROM audit_log "
@@ -94,43 +95,14 @@ class SqliteModeration(SqlitePart):
 
     # --- aborted games ---------------------------------------------------------------------------
 
-    def abort_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        aborted_ms: int,
-        reason: str,
-    ) -> None:
-        """Store an aborted game apart from the finished ones and retire its table, in one
-        transaction (see `Storage.abort_game`)."""
-
-        def store(conn: sqlite3.Connection) -> bool:
-            exists = conn.execute("SELECT 1 FROM aborted_games WHERE game_id = ?", (game_id,))
-            if exists.fetchone() is not None:
-                return False
-            conn.execute(
-                "INSERT INTO aborted_games (game_id, table_id, kind, aborted_ms, record, "
-                "signature, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, aborted_ms, record, signature, reason),
-            )
-            conn.executemany(
-                "INSERT INTO aborted_results (game_id, seat, player_id, name, score, place) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
-            )
-            return True
-
-        self._store_game(table_id, game_id, players, store)
+    def _store_aborted(self, game: Ending, aborted_ms: int, reason: str) -> None:
+        """`abort_game`: stored apart from the finished games, its table retired, in one
+        transaction (held with write-behind)."""
+        self._store_game(game, ABORTED, aborted_ms, reason)
 
     def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
         """Aborted games with their records, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
         with self._using("list aborted games") as conn:
             rows = conn.execute(
                 "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "

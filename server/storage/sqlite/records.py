@@ -10,11 +10,13 @@ import math
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
+    Ending,
+    GameStore,
     Identity,
     LeaderboardEntry,
     PlayerResult,
@@ -23,6 +25,7 @@ from sushigo.server.storage.contract import (
     StorageError,
     StoredRecord,
     TokenEntry,
+    check_page,
 )
 
 log = logging.getLogger("sushigo.server")
@@ -55,7 +58,23 @@ class SqlitePart:
         raise NotImplementedError
 
 
-class SqliteRecords(SqlitePart):
+class GameTables(NamedTuple):
+    """Where a game that ended is stored: its row's table and its results', and the names of the
+    columns that differ between a finished game and an aborted one."""
+
+    games: str
+    results: str
+    when: str
+    """When it ended (finished or aborted), Unix milliseconds."""
+    extra: str
+    """The key that signed a finished game; why an aborted one was."""
+
+
+FINISHED: Final = GameTables("records", "results", "finished_ms", "server_key")
+ABORTED: Final = GameTables("aborted_games", "aborted_results", "aborted_ms", "reason")
+
+
+class SqliteRecords(SqlitePart, GameStore):
     """What `SqliteStorage` stores besides tables in progress."""
 
     _turn_rows: dict[str, tuple[int, list[int]]]
@@ -65,60 +84,36 @@ class SqliteRecords(SqlitePart):
 
     # --- finished games ------------------------------------------------------------------------
 
-    def finish_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        finished_ms: int,
-        server_key: bytes | None = None,
-    ) -> None:
-        """Store a finished game (and the key that signed it) and retire its table, all in one
-        transaction.
+    def _store_finished(self, game: Ending, finished_ms: int, server_key: bytes | None) -> None:
+        """`finish_game`: the signed record and one result row per seat, and the table's
+        in-progress state (head and turns) and reconnect tokens deleted, in one transaction.
+        With write-behind it is held until `flush` (committed with the writes around it, in
+        order), and a game id already stored is logged and skipped there instead."""
+        self._store_game(game, FINISHED, finished_ms, server_key)
 
-        Inserts the signed record and one result row per seat, and deletes the table's
-        in-progress state (head and turns) and reconnect tokens. After a crash either the game is stored and the
-        table gone, or the table is still there to resume: never both, never neither. A
-        `game_id` already stored raises `StorageError` and changes nothing. With write-behind
-        it is held until `flush` (committed with the writes around it, in order), and a game id
-        already stored is logged and skipped there instead.
-        """
+    def _store_game(self, game: Ending, tables: GameTables, when: int, extra: object) -> None:
+        """Store a game in `tables` (nothing written when its id is stored already) and retire
+        its table in the same transaction; with write-behind, held until `flush`."""
+        table_id, game_id = game.table_id, game.game_id
+        row = (game_id, table_id, game.kind, when, game.record, game.signature, extra)
+        results = [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in game.players]
 
         def store(conn: sqlite3.Connection) -> bool:
-            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
+            exists = conn.execute(f"SELECT 1 FROM {tables.games} WHERE game_id = ?", (game_id,))
             if exists.fetchone() is not None:
                 return False
             conn.execute(
-                "INSERT INTO records "
-                "(game_id, table_id, kind, finished_ms, record, signature, server_key) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, finished_ms, record, signature, server_key),
+                f"INSERT INTO {tables.games} (game_id, table_id, kind, {tables.when}, record, "
+                f"signature, {tables.extra}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
             )
             conn.executemany(
-                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
+                f"INSERT INTO {tables.results} (game_id, seat, player_id, name, score, place) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
+                results,
             )
             return True
 
-        self._store_game(table_id, game_id, players, store)
-
-    def _store_game(
-        self,
-        table_id: str,
-        game_id: str,
-        players: Sequence[PlayerResult],
-        store: Callable[[sqlite3.Connection], bool],
-    ) -> None:
-        """Store a game with `store` (False: its id is stored already, nothing written) and
-        retire its table in the same transaction; with write-behind, held until `flush`."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         with self._held_lock:
             entry = self._turn_rows.pop(table_id, None)
 
@@ -200,8 +195,7 @@ class SqliteRecords(SqlitePart):
         self, limit: int = 50, offset: int = 0, player_id: str | None = None
     ) -> list[RecordSummary]:
         """Finished games, newest first; only those `player_id` played in when given."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        check_page(limit, offset)
         with self._using("list games") as conn:
             if player_id is None:
                 rows = conn.execute(
