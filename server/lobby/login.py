@@ -19,9 +19,9 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names, clean_name
-from sushigo.server.sessions.requests import Reader
+from sushigo.server.sessions.requests import Reader, ServerState
 from sushigo.server.sessions.session import Conn, Session, new_token
-from sushigo.server.storage.contract import Storage, StorageError
+from sushigo.server.storage.contract import StorageError
 from sushigo.server.tournaments.desk import TournamentDesk
 
 __all__ = ["LoginHost", "logged_in", "login"]
@@ -29,11 +29,9 @@ __all__ = ["LoginHost", "logged_in", "login"]
 log = logging.getLogger("sushigo.server")
 
 
-class LoginHost(Reader, Protocol):
+class LoginHost(ServerState, Reader, Protocol):
     """What logging in needs of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    storage: Storage
     server_key: bytes
     wall_ms: Callable[[], int]
     limits: Limits

@@ -35,22 +35,17 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.pages import fill
 from sushigo.server.routing.redirect import Directory, NodeRow
 from sushigo.server.sessions.moderation import Moderation
-from sushigo.server.sessions.requests import Asker, Reader
+from sushigo.server.sessions.requests import Asker, Reader, ServerState
 from sushigo.server.sessions.session import Conn, Session
-from sushigo.server.storage.contract import AuditRecord, Storage, StoredSanction
-from sushigo.server.tables.index import Tables
+from sushigo.server.storage.contract import AuditRecord, StoredSanction
 
 MAX_NODES = 64
 """The nodes a NODE_LIST holds at most (the protocol's bound)."""
 
 
-class ViewHost(Reader, Asker, Protocol):
+class ViewHost(ServerState, Reader, Asker, Protocol):
     """What the views need of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    tables: Tables
-    conns: dict[int, Conn]
-    storage: Storage
     config: HubConfig
     moderation: Moderation
     draining: bool

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, Protocol
 
+from sushigo.server.storage.contract import Storage
+from sushigo.server.tables.index import Tables
+
 from .session import Conn, Session
 
 
@@ -42,6 +45,17 @@ class Ask(NamedTuple):
     `server.routing.spread`)."""
     ref: int | None
     what: str
+
+
+class ServerState(Protocol):
+    """What the server holds that most of its parts reach (through the hub): its connections,
+    its sessions, its tables and its database."""
+
+    conns: dict[int, Conn]
+    sessions: dict[bytes, Session]
+    """By session id."""
+    tables: Tables
+    storage: Storage
 
 
 class Reader(Protocol):
