@@ -70,15 +70,12 @@ class PgModeration(PgPart, GameStore):
 
     def load_sanctions(self) -> list[StoredSanction]:
         """Every stored ban and mute, oldest first."""
-
-        async def query(conn: Any) -> list[StoredSanction]:
-            rows = await conn.fetch(
-                "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
-                "ORDER BY created_ms, kind, target"
-            )
-            return [StoredSanction(*row) for row in rows]
-
-        return self._query(query, "read the bans and mutes")
+        rows = self._fetch(
+            "read the bans and mutes",
+            "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
+            "ORDER BY created_ms, kind, target",
+        )
+        return [StoredSanction(*row) for row in rows]
 
     # --- the audit log ---------------------------------------------------------------------------
 
@@ -90,17 +87,14 @@ class PgModeration(PgPart, GameStore):
     def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
         """The audit log, newest first."""
         check_page(limit, offset)
-
-        async def query(conn: Any) -> list[AuditRecord]:
-            rows = await conn.fetch(
-                "SELECT at_ms, admin, action, target, detail FROM audit_log "
-                "ORDER BY at_ms DESC, id DESC LIMIT $1 OFFSET $2",
-                limit,
-                offset,
-            )
-            return [AuditRecord(*row) for row in rows]
-
-        return self._query(query, "read the audit log")
+        rows = self._fetch(
+            "read the audit log",
+            "SELECT at_ms, admin, action, target, detail FROM audit_log "
+            "ORDER BY at_ms DESC, id DESC LIMIT $1 OFFSET $2",
+            limit,
+            offset,
+        )
+        return [AuditRecord(*row) for row in rows]
 
     # --- aborted games ---------------------------------------------------------------------------
 

@@ -61,6 +61,22 @@ class PgPart:
     def _forget_table(self, table_id: str) -> None:
         raise NotImplementedError
 
+    def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
+        """The rows `sql` selects (`what`: what is read, for an error's message)."""
+
+        async def query(conn: Any) -> list[Any]:
+            return list(await conn.fetch(sql, *args))
+
+        return self._query(query, what)
+
+    def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
+        """The first row `sql` selects, or None."""
+
+        async def query(conn: Any) -> Any:
+            return await conn.fetchrow(sql, *args)
+
+        return self._query(query, what)
+
 
 class PgRecords(PgPart, GameStore):
     """What `PgStorage` stores besides tables in progress and tokens."""
@@ -118,17 +134,14 @@ class PgRecords(PgPart, GameStore):
 
     def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
         """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-
-        async def query(conn: Any) -> list[tuple[str, bytes, bytes]]:
-            rows = await conn.fetch(
-                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-                "AND game_id > $1 ORDER BY game_id LIMIT $2",
-                after,
-                limit,
-            )
-            return [(g, bytes(r), bytes(s)) for g, r, s in rows]
-
-        return self._query(query, "read records without a key")
+        rows = self._fetch(
+            "read records without a key",
+            "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
+            "AND game_id > $1 ORDER BY game_id LIMIT $2",
+            after,
+            limit,
+        )
+        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
 
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
@@ -191,29 +204,22 @@ class PgRecords(PgPart, GameStore):
 
     def name_holders(self, key: str) -> list[str]:
         """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-
-        async def query(conn: Any) -> list[str]:
-            rows = await conn.fetch(
-                "SELECT player_id FROM identities WHERE name_key = $1 LIMIT 2", key
-            )
-            return [str(row[0]) for row in rows]
-
-        return self._query(query, "read the names")
+        rows = self._fetch(
+            "read the names", "SELECT player_id FROM identities WHERE name_key = $1 LIMIT 2", key
+        )
+        return [str(row[0]) for row in rows]
 
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""
-
-        async def query(conn: Any) -> Identity | None:
-            row = await conn.fetchrow(
-                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-                "WHERE player_id = $1",
-                player_id,
-            )
-            if row is None:
-                return None
-            return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
-
-        return self._query(query, f"read identity {player_id}")
+        row = self._fetchrow(
+            f"read identity {player_id}",
+            "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+            "WHERE player_id = $1",
+            player_id,
+        )
+        if row is None:
+            return None
+        return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
 
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
@@ -264,22 +270,17 @@ class PgRecords(PgPart, GameStore):
     def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
         """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
         finished games of that kind."""
-
-        async def query(conn: Any) -> list[LeaderboardEntry]:
-            rows = await conn.fetch(
-                "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
-                kind,
-                limit,
-            )
-            return [
-                LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows
-            ]
-
-        return self._query(query, "read the leaderboard")
+        rows = self._fetch(
+            "read the leaderboard",
+            "SELECT r.player_id, i.name, r.mu, r.sigma, "
+            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+            "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
+            "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
+            kind,
+            limit,
+        )
+        return [LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows]
 
     def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""

@@ -68,11 +68,11 @@ class SqliteModeration(SqlitePart, GameStore):
 
     def load_sanctions(self) -> list[StoredSanction]:
         """Every stored ban and mute, oldest first."""
-        with self._using("read the bans and mutes") as conn:
-            rows = conn.execute(
-                "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
-                "ORDER BY created_ms, kind, target"
-            ).fetchall()
+        rows = self._fetch(
+            "read the bans and mutes",
+            "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
+            "ORDER BY created_ms, kind, target",
+        )
         return [StoredSanction(*row) for row in rows]
 
     # --- the audit log ---------------------------------------------------------------------------
@@ -85,12 +85,12 @@ class SqliteModeration(SqlitePart, GameStore):
     def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
         """The audit log, newest first."""
         check_page(limit, offset)
-        with self._using("read the audit log") as conn:
-            rows = conn.execute(
-                "SELECT at_ms, admin, action, target, detail FROM audit_log "
-                "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
-                (limit, offset),
-            ).fetchall()
+        rows = self._fetch(
+            "read the audit log",
+            "SELECT at_ms, admin, action, target, detail FROM audit_log "
+            "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
+            (limit, offset),
+        )
         return [AuditRecord(*row) for row in rows]
 
     # --- aborted games ---------------------------------------------------------------------------

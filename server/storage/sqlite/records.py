@@ -54,6 +54,16 @@ class SqlitePart:
     def _hold(self, key: object, write: Any) -> None:
         raise NotImplementedError
 
+    def _fetch(self, what: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows `sql` selects (`what`: what is read, for an error's message)."""
+        with self._using(what) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def _fetchrow(self, what: str, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first row `sql` selects, or None."""
+        with self._using(what) as conn:
+            return conn.execute(sql, params).fetchone()
+
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
         raise NotImplementedError
 
@@ -175,12 +185,12 @@ class SqliteRecords(SqlitePart, GameStore):
 
     def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
         """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-        with self._using("read records without a key") as conn:
-            rows = conn.execute(
-                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-                "AND game_id > ? ORDER BY game_id LIMIT ?",
-                (after, limit),
-            ).fetchall()
+        rows = self._fetch(
+            "read records without a key",
+            "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
+            "AND game_id > ? ORDER BY game_id LIMIT ?",
+            (after, limit),
+        )
         return [(g, bytes(r), bytes(s)) for g, r, s in rows]
 
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
@@ -247,20 +257,19 @@ class SqliteRecords(SqlitePart, GameStore):
 
     def name_holders(self, key: str) -> list[str]:
         """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-        with self._using("read the names") as conn:
-            rows = conn.execute(
-                "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", (key,)
-            ).fetchall()
+        rows = self._fetch(
+            "read the names", "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", (key,)
+        )
         return [str(row[0]) for row in rows]
 
     def get_identity(self, player_id: str) -> Identity | None:
         """A stored identity, or None."""
-        with self._using(f"read identity {player_id}") as conn:
-            row = conn.execute(
-                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-                "WHERE player_id = ?",
-                (player_id,),
-            ).fetchone()
+        row = self._fetchrow(
+            f"read identity {player_id}",
+            "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+            "WHERE player_id = ?",
+            (player_id,),
+        )
         # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
         return None if row is None else Identity(player_id, *row)
 
@@ -314,15 +323,15 @@ class SqliteRecords(SqlitePart, GameStore):
     def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
         """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
         `games` counts their finished games of that kind."""
-        with self._using("read the leaderboard") as conn:
-            rows = conn.execute(
-                "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-                (kind, limit),
-            ).fetchall()
+        rows = self._fetch(
+            "read the leaderboard",
+            "SELECT r.player_id, i.name, r.mu, r.sigma, "
+            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+            "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
+            "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+            (kind, limit),
+        )
         return [LeaderboardEntry(*row) for row in rows]
 
     def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
