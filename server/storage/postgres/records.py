@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
@@ -14,7 +15,6 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    Identity,
     LeaderboardEntry,
     PlayerResult,
     RateFn,
@@ -23,7 +23,7 @@ from sushigo.server.storage.contract import (
     StoredRecord,
     check_page,
 )
-from sushigo.server.storage.sqlite.records import check_ratings
+from sushigo.server.storage.shared import SharedReads, check_ratings
 
 from .plan import Batched, Touches, retiring
 from .schema import reason
@@ -42,7 +42,7 @@ class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
-class PgPart:
+class PgPart(SharedReads):
     """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
     supplies these members."""
 
@@ -62,20 +62,23 @@ class PgPart:
         raise NotImplementedError
 
     def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
-        """The rows `sql` selects (`what`: what is read, for an error's message)."""
-
         async def query(conn: Any) -> list[Any]:
-            return list(await conn.fetch(sql, *args))
+            return list(await conn.fetch(numbered(sql), *args))
 
         return self._query(query, what)
 
     def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
-        """The first row `sql` selects, or None."""
-
         async def query(conn: Any) -> Any:
-            return await conn.fetchrow(sql, *args)
+            return await conn.fetchrow(numbered(sql), *args)
 
         return self._query(query, what)
+
+
+@functools.lru_cache(maxsize=64)
+def numbered(sql: str) -> str:
+    """`sql` with its ``?`` placeholders numbered as PostgreSQL's: ``$1``, ``$2``, ..."""
+    first, *rest = sql.split("?")
+    return first + "".join(f"${n}{part}" for n, part in enumerate(rest, 1))
 
 
 class PgRecords(PgPart, GameStore):
@@ -131,17 +134,6 @@ class PgRecords(PgPart, GameStore):
             return StoredRecord(g, t, k, f, players, bytes(r), bytes(s), server_key=key)
 
         return self._query(query, f"read game {game_id!r}")
-
-    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
-        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-        rows = self._fetch(
-            "read records without a key",
-            "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-            "AND game_id > $1 ORDER BY game_id LIMIT $2",
-            after,
-            limit,
-        )
-        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
 
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
@@ -202,25 +194,6 @@ class PgRecords(PgPart, GameStore):
         )
         return player_id
 
-    def name_holders(self, key: str) -> list[str]:
-        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-        rows = self._fetch(
-            "read the names", "SELECT player_id FROM identities WHERE name_key = $1 LIMIT 2", key
-        )
-        return [str(row[0]) for row in rows]
-
-    def get_identity(self, player_id: str) -> Identity | None:
-        """A stored identity, or None."""
-        row = self._fetchrow(
-            f"read identity {player_id}",
-            "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-            "WHERE player_id = $1",
-            player_id,
-        )
-        if row is None:
-            return None
-        return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
-
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
 
@@ -266,21 +239,6 @@ class PgRecords(PgPart, GameStore):
         if table_id is not None:  # a cluster's node rates a game only if it holds its table
             touches += (("lease", table_id),)
         self._write((self._unsure(what, store), None), what, touches=touches)
-
-    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
-        """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
-        finished games of that kind."""
-        rows = self._fetch(
-            "read the leaderboard",
-            "SELECT r.player_id, i.name, r.mu, r.sigma, "
-            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-            "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
-            "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
-            kind,
-            limit,
-        )
-        return [LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows]
 
     def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""

@@ -47,7 +47,7 @@ class PgTournaments(PgPart):
         made."""
         rows = self._fetch(
             "load tournaments",
-            "SELECT name, state FROM tournaments WHERE node = $1 ORDER BY made",
+            "SELECT name, state FROM tournaments WHERE node = ? ORDER BY made",
             self._node,
         )
         return [(str(row[0]), bytes(row[1])) for row in rows]

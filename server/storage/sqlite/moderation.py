@@ -66,32 +66,12 @@ class SqliteModeration(SqlitePart, GameStore):
         """Forget a ban or mute (no error if there is none)."""
         self._write(_DELETE_SANCTION, (kind, target), f"lift the {kind} of {target}")
 
-    def load_sanctions(self) -> list[StoredSanction]:
-        """Every stored ban and mute, oldest first."""
-        rows = self._fetch(
-            "read the bans and mutes",
-            "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
-            "ORDER BY created_ms, kind, target",
-        )
-        return [StoredSanction(*row) for row in rows]
-
     # --- the audit log ---------------------------------------------------------------------------
 
     def add_audit(self, entry: AuditRecord) -> None:
         """Append an admin action to the audit log."""
         e = entry
         self._write(_ADD_AUDIT, (e.at_ms, e.admin, e.action, e.target, e.detail), "audit")
-
-    def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
-        """The audit log, newest first."""
-        check_page(limit, offset)
-        rows = self._fetch(
-            "read the audit log",
-            "SELECT at_ms, admin, action, target, detail FROM audit_log "
-            "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
-            (limit, offset),
-        )
-        return [AuditRecord(*row) for row in rows]
 
     # --- aborted games ---------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import math
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -17,7 +16,6 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    Identity,
     LeaderboardEntry,
     PlayerResult,
     RateFn,
@@ -27,6 +25,7 @@ from sushigo.server.storage.contract import (
     TokenEntry,
     check_page,
 )
+from sushigo.server.storage.shared import SharedReads, check_ratings
 
 log = logging.getLogger("sushigo.server")
 
@@ -36,7 +35,7 @@ _SAVE_TOKEN: Final = (
 _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
 
 
-class SqlitePart:
+class SqlitePart(SharedReads):
     """A part of `SqliteStorage` (its tables in progress, its records, its moderation): what it
     uses of the whole, which supplies these members."""
 
@@ -54,15 +53,13 @@ class SqlitePart:
     def _hold(self, key: object, write: Any) -> None:
         raise NotImplementedError
 
-    def _fetch(self, what: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """The rows `sql` selects (`what`: what is read, for an error's message)."""
+    def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
         with self._using(what) as conn:
-            return conn.execute(sql, params).fetchall()
+            return conn.execute(sql, args).fetchall()
 
-    def _fetchrow(self, what: str, sql: str, params: Sequence[Any] = ()) -> Any:
-        """The first row `sql` selects, or None."""
+    def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
         with self._using(what) as conn:
-            return conn.execute(sql, params).fetchone()
+            return conn.execute(sql, args).fetchone()
 
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
         raise NotImplementedError
@@ -183,16 +180,6 @@ class SqliteRecords(SqlitePart, GameStore):
             game_id, table_id, kind, finished_ms, players, record, signature, server_key=key
         )
 
-    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
-        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-        rows = self._fetch(
-            "read records without a key",
-            "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-            "AND game_id > ? ORDER BY game_id LIMIT ?",
-            (after, limit),
-        )
-        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
-
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
         with self._transaction("store the records' key") as conn:
@@ -255,24 +242,6 @@ class SqliteRecords(SqlitePart, GameStore):
             )
         return player_id
 
-    def name_holders(self, key: str) -> list[str]:
-        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-        rows = self._fetch(
-            "read the names", "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", (key,)
-        )
-        return [str(row[0]) for row in rows]
-
-    def get_identity(self, player_id: str) -> Identity | None:
-        """A stored identity, or None."""
-        row = self._fetchrow(
-            f"read identity {player_id}",
-            "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-            "WHERE player_id = ?",
-            (player_id,),
-        )
-        # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
-        return None if row is None else Identity(player_id, *row)
-
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it (use the
         model's defaults). Each game kind has its own ratings."""
@@ -319,20 +288,6 @@ class SqliteRecords(SqlitePart, GameStore):
             conn.execute("RELEASE rate_game")
 
         self._hold_writes(held)
-
-    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
-        """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
-        `games` counts their finished games of that kind."""
-        rows = self._fetch(
-            "read the leaderboard",
-            "SELECT r.player_id, i.name, r.mu, r.sigma, "
-            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-            "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
-            "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-            (kind, limit),
-        )
-        return [LeaderboardEntry(*row) for row in rows]
 
     def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
         """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
@@ -420,13 +375,6 @@ class SqliteRecords(SqlitePart, GameStore):
         """Forget tokens that expired before `now_ms`; returns how many."""
         with self._transaction("delete expired tokens") as conn:
             return conn.execute("DELETE FROM tokens WHERE expires_ms < ?", (now_ms,)).rowcount
-
-
-def check_ratings(ratings: Mapping[str, tuple[float, float]]) -> None:
-    """ValueError unless every rating is finite with a positive sigma."""
-    for player_id, (mu, sigma) in ratings.items():
-        if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
 
 
 def _read_rating(conn: sqlite3.Connection, player_id: str, kind: str) -> tuple[float, float] | None:

@@ -1,0 +1,107 @@
+"""What both backends do alike, written once: the reads whose SQL is the same on SQLite and on
+PostgreSQL, made into the contract's values, and the check of a rating before it is stored.
+
+The SQL is written with ``?`` placeholders; each backend runs it its own way (`SharedReads._fetch`
+and `_fetchrow`: PostgreSQL's numbers the placeholders first, `postgres.records.numbered`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from sushigo.server.storage.contract import (
+    AuditRecord,
+    Identity,
+    LeaderboardEntry,
+    StoredSanction,
+    check_page,
+)
+
+
+def check_ratings(ratings: Mapping[str, tuple[float, float]]) -> None:
+    """ValueError unless every rating is finite with a positive sigma."""
+    for player_id, (mu, sigma) in ratings.items():
+        if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
+
+
+class SharedReads:
+    """The `Storage` reads that differ between the backends only in how a query runs: each
+    backend's part (`SqlitePart`, `PgPart`) supplies `_fetch` and `_fetchrow`."""
+
+    def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
+        """The rows `sql` selects with `args` for its ``?`` (`what`: what is read, for an
+        error's message)."""
+        raise NotImplementedError
+
+    def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
+        """The first row `sql` selects, or None."""
+        raise NotImplementedError
+
+    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
+        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
+        rows = self._fetch(
+            "read records without a key",
+            "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
+            "AND game_id > ? ORDER BY game_id LIMIT ?",
+            after,
+            limit,
+        )
+        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
+
+    def name_holders(self, key: str) -> list[str]:
+        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
+        rows = self._fetch(
+            "read the names", "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", key
+        )
+        return [str(row[0]) for row in rows]
+
+    def get_identity(self, player_id: str) -> Identity | None:
+        """A stored identity, or None."""
+        row = self._fetchrow(
+            f"read identity {player_id}",
+            "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
+            "WHERE player_id = ?",
+            player_id,
+        )
+        if row is None:
+            return None
+        return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
+
+    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
+        """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
+        `games` counts their finished games of that kind."""
+        rows = self._fetch(
+            "read the leaderboard",
+            "SELECT r.player_id, i.name, r.mu, r.sigma, "
+            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+            "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
+            "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
+            kind,
+            limit,
+        )
+        return [LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows]
+
+    def load_sanctions(self) -> list[StoredSanction]:
+        """Every stored ban and mute, oldest first."""
+        rows = self._fetch(
+            "read the bans and mutes",
+            "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
+            "ORDER BY created_ms, kind, target",
+        )
+        return [StoredSanction(*row) for row in rows]
+
+    def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
+        """The audit log, newest first."""
+        check_page(limit, offset)
+        rows = self._fetch(
+            "read the audit log",
+            "SELECT at_ms, admin, action, target, detail FROM audit_log "
+            "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
+            limit,
+            offset,
+        )
+        return [AuditRecord(*row) for row in rows]
