@@ -85,6 +85,30 @@ class SharedReads:
         )
         return [LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows]
 
+    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
+        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
+        what = f"read the standing of {player_id}"
+        total = self._fetchrow(what, "SELECT count(*) FROM ratings WHERE kind = ?", kind)[0]
+        # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
+        # `leaderboard`). The ordinal is computed by the database on both sides, the same way.
+        row = self._fetchrow(
+            what,
+            "SELECT r.mu, r.sigma, i.name, "
+            "(SELECT count(*) FROM ratings o WHERE o.kind = r.kind AND "
+            "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
+            "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
+            "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
+            "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
+            "FROM ratings r JOIN identities i USING (player_id) "
+            "WHERE r.kind = ? AND r.player_id = ?",
+            kind,
+            player_id,
+        )
+        if row is None:
+            return int(total), 0, None
+        mu, sigma, name, ahead, games = row
+        return int(total), int(ahead) + 1, LeaderboardEntry(player_id, name, mu, sigma, int(games))
+
     def load_sanctions(self) -> list[StoredSanction]:
         """Every stored ban and mute, oldest first."""
         rows = self._fetch(

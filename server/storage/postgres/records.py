@@ -15,7 +15,6 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    LeaderboardEntry,
     PlayerResult,
     RateFn,
     RecordSummary,
@@ -239,31 +238,6 @@ class PgRecords(PgPart, GameStore):
         if table_id is not None:  # a cluster's node rates a game only if it holds its table
             touches += (("lease", table_id),)
         self._write((self._unsure(what, store), None), what, touches=touches)
-
-    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
-        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-
-        async def query(conn: Any) -> tuple[int, int, LeaderboardEntry | None]:
-            total = await conn.fetchval("SELECT count(*) FROM ratings WHERE kind = $1", kind)
-            row = await conn.fetchrow(
-                "SELECT r.mu, r.sigma, i.name, "
-                "(SELECT count(*) FROM ratings o WHERE o.kind = r.kind AND "
-                "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
-                "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) "
-                "WHERE r.kind = $1 AND r.player_id = $2",
-                kind,
-                player_id,
-            )
-            if row is None:
-                return int(total), 0, None
-            mu, sigma, name, ahead, games = row
-            entry = LeaderboardEntry(player_id, name, mu, sigma, int(games))
-            return int(total), int(ahead) + 1, entry
-
-        return self._query(query, "read the standing")
 
 
 _FINISH: Final = (

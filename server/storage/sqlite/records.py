@@ -16,7 +16,6 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    LeaderboardEntry,
     PlayerResult,
     RateFn,
     RecordSummary,
@@ -288,35 +287,6 @@ class SqliteRecords(SqlitePart, GameStore):
             conn.execute("RELEASE rate_game")
 
         self._hold_writes(held)
-
-    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
-        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-        with self._using(f"read the standing of {player_id}") as conn:
-            (total,) = conn.execute(
-                "SELECT count(*) FROM ratings WHERE kind = ?", (kind,)
-            ).fetchone()
-            row = conn.execute(
-                "SELECT r.mu, r.sigma, i.name FROM ratings r JOIN identities i USING (player_id) "
-                "WHERE r.kind = ? AND r.player_id = ?",
-                (kind, player_id),
-            ).fetchone()
-            if row is None:
-                return total, 0, None
-            mu, sigma, name = row
-            # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
-            # `leaderboard`). The ordinal is computed by SQLite on both sides, the same way.
-            (ahead,) = conn.execute(
-                "SELECT count(*) FROM ratings r, ratings me WHERE r.kind = ? AND me.kind = ? AND "
-                "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
-                "(r.mu - 3 * r.sigma = me.mu - 3 * me.sigma AND r.player_id < me.player_id))",
-                (kind, kind, player_id),
-            ).fetchone()
-            (games,) = conn.execute(
-                "SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = ? AND g.kind = ?",
-                (player_id, kind),
-            ).fetchone()
-        return total, ahead + 1, LeaderboardEntry(player_id, name, mu, sigma, games)
 
     # --- reconnect tokens ----------------------------------------------------------------------
 
