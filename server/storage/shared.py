@@ -8,13 +8,17 @@ and `_fetchrow`: PostgreSQL's numbers the placeholders first, `postgres.records.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sushigo.server.storage.contract import (
+    AbortedGame,
     AuditRecord,
     Identity,
     LeaderboardEntry,
+    PlayerResult,
+    RecordSummary,
+    StoredRecord,
     StoredSanction,
     check_page,
 )
@@ -39,6 +43,82 @@ class SharedReads:
     def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
         """The first row `sql` selects, or None."""
         raise NotImplementedError
+
+    def get_record(self, game_id: str) -> StoredRecord | None:
+        """A finished game with its record and signature, or None."""
+        what = f"read game {game_id!r}"
+        row = self._fetchrow(
+            what,
+            "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
+            "FROM records WHERE game_id = ?",
+            game_id,
+        )
+        if row is None:
+            return None
+        players = self._results(what, [game_id])[game_id]
+        g, t, k, f, r, s, key = row
+        key = None if key is None else bytes(key)
+        return StoredRecord(g, t, k, f, players, bytes(r), bytes(s), server_key=key)
+
+    def list_records(
+        self, limit: int = 50, offset: int = 0, player_id: str | None = None
+    ) -> list[RecordSummary]:
+        """Finished games, newest first; only those `player_id` played in when given."""
+        check_page(limit, offset)
+        if player_id is None:
+            rows = self._fetch(
+                "list games",
+                "SELECT game_id, table_id, kind, finished_ms FROM records "
+                "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
+                limit,
+                offset,
+            )
+        else:
+            rows = self._fetch(
+                "list games",
+                "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
+                "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
+                "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
+                player_id,
+                limit,
+                offset,
+            )
+        results = self._results("list games", [row[0] for row in rows])
+        return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
+
+    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
+        """Aborted games with their records, newest first."""
+        check_page(limit, offset)
+        rows = self._fetch(
+            "list aborted games",
+            "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
+            "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT ? OFFSET ?",
+            limit,
+            offset,
+        )
+        results = self._results("list aborted games", [row[0] for row in rows], "aborted_results")
+        return [
+            AbortedGame(g, t, k, at, results[g], bytes(r), bytes(s), reason)
+            for g, t, k, at, r, s, reason in rows
+        ]
+
+    def _results(
+        self, what: str, game_ids: Sequence[str], table: str = "results"
+    ) -> dict[str, tuple[PlayerResult, ...]]:
+        """Each game's results, in seat order (of finished games; or of aborted ones from
+        ``aborted_results``). A game's results are stored with it, in one transaction, and
+        never deleted: read after the games, they are there."""
+        found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
+        if game_ids:
+            marks = ", ".join("?" * len(game_ids))
+            for row in self._fetch(
+                what,
+                f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
+                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                *game_ids,
+            ):
+                found[row[0]].append(PlayerResult(*row[1:]))
+        return {game_id: tuple(results) for game_id, results in found.items()}
 
     def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
         """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""

@@ -8,15 +8,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from sushigo.server.storage.contract import (
-    AbortedGame,
     AuditRecord,
     Ending,
     GameStore,
     StoredSanction,
-    check_page,
 )
 
-from .records import PgPart, Skipped, results_of
+from .records import PgPart, Skipped
 
 T = TypeVar("T")
 
@@ -91,22 +89,3 @@ class PgModeration(PgPart, GameStore):
         what = f"store aborted game {game_id!r}"
         self._write((self._unsure(what, store), None), what)
         self._forget_table(table_id)
-
-    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
-        """Aborted games with their records, newest first."""
-        check_page(limit, offset)
-
-        async def query(conn: Any) -> list[AbortedGame]:
-            rows = await conn.fetch(
-                "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
-                "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT $1 OFFSET $2",
-                limit,
-                offset,
-            )
-            results = await results_of(conn, [row[0] for row in rows], "aborted_results")
-            return [
-                AbortedGame(g, t, k, at, results[g], bytes(r), bytes(s), reason)
-                for g, t, k, at, r, s, reason in rows
-            ]
-
-        return self._query(query, "list aborted games")

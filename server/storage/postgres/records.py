@@ -15,12 +15,8 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    PlayerResult,
     RateFn,
-    RecordSummary,
     StorageError,
-    StoredRecord,
-    check_page,
 )
 from sushigo.server.storage.shared import SharedReads, check_ratings
 
@@ -73,7 +69,7 @@ class PgPart(SharedReads):
         return self._query(query, what)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def numbered(sql: str) -> str:
     """`sql` with its ``?`` placeholders numbered as PostgreSQL's: ``$1``, ``$2``, ..."""
     first, *rest = sql.split("?")
@@ -116,24 +112,6 @@ class PgRecords(PgPart, GameStore):
         self._forget_table(table_id)
         self._write((FINISHES, stored), f"store game {game_id!r}", touches=touches)
 
-    def get_record(self, game_id: str) -> StoredRecord | None:
-        """A finished game with its record and signature, or None."""
-
-        async def query(conn: Any) -> StoredRecord | None:
-            row = await conn.fetchrow(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
-                "FROM records WHERE game_id = $1",
-                game_id,
-            )
-            if row is None:
-                return None
-            players = (await results_of(conn, [game_id]))[game_id]
-            g, t, k, f, r, s, key = row
-            key = None if key is None else bytes(key)
-            return StoredRecord(g, t, k, f, players, bytes(r), bytes(s), server_key=key)
-
-        return self._query(query, f"read game {game_id!r}")
-
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
         self._write(
@@ -144,34 +122,6 @@ class PgRecords(PgPart, GameStore):
             ),
             "store the records' key",
         )
-
-    def list_records(
-        self, limit: int = 50, offset: int = 0, player_id: str | None = None
-    ) -> list[RecordSummary]:
-        """Finished games, newest first; only those `player_id` played in when given."""
-        check_page(limit, offset)
-
-        async def query(conn: Any) -> list[RecordSummary]:
-            if player_id is None:
-                rows = await conn.fetch(
-                    "SELECT game_id, table_id, kind, finished_ms FROM records "
-                    "ORDER BY finished_ms DESC, game_id LIMIT $1 OFFSET $2",
-                    limit,
-                    offset,
-                )
-            else:
-                rows = await conn.fetch(
-                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
-                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = $1) "
-                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT $2 OFFSET $3",
-                    player_id,
-                    limit,
-                    offset,
-                )
-            results = await results_of(conn, [row[0] for row in rows])
-            return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
-
-        return self._query(query, "list games")
 
     # --- identities and ratings -----------------------------------------------------------------
 
@@ -307,21 +257,6 @@ def _refused(storage: Any, what: str, why: str) -> None:
 
 FINISHES: Final = Batched(_store_games)
 """The held write of a finished game (`PgRecords.finish_game`)."""
-
-
-async def results_of(
-    conn: Any, game_ids: Sequence[str], table: str = "results"
-) -> dict[str, tuple[PlayerResult, ...]]:
-    """Each game's results (of finished games; or of aborted ones from ``aborted_results``)."""
-    found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
-    if game_ids:
-        for row in await conn.fetch(
-            f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
-            "WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
-            list(game_ids),
-        ):
-            found[row[0]].append(PlayerResult(*row[1:]))
-    return {game_id: tuple(results) for game_id, results in found.items()}
 
 
 async def _ratings(

@@ -8,18 +8,13 @@ log and aborted games only for an admin or a tool, off its event loop.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
 from typing import Any, Final
 
 from sushigo.server.storage.contract import (
-    AbortedGame,
     AuditRecord,
     Ending,
     GameStore,
-    PlayerResult,
     StoredSanction,
-    check_page,
 )
 
 from .records import ABORTED, GameTables, SqlitePart
@@ -38,12 +33,6 @@ class SqliteModeration(SqlitePart, GameStore):
     """What `SqliteStorage` stores for its admins."""
 
     def _store_game(self, game: Ending, tables: GameTables, when: int, extra: object) -> None:
-        raise NotImplementedError
-
-    @staticmethod
-    def _results(
-        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
-    ) -> dict[str, tuple[PlayerResult, ...]]:
         raise NotImplementedError
 
     def _write(self, statement: str, params: tuple[Any, ...], what: str) -> None:
@@ -79,18 +68,3 @@ class SqliteModeration(SqlitePart, GameStore):
         """`abort_game`: stored apart from the finished games, its table retired, in one
         transaction (held with write-behind)."""
         self._store_game(game, ABORTED, aborted_ms, reason)
-
-    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
-        """Aborted games with their records, newest first."""
-        check_page(limit, offset)
-        with self._using("list aborted games") as conn:
-            rows = conn.execute(
-                "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
-                "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT ? OFFSET ?",
-                (limit, offset),
-            ).fetchall()
-            results = self._results(conn, [row[0] for row in rows], "aborted_results")
-        return [
-            AbortedGame(g, t, k, at, results[g], record, signature, reason)
-            for g, t, k, at, record, signature, reason in rows
-        ]

@@ -16,13 +16,9 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     Ending,
     GameStore,
-    PlayerResult,
     RateFn,
-    RecordSummary,
     StorageError,
-    StoredRecord,
     TokenEntry,
-    check_page,
 )
 from sushigo.server.storage.shared import SharedReads, check_ratings
 
@@ -163,22 +159,6 @@ class SqliteRecords(SqlitePart, GameStore):
         if not stored:
             raise StorageError(self.path, f"game {game_id!r} is already stored")
 
-    def get_record(self, game_id: str) -> StoredRecord | None:
-        """A finished game with its record and signature, or None if unknown."""
-        with self._using(f"read game {game_id!r}") as conn:
-            row = conn.execute(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
-                "FROM records WHERE game_id = ?",
-                (game_id,),
-            ).fetchone()
-            if row is None:
-                return None
-            players = self._results(conn, [game_id])[game_id]
-        game_id, table_id, kind, finished_ms, record, signature, key = row
-        return StoredRecord(
-            game_id, table_id, kind, finished_ms, players, record, signature, server_key=key
-        )
-
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
         with self._transaction("store the records' key") as conn:
@@ -186,43 +166,6 @@ class SqliteRecords(SqlitePart, GameStore):
                 "UPDATE records SET server_key = ? WHERE game_id = ? AND server_key IS NULL",
                 [(server_key, game_id) for game_id in game_ids],
             )
-
-    def list_records(
-        self, limit: int = 50, offset: int = 0, player_id: str | None = None
-    ) -> list[RecordSummary]:
-        """Finished games, newest first; only those `player_id` played in when given."""
-        check_page(limit, offset)
-        with self._using("list games") as conn:
-            if player_id is None:
-                rows = conn.execute(
-                    "SELECT game_id, table_id, kind, finished_ms FROM records "
-                    "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
-                    (limit, offset),
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
-                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
-                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
-                    (player_id, limit, offset),
-                ).fetchall()
-            results = self._results(conn, [row[0] for row in rows])
-        return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
-
-    @staticmethod
-    def _results(
-        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
-    ) -> dict[str, tuple[PlayerResult, ...]]:
-        found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
-        if game_ids:
-            marks = ", ".join("?" * len(game_ids))
-            for row in conn.execute(
-                f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
-                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
-                list(game_ids),
-            ):
-                found[row[0]].append(PlayerResult(*row[1:]))
-        return {game_id: tuple(results) for game_id, results in found.items()}
 
     # --- identities and ratings ----------------------------------------------------------------
 
