@@ -41,7 +41,6 @@ __all__ = [
     "TokenEntry",
     "WriteCounts",
     "assemble_tables",
-    "check_page",
 ]
 
 log = logging.getLogger("sushigo.server")
@@ -249,13 +248,6 @@ class TokenEntry(NamedTuple):
     """The seat at that table."""
     expires_ms: int
     """After this instant (Unix milliseconds) the token must be refused; the caller checks."""
-
-
-def check_page(limit: int, offset: int) -> None:
-    """A listing's page (`Storage.list_records`, `audit_log`, `aborted_games`): neither its
-    `limit` nor its `offset` is negative (else ValueError)."""
-    if limit < 0 or offset < 0:
-        raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
 
 
 class Ending(NamedTuple):

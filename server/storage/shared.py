@@ -20,7 +20,6 @@ from sushigo.server.storage.contract import (
     RecordSummary,
     StoredRecord,
     StoredSanction,
-    check_page,
 )
 
 
@@ -44,6 +43,13 @@ class SharedReads:
         """The first row `sql` selects, or None."""
         raise NotImplementedError
 
+    def _page(self, what: str, sql: str, limit: int, offset: int, *args: Any) -> list[Any]:
+        """One page of the rows `sql` selects (in its order) with `args`: `limit` rows at most,
+        after the first `offset` (neither negative, else ValueError)."""
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
+        return self._fetch(what, f"{sql} LIMIT ? OFFSET ?", *args, limit, offset)
+
     def get_record(self, game_id: str) -> StoredRecord | None:
         """A finished game with its record and signature, or None."""
         what = f"read game {game_id!r}"
@@ -64,35 +70,33 @@ class SharedReads:
         self, limit: int = 50, offset: int = 0, player_id: str | None = None
     ) -> list[RecordSummary]:
         """Finished games, newest first; only those `player_id` played in when given."""
-        check_page(limit, offset)
         if player_id is None:
-            rows = self._fetch(
+            rows = self._page(
                 "list games",
                 "SELECT game_id, table_id, kind, finished_ms FROM records "
-                "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
+                "ORDER BY finished_ms DESC, game_id",
                 limit,
                 offset,
             )
         else:
-            rows = self._fetch(
+            rows = self._page(
                 "list games",
                 "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
                 "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
-                "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
-                player_id,
+                "ORDER BY r.finished_ms DESC, r.game_id",
                 limit,
                 offset,
+                player_id,
             )
         results = self._results("list games", [row[0] for row in rows])
         return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
 
     def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
         """Aborted games with their records, newest first."""
-        check_page(limit, offset)
-        rows = self._fetch(
+        rows = self._page(
             "list aborted games",
             "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
-            "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT ? OFFSET ?",
+            "FROM aborted_games ORDER BY aborted_ms DESC, game_id",
             limit,
             offset,
         )
@@ -200,11 +204,10 @@ class SharedReads:
 
     def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
         """The audit log, newest first."""
-        check_page(limit, offset)
-        rows = self._fetch(
+        rows = self._page(
             "read the audit log",
             "SELECT at_ms, admin, action, target, detail FROM audit_log "
-            "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
+            "ORDER BY at_ms DESC, id DESC",
             limit,
             offset,
         )
