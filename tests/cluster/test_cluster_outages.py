@@ -21,14 +21,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from nodes import eventually, game_begun, metric, node, owned_by, query, ready, unformatted
-from pgcluster import PgCluster
+from pgcluster import own_postgresql
 from processes import (
     assert_bots_played,
     assert_records_verify,
@@ -51,22 +48,6 @@ again within half a second of the database's return, so its lease lapses only if
 is away for two thirds of it, less that half second."""
 CONNECTED = b'sushigo_sessions{state="connected"}'
 AWAY = b'sushigo_sessions{state="away"}'
-
-
-@asynccontextmanager
-async def own_postgresql() -> AsyncIterator[tuple[PgCluster, str]]:
-    """A PostgreSQL of the test's own (it is stopped and paused), and a database on it."""
-    # A directory of its own, not under pytest's: every pytest run that starts makes its base
-    # folder private again (mode 0700), which would lock PostgreSQL's own user out of it.
-    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
-        cluster = PgCluster(Path(tmp) / "pg")
-        await asyncio.to_thread(cluster.start)
-        try:
-            yield cluster, await asyncio.to_thread(cluster.new_database)
-        finally:
-            if cluster.running:
-                cluster.unpause()
-            await asyncio.to_thread(cluster.stop)
 
 
 def not_ready(status: tuple[int, str]) -> bool:

@@ -68,9 +68,8 @@ from sushigo.protocol import (
 from sushigo.server.config import HubConfig
 from sushigo.server.hub.core import Hub
 from sushigo.server.net.app import Server
-from sushigo.server.net.metrics import MetricsServer, registry_for
 from sushigo.server.sessions.session import Conn
-from sushigo.server.storage.contract import Storage, StorageError
+from sushigo.server.storage.contract import StorageError
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 T = TypeVar("T")
@@ -463,24 +462,6 @@ async def running_server(
     finally:
         await server.stop()
         storage.close()
-
-
-@asynccontextmanager
-async def watched_server(storage: Storage) -> AsyncIterator[tuple[int, int]]:
-    """A server on `storage` (opened with write-behind, as the server runs it) and its metrics
-    endpoint, on loopback: (the server's port, the metrics' port). Both are stopped, and the
-    storage closed, at the end."""
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
-    server = Server(hub, "127.0.0.1", 0, None)
-    metrics = MetricsServer(registry_for(server), server.unready)
-    try:
-        (_, port), *_ = await server.start()
-        (_, metrics_port), *_ = await metrics.start("127.0.0.1", 0)
-        yield port, metrics_port
-    finally:
-        await metrics.stop()
-        await server.stop()
-        await asyncio.to_thread(storage.close)
 
 
 async def two_at_a_game(port: int, names: tuple[str, str] = ("p0", "p1")) -> list[Client]:
