@@ -20,7 +20,7 @@ from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
+from sushigo.protocol import ErrorCode, LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -63,6 +63,21 @@ def node(
     return process
 
 
+def two_nodes(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
+    """Nodes a and b (not yet started) of the cluster on `url`, sharing the key made in
+    `folder`."""
+    key = folder / "cluster.key"
+    return node(url, key, "a"), node(url, key, "b")
+
+
+async def started_two(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
+    """`two_nodes`, started (a, then b)."""
+    a, b = two_nodes(url, folder)
+    await a.start()
+    await b.start()
+    return a, b
+
+
 async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Path]:
     """Nodes a, b and c of the cluster on `url`, started, each taking the admin key made in
     `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
@@ -77,19 +92,19 @@ async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Pa
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:
     """Start a node that must not join: its exit code and what it printed."""
     port = free_port()
-    done = subprocess.run(
-        [
-            str(SERVER),
-            *("--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
-            *("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{LEASE:g}"),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    done = server_run(
+        *("--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
+        *("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{LEASE:g}"),
+        *extra,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+def server_run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`sushigo-server ARGS` run to its end (one that must not start): what it printed."""
+    return subprocess.run(
+        [str(SERVER), *args], capture_output=True, text=True, timeout=30, check=False
+    )
 
 
 async def query(url: str, sql: str, *args: Any) -> list[Any]:
@@ -154,6 +169,25 @@ async def ticket_refused(port: int, ticket: bytes) -> ServerError:
     with pytest.raises(ServerError) as caught:
         await (await bring(port, ticket)).close()
     return caught.value
+
+
+async def forgery_refused(port: int, ticket: bytes) -> None:
+    """`ticket` with its last byte changed is refused at `port` as badly signed."""
+    forged = bytearray(ticket)
+    forged[-1] ^= 1
+    error = await ticket_refused(port, bytes(forged))
+    assert error.code is ErrorCode.BAD_SIGNATURE, error
+
+
+async def knowing(port: int, name: str, nodes: int, **login: Any) -> Client | None:
+    """A check for `eventually`: a client `name` logged in at `port` once that node knows of
+    `nodes` live nodes and says so at login (each learns the others on its own beat, by
+    LISTEN/NOTIFY); None before."""
+    client = await Client.connect("127.0.0.1", port, name=name, **login)
+    if len(client.nodes) == nodes:
+        return client
+    await client.close()
+    return None
 
 
 def replayed(url: str, home: Path, *args: str) -> str:

@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, eventually, game_begun, node, owned_by, query, replayed
+from nodes import LEASE, eventually, game_begun, node, owned_by, query, replayed, started_two
 from processes import (
     assert_bots_played,
     assert_records_verify,
@@ -32,7 +32,6 @@ from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
     Redirect,
-    TableSettings,
     TurnResult,
     TurnStart,
 )
@@ -43,9 +42,7 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     pg_url: str, tmp_path: Path
 ) -> None:
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(4)
@@ -100,10 +97,7 @@ async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_
     """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again its
     lease has lapsed (by its own clock): it drops the table before anything else, asks the
     database where it is now, and sends its player there."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
         table_id = await game_begun(client)
@@ -143,10 +137,7 @@ async def test_a_resume_before_the_lease_ends_is_held_not_refused(
     await b.start()
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
-        await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
+        await game_begun(client)
         await a.kill()
         killed = time.monotonic()
         with pytest.raises(ConnectionLost):

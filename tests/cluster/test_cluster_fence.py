@@ -15,7 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, game_begun, node, owned_by, query
+from nodes import eventually, game_begun, owned_by, query, started_two
 from processes import assert_records_verify
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -85,9 +85,7 @@ async def test_a_paused_node_woken_past_its_lease_plays_nothing(
     the fence to leave out); our player is sent to b (an unasked REDIRECT) and goes on there
     from the step it was in."""
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     holder = None
     try:

@@ -13,7 +13,7 @@ import random
 import time
 from pathlib import Path
 
-from nodes import node, query
+from nodes import query, started_two
 from processes import (
     ServerProcess,
     assert_bots_played,
@@ -37,9 +37,7 @@ from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> None:
     key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(5)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bots, eventually, node, outputs_of, query
+from nodes import bots, eventually, node, outputs_of, query, started_two
 from processes import assert_bots_played, stop_bots
 
 GAMES_SECONDS = 60
@@ -26,10 +26,7 @@ async def test_four_bots_split_one_and_three_over_two_nodes_play(
 ) -> None:
     """One bot on node a, three on node b, all at once, two games each: both games are played
     (each node opens a table of its own for them; the one on a is merged into b's)."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     crowd: list[asyncio.subprocess.Process] = []
     try:
         crowd += await bots(a.port, range(1), "--players", "4", "--games", "2")
@@ -67,10 +64,7 @@ async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: 
     three games there. (Before: the fourth was sent to a's table, dead, and ended; a's bots,
     back on b, waited there for good. Four bots, so that every game is all of them: with more,
     a bot that fell behind may find too few others still playing.)"""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     crowd: list[asyncio.subprocess.Process] = []
     try:
         args = ("--players", "4", "--games", "3")

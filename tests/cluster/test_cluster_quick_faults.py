@@ -9,7 +9,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import admin, admin_cluster, bots, eventually, node, outputs_of, query, seated_again
+from nodes import (
+    admin,
+    admin_cluster,
+    bots,
+    eventually,
+    node,
+    outputs_of,
+    query,
+    seated_again,
+    started_two,
+)
 from processes import BOT
 
 from sushigo.client.connection import Client
@@ -71,10 +81,7 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
     refusing the ticket, and it plays there with two bots that come later. (Before:
     "UNKNOWN_SESSION: the ticket is for table '...', which is not on this node", and the bot
     ended.) The stale rows are a node of the cluster's that a's address answers for."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     await query(
         pg_url,
         "INSERT INTO cluster_nodes (name, address, server_key, protocol, started, "
@@ -108,10 +115,7 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
     node's): the matcher puts them at one table, and the one sent over is "random-bot-2" on
     its new node, as the README promises. Both play. (Before: "NAME_TAKEN: the name
     'random-bot' is taken", and the bot ended.)"""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     crowd: list[asyncio.subprocess.Process] = []
     args = ("--strategy", "random", "--players", "2", "--games", "1")
     try:
@@ -146,10 +150,7 @@ async def test_a_named_player_moved_where_its_name_is_held_is_renamed(
 ) -> None:
     """A player named "robo" on b is moved to a's table, while another player named "robo" is
     in a's lobby: the one moved over is "robo-2" there (LOGGED_IN says so), and seated."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     seated = [await Client.connect("127.0.0.1", a.port, name=n) for n in ("ann", "bob")]
     other = await Client.connect("127.0.0.1", a.port, name="robo")
     robo = await Client.connect("127.0.0.1", b.port, name="robo")

@@ -6,17 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node, query
+from nodes import eventually, node, query, started_two
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TableStatus
 
 
 async def test_every_node_lists_every_nodes_tables(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     ann = await Client.connect("127.0.0.1", a.port, name="ann")
     bob = await Client.connect("127.0.0.1", b.port, name="bob")
     cat = await Client.connect("127.0.0.1", b.port, name="cat")
