@@ -8,13 +8,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import http_get
-from server_helpers import Played, card_settings, finish
+from server_helpers import Played, card_settings, finish, hub_on
 
 from sushigo.client.connection import Client
 from sushigo.protocol import FairRecord, verify_record, verify_signed_record
-from sushigo.server.hub.core import Hub
 from sushigo.server.net.app import Server
 from sushigo.server.net.metrics import MetricsServer, registry_for
 from sushigo.server.storage.postgres.storage import PgStorage
@@ -27,7 +25,7 @@ async def watched_server(url: str) -> AsyncIterator[tuple[PgStorage, int, int]]:
     port, the metrics' port). Both are stopped, and the storage closed, at the end."""
     storage = PgStorage(url, exclusive=True, write_behind=True)
     storage.backoff_max = 0.2
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage)
     server = Server(hub, "127.0.0.1", 0, None)
     metrics = MetricsServer(registry_for(server), server.unready)
     try:

@@ -69,7 +69,7 @@ from sushigo.server.config import HubConfig
 from sushigo.server.hub.core import Hub
 from sushigo.server.net.app import Server
 from sushigo.server.sessions.session import Conn
-from sushigo.server.storage.contract import StorageError
+from sushigo.server.storage.contract import Storage, StorageError
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 T = TypeVar("T")
@@ -160,13 +160,20 @@ def run_reads(hub: Hub, now: float) -> None:
             hub.read_done(read, result, now)
 
 
-def make_hub(config: HubConfig | None = None) -> tuple[Hub, Clock]:
-    hub = Hub(
-        storage=SqliteStorage(":memory:"),
-        key=Ed25519PrivateKey.generate(),
-        config=config,
-        wall_ms=lambda: 1_700_000_000_000,
+WALL_MS = 1_700_000_000_000
+"""The tests' hubs' wall clock (what records and tokens are stamped with), fixed."""
+
+
+def hub_on(storage: Storage, key: Ed25519PrivateKey | None = None, **options: Any) -> Hub:
+    """A hub on `storage` signing with `key` (a new one by default), its wall clock at
+    `WALL_MS`; `options`: the rest of `Hub`'s."""
+    return Hub(
+        storage=storage, key=key or Ed25519PrivateKey.generate(), wall_ms=lambda: WALL_MS, **options
     )
+
+
+def make_hub(config: HubConfig | None = None) -> tuple[Hub, Clock]:
+    hub = hub_on(SqliteStorage(":memory:"), config=config)
     return hub, Clock(hub)
 
 
@@ -448,13 +455,7 @@ async def running_server(
     admins: Iterable[bytes] = (),
 ) -> AsyncIterator[Running]:
     storage = SqliteStorage(db)
-    hub = Hub(
-        storage=storage,
-        key=Ed25519PrivateKey.generate(),
-        config=config,
-        wall_ms=lambda: 1_700_000_000_000,
-        admins=admins,
-    )
+    hub = hub_on(storage, config=config, admins=admins)
     server = Server(hub, host, 0, None)
     try:
         (bound_host, port), *_ = await server.start()
