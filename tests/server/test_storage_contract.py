@@ -470,6 +470,35 @@ _SQLITE_V11_RATINGS = (
 """An SQLite database's ratings before version 12 (Sushi Go!'s apart from every other kind's)."""
 
 
+def make_older(
+    request: pytest.FixtureRequest,
+    db_name: str,
+    version: int,
+    statements: list[str],
+    *,
+    pg: list[str] | tuple[str, ...] = (),
+    sqlite: list[str] | tuple[str, ...] = (),
+) -> None:
+    """Turn the test's (closed) database back into one of schema `version`, as an older server
+    left it: `statements`, then the backend's own (`pg` or `sqlite`), then its version number."""
+    if db_name.startswith("postgresql://"):
+        cluster = request.getfixturevalue("pg_cluster")
+        cluster.sql(
+            *statements,
+            *pg,
+            f"UPDATE sushigo_schema SET version = {version}",
+            database=db_name.rsplit("/", 1)[1],
+        )
+        return
+    raw = sqlite3.connect(db_name)
+    try:
+        for statement in [*statements, *sqlite, f"PRAGMA user_version = {version}"]:
+            raw.execute(statement)
+        raw.commit()
+    finally:
+        raw.close()
+
+
 def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     opener: Opener, db_name: str, request: pytest.FixtureRequest
 ) -> None:
@@ -480,19 +509,10 @@ def test_a_version_4_database_gains_moderation_and_keeps_its_data(
     older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
     older += ["DROP TABLE sanctions", "DROP TABLE tournaments", *NAME_KEYS]
     older += ["ALTER TABLE records DROP COLUMN server_key"]
-    if db_name.startswith("postgresql://"):
-        cluster = request.getfixturevalue("pg_cluster")
-        older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
-        older += ["DROP TABLE quick_tables", "DROP TABLE listed_tables"]
-        older += ["DROP TABLE listed_tournaments", "DROP INDEX records_by_table"]
-        older.append("UPDATE sushigo_schema SET version = 4")
-        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 4"]:
-            raw.execute(statement)
-        raw.commit()
-        raw.close()
+    cluster = ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
+    cluster += ["DROP TABLE quick_tables", "DROP TABLE listed_tables"]
+    cluster += ["DROP TABLE listed_tournaments", "DROP INDEX records_by_table"]
+    make_older(request, db_name, 4, older, pg=cluster, sqlite=_SQLITE_V11_RATINGS)
     again = opener()
     assert again.schema_version == version == 14
     assert again.load_tables() == [("t", b"kept")]
@@ -717,17 +737,8 @@ def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
     first.save_table("t", b"kept")
     first.close()
     older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key", *NAME_KEYS]
-    if db_name.startswith("postgresql://"):
-        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
-        older.append("UPDATE sushigo_schema SET version = 9")
-        cluster = request.getfixturevalue("pg_cluster")
-        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 9"]:
-            raw.execute(statement)
-        raw.commit()
-        raw.close()
+    nodes = [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
+    make_older(request, db_name, 9, older, pg=nodes, sqlite=_SQLITE_V11_RATINGS)
     again = opener()
     assert again.schema_version == 14
     assert again.load_tables() == [("t", b"kept")]
@@ -769,29 +780,12 @@ def test_a_version_12_database_gains_the_names_look_alike_keys(
     first.close()
     admin_key, coco_key = bytes(range(32)), bytes(range(1, 33))
     older = [*NAME_KEYS, "ALTER TABLE records DROP COLUMN server_key"]  # and 14's
-    insert = "INSERT INTO identities VALUES ({}, {}, '{}', 1, 2)"
-    if db_name.startswith("postgresql://"):
-        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
-        rows = [
-            insert.format(f"'{player_id_for_key(k)}'", f"'\\x{k.hex()}'::bytea", name)
-            for k, name in ((admin_key, "admin"), (coco_key, "coco"))
-        ]
-        cluster = request.getfixturevalue("pg_cluster")
-        cluster.sql(
-            *older,
-            *rows,
-            "UPDATE sushigo_schema SET version = 12",
-            database=db_name.rsplit("/", 1)[1],
-        )
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in older:
-            raw.execute(statement)
-        for k, name in ((admin_key, "admin"), (coco_key, "coco")):
-            raw.execute(insert.format("?", "?", name), (player_id_for_key(k), k))
-        raw.execute("PRAGMA user_version = 12")
-        raw.commit()
-        raw.close()
+    insert = "INSERT INTO identities VALUES ('{}', {}, '{}', 1, 2)"
+    known = ((admin_key, "admin"), (coco_key, "coco"))
+    nodes = [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
+    pg_rows = [insert.format(player_id_for_key(k), f"'\\x{k.hex()}'::bytea", n) for k, n in known]
+    sqlite_rows = [insert.format(player_id_for_key(k), f"X'{k.hex()}'", n) for k, n in known]
+    make_older(request, db_name, 12, older, pg=[*nodes, *pg_rows], sqlite=sqlite_rows)
     again = opener()
     assert again.schema_version == 14
     assert again.load_tables() == [("t", b"kept")]
