@@ -13,6 +13,7 @@ from pathlib import Path
 from nodes import started_two
 from processes import ServerProcess
 from terminal import Session, needs_tmux, terminal
+from tui_helpers import quit_in
 
 pytestmark = needs_tmux
 
@@ -42,10 +43,7 @@ async def _play_through(
             await term.keys("1", "Enter")
             screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
             assert "xception" not in screen and "fair ✓" in screen
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)
             return resumed
     finally:
         await a.stop()
