@@ -289,6 +289,29 @@ def sample_record() -> SignedRecord:
     return sign_record(record, SERVER_KEY)
 
 
+def fair_record(
+    kind: str,
+    table_id: str,
+    options: Any,
+    server_seed: bytes,
+    seeds: tuple[bytes, ...],
+    steps: Sequence[StepRecord],
+    scores: tuple[int, ...],
+) -> FairRecord:
+    """The record of a game of `kind` at `table_id` (`options`), dealt from `server_seed` and
+    the players' `seeds`, played in `steps` to `scores`."""
+    return FairRecord(
+        game=kind,
+        table_id=table_id,
+        options=options,
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(server_seed),
+        client_seeds=seeds,
+        steps=tuple(steps),
+        scores=scores,
+    )
+
+
 def play_record(
     table_id: str, options: GameOptions, server_seed: bytes, seeds: tuple[bytes, ...], seed: int
 ) -> FairRecord:
@@ -316,16 +339,7 @@ def play_record(
             )
         )
         game.apply(picks)
-    return FairRecord(
-        game="sushi-go",
-        table_id=table_id,
-        options=options,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(server_seed),
-        client_seeds=seeds,
-        steps=tuple(steps),
-        scores=game.scores(),
-    )
+    return fair_record("sushi-go", table_id, options, server_seed, seeds, steps, game.scores())
 
 
 def play_roll_record(
@@ -348,16 +362,8 @@ def play_roll_record(
             )
         )
         game.apply(seat, action)
-    return FairRecord(
-        game="sushi-roll",
-        table_id=table_id,
-        options=RollOptions(players),
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(server_seed),
-        client_seeds=seeds,
-        steps=tuple(steps),
-        scores=game.scores(),
-    )
+    options = RollOptions(players)
+    return fair_record("sushi-roll", table_id, options, server_seed, seeds, steps, game.scores())
 
 
 def roll_samples() -> list[messages.Message]:

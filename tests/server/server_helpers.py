@@ -355,6 +355,13 @@ class Peer:
         return None
 
 
+def logged_in(hub: Hub, clock: Clock, name: str = "peer", address: str = "10.0.0.1") -> Peer:
+    """A guest `name` connected from `address`, logged in."""
+    peer = Peer(hub, clock, address=address)
+    peer.login(name)
+    return peer
+
+
 def table_with_bots(
     hub: Hub,
     clock: Clock,
@@ -366,8 +373,7 @@ def table_with_bots(
 ) -> Peer:
     """A scripted player `name` at a new table of `settings`, with server `bots` (strategies) in
     the next seats; its game started unless `start` is false (the seed is the caller's)."""
-    peer = Peer(hub, clock, address=address)
-    peer.login(name)
+    peer = logged_in(hub, clock, name, address=address)
     peer.create(settings)
     for bot in bots:
         peer.add_bot(bot)

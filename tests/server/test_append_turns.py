@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, check_ended, hub_on
+from server_helpers import Clock, Peer, check_ended, hub_on, logged_in
 from sqlite_files import heads, turn_rows
 
 import sushigo.server.storage.sqlite.storage as storage_module
@@ -218,8 +218,7 @@ def loaded(hub: Hub, storage: SqliteStorage) -> list[dict[str, Any]]:
 
 
 def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
-    peer = Peer(hub, clock)
-    peer.login(name)
+    peer = logged_in(hub, clock, name)
     peer.create(TableSettings(kind="sushi-go", players=3, turn_seconds=60, variants=("soy_sauce",)))
     peer.add_bot("random")
     peer.add_bot("greedy")
