@@ -15,12 +15,13 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from pgcluster import free_port
-from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
+from processes import BOT, SERVER, ServerProcess, assert_records_verify, http_get, stop_bots
 
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
 from sushigo.protocol import ErrorCode, LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -63,10 +64,15 @@ def node(
     return process
 
 
+def cluster_key(folder: Path) -> Path:
+    """The key file the nodes of `two_nodes` share, made in `folder`."""
+    return folder / "cluster.key"
+
+
 def two_nodes(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
     """Nodes a and b (not yet started) of the cluster on `url`, sharing the key made in
-    `folder`."""
-    key = folder / "cluster.key"
+    `folder` (`cluster_key`)."""
+    key = cluster_key(folder)
     return node(url, key, "a"), node(url, key, "b")
 
 
@@ -213,6 +219,15 @@ LOG_LINE = re.compile(
 )
 """A line of a node's output in the server's format (or one of the two it prints at start, or
 the one-line reason it prints as it exits 1)."""
+
+
+async def records_verify(url: str, folder: Path, count: int) -> None:
+    """The cluster on `url` stored `count` records, each verifying with its nodes' key (the
+    `cluster_key` in `folder`)."""
+    rows = await query(url, "SELECT record, signature FROM records")
+    assert len(rows) == count
+    key = public_key_bytes(load_or_create_server_key(cluster_key(folder)))
+    assert_records_verify([(row[0], row[1]) for row in rows], key)
 
 
 def unformatted(log: bytes) -> list[bytes]:

@@ -18,14 +18,21 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, eventually, game_begun, node, owned_by, query, replayed, started_two
+from nodes import (
+    LEASE,
+    eventually,
+    game_begun,
+    node,
+    owned_by,
+    query,
+    records_verify,
+    replayed,
+    started_two,
+)
 from processes import (
-    assert_bots_played,
-    assert_records_verify,
-    bots_output,
     next_event_resuming,
+    play_beside_bots,
     start_bots,
-    stop_bots,
 )
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -35,13 +42,11 @@ from sushigo.protocol import (
     TurnResult,
     TurnStart,
 )
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 
 async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
     a, b = await started_two(pg_url, tmp_path)
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
@@ -65,26 +70,15 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
                 timings["verdict"] = client.fairness.final == "verified"
                 return
 
-    try:
-        await asyncio.wait_for(play(), 90)
-        outputs = await bots_output(bots)
-    finally:
-        await client.close()
-        await stop_bots(bots)
-        await asyncio.gather(a.stop(), b.stop())
+    await play_beside_bots(bots, 1, play(), client, a, b)
 
     print(f"failover: our player played again {timings['back']:.2f} s after the SIGKILL")
     assert client.port == b.port
     assert timings["verdict"]
     # Back within the lease and a few reconnect attempts.
     assert timings["back"] < LEASE + 5, timings
-    assert_bots_played(bots, outputs, 1)
 
-    rows = await query(pg_url, "SELECT record, signature FROM records")
-    assert len(rows) == 1
-    assert_records_verify(
-        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
-    )
+    await records_verify(pg_url, tmp_path, 1)
     assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
 
     # sushigo-replay lists the cluster's games and verifies one with the key its nodes

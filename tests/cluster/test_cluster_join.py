@@ -9,7 +9,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import LEASE, eventually, game_begun, query, refused, server_run, started_two
+from nodes import (
+    LEASE,
+    cluster_key,
+    eventually,
+    game_begun,
+    query,
+    refused,
+    server_run,
+    started_two,
+)
 
 from sushigo.client.connection import Client
 from sushigo.protocol import CURRENT_VERSION, TurnStart
@@ -17,7 +26,7 @@ from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 
 async def test_nodes_join_lease_and_refuse_strangers(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = await started_two(pg_url, tmp_path)
     try:
         rows = await query(

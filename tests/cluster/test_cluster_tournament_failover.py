@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodes import eventually, knowing, query, two_nodes
+from nodes import cluster_key, eventually, knowing, query, two_nodes
 from processes import assert_records_verify, start_tournament_bots, stop_bots, stored_records
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -54,7 +54,7 @@ async def _update(client: Client) -> TournamentInfo:
 async def test_a_tournament_goes_on_when_its_node_goes(
     pg_url: str, tmp_path: Path, how: str
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = two_nodes(pg_url, tmp_path)
     await asyncio.gather(a.start(), b.start())
     bots: list[asyncio.subprocess.Process] = []
