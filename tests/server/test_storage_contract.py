@@ -73,6 +73,12 @@ def wb(opener: Opener) -> Storage:
     return opener(write_behind=True)
 
 
+@pytest.fixture(params=[False, True])
+def storage(opener: Opener, request: pytest.FixtureRequest) -> Storage:
+    """The test's database, written through at once, and again with write-behind."""
+    return opener(write_behind=request.param)
+
+
 def results(*ids: str | None) -> list[PlayerResult]:
     return [
         PlayerResult(player_id=pid, name=f"p{seat}", seat=seat, score=10 * seat, place=seat + 1)
@@ -104,11 +110,9 @@ def test_table_ids_sort_by_bytes(db: Storage) -> None:
     assert [t for t, _ in db.load_tables()] == ["B", "Z", "_", "a", "b"]
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
 def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
-    opener: Opener, write_behind: bool
+    storage: Storage,
 ) -> None:
-    storage = opener(write_behind=write_behind)
     storage.save_table("t", b"H", [b"a"])
     storage.append_turns("t", 1, [b"b"])
     storage.append_turns("t", 2, [b"c", b"d"])
@@ -294,9 +298,7 @@ def test_rating_an_unknown_player_changes_nothing(db: Storage) -> None:
         db.set_ratings({ann: (float("nan"), 1.0)}, "sushi-go")
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
-def test_rate_game_reads_and_writes_in_one_go(opener: Opener, write_behind: bool) -> None:
-    storage = opener(write_behind=write_behind)
+def test_rate_game_reads_and_writes_in_one_go(storage: Storage) -> None:
     ann = storage.upsert_identity(KEY_A, "ann", 1)
     bob = storage.upsert_identity(KEY_B, "bob", 1)
     storage.set_ratings({ann: (20.0, 4.0)}, "sushi-roll")
@@ -418,24 +420,24 @@ def test_the_audit_log_is_newest_first_in_the_order_written(db: Storage) -> None
         db.audit_log(limit=-1)
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
-def test_an_aborted_game_retires_its_table_and_is_kept_apart(
-    opener: Opener, write_behind: bool
-) -> None:
-    db = opener(write_behind=write_behind)
-    db.save_table("t1", b"state", [b"turn"])
-    db.save_token(h(b"x"), "t1", 0, 1000)
-    db.finish_game("t0", "g0", "sushi-go", b"r", b"s", results(None, None), finished_ms=1)
+def test_an_aborted_game_retires_its_table_and_is_kept_apart(storage: Storage) -> None:
+    storage.save_table("t1", b"state", [b"turn"])
+    storage.save_token(h(b"x"), "t1", 0, 1000)
+    storage.finish_game("t0", "g0", "sushi-go", b"r", b"s", results(None, None), finished_ms=1)
     players = results("k:ann", None)
-    db.abort_game("t1", "g1", "sushi-go", b"partial", b"sig", players, aborted_ms=7, reason="spam")
-    db.abort_game("t2", "g2", "sushi-roll", b"p2", b"s2", results(None), aborted_ms=9, reason="")
-    db.flush(wait=True)
-    assert db.load_tables() == []
-    assert db.find_token(h(b"x")) is None
-    assert [g.game_id for g in db.list_records()] == ["g0"]  # never among the finished
-    assert db.get_record("g1") is None
-    assert db.list_records(player_id="k:ann") == []
-    second, first = db.aborted_games()
+    storage.abort_game(
+        "t1", "g1", "sushi-go", b"partial", b"sig", players, aborted_ms=7, reason="spam"
+    )
+    storage.abort_game(
+        "t2", "g2", "sushi-roll", b"p2", b"s2", results(None), aborted_ms=9, reason=""
+    )
+    storage.flush(wait=True)
+    assert storage.load_tables() == []
+    assert storage.find_token(h(b"x")) is None
+    assert [g.game_id for g in storage.list_records()] == ["g0"]  # never among the finished
+    assert storage.get_record("g1") is None
+    assert storage.list_records(player_id="k:ann") == []
+    second, first = storage.aborted_games()
     assert (first.game_id, first.table_id, first.kind, first.finished_ms) == (
         "g1",
         "t1",
@@ -444,9 +446,9 @@ def test_an_aborted_game_retires_its_table_and_is_kept_apart(
     )
     assert (first.record, first.signature, first.reason) == (b"partial", b"sig", "spam")
     assert first.players == tuple(players)
-    assert second.game_id == "g2" and db.aborted_games(limit=1, offset=1) == [first]
-    db.save_table("t1", b"next game")
-    assert db.load_tables() == [("t1", b"next game")]
+    assert second.game_id == "g2" and storage.aborted_games(limit=1, offset=1) == [first]
+    storage.save_table("t1", b"next game")
+    assert storage.load_tables() == [("t1", b"next game")]
 
 
 def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
