@@ -8,7 +8,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -269,6 +270,18 @@ async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.P
         )
         for i in names
     ]
+
+
+@asynccontextmanager
+async def crowd_on(*servers: ServerProcess) -> AsyncIterator[list[asyncio.subprocess.Process]]:
+    """A crowd of bot processes for the test to fill; at the end, whatever happened, the bots
+    still running are stopped, then `servers`."""
+    crowd: list[asyncio.subprocess.Process] = []
+    try:
+        yield crowd
+    finally:
+        await stop_bots(crowd)
+        await asyncio.gather(*(server.stop() for server in servers))
 
 
 async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:

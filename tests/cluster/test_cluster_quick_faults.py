@@ -13,6 +13,7 @@ from nodes import (
     admin,
     admin_cluster,
     bots,
+    crowd_on,
     eventually,
     node,
     outputs_of,
@@ -93,8 +94,7 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
         "INSERT INTO quick_tables (table_id, node, kind, players, free, created) "
         "VALUES ('0000005ta1e0', 'stale', 'sushi-go', 3, 1, now() - interval '1 hour')",
     )
-    crowd: list[asyncio.subprocess.Process] = []
-    try:
+    async with crowd_on(a, b) as crowd:
         crowd += await bots(b.port, range(1), "--players", "3", "--games", "1")
 
         async def moved_to_a() -> bool:
@@ -104,8 +104,6 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
         await eventually(moved_to_a, timeout=20)
         crowd += await bots(a.port, range(1, 3), "--players", "3", "--games", "1")
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(a.stop(), b.stop())
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output
 
@@ -116,9 +114,8 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
     its new node, as the README promises. Both play. (Before: "NAME_TAKEN: the name
     'random-bot' is taken", and the bot ended.)"""
     a, b = await started_two(pg_url, tmp_path)
-    crowd: list[asyncio.subprocess.Process] = []
     args = ("--strategy", "random", "--players", "2", "--games", "1")
-    try:
+    async with crowd_on(a, b) as crowd:
         for port in (a.port, b.port):
             crowd.append(
                 await asyncio.create_subprocess_exec(
@@ -137,8 +134,6 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
                     )
                 )
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(a.stop(), b.stop())
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output, output
     names = {row["name"] for row in await query(pg_url, "SELECT name FROM results")}
@@ -174,9 +169,8 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
     word of error. (Before, a drained node's waiting players waited there for good.)"""
     nodes, admin_key = await admin_cluster(pg_url, tmp_path)
     a, b, c = nodes
-    crowd: list[asyncio.subprocess.Process] = []
     args = ("--players", "2", "--games", "1")
-    try:
+    async with crowd_on(*nodes) as crowd:
         crowd += await bots(c.port, range(1), *args)
         await eventually(lambda: query(pg_url, "SELECT 1 FROM quick_tables WHERE node = 'c'"))
         drained = await asyncio.to_thread(admin, a.port, admin_key, "drain", "c")
@@ -187,7 +181,5 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
         )
         crowd += await bots(b.port, range(1, 2), *args)
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(*(n.stop() for n in nodes))
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output

@@ -25,16 +25,9 @@ from pathlib import Path
 
 import pytest
 from processes import ServerProcess, http_get
-from server_helpers import (
-    abort,
-    card_settings,
-    dropped,
-    finish,
-    refusal,
-    turns,
-    two_at_a_game,
-)
+from server_helpers import card_settings
 from smalldisk import SmallDisk
+from socket_helpers import abort, dropped, finish, refusal, turns, two_at_a_game
 from sqlite_files import assert_intact
 
 from sushigo.client.connection import Client

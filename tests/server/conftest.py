@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from server_helpers import Running, running_server
+from socket_helpers import Running, running_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 

@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from processes import http_get
-from server_helpers import Played, card_settings, finish, hub_on
+from server_helpers import card_settings, hub_on
+from socket_helpers import Played, finish
 
 from sushigo.client.connection import Client
 from sushigo.protocol import FairRecord, verify_record, verify_signed_record

@@ -10,20 +10,14 @@ import socket
 from collections.abc import AsyncIterator
 
 import pytest
-from server_helpers import (
-    Peer,
+from server_helpers import Peer, check_ended, hello, hub_game, logged_in, make_hub, raw_frame
+from socket_helpers import (
     RawPeer,
     Running,
     abort,
     background_game,
-    check_ended,
     dropped,
     errors_of,
-    hello,
-    hub_game,
-    logged_in,
-    make_hub,
-    raw_frame,
     running_server,
 )
 

@@ -12,20 +12,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import (
     Peer,
-    RawPeer,
-    Running,
-    background_game,
     card_settings,
     check_ended,
-    errors_of,
     hello,
     hub_game,
     logged_in,
     make_hub,
     raw_frame,
-    refusal,
-    running_server,
 )
+from socket_helpers import RawPeer, Running, background_game, errors_of, refusal, running_server
 
 from sushigo.client.connection import ConnectError
 from sushigo.engine import GameOptions

@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 from admin_helpers import ADMIN_ID, ADMIN_KEY, START_MS, admin, admin_hub, ask, keyed, pid
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import (
-    FakeTransport,
-    Peer,
-    RawPeer,
-    card_settings,
-    hello,
-    logged_in,
-    running_server,
-)
+from server_helpers import FakeTransport, Peer, card_settings, hello, logged_in
+from socket_helpers import RawPeer, running_server
 
 from sushigo.client.connection import ConnectionLost, ServerError
 from sushigo.protocol import (

@@ -8,20 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import (
-    Peer,
-    RawPeer,
-    Running,
-    abort,
-    card_settings,
-    dropped,
-    hello,
-    logged_in,
-    make_hub,
-    raw_frame,
-    refusal,
-    running_server,
-)
+from server_helpers import Peer, card_settings, hello, logged_in, make_hub, raw_frame
+from socket_helpers import RawPeer, Running, abort, dropped, refusal, running_server
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (

@@ -11,7 +11,6 @@ from roll_server_helpers import RollPeer, roll_settings
 from server_helpers import (
     Clock,
     Peer,
-    errors_of,
     hello,
     logged_in,
     make_hub,
@@ -19,6 +18,7 @@ from server_helpers import (
     three_seats,
     two_player_cup,
 )
+from socket_helpers import errors_of
 
 from sushigo.engine.games.sushi_roll import Take
 from sushigo.protocol import (

@@ -20,12 +20,8 @@ import pytest
 from pg_fault_helpers import finish_once_back, stored_and_verified, watched_server
 from pgcluster import PgCluster, free_port, own_postgresql
 from processes import http_get
-from server_helpers import (
-    card_settings,
-    refusal,
-    turns,
-    two_at_a_game,
-)
+from server_helpers import card_settings
+from socket_helpers import refusal, turns, two_at_a_game
 
 from sushigo.client.connection import Client
 from sushigo.protocol import ErrorCode

@@ -15,13 +15,9 @@ import pytest
 from pg_fault_helpers import finish_once_back, stored_and_verified, watched_server
 from pgcluster import running_cluster
 from processes import http_get
-from server_helpers import (
-    card_settings,
-    refusal,
-    turns,
-    two_at_a_game,
-)
+from server_helpers import card_settings
 from smalldisk import SmallDisk
+from socket_helpers import refusal, turns, two_at_a_game
 
 from sushigo.client.connection import Client
 from sushigo.protocol import ErrorCode

@@ -9,7 +9,8 @@ import random
 
 import pytest
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
-from server_helpers import errors_of, logged_in, make_hub, raw_frame, table_with_bots
+from server_helpers import logged_in, make_hub, raw_frame, table_with_bots
+from socket_helpers import errors_of
 
 from sushigo.engine.games.sushi_roll import Reroll, RollAction, Swap, Take
 from sushigo.protocol import (

@@ -8,18 +8,15 @@ import random
 
 import pytest
 from server_helpers import (
-    RawPeer,
-    Running,
     card_settings,
-    errors_of,
     expected_turns,
     hello,
     logged_in,
     make_hub,
-    play,
     raw_frame,
     table_with_bots,
 )
+from socket_helpers import RawPeer, Running, errors_of, play
 
 from sushigo.client.bot import GameResult
 from sushigo.client.checks import GameChecks

@@ -10,12 +10,12 @@ from server_helpers import (
     FakeTransport,
     Peer,
     card_settings,
-    errors_of,
     expected_turns,
     logged_in,
     make_hub,
     raw_frame,
 )
+from socket_helpers import errors_of
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (

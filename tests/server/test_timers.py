@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import TypeVar
 
-from server_helpers import Peer, check_ended, errors_of, hello, logged_in, make_hub, three_seats
+from server_helpers import Peer, check_ended, hello, logged_in, make_hub, three_seats
+from socket_helpers import errors_of
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (

@@ -11,18 +11,8 @@ import time
 from collections.abc import Callable
 
 import pytest
-from server_helpers import (
-    Peer,
-    RawPeer,
-    Running,
-    background_game,
-    card_settings,
-    errors_of,
-    hello,
-    logged_in,
-    make_hub,
-    running_server,
-)
+from server_helpers import Peer, card_settings, hello, logged_in, make_hub
+from socket_helpers import RawPeer, Running, background_game, errors_of, running_server
 
 from sushigo.protocol import (
     Chat,

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import hub_on, play
+from server_helpers import hub_on
+from socket_helpers import play
 from sqlite_files import heads
 
 import sushigo.server.net.app as app_module
