@@ -201,12 +201,28 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _compile(tp: Any, game: GameCodecs | None) -> tuple[Encoder, Decoder]:
-    meta: tuple[Any, ...] = ()
+DEFAULT_ARRAY = Size(0, 64)
+"""The length of an array whose type has no `Size`."""
+DEFAULT_STR = Size(0, 256)
+"""The length of a str or bin whose type has no `Size`."""
+
+
+def unwrap(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A type hint without its ``Annotated`` wrapper, and the wrapper's metadata (none: ())."""
     if get_origin(tp) is Annotated:
-        tp, *rest = get_args(tp)
-        meta = tuple(rest)
-    part = _meta(meta, GameField)
+        base, *meta = get_args(tp)
+        return base, tuple(meta)
+    return tp, ()
+
+
+def meta_of(meta: tuple[Any, ...], kind: type[Any]) -> Any:
+    """The first item of `meta` (from `unwrap`) that is a `kind`, or None."""
+    return next((m for m in meta if isinstance(m, kind)), None)
+
+
+def _compile(tp: Any, game: GameCodecs | None) -> tuple[Encoder, Decoder]:
+    tp, meta = unwrap(tp)
+    part = meta_of(meta, GameField)
     if part is not None:
         return (_no_game_encoder, _no_game_decoder) if game is None else game.codec(part.part)
     if tp in _CUSTOM:
@@ -221,28 +237,24 @@ def _compile(tp: Any, game: GameCodecs | None) -> tuple[Encoder, Decoder]:
         item, ellipsis = get_args(tp)
         if ellipsis is not Ellipsis:
             raise TypeError(f"only tuple[X, ...] is supported, not {tp}")
-        size = _meta(meta, Size) or Size(0, 64)
+        size = meta_of(meta, Size) or DEFAULT_ARRAY
         return _array(*codec(item, game), size)
     if tp is bool:
         return _identity, _bool
     if tp is int:
-        rng = _meta(meta, Range)
+        rng = meta_of(meta, Range)
         if rng is None:
             raise TypeError("an int field needs a Range")
         return _identity, _int(rng.lo, rng.hi)
     if tp is str:
-        return _identity, _sized(str, "a str", "length {}", _meta(meta, Size) or Size(0, 256))
+        return _identity, _sized(str, "a str", "length {}", meta_of(meta, Size) or DEFAULT_STR)
     if tp is bytes:
-        return _identity, _sized(bytes, "a bin", "{} bytes", _meta(meta, Size) or Size(0, 256))
+        return _identity, _sized(bytes, "a bin", "{} bytes", meta_of(meta, Size) or DEFAULT_STR)
     if isinstance(tp, type) and issubclass(tp, Enum):
         return _enum(tp)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return struct_codec(tp, game=game)
     raise TypeError(f"no codec for {tp!r}")
-
-
-def _meta(meta: tuple[Any, ...], kind: type[Any]) -> Any:
-    return next((m for m in meta if isinstance(m, kind)), None)
 
 
 def _optional(enc: Encoder, dec: Decoder) -> tuple[Encoder, Decoder]:

@@ -18,24 +18,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import PlayerId, TableInfo
+from ._messages_lobby import TableInfo
 from ._registry import (
     MAX_SEATS,
     U32,
     ClientMessage,
     DeadlineMs,
     Name,
-    Ref,
+    PlayerId,
+    Reply,
+    Role,
     Round,
     Seat,
     ServerMessage,
     TableId,
     Text,
     Turn,
-    register,
+    message,
+    message_types,
 )
 
 Target = Annotated[str, Size(1, 64)]
@@ -158,10 +161,8 @@ Seconds = Annotated[int, Range(1, 10 * 365 * 86400)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AdminSessions(ClientMessage):
-    """List the sessions, oldest first; answered by SESSION_LIST."""
-
-    TYPE: ClassVar[str] = "admin_sessions"
+class _PageRequest(ClientMessage):
+    """Base of the admin requests for a list, a page at a time."""
 
     offset: U32 = 0
     """How many to skip."""
@@ -170,30 +171,50 @@ class AdminSessions(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AdminNodes(ClientMessage):
-    """List the cluster's servers; answered by NODE_LIST."""
+class _SanctionRequest(ClientMessage):
+    """Base of the requests that ban or mute: a target, why, and for how long."""
 
-    TYPE: ClassVar[str] = "admin_nodes"
+    target: Target
+    """Whom (each request says what it takes)."""
+    reason: Text = ""
+    """Told to the player, now and each time the sanction refuses something."""
+    seconds: Seconds | None = None
+    """How long (nil: until lifted)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class _LiftRequest(ClientMessage):
+    """Base of the requests that lift a ban or a mute; answered by ADMIN_DONE (NO_SUCH_TABLE when
+    there is none)."""
+
+    target: Target
+    """As it was sanctioned."""
+
+
+@message("admin_sessions")
+class AdminSessions(_PageRequest):
+    """List the sessions, oldest first; answered by SESSION_LIST."""
+
+
+@message("admin_nodes")
+class AdminNodes(ClientMessage):
+    """List the cluster's servers; answered by NODE_LIST."""
+
+
+@message("admin_show")
 class AdminShow(ClientMessage):
     """Show one table as a spectator sees it, with its seats' and watchers' sessions; answered
     by TABLE_VIEW (NO_SUCH_TABLE for none)."""
-
-    TYPE: ClassVar[str] = "admin_show"
 
     table_id: TableId
     """The table."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("admin_kick")
 class AdminKick(ClientMessage):
     """End a session now (or every session of a player): its connection gets KICKED and is
     closed, and its seat, during a game, goes to a bot. Answered by ADMIN_DONE (NO_SUCH_TABLE
     when nothing matches)."""
-
-    TYPE: ClassVar[str] = "admin_kick"
 
     target: Target
     """A session id, or a player id (all its sessions)."""
@@ -201,75 +222,40 @@ class AdminKick(ClientMessage):
     """Told to the player."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminBan(ClientMessage):
-    """Ban an identity (a key's player id) or an address range, and end the sessions it covers
-    (each gets BANNED); stored, so it outlasts a restart. Answered by ADMIN_DONE (OUT_OF_RANGE
-    for a target that is neither, or a guest's id: ban its address instead)."""
-
-    TYPE: ClassVar[str] = "admin_ban"
-
-    target: Target
-    """``k:...``, an IP address, or a CIDR range (IPv4 or IPv6)."""
-    reason: Text = ""
-    """Told to the player, now and at each refusal."""
-    seconds: Seconds | None = None
-    """How long (nil: until lifted)."""
+@message("admin_ban")
+class AdminBan(_SanctionRequest):
+    """Ban an identity (a key's player id, ``k:...``) or an address range (an IP address or a
+    CIDR range, IPv4 or IPv6), and end the sessions it covers (each gets BANNED); stored, so it
+    outlasts a restart. Answered by ADMIN_DONE (OUT_OF_RANGE for a target that is neither, or a
+    guest's id: ban its address instead)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminUnban(ClientMessage):
-    """Lift a ban; answered by ADMIN_DONE (NO_SUCH_TABLE when there is none)."""
-
-    TYPE: ClassVar[str] = "admin_unban"
-
-    target: Target
-    """As it was banned (a range is matched as the server stores it: ``10.0.0.0/8``)."""
+@message("admin_unban")
+class AdminUnban(_LiftRequest):
+    """Lift a ban (a range is matched as the server stores it: ``10.0.0.0/8``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminMute(ClientMessage):
-    """Mute a player (its CHAT is refused with MUTED); stored. Answered by ADMIN_DONE."""
-
-    TYPE: ClassVar[str] = "admin_mute"
-
-    target: Target
-    """A player id (a guest's holds for its session)."""
-    reason: Text = ""
-    """Told to the player when its chat is refused."""
-    seconds: Seconds | None = None
-    """How long (nil: until lifted)."""
+@message("admin_mute")
+class AdminMute(_SanctionRequest):
+    """Mute a player by its id (a guest's holds for its session): its CHAT is refused with MUTED,
+    saying the reason; stored. Answered by ADMIN_DONE."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminUnmute(ClientMessage):
-    """Lift a mute; answered by ADMIN_DONE (NO_SUCH_TABLE when there is none)."""
-
-    TYPE: ClassVar[str] = "admin_unmute"
-
-    target: Target
-    """The player id."""
+@message("admin_unmute")
+class AdminUnmute(_LiftRequest):
+    """Lift a mute on a player id."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminSanctions(ClientMessage):
+@message("admin_sanctions")
+class AdminSanctions(_PageRequest):
     """List the bans and mutes in force, newest first; answered by SANCTION_LIST."""
 
-    TYPE: ClassVar[str] = "admin_sanctions"
 
-    offset: U32 = 0
-    """How many to skip."""
-    limit: Annotated[int, Range(1, MAX_ADMIN_PAGE)] = 100
-    """The most to list."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("admin_close")
 class AdminClose(ClientMessage):
     """Close a table: its people are sent back to the lobby (TABLE_LEFT saying why). A game in
     progress ends there: its record so far is kept, marked aborted, and nobody is rated.
     Answered by ADMIN_DONE (NO_SUCH_TABLE; NOT_ALLOWED for a tournament's table)."""
-
-    TYPE: ClassVar[str] = "admin_close"
 
     table_id: TableId
     """The table."""
@@ -277,23 +263,19 @@ class AdminClose(ClientMessage):
     """Told to its people."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("admin_announce")
 class AdminAnnounce(ClientMessage):
     """Say something to everyone connected (ANNOUNCEMENT); answered by ADMIN_DONE."""
-
-    TYPE: ClassVar[str] = "admin_announce"
 
     text: Annotated[str, Size(1, 500)]
     """What to say."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("admin_drain")
 class AdminDrain(ClientMessage):
     """Drain a server: it takes no new table or game (those requests get NOT_ALLOWED), its games
     in play finish, and it reports itself not ready; or stop draining. Answered by ADMIN_DONE
     (NO_SUCH_TABLE for an unknown node)."""
-
-    TYPE: ClassVar[str] = "admin_drain"
 
     node: NodeName | None = None
     """Which server (nil: the one connected to)."""
@@ -301,43 +283,32 @@ class AdminDrain(ClientMessage):
     """False: take new tables again."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminAudit(ClientMessage):
+@message("admin_audit")
+class AdminAudit(_PageRequest):
     """Read the audit log, newest first; answered by AUDIT_LIST (INTERNAL_ERROR when the
     database cannot be read now)."""
 
-    TYPE: ClassVar[str] = "admin_audit"
-
-    offset: U32 = 0
-    """How many entries to skip."""
     limit: Annotated[int, Range(1, MAX_ADMIN_PAGE)] = 50
-    """The most entries."""
+    """The most entries (fewer by default than the other lists)."""
 
 
 # -- server messages --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdminDone(ServerMessage):
+@message("admin_done")
+class AdminDone(Reply):
     """An admin action was carried out (and written to the audit log)."""
 
-    TYPE: ClassVar[str] = "admin_done"
-
-    ref: Ref | None = None
-    """The request's ref."""
     message: Text = ""
     """What was done, for a person."""
     count: U32 = 0
     """How many sessions, tables or people it reached."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionList(ServerMessage):
+@message("session_list")
+class SessionList(Reply):
     """The answer to ADMIN_SESSIONS."""
 
-    TYPE: ClassVar[str] = "session_list"
-
-    ref: Ref | None = None
     sessions: Annotated[tuple[SessionInfo, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page."""
     total: U32 = 0
@@ -346,24 +317,18 @@ class SessionList(ServerMessage):
     """The request's."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeList(ServerMessage):
+@message("node_list")
+class NodeList(Reply):
     """The answer to ADMIN_NODES."""
 
-    TYPE: ClassVar[str] = "node_list"
-
-    ref: Ref | None = None
     nodes: Annotated[tuple[NodeInfo, ...], Size(1, 64)]
     """Every server, the one connected to first."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableView(ServerMessage):
+@message("table_view")
+class TableView(Reply):
     """The answer to ADMIN_SHOW: what a spectator sees, with the sessions."""
 
-    TYPE: ClassVar[str] = "table_view"
-
-    ref: Ref | None = None
     table: TableInfo
     """The table as the lobby shows it."""
     phase: Annotated[str, Size(1, 16)]
@@ -386,13 +351,10 @@ class TableView(ServerMessage):
     """The seated players' sessions, then the spectators'."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SanctionList(ServerMessage):
+@message("sanction_list")
+class SanctionList(Reply):
     """The answer to ADMIN_SANCTIONS."""
 
-    TYPE: ClassVar[str] = "sanction_list"
-
-    ref: Ref | None = None
     sanctions: Annotated[tuple[Sanction, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page, newest first."""
     total: U32 = 0
@@ -401,13 +363,10 @@ class SanctionList(ServerMessage):
     """The request's."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuditList(ServerMessage):
+@message("audit_list")
+class AuditList(Reply):
     """The answer to ADMIN_AUDIT."""
 
-    TYPE: ClassVar[str] = "audit_list"
-
-    ref: Ref | None = None
     entries: Annotated[tuple[AuditEntry, ...], Size(0, MAX_ADMIN_PAGE)]
     """The page, newest first."""
     offset: U32 = 0
@@ -416,11 +375,9 @@ class AuditList(ServerMessage):
     """Older entries follow."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("announcement")
 class Announcement(ServerMessage):
     """A message from the server's operators to everyone connected."""
-
-    TYPE: ClassVar[str] = "announcement"
 
     text: Annotated[str, Size(1, 500)]
     """What they say."""
@@ -428,42 +385,11 @@ class Announcement(ServerMessage):
     """The admin's name (nil: the server)."""
 
 
-register(
-    AdminSessions,
-    AdminNodes,
-    AdminShow,
-    AdminKick,
-    AdminBan,
-    AdminUnban,
-    AdminMute,
-    AdminUnmute,
-    AdminSanctions,
-    AdminClose,
-    AdminAnnounce,
-    AdminDrain,
-    AdminAudit,
-    AdminDone,
-    SessionList,
-    NodeList,
-    TableView,
-    SanctionList,
-    AuditList,
-    Announcement,
+ADMIN_REQUESTS: tuple[type[ClientMessage], ...] = tuple(
+    cls
+    for cls in message_types(Role.CLIENT)
+    if issubclass(cls, ClientMessage) and cls.__module__ == __name__
 )
-
-ADMIN_REQUESTS: tuple[type[ClientMessage], ...] = (
-    AdminSessions,
-    AdminNodes,
-    AdminShow,
-    AdminKick,
-    AdminBan,
-    AdminUnban,
-    AdminMute,
-    AdminUnmute,
-    AdminSanctions,
-    AdminClose,
-    AdminAnnounce,
-    AdminDrain,
-    AdminAudit,
-)
-"""Every admin request: only an admin may send one (NOT_ALLOWED for anyone else)."""
+"""Every admin request, which is every client message declared here: only an admin may send one
+(NOT_ALLOWED for anyone else). Taken from the declarations, so that no admin request can be left
+out of it and be open to everyone."""

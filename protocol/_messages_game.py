@@ -14,31 +14,35 @@ table the connection is at.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 import msgpack
 
 from ._codec import PACKED_BOOL, PACKED_SMALL, Range, Size, packed_bin, packed_int
 from ._codec import array_header as _array_header
-from ._messages_lobby import GameKindName, PlayerId, TableInfo
+from ._messages_lobby import TableInfo
 from ._registry import (
     U32,
+    Addresses,
     Bytes32,
     ClientMessage,
     DeadlineMs,
     GameAction,
     GameEvent,
+    GameKindName,
     GameObservation,
     GameOptionsValue,
     Name,
-    Ref,
+    PlayerId,
+    Reply,
     Round,
     Seat,
     Seats,
     ServerMessage,
     TableId,
+    Token,
     Turn,
-    register,
+    message,
     register_packer,
 )
 from ._state import Phase
@@ -48,7 +52,6 @@ from .records import SignedRecord
 Tableaus = Size(1, 9)
 """One item per tableau: the seats, then any tableau that is no seat's (Sushi Go!'s dummy)."""
 Score = Annotated[int, Range(-10_000, 10_000)]
-Token = Annotated[bytes, Size(16, 64)]
 Events = Annotated[tuple[GameEvent, ...], Size(0, 64)]
 SeatList = Annotated[tuple[Seat, ...], Seats]
 
@@ -56,11 +59,9 @@ SeatList = Annotated[tuple[Seat, ...], Seats]
 # -- seeding -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_starting")
 class GameStarting(ServerMessage):
     """A game begins at the table: the server's seed commitment, before any client seed exists."""
-
-    TYPE: ClassVar[str] = "game_starting"
 
     table_id: TableId
     """The table."""
@@ -78,21 +79,17 @@ class GameStarting(ServerMessage):
     """Time to send SEED before the server draws one for the seat."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("seed")
 class Seed(ClientMessage):
     """The seat's contribution to the game seed: 32 fresh random bytes."""
-
-    TYPE: ClassVar[str] = "seed"
 
     seed: Bytes32
     """Fresh random bytes (never reused)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_started")
 class GameStarted(ServerMessage):
     """Every seat's seed is in (in seat order); the game seed is now fixed."""
-
-    TYPE: ClassVar[str] = "game_started"
 
     table_id: TableId
     """The table."""
@@ -109,16 +106,31 @@ class GameStarted(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TurnStart(ServerMessage):
-    """A step begins: the receiver's observation (a spectator's: public only), who acts, and the
-    timer. Secret: each acting seat now owes COMMIT; open: the one acting seat may ACT."""
+class _StepRequest(ClientMessage):
+    """Base of a seat's message in a step: it names the step it is for, and one for any other
+    step is refused with WRONG_TURN."""
 
-    TYPE: ClassVar[str] = "turn_start"
+    round: Round
+    """The current round."""
+    turn: Turn
+    """The current turn."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _StepMessage(ServerMessage):
+    """Base of the server's messages about one step: they name it first."""
 
     round: Round
     """The step's round."""
     turn: Turn
-    """The step's turn within the round (Sushi Roll: the cycle)."""
+    """The step's turn within its round (Sushi Roll: the cycle)."""
+
+
+@message("turn_start")
+class TurnStart(_StepMessage):
+    """A step begins: the receiver's observation (a spectator's: public only), who acts, and the
+    timer. Secret: each acting seat now owes COMMIT; open: the one acting seat may ACT."""
+
     seats: SeatList
     """The seats that act in this step, in seat order."""
     secret: bool = True
@@ -184,30 +196,18 @@ def _pack_turn_start(message: TurnStart, game: object) -> tuple[int, bytes]:
 register_packer(TurnStart, _pack_turn_start)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Commit(ClientMessage):
+@message("commit")
+class Commit(_StepRequest):
     """The seat's commitment to its action in this secret step (see `protocol.commitment`)."""
 
-    TYPE: ClassVar[str] = "commit"
-
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     commitment: Bytes32
     """SHA-256 of the canonical preimage of (table, round, turn, seat, action, nonce)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Commitments(ServerMessage):
+@message("commitments")
+class Commitments(_StepMessage):
     """Every acting seat has committed (or was auto-picked): reveal now."""
 
-    TYPE: ClassVar[str] = "commitments"
-
-    round: Round
-    """The round."""
-    turn: Turn
-    """The turn."""
     commitments: Annotated[tuple[Bytes32 | None, ...], Seats]
     """Per acting seat (TURN_START's seats, in order); nil for a seat the server auto-picked (it
     does not reveal)."""
@@ -240,32 +240,20 @@ def _pack_commitments(message: Commitments, game: object) -> tuple[int, bytes]:
 register_packer(Commitments, _pack_commitments)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Reveal(ClientMessage):
+@message("reveal")
+class Reveal(_StepRequest):
     """Open the seat's commitment. Final: a bad opening or an illegal action is not retried."""
 
-    TYPE: ClassVar[str] = "reveal"
-
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     action: GameAction
     """The committed action."""
     nonce: Bytes32
     """The committed nonce."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnResult(ServerMessage):
+@message("turn_result")
+class TurnResult(_StepMessage):
     """A secret step's every action, with the openings every client checks against COMMITMENTS."""
 
-    TYPE: ClassVar[str] = "turn_result"
-
-    round: Round
-    """The round played."""
-    turn: Turn
-    """The turn played."""
     openings: Annotated[tuple[Opening, ...], Seats]
     """Per acting seat: the action applied, its nonce, and whether the server chose it."""
     events: Events = ()
@@ -310,32 +298,20 @@ def _pack_turn_result(message: TurnResult, game: object) -> tuple[int, bytes]:
 register_packer(TurnResult, _pack_turn_result)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Act(ClientMessage):
+@message("act")
+class Act(_StepRequest):
     """One action of the seat that acts in an open step (Sushi Roll: a re-roll, a swap or the
     take). An illegal one is answered by ILLEGAL_ACTION and may be replaced."""
 
-    TYPE: ClassVar[str] = "act"
-
-    round: Round
-    """The current round (else WRONG_TURN)."""
-    turn: Turn
-    """The current turn (else WRONG_TURN)."""
     action: GameAction
     """The action."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Acted(ServerMessage):
+@message("acted")
+class Acted(_StepMessage):
     """An open step's action was played: to every seat and spectator, with the public state after
     it (the dice it rolled, say)."""
 
-    TYPE: ClassVar[str] = "acted"
-
-    round: Round
-    """The round it was played in."""
-    turn: Turn
-    """The turn it was played in."""
     step: U32
     """Steps of the game played before this one."""
     seat: Seat
@@ -352,12 +328,10 @@ class Acted(ServerMessage):
     """The same seat acts again in this turn (its turn is not over: no TURN_START comes first)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("game_over")
 class GameEnded(ServerMessage):
     """The game is over (wire type ``game_over``): final scores, the server seed and the record.
     The game's own account of its end is the last step's events."""
-
-    TYPE: ClassVar[str] = "game_over"
 
     totals: Annotated[tuple[Score, ...], Tableaus]
     """Final scores per tableau."""
@@ -374,11 +348,9 @@ class GameEnded(ServerMessage):
 # -- reconnect ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("resume")
 class Resume(ClientMessage):
     """Take over a session after a lost connection, instead of logging in."""
-
-    TYPE: ClassVar[str] = "resume"
 
     token: Token
     """The resume token from LOGGED_IN (or the last RESUMED)."""
@@ -412,15 +384,11 @@ class Snapshot:
     """Time left for what the seat owes: its SEED, COMMIT, REVEAL or (the mover) its turn."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resumed(ServerMessage):
+@message("resumed")
+class Resumed(Reply):
     """The session is back. Either `replayed` missed messages follow (with new sequence numbers,
     in their original order), or `snapshot` gives the current state and nothing is replayed."""
 
-    TYPE: ClassVar[str] = "resumed"
-
-    ref: Ref | None = None
-    """The RESUME ref."""
     player_id: PlayerId
     """The session's player."""
     name: Name
@@ -443,22 +411,5 @@ class Resumed(ServerMessage):
     """How many missed messages follow."""
     snapshot: Snapshot | None = None
     """The current state, when the missed messages are no longer kept."""
-    nodes: Annotated[tuple[Annotated[str, Size(3, 128)], ...], Size(0, 64)] = ()
+    nodes: Addresses = ()
     """A cluster's live nodes, this one first (2.4), as LOGGED_IN gives them."""
-
-
-register(
-    GameStarting,
-    Seed,
-    GameStarted,
-    TurnStart,
-    Commit,
-    Commitments,
-    Reveal,
-    TurnResult,
-    Act,
-    Acted,
-    GameEnded,
-    Resume,
-    Resumed,
-)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 import msgpack
 
@@ -13,21 +13,19 @@ from ._registry import (
     MAX_SEATS,
     U32,
     ClientMessage,
+    GameKindName,
     Name,
-    Ref,
+    PlayerId,
+    Reply,
     Seat,
     ServerMessage,
     TableId,
     Text,
-    register,
+    message,
     register_packer,
 )
 
 PlayerCount = Annotated[int, Range(1, MAX_SEATS)]
-PlayerId = Annotated[str, Size(1, 64)]
-GameKindName = Annotated[str, Size(1, 32)]
-"""A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
-not host with UNSUPPORTED_GAME_KIND."""
 VariantName = Annotated[str, Size(1, 32)]
 MAX_PAGE = 100
 """The most tables one TABLE_LIST holds (since 2.1: a reply's size is bounded)."""
@@ -104,11 +102,9 @@ class TableInfo:
 # -- requests ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("list_tables")
 class ListTables(ClientMessage):
     """Ask for one page of the tables, newest first; answered by TABLE_LIST."""
-
-    TYPE: ClassVar[str] = "list_tables"
 
     kind: GameKindName | None = None
     """Only tables of this game; nil for all."""
@@ -120,21 +116,17 @@ class ListTables(ClientMessage):
     """The most tables to return (a server may return fewer: see TABLE_LIST's ``total``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("create_table")
 class CreateTable(ClientMessage):
     """Open a new table and sit at seat 0 as its host; answered by TABLE_JOINED."""
-
-    TYPE: ClassVar[str] = "create_table"
 
     settings: TableSettings
     """The table's game and variants."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("join_table")
 class JoinTable(ClientMessage):
     """Take a seat at an open table; answered by TABLE_JOINED."""
-
-    TYPE: ClassVar[str] = "join_table"
 
     table_id: TableId
     """The table."""
@@ -142,29 +134,23 @@ class JoinTable(ClientMessage):
     """The seat wanted; nil for any free seat."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("spectate")
 class Spectate(ClientMessage):
     """Watch a table (no hand is ever shown); answered by SPECTATING."""
-
-    TYPE: ClassVar[str] = "spectate"
 
     table_id: TableId
     """The table."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("leave_table")
 class LeaveTable(ClientMessage):
     """Leave the table (during a game a bot takes the seat over); answered by TABLE_LEFT."""
 
-    TYPE: ClassVar[str] = "leave_table"
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("add_bot")
 class AddBot(ClientMessage):
     """Host only: seat a server-side bot; answered by TABLE_UPDATE with this request's ``ref``
     (the other people at the table get it without)."""
-
-    TYPE: ClassVar[str] = "add_bot"
 
     strategy: Annotated[str, Size(1, 32)] = "default"
     """The bot's strategy name (unknown: UNKNOWN_BOT)."""
@@ -172,22 +158,18 @@ class AddBot(ClientMessage):
     """The seat; nil for the first free one."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("start_game")
 class StartGame(ClientMessage):
     """Host only: start the game once every seat is taken; the server sends GAME_STARTING. (A
     table made by CREATE_TABLE waits for this even when full; a quick-match table starts by
     itself.)"""
 
-    TYPE: ClassVar[str] = "start_game"
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("quick_match")
 class QuickMatch(ClientMessage):
     """Be seated at the first table that fits; the game starts by itself when the table fills.
 
     Answered by TABLE_JOINED (its ``ref`` is this request's) when a seat is found."""
-
-    TYPE: ClassVar[str] = "quick_match"
 
     kind: GameKindName
     """The game."""
@@ -195,11 +177,9 @@ class QuickMatch(ClientMessage):
     """The table size wanted."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("chat")
 class Chat(ClientMessage):
     """Say something: to the table when at one, else to the lobby."""
-
-    TYPE: ClassVar[str] = "chat"
 
     text: Annotated[str, Size(1, 500)]
     """1-500 characters."""
@@ -208,14 +188,10 @@ class Chat(ClientMessage):
 # -- server messages ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableList(ServerMessage):
+@message("table_list")
+class TableList(Reply):
     """The answer to LIST_TABLES."""
 
-    TYPE: ClassVar[str] = "table_list"
-
-    ref: Ref | None = None
-    """The LIST_TABLES ref."""
     tables: Annotated[tuple[TableInfo, ...], Size(0, 1000)]
     """The page: the matching tables from ``offset`` on, newest first (at most the request's
     ``limit``, and at most `MAX_PAGE`; the reference server sends fewer when more would take
@@ -226,63 +202,47 @@ class TableList(ServerMessage):
     """The request's ``offset``: where this page starts among them."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableJoined(ServerMessage):
+@message("table_joined")
+class TableJoined(Reply):
     """The client now holds a seat at a table (after CREATE_TABLE, JOIN_TABLE or QUICK_MATCH)."""
 
-    TYPE: ClassVar[str] = "table_joined"
-
-    ref: Ref | None = None
-    """The request's ref."""
     table: TableInfo
     """The table."""
     seat: Seat
     """The client's seat."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Spectating(ServerMessage):
+@message("spectating")
+class Spectating(Reply):
     """The client now watches a table."""
 
-    TYPE: ClassVar[str] = "spectating"
-
-    ref: Ref | None = None
-    """The SPECTATE ref."""
     table: TableInfo
     """The table."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableUpdate(ServerMessage):
-    """Something about the client's table changed (a seat, the status, the spectators)."""
+@message("table_update")
+class TableUpdate(Reply):
+    """Something about the client's table changed (a seat, the status, the spectators). Its
+    ``ref`` is the ADD_BOT's it answers, in the host's copy only; nil in every other update."""
 
-    TYPE: ClassVar[str] = "table_update"
-
-    ref: Ref | None = None
-    """The ADD_BOT this answers (only in the host's copy); nil for every other update."""
     table: TableInfo
     """The table now."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableLeft(ServerMessage):
-    """The client is no longer at the table (it left, or the table closed); back in the lobby."""
+@message("table_left")
+class TableLeft(Reply):
+    """The client is no longer at the table (it left, or the table closed); back in the lobby.
+    Its ``ref`` is the LEAVE_TABLE's; nil when the server closed the table."""
 
-    TYPE: ClassVar[str] = "table_left"
-
-    ref: Ref | None = None
-    """The LEAVE_TABLE ref; nil when the server closed the table."""
     table_id: TableId
     """The table."""
     reason: Text = ""
     """Why, for people."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("chat_message")
 class ChatMessage(ServerMessage):
     """Someone said something, in the lobby or at the client's table."""
-
-    TYPE: ClassVar[str] = "chat_message"
 
     table_id: TableId | None = None
     """The table it was said at; nil for the lobby."""
@@ -292,25 +252,6 @@ class ChatMessage(ServerMessage):
     """Their display name."""
     text: Annotated[str, Size(1, 500)]
     """What they said."""
-
-
-register(
-    ListTables,
-    CreateTable,
-    JoinTable,
-    Spectate,
-    LeaveTable,
-    AddBot,
-    StartGame,
-    QuickMatch,
-    Chat,
-    TableList,
-    TableJoined,
-    Spectating,
-    TableUpdate,
-    TableLeft,
-    ChatMessage,
-)
 
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack

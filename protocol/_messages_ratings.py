@@ -10,12 +10,11 @@ no floats. New in protocol 2.2: sent only to a client that asks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName, PlayerId
 from ._messages_tournament import Milli
-from ._registry import U32, ClientMessage, Name, Ref, ServerMessage, register
+from ._registry import U32, ClientMessage, GameKindName, Name, PlayerId, Reply, message
 
 MAX_LEADERBOARD = 100
 """The most rows one LEADERBOARD carries."""
@@ -40,11 +39,10 @@ class Rated:
     """Finished games of this kind stored for the player."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("get_leaderboard")
 class GetLeaderboard(ClientMessage):
     """Ask for a game's ladder; answered by LEADERBOARD."""
 
-    TYPE: ClassVar[str] = "get_leaderboard"
     kind: GameKindName = "sushi-go"
     """The game whose ladder to show."""
     limit: Annotated[int, Range(1, MAX_LEADERBOARD)] = 20
@@ -54,12 +52,10 @@ class GetLeaderboard(ClientMessage):
     lets a client show a key's place without logging in with it (which would set its name)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Leaderboard(ServerMessage):
+@message("leaderboard")
+class Leaderboard(Reply):
     """The answer to GET_LEADERBOARD."""
 
-    TYPE: ClassVar[str] = "leaderboard"
-    ref: Ref | None = None
     kind: GameKindName
     top: Annotated[tuple[Rated, ...], Size(0, MAX_LEADERBOARD)] = ()
     """The best rated players, best first (at most the request's ``limit``)."""
@@ -68,6 +64,3 @@ class Leaderboard(ServerMessage):
     mine: Rated | None = None
     """The asker's own row, wherever it stands (nil for a guest, or a player not yet rated at
     this game)."""
-
-
-register(GetLeaderboard, Leaderboard)

@@ -12,20 +12,20 @@ game and another's get the same answer, so nobody learns which games exist.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName, PlayerId
 from ._registry import (
     U32,
     ClientMessage,
+    GameKindName,
     Name,
-    Ref,
+    PlayerId,
+    Reply,
     Seat,
     Seats,
-    ServerMessage,
     TableId,
-    register,
+    message,
 )
 from .records import SignedRecord
 
@@ -74,11 +74,9 @@ class GameSummary:
 # -- requests ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("my_games")
 class MyGames(ClientMessage):
     """Ask for a page of our own finished games, newest first; answered by GAME_LIST."""
-
-    TYPE: ClassVar[str] = "my_games"
 
     offset: U32 = 0
     """How many of our games to skip (the page's start)."""
@@ -86,12 +84,10 @@ class MyGames(ClientMessage):
     """The most games to return."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("get_record")
 class GetRecord(ClientMessage):
     """Ask for the signed record of one of our finished games; answered by GAME_RECORD, or
     NO_SUCH_TABLE for a game that is unknown or not ours (the same answer for both)."""
-
-    TYPE: ClassVar[str] = "get_record"
 
     game_id: GameId
     """The game (from GAME_LIST)."""
@@ -100,14 +96,10 @@ class GetRecord(ClientMessage):
 # -- server messages ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameList(ServerMessage):
+@message("game_list")
+class GameList(Reply):
     """The answer to MY_GAMES."""
 
-    TYPE: ClassVar[str] = "game_list"
-
-    ref: Ref | None = None
-    """The MY_GAMES ref."""
     games: Annotated[tuple[GameSummary, ...], Size(0, MAX_GAMES_PAGE)]
     """The page, newest first."""
     offset: U32 = 0
@@ -118,19 +110,12 @@ class GameList(ServerMessage):
     """The requester is a guest: only this session's games are listed (and kept)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameRecord(ServerMessage):
+@message("game_record")
+class GameRecord(Reply):
     """The answer to GET_RECORD: the game and its record, signed by the server's key (the one
     in WELCOME): verify it, then check it (`protocol.fairness.verify_record`)."""
 
-    TYPE: ClassVar[str] = "game_record"
-
-    ref: Ref | None = None
-    """The GET_RECORD ref."""
     game: GameSummary
     """The game (its players' names, in seat order, go with the record)."""
     record: SignedRecord
     """The signed record."""
-
-
-register(MyGames, GetRecord, GameList, GameRecord)

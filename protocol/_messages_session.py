@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
 from ._registry import (
     U32,
+    Address,
+    Addresses,
     Bytes32,
     ClientMessage,
     LoginName,
     Name,
-    Ref,
+    PlayerId,
+    Reply,
     Role,
     ServerMessage,
+    TableId,
     Text,
-    register,
+    Token,
+    message,
 )
 from .errors import ErrorCode
 from .versions import Version
@@ -24,21 +29,15 @@ from .versions import Version
 Capability = Annotated[str, Size(1, 32)]
 Capabilities = Annotated[tuple[Capability, ...], Size(0, 32)]
 Bytes64 = Annotated[bytes, Size(64, 64)]
-PlayerId = Annotated[str, Size(1, 64)]
-Token = Annotated[bytes, Size(16, 64)]
-Address = Annotated[str, Size(3, 128)]
-Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
 Ticket = Annotated[bytes, Size(1, 512)]
 
 
 # -- handshake ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("hello")
 class Hello(ClientMessage):
     """The client's first message: who it speaks and what it can do."""
-
-    TYPE: ClassVar[str] = "hello"
 
     protocol: Annotated[str, Size(1, 32)]
     """Always ``"sushigo"``; anything else is refused with WRONG_PROTOCOL."""
@@ -50,14 +49,10 @@ class Hello(ClientMessage):
     """Free text naming the client program, for logs."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Welcome(ServerMessage):
+@message("welcome")
+class Welcome(Reply):
     """The server accepts the HELLO: the chosen version and what identity login needs."""
 
-    TYPE: ClassVar[str] = "welcome"
-
-    ref: Ref | None = None
-    """The HELLO's ref."""
     version: Version
     """The version both sides now speak (the client's major)."""
     capabilities: Capabilities = ()
@@ -76,25 +71,21 @@ class Welcome(ServerMessage):
 # -- identity ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("login_guest")
 class LoginGuest(ClientMessage):
     """Play as a guest under a display name, with no lasting identity."""
-
-    TYPE: ClassVar[str] = "login_guest"
 
     name: LoginName
     """Display name, 1-24 characters (else INVALID_NAME)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("login_key")
 class LoginKey(ClientMessage):
     """Log in as the owner of an Ed25519 key, by signing the WELCOME challenge.
 
     The signed bytes bind the server's key and the challenge (see `protocol.identity`), so a
     signature made for one server or connection is useless on another.
     """
-
-    TYPE: ClassVar[str] = "login_key"
 
     name: LoginName
     """Display name, 1-24 characters (else INVALID_NAME)."""
@@ -104,14 +95,10 @@ class LoginKey(ClientMessage):
     """Ed25519 signature of `protocol.identity.auth_payload(server_key, challenge, public_key)`."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoggedIn(ServerMessage):
+@message("logged_in")
+class LoggedIn(Reply):
     """Login (or RESUME of a session in the lobby) succeeded."""
 
-    TYPE: ClassVar[str] = "logged_in"
-
-    ref: Ref | None = None
-    """The login request's ref."""
     player_id: PlayerId
     """The player's stable id (for a key: derived from it; for a guest: this session's)."""
     name: Name
@@ -125,77 +112,39 @@ class LoggedIn(ServerMessage):
     from a lone server."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoginTicket(ClientMessage):
-    """Log in on the node a REDIRECT named, with its ticket (2.4): the same identity as on the
-    node that sent it, for the table the ticket names. Answered by LOGGED_IN; then the client asks
-    again for what it was redirected for (JOIN_TABLE, SPECTATE)."""
-
-    TYPE: ClassVar[str] = "login_ticket"
-
-    ticket: Ticket
-    """The REDIRECT's ticket, as it came."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Redirect(ServerMessage):
-    """What was asked for is on another node of the cluster (2.4): go there. Answers RESUME (no
-    ticket: the token itself is taken there), JOIN_TABLE and SPECTATE (with a ticket)."""
-
-    TYPE: ClassVar[str] = "redirect"
-
-    ref: Ref | None = None
-    """The request's ref."""
-    address: Address
-    """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
-    table_id: Annotated[str, Size(1, 32)]
-    """The table that lives there."""
-    ticket: Annotated[bytes, Size(0, 512)] = b""
-    """For LOGIN_TICKET there: signed by the cluster, bound to the table and to this identity,
-    good once and for a short time. Empty in answer to RESUME."""
-
-
 # -- heartbeat ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Ping(ClientMessage):
+class _Heartbeat(ClientMessage):
+    """Base of the client's PING and PONG: a nonce that the PONG answering a PING echoes."""
+
+    nonce: U32 = 0
+    """Any number the pinging side chose (a PONG: its PING's)."""
+
+
+@message("ping")
+class Ping(_Heartbeat):
     """Are you there? The server answers PONG with the same nonce."""
 
-    TYPE: ClassVar[str] = "ping"
 
-    nonce: U32 = 0
-    """Echoed in the PONG."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Pong(ClientMessage):
+@message("pong")
+class Pong(_Heartbeat):
     """The client's answer to a server PING."""
 
-    TYPE: ClassVar[str] = "pong"
 
-    nonce: U32 = 0
-    """The PING's nonce."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("ping")
 class ServerPing(ServerMessage):
     """Are you there? The client answers PONG with the same nonce (wire type ``ping``)."""
 
-    TYPE: ClassVar[str] = "ping"
-
     nonce: U32 = 0
     """Echoed in the PONG."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerPong(ServerMessage):
+@message("pong")
+class ServerPong(Reply):
     """The server's answer to a client PING (wire type ``pong``)."""
 
-    TYPE: ClassVar[str] = "pong"
-
-    ref: Ref | None = None
-    """The PING's ref."""
     nonce: U32 = 0
     """The PING's nonce."""
 
@@ -203,14 +152,11 @@ class ServerPong(ServerMessage):
 # -- errors ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Error(ServerMessage):
-    """A request failed, or the connection is being closed (fatal codes)."""
+@message("error")
+class Error(Reply):
+    """A request failed, or the connection is being closed (fatal codes). Its ``ref`` is the
+    offending request's, when it could be read; nil otherwise."""
 
-    TYPE: ClassVar[str] = "error"
-
-    ref: Ref | None = None
-    """The offending request's ref, when it could be read; nil otherwise."""
     code: Annotated[int, Range(0, 65535)]
     """An `ErrorCode` value (a plain int on the wire, so a newer server's codes still decode)."""
     message: Text = ""
@@ -227,13 +173,11 @@ class Error(ServerMessage):
             return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("restarting")
 class Restarting(ServerMessage):
     """The server is stopping (2.4): it has saved every table and closes the connection right
     after this (with ERROR SHUTTING_DOWN). The client waits `retry_ms`, then connects again and
     resumes its session, trying until the server is back."""
-
-    TYPE: ClassVar[str] = "restarting"
 
     message: Text = ""
     """Why, for a person ("the server is restarting")."""
@@ -241,21 +185,32 @@ class Restarting(ServerMessage):
     """How long to wait before the first attempt to connect again (it is not back sooner)."""
 
 
-register(
-    Hello,
-    Welcome,
-    LoginGuest,
-    LoginKey,
-    LoggedIn,
-    Ping,
-    Pong,
-    ServerPing,
-    ServerPong,
-    Error,
-    Restarting,
-    LoginTicket,
-    Redirect,
-)
+# -- clusters ----------------------------------------------------------------------------------
+
+
+@message("login_ticket")
+class LoginTicket(ClientMessage):
+    """Log in on the node a REDIRECT named, with its ticket (2.4): the same identity as on the
+    node that sent it, for the table the ticket names. Answered by LOGGED_IN; then the client asks
+    again for what it was redirected for (JOIN_TABLE, SPECTATE)."""
+
+    ticket: Ticket
+    """The REDIRECT's ticket, as it came."""
+
+
+@message("redirect")
+class Redirect(Reply):
+    """What was asked for is on another node of the cluster (2.4): go there. Answers RESUME (no
+    ticket: the token itself is taken there), JOIN_TABLE and SPECTATE (with a ticket)."""
+
+    address: Address
+    """The node to connect to: ``HOST:PORT`` (``[v6]:PORT``)."""
+    table_id: TableId
+    """The table that lives there."""
+    ticket: Annotated[bytes, Size(0, 512)] = b""
+    """For LOGIN_TICKET there: signed by the cluster, bound to the table and to this identity,
+    good once and for a short time. Empty in answer to RESUME."""
+
 
 __all__ = [
     "Error",

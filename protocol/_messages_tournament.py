@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName, PlayerCount, PlayerId, VariantName
-from ._registry import U32, ClientMessage, Name, Ref, ServerMessage, register
+from ._messages_lobby import PlayerCount, VariantName
+from ._registry import U32, ClientMessage, GameKindName, Name, PlayerId, Reply, message
 
 TournamentName = Annotated[str, Size(1, 32)]
 Milli = Annotated[int, Range(-(2**40), 2**40)]
@@ -98,80 +98,58 @@ class TournamentInfo:
 # -- requests ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("list_tournaments")
 class ListTournaments(ClientMessage):
     """Ask for the tournaments; answered by TOURNAMENT_LIST."""
 
-    TYPE: ClassVar[str] = "list_tournaments"
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("create_tournament")
 class CreateTournament(ClientMessage):
     """Create a tournament (the creator is its host, not an entrant); answered by TOURNAMENT_INFO.
     Errors: BAD_SETTINGS (variants that make no game, a name in use), UNSUPPORTED_GAME_KIND."""
 
-    TYPE: ClassVar[str] = "create_tournament"
     settings: TournamentSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("register_tournament")
 class RegisterTournament(ClientMessage):
     """Enter a tournament that is registering; answered by TOURNAMENT_INFO. Entrants then receive
     every TOURNAMENT_INFO update and are seated at its tables by the server.
     Errors: NO_SUCH_TABLE (no such tournament), NOT_ALLOWED (not registering, already entered)."""
 
-    TYPE: ClassVar[str] = "register_tournament"
     name: TournamentName
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("watch_tournament")
 class WatchTournament(ClientMessage):
     """Receive a tournament's TOURNAMENT_INFO updates without playing; answered by one."""
 
-    TYPE: ClassVar[str] = "watch_tournament"
     name: TournamentName
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@message("start_tournament")
 class StartTournament(ClientMessage):
     """Host only: close registration and begin scheduling games; answered by TOURNAMENT_INFO.
     Errors: NOT_ALLOWED (not the host, not registering), NOT_ENOUGH_PLAYERS (fewer entrants than
     seats per game)."""
 
-    TYPE: ClassVar[str] = "start_tournament"
     name: TournamentName
 
 
 # -- server messages ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TournamentList(ServerMessage):
+@message("tournament_list")
+class TournamentList(Reply):
     """The answer to LIST_TOURNAMENTS."""
 
-    TYPE: ClassVar[str] = "tournament_list"
-    ref: Ref | None = None
     tournaments: Annotated[tuple[TournamentInfo, ...], Size(0, 100)]
     """The tournaments, newest first (standings left out: watch one to see them)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TournamentUpdate(ServerMessage):
+@message("tournament_info")
+class TournamentUpdate(Reply):
     """A tournament now (wire type ``tournament_info``): the answer to a tournament request, and sent
     to its entrants and watchers whenever it changes (registration, a game started or finished)."""
 
-    TYPE: ClassVar[str] = "tournament_info"
-    ref: Ref | None = None
-    """The request's ref; nil for an unprompted update."""
     tournament: TournamentInfo
-
-
-register(
-    ListTournaments,
-    CreateTournament,
-    RegisterTournament,
-    WatchTournament,
-    StartTournament,
-    TournamentList,
-    TournamentUpdate,
-)

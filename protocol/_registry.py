@@ -1,4 +1,5 @@
-"""Message base classes, the registry of message types, and message <-> plain data.
+"""Message base classes, their declaration (`message`), the registry of message types, and
+message <-> plain data.
 
 On the wire a message is one msgpack map: ``type`` (the message's name), then ``seq`` for every
 server message (a per-connection sequence number from 1), then the message's own fields. Client
@@ -11,7 +12,15 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import msgpack
 
@@ -46,11 +55,22 @@ Turn = Annotated[int, Range(1, 65535)]
 """A step's turn within its round (Sushi Go!: 1 to the hand size; Sushi Roll: the cycle)."""
 Bytes32 = Annotated[bytes, Size(32, 32)]
 Name = Annotated[str, Size(1, 24)]
+"""A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
 LoginName = Annotated[str, Size(1, 24, ErrorCode.INVALID_NAME)]
 """The name a login asks for: empty or too long is INVALID_NAME, as any name the server refuses
 (PROTOCOL.md section 5), not the general OUT_OF_RANGE."""
-"""A player name: 1-24 characters (the server may refuse more with INVALID_NAME)."""
 TableId = Annotated[str, Size(1, 32)]
+GameKindName = Annotated[str, Size(1, 32)]
+"""A game's kind (``"sushi-go"``, ``"sushi-roll"``, or a plug-in's): a server refuses one it does
+not host with UNSUPPORTED_GAME_KIND."""
+PlayerId = Annotated[str, Size(1, 64)]
+"""A player's id: ``k:...`` for a key's (lasting), ``g:...`` for a guest's (its session's)."""
+Token = Annotated[bytes, Size(16, 64)]
+"""A session's resume token (secret, single-use)."""
+Address = Annotated[str, Size(3, 128)]
+"""Where a cluster's node takes clients: ``HOST:PORT`` (``[v6]:PORT``)."""
+Addresses = Annotated[tuple[Address, ...], Size(0, 64)]
+"""A cluster's live nodes."""
 Text = Annotated[str, Size(0, 500)]
 DeadlineMs = Annotated[int, Range(0, 86_400_000)]
 """Milliseconds from when the message is sent (0: no deadline)."""
@@ -92,6 +112,15 @@ class ServerMessage:
     SENDER: ClassVar[Role] = Role.SERVER
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply(ServerMessage):
+    """Base of a server message that answers a request, and so repeats its ``ref`` (its first
+    field on the wire)."""
+
+    ref: Ref | None = None
+    """The ref of the request answered; nil for a message no request of this client prompted."""
+
+
 MessageT = ClientMessage | ServerMessage
 
 MessageClass = type[ClientMessage] | type[ServerMessage]
@@ -109,6 +138,21 @@ def register(*classes: MessageClass) -> None:
         if not cls.TYPE or key in _TYPES:
             raise ValueError(f"bad or duplicate message type {cls.TYPE!r}")
         _TYPES[key] = cls
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def message(name: str) -> Callable[[MessageClass], MessageClass]:
+    """Declare a message class sent on the wire as type `name`: the class becomes a frozen,
+    slotted, keyword-only dataclass (as its bases are), its ``TYPE`` is `name`, and it is
+    registered (`register`) under its sender and that type, in the order of declaration."""
+
+    def declare(cls: MessageClass) -> MessageClass:
+        cls.TYPE = name
+        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        register(made)
+        return made
+
+    return declare
 
 
 def message_types(sender: Role | None = None) -> list[MessageClass]:

@@ -30,8 +30,7 @@ from sushigo.engine import EngineError, rules
 from sushigo.engine.api import GameState
 
 from ._codec import Range, Size
-from ._messages_lobby import GameKindName
-from ._registry import GameOptionsValue, Round, Seat, Seats, TableId, Turn
+from ._registry import GameKindName, GameOptionsValue, Round, Seat, Seats, TableId, Turn
 from .commitment import Opening, verify_commitment
 from .games import Wire, wire
 

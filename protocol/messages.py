@@ -24,7 +24,15 @@ from ._messages_ratings import *
 from ._messages_records import *
 from ._messages_session import *
 from ._messages_tournament import *
-from ._registry import ClientMessage, Role, ServerMessage, from_data, message_types, to_data
+from ._registry import (
+    ClientMessage,
+    Reply,
+    Role,
+    ServerMessage,
+    from_data,
+    message_types,
+    to_data,
+)
 
 Message = ClientMessage | ServerMessage
 """Any message."""
@@ -114,6 +122,7 @@ __all__ = [
     "Rated",
     "Redirect",
     "RegisterTournament",
+    "Reply",
     "Restarting",
     "Resume",
     "Resumed",

@@ -31,9 +31,9 @@ import dataclasses
 import json
 import types
 from enum import Enum
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from ._codec import GameField, Range, Size
+from ._codec import DEFAULT_ARRAY, DEFAULT_STR, GameField, Range, Size, meta_of, unwrap
 from ._registry import Role, message_types
 from ._state import LOGGED_IN, TRANSITIONS, Phase
 from .errors import FATAL_CODES, ErrorCode
@@ -44,10 +44,6 @@ __all__ = ["SCHEMA_MODULE", "describe", "js_module"]
 
 SCHEMA_MODULE = "client/web/core/schema.js"
 """Where the web client's core keeps the schema (from the project's root)."""
-
-_DEFAULT_STR = Size(0, 256)
-"""What `protocol._codec` assumes of a str or bin without a `Size`."""
-_DEFAULT_ARRAY = Size(0, 64)
 
 
 def describe() -> dict[str, Any]:
@@ -124,11 +120,8 @@ def _plain(value: Any) -> Any:
 
 def _type(tp: Any, structs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """One type hint as its descriptor (the cases of `protocol._codec._compile`)."""
-    meta: tuple[Any, ...] = ()
-    if get_origin(tp) is Annotated:
-        tp, *rest = get_args(tp)
-        meta = tuple(rest)
-    part = _meta(meta, GameField)
+    tp, meta = unwrap(tp)
+    part = meta_of(meta, GameField)
     if part is not None:
         return {"t": "game", "part": part.part}
     origin = get_origin(tp)
@@ -137,15 +130,15 @@ def _type(tp: Any, structs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         return {"t": "opt", "of": _type(inner, structs)}
     if origin is tuple:
         item, _ = get_args(tp)
-        size = _meta(meta, Size) or _DEFAULT_ARRAY
+        size = meta_of(meta, Size) or DEFAULT_ARRAY
         return {"t": "array", "of": _type(item, structs), "lo": size.lo, "hi": size.hi}
     if tp is bool:
         return {"t": "bool"}
     if tp is int:
-        rng = _meta(meta, Range)
+        rng = meta_of(meta, Range)
         return {"t": "int", "lo": rng.lo, "hi": rng.hi}
     if tp is str or tp is bytes:
-        size = _meta(meta, Size) or _DEFAULT_STR
+        size = meta_of(meta, Size) or DEFAULT_STR
         return {"t": "str" if tp is str else "bin", "lo": size.lo, "hi": size.hi}
     if isinstance(tp, type) and issubclass(tp, Enum):
         return {"t": "enum", "values": [m.value for m in tp]}
@@ -156,7 +149,3 @@ def _type(tp: Any, structs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
             structs[name] = _fields(tp, structs)
         return {"t": "struct", "name": name}
     raise TypeError(f"no descriptor for {tp!r}")  # pragma: no cover
-
-
-def _meta(meta: tuple[Any, ...], kind: type[Any]) -> Any:
-    return next((m for m in meta if isinstance(m, kind)), None)
