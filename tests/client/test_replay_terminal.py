@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from protocol_helpers import play_record, play_roll_record
+from sample_helpers import play_record, play_roll_record
 from terminal import Session, needs_tmux, terminal
 from tui_helpers import local_server, quit_in
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from protocol_helpers import fair_record
+from sample_helpers import fair_record
 
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.engine.games.sushi_roll import Reroll, RollGame, RollOptions, Take
