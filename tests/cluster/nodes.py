@@ -66,7 +66,7 @@ def node(
 
 
 def cluster_key(folder: Path) -> Path:
-    """The key file the nodes of `two_nodes` share, made in `folder`."""
+    """The key file a test's nodes share (`two_nodes`, `admin_cluster`), made in `folder`."""
     return folder / "cluster.key"
 
 
@@ -90,7 +90,7 @@ async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Pa
     `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
     admin_key = folder / "admin.pem"
     load_or_create_key(admin_key)
-    nodes = [node(url, folder / "cluster.key", n, "--admin-key", str(admin_key)) for n in "abc"]
+    nodes = [node(url, cluster_key(folder), n, "--admin-key", str(admin_key)) for n in "abc"]
     for n in nodes:
         await n.start()
     return nodes, admin_key

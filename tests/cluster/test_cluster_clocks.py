@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, game_begun, node, query
+from nodes import cluster_key, eventually, game_begun, node, query
 
 from sushigo.client.connection import Client, reconnect
 from sushigo.protocol import GameEnded
@@ -21,7 +21,7 @@ expired to b the moment they were written, were they of a's own clock."""
 async def test_a_node_whose_clock_is_off_writes_times_of_the_clusters_clock(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     lifetime = ("--token-lifetime-hours", "0.01")
     a = node(pg_url, key, "a", *lifetime, shift_ms=SHIFT_MS)
     b = node(pg_url, key, "b", *lifetime)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from nodes import (
     LEASE,
+    cluster_key,
     eventually,
     game_begun,
     node,
@@ -124,7 +125,7 @@ async def test_a_resume_before_the_lease_ends_is_held_not_refused(
     the dead node's lease ends: the resume is held until the table is taken up there, and
     answered RESUMED (not an error to try again: thousands of players knocking again and
     again swamp the node that has their tables to take up)."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     lease = 3.0
     a, b = node(pg_url, key, "a", lease=lease), node(pg_url, key, "b", lease=lease)
     await a.start()

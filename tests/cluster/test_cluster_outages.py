@@ -24,7 +24,17 @@ import signal
 from pathlib import Path
 
 import pytest
-from nodes import eventually, game_begun, metric, node, owned_by, query, ready, unformatted
+from nodes import (
+    cluster_key,
+    eventually,
+    game_begun,
+    metric,
+    node,
+    owned_by,
+    query,
+    ready,
+    unformatted,
+)
 from pgcluster import own_postgresql
 from processes import (
     assert_bots_played,
@@ -66,7 +76,7 @@ async def play_out(client: Client) -> GameEnded:
 
 async def test_postgresql_stopped_for_seconds_under_load(tmp_path: Path) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", *METRICS, lease=OUTLASTING)
         b = node(url, key, "b", *METRICS, lease=OUTLASTING)
         await a.start()
@@ -129,7 +139,7 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
     tmp_path: Path,
 ) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", *METRICS)
         await a.start()
         client = await Client.connect("127.0.0.1", a.port, name="ann")
@@ -170,7 +180,7 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
 async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", *METRICS), node(pg_url, key, "b")
     await a.start()
     await b.start()
@@ -202,7 +212,7 @@ async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
 
 
 async def test_a_node_removed_from_the_cluster_stops(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a = node(pg_url, key, "a")
     await a.start()
     try:
@@ -217,7 +227,7 @@ async def test_a_node_removed_from_the_cluster_stops(pg_url: str, tmp_path: Path
 
 async def test_a_node_stopped_while_postgresql_answers_nothing_exits(tmp_path: Path) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", lease=OUTLASTING)
         await a.start()
         client = await Client.connect("127.0.0.1", a.port, name="ann")

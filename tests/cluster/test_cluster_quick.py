@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nodes import bots, crowd_on, eventually, node, outputs_of, query, started_two
+from nodes import bots, cluster_key, crowd_on, eventually, node, outputs_of, query, started_two
 from processes import assert_bots_played
 
 GAMES_SECONDS = 60
@@ -38,7 +38,7 @@ async def test_four_bots_split_one_one_two_over_three_nodes_play(
     pg_url: str, tmp_path: Path
 ) -> None:
     """One bot on a, one on b, two on c: one table of four, wherever each asked."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     nodes = [node(pg_url, key, name) for name in "abc"]
     for each in nodes:
         await each.start()

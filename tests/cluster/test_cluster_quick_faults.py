@@ -13,6 +13,7 @@ from nodes import (
     admin,
     admin_cluster,
     bots,
+    cluster_key,
     crowd_on,
     eventually,
     node,
@@ -48,7 +49,7 @@ async def test_a_bot_sent_to_a_node_just_killed_plays_on(pg_url: str, tmp_path: 
     game there with two bots that come later. (Before, it ended: "sushigo-bot: error:
     127.0.0.1:PORT refused the connection: is the server running?", though its login had
     listed b.)"""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", lease=30), node(pg_url, key, "b")
     await a.start()
     await b.start()

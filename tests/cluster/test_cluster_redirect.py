@@ -11,7 +11,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bring, forgery_refused, node, query, seated_again, started_two, ticket_refused
+from nodes import (
+    bring,
+    cluster_key,
+    forgery_refused,
+    node,
+    query,
+    seated_again,
+    started_two,
+    ticket_refused,
+)
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -92,7 +101,7 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
     as the terminal client uses it): seated at a table of b's that waits; then, with no request
     of his, at a's table (an unasked TABLE_JOINED there), whose game begins.
     (No patience: the tables are merged at the matcher's next turn.)"""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0")
     await a.start()
     await b.start()

@@ -22,7 +22,7 @@ import random
 import signal
 from pathlib import Path
 
-from nodes import eventually, knowing, node, query, replayed, two_nodes
+from nodes import cluster_key, eventually, knowing, node, query, replayed, two_nodes
 from processes import bots_output, stop_bots
 from test_cluster_tournament import NAME, entrant
 from test_cluster_tournament_faults import held
@@ -45,7 +45,7 @@ GAMES = 2
 async def test_a_refused_redirect_brings_the_bot_back_to_its_tournament(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", "--log-level", "info"), node(pg_url, key, "b")
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 from nodes import (
+    cluster_key,
     eventually,
     forgery_refused,
     knowing,
@@ -80,7 +81,7 @@ async def tables_held(server: ServerProcess) -> int:
 
 
 async def test_a_tournaments_games_are_played_on_both_nodes(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--metrics", "127.0.0.1:0")
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []

@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nodes import eventually, knowing, node, query, replayed
+from nodes import cluster_key, eventually, knowing, node, query, replayed
 from processes import ServerProcess
 from test_cluster_tournament import NAME
 
@@ -90,7 +90,7 @@ class Three:
 async def three_nodes(pg_url: str, tmp_path: Path) -> AsyncIterator[Three]:
     """a (loaded), b and c started, the tournament made on a, entered, started and its first
     game under way at T; everything stopped at the end."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a = node(pg_url, key, "a")
     others = [node(pg_url, key, n) for n in ("b", "c")]
     clients: list[Client] = []
