@@ -50,8 +50,9 @@ import msgpack
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from sushigo.client.address import AddressError, parse_address
+from sushigo.client.command import exit_code
 from sushigo.client.identity import KeyFileError, load_or_create_key
-from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
 from sushigo.protocol import (
     MAX_PAGE,
@@ -82,7 +83,7 @@ from sushigo.protocol import (
     TableView,
     Version,
 )
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["main", "parser"]
@@ -296,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     except (AddressError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    try:
+
+    def run() -> int:
         if not args.key.exists():
             raise KeyFileError(
                 f"no admin key at {args.key}: make one with `{PROG} public-key --key"
@@ -305,17 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         key = load_or_create_key(args.key)
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
         return asyncio.run(_run(args, host, port, key, known, request))
-    except (KeyFileError, KnownHostsError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
-        if os.environ.get("SUSHIGO_DEBUG"):
-            raise
-        print(f"{PROG}: internal error: {exc!r}", file=sys.stderr)
-        return 1
+
+    return exit_code(PROG, run)
 
 
 def _fits(request: ClientMessage) -> None:
@@ -403,23 +396,14 @@ async def _lines(link: Link, args: argparse.Namespace, request: ClientMessage | 
         return [answer.message]
     # A list comes in pages of at most 64 KiB: the rest is asked for until `total` (or `more`).
     if isinstance(answer, SessionList):
-        sessions = list(answer.sessions)
-        while answer.sessions and len(sessions) < answer.total:
-            answer = await _next(link, request, offset=len(sessions))
-            assert isinstance(answer, SessionList)
-            sessions += answer.sessions
-        return session_lines(tuple(sessions))
+        return session_lines(await _every_item(link, request, answer, "sessions"))
     if isinstance(answer, NodeList):
         return node_lines(answer)
     if isinstance(answer, TableView):
         return view_lines(answer)
     if isinstance(answer, SanctionList):
-        sanctions = list(answer.sanctions)
-        while answer.sanctions and len(sanctions) < answer.total:
-            answer = await _next(link, request, offset=len(sanctions))
-            assert isinstance(answer, SanctionList)
-            sanctions += answer.sanctions
-        return sanction_lines(dataclasses.replace(answer, sanctions=tuple(sanctions), offset=0))
+        sanctions = await _every_item(link, request, answer, "sanctions")
+        return sanction_lines(dataclasses.replace(answer, sanctions=sanctions, offset=0))
     if isinstance(answer, AuditList):
         entries = list(answer.entries)
         wanted = getattr(request, "limit", len(entries))
@@ -438,6 +422,21 @@ def _with_ref(request: ClientMessage, ref: int) -> ClientMessage:
 async def _next(link: Link, request: ClientMessage, **changes: int) -> Message:
     """The same request again, for the page from another offset."""
     return await link.request(lambda ref: dataclasses.replace(request, ref=ref, **changes))
+
+
+async def _every_item(
+    link: Link, request: ClientMessage, first: SessionList | SanctionList, items: str
+) -> tuple[Any, ...]:
+    """Every item of a list answered in pages (`items`: the field the page holds them in): the
+    pages after `first` asked for until `total` items are in, or a page comes empty."""
+    found = list(getattr(first, items))
+    page = first
+    while getattr(page, items) and len(found) < page.total:
+        answer = await _next(link, request, offset=len(found))
+        assert isinstance(answer, type(first))
+        page = answer
+        found += getattr(page, items)
+    return tuple(found)
 
 
 async def _every_table(link: Link, kind: str | None, status: str | None) -> list[TableInfo]:

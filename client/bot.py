@@ -22,8 +22,10 @@ import logging
 import random
 import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -86,6 +88,7 @@ class GameResult:
 
 
 log = logging.getLogger("sushigo.client")
+_T = TypeVar("_T")
 
 SILENT_TRIES = 6
 """Connections `sushigo-bot` makes to a server that does not answer its login before it gives
@@ -234,20 +237,16 @@ async def _register(client: Client, name: str) -> TournamentInfo:
     """Enter tournament `name`, waiting out a server that does not answer (as `_connect`): the
     entry asked again; if the first went through meanwhile, the server says we are entered
     already, and we are."""
-    pause, tries = SILENT_PAUSE, 1
-    while True:
+
+    async def enter(tries: int) -> TournamentInfo:
         try:
             return await client.register_tournament(name)
-        except NoAnswer as exc:
-            if tries >= SILENT_TRIES:
-                raise
-            log.warning("%s; trying again in %.0f s", exc, pause)
-            await asyncio.sleep(pause)
-            pause, tries = pause * 2, tries + 1
         except ServerError as exc:
             if tries == 1 or "already entered" not in str(exc):
                 raise
-            return await client.watch_tournament(name)
+        return await client.watch_tournament(name)
+
+    return await _patiently(enter)
 
 
 async def play_tournament(
@@ -314,12 +313,18 @@ async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey |
     once (most likely a wrong address)."""
     host, port = args.address
     connect = Client.connect if args.name else Client.connect_unique
+    return await _patiently(
+        lambda tries: connect(host, port, name=name, tls=args.tls, key=key, software="sushigo-bot")
+    )
+
+
+async def _patiently(ask: Callable[[int], Awaitable[_T]]) -> _T:
+    """`ask(tries)` (from 1), asked again while the server does not answer it (`NoAnswer`), at
+    most `SILENT_TRIES` times, the pause doubling from `SILENT_PAUSE`, one line a wait."""
     pause, tries = SILENT_PAUSE, 1
     while True:
         try:
-            return await connect(
-                host, port, name=name, tls=args.tls, key=key, software="sushigo-bot"
-            )
+            return await ask(tries)
         except NoAnswer as exc:
             if tries >= SILENT_TRIES:
                 raise

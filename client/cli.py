@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -38,9 +37,10 @@ from sushigo.client import seats
 from sushigo.client.address import AddressError
 from sushigo.client.address import parse_address as _parse_address
 from sushigo.client.args import PLAYERS_HELP, add_game, check_players, count
+from sushigo.client.command import exit_code
 from sushigo.client.connection import Client, ConnectError, ConnectionLost, ServerError
-from sushigo.client.identity import KeyFileError, load_or_create_key
-from sushigo.client.known_hosts import KnownHosts, KnownHostsError
+from sushigo.client.identity import load_or_create_key
+from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.replay import view_file
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
@@ -188,6 +188,13 @@ def describe_server_error(exc: ServerError) -> str:
     return f"the server refused: {error.message or exc}"
 
 
+def _refused(exc: ConnectError | ServerError) -> int:
+    """Say in one line why the server could not be reached or refused us; the exit code, 1."""
+    said = describe_server_error(exc) if isinstance(exc, ServerError) else str(exc)
+    print(f"sushigo-client: error: {said}", file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the client; returns the exit code."""
     args = parser().parse_args(argv)
@@ -201,21 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"sushigo-client: error: {exc}", file=sys.stderr)
         return 2
-    try:
+
+    def run() -> int:
         key = load_or_create_key(args.key) if args.key is not None else None
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
         return asyncio.run(_run(args, host, port, key, known, settings))
-    except KeyboardInterrupt:
-        print("sushigo-client: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except (KeyFileError, KnownHostsError) as exc:
-        print(f"sushigo-client: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
-        if os.environ.get("SUSHIGO_DEBUG"):
-            raise
-        print(f"sushigo-client: internal error: {exc!r}", file=sys.stderr)
-        return 1
+
+    return exit_code("sushigo-client", run)
 
 
 async def _run(
@@ -252,12 +251,8 @@ async def _run(
             key=key,
             software="sushigo-client",
         )
-    except ConnectError as exc:
-        print(f"sushigo-client: error: {exc}", file=sys.stderr)
-        return 1
-    except ServerError as exc:
-        print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
-        return 1
+    except (ConnectError, ServerError) as exc:
+        return _refused(exc)
     except (ConnectionLost, ProtocolError) as exc:
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
         return 1
@@ -270,12 +265,8 @@ async def _run(
                     " (the key's name on the ladder becomes that name)"
                 )
             board = await client.leaderboard(args.game, player_id=ask_for)
-        except ServerError as exc:
-            print(f"sushigo-client: error: {describe_server_error(exc)}", file=sys.stderr)
-            return 1
-        except ConnectError as exc:
-            print(f"sushigo-client: error: {exc}", file=sys.stderr)
-            return 1
+        except (ConnectError, ServerError) as exc:
+            return _refused(exc)
         finally:
             await client.close()
         me = ask_for or client.player_id

@@ -10,6 +10,9 @@ stray ``q`` typed into a chat line is text, not a quit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
+from typing import Any
+
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import (
@@ -55,6 +58,35 @@ def _spawn(state: AppState, coro: object) -> None:
     state.spawn(ops.guarded(state, coro))  # type: ignore[arg-type]
 
 
+Handler = Callable[[KeyPressEvent], None]
+Operation = Callable[[AppState], Coroutine[Any, Any, None]]
+
+
+def _keys(kb: KeyBindings, on: Filter, *keys: str) -> Callable[[Handler], Handler]:
+    """A decorator: the handler, bound in `kb` to each of `keys` (each one key) while `on`."""
+
+    def bind(handler: Handler) -> Handler:
+        for key in keys:
+            kb.add(key, filter=on)(handler)
+        return handler
+
+    return bind
+
+
+def _bind_ops(kb: KeyBindings, state: AppState, on: Filter, keys: dict[str, Operation]) -> None:
+    """Keys that each start one of `ops`' operations on the state (in the background, its
+    failure said in the status line), while `on`."""
+    for key, operation in keys.items():
+        _keys(kb, on, key)(_starter(state, operation))
+
+
+def _starter(state: AppState, operation: Operation) -> Handler:
+    def handler(event: KeyPressEvent) -> None:
+        _spawn(state, operation(state))
+
+    return handler
+
+
 def load_global_bindings(state: AppState) -> KeyBindings:
     """Help, quit (with confirmation), chat, redraw."""
     kb = KeyBindings()
@@ -63,18 +95,14 @@ def load_global_bindings(state: AppState) -> KeyBindings:
     helping = Condition(lambda: state.show_help and not state.confirm_quit)
 
     @kb.add("?", filter=free)
-    @kb.add("?", filter=helping)
-    @kb.add("enter", filter=helping)
-    @kb.add("escape", filter=helping)
+    @_keys(kb, helping, "?", "enter", "escape")
     def _help(event: KeyPressEvent) -> None:
         state.show_help = not state.show_help
         state.notify()
 
     ranking = Condition(lambda: state.leaderboard is not None and not state.confirm_quit)
 
-    @kb.add("l", filter=ranking)
-    @kb.add("enter", filter=ranking)
-    @kb.add("escape", filter=ranking)
+    @_keys(kb, ranking, "l", "enter", "escape")
     def _close_leaderboard(event: KeyPressEvent) -> None:
         state.leaderboard = None
         state.notify()
@@ -86,17 +114,12 @@ def load_global_bindings(state: AppState) -> KeyBindings:
         state.confirm_quit = True
         state.notify()
 
-    @kb.add("y", filter=confirming)
-    @kb.add("Y", filter=confirming)
-    @kb.add("c-c", filter=confirming)
+    @_keys(kb, confirming, "y", "Y", "c-c")
     def _really(event: KeyPressEvent) -> None:
         state.interrupted = event.key_sequence[-1].key == Keys.ControlC
         event.app.exit()
 
-    @kb.add("n", filter=confirming)
-    @kb.add("N", filter=confirming)
-    @kb.add("escape", filter=confirming)
-    @kb.add("enter", filter=confirming)
+    @_keys(kb, confirming, "n", "N", "escape", "enter")
     def _stay(event: KeyPressEvent) -> None:
         state.confirm_quit = False
         state.notify()
@@ -138,6 +161,24 @@ def close_chat(state: AppState, event: KeyPressEvent | None, home: Window) -> No
         event.app.layout.focus(home)
 
 
+_FORM_KEYS: tuple[tuple[tuple[str, ...], Callable[[CreateForm], None]], ...] = (
+    (("up", "k", "s-tab"), lambda form: form.move(-1)),
+    (("down", "j", "tab"), lambda form: form.move(1)),
+    (("left", "h", "-"), lambda form: form.change(-1)),
+    (("right", "l", "+", "space"), lambda form: form.change(1)),
+)
+"""The create-table form's keys: a field up or down, its value less or more."""
+
+
+def _form_editor(state: AppState, edit: Callable[[CreateForm], None]) -> Handler:
+    def handler(event: KeyPressEvent) -> None:
+        assert state.form is not None
+        edit(state.form)
+        state.notify()
+
+    return handler
+
+
 def load_lobby_bindings(state: AppState) -> KeyBindings:
     """The lobby: the table list, the create-table form, our table before its game."""
     kb = KeyBindings()
@@ -149,37 +190,29 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
     seated = lobby & Condition(lambda: state.form is None and state.table is not None)
     host = seated & Condition(lambda: state.is_host)
 
-    @kb.add("up", filter=listing)
-    @kb.add("k", filter=listing)
+    @_keys(kb, listing, "up", "k")
     def _up(event: KeyPressEvent) -> None:
         state.table_cursor = max(0, state.table_cursor - 1)
         state.notify()
 
-    @kb.add("down", filter=listing)
-    @kb.add("j", filter=listing)
+    @_keys(kb, listing, "down", "j")
     def _down(event: KeyPressEvent) -> None:
         state.table_cursor = min(max(0, len(state.tables) - 1), state.table_cursor + 1)
         state.notify()
 
-    @kb.add("enter", filter=listing)
-    def _join(event: KeyPressEvent) -> None:
-        _spawn(state, ops.join_selected(state))
-
-    @kb.add("w", filter=listing)
-    def _watch(event: KeyPressEvent) -> None:
-        _spawn(state, ops.watch_selected(state))
-
-    @kb.add("m", filter=listing)
-    def _quick(event: KeyPressEvent) -> None:
-        _spawn(state, ops.quick_match(state))
-
-    @kb.add("l", filter=listing)
-    def _leaderboard(event: KeyPressEvent) -> None:
-        _spawn(state, ops.show_leaderboard(state))
-
-    @kb.add("b", filter=listing)
-    def _bots(event: KeyPressEvent) -> None:
-        _spawn(state, ops.play_bots(state))
+    _bind_ops(
+        kb,
+        state,
+        listing,
+        {
+            "enter": ops.join_selected,
+            "w": ops.watch_selected,
+            "m": ops.quick_match,
+            "l": ops.show_leaderboard,
+            "b": ops.play_bots,
+            "r": ops.refresh_tables,
+        },
+    )
 
     @kb.add("v", filter=listing)
     def _level(event: KeyPressEvent) -> None:
@@ -187,10 +220,6 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         at = offered.index(state.bot_level) if state.bot_level in offered else -1
         state.bot_level = offered[(at + 1) % len(offered)]
         state.say(f"bots (b) now play at level {state.bot_level}")
-
-    @kb.add("r", filter=listing)
-    def _refresh(event: KeyPressEvent) -> None:
-        _spawn(state, ops.refresh_tables(state))
 
     @kb.add("g", filter=listing)
     def _game(event: KeyPressEvent) -> None:
@@ -204,61 +233,17 @@ def load_lobby_bindings(state: AppState) -> KeyBindings:
         state.form = CreateForm()
         state.notify()
 
-    @kb.add("up", filter=form)
-    @kb.add("k", filter=form)
-    @kb.add("s-tab", filter=form)
-    def _field_up(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.move(-1)
-        state.notify()
+    for keys, edit in _FORM_KEYS:
+        _keys(kb, form, *keys)(_form_editor(state, edit))
+    _bind_ops(kb, state, form, {"enter": ops.create_from_form})
 
-    @kb.add("down", filter=form)
-    @kb.add("j", filter=form)
-    @kb.add("tab", filter=form)
-    def _field_down(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.move(1)
-        state.notify()
-
-    @kb.add("left", filter=form)
-    @kb.add("h", filter=form)
-    @kb.add("-", filter=form)
-    def _less(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.change(-1)
-        state.notify()
-
-    @kb.add("right", filter=form)
-    @kb.add("l", filter=form)
-    @kb.add("+", filter=form)
-    @kb.add("space", filter=form)
-    def _more(event: KeyPressEvent) -> None:
-        assert state.form is not None
-        state.form.change(1)
-        state.notify()
-
-    @kb.add("enter", filter=form)
-    def _create(event: KeyPressEvent) -> None:
-        _spawn(state, ops.create_from_form(state))
-
-    @kb.add("x", filter=form)
-    @kb.add("escape", filter=form)
+    @_keys(kb, form, "x", "escape")
     def _cancel(event: KeyPressEvent) -> None:
         state.form = None
         state.notify()
 
-    @kb.add("b", filter=host)
-    def _bot(event: KeyPressEvent) -> None:
-        _spawn(state, ops.add_bot(state))
-
-    @kb.add("s", filter=host)
-    def _start(event: KeyPressEvent) -> None:
-        _spawn(state, ops.start_game(state))
-
-    @kb.add("l", filter=seated)
-    def _leave(event: KeyPressEvent) -> None:
-        _spawn(state, ops.leave(state))
-
+    _bind_ops(kb, state, host, {"b": ops.add_bot, "s": ops.start_game})
+    _bind_ops(kb, state, seated, {"l": ops.leave})
     return kb
 
 
@@ -270,29 +255,22 @@ def load_game_bindings(state: AppState) -> KeyBindingsBase:
     playing = game & Condition(lambda: state.summary != "round" and state.final is None)
     over = game & Condition(lambda: state.final is not None)
 
-    @kb.add("enter", filter=round_summary)
-    @kb.add("space", filter=round_summary)
-    @kb.add("escape", filter=round_summary)
+    @_keys(kb, round_summary, "enter", "space", "escape")
     def _continue(event: KeyPressEvent) -> None:
         state.summary = None
         state.notify()
 
-    @kb.add("enter", filter=over)
-    @kb.add("escape", filter=over)
+    @_keys(kb, over, "enter", "escape")
     def _close(event: KeyPressEvent) -> None:
         state.summary = None if state.summary == "game" else "game"
         state.notify()
 
-    @kb.add("n", filter=over & Condition(lambda: state.is_host))
-    def _again(event: KeyPressEvent) -> None:
-        _spawn(state, ops.start_game(state))
+    _bind_ops(kb, state, over & Condition(lambda: state.is_host), {"n": ops.start_game})
 
     # A spectator may stop watching at any time (a player's seat is theirs until the game ends).
     watching = playing & Condition(lambda: state.board is not None and state.board.seat is None)
 
-    @kb.add("l", filter=over | watching)
-    def _leave(event: KeyPressEvent) -> None:
-        _spawn(state, ops.leave(state))
+    _bind_ops(kb, state, over | watching, {"l": ops.leave})
 
     def board_keys() -> KeyBindingsBase | None:
         board = state.board

@@ -52,6 +52,18 @@ class ObservedBoard(Board, Generic[ObsT, ViewT]):
         obs = self.obs
         return [] if obs is None else self.draw_panel(obs)
 
+    def default_status(self) -> str:
+        """What to do now, when the status line has nothing else to say: the game over, nothing
+        to say before the first observation, watching; in a game of ours, the game's own words."""
+        obs = self.obs
+        if self.final is not None:
+            return "the game is over"
+        if obs is None:
+            return ""
+        if obs.seat is None:
+            return "watching the game"
+        return self.playing_status(obs)
+
     @abstractmethod
     def seat_views(self, obs: ObsT) -> Sequence[ViewT]:
         """What `obs` shows of each seat, indexed by seat."""
@@ -67,3 +79,7 @@ class ObservedBoard(Board, Generic[ObsT, ViewT]):
     @abstractmethod
     def draw_panel(self, obs: ObsT) -> Fragments:
         """Our own panel: what we may do."""
+
+    @abstractmethod
+    def playing_status(self, obs: ObsT) -> str:
+        """What to do now, seated in a game not over (`default_status` for the rest)."""

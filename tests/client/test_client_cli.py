@@ -13,7 +13,6 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from tui_helpers import local_server
 
 from sushigo.client.cli import (
-    KeyFileError,
     UsageError,
     describe_server_error,
     load_or_create_key,
@@ -23,6 +22,7 @@ from sushigo.client.cli import (
     table_settings,
 )
 from sushigo.client.connection import Client, ServerError
+from sushigo.client.identity import KeyFileError
 from sushigo.protocol import SUPPORTED_VERSIONS, Error, ErrorCode
 from sushigo.protocol.versions import Version
 from sushigo.server.hub.core import Hub

@@ -8,7 +8,7 @@ import { replayRecord } from "../core/replay.js";
 import { drawCardsPublic, describeAction } from "./cards.js";
 import { drawDicePublic } from "./dice.js";
 import { choice, h } from "./dom.js";
-import { GAMES, ordinal, title } from "./names.js";
+import { GAME_OPTIONS, ordinal, title } from "./names.js";
 
 /** Show our finished games. */
 export async function openGames(app) {
@@ -163,16 +163,10 @@ export function drawLeaders(app) {
     "section",
     { class: "leaders", "aria-labelledby": "leaders-title" },
     h("h2", { id: "leaders-title" }, "Leaderboard"),
-    choice(
-      "leaders-kind",
-      "Game",
-      Object.entries(GAMES).map(([k, g]) => [k, g.title]),
-      app.leadersKind,
-      (v) => {
-        app.leadersKind = v;
-        openLeaders(app);
-      },
-    ),
+    choice("leaders-kind", "Game", GAME_OPTIONS, app.leadersKind, (v) => {
+      app.leadersKind = v;
+      openLeaders(app);
+    }),
     rows,
     board?.mine ? h("p", null, `You: rank ${board.mine.rank} of ${board.total}, rating ${(board.mine.rating_milli / 1000).toFixed(1)}`) : null,
   );

@@ -7,7 +7,7 @@
 import { choice, h } from "./dom.js";
 import { drawGames, drawLeaders, drawReplay, openGames, openLeaders } from "./history.js";
 import { board, notHere } from "./games.js";
-import { GAMES, LEVELS, title, VARIANTS } from "./names.js";
+import { GAME_OPTIONS, GAMES, LEVEL_OPTIONS, playerOptions, title, VARIANTS } from "./names.js";
 import { chatPanel } from "./table.js";
 
 /** The lobby screen. */
@@ -63,8 +63,6 @@ function drawTables(app) {
     client.startGame();
   });
   const quickMatch = start("find a quick match", () => client.quickMatch(quick.kind, Number(quick.players)));
-  const kinds = Object.entries(GAMES).map(([kind, g]) => [kind, g.title]);
-  const sizes = (kind) => GAMES[kind].players.map((n) => [String(n), `${n} players`]);
   const play = h(
     "section",
     { class: "play", "aria-labelledby": "play-title", "data-keys": "m=quick-match b=play-bots r=refresh n=new-kind" },
@@ -72,22 +70,10 @@ function drawTables(app) {
     h(
       "div",
       { class: "row" },
-      choice("quick-kind", "Game", kinds, quick.kind, (v) => {
-        quick.kind = v;
-        app.draw();
+      ...gameChoices(app, "quick", quick),
+      choice("quick-level", "Bots' level", LEVEL_OPTIONS, quick.level, (v) => {
+        quick.level = v;
       }),
-      choice("quick-players", "Players", sizes(quick.kind), quick.players, (v) => {
-        quick.players = v;
-      }),
-      choice(
-        "quick-level",
-        "Bots' level",
-        LEVELS.map((l) => [l, l]),
-        quick.level,
-        (v) => {
-          quick.level = v;
-        },
-      ),
     ),
     h(
       "div",
@@ -149,6 +135,21 @@ function tableList(app, start) {
   );
 }
 
+/**
+ * A form's game and players selects (keyed `${key}-kind` and `${key}-players`), over `values`'
+ * `kind` and `players`; a change draws the page again (the players and variants offered follow).
+ */
+function gameChoices(app, key, values) {
+  const set = (field) => (v) => {
+    values[field] = v;
+    app.draw();
+  };
+  return [
+    choice(`${key}-kind`, "Game", GAME_OPTIONS, values.kind, set("kind")),
+    choice(`${key}-players`, "Players", playerOptions(values.kind), values.players, set("players")),
+  ];
+}
+
 function createForm(app, start) {
   const form = app.form;
   const client = app.client;
@@ -176,26 +177,7 @@ function createForm(app, start) {
       h(
         "div",
         { class: "row" },
-        choice(
-          "new-kind",
-          "Game",
-          Object.entries(GAMES).map(([k, g]) => [k, g.title]),
-          form.kind,
-          (v) => {
-            form.kind = v;
-            app.draw();
-          },
-        ),
-        choice(
-          "new-players",
-          "Players",
-          GAMES[form.kind].players.map((n) => [String(n), `${n} players`]),
-          form.players,
-          (v) => {
-            form.players = v;
-            app.draw();
-          },
-        ),
+        ...gameChoices(app, "new", form),
         choice(
           "new-turn",
           "Turn time",

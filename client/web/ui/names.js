@@ -13,6 +13,17 @@ export const GAMES = {
 /** The levels of the bots, weakest first (the server plays each with one of its strategies). */
 export const LEVELS = ["easy", "medium", "hard", "expert"];
 
+/** The games as a `choice`'s options: [kind, title]. */
+export const GAME_OPTIONS = Object.entries(GAMES).map(([kind, g]) => [kind, g.title]);
+
+/** The bots' levels as a `choice`'s options. */
+export const LEVEL_OPTIONS = LEVELS.map((level) => [level, level]);
+
+/** A game's numbers of players as a `choice`'s options: ["4", "4 players"]. */
+export function playerOptions(kind) {
+  return GAMES[kind].players.map((n) => [String(n), `${n} players`]);
+}
+
 /** The variants' names, for people. */
 export const VARIANTS = {
   pass_both_ways: "hands pass both ways",

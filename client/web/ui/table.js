@@ -7,7 +7,7 @@
  */
 import { choice, h, timerText } from "./dom.js";
 import { board, notHere } from "./games.js";
-import { LEVELS, ordinal, title } from "./names.js";
+import { LEVEL_OPTIONS, ordinal, title } from "./names.js";
 
 /** What the screen remembers of the game under way (and of the one just over). */
 export class GameMemory {
@@ -159,15 +159,9 @@ function waitingRoom(app) {
       ? h(
           "div",
           { class: "row" },
-          choice(
-            "bot-level",
-            "Bot's level",
-            LEVELS.map((l) => [l, l]),
-            app.botLevel,
-            (v) => {
-              app.botLevel = v;
-            },
-          ),
+          choice("bot-level", "Bot's level", LEVEL_OPTIONS, app.botLevel, (v) => {
+            app.botLevel = v;
+          }),
           h("button", { type: "button", key: "add-bot", disabled: full, onclick: act("add a bot", () => client.addBot(app.botLevel)) }, "add a bot"),
           h("button", { type: "button", key: "start-game", class: "primary", disabled: !full, onclick: act("start the game", async () => client.startGame()) }, "start the game"),
         )

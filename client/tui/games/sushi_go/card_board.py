@@ -170,14 +170,7 @@ class CardBoard(CardState):
             out.append(("class:dim", "\n(empty)"))
         return out
 
-    def default_status(self) -> str:
-        obs = self.obs
-        if self.final is not None:
-            return "the game is over"
-        if obs is None:
-            return ""
-        if obs.seat is None:
-            return "watching the game"
+    def playing_status(self, obs: Observation) -> str:
         if self.waiting:
             if self.controls_dummy and self.dummy_index is None:
                 return "your pick, and the dummy's: choose a card, d gives it to the dummy"

@@ -105,6 +105,28 @@ class Table:
             return f"not your move: {self.name_of(mover)} is moving" if mover is not None else ""
         return ""
 
+    def cannot_choose(self, doing: str) -> str:
+        """Why no die of our belt can be chosen now for `doing` ("" when one can): we are
+        watching, or our belt is empty."""
+        me = self.me
+        if me is None:
+            return f"you are watching: spectators do not {doing}"
+        return "" if me.belt else "your belt is empty"
+
+    def cannot_spend(self, token: Literal["menu", "chopsticks"]) -> str:
+        """Why an action spending a `token` cannot be sent now ("" when it can): no action can
+        be, or we have no usable one (none, or only fresh ones: usable from our next turn)."""
+        why = self.cannot_act()
+        if why:
+            return why
+        me = self.me
+        assert me is not None
+        if token == "menu":
+            usable, fresh = me.usable_menu, me.fresh_menu
+        else:
+            usable, fresh = me.usable_chopsticks, me.fresh_chopsticks
+        return "" if usable else _no_token(me, token, fresh)
+
 
 @dataclass(slots=True)
 class DiceChoice:
@@ -170,12 +192,6 @@ class DiceChoice:
         self.cursor = (self.cursor + delta) % size
         return Outcome(self.describe(table))
 
-    def _left(self, table: Table, index: int) -> Outcome:
-        return self._step(table, -1)
-
-    def _right(self, table: Table, index: int) -> Outcome:
-        return self._step(table, 1)
-
     def _digit(self, table: Table, index: int) -> Outcome:
         if index >= len(table.belt):
             return Outcome(f"there is no die {index + 1} on your belt", error=True)
@@ -183,37 +199,33 @@ class DiceChoice:
         return Outcome(self.describe(table))
 
     def _mark(self, table: Table, index: int) -> Outcome:
-        me = table.me
-        if me is None:
-            return Outcome("you are watching: spectators do not roll", error=True)
-        if not me.belt:
-            return Outcome("your belt is empty", error=True)
+        why = table.cannot_choose("roll")
+        if why:
+            return Outcome(why, error=True)
         if self.cursor in self.marked:
             self.marked.remove(self.cursor)
             return Outcome(self.describe(table))
+        me = table.me
+        assert me is not None
         if not me.menu:
             return Outcome("you have no menu token: you cannot re-roll", error=True)
         self.marked = sorted({*self.marked, self.cursor})
         return Outcome(self.describe(table))
 
     def _reroll(self, table: Table, index: int) -> Outcome:
-        why = table.cannot_act()
+        why = table.cannot_spend("menu")
         if why:
             return Outcome(why, error=True)
-        me = table.me
-        assert me is not None
-        if not me.usable_menu:
-            return Outcome(_no_token(me, "menu", me.fresh_menu), error=True)
         if not self.marked:
             return Outcome("mark dice with space first: r re-rolls the marked dice", error=True)
         return _checked(table, Reroll(tuple(self.marked)))
 
     def _swap(self, table: Table, index: int) -> Outcome:
+        why = table.cannot_choose("swap")
+        if why:
+            return Outcome(why, error=True)
         me = table.me
-        if me is None:
-            return Outcome("you are watching: spectators do not swap", error=True)
-        if not me.belt:
-            return Outcome("your belt is empty", error=True)
+        assert me is not None
         tokens = me.usable_chopsticks if table.moving else me.chopsticks
         if not tokens:
             return Outcome(_no_token(me, "chopsticks", me.fresh_chopsticks), error=True)
@@ -251,12 +263,6 @@ class DiceChoice:
         self.swap_cursor = min(self.swap_cursor, len(table.obs.players[self.swap_seat].belt) - 1)
         return Outcome(self.describe(table))
 
-    def _belt_up(self, table: Table, index: int) -> Outcome:
-        return self._belt(table, -1)
-
-    def _belt_down(self, table: Table, index: int) -> Outcome:
-        return self._belt(table, 1)
-
     def _their_step(self, table: Table, delta: int) -> Outcome:
         assert self.swap_seat is not None
         size = len(table.obs.players[self.swap_seat].belt)
@@ -264,12 +270,6 @@ class DiceChoice:
             return self._belt(table, 1)
         self.swap_cursor = (self.swap_cursor + delta) % size
         return Outcome(self.describe(table))
-
-    def _their_left(self, table: Table, index: int) -> Outcome:
-        return self._their_step(table, -1)
-
-    def _their_right(self, table: Table, index: int) -> Outcome:
-        return self._their_step(table, 1)
 
     def _their_digit(self, table: Table, index: int) -> Outcome:
         assert self.swap_seat is not None
@@ -281,13 +281,10 @@ class DiceChoice:
         return Outcome(self.describe(table))
 
     def _do_swap(self, table: Table, index: int) -> Outcome:
-        why = table.cannot_act()
+        why = table.cannot_spend("chopsticks")
         if why:
             return Outcome(why, error=True)
-        me = table.me
-        assert me is not None and self.swap_from is not None and self.swap_seat is not None
-        if not me.usable_chopsticks:
-            return Outcome(_no_token(me, "chopsticks", me.fresh_chopsticks), error=True)
+        assert self.swap_from is not None and self.swap_seat is not None
         return _checked(table, Swap(self.swap_from, self.swap_seat, self.swap_cursor))
 
     # -- words ----------------------------------------------------------------------------------
@@ -318,22 +315,31 @@ class DiceChoice:
         return text + " · Enter takes it"
 
 
-TRANSITIONS: dict[tuple[Mode, Intent], Callable[[DiceChoice, Table, int], Outcome]] = {
-    ("choose", "left"): DiceChoice._left,
-    ("choose", "up"): DiceChoice._left,
-    ("choose", "right"): DiceChoice._right,
-    ("choose", "down"): DiceChoice._right,
+Transition = Callable[[DiceChoice, Table, int], Outcome]
+"""What a key does to the choice: (choice, table, index of the die a number key names)."""
+
+
+def _by(move: Transition, delta: int) -> Transition:
+    """An arrow key's transition: `move` by `delta` (an arrow names no die: the index goes unused)."""
+    return lambda choice, table, index: move(choice, table, delta)
+
+
+TRANSITIONS: dict[tuple[Mode, Intent], Transition] = {
+    ("choose", "left"): _by(DiceChoice._step, -1),
+    ("choose", "up"): _by(DiceChoice._step, -1),
+    ("choose", "right"): _by(DiceChoice._step, 1),
+    ("choose", "down"): _by(DiceChoice._step, 1),
     ("choose", "digit"): DiceChoice._digit,
     ("choose", "mark"): DiceChoice._mark,
     ("choose", "reroll"): DiceChoice._reroll,
     ("choose", "swap"): DiceChoice._swap,
     ("choose", "enter"): DiceChoice._take,
     ("choose", "cancel"): DiceChoice._clear,
-    ("swap", "left"): DiceChoice._their_left,
-    ("swap", "right"): DiceChoice._their_right,
+    ("swap", "left"): _by(DiceChoice._their_step, -1),
+    ("swap", "right"): _by(DiceChoice._their_step, 1),
     ("swap", "digit"): DiceChoice._their_digit,
-    ("swap", "up"): DiceChoice._belt_up,
-    ("swap", "down"): DiceChoice._belt_down,
+    ("swap", "up"): _by(DiceChoice._belt, -1),
+    ("swap", "down"): _by(DiceChoice._belt, 1),
     ("swap", "enter"): DiceChoice._do_swap,
     ("swap", "swap"): DiceChoice._unswap,
     ("swap", "cancel"): DiceChoice._unswap,

@@ -195,15 +195,7 @@ class RollBoard(RollState):
     def checked(self) -> str:
         return f"{self.shell.fairness.actions_seen} actions and their dice replayed"
 
-    def default_status(self) -> str:
-        """What to do now, when the status line has nothing else to say."""
-        obs = self.obs
-        if self.final is not None:
-            return "the game is over"
-        if obs is None:
-            return ""
-        if obs.seat is None:
-            return "watching the game"
+    def playing_status(self, obs: RollObservation) -> str:
         if self.pending is not None:
             return "waiting for the server…"
         if self.moving:

@@ -79,6 +79,35 @@ export function winnersOf(places) {
 }
 
 /**
+ * A round is scored: each tableau's `totals` (its `points` summed) kept and added to its score;
+ * the `round_scored` event. Both games score a round so, as engine/rounds.py's `_scored`.
+ * @param {{round: number, scores: number[], puddings: number[], roundTotals: number[][]}} game
+ * @param {any[]} points
+ * @param {number[]} totals
+ */
+export function roundScored(game, points, totals) {
+  game.roundTotals.push(totals);
+  game.scores = game.scores.map((score, i) => score + totals[i]);
+  return { event: "round_scored", round: game.round, points, totals: [...game.scores], puddings: [...game.puddings] };
+}
+
+/**
+ * The game is over: each tableau's `endPoints` added to its score, then the seats' places (points,
+ * then puddings; a dummy has none) and the winners; the `game_over` event, the game's own fields
+ * of its end-of-game points (`ending`) first. Both games end so, as engine/rounds.py's `_decide`.
+ * @param {{n: number, scores: number[], puddings: number[], over: boolean, places: number[], winners: number[]}} game
+ * @param {number[]} endPoints
+ * @param {Record<string, number[]>} ending
+ */
+export function decide(game, endPoints, ending) {
+  game.scores = game.scores.map((score, i) => score + endPoints[i]);
+  game.over = true;
+  game.places = placesBy(game.scores.slice(0, game.n).map((score, s) => [score, game.puddings[s]]));
+  game.winners = winnersOf(game.places);
+  return { event: "game_over", ...ending, totals: [...game.scores], places: [...game.places], winners: [...game.winners] };
+}
+
+/**
  * A deep equality of plain wire data (maps, arrays, bins, scalars).
  * @param {any} a
  * @param {any} b

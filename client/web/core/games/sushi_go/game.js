@@ -8,7 +8,7 @@
  * @module
  */
 import { DeterministicRng } from "../../rng.js";
-import { placesBy, RuleError, winnersOf } from "../common.js";
+import { decide, roundScored, RuleError } from "../common.js";
 
 export const KIND = "sushi-go";
 
@@ -221,15 +221,7 @@ export class SushiGoGame {
     this.openWasabi.fill(0);
     this.chop.fill(0);
     this.controller = null;
-    this.roundTotals.push(totals);
-    this.scores = this.scores.map((score, i) => score + totals[i]);
-    events.push({
-      event: "round_scored",
-      round: this.round,
-      points,
-      totals: [...this.scores],
-      puddings: [...this.puddings],
-    });
+    events.push(roundScored(this, points, totals));
     if (this.round < ROUNDS) {
       this.startRound();
       events.push({
@@ -241,17 +233,7 @@ export class SushiGoGame {
       return;
     }
     this.puddingPoints = scorePuddings(this.puddings);
-    this.scores = this.scores.map((score, i) => score + this.puddingPoints[i]);
-    this.over = true;
-    this.places = placesBy(this.scores.slice(0, this.n).map((score, s) => [score, this.puddings[s]]));
-    this.winners = winnersOf(this.places);
-    events.push({
-      event: "game_over",
-      pudding_points: [...this.puddingPoints],
-      totals: [...this.scores],
-      places: [...this.places],
-      winners: [...this.winners],
-    });
+    events.push(decide(this, this.puddingPoints, { pudding_points: [...this.puddingPoints] }));
   }
 
   /**

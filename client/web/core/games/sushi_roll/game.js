@@ -8,7 +8,7 @@
  * @module
  */
 import { DeterministicRng } from "../../rng.js";
-import { placesBy, RuleError, winnersOf } from "../common.js";
+import { decide, roundScored, RuleError } from "../common.js";
 
 export const KIND = "sushi-roll";
 
@@ -263,9 +263,7 @@ export class SushiRollGame {
     }
     this.bag = [...BAG_ORDER];
     const totals = points.map((p) => p.maki + p.dumpling + p.tempura + p.sashimi + p.nigiri);
-    this.roundTotals.push(totals);
-    this.scores = this.scores.map((score, s) => score + totals[s]);
-    events.push({ event: "round_scored", round: this.round, points, totals: [...this.scores], puddings: [...this.puddings] });
+    events.push(roundScored(this, points, totals));
     if (this.round < ROUNDS) {
       // Only 3 players: after 7 cycles the red belt is back with the round's first player, so
       // the belts slide once more.
@@ -277,18 +275,8 @@ export class SushiRollGame {
     this.tokenBonus = this.menu.map((m, s) => Math.floor((m + this.chop[s]) / 2));
     this.freshMenu.fill(0);
     this.freshChop.fill(0);
-    this.scores = this.scores.map((score, s) => score + this.puddingPoints[s] + this.tokenBonus[s]);
-    this.over = true;
-    this.places = placesBy(this.scores.map((score, s) => [score, this.puddings[s]]));
-    this.winners = winnersOf(this.places);
-    events.push({
-      event: "game_over",
-      pudding_points: [...this.puddingPoints],
-      token_bonus: [...this.tokenBonus],
-      totals: [...this.scores],
-      places: [...this.places],
-      winners: [...this.winners],
-    });
+    const endPoints = this.puddingPoints.map((p, s) => p + this.tokenBonus[s]);
+    events.push(decide(this, endPoints, { pudding_points: [...this.puddingPoints], token_bonus: [...this.tokenBonus] }));
   }
 
   /**
