@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import asyncpg
 
@@ -28,6 +28,7 @@ from .wallclock import WallClock
 log = logging.getLogger("sushigo.server")
 
 T = TypeVar("T")
+W = TypeVar("W")
 
 CHANNEL: Final = "sushigo_nodes"
 """NOTIFY'd when a node joins or leaves, or starts or stops draining."""
@@ -89,6 +90,47 @@ class Node:
     """Its web address (HOST:PORT of its ``--web``; empty: it serves no web client)."""
     draining: bool = False
     """An admin drains it: no new table is sent there."""
+
+
+class Spaced(Generic[W]):
+    """What a node publishes for the others, soon: `want` asks for it, and `publish` runs at
+    once with it when no publication is under way, else right after that one, with the latest
+    asked for meanwhile. One at a time, at most one every `spacing` seconds, however many ask (a
+    busy node changes tens of tables a second): each is of the state as it is when it is made,
+    so a queue of them never falls behind. A `StorageError` is logged; the next one says it all
+    again."""
+
+    def __init__(
+        self,
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        publish: Callable[[W], Awaitable[None]],
+        spacing: float,
+    ) -> None:
+        self._spawn = spawn
+        self._publish = publish
+        self._spacing = spacing
+        self._wanted: W | None = None
+        self._running = False
+        """The publisher runs (publishing, or resting `spacing`)."""
+
+    def want(self, wanted: W) -> None:
+        """Publish `wanted` soon (see the class)."""
+        self._wanted = wanted
+        if not self._running:
+            self._running = True
+            self._spawn(self._publisher())
+
+    async def _publisher(self) -> None:
+        try:
+            while self._wanted is not None:
+                wanted, self._wanted = self._wanted, None
+                try:
+                    await self._publish(wanted)
+                except StorageError as exc:
+                    log.warning("%s", exc)
+                await asyncio.sleep(self._spacing)
+        finally:
+            self._running = False
 
 
 class Connected:

@@ -12,9 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final
 
-from sushigo.server.storage.contract import StorageError
-
-from .base import Connected
+from .base import Connected, Spaced
 from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
@@ -37,35 +35,23 @@ class LobbyShare(Connected):
         self.on_chat: Callable[[str, str, str], None] | None = None
         """Called with lobby chat said on another node (player id, name, text)."""
         self._publishing = asyncio.Lock()
-        self._wanted_publication: tuple[Callable[[], Quick], Callable[[], Listed]] | None = None
-        self._publisher = False
-        """`publish_soon`'s publisher runs (publishing, or resting `PUBLISH_SPACING`)."""
+        self._publications = Spaced(self._spawn, self._publish_wanted, PUBLISH_SPACING)
 
     def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
         """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if
         no publication is under way, else right after it, as they are then. However many ask
         meanwhile (a busy node opens and fills tens of tables a second), one publication at a
         time is made, of the tables as they are when it is made, and at most one every
-        `PUBLISH_SPACING`: a queue of publications, each of the tables as they were when it
-        was asked for, would fall behind, and other nodes would send players to tables long
-        filled or closed; and a renewal waiting behind it would let the node's leases run out."""
-        self._wanted_publication = (quick, listed)
-        if not self._publisher:
-            self._publisher = True
-            self._spawn(self._publish_wanted())
+        `PUBLISH_SPACING` (`Spaced`): a queue of publications, each of the tables as they were
+        when it was asked for, would fall behind, and other nodes would send players to tables
+        long filled or closed; and a renewal waiting behind it would let the node's leases run
+        out. A failed one is logged: the next one (a renewal's at the latest) says it."""
+        self._publications.want((quick, listed))
 
-    async def _publish_wanted(self) -> None:
-        try:
-            while self._wanted_publication is not None:
-                quick, listed = self._wanted_publication
-                self._wanted_publication = None
-                try:
-                    await self._publish(quick, listed)
-                except StorageError as exc:  # the next one (a renewal's at the latest) says it
-                    log.warning("%s", exc)
-                await asyncio.sleep(PUBLISH_SPACING)
-        finally:
-            self._publisher = False
+    async def _publish_wanted(
+        self, wanted: tuple[Callable[[], Quick], Callable[[], Listed]]
+    ) -> None:
+        await self._publish(*wanted)
 
     async def publish(
         self,

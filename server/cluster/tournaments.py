@@ -19,7 +19,7 @@ from typing import Final
 from sushigo.server.routing.redirect import Owner
 from sushigo.server.storage.contract import StorageError
 
-from .base import TICKET_SECONDS, Connected
+from .base import TICKET_SECONDS, Connected, Spaced
 
 log = logging.getLogger("sushigo.server")
 
@@ -43,8 +43,8 @@ Published = list[tuple[str, bytes]]
 class TournamentShare(Connected):
     """The part of a node that shares its tournaments with the other nodes."""
 
-    _wanted_tournaments: Callable[[], Published] | None = None
-    _tournament_publisher = False
+    _tournament_publications: Spaced[Callable[[], Published]] | None = None
+    """`publish_tournaments_soon`'s publisher (made at the first)."""
     _recorded: dict[str, asyncio.Event] | None = None
     """Placed games whose result this node waits for: set when their record is NOTIFY'd."""
 
@@ -67,45 +67,32 @@ class TournamentShare(Connected):
 
     def publish_tournaments_soon(self, published: Callable[[], Published]) -> None:
         """Say this node's tournaments (`published()`, as they are then) soon: one publication
-        at a time, at most one every `SPACING` however many ask (each finished game asks)."""
-        self._wanted_tournaments = published
-        if not self._tournament_publisher:
-            self._tournament_publisher = True
-            self._spawn(self._publish_tournaments())
+        at a time, at most one every `SPACING` however many ask (each finished game asks); a
+        failed one is logged, and the next change publishes them again."""
+        if self._tournament_publications is None:
+            self._tournament_publications = Spaced(self._spawn, self._publish_tournaments, SPACING)
+        self._tournament_publications.want(published)
 
-    async def _publish_tournaments(self) -> None:
-        try:
-            while self._wanted_tournaments is not None:
-                published, self._wanted_tournaments = self._wanted_tournaments, None
-                try:
-                    async with (
-                        self._using("publishing tournaments") as conn,
-                        conn.transaction(),
-                    ):
-                        rows = published()
-                        names = [name for name, _ in rows]
-                        await conn.execute(
-                            "DELETE FROM listed_tournaments WHERE node = $1 "
-                            "AND NOT (name = ANY($2::text[]))",
-                            self.node,
-                            names,
-                        )
-                        # Its own rows (again: a publication under way as a name was claimed
-                        # may have taken its row out), never one another live node claimed.
-                        await conn.execute(
-                            "INSERT INTO listed_tournaments (name, node, info) "
-                            "SELECT n, $1, i FROM unnest($2::text[], $3::bytea[]) AS u(n, i) "
-                            "ON CONFLICT (name) DO UPDATE SET info = EXCLUDED.info "
-                            "WHERE listed_tournaments.node = EXCLUDED.node",
-                            self.node,
-                            names,
-                            [info for _, info in rows],
-                        )
-                except StorageError as exc:  # the next change publishes them again
-                    log.warning("%s", exc)
-                await asyncio.sleep(SPACING)
-        finally:
-            self._tournament_publisher = False
+    async def _publish_tournaments(self, published: Callable[[], Published]) -> None:
+        async with self._using("publishing tournaments") as conn, conn.transaction():
+            rows = published()
+            names = [name for name, _ in rows]
+            await conn.execute(
+                "DELETE FROM listed_tournaments WHERE node = $1 AND NOT (name = ANY($2::text[]))",
+                self.node,
+                names,
+            )
+            # Its own rows (again: a publication under way as a name was claimed may have taken
+            # its row out), never one another live node claimed.
+            await conn.execute(
+                "INSERT INTO listed_tournaments (name, node, info) "
+                "SELECT n, $1, i FROM unnest($2::text[], $3::bytea[]) AS u(n, i) "
+                "ON CONFLICT (name) DO UPDATE SET info = EXCLUDED.info "
+                "WHERE listed_tournaments.node = EXCLUDED.node",
+                self.node,
+                names,
+                [info for _, info in rows],
+            )
 
     async def tournaments(self) -> list[bytes]:
         """The other live nodes' tournaments as they last said them (packed TOURNAMENT_INFOs),

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import logging
 import math
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -65,6 +65,7 @@ from sushigo.server.routing.spread import Spread
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation
 from sushigo.server.sessions.names import Names
+from sushigo.server.sessions.requests import Ask, Asker, Read, Reader
 from sushigo.server.sessions.session import AWAY_WATCHER_BYTES, Conn, Session, Transport, broadcast
 from sushigo.server.stats import Stats
 from sushigo.server.storage.contract import Storage
@@ -75,12 +76,11 @@ from sushigo.server.tournaments.desk import TournamentDesk
 
 from . import deadlines, deferred, lifecycle, requests
 from . import edges as hub_edges
-from .deferred import Ask, Read
 
 log = logging.getLogger("sushigo.server")
 
 
-class Hub:
+class Hub(Reader, Asker):
     """Every connection, session and table of one server process."""
 
     def __init__(
@@ -149,53 +149,7 @@ class Hub:
         self.opened: list[str] = []
         """Tables opened since the adapter last looked: a cluster's node leases them in its next commit."""
         self.asks: list[Ask] = []
-        """Questions to the cluster that requests asked, for the adapter to await (`ask`)."""
         self.reads: list[Read] = []
-        """Reads of the database that requests asked for, for the adapter to run off the event
-        loop (`read`)."""
-
-    def read(
-        self,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        session: Session,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Read the database for `session`'s request `ref` without waiting for it here: the
-        adapter runs `job` away from the event loop (a worker thread) and calls
-        ``then(result, now)`` back on it with `job`'s value. When the job raises `StorageError`
-        the session is told that `what` cannot be read now (INTERNAL_ERROR) instead. A server
-        that serves never waits on a database read (PostgreSQL may be slow, or away)."""
-        self.reads.append(Read(job, then, session, ref, what))
-
-    def read_for(
-        self,
-        conn: Conn,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        ref: int,
-        what: str,
-    ) -> None:
-        """`read` for a connection that has no session yet (a login): a `TableError` that
-        ``then`` raises answers the request (a fatal one closes the connection)."""
-        self.reads.append(Read(job, then, None, ref, what, conn))
-
-    def ask(
-        self,
-        job: Callable[[], Awaitable[Any]],
-        then: Callable[[Any, float], None],
-        *,
-        conn: Conn | None,
-        ref: int | None,
-        what: str,
-    ) -> None:
-        """Ask the cluster for `conn`'s request `ref` without waiting here: the adapter awaits
-        `job` on the event loop and calls ``then(result, now)`` back (`ask_done`). No `conn`:
-        the server asks for itself."""
-        self.asks.append(Ask(job, then, conn, ref, what))
 
     def ask_done(self, ask: Ask, result: Any, now: float) -> None:
         """The adapter's call back with an answer (or the `StorageError` its job raised)."""

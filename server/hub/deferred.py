@@ -1,7 +1,7 @@
 """What a request waits for without holding the server up: a read of the database (`Read`, run
 in a worker thread) or a question to the cluster (`Ask`, awaited on the event loop).
 
-The hub queues them (`Hub.read`, `Hub.ask`); the adapter runs them and hands each answer back
+The hub queues them (`Hub.read`, `Hub.ask`: `server.sessions.requests`); the adapter runs them and hands each answer back
 (`Hub.read_done`, `Hub.ask_done`, which land here): the request is answered then, or told the
 database cannot be read now.
 """
@@ -9,50 +9,19 @@ database cannot be read now.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from sushigo.protocol import Error, ErrorCode, ProtocolError, RemoteProtocolError
 from sushigo.protocol.errors import FATAL_CODES
 from sushigo.server.errors import TableError
-from sushigo.server.sessions.session import Conn, Session
+from sushigo.server.sessions.requests import Ask, Read
+from sushigo.server.sessions.session import Conn
 from sushigo.server.storage.contract import StorageError
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
 log = logging.getLogger("sushigo.server")
-
-
-class Read(NamedTuple):
-    """A database read a request asked for (`Hub.read`)."""
-
-    job: Callable[[], Any]
-    """Runs in a worker thread: the read itself."""
-    then: Callable[[Any, float], None]
-    """Runs on the event loop with the job's value and the time."""
-    session: Session | None
-    """Who asked: told when the database cannot be read (None: a connection not logged in yet,
-    `conn`)."""
-    ref: int
-    """The request's ref."""
-    what: str
-    """What was read, for that answer ("the leaderboard")."""
-    conn: Conn | None = None
-    """Who asked, before a session is theirs (a login): a `TableError` from `then` answers it."""
-
-
-class Ask(NamedTuple):
-    """A question to the cluster a request asked (`Hub.ask`)."""
-
-    job: Callable[[], Awaitable[Any]]
-    """Awaited on the event loop (the cluster's own connection)."""
-    then: Callable[[Any, float], None]
-    """Runs with the job's value and the time; a `TableError` it raises is the answer."""
-    conn: Conn | None
-    """Who asked: told when the question cannot be answered (None: the server itself asked,
-    `server.routing.spread`)."""
-    ref: int | None
-    what: str
 
 
 class Host(Protocol):

@@ -13,9 +13,9 @@ from sushigo.server.config import HubConfig
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
+from sushigo.server.sessions.requests import ServerState
 from sushigo.server.sessions.session import Bucket, Conn, Session, Transport
 from sushigo.server.stats import Stats
-from sushigo.server.tables.index import Tables
 from sushigo.server.tournaments.desk import TournamentDesk
 
 from . import deadlines
@@ -26,12 +26,9 @@ CONN_TIMERS = frozenset(("handshake", "frame", "heartbeat"))
 """The timers of a connection (named by its id)."""
 
 
-class Host(deadlines.Host, Protocol):
+class Host(ServerState, deadlines.Host, Protocol):
     """What this needs of the server (the hub)."""
 
-    conns: dict[int, Conn]
-    sessions: dict[bytes, Session]
-    tables: Tables
     config: HubConfig
     stats: Stats
     limits: Limits

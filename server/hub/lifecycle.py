@@ -24,9 +24,8 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.lobby.results import game_results, rate
+from sushigo.server.sessions.requests import ServerState
 from sushigo.server.sessions.session import Conn
-from sushigo.server.storage.contract import Storage
-from sushigo.server.tables.index import Tables
 from sushigo.server.tables.persist import StateError, forget, load
 from sushigo.server.tables.seating import TableHost
 from sushigo.server.tables.table import Table
@@ -43,13 +42,10 @@ _NOT_LOGGED_IN = frozenset((Phase.HANDSHAKE, Phase.HELLO_SENT, Phase.IDENTIFY))
 """The phases before a login, where only ERROR may say the server is going."""
 
 
-class Host(TableHost, Protocol):
+class Host(ServerState, TableHost, Protocol):
     """What this needs of the server (the hub)."""
 
-    storage: Storage
     config: HubConfig
-    tables: Tables
-    conns: dict[int, Conn]
     lobby: Lobby
     history: History
     desk: TournamentDesk

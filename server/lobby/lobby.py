@@ -51,9 +51,8 @@ from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
 from sushigo.server.sessions.requests import Charger, Reader
 from sushigo.server.sessions.session import Conn, Session
-from sushigo.server.storage.contract import LeaderboardEntry, Storage
+from sushigo.server.storage.contract import LeaderboardEntry
 from sushigo.server.tables.games import adapter, check_settings, describe
-from sushigo.server.tables.index import Tables
 from sushigo.server.tables.seating import TableHost
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
@@ -74,9 +73,6 @@ class LobbyHost(TableHost, LoginHost, Reader, Charger, Protocol):
     """What the lobby needs of the server (the hub): its tables and sessions, the storage, and
     the table host's part for the tables it makes."""
 
-    tables: Tables
-    sessions: dict[bytes, Session]
-    storage: Storage
     server_key: bytes
     config: HubConfig
     wall_ms: Callable[[], int]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from sushigo.protocol import ErrorCode, LoggedIn, LoginGuest, LoginKey, verify_login
 from sushigo.protocol.identity import player_id_for_key
@@ -19,8 +19,9 @@ from sushigo.server.lookalike import skeleton
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names, clean_name
+from sushigo.server.sessions.requests import Reader, ServerState
 from sushigo.server.sessions.session import Conn, Session, new_token
-from sushigo.server.storage.contract import Storage, StorageError
+from sushigo.server.storage.contract import StorageError
 from sushigo.server.tournaments.desk import TournamentDesk
 
 __all__ = ["LoginHost", "logged_in", "login"]
@@ -28,11 +29,9 @@ __all__ = ["LoginHost", "logged_in", "login"]
 log = logging.getLogger("sushigo.server")
 
 
-class LoginHost(Protocol):
+class LoginHost(ServerState, Reader, Protocol):
     """What logging in needs of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    storage: Storage
     server_key: bytes
     wall_ms: Callable[[], int]
     limits: Limits
@@ -41,18 +40,6 @@ class LoginHost(Protocol):
     nodes: tuple[str, ...]
     """A cluster's live nodes' addresses, this one's first (empty: a lone server)."""
     desk: TournamentDesk
-
-    def read_for(
-        self,
-        conn: Conn,
-        job: Callable[[], Any],
-        then: Callable[[Any, float], None],
-        *,
-        ref: int,
-        what: str,
-    ) -> None:
-        """Run `job` (a database read) off the event loop, then ``then(result, now)`` on it
-        (`server.hub.core.Hub.read_for`)."""
 
 
 def login(hub: LoginHost, conn: Conn, msg: LoginGuest | LoginKey) -> None:

@@ -30,20 +30,15 @@ from sushigo.protocol import (
 )
 from sushigo.server.errors import TableError
 from sushigo.server.sessions.moderation import Moderation
+from sushigo.server.sessions.requests import ServerState
 from sushigo.server.sessions.session import Conn, Session, new_token, token_hash
-from sushigo.server.storage.contract import Storage
-from sushigo.server.tables.index import Tables
 from sushigo.server.tables.phases import COMMITTING, MOVING, REVEALING, TablePhase
 from sushigo.server.tables.table import Table
 
 
-class ResumeHost(Protocol):
+class ResumeHost(ServerState, Protocol):
     """What a resume needs of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    conns: dict[int, Conn]
-    tables: Tables
-    storage: Storage
     wall_ms: Callable[[], int]
     moderation: Moderation
     nodes: tuple[str, ...]

@@ -50,11 +50,11 @@ from typing import Any
 
 from sushigo.protocol import ChatMessage
 from sushigo.server.hub.core import Hub
-from sushigo.server.hub.deferred import Ask, Read
 from sushigo.server.routing.listing import listed
 from sushigo.server.routing.matching import Move
 from sushigo.server.routing.redirect import Answer, CutOff, Directory, send_off
 from sushigo.server.routing.tournaments import published
+from sushigo.server.sessions.requests import Ask, Read
 from sushigo.server.storage.contract import StorageError
 
 from .budget import Budget

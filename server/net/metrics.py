@@ -21,8 +21,9 @@ import contextlib
 import logging
 import socket
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
+from typing import TypeVar
 
 import h11
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -70,8 +71,7 @@ class ServerCollector(Collector):
         info = GaugeMetricFamily(
             "sushigo_info", "This server's version", labels=["version", "protocol"]
         )
-        info.add_metric([package_version(), str(CURRENT_VERSION)], 1)
-        yield info
+        yield _labelled(info, [([package_version(), str(CURRENT_VERSION)], 1)])
         yield GaugeMetricFamily(
             "sushigo_ready", "1 while the server takes new tables (see /readyz)", server.ready
         )
@@ -88,9 +88,8 @@ class ServerCollector(Collector):
             " failed or the peer went away)",
             labels=["reason"],
         )
-        for reason in ("full", "per_address", "unidentified", "rate", "banned", "setup"):
-            rejected.add_metric([reason], stats.rejected.get(reason, 0))
-        yield rejected
+        reasons = ("full", "per_address", "unidentified", "rate", "banned", "setup")
+        yield _labelled(rejected, (([r], stats.rejected.get(r, 0)) for r in reasons))
         # Counted by looking, as the other gauges: what the caps' bookkeeping holds could only
         # drift from it (a scrape of ten thousand sessions is a millisecond).
         connected = sum(session.attached for session in hub.sessions.values())
@@ -99,9 +98,9 @@ class ServerCollector(Collector):
             "Players' sessions: connected, or away and kept for a resume",
             labels=["state"],
         )
-        sessions.add_metric(["connected"], connected)
-        sessions.add_metric(["away"], len(hub.sessions) - connected)
-        yield sessions
+        yield _labelled(
+            sessions, [(["connected"], connected), (["away"], len(hub.sessions) - connected)]
+        )
         yield CounterMetricFamily("sushigo_resumes", "Sessions resumed", stats.resumes)
 
         # Tables and games.
@@ -109,9 +108,7 @@ class ServerCollector(Collector):
             "sushigo_tables", "Open tables, by game and state", labels=["game", "state"]
         )
         counts = Counter((t.settings.kind, t.status.value) for t in hub.tables.values())
-        for (game, state), count in sorted(counts.items()):
-            tables.add_metric([game, state], count)
-        yield tables
+        yield _labelled(tables, sorted(counts.items()))
         yield _by_game("sushigo_turns", "Steps played to their end, by game", stats.turns)
         yield _by_game("sushigo_games_finished", "Games played to their end", stats.games_finished)
         latency = HistogramMetricFamily(
@@ -127,9 +124,7 @@ class ServerCollector(Collector):
             "Seats a bot took over (reason: the player missed turns, or left the game)",
             labels=["game", "reason"],
         )
-        for (game, reason), count in sorted(stats.bot_takeovers.items()):
-            takeovers.add_metric([game, reason], count)
-        yield takeovers
+        yield _labelled(takeovers, sorted(stats.bot_takeovers.items()))
         yield CounterMetricFamily(
             "sushigo_chat_messages", "Chat messages passed on", stats.chat_messages
         )
@@ -148,9 +143,7 @@ class ServerCollector(Collector):
             "ERROR frames sent to clients, by code (fatal ones included)",
             labels=["code"],
         )
-        for code, count in sorted(stats.errors.items()):
-            errors.add_metric([_code_name(code)], count)
-        yield errors
+        yield _labelled(errors, (([_code_name(c)], n) for c, n in sorted(stats.errors.items())))
 
         # Storage.
         write = HistogramMetricFamily(
@@ -175,9 +168,7 @@ class ServerCollector(Collector):
             " read_only, broken: anything else, the log says what), 0 for the others",
             labels=["kind"],
         )
-        for kind in Fault:
-            fault.add_metric([kind.name.lower()], storage.fault is kind)
-        yield fault
+        yield _labelled(fault, (([kind.name.lower()], storage.fault is kind) for kind in Fault))
         yield GaugeMetricFamily(
             "sushigo_frames_waiting",
             "Batches of frames waiting for their writes to be durable",
@@ -187,8 +178,16 @@ class ServerCollector(Collector):
 
 def _by_game(name: str, documentation: str, counts: dict[str, int]) -> CounterMetricFamily:
     family = CounterMetricFamily(name, documentation, labels=["game"])
-    for game, count in sorted(counts.items()):
-        family.add_metric([game], count)
+    return _labelled(family, (([game], n) for game, n in sorted(counts.items())))
+
+
+F = TypeVar("F", GaugeMetricFamily, CounterMetricFamily)
+
+
+def _labelled(family: F, samples: Iterable[tuple[Sequence[str], float]]) -> F:
+    """`family`, made with its labels, with a sample for each labels' values in `samples`."""
+    for labels, value in samples:
+        family.add_metric(list(labels), value)
     return family
 
 

@@ -10,7 +10,6 @@ others as their last renewal wrote them, live or not.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from sushigo.protocol import (
@@ -36,37 +35,21 @@ from sushigo.server.errors import TableError
 from sushigo.server.lobby.pages import fill
 from sushigo.server.routing.redirect import Directory, NodeRow
 from sushigo.server.sessions.moderation import Moderation
-from sushigo.server.sessions.requests import Reader
+from sushigo.server.sessions.requests import Asker, Reader, ServerState
 from sushigo.server.sessions.session import Conn, Session
-from sushigo.server.storage.contract import AuditRecord, Storage, StoredSanction
-from sushigo.server.tables.index import Tables
+from sushigo.server.storage.contract import AuditRecord, StoredSanction
 
 MAX_NODES = 64
 """The nodes a NODE_LIST holds at most (the protocol's bound)."""
 
 
-class ViewHost(Reader, Protocol):
+class ViewHost(ServerState, Reader, Asker, Protocol):
     """What the views need of the server (the hub)."""
 
-    sessions: dict[bytes, Session]
-    tables: Tables
-    conns: dict[int, Conn]
-    storage: Storage
     config: HubConfig
     moderation: Moderation
     draining: bool
     cluster: Directory | None
-
-    def ask(
-        self,
-        job: Callable[[], Awaitable[Any]],
-        then: Callable[[Any, float], None],
-        *,
-        conn: Conn | None,
-        ref: int | None,
-        what: str,
-    ) -> None:
-        """Await `job` (a question to the cluster); ``then(result, now)`` answers with it."""
 
 
 class Views:

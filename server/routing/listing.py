@@ -13,15 +13,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-import msgpack
-
 from sushigo.protocol import MAX_PAGE, ListTables, TableInfo, TableList
-from sushigo.protocol._codec import FieldError, codec
 from sushigo.server.lobby.lobby import TABLES_PER_TOKEN
 from sushigo.server.lobby.pages import fill
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.tables.table import Table
 
+from .published import pack, unpack
 from .redirect import RedirectHost
 
 __all__ = ["list_across", "listed"]
@@ -32,7 +30,6 @@ log = logging.getLogger("sushigo.server")
 def listed(tables: Iterable[Table]) -> list[tuple[str, str, str, bytes]]:
     """This node's tables as it publishes them: (id, kind, status, TABLE_INFO packed)."""
     global _packed  # noqa: PLW0603  (what the last call packed: see `_packed`)
-    encode = codec(TableInfo)[0]
     packed: dict[str, tuple[TableInfo, bytes]] = {}
     out: list[tuple[str, str, str, bytes]] = []
     for t in tables:
@@ -40,7 +37,7 @@ def listed(tables: Iterable[Table]) -> list[tuple[str, str, str, bytes]]:
         known = _packed.get(t.table_id)
         data = known[1] if known is not None and known[0] == info else None
         if data is None:
-            data = msgpack.packb(encode(info))
+            data = pack(info)
         packed[t.table_id] = (info, data)
         out.append((t.table_id, t.settings.kind, str(t.status), data))
     _packed = packed
@@ -75,16 +72,11 @@ def list_across(
             for t in reversed(hub.tables.values())
             if (kind is None or t.settings.kind == kind) and (status is None or t.status is status)
         ]
-        decode = codec(TableInfo)[1]
-        others: list[TableInfo] = []
-        for raw in rows:
-            try:
-                info = decode(msgpack.unpackb(raw))
-            except (FieldError, ValueError, TypeError, msgpack.UnpackException):
-                log.warning("a table another node listed cannot be read")
-                continue
-            if info.table_id not in hub.tables:  # handed here since it was listed
-                others.append(info)
+        others = [
+            info
+            for info in unpack(rows, TableInfo, "a table another node listed")
+            if info.table_id not in hub.tables  # handed here since it was listed
+        ]
         matching = here + others
         page = fill(matching[msg.offset :], limit, TableInfo)  # at most 64 KiB, as the lobby's
         session.send(

@@ -41,11 +41,9 @@ from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.limits import Limits
 from sushigo.server.sessions.moderation import Moderation, sanction_message
 from sushigo.server.sessions.names import Names
-from sushigo.server.sessions.requests import Charger
+from sushigo.server.sessions.requests import Asker, Charger, ServerState
 from sushigo.server.sessions.session import Conn, Session, token_hash
 from sushigo.server.sessions.web_routes import over_web
-from sushigo.server.storage.contract import Storage
-from sushigo.server.tables.index import Tables
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.desk import TournamentDesk
 
@@ -242,13 +240,9 @@ class Arrivals(Protocol):
         """Seat an entrant of a tournament's game placed here."""
 
 
-class RedirectHost(Charger, Protocol):
+class RedirectHost(ServerState, Charger, Asker, Protocol):
     """What routing needs of the server (the hub)."""
 
-    conns: dict[int, Conn]
-    tables: Tables
-    sessions: dict[bytes, Session]
-    storage: Storage
     server_key: bytes
     key: Ed25519PrivateKey
     lobby: Lobby
@@ -271,17 +265,6 @@ class RedirectHost(Charger, Protocol):
     @property
     def spread(self) -> Arrivals:
         """Where an entrant of a tournament's game placed here arrives (`spread.Spread`)."""
-
-    def ask(
-        self,
-        job: Callable[[], Awaitable[Any]],
-        then: Callable[[Any, float], None],
-        *,
-        conn: Conn | None,
-        ref: int | None,
-        what: str,
-    ) -> None:
-        """Await `job` on the event loop; ``then(result, now)`` with its value."""
 
 
 class CutOff(NamedTuple):

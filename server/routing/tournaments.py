@@ -27,8 +27,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-import msgpack
-
 from sushigo.protocol import (
     CreateTournament,
     ErrorCode,
@@ -41,7 +39,6 @@ from sushigo.protocol import (
     TournamentList,
     WatchTournament,
 )
-from sushigo.protocol._codec import FieldError, codec
 from sushigo.server.errors import TableError
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.tables.table import Table
@@ -49,6 +46,7 @@ from sushigo.server.tournaments.desk import TournamentDesk
 
 from . import spread as tournament_spread
 from . import tickets
+from .published import pack, unpack
 from .redirect import TOURNAMENT_REDIRECT, Owner, RedirectHost, speaks
 
 __all__ = ["TOURNAMENT_REDIRECT", "adopt", "published", "restore", "tournament_elsewhere"]
@@ -64,8 +62,7 @@ class TournamentHost(RedirectHost, Protocol):
 
 def published(desk: TournamentDesk) -> list[tuple[str, bytes]]:
     """A node's tournaments as it publishes them: (name, TOURNAMENT_INFO packed)."""
-    encode = codec(TournamentInfo)[0]
-    return [(name, msgpack.packb(encode(t.info()))) for name, t in desk.tournaments.items()]
+    return [(name, pack(t.info())) for name, t in desk.tournaments.items()]
 
 
 def restore(hub: tournament_spread.SpreadHost, rows: list[tuple[str, bytes]], now: float) -> None:
@@ -142,16 +139,11 @@ def _list(hub: TournamentHost, conn: Conn, session: Session, msg: ListTournament
 
     def then(rows: list[bytes], now: float) -> None:
         here = [t.info(with_standings=False) for t in reversed(hub.desk.tournaments.values())]
-        decode = codec(TournamentInfo)[1]
-        others: list[TournamentInfo] = []
-        for raw in rows:
-            try:
-                info = decode(msgpack.unpackb(raw))
-            except (FieldError, ValueError, TypeError, msgpack.UnpackException):
-                log.warning("a tournament another node published cannot be read")
-                continue
-            if info.settings.name not in hub.desk.tournaments:
-                others.append(dataclasses.replace(info, standings=()))
+        others = [
+            dataclasses.replace(info, standings=())
+            for info in unpack(rows, TournamentInfo, "a tournament another node published")
+            if info.settings.name not in hub.desk.tournaments
+        ]
         everyone = (here + others)[:100]
         session.send(TournamentList(ref=msg.ref, tournaments=tuple(everyone)))
 
@@ -162,7 +154,7 @@ def _create(hub: TournamentHost, conn: Conn, session: Session, msg: CreateTourna
     cluster = hub.cluster
     assert cluster is not None
     t = hub.desk.check_new(session, msg)  # refused here, before the name is claimed
-    info: bytes = msgpack.packb(codec(TournamentInfo)[0](t.info()))
+    info = pack(t.info())
     name = msg.settings.name
 
     def then(claimed: bool, now: float) -> None:

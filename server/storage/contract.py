@@ -26,7 +26,9 @@ from typing import NamedTuple, Protocol
 __all__ = [
     "AbortedGame",
     "AuditRecord",
+    "Ending",
     "Fault",
+    "GameStore",
     "Identity",
     "LeaderboardEntry",
     "PlayerResult",
@@ -248,7 +250,87 @@ class TokenEntry(NamedTuple):
     """After this instant (Unix milliseconds) the token must be refused; the caller checks."""
 
 
-class Storage(Protocol):
+class Ending(NamedTuple):
+    """A game that ended, as both backends store it (finished or aborted): what `GameStore`
+    hands the backend."""
+
+    table_id: str
+    """The table it was played at (retired as the game is stored)."""
+    game_id: str
+    """The game's id (stored once: a second one changes nothing)."""
+    kind: str
+    """The game kind."""
+    record: bytes
+    """The encoded game record, exactly as signed."""
+    signature: bytes
+    """The server's Ed25519 signature over `record`."""
+    players: Sequence[PlayerResult]
+    """One result per seat, no seat twice."""
+
+
+class GameStore(Protocol):
+    """How a game that ends is stored, alike on both backends (each subclasses it, and `Storage`
+    includes it): `finish_game` and `abort_game` check the seats and hand the game, as an
+    `Ending`, to the backend's `_store_finished` or `_store_aborted`."""
+
+    def finish_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        finished_ms: int,
+        server_key: bytes | None = None,
+    ) -> None:
+        """Store a finished game (with `server_key`, the public key that signed it) and retire
+        its table (state, turns, tokens) in one transaction: after a crash either the game is
+        stored and the table gone, or the table is still there to resume, never both, never
+        neither. A game id already stored changes nothing: `StorageError`, or with write-behind
+        a logged error and the rest of the batch is written. Two results for one seat:
+        ValueError, and nothing is stored."""
+        _check_seats(game_id, players)
+        game = Ending(table_id, game_id, kind, record, signature, players)
+        self._store_finished(game, finished_ms, server_key)
+
+    def abort_game(
+        self,
+        table_id: str,
+        game_id: str,
+        kind: str,
+        record: bytes,
+        signature: bytes,
+        players: Sequence[PlayerResult],
+        *,
+        aborted_ms: int,
+        reason: str,
+    ) -> None:
+        """Store a game an admin ended (its record so far, the scores and places when it
+        ended, the reason) apart from the finished ones, and retire its table (state, turns,
+        tokens), in one transaction. Listings of finished games, ratings and leaderboards never
+        see it. A game id already stored changes nothing: `StorageError`, or with write-behind a
+        logged error. Two results for one seat: ValueError, and nothing is stored."""
+        _check_seats(game_id, players)
+        game = Ending(table_id, game_id, kind, record, signature, players)
+        self._store_aborted(game, aborted_ms, reason)
+
+    def _store_finished(self, game: Ending, finished_ms: int, server_key: bytes | None) -> None:
+        """The backend's `finish_game`, its seats checked."""
+
+    def _store_aborted(self, game: Ending, aborted_ms: int, reason: str) -> None:
+        """The backend's `abort_game`, its seats checked."""
+
+
+def _check_seats(game_id: str, players: Sequence[PlayerResult]) -> None:
+    """No seat has two results in a game to store (else ValueError)."""
+    seats = [p.seat for p in players]
+    if len(set(seats)) != len(seats):
+        raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+
+
+class Storage(GameStore, Protocol):
     """The server's database, on either backend. Open once per process; close at exit.
 
     The writes of play (`save_table`, `append_turns`, `delete_table`, `finish_game`,
@@ -347,24 +429,7 @@ class Storage(Protocol):
         """Every stored tournament (a cluster's node: those it holds) as ``(name, state)``, in
         the order they were first stored."""
 
-    # finished games
-
-    def finish_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        finished_ms: int,
-        server_key: bytes | None = None,
-    ) -> None:
-        """Store a finished game (with `server_key`, the public key that signed it) and retire
-        its table (state, turns, tokens) in one transaction. A game id already stored changes
-        nothing: `StorageError`, or with write-behind a logged error and the rest of the batch
-        is written."""
+    # finished games (`finish_game` and `abort_game` are `GameStore`'s)
 
     def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
         """Finished games stored without the key that signed them (before keys were stored),
@@ -381,24 +446,6 @@ class Storage(Protocol):
         self, limit: int = 50, offset: int = 0, player_id: str | None = None
     ) -> list[RecordSummary]:
         """Finished games, newest first; only those `player_id` played in when given."""
-
-    def abort_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        aborted_ms: int,
-        reason: str,
-    ) -> None:
-        """Store a game an admin ended (its record so far, the scores and places when it
-        ended, the reason) apart from the finished ones, and retire its table (state, turns,
-        tokens), in one transaction. Listings of finished games, ratings and leaderboards never
-        see it. A game id already stored changes nothing: `StorageError`, or with write-behind a
-        logged error."""
 
     def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
         """Aborted games with their records, newest first."""

@@ -69,13 +69,11 @@ async def test_an_admin_on_one_node_acts_on_every_node(pg_url: str, tmp_path: Pa
         assert closed == [f"closed table {table_id} on c"]
         assert "stuck" in (await cat.wait_for(TableLeft, 10)).reason
 
-        loop = asyncio.get_running_loop()
-        began = loop.time()
+        # Bob plays on b: the count is b's answer, so his session ended while the command ran.
         assert admin(c.port, admin_key, "ban", bob_id, "--reason", "cheating") == [
             f"banned {bob_id}; 1 session(s) ended"
         ]
         assert await ended(bob) is ErrorCode.BANNED
-        assert loop.time() - began < 1 + 2  # the ban's second, and the command's own start
         for n in nodes:
             assert any(bob_id in line for line in admin(n.port, admin_key, "bans"))
         for n in nodes:

@@ -7,9 +7,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from sushigo.server.storage.contract import AbortedGame, AuditRecord, PlayerResult, StoredSanction
+from sushigo.server.storage.contract import (
+    AuditRecord,
+    Ending,
+    GameStore,
+    StoredSanction,
+)
 
-from .records import PgPart, Skipped, results_of
+from .records import PgPart, Skipped
 
 T = TypeVar("T")
 
@@ -40,7 +45,7 @@ _ABORT: Final = (
 )
 
 
-class PgModeration(PgPart):
+class PgModeration(PgPart, GameStore):
     """What `PgStorage` stores for its admins."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
@@ -61,18 +66,6 @@ class PgModeration(PgPart):
             f"lift the {kind} of {target}",
         )
 
-    def load_sanctions(self) -> list[StoredSanction]:
-        """Every stored ban and mute, oldest first."""
-
-        async def query(conn: Any) -> list[StoredSanction]:
-            rows = await conn.fetch(
-                "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
-                "ORDER BY created_ms, kind, target"
-            )
-            return [StoredSanction(*row) for row in rows]
-
-        return self._query(query, "read the bans and mutes")
-
     # --- the audit log ---------------------------------------------------------------------------
 
     def add_audit(self, entry: AuditRecord) -> None:
@@ -80,41 +73,11 @@ class PgModeration(PgPart):
         e = entry
         self._write((_ADD_AUDIT, (e.at_ms, e.admin, e.action, e.target, e.detail)), "audit")
 
-    def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
-        """The audit log, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-
-        async def query(conn: Any) -> list[AuditRecord]:
-            rows = await conn.fetch(
-                "SELECT at_ms, admin, action, target, detail FROM audit_log "
-                "ORDER BY at_ms DESC, id DESC LIMIT $1 OFFSET $2",
-                limit,
-                offset,
-            )
-            return [AuditRecord(*row) for row in rows]
-
-        return self._query(query, "read the audit log")
-
     # --- aborted games ---------------------------------------------------------------------------
 
-    def abort_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        aborted_ms: int,
-        reason: str,
-    ) -> None:
-        """Store an aborted game apart from the finished ones and retire its table, in one
-        transaction (see `Storage.abort_game`)."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+    def _store_aborted(self, game: Ending, aborted_ms: int, reason: str) -> None:
+        """`abort_game`, as one statement (`_ABORT`)."""
+        table_id, game_id, kind, record, signature, players = game
         rows = [(p.seat, p.player_id, p.name, p.score, p.place) for p in players]
         columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[]] * 5
         args = (game_id, table_id, kind, aborted_ms, record, signature, reason, *columns)
@@ -126,23 +89,3 @@ class PgModeration(PgPart):
         what = f"store aborted game {game_id!r}"
         self._write((self._unsure(what, store), None), what)
         self._forget_table(table_id)
-
-    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
-        """Aborted games with their records, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-
-        async def query(conn: Any) -> list[AbortedGame]:
-            rows = await conn.fetch(
-                "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
-                "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT $1 OFFSET $2",
-                limit,
-                offset,
-            )
-            results = await results_of(conn, [row[0] for row in rows], "aborted_results")
-            return [
-                AbortedGame(g, t, k, at, results[g], bytes(r), bytes(s), reason)
-                for g, t, k, at, r, s, reason in rows
-            ]
-
-        return self._query(query, "list aborted games")

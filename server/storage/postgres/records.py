@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
@@ -12,15 +13,12 @@ import asyncpg
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
-    Identity,
-    LeaderboardEntry,
-    PlayerResult,
+    Ending,
+    GameStore,
     RateFn,
-    RecordSummary,
     StorageError,
-    StoredRecord,
 )
-from sushigo.server.storage.sqlite.records import check_ratings
+from sushigo.server.storage.shared import SharedReads, check_ratings
 
 from .plan import Batched, Touches, retiring
 from .schema import reason
@@ -39,7 +37,7 @@ class Skipped(Exception):
     """A held write that cannot be made (logged; the rest of its batch is written)."""
 
 
-class PgPart:
+class PgPart(SharedReads):
     """A part of `PgStorage` (its records, its moderation): what it uses of the whole, which
     supplies these members."""
 
@@ -58,8 +56,27 @@ class PgPart:
     def _forget_table(self, table_id: str) -> None:
         raise NotImplementedError
 
+    def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
+        async def query(conn: Any) -> list[Any]:
+            return list(await conn.fetch(numbered(sql), *args))
 
-class PgRecords(PgPart):
+        return self._query(query, what)
+
+    def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
+        async def query(conn: Any) -> Any:
+            return await conn.fetchrow(numbered(sql), *args)
+
+        return self._query(query, what)
+
+
+@functools.lru_cache(maxsize=256)
+def numbered(sql: str) -> str:
+    """`sql` with its ``?`` placeholders numbered as PostgreSQL's: ``$1``, ``$2``, ..."""
+    first, *rest = sql.split("?")
+    return first + "".join(f"${n}{part}" for n, part in enumerate(rest, 1))
+
+
+class PgRecords(PgPart, GameStore):
     """What `PgStorage` stores besides tables in progress and tokens."""
 
     def _unsure(self, what: str, write: Callable[[Any], Awaitable[None]]) -> Any:
@@ -82,64 +99,18 @@ class PgRecords(PgPart):
 
     # --- finished games -------------------------------------------------------------------------
 
-    def finish_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        finished_ms: int,
-        server_key: bytes | None = None,
-    ) -> None:
-        """Store a finished game (and the key that signed it) and retire its table (head,
-        turns, tokens) in one transaction. A game id already stored changes nothing
-        (`StorageError`; logged with write-behind)."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
+    def _store_finished(self, game: Ending, finished_ms: int, server_key: bytes | None) -> None:
+        """`finish_game`, as one batched statement (`FINISHES`); a game id already stored is
+        logged with write-behind."""
+        table_id, game_id, kind, record, signature, players = game
         rows = tuple((p.seat, p.player_id, p.name, p.score, p.place) for p in players)
-        game = (game_id, table_id, kind, finished_ms, record, signature, server_key, rows)
+        stored = (game_id, table_id, kind, finished_ms, record, signature, server_key, rows)
         touches = (*retiring(table_id), ("game", game_id))
         # Its tokens are forgotten first, whether or not the game is refused (a game id stored
         # already): held, the refusal comes later, at the commit, when they are long forgotten,
         # and a write then (a token rotated) would land on one storage and not the other.
         self._forget_table(table_id)
-        self._write((FINISHES, game), f"store game {game_id!r}", touches=touches)
-
-    def get_record(self, game_id: str) -> StoredRecord | None:
-        """A finished game with its record and signature, or None."""
-
-        async def query(conn: Any) -> StoredRecord | None:
-            row = await conn.fetchrow(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
-                "FROM records WHERE game_id = $1",
-                game_id,
-            )
-            if row is None:
-                return None
-            players = (await results_of(conn, [game_id]))[game_id]
-            g, t, k, f, r, s, key = row
-            key = None if key is None else bytes(key)
-            return StoredRecord(g, t, k, f, players, bytes(r), bytes(s), server_key=key)
-
-        return self._query(query, f"read game {game_id!r}")
-
-    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
-        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-
-        async def query(conn: Any) -> list[tuple[str, bytes, bytes]]:
-            rows = await conn.fetch(
-                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-                "AND game_id > $1 ORDER BY game_id LIMIT $2",
-                after,
-                limit,
-            )
-            return [(g, bytes(r), bytes(s)) for g, r, s in rows]
-
-        return self._query(query, "read records without a key")
+        self._write((FINISHES, stored), f"store game {game_id!r}", touches=touches)
 
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
@@ -151,35 +122,6 @@ class PgRecords(PgPart):
             ),
             "store the records' key",
         )
-
-    def list_records(
-        self, limit: int = 50, offset: int = 0, player_id: str | None = None
-    ) -> list[RecordSummary]:
-        """Finished games, newest first; only those `player_id` played in when given."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-
-        async def query(conn: Any) -> list[RecordSummary]:
-            if player_id is None:
-                rows = await conn.fetch(
-                    "SELECT game_id, table_id, kind, finished_ms FROM records "
-                    "ORDER BY finished_ms DESC, game_id LIMIT $1 OFFSET $2",
-                    limit,
-                    offset,
-                )
-            else:
-                rows = await conn.fetch(
-                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
-                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = $1) "
-                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT $2 OFFSET $3",
-                    player_id,
-                    limit,
-                    offset,
-                )
-            results = await results_of(conn, [row[0] for row in rows])
-            return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
-
-        return self._query(query, "list games")
 
     # --- identities and ratings -----------------------------------------------------------------
 
@@ -200,32 +142,6 @@ class PgRecords(PgPart):
             touches=(("player", player_id),),
         )
         return player_id
-
-    def name_holders(self, key: str) -> list[str]:
-        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-
-        async def query(conn: Any) -> list[str]:
-            rows = await conn.fetch(
-                "SELECT player_id FROM identities WHERE name_key = $1 LIMIT 2", key
-            )
-            return [str(row[0]) for row in rows]
-
-        return self._query(query, "read the names")
-
-    def get_identity(self, player_id: str) -> Identity | None:
-        """A stored identity, or None."""
-
-        async def query(conn: Any) -> Identity | None:
-            row = await conn.fetchrow(
-                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-                "WHERE player_id = $1",
-                player_id,
-            )
-            if row is None:
-                return None
-            return Identity(player_id, bytes(row[0]), row[1], row[2], row[3])
-
-        return self._query(query, f"read identity {player_id}")
 
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it."""
@@ -272,51 +188,6 @@ class PgRecords(PgPart):
         if table_id is not None:  # a cluster's node rates a game only if it holds its table
             touches += (("lease", table_id),)
         self._write((self._unsure(what, store), None), what, touches=touches)
-
-    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
-        """Players rated at `kind`, best first by ``mu - 3 * sigma``; `games` counts their
-        finished games of that kind."""
-
-        async def query(conn: Any) -> list[LeaderboardEntry]:
-            rows = await conn.fetch(
-                "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = $1 "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT $2",
-                kind,
-                limit,
-            )
-            return [
-                LeaderboardEntry(p, n, mu, sigma, int(games)) for p, n, mu, sigma, games in rows
-            ]
-
-        return self._query(query, "read the leaderboard")
-
-    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
-        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-
-        async def query(conn: Any) -> tuple[int, int, LeaderboardEntry | None]:
-            total = await conn.fetchval("SELECT count(*) FROM ratings WHERE kind = $1", kind)
-            row = await conn.fetchrow(
-                "SELECT r.mu, r.sigma, i.name, "
-                "(SELECT count(*) FROM ratings o WHERE o.kind = r.kind AND "
-                "(o.mu - 3 * o.sigma > r.mu - 3 * r.sigma OR "
-                "(o.mu - 3 * o.sigma = r.mu - 3 * r.sigma AND o.player_id < r.player_id))), "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) "
-                "WHERE r.kind = $1 AND r.player_id = $2",
-                kind,
-                player_id,
-            )
-            if row is None:
-                return int(total), 0, None
-            mu, sigma, name, ahead, games = row
-            entry = LeaderboardEntry(player_id, name, mu, sigma, int(games))
-            return int(total), int(ahead) + 1, entry
-
-        return self._query(query, "read the standing")
 
 
 _FINISH: Final = (
@@ -386,21 +257,6 @@ def _refused(storage: Any, what: str, why: str) -> None:
 
 FINISHES: Final = Batched(_store_games)
 """The held write of a finished game (`PgRecords.finish_game`)."""
-
-
-async def results_of(
-    conn: Any, game_ids: Sequence[str], table: str = "results"
-) -> dict[str, tuple[PlayerResult, ...]]:
-    """Each game's results (of finished games; or of aborted ones from ``aborted_results``)."""
-    found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
-    if game_ids:
-        for row in await conn.fetch(
-            f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
-            "WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
-            list(game_ids),
-        ):
-            found[row[0]].append(PlayerResult(*row[1:]))
-    return {game_id: tuple(results) for game_id, results in found.items()}
 
 
 async def _ratings(

@@ -10,9 +10,8 @@ over (`server.tournament_adopt`), writes nothing over them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any, Final
+from typing import Final
 
 from .records import PgPart
 
@@ -46,13 +45,9 @@ class PgTournaments(PgPart):
     def load_tournaments(self) -> list[tuple[str, bytes]]:
         """The tournaments this node holds (a lone server: those of no node), in the order
         made."""
-        node = self._node
-
-        async def query(conn: Any) -> Sequence[Any]:
-            rows: Sequence[Any] = await conn.fetch(
-                "SELECT name, state FROM tournaments WHERE node = $1 ORDER BY made", node
-            )
-            return rows
-
-        rows = self._query(query, "load tournaments")
+        rows = self._fetch(
+            "load tournaments",
+            "SELECT name, state FROM tournaments WHERE node = ? ORDER BY made",
+            self._node,
+        )
         return [(str(row[0]), bytes(row[1])) for row in rows]

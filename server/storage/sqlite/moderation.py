@@ -8,13 +8,16 @@ log and aborted games only for an admin or a tool, off its event loop.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from sushigo.server.storage.contract import AbortedGame, AuditRecord, PlayerResult, StoredSanction
+from sushigo.server.storage.contract import (
+    AuditRecord,
+    Ending,
+    GameStore,
+    StoredSanction,
+)
 
-from .records import SqlitePart
+from .records import ABORTED, GameTables, SqlitePart
 
 _SAVE_SANCTION: Final = (
     "INSERT OR REPLACE INTO sanctions (kind, target, reason, admin, created_ms, expires_ms) "
@@ -26,22 +29,10 @@ _ADD_AUDIT: Final = (
 )
 
 
-class SqliteModeration(SqlitePart):
+class SqliteModeration(SqlitePart, GameStore):
     """What `SqliteStorage` stores for its admins."""
 
-    def _store_game(
-        self,
-        table_id: str,
-        game_id: str,
-        players: Sequence[PlayerResult],
-        store: Callable[[sqlite3.Connection], bool],
-    ) -> None:
-        raise NotImplementedError
-
-    @staticmethod
-    def _results(
-        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
-    ) -> dict[str, tuple[PlayerResult, ...]]:
+    def _store_game(self, game: Ending, tables: GameTables, when: int, extra: object) -> None:
         raise NotImplementedError
 
     def _write(self, statement: str, params: tuple[Any, ...], what: str) -> None:
@@ -64,15 +55,6 @@ class SqliteModeration(SqlitePart):
         """Forget a ban or mute (no error if there is none)."""
         self._write(_DELETE_SANCTION, (kind, target), f"lift the {kind} of {target}")
 
-    def load_sanctions(self) -> list[StoredSanction]:
-        """Every stored ban and mute, oldest first."""
-        with self._using("read the bans and mutes") as conn:
-            rows = conn.execute(
-                "SELECT kind, target, reason, admin, created_ms, expires_ms FROM sanctions "
-                "ORDER BY created_ms, kind, target"
-            ).fetchall()
-        return [StoredSanction(*row) for row in rows]
-
     # --- the audit log ---------------------------------------------------------------------------
 
     def add_audit(self, entry: AuditRecord) -> None:
@@ -80,65 +62,9 @@ class SqliteModeration(SqlitePart):
         e = entry
         self._write(_ADD_AUDIT, (e.at_ms, e.admin, e.action, e.target, e.detail), "audit")
 
-    def audit_log(self, limit: int = 50, offset: int = 0) -> list[AuditRecord]:
-        """The audit log, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-        with self._using("read the audit log") as conn:
-            rows = conn.execute(
-                "SELECT at_ms, admin, action, target, detail FROM audit_log "
-                "ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
-                (limit, offset),
-            ).fetchall()
-        return [AuditRecord(*row) for row in rows]
-
     # --- aborted games ---------------------------------------------------------------------------
 
-    def abort_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        aborted_ms: int,
-        reason: str,
-    ) -> None:
-        """Store an aborted game apart from the finished ones and retire its table, in one
-        transaction (see `Storage.abort_game`)."""
-
-        def store(conn: sqlite3.Connection) -> bool:
-            exists = conn.execute("SELECT 1 FROM aborted_games WHERE game_id = ?", (game_id,))
-            if exists.fetchone() is not None:
-                return False
-            conn.execute(
-                "INSERT INTO aborted_games (game_id, table_id, kind, aborted_ms, record, "
-                "signature, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, aborted_ms, record, signature, reason),
-            )
-            conn.executemany(
-                "INSERT INTO aborted_results (game_id, seat, player_id, name, score, place) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
-            )
-            return True
-
-        self._store_game(table_id, game_id, players, store)
-
-    def aborted_games(self, limit: int = 50, offset: int = 0) -> list[AbortedGame]:
-        """Aborted games with their records, newest first."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-        with self._using("list aborted games") as conn:
-            rows = conn.execute(
-                "SELECT game_id, table_id, kind, aborted_ms, record, signature, reason "
-                "FROM aborted_games ORDER BY aborted_ms DESC, game_id LIMIT ? OFFSET ?",
-                (limit, offset),
-            ).fetchall()
-            results = self._results(conn, [row[0] for row in rows], "aborted_results")
-        return [
-            AbortedGame(g, t, k, at, results[g], record, signature, reason)
-            for g, t, k, at, record, signature, reason in rows
-        ]
+    def _store_aborted(self, game: Ending, aborted_ms: int, reason: str) -> None:
+        """`abort_game`: stored apart from the finished games, its table retired, in one
+        transaction (held with write-behind)."""
+        self._store_game(game, ABORTED, aborted_ms, reason)

@@ -6,24 +6,21 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import math
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
-    Identity,
-    LeaderboardEntry,
-    PlayerResult,
+    Ending,
+    GameStore,
     RateFn,
-    RecordSummary,
     StorageError,
-    StoredRecord,
     TokenEntry,
 )
+from sushigo.server.storage.shared import SharedReads, check_ratings
 
 log = logging.getLogger("sushigo.server")
 
@@ -33,7 +30,7 @@ _SAVE_TOKEN: Final = (
 _DELETE_TOKEN: Final = "DELETE FROM tokens WHERE token_hash = ?"
 
 
-class SqlitePart:
+class SqlitePart(SharedReads):
     """A part of `SqliteStorage` (its tables in progress, its records, its moderation): what it
     uses of the whole, which supplies these members."""
 
@@ -51,11 +48,35 @@ class SqlitePart:
     def _hold(self, key: object, write: Any) -> None:
         raise NotImplementedError
 
+    def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
+        with self._using(what) as conn:
+            return conn.execute(sql, args).fetchall()
+
+    def _fetchrow(self, what: str, sql: str, *args: Any) -> Any:
+        with self._using(what) as conn:
+            return conn.execute(sql, args).fetchone()
+
     def _hold_writes(self, writes: Callable[[sqlite3.Connection], None]) -> None:
         raise NotImplementedError
 
 
-class SqliteRecords(SqlitePart):
+class GameTables(NamedTuple):
+    """Where a game that ended is stored: its row's table and its results', and the names of the
+    columns that differ between a finished game and an aborted one."""
+
+    games: str
+    results: str
+    when: str
+    """When it ended (finished or aborted), Unix milliseconds."""
+    extra: str
+    """The key that signed a finished game; why an aborted one was."""
+
+
+FINISHED: Final = GameTables("records", "results", "finished_ms", "server_key")
+ABORTED: Final = GameTables("aborted_games", "aborted_results", "aborted_ms", "reason")
+
+
+class SqliteRecords(SqlitePart, GameStore):
     """What `SqliteStorage` stores besides tables in progress."""
 
     _turn_rows: dict[str, tuple[int, list[int]]]
@@ -65,60 +86,36 @@ class SqliteRecords(SqlitePart):
 
     # --- finished games ------------------------------------------------------------------------
 
-    def finish_game(
-        self,
-        table_id: str,
-        game_id: str,
-        kind: str,
-        record: bytes,
-        signature: bytes,
-        players: Sequence[PlayerResult],
-        *,
-        finished_ms: int,
-        server_key: bytes | None = None,
-    ) -> None:
-        """Store a finished game (and the key that signed it) and retire its table, all in one
-        transaction.
+    def _store_finished(self, game: Ending, finished_ms: int, server_key: bytes | None) -> None:
+        """`finish_game`: the signed record and one result row per seat, and the table's
+        in-progress state (head and turns) and reconnect tokens deleted, in one transaction.
+        With write-behind it is held until `flush` (committed with the writes around it, in
+        order), and a game id already stored is logged and skipped there instead."""
+        self._store_game(game, FINISHED, finished_ms, server_key)
 
-        Inserts the signed record and one result row per seat, and deletes the table's
-        in-progress state (head and turns) and reconnect tokens. After a crash either the game is stored and the
-        table gone, or the table is still there to resume: never both, never neither. A
-        `game_id` already stored raises `StorageError` and changes nothing. With write-behind
-        it is held until `flush` (committed with the writes around it, in order), and a game id
-        already stored is logged and skipped there instead.
-        """
+    def _store_game(self, game: Ending, tables: GameTables, when: int, extra: object) -> None:
+        """Store a game in `tables` (nothing written when its id is stored already) and retire
+        its table in the same transaction; with write-behind, held until `flush`."""
+        table_id, game_id = game.table_id, game.game_id
+        row = (game_id, table_id, game.kind, when, game.record, game.signature, extra)
+        results = [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in game.players]
 
         def store(conn: sqlite3.Connection) -> bool:
-            exists = conn.execute("SELECT 1 FROM records WHERE game_id = ?", (game_id,))
+            exists = conn.execute(f"SELECT 1 FROM {tables.games} WHERE game_id = ?", (game_id,))
             if exists.fetchone() is not None:
                 return False
             conn.execute(
-                "INSERT INTO records "
-                "(game_id, table_id, kind, finished_ms, record, signature, server_key) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, table_id, kind, finished_ms, record, signature, server_key),
+                f"INSERT INTO {tables.games} (game_id, table_id, kind, {tables.when}, record, "
+                f"signature, {tables.extra}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
             )
             conn.executemany(
-                "INSERT INTO results (game_id, seat, player_id, name, score, place) "
+                f"INSERT INTO {tables.results} (game_id, seat, player_id, name, score, place) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, p.seat, p.player_id, p.name, p.score, p.place) for p in players],
+                results,
             )
             return True
 
-        self._store_game(table_id, game_id, players, store)
-
-    def _store_game(
-        self,
-        table_id: str,
-        game_id: str,
-        players: Sequence[PlayerResult],
-        store: Callable[[sqlite3.Connection], bool],
-    ) -> None:
-        """Store a game with `store` (False: its id is stored already, nothing written) and
-        retire its table in the same transaction; with write-behind, held until `flush`."""
-        seats = [p.seat for p in players]
-        if len(set(seats)) != len(seats):
-            raise ValueError(f"duplicate seats in the results of game {game_id!r}: {seats}")
         with self._held_lock:
             entry = self._turn_rows.pop(table_id, None)
 
@@ -162,32 +159,6 @@ class SqliteRecords(SqlitePart):
         if not stored:
             raise StorageError(self.path, f"game {game_id!r} is already stored")
 
-    def get_record(self, game_id: str) -> StoredRecord | None:
-        """A finished game with its record and signature, or None if unknown."""
-        with self._using(f"read game {game_id!r}") as conn:
-            row = conn.execute(
-                "SELECT game_id, table_id, kind, finished_ms, record, signature, server_key "
-                "FROM records WHERE game_id = ?",
-                (game_id,),
-            ).fetchone()
-            if row is None:
-                return None
-            players = self._results(conn, [game_id])[game_id]
-        game_id, table_id, kind, finished_ms, record, signature, key = row
-        return StoredRecord(
-            game_id, table_id, kind, finished_ms, players, record, signature, server_key=key
-        )
-
-    def keyless_records(self, after: str, limit: int) -> list[tuple[str, bytes, bytes]]:
-        """Games stored without their key, by id after `after` (`Storage.keyless_records`)."""
-        with self._using("read records without a key") as conn:
-            rows = conn.execute(
-                "SELECT game_id, record, signature FROM records WHERE server_key IS NULL "
-                "AND game_id > ? ORDER BY game_id LIMIT ?",
-                (after, limit),
-            ).fetchall()
-        return [(g, bytes(r), bytes(s)) for g, r, s in rows]
-
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:
         """Store the key that signed these games (`Storage.fill_record_keys`)."""
         with self._transaction("store the records' key") as conn:
@@ -195,44 +166,6 @@ class SqliteRecords(SqlitePart):
                 "UPDATE records SET server_key = ? WHERE game_id = ? AND server_key IS NULL",
                 [(server_key, game_id) for game_id in game_ids],
             )
-
-    def list_records(
-        self, limit: int = 50, offset: int = 0, player_id: str | None = None
-    ) -> list[RecordSummary]:
-        """Finished games, newest first; only those `player_id` played in when given."""
-        if limit < 0 or offset < 0:
-            raise ValueError(f"limit and offset must be >= 0, not {limit}, {offset}")
-        with self._using("list games") as conn:
-            if player_id is None:
-                rows = conn.execute(
-                    "SELECT game_id, table_id, kind, finished_ms FROM records "
-                    "ORDER BY finished_ms DESC, game_id LIMIT ? OFFSET ?",
-                    (limit, offset),
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    "SELECT r.game_id, r.table_id, r.kind, r.finished_ms FROM records r "
-                    "WHERE r.game_id IN (SELECT game_id FROM results WHERE player_id = ?) "
-                    "ORDER BY r.finished_ms DESC, r.game_id LIMIT ? OFFSET ?",
-                    (player_id, limit, offset),
-                ).fetchall()
-            results = self._results(conn, [row[0] for row in rows])
-        return [RecordSummary(g, t, k, f, results[g]) for g, t, k, f in rows]
-
-    @staticmethod
-    def _results(
-        conn: sqlite3.Connection, game_ids: Sequence[str], table: str = "results"
-    ) -> dict[str, tuple[PlayerResult, ...]]:
-        found: dict[str, list[PlayerResult]] = {game_id: [] for game_id in game_ids}
-        if game_ids:
-            marks = ", ".join("?" * len(game_ids))
-            for row in conn.execute(
-                f"SELECT game_id, player_id, name, seat, score, place FROM {table} "
-                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
-                list(game_ids),
-            ):
-                found[row[0]].append(PlayerResult(*row[1:]))
-        return {game_id: tuple(results) for game_id, results in found.items()}
 
     # --- identities and ratings ----------------------------------------------------------------
 
@@ -250,25 +183,6 @@ class SqliteRecords(SqlitePart):
                 (player_id, public_key, name, now_ms, now_ms, skeleton(name)),
             )
         return player_id
-
-    def name_holders(self, key: str) -> list[str]:
-        """The player ids of the identities whose name's look-alike key is `key` (two at most)."""
-        with self._using("read the names") as conn:
-            rows = conn.execute(
-                "SELECT player_id FROM identities WHERE name_key = ? LIMIT 2", (key,)
-            ).fetchall()
-        return [str(row[0]) for row in rows]
-
-    def get_identity(self, player_id: str) -> Identity | None:
-        """A stored identity, or None."""
-        with self._using(f"read identity {player_id}") as conn:
-            row = conn.execute(
-                "SELECT public_key, name, first_seen_ms, last_seen_ms FROM identities "
-                "WHERE player_id = ?",
-                (player_id,),
-            ).fetchone()
-        # Column order is field order; sqlite3 returns str, int, bytes and float as declared.
-        return None if row is None else Identity(player_id, *row)
 
     def get_rating(self, player_id: str, kind: str) -> tuple[float, float] | None:
         """The player's ``(mu, sigma)`` at game `kind`, or None if never rated at it (use the
@@ -316,49 +230,6 @@ class SqliteRecords(SqlitePart):
             conn.execute("RELEASE rate_game")
 
         self._hold_writes(held)
-
-    def leaderboard(self, limit: int = 20, *, kind: str) -> list[LeaderboardEntry]:
-        """Players rated at game `kind`, best first by ``mu - 3 * sigma`` (openskill's ordinal);
-        `games` counts their finished games of that kind."""
-        with self._using("read the leaderboard") as conn:
-            rows = conn.execute(
-                "SELECT r.player_id, i.name, r.mu, r.sigma, "
-                "(SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = r.player_id AND g.kind = r.kind) "
-                "FROM ratings r JOIN identities i USING (player_id) WHERE r.kind = ? "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.player_id LIMIT ?",
-                (kind, limit),
-            ).fetchall()
-        return [LeaderboardEntry(*row) for row in rows]
-
-    def standing(self, player_id: str, kind: str) -> tuple[int, int, LeaderboardEntry | None]:
-        """Where `player_id` stands on `kind`'s ladder (see `Storage.standing`)."""
-        with self._using(f"read the standing of {player_id}") as conn:
-            (total,) = conn.execute(
-                "SELECT count(*) FROM ratings WHERE kind = ?", (kind,)
-            ).fetchone()
-            row = conn.execute(
-                "SELECT r.mu, r.sigma, i.name FROM ratings r JOIN identities i USING (player_id) "
-                "WHERE r.kind = ? AND r.player_id = ?",
-                (kind, player_id),
-            ).fetchone()
-            if row is None:
-                return total, 0, None
-            mu, sigma, name = row
-            # Ahead of the player: a better ordinal, or the same with a smaller id (the order of
-            # `leaderboard`). The ordinal is computed by SQLite on both sides, the same way.
-            (ahead,) = conn.execute(
-                "SELECT count(*) FROM ratings r, ratings me WHERE r.kind = ? AND me.kind = ? AND "
-                "me.player_id = ? AND (r.mu - 3 * r.sigma > me.mu - 3 * me.sigma OR "
-                "(r.mu - 3 * r.sigma = me.mu - 3 * me.sigma AND r.player_id < me.player_id))",
-                (kind, kind, player_id),
-            ).fetchone()
-            (games,) = conn.execute(
-                "SELECT count(*) FROM results s JOIN records g USING (game_id) "
-                "WHERE s.player_id = ? AND g.kind = ?",
-                (player_id, kind),
-            ).fetchone()
-        return total, ahead + 1, LeaderboardEntry(player_id, name, mu, sigma, games)
 
     # --- reconnect tokens ----------------------------------------------------------------------
 
@@ -417,13 +288,6 @@ class SqliteRecords(SqlitePart):
         """Forget tokens that expired before `now_ms`; returns how many."""
         with self._transaction("delete expired tokens") as conn:
             return conn.execute("DELETE FROM tokens WHERE expires_ms < ?", (now_ms,)).rowcount
-
-
-def check_ratings(ratings: Mapping[str, tuple[float, float]]) -> None:
-    """ValueError unless every rating is finite with a positive sigma."""
-    for player_id, (mu, sigma) in ratings.items():
-        if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"bad rating for {player_id}: mu={mu}, sigma={sigma}")
 
 
 def _read_rating(conn: sqlite3.Connection, player_id: str, kind: str) -> tuple[float, float] | None:

@@ -38,6 +38,5 @@ class SqliteTournaments(SqlitePart):
 
     def load_tournaments(self) -> list[tuple[str, bytes]]:
         """Every stored tournament, in the order made."""
-        with self._using("load tournaments") as conn:
-            rows = conn.execute("SELECT name, state FROM tournaments ORDER BY rowid").fetchall()
+        rows = self._fetch("load tournaments", "SELECT name, state FROM tournaments ORDER BY rowid")
         return [(str(name), bytes(state)) for name, state in rows]
