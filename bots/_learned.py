@@ -32,7 +32,13 @@ from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
 from ._base import StrategyError
 from .games.sushi_go._learned_duel import search as duel_search
-from .games.sushi_go._learned_endgame import MAX_LEAVES, kept_index, position_of, solve
+from .games.sushi_go._learned_endgame import (
+    MAX_LEAVES,
+    kept_index,
+    position_of,
+    round_points,
+    solve,
+)
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -88,7 +94,6 @@ _READY = NUM_KINDS + 4
 _PUDDINGS = NUM_KINDS + 5
 _EGG, _SALMON, _SQUID = int(Card.EGG), int(Card.SALMON), int(Card.SQUID)
 _WASABI, _CHOP, _PUDDING = int(Card.WASABI), int(Card.CHOPSTICKS), int(Card.PUDDING)
-_DUMPLINGS = (0.0, 1.0, 3.0, 6.0, 10.0, 15.0)
 _THEIR_HAND = NUM_KINDS  # the opponent's hand in an endgame position's row
 
 
@@ -195,14 +200,7 @@ class GoFeatures:
         # Every tableau at once: (rows, n, block) over the tableau blocks, which lie side by side.
         c = x[:, _MINE : _MINE + _TABLEAU * n].reshape(x.shape[0], n, _TABLEAU)
         extra = np.empty((x.shape[0], n, 2), dtype=np.float32)
-        dumplings = np.array(_DUMPLINGS, dtype=np.float32)
-        points = (c[..., 0] // 2) * 5 + (c[..., 1] // 3) * 10
-        points += dumplings[np.minimum(c[..., 2], 5).astype(np.intp)]
-        points += c[..., _EGG] + 2 * c[..., _SALMON] + 3 * c[..., _SQUID]
-        wasabi = c[..., _ON_WASABI : _ON_WASABI + 3]
-        points += 2 * (wasabi[..., 0] + 2 * wasabi[..., 1] + 3 * wasabi[..., 2])
-        extra[..., 0] = points
-        extra[..., 1] = c[..., 3] + 2 * c[..., 4] + 3 * c[..., 5]
+        extra[..., 0], extra[..., 1] = round_points(np, c)
         extra = extra.reshape(x.shape[0], 2 * n)
         return np.concatenate((x, extra), axis=1)  # type: ignore[no-any-return]
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from _nets import export, mlp  # a sibling module
+from _nets import export, mlp, train_epoch  # a sibling module
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import LearnedStrategy, Mlp
@@ -76,14 +76,13 @@ class Positions:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def groups(self, cards: int) -> list[tuple[int, Any]]:
-        """The indexes of the positions with `cards` in hand, by round."""
-        found = []
+    def batches(self, cards: int, size: int) -> Iterator[tuple[int, Any]]:
+        """The indexes of the positions with `cards` in hand, by round, at most `size` at a
+        time: (round, indexes)."""
         for r in range(1, ROUNDS + 1):
             idx = np.flatnonzero((self.cards == cards) & (self.round == r))
-            if len(idx):
-                found.append((r, idx))
-        return found
+            for i in range(0, len(idx), size):
+                yield r, idx[i : i + size]
 
 
 def _play(task: tuple[int, str, str]) -> tuple[Any, Any, Any, Any]:
@@ -137,18 +136,16 @@ def branch(found: Positions, seed: int, per: int = BRANCH) -> Positions:
     rng = np.random.default_rng(_seed(seed, "branch") % 2**63)
     parts = [(found.rows, found.lead, found.puddings, found.round)]
     for cards in range(HAND - 1, 2, -1):
-        for _, idx in found.groups(cards):
-            for i in range(0, len(idx), 500):
-                part = idx[i : i + 500]
-                made = children(np, found.rows[part])
-                assert made is not None
-                par, _, _, child = made
-                starts = np.searchsorted(par, np.arange(len(part)))
-                counts = np.bincount(par, minlength=len(part))
-                offsets = (rng.random((len(part), per)) * counts[:, None]).astype(np.intp)
-                pick = (starts[:, None] + offsets).ravel()
-                src = part[par[pick]]
-                parts.append((child[pick], found.lead[src], found.puddings[src], found.round[src]))
+        for _, part in found.batches(cards, 500):
+            made = children(np, found.rows[part])
+            assert made is not None
+            par, _, _, child = made
+            starts = np.searchsorted(par, np.arange(len(part)))
+            counts = np.bincount(par, minlength=len(part))
+            offsets = (rng.random((len(part), per)) * counts[:, None]).astype(np.intp)
+            pick = (starts[:, None] + offsets).ravel()
+            src = part[par[pick]]
+            parts.append((child[pick], found.lead[src], found.puddings[src], found.round[src]))
     return Positions(parts)
 
 
@@ -156,15 +153,11 @@ def exact_targets(found: Positions, cards: int) -> None:
     """The targets of the positions with `cards` in hand (at most `EXACT`), searched to the
     round's end; a batch whose trees are big (chopsticks) is searched one position at a time."""
     batch = {2: 4000, 3: 800, 4: 100}.get(cards, 10)
-    for r, idx in found.groups(cards):
-        for i in range(0, len(idx), batch):
-            part = idx[i : i + batch]
-            values = root_values(
-                np, found.rows[part], found.lead[part], found.puddings[part], r, 5000
-            )
-            if values is None:
-                values = np.array([_one_exact(found, j, r) for j in part])
-            found.target[part] = values
+    for r, part in found.batches(cards, batch):
+        values = root_values(np, found.rows[part], found.lead[part], found.puddings[part], r, 5000)
+        if values is None:
+            values = np.array([_one_exact(found, j, r) for j in part])
+        found.target[part] = values
 
 
 def _one_exact(found: Positions, j: int, round_: int) -> float:
@@ -179,14 +172,12 @@ def backup_targets(found: Positions, cards: int, net: Mlp) -> None:
     """The targets of the positions with `cards` in hand: the rule one turn deep over the
     network's values of their children."""
     width = len(tables(np).index)
-    for r, idx in found.groups(cards):
-        for i in range(0, len(idx), 300):
-            part = idx[i : i + 300]
-            made = children(np, found.rows[part])
-            assert made is not None
-            par, a, b, child = made
-            x = features(np, child, found.lead[part][par], found.puddings[part][par], r)
-            found.target[part] = backup(np, net(x)[:, 0], par, a, b, width)
+    for r, part in found.batches(cards, 300):
+        made = children(np, found.rows[part])
+        assert made is not None
+        par, a, b, child = made
+        x = features(np, child, found.lead[part][par], found.puddings[part][par], r)
+        found.target[part] = backup(np, net(x)[:, 0], par, a, b, width)
 
 
 def all_features(found: Positions) -> Any:
@@ -220,18 +211,15 @@ class Fitter:
         torch = self.torch
         fit = np.flatnonzero((self.found.cards <= upto) & ~self.held)
         y = torch.from_numpy(self.found.target)
+
+        def loss(batch: Any) -> Any:
+            return ((self.model(self.z[batch])[:, 0] - y[batch]) ** 2).mean()
+
         for epoch in range(epochs):
             for group in self.optimizer.param_groups:
                 group["lr"] = rate * (1 - epoch / epochs) + 1e-5
-            self.model.train()
             order = torch.from_numpy(self.rng.permutation(fit))
-            for i in range(0, len(order), 512):
-                batch = order[i : i + 512]
-                self.optimizer.zero_grad()
-                loss = ((self.model(self.z[batch])[:, 0] - y[batch]) ** 2).mean()
-                loss.backward()
-                self.optimizer.step()
-        self.model.eval()
+            train_epoch(self.model, self.optimizer, order, 512, loss)
         errors = []
         with torch.no_grad():
             for cards in range(2, upto + 1):

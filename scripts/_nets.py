@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,3 +29,17 @@ def export(torch: Any, model: Any, mean: Any, std: Any) -> dict[str, Any]:
         arrays[f"w{k}"] = layer.weight.detach().numpy().T.astype(np.float32).copy()
         arrays[f"b{k}"] = layer.bias.detach().numpy().astype(np.float32).copy()
     return arrays
+
+
+def train_epoch(
+    model: Any, optimizer: Any, order: Any, size: int, loss: Callable[[Any], Any]
+) -> None:
+    """One pass of `optimizer` over the examples `order` (indexes, in the order to take them),
+    `size` a step, each step minimising `loss(batch)`; `model` is left in eval mode for the
+    caller's validation."""
+    model.train()
+    for i in range(0, len(order), size):
+        optimizer.zero_grad()
+        loss(order[i : i + size]).backward()
+        optimizer.step()
+    model.eval()

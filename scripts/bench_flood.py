@@ -105,29 +105,33 @@ def long_name(number: int) -> str:
     return "".join(chr(0x20000 + (number * 24 + i) % 0xA000) for i in range(24))
 
 
+async def create_table(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, name: str
+) -> None:
+    """Hello, log in as guest `name` and create a 5-player table on a new connection, then wait
+    (5 s at most) for some bytes of the answers: the table's TABLE_JOINED (or an ERROR) is last."""
+    settings = TableSettings(kind="sushi-go", players=5)
+    writer.write(
+        HELLO + frame(LoginGuest(ref=2, name=name)) + frame(CreateTable(ref=3, settings=settings))
+    )
+    with contextlib.suppress(ConnectionError, TimeoutError):
+        await asyncio.wait_for(reader.read(1 << 16), 5)
+
+
 async def hold_tables(count: int, long: bool = False) -> list[asyncio.StreamWriter]:
     """Connections that each make a table and stay connected (closed by the caller); `long`:
     under the longest names (`long_name`)."""
-    settings = TableSettings(kind="sushi-go", players=5)
     held = []
     for _ in range(count):
         reader, writer = await asyncio.open_connection(HOST, int(str(ADDRESS[1])))
         number = next(_names)
-        name = long_name(number) if long else f"holder{number}"
-        writer.write(
-            HELLO
-            + frame(LoginGuest(ref=2, name=name))
-            + frame(CreateTable(ref=3, settings=settings))
-        )
-        with contextlib.suppress(ConnectionError, TimeoutError):
-            await asyncio.wait_for(reader.read(1 << 16), 5)
+        await create_table(reader, writer, long_name(number) if long else f"holder{number}")
         held.append(writer)
     return held
 
 
 async def make_tables(count: int, tally: dict[str, int]) -> None:
     """Phase 1: connect, hello, login, create a 5-player table, close; `count` times."""
-    settings = TableSettings(kind="sushi-go", players=5)
     todo = iter(range(count))
 
     async def one() -> None:
@@ -137,15 +141,7 @@ async def make_tables(count: int, tally: dict[str, int]) -> None:
             except OSError:
                 tally["refused"] += 1
                 continue
-            name = f"flood{next(_names)}"
-            writer.write(
-                HELLO
-                + frame(LoginGuest(ref=2, name=name))
-                + frame(CreateTable(ref=3, settings=settings))
-            )
-            # The table's TABLE_JOINED (or an ERROR) is the last answer: wait for some bytes.
-            with contextlib.suppress(ConnectionError, TimeoutError):
-                await asyncio.wait_for(reader.read(1 << 16), 5)
+            await create_table(reader, writer, f"flood{next(_names)}")
             writer.close()
             tally["table_conns"] += 1
 

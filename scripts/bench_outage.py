@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,11 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_stop import start_node  # noqa: E402
-from pgcluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402
-
-from sushigo.client.connection import Client, ConnectionLost, reconnect  # noqa: E402
-from sushigo.protocol import TableSettings, TurnStart  # noqa: E402
+from bench_stop import cluster_database, first_turn, next_turn, start_node  # noqa: E402
 
 BIN = Path(sys.executable).parent
 
@@ -38,22 +33,14 @@ async def one_run(
     server: str, outage: float, lease: float, folder: Path
 ) -> tuple[float, float, bool]:
     """(paused, after, dropped): seconds, seconds, whether the table was dropped."""
-    pg = PgCluster(folder / "pg")
-    await asyncio.to_thread(pg.start)
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        url = await asyncio.to_thread(pg.new_database)
+    async with cluster_database(folder) as (pg, url, procs):
         key = folder / "cluster.key"
         for name in ("a", "b"):
             proc, port = await asyncio.to_thread(start_node, server, url, key, name, lease)
             procs.append(proc)
             if name == "a":
                 a_port = port
-        client = await Client.connect("127.0.0.1", a_port, name="ann")
-        await client.create_table(TableSettings(kind="sushi-go", players=2, turn_seconds=0))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 30)
+        client = await first_turn(a_port)
         await asyncio.sleep(2 * lease / 3)  # the node's renewals under way as in any moment
         began = time.perf_counter()
         client.pick(client.legal_actions()[0])
@@ -61,26 +48,10 @@ async def one_run(
         await asyncio.sleep(max(0.0, began + outage - time.perf_counter()))
         await asyncio.to_thread(pg.start)
         back = time.perf_counter()
-        dropped = False
-        while True:
-            try:
-                event = await client.next_event(120)
-            except ConnectionLost:
-                dropped = True
-                await reconnect(client, attempts=200, delay=0.05)
-                if client.awaiting:
-                    break
-                continue
-            if isinstance(event, TurnStart):
-                break
+        dropped = await next_turn(client, 120, attempts=200)
         end = time.perf_counter()
         await client.close()
         return end - began, end - back, dropped
-    finally:
-        for proc in procs:
-            proc.kill()
-            proc.wait()
-        await asyncio.to_thread(pg.stop)
 
 
 def main(argv: list[str] | None = None) -> int:

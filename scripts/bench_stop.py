@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import statistics
@@ -24,7 +25,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -61,13 +64,56 @@ def start_node(
     return proc, port
 
 
-async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
-    """(exit, pause) in milliseconds."""
+async def next_turn(client: Client, wait: float, *, attempts: int) -> bool:
+    """Wait for `client`'s next turn, wherever it comes from: on its node, or on another after
+    the connection is lost (reconnecting up to `attempts` times, 50 ms apart, and resuming).
+    Whether the connection was lost on the way."""
+    dropped = False
+    while True:
+        try:
+            event = await client.next_event(wait)
+        except ConnectionLost:
+            dropped = True
+            await reconnect(client, attempts=attempts, delay=0.05)
+            if client.awaiting:
+                return dropped
+            continue
+        if isinstance(event, TurnStart):
+            return dropped
+
+
+@contextlib.asynccontextmanager
+async def cluster_database(folder: Path) -> AsyncIterator[tuple[Any, str, list[Any]]]:
+    """A PostgreSQL (the pgserver package's) in `folder` with a new database for a cluster:
+    (the PostgreSQL, the database's URL, a list of processes). On the way out the processes
+    still running are killed, then PostgreSQL is stopped."""
     pg = PgCluster(folder / "pg")
     await asyncio.to_thread(pg.start)
     procs: list[subprocess.Popen[str] | subprocess.Popen[bytes]] = []
     try:
-        url = await asyncio.to_thread(pg.new_database)
+        yield pg, await asyncio.to_thread(pg.new_database), procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        await asyncio.to_thread(pg.stop)
+
+
+async def first_turn(port: int) -> Client:
+    """Our player, "ann" (the client library), at a 2-player table on 127.0.0.1:`port`
+    against a random bot, once its first turn has begun."""
+    client = await Client.connect("127.0.0.1", port, name="ann")
+    await client.create_table(TableSettings(kind="sushi-go", players=2, turn_seconds=0))
+    await client.add_bot("random")
+    client.start_game()
+    await client.wait_for(TurnStart, 30)
+    return client
+
+
+async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
+    """(exit, pause) in milliseconds."""
+    async with cluster_database(folder) as (_, url, procs):
         key = folder / "cluster.key"
         a, a_port = await asyncio.to_thread(start_node, server, url, key, "a")
         procs.append(a)
@@ -82,11 +128,7 @@ async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
                     stderr=subprocess.DEVNULL,
                 )
             )
-        client = await Client.connect("127.0.0.1", a_port, name="ann")
-        await client.create_table(TableSettings(kind="sushi-go", players=2, turn_seconds=0))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 30)
+        client = await first_turn(a_port)
         await asyncio.sleep(3)  # the bots' tables play too
         b, _ = await asyncio.to_thread(start_node, server, url, key, "b")
         procs.append(b)
@@ -102,26 +144,11 @@ async def one_run(server: str, bots: int, folder: Path) -> tuple[float, float]:
         threading.Thread(target=reap, daemon=True).start()
         began = time.perf_counter()
         os.kill(a.pid, signal.SIGTERM)
-        while True:  # our turn's move is made: the next turn, wherever it comes from
-            try:
-                event = await client.next_event(30)
-            except ConnectionLost:
-                await reconnect(client, attempts=100, delay=0.05)
-                if client.awaiting:
-                    break
-                continue
-            if isinstance(event, TurnStart):
-                break
+        await next_turn(client, 30, attempts=100)  # our turn's move is made
         pause = time.perf_counter() - began
         await asyncio.to_thread(exited.wait, 30)
         await client.close()
         return (ended[0] - began) * 1000, pause * 1000
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        await asyncio.to_thread(pg.stop)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 from _duel_training import train_duel  # sibling modules
-from _nets import export, mlp
+from _nets import export, mlp, train_epoch
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import MARGIN_SCALE, WEIGHTS, GoFeatures, LearnedStrategy
@@ -206,14 +206,8 @@ def train(
     curve = []
     gen = torch.Generator().manual_seed(seed + 1)
     for _ in range(epochs):
-        model.train()
-        shuffled = fit[torch.randperm(len(fit), generator=gen)]
-        for i in range(0, len(shuffled), 512):
-            optimizer.zero_grad()
-            loss(shuffled[i : i + 512]).backward()
-            optimizer.step()
+        train_epoch(model, optimizer, fit[torch.randperm(len(fit), generator=gen)], 512, loss)
         schedule.step()
-        model.eval()
         with torch.no_grad():
             curve.append(float(loss(val)))
     return export(torch, model, mean, std), curve

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from _nets import export, mlp  # sibling scripts
+from _nets import export, mlp, train_epoch  # sibling scripts
 from train_learned import arguments, setup
 
 from sushigo.bots import get_strategy
@@ -113,17 +113,13 @@ def train(
     def logits(index: Any) -> Any:
         return model(z[index]).masked_fill(illegal[index], -1e9)
 
+    def loss(index: Any) -> Any:
+        return (cross(logits(index), target[index]) * weights[index]).mean()
+
     curve = []
     gen = torch.Generator().manual_seed(seed + 1)
     for _ in range(epochs):
-        model.train()
-        shuffled = fit[torch.randperm(len(fit), generator=gen)]
-        for i in range(0, len(shuffled), 256):
-            batch = shuffled[i : i + 256]
-            optimizer.zero_grad()
-            (cross(logits(batch), target[batch]) * weights[batch]).mean().backward()
-            optimizer.step()
-        model.eval()
+        train_epoch(model, optimizer, fit[torch.randperm(len(fit), generator=gen)], 256, loss)
         with torch.no_grad():
             right = logits(expert).argmax(dim=1) == target[expert]
             curve.append(float(right.float().mean()))

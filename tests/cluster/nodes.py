@@ -85,12 +85,15 @@ async def started_two(url: str, folder: Path) -> tuple[ServerProcess, ServerProc
     return a, b
 
 
-async def admin_cluster(url: str, folder: Path) -> tuple[list[ServerProcess], Path]:
-    """Nodes a, b and c of the cluster on `url`, started, each taking the admin key made in
-    `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
+async def admin_cluster(
+    url: str, folder: Path, lease: float = LEASE
+) -> tuple[list[ServerProcess], Path]:
+    """Nodes a, b and c of the cluster on `url` (with `lease`), started, each taking the admin
+    key made in `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
     admin_key = folder / "admin.pem"
     load_or_create_key(admin_key)
-    nodes = [node(url, cluster_key(folder), n, "--admin-key", str(admin_key)) for n in "abc"]
+    key = cluster_key(folder)
+    nodes = [node(url, key, n, "--admin-key", str(admin_key), lease=lease) for n in "abc"]
     for n in nodes:
         await n.start()
     return nodes, admin_key

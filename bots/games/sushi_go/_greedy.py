@@ -6,7 +6,15 @@ import random
 from collections.abc import Sequence
 
 from sushigo.engine import Action, Observation
-from sushigo.engine.games.sushi_go.cards import DUMPLING_POINTS, NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import (
+    DUMPLING_POINTS,
+    NUM_KINDS,
+    SASHIMI_POINTS,
+    SASHIMI_SET,
+    TEMPURA_POINTS,
+    TEMPURA_SET,
+    WASABI_MULTIPLIER,
+)
 
 from ._memory import counts_of
 from ._values import (
@@ -63,14 +71,14 @@ class GreedyStrategy:
         value = 0.0
         for card in (action.first,) if action.second is None else (action.first, action.second):
             if card == TEMPURA:
-                value += 5.0 if counts[TEMPURA] % 2 else 2.5
+                value += _set_value(counts[TEMPURA], TEMPURA_SET, TEMPURA_POINTS)
             elif card == SASHIMI:
-                value += 10.0 if counts[SASHIMI] % 3 == 2 else 10 / 3
+                value += _set_value(counts[SASHIMI], SASHIMI_SET, SASHIMI_POINTS)
             elif card == DUMPLING:
                 n = min(counts[DUMPLING], len(DUMPLING_POINTS) - 2)
                 value += DUMPLING_POINTS[n + 1] - DUMPLING_POINTS[n]
             elif NIGIRI[card]:
-                value += NIGIRI[card] * (3 if wasabi else 1)
+                value += NIGIRI[card] * (WASABI_MULTIPLIER if wasabi else 1)
                 wasabi = max(0, wasabi - 1)
             elif ICONS[card]:
                 before = maki_points(icons, me)
@@ -90,3 +98,9 @@ class GreedyStrategy:
             if card < NUM_KINDS:
                 counts[card] += 1
         return value
+
+
+def _set_value(have: int, size: int, points: int) -> float:
+    """One more card of a set of `size` that scores `points` when `have` are on the tableau: the
+    whole set's points if it completes one, else its share of them."""
+    return float(points) if have % size == size - 1 else points / size

@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from sushigo.bots._budget import Clock, SearchBudget
 from sushigo.engine import Action, Card, Game, Observation, score_puddings
 
 from ._heuristic import rank_actions
 from ._memory import SeatMemory
 from ._rollout import RolloutPolicy, SimState
 from ._values import Context, Tuning
-
-Clock = Callable[[], float]
-"""Seconds from any fixed point, e.g. `time.perf_counter`; injected by the caller."""
 
 
 class _Node:
@@ -45,7 +43,7 @@ class _Node:
         self.avail = 0
 
 
-class IsmctsStrategy:
+class IsmctsStrategy(SearchBudget):
     """Single-observer information-set MCTS, with heuristic candidates and rollouts.
 
     Budget: `iterations` per move (the default, deterministic for a seed), or `ms` milliseconds
@@ -67,14 +65,7 @@ class IsmctsStrategy:
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
-        if ms is not None:
-            if ms <= 0:
-                raise ValueError(f"ms must be positive, got {ms}")
-            if clock is None:
-                raise ValueError("a time budget (ms) needs a clock: pass clock=time.perf_counter")
-        self.iterations = iterations
-        self.seconds = None if ms is None else ms / 1000
-        self.clock = clock
+        self._set_budget(iterations, ms, clock)
         self.candidates = max(1, candidates)
         self.exploration = exploration
         self.bias = bias
@@ -107,16 +98,9 @@ class IsmctsStrategy:
         root = _Node()
         for _, action in candidates:
             root.children[action] = _Node()
-        deadline = (
-            None if self.seconds is None or self.clock is None else self.clock() + self.seconds
-        )
+        deadline = self._deadline()
         iterations = 0
-        while True:
-            if deadline is not None:
-                if iterations and self.clock is not None and self.clock() >= deadline:
-                    break
-            elif iterations >= self.iterations:
-                break
+        while not self._spent(deadline, iterations, iterations):
             self._iterate(observation, root, prior, rng)
             iterations += 1
         self.last_iterations = iterations

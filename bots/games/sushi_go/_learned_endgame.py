@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, Observation, TableauView
+from sushigo.engine.games.sushi_go import cards as rules
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
 
 from ._learned_search import tables
@@ -49,7 +50,6 @@ _ON_WASABI = NUM_KINDS
 _OPEN = NUM_KINDS + 3
 _TEMPURA, _SASHIMI, _DUMPLING, _MAKI1, _MAKI2, _MAKI3 = range(6)
 _EGG, _SALMON, _SQUID, _CHOP, _PUDDING = 6, 7, 8, 10, 11
-_DUMPLINGS = (0.0, 1.0, 3.0, 6.0, 10.0, 15.0)
 
 MAX_LEAVES = 2000
 """Leaves searched at most (the tree is dropped past that and the caller searches as before):
@@ -143,25 +143,39 @@ def kept_index(np: Any, action: Action) -> int:
     return found
 
 
+_NIGIRI = tuple(float(rules.NIGIRI_POINTS[Card(k)]) for k in (_EGG, _SALMON, _SQUID))
+"""Points of an egg, a salmon and a squid nigiri, and what each adds on a wasabi (below)."""
+_ON_WASABI_EXTRA = tuple((rules.WASABI_MULTIPLIER - 1) * points for points in _NIGIRI)
+_ICONS = tuple(float(rules.MAKI_ICONS[Card(k)]) for k in (_MAKI1, _MAKI2, _MAKI3))
+
+
 def round_points(np: Any, blocks: Matrix) -> tuple[Matrix, Matrix]:
-    """Points of each tableau block (rows) for its sets and nigiri, and its maki icons."""
+    """Points of each tableau block (the last axis, over rows or rows by seat) for its sets,
+    dumplings and nigiri with their wasabi, and its maki icons: the engine's scoring
+    (`engine.games.sushi_go.cards`) over the blocks' counts."""
     c = blocks
-    points = (c[:, _TEMPURA] // 2) * 5 + (c[:, _SASHIMI] // 3) * 10
-    points = (
-        points
-        + np.asarray(_DUMPLINGS, dtype=np.float32)[np.minimum(c[:, _DUMPLING], 5).astype(np.intp)]
-    )
-    points += c[:, _EGG] + 2 * c[:, _SALMON] + 3 * c[:, _SQUID]
-    wasabi = c[:, _ON_WASABI : _ON_WASABI + 3]
-    points += 2 * (wasabi[:, 0] + 2 * wasabi[:, 1] + 3 * wasabi[:, 2])
-    icons = c[:, _MAKI1] + 2 * c[:, _MAKI2] + 3 * c[:, _MAKI3]
+    f32 = np.float32
+    points = (c[..., _TEMPURA] // rules.TEMPURA_SET) * rules.TEMPURA_POINTS
+    points = points + (c[..., _SASHIMI] // rules.SASHIMI_SET) * rules.SASHIMI_POINTS
+    dumplings = np.asarray(rules.DUMPLING_POINTS, dtype=f32)
+    points = points + dumplings[np.minimum(c[..., _DUMPLING], len(dumplings) - 1).astype(np.intp)]
+    points += c[..., _EGG : _SQUID + 1] @ np.asarray(_NIGIRI, dtype=f32)
+    # The nigiri of each kind on a wasabi, egg to squid.
+    points += c[..., _ON_WASABI : _ON_WASABI + 3] @ np.asarray(_ON_WASABI_EXTRA, dtype=f32)
+    icons = c[..., _MAKI1 : _MAKI3 + 1] @ np.asarray(_ICONS, dtype=f32)
     return points, icons
 
 
+_MAKI_MOST, _MAKI_LESS = float(rules.MAKI_FIRST), float(rules.MAKI_SECOND)
+"""Two players' maki points: the most icons', and the fewer's (at least one). A tie for the
+most splits its points, `MAKI_FIRST` / 2, which the rules make `MAKI_SECOND` as well."""
+
+
 def maki_points(np: Any, mine: Matrix, theirs: Matrix) -> Matrix:
-    """Our maki points against theirs, with two players: 6 for most, 3 each on a tie, 3 for second
-    with at least one icon, nothing without one."""
-    return np.where(mine > 0, np.where(mine > theirs, 6.0, 3.0), 0.0)  # type: ignore[no-any-return]
+    """Our maki points against theirs, with two players: the most's points, the second's for
+    fewer or as many, nothing without an icon."""
+    points: Matrix = np.where(mine > 0, np.where(mine > theirs, _MAKI_MOST, _MAKI_LESS), 0.0)
+    return points
 
 
 def leaf_values(np: Any, pos: Position, rows: Matrix) -> Matrix:
@@ -184,7 +198,8 @@ def leaf_values_of(np: Any, round_: int, rows: Matrix, lead: Any, puddings: Any)
 def past_round(np: Any, round_: int, lead: Matrix, puddings: Matrix) -> Matrix:
     """Our value once round `round_` is scored, from our points lead and pudding lead."""
     if round_ >= ROUNDS:
-        margin = lead + 6.0 * np.sign(puddings)  # with two players only the most scores
+        # With two players only the most puddings score.
+        margin = lead + rules.PUDDING_MOST * np.sign(puddings)
         win = np.where(margin > 0, 1.0, np.where(margin < 0, 0.0, 0.5 + 0.5 * np.sign(puddings)))
         return win + MARGIN_WEIGHT * margin / MARGIN_SCALE  # type: ignore[no-any-return]
     (w_lead, w_pud, w_sign), (m_lead, m_pud, m_sign) = PAST_ROUND[round_]

@@ -10,10 +10,19 @@ time so the search sees some variety.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 
 from sushigo.engine import Action, Game, Observation
+from sushigo.engine.games.sushi_go.cards import (
+    DUMPLING_POINTS,
+    SASHIMI_POINTS,
+    SASHIMI_SET,
+    TEMPURA_POINTS,
+    TEMPURA_SET,
+    WASABI_MULTIPLIER,
+)
 
 from ._memory import counts_of
 from ._values import (
@@ -32,7 +41,8 @@ _MAX_PICKS = 12
 _ONE_MORE = tuple(1 - 0.7**t for t in range(_MAX_PICKS))
 """Rough odds of picking up one more card of a common kind in t picks."""
 _TWO_MORE = tuple(max(0.0, 1 - 0.7**t - t * 0.3 * 0.7 ** (t - 1)) for t in range(_MAX_PICKS))
-_DUMPLING_STEP = (1.0, 2.0, 3.0, 4.0, 5.0, 0.0)
+_DUMPLING_STEP = (*(float(b - a) for a, b in itertools.pairwise(DUMPLING_POINTS)), 0.0)
+"""The points one more dumpling adds, by dumplings held (none past the table's last entry)."""
 
 
 class SimState:
@@ -125,17 +135,19 @@ def _quick_value(
     """A cheap estimate of the points `card` brings its taker."""
     t = min(picks_left, _MAX_PICKS - 1)
     if card == TEMPURA:
-        return 5.0 if counts[TEMPURA] % 2 else 5.0 * _ONE_MORE[t] * 0.8
+        if counts[TEMPURA] % TEMPURA_SET == TEMPURA_SET - 1:
+            return TEMPURA_POINTS
+        return TEMPURA_POINTS * _ONE_MORE[t] * 0.8
     if card == SASHIMI:
-        have = counts[SASHIMI] % 3
-        if have == 2:
-            return 10.0
-        return 10.0 * (_ONE_MORE[t] * 0.7 if have == 1 else _TWO_MORE[t] * 0.55)
+        have = counts[SASHIMI] % SASHIMI_SET
+        if have == SASHIMI_SET - 1:
+            return SASHIMI_POINTS
+        return SASHIMI_POINTS * (_ONE_MORE[t] * 0.7 if have == 1 else _TWO_MORE[t] * 0.55)
     if card == DUMPLING:
         return _DUMPLING_STEP[min(counts[DUMPLING], 5)] + (0.8 if t and counts[DUMPLING] < 4 else 0)
     nigiri = NIGIRI[card]
     if nigiri:
-        return float(nigiri * 3 if wasabi else nigiri)
+        return float(nigiri * WASABI_MULTIPLIER if wasabi else nigiri)
     if card == WASABI:
         return 0.0 if t < 2 else min(4.5, 1.2 * t) / (1 + wasabi)
     if ICONS[card]:

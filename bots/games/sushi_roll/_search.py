@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from sushigo.bots._budget import Clock, SearchBudget
 from sushigo.engine.games.sushi_roll import Reroll, RollAction, RollObservation, Swap, Take
 from sushigo.engine.games.sushi_roll.scoring import score_puddings
 
@@ -48,14 +49,11 @@ from ._sim import (
     policy_action,
 )
 
-Clock = Callable[[], float]
-"""Seconds from any fixed point, e.g. `time.perf_counter`; injected by the caller."""
-
 _FIRST_CUT = 4
 """Passes before the first halving; each later halving comes after twice as many."""
 
 
-class RollSearchStrategy:
+class RollSearchStrategy(SearchBudget):
     """Monte Carlo search over this seat's candidate actions with heuristic playouts.
 
     Budget: `iterations` playouts per decision (the default, deterministic for a seed), or `ms`
@@ -83,16 +81,9 @@ class RollSearchStrategy:
         for name, value in (("ms", ms), ("token_value", token_value), ("scale", scale)):
             if value is not None and not _is_number(value):
                 raise ValueError(f"{name} must be a number, got {value!r}")
-        if ms is not None:
-            if ms <= 0:
-                raise ValueError(f"ms must be positive, got {ms}")
-            if clock is None:
-                raise ValueError("a time budget (ms) needs a clock: pass clock=time.perf_counter")
+        self._set_budget(iterations, ms, clock)
         if scale <= 0:
             raise ValueError(f"scale must be positive, got {scale}")
-        self.iterations = iterations
-        self.seconds = None if ms is None else ms / 1000
-        self.clock = clock
         self.swaps = swaps
         self.token_value = token_value
         self.scale = scale
@@ -129,16 +120,9 @@ class RollSearchStrategy:
         totals = [0.0] * count
         visits = [0] * count
         alive = list(range(count))
-        deadline = (
-            None if self.seconds is None or self.clock is None else self.clock() + self.seconds
-        )
+        deadline = self._deadline()
         passes, used, cut = 0, 0, _FIRST_CUT
-        while True:
-            if deadline is not None:
-                if passes and self.clock is not None and self.clock() >= deadline:
-                    break
-            elif used >= self.iterations:
-                break
+        while not self._spent(deadline, passes, used):
             seed = rng.getrandbits(64)
             for c in alive:
                 sim = state.copy()

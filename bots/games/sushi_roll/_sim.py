@@ -54,11 +54,12 @@ from sushigo.engine.games.sushi_roll.turns import (
     SLIDE,
     after_take,
     deal,
+    slide,
     slides_between_rounds,
     tokens_gained,
 )
 
-from ._values import TOKEN_POINTS
+from ._values import TOKEN_POINTS, appetizer_value
 
 # -- per-face tables, indexed by `Face` values ---------------------------------------------------
 
@@ -87,19 +88,8 @@ _APPETIZERS = (Face.DUMPLING, Face.TEMPURA, Face.SASHIMI)
 _MAX_LEFT = 8
 """Takes left in a round after the present one are at most dice per player - 1 (7)."""
 
-
-def _appetizer_value(face: Face, have: int, left: int) -> float:
-    """`heuristic_value` of one more icon with `have` (mod 3) on the tray and `left` takes to go."""
-    step = appetizer_points(face, have + 1) - appetizer_points(face, have)
-    after = (have + 1) % 3
-    if after == 0:
-        return float(step)
-    odds = min(1.0, left / ((3 - after) * 2.5))
-    return (1 - odds) * step + odds * appetizer_points(face, 3) / 3 * 1.1
-
-
 _APP_VALUE = tuple(
-    tuple(tuple(_appetizer_value(f, have, left) for left in range(_MAX_LEFT)) for have in range(3))
+    tuple(tuple(appetizer_value(f, have, left) for left in range(_MAX_LEFT)) for have in range(3))
     for f in _APPETIZERS
 )
 """[appetizer 0-2][icons on the tray mod 3][takes left] -> heuristic value."""
@@ -118,39 +108,37 @@ def _top_two(values: Sequence[int], skip: int) -> tuple[int, int]:
     return top, second
 
 
+_ORDER = ("n", "k", "round", "cycle", "to_move", "red", "moved")
+"""`SimState`'s order of play: players, dice a player, where the round stands, who moves."""
+_GAME = ("over", "stop", "halted", "menu_left", "chop_left")
+"""`SimState`'s other values of the whole table: whether it is over or halted, the supplies."""
+_SCALARS = _ORDER + _GAME
+"""`SimState`'s attributes of one value (a copy shares them)."""
+_TRAYS = ("dumpling", "tempura", "sashimi", "maki", "nigiri", "wasabi", "pudding")
+_TOKENS = ("menu", "chop", "fresh_menu", "fresh_chop", "score")
+_PER_SEAT = _TRAYS + _TOKENS
+"""`SimState`'s lists by seat, trays as scoring counts then tokens and scores (a copy copies
+them), besides the belts."""
+_FROM_VIEW = (
+    ("wasabi", "open_wasabi"),
+    ("pudding", "puddings"),
+    ("menu", "menu"),
+    ("chop", "chopsticks"),
+    ("fresh_menu", "fresh_menu"),
+    ("fresh_chop", "fresh_chopsticks"),
+    ("score", "score"),
+)
+"""`SimState`'s lists by seat that an observation shows as they are: (attribute, `PlayerView`
+field)."""
+
+
 class SimState:
     """A Sushi Roll position: the seat to move, belts of faces, trays as scoring counts, tokens.
 
     Mutable and cheap to `copy`. Indexed by seat everywhere; `belts[s]` is the belt seat s holds.
     """
 
-    __slots__ = (
-        "belts",
-        "chop",
-        "chop_left",
-        "cycle",
-        "dumpling",
-        "fresh_chop",
-        "fresh_menu",
-        "halted",
-        "k",
-        "maki",
-        "menu",
-        "menu_left",
-        "moved",
-        "n",
-        "nigiri",
-        "over",
-        "pudding",
-        "red",
-        "round",
-        "sashimi",
-        "score",
-        "stop",
-        "tempura",
-        "to_move",
-        "wasabi",
-    )
+    __slots__ = ("belts", *_SCALARS, *_PER_SEAT)
 
     n: int
     k: int
@@ -212,44 +200,19 @@ class SimState:
             sum(nigiri_value(_NIGIRI[f], i in v.on_wasabi) for i, f in enumerate(t))
             for t, v in zip(trays, views, strict=True)
         ]
-        state.wasabi = [v.open_wasabi for v in views]
-        state.pudding = [v.puddings for v in views]
-        state.menu = [v.menu for v in views]
-        state.chop = [v.chopsticks for v in views]
-        state.fresh_menu = [v.fresh_menu for v in views]
-        state.fresh_chop = [v.fresh_chopsticks for v in views]
-        state.score = [v.score for v in views]
+        for mine, theirs in _FROM_VIEW:
+            setattr(state, mine, [getattr(v, theirs) for v in views])
         assert n == obs.player_count
         return state
 
     def copy(self) -> SimState:
         """An independent copy."""
         other = SimState.__new__(SimState)
-        other.n = self.n
-        other.k = self.k
-        other.round = self.round
-        other.cycle = self.cycle
-        other.to_move = self.to_move
-        other.red = self.red
-        other.moved = self.moved
-        other.over = self.over
-        other.stop = self.stop
-        other.halted = self.halted
-        other.menu_left = self.menu_left
-        other.chop_left = self.chop_left
+        for name in _SCALARS:
+            setattr(other, name, getattr(self, name))
         other.belts = [b[:] for b in self.belts]
-        other.dumpling = self.dumpling[:]
-        other.tempura = self.tempura[:]
-        other.sashimi = self.sashimi[:]
-        other.maki = self.maki[:]
-        other.nigiri = self.nigiri[:]
-        other.wasabi = self.wasabi[:]
-        other.pudding = self.pudding[:]
-        other.menu = self.menu[:]
-        other.chop = self.chop[:]
-        other.fresh_menu = self.fresh_menu[:]
-        other.fresh_chop = self.fresh_chop[:]
-        other.score = self.score[:]
+        for name in _PER_SEAT:
+            setattr(other, name, getattr(self, name)[:])
         return other
 
     # -- actions (unchecked) ---------------------------------------------------------------------
@@ -309,8 +272,7 @@ class SimState:
         if after == NEXT_SEAT:
             self._begin_turn((s + 1) % n)
         elif after == SLIDE:
-            self.belts = self.belts[-1:] + self.belts[:-1]
-            self.red = (self.red + 1) % n
+            self._slide()
             self._roll_belts(rng)
             self.cycle += 1
             self.moved = 0
@@ -322,6 +284,9 @@ class SimState:
         self.to_move = seat
         self.fresh_menu[seat] = 0
         self.fresh_chop[seat] = 0
+
+    def _slide(self) -> None:
+        self.belts, self.red = slide(self.belts, self.red)
 
     def _roll_belts(self, rng: random.Random) -> None:
         rnd = rng.random
@@ -364,8 +329,7 @@ class SimState:
             self.halted = True
             return
         if slides_between_rounds(n):
-            self.belts = self.belts[-1:] + self.belts[:-1]
-            self.red = (self.red + 1) % n
+            self._slide()
         self.round += 1
         self.cycle = 1
         self.moved = 0

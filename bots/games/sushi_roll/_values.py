@@ -28,6 +28,8 @@ from sushigo.engine.games.sushi_roll.dice import (
     PUDDING_TOKENS,
     ROUNDS,
 )
+from sushigo.engine.games.sushi_roll.scoring import appetizer_points, nigiri_value
+from sushigo.engine.games.sushi_roll.turns import tokens_gained
 
 TOKEN_POINTS = 0.5
 """The end-game rate of a menu or chopsticks token: 1 point per 2 unused tokens."""
@@ -73,10 +75,23 @@ def context(obs: RollObservation) -> Context:
     )
 
 
-def _appetizer_step(face: Face, n: int) -> int:
-    table = APPETIZER_POINTS[face]
-    after, before = n + 1, n
-    return (after // 3 * table[3] + table[after % 3]) - (before // 3 * table[3] + table[before % 3])
+def _appetizer_step(face: Face, icons: int) -> int:
+    """The points one more icon of appetizer `face` adds to `icons` of them."""
+    return appetizer_points(face, icons + 1) - appetizer_points(face, icons)
+
+
+def appetizer_value(face: Face, icons: int, left: int) -> float:
+    """`heuristic_value` of one more icon of appetizer `face` with `icons` of them on the tray and
+    `left` takes to go: its step, or with a set unfinished after it, the step and a share of a
+    full set weighed by the odds of finishing the set in time."""
+    step = _appetizer_step(face, icons)
+    have = (icons + 1) % 3
+    if have == 0:
+        return float(step)
+    need = 3 - have
+    odds = min(1.0, left / (need * 2.5))
+    full = appetizer_points(face, 3)
+    return (1 - odds) * step + odds * full / 3 * 1.1
 
 
 def greedy_value(face: Face, ctx: Context) -> float:
@@ -93,15 +108,15 @@ def greedy_value(face: Face, ctx: Context) -> float:
             return float(step)
         return 0.5 * step + 0.5 * APPETIZER_POINTS[face][3] / 3
     if face in NIGIRI_POINTS:
-        return float(NIGIRI_POINTS[face] * (3 if ctx.open_wasabi else 1))
+        return float(nigiri_value(NIGIRI_POINTS[face], ctx.open_wasabi))
     if face in MAKI_ICONS:
         return float(_maki_delta(ctx, MAKI_ICONS[face]))
     if face in PUDDING_TOKENS:
         return 0.5 * _pudding_delta(ctx, PUDDING_TOKENS[face])
     if face in MENU_TOKENS:
-        return TOKEN_POINTS * min(MENU_TOKENS[face], ctx.menu_supply)
+        return TOKEN_POINTS * tokens_gained(MENU_TOKENS[face], ctx.menu_supply)
     if face in CHOPSTICKS_TOKENS:
-        return TOKEN_POINTS * min(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
+        return TOKEN_POINTS * tokens_gained(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
     return 1.0  # wasabi
 
 
@@ -115,17 +130,9 @@ def heuristic_value(face: Face, ctx: Context) -> float:
     """
     left = ctx.turns_left
     if face in APPETIZER_POINTS:
-        n = ctx.counts[face]
-        step = _appetizer_step(face, n)
-        have = (n + 1) % 3
-        if have == 0:
-            return float(step)
-        need = 3 - have
-        odds = min(1.0, left / (need * 2.5))
-        full = APPETIZER_POINTS[face][3]
-        return (1 - odds) * step + odds * full / 3 * 1.1
+        return appetizer_value(face, ctx.counts[face], left)
     if face in NIGIRI_POINTS:
-        return float(NIGIRI_POINTS[face] * (3 if ctx.open_wasabi else 1))
+        return float(nigiri_value(NIGIRI_POINTS[face], ctx.open_wasabi))
     if face in MAKI_ICONS:
         icons = MAKI_ICONS[face]
         return _maki_delta(ctx, icons) * (0.7 if left else 1.0) + 0.6 * icons * min(1, left)
@@ -134,10 +141,10 @@ def heuristic_value(face: Face, ctx: Context) -> float:
         return 0.6 * _pudding_delta(ctx, p) + 0.8 * p
     use = 0.25 * min(left, 3) + 0.5 * ctx.rounds_left
     if face in MENU_TOKENS:
-        gained = min(MENU_TOKENS[face], ctx.menu_supply)
+        gained = tokens_gained(MENU_TOKENS[face], ctx.menu_supply)
         return gained * (TOKEN_POINTS + 0.3 * use)
     if face in CHOPSTICKS_TOKENS:
-        gained = min(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
+        gained = tokens_gained(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
         return gained * (TOKEN_POINTS + 0.3 * use)
     # wasabi: a later nigiri on it gains twice its points (avg 2, so +4), if one comes in time
     if left == 0:

@@ -69,7 +69,15 @@ from .events import (
 from .observation import PlayerView, RollObservation, legal_actions
 from .options import RollOptions
 from .scoring import RoundPoints, round_breakdown, score_puddings, token_bonus
-from .turns import NEXT_SEAT, SLIDE, after_take, deal, slides_between_rounds, tokens_gained
+from .turns import (
+    NEXT_SEAT,
+    SLIDE,
+    after_take,
+    deal,
+    slide,
+    slides_between_rounds,
+    tokens_gained,
+)
 
 _WASABI = Face.WASABI
 
@@ -421,8 +429,7 @@ class RollGame(RoundGame[RollOptions, tuple[int, RollAction], RoundPoints]):
 
     def _slide(self, events: list[RollEvent], *, between_rounds: bool) -> None:
         """Every belt goes to the seat on the left: seat i's to seat i + 1."""
-        self._belts = self._belts[-1:] + self._belts[:-1]
-        self._red = (self._red + 1) % self._n
+        self._belts, self._red = slide(self._belts, self._red)
         events.append(BeltsSlid(self._red, between_rounds))
 
     def _roll_belts(self, cause: Literal["round", "slide"], events: list[RollEvent]) -> None:

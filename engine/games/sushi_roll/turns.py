@@ -15,6 +15,7 @@ __all__ = [
     "SLIDE",
     "after_take",
     "deal",
+    "slide",
     "slides_between_rounds",
     "tokens_gained",
 ]
@@ -43,6 +44,12 @@ def slides_between_rounds(players: int) -> bool:
     """Whether the belts slide once more between rounds: with 3 players only, whose red belt is
     back with the round's first player after 7 cycles, so that someone else starts."""
     return players == 3
+
+
+def slide(belts: list[K], red: int) -> tuple[list[K], int]:
+    """The belts by seat after they slide, and the seat that holds the red belt then: every belt
+    goes to the seat on the left (seat i's to seat i + 1), the red one with the others."""
+    return belts[-1:] + belts[:-1], (red + 1) % len(belts)
 
 
 def deal(bag: Sequence[K], players: int, per_player: int, red: int) -> list[list[K]]:
