@@ -121,7 +121,9 @@ async def test_a_node_that_does_not_answer_is_named_and_not_taken_for_a_no(
 ) -> None:
     """A kick of a player no answering node holds, while node b is paused: the admin is told
     that the nodes that answered hold no such player, and that b did not answer (it may)."""
-    nodes, admin_key = await admin_cluster(pg_url, tmp_path)
+    # A lease longer than the test: b stays a live node for a while paused (with the tests'
+    # short lease it would be dead to the cluster before a slow admin command asked it).
+    nodes, admin_key = await admin_cluster(pg_url, tmp_path, lease=120)
     a, b, _ = nodes
     assert b.proc is not None
     os.kill(b.proc.pid, signal.SIGSTOP)

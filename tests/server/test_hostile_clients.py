@@ -10,19 +10,14 @@ import socket
 from collections.abc import AsyncIterator
 
 import pytest
-from server_helpers import (
-    Peer,
+from server_helpers import Peer, check_ended, hello, hub_game, logged_in, make_hub, raw_frame
+from socket_helpers import (
     RawPeer,
     Running,
     abort,
     background_game,
-    check_ended,
     dropped,
     errors_of,
-    hello,
-    hub_game,
-    make_hub,
-    raw_frame,
     running_server,
 )
 
@@ -123,8 +118,7 @@ def test_sender_stopping_mid_frame_is_dropped_at_the_frame_deadline() -> None:
     hub, clock = make_hub()
     game = hub_game(hub, clock)
     rng = random.Random(1)
-    stalled = Peer(hub, clock, address="10.6.6.6")
-    stalled.login("staller")
+    stalled = logged_in(hub, clock, "staller", address="10.6.6.6")
     frame = raw_frame(Ping(ref=9, nonce=1))
     stalled.send_bytes(frame[:5])  # the header and one byte of the body, then nothing
     game.play_turn(rng)
