@@ -35,6 +35,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final
 
@@ -235,6 +236,30 @@ class PgCluster:
         still open."""
         name = url.rsplit("/", 1)[1]
         self.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextlib.asynccontextmanager
+async def running_cluster(root: Path) -> AsyncIterator[tuple[PgCluster, str]]:
+    """A PostgreSQL of the test's own in `root` (a test may stop, start or pause it), started,
+    and a database on it; woken if paused and stopped at the end."""
+    cluster = PgCluster(root)
+    await asyncio.to_thread(cluster.start)
+    try:
+        yield cluster, await asyncio.to_thread(cluster.new_database)
+    finally:
+        if cluster.running:
+            cluster.unpause()
+        await asyncio.to_thread(cluster.stop)
+
+
+@contextlib.asynccontextmanager
+async def own_postgresql() -> AsyncIterator[tuple[PgCluster, str]]:
+    """`running_cluster` in a temporary directory of its own."""
+    # Not under pytest's folder: every pytest run that starts makes its base folder private
+    # again (mode 0700), which would lock PostgreSQL's own user out of it.
+    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
+        async with running_cluster(Path(tmp) / "pg") as both:
+            yield both
 
 
 def open_up(root: Path) -> None:

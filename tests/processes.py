@@ -11,7 +11,7 @@ import select
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -245,6 +245,27 @@ def assert_bots_played(
         lines = [line for line in output.splitlines() if line.startswith("game ")]
         assert len(lines) == games, output
         assert all(fair(line) for line in lines), output
+
+
+async def play_beside_bots(
+    bots: list[asyncio.subprocess.Process],
+    games: int,
+    play: Awaitable[None],
+    client: Client,
+    *servers: ServerProcess,
+    fair: Callable[[str], bool] = lambda line: "fairness verified" in line,
+) -> None:
+    """Our `client`'s `play` (90 s at most), then the `bots` to their end; whatever happens,
+    the client closed and the bots and `servers` stopped; then every bot played its `games`,
+    each `fair` (`assert_bots_played`)."""
+    try:
+        await asyncio.wait_for(play, 90)
+        outputs = await bots_output(bots)
+    finally:
+        await client.close()
+        await stop_bots(bots)
+        await asyncio.gather(*(server.stop() for server in servers))
+    assert_bots_played(bots, outputs, games, fair)
 
 
 def assert_records_verify(records: list[tuple[bytes, bytes]], server_key: bytes) -> None:

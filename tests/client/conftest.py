@@ -1,5 +1,5 @@
 """The client tests that restart a real server process use tests/processes.py; the replay
-viewer's tests use the records the protocol tests play (tests/protocol/protocol_helpers.py)."""
+viewer's tests use the records the protocol tests play (tests/protocol/sample_helpers.py)."""
 
 import sys
 from pathlib import Path

@@ -6,12 +6,42 @@ connection without a word, and real bot processes."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from processes import BOT, ServerProcess
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TournamentSettings, TournamentUpdate
+
+
+async def relay_to(
+    port: int,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    before_up: Callable[[bytes], Awaitable[None]] | None = None,
+) -> None:
+    """Relay a connection to the server on 127.0.0.1:`port`, both ways, until either side ends;
+    `before_up` is awaited with each chunk before it goes up."""
+    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+
+    async def pipe(
+        src: asyncio.StreamReader,
+        dst: asyncio.StreamWriter,
+        before: Callable[[bytes], Awaitable[None]] | None,
+    ) -> None:
+        try:
+            while data := await src.read(65536):
+                if before is not None:
+                    await before(data)
+                dst.write(data)
+                await dst.drain()
+        except ConnectionError:
+            pass
+        finally:
+            dst.close()
+
+    await asyncio.gather(pipe(reader, up_writer, before_up), pipe(up_reader, writer, None))
 
 
 async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> None:
@@ -26,19 +56,7 @@ async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> 
         if connections == 1:  # the server is paused: the connection is taken, nothing said
             held.append(writer)
             return
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except ConnectionError:
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        await relay_to(port, reader, writer)
 
     proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
     relayed = proxy.sockets[0].getsockname()[1]
@@ -82,24 +100,15 @@ async def test_a_bot_waits_out_a_tournament_entry_the_server_answers_late(tmp_pa
     port = await server.start()
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
         held = False
 
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
+        async def hold_the_entry(data: bytes) -> None:
             nonlocal held
-            try:
-                while data := await src.read(65536):
-                    if up and not held and b"register_tournament" in data:
-                        held = True
-                        await asyncio.sleep(12)  # a paused server, as the bot sees it
-                    dst.write(data)
-                    await dst.drain()
-            except ConnectionError:
-                pass
-            finally:
-                dst.close()
+            if not held and b"register_tournament" in data:
+                held = True
+                await asyncio.sleep(12)  # a paused server, as the bot sees it
 
-        await asyncio.gather(pipe(reader, up_writer, True), pipe(up_reader, writer, False))
+        await relay_to(port, reader, writer, hold_the_entry)
 
     proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
     relayed = proxy.sockets[0].getsockname()[1]

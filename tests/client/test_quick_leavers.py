@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from processes import BOT, ServerProcess
 from terminal import needs_tmux, terminal
+from tui_helpers import quit_in
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import TurnStart
@@ -108,10 +109,7 @@ async def test_a_person_who_quits_while_waiting_holds_no_seat(tmp_path: Path) ->
             await term.until(lambda s: "finds Sushi Roll tables" in s, "Sushi Roll chosen")
             await term.keys("m")
             await term.until(lambda s: "the game starts when the table is full" in s, "a seat")
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)
         await server.logged(lambda log: b"left the quick match" in log)
         args = ("--game", "sushi-roll", "--players", "4", "--games", "1")
         await played([await bot(port, f"bot{i}", *args) for i in range(4)], 1)

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from protocol_helpers import SERVER_KEY, play_record, play_roll_record
+from sample_helpers import SERVER_KEY, play_record, play_roll_record
 
 from sushigo.client.tui.replay_state import Replay, ReplayError, open_record
 from sushigo.engine import GameOptions, rules

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from protocol_helpers import play_record, play_roll_record
+from sample_helpers import play_record, play_roll_record
 from terminal import Session, needs_tmux, terminal
-from tui_helpers import local_server
+from tui_helpers import local_server, quit_in
 
 from sushigo.client.identity import load_or_create_key
 from sushigo.engine import GameOptions
@@ -207,7 +207,4 @@ async def test_the_lobby_lists_my_games_and_steps_through_them(tmp_path: Path) -
             await term.until(lambda s: "My recent games" in s, "the list once more")
             await term.keys("Escape")
             await term.until(lambda s: "Tables on" in s, "the tables")
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)

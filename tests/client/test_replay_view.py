@@ -18,7 +18,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
-from protocol_helpers import SERVER_KEY, play_record, play_roll_record
+from sample_helpers import SERVER_KEY, play_record, play_roll_record
 from tui_helpers import Output80x24
 
 from sushigo.client.cli import main as client_main

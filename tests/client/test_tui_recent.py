@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from protocol_helpers import play_record
+from sample_helpers import play_record
 from tui_helpers import Harness, local_server, running_app
 
 from sushigo.client.tui.recent import recent_text

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from terminal import Keys, Until, needs_tmux, terminal
-from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal, local_server
+from tui_helpers import AGAINST_A_BOT, Tmux, in_terminal, local_server, quit_in
 
 pytestmark = needs_tmux
 
@@ -96,11 +96,8 @@ async def test_a_player_who_quits_mid_game_takes_the_seat_back_by_running_the_cl
             await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
             await term.keys("1", "Enter")
             await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
-            await term.keys("q")
-            screen = await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            assert "run the client again, without --bots, to take it back" in screen
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            asked = await quit_in(term)
+            assert "run the client again, without --bots, to take it back" in asked
         (tmp_path / "output.fifo").unlink()
         async with terminal(tmp_path, client, env=env) as term:
             screen = await term.until(lambda s: "reconnected at seat 1" in s, "the seat again")
@@ -108,7 +105,4 @@ async def test_a_player_who_quits_mid_game_takes_the_seat_back_by_running_the_cl
             assert "back at table" in screen
             await term.keys("1", "Enter")
             await term.until(lambda s: "turn 3/10" in s.split("\n")[0], "the third turn")
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)

@@ -23,7 +23,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
-from terminal import Keys, Until, terminal
+from terminal import Keys, Session, Until, terminal
 
 from sushigo.client.connection import Client, auto_reconnect
 from sushigo.client.tui import AppState, build_application, run_application, screen_text
@@ -297,7 +297,14 @@ async def in_terminal(
         kept = (f"XDG_STATE_HOME={tmp_path / 'state'}", *env)
         async with terminal(tmp_path, command, size=size, env=kept) as term:
             await play(term.until, term.keys, term.term.tmux)
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)
+
+
+async def quit_in(term: Session) -> str:
+    """Quit the client in `term` as a person does (q, then y at the question); it exits with
+    code 0. The screen that asked."""
+    await term.keys("q")
+    asked = await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
+    await term.keys("y")
+    assert await term.exit_code() == 0
+    return asked

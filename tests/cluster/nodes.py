@@ -8,19 +8,21 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import asyncpg
 import pytest
 from pgcluster import free_port
-from processes import BOT, SERVER, ServerProcess, http_get, stop_bots
+from processes import BOT, SERVER, ServerProcess, assert_records_verify, http_get, stop_bots
 
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
+from sushigo.protocol import ErrorCode, LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
+from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 LEASE = 2.0
 """The tests' lease: a dead node's tables are taken over within seconds."""
@@ -63,6 +65,26 @@ def node(
     return process
 
 
+def cluster_key(folder: Path) -> Path:
+    """The key file a test's nodes share (`two_nodes`, `admin_cluster`), made in `folder`."""
+    return folder / "cluster.key"
+
+
+def two_nodes(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
+    """Nodes a and b (not yet started) of the cluster on `url`, sharing the key made in
+    `folder` (`cluster_key`)."""
+    key = cluster_key(folder)
+    return node(url, key, "a"), node(url, key, "b")
+
+
+async def started_two(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
+    """`two_nodes`, started (a, then b)."""
+    a, b = two_nodes(url, folder)
+    await a.start()
+    await b.start()
+    return a, b
+
+
 async def admin_cluster(
     url: str, folder: Path, lease: float = LEASE
 ) -> tuple[list[ServerProcess], Path]:
@@ -70,7 +92,7 @@ async def admin_cluster(
     key made in `folder` (`--admin-key`): the nodes, and that key's file (for `admin`)."""
     admin_key = folder / "admin.pem"
     load_or_create_key(admin_key)
-    key = folder / "cluster.key"
+    key = cluster_key(folder)
     nodes = [node(url, key, n, "--admin-key", str(admin_key), lease=lease) for n in "abc"]
     for n in nodes:
         await n.start()
@@ -80,19 +102,19 @@ async def admin_cluster(
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:
     """Start a node that must not join: its exit code and what it printed."""
     port = free_port()
-    done = subprocess.run(
-        [
-            str(SERVER),
-            *("--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
-            *("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{LEASE:g}"),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    done = server_run(
+        *("--host", "127.0.0.1", "--port", str(port), "--db", url, "--key", str(key)),
+        *("--node", name, "--advertise", f"127.0.0.1:{port}", "--lease", f"{LEASE:g}"),
+        *extra,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+def server_run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`sushigo-server ARGS` run to its end (one that must not start): what it printed."""
+    return subprocess.run(
+        [str(SERVER), *args], capture_output=True, text=True, timeout=30, check=False
+    )
 
 
 async def query(url: str, sql: str, *args: Any) -> list[Any]:
@@ -159,6 +181,25 @@ async def ticket_refused(port: int, ticket: bytes) -> ServerError:
     return caught.value
 
 
+async def forgery_refused(port: int, ticket: bytes) -> None:
+    """`ticket` with its last byte changed is refused at `port` as badly signed."""
+    forged = bytearray(ticket)
+    forged[-1] ^= 1
+    error = await ticket_refused(port, bytes(forged))
+    assert error.code is ErrorCode.BAD_SIGNATURE, error
+
+
+async def knowing(port: int, name: str, nodes: int, **login: Any) -> Client | None:
+    """A check for `eventually`: a client `name` logged in at `port` once that node knows of
+    `nodes` live nodes and says so at login (each learns the others on its own beat, by
+    LISTEN/NOTIFY); None before."""
+    client = await Client.connect("127.0.0.1", port, name=name, **login)
+    if len(client.nodes) == nodes:
+        return client
+    await client.close()
+    return None
+
+
 def replayed(url: str, home: Path, *args: str) -> str:
     """`sushigo-replay --db URL ARGS` as a user with a fresh home (no key file: the key the
     cluster's nodes registered); what it printed, once it exited 0."""
@@ -182,6 +223,15 @@ LOG_LINE = re.compile(
 )
 """A line of a node's output in the server's format (or one of the two it prints at start, or
 the one-line reason it prints as it exits 1)."""
+
+
+async def records_verify(url: str, folder: Path, count: int) -> None:
+    """The cluster on `url` stored `count` records, each verifying with its nodes' key (the
+    `cluster_key` in `folder`)."""
+    rows = await query(url, "SELECT record, signature FROM records")
+    assert len(rows) == count
+    key = public_key_bytes(load_or_create_server_key(cluster_key(folder)))
+    assert_records_verify([(row[0], row[1]) for row in rows], key)
 
 
 def unformatted(log: bytes) -> list[bytes]:
@@ -223,6 +273,18 @@ async def bots(port: int, names: range, *args: str) -> list[asyncio.subprocess.P
         )
         for i in names
     ]
+
+
+@asynccontextmanager
+async def crowd_on(*servers: ServerProcess) -> AsyncIterator[list[asyncio.subprocess.Process]]:
+    """A crowd of bot processes for the test to fill; at the end, whatever happened, the bots
+    still running are stopped, then `servers`."""
+    crowd: list[asyncio.subprocess.Process] = []
+    try:
+        yield crowd
+    finally:
+        await stop_bots(crowd)
+        await asyncio.gather(*(server.stop() for server in servers))
 
 
 async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:

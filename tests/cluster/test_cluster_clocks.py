@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node, query
+from nodes import cluster_key, eventually, game_begun, node, query
 
 from sushigo.client.connection import Client, reconnect
-from sushigo.protocol import GameEnded, TableSettings, TurnStart
+from sushigo.protocol import GameEnded
 
 SHIFT_MS = -60_000
 """Node a's clock: a minute behind. Its players' tokens (a lifetime of 36 s here) would look
@@ -21,7 +21,7 @@ expired to b the moment they were written, were they of a's own clock."""
 async def test_a_node_whose_clock_is_off_writes_times_of_the_clusters_clock(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     lifetime = ("--token-lifetime-hours", "0.01")
     a = node(pg_url, key, "a", *lifetime, shift_ms=SHIFT_MS)
     b = node(pg_url, key, "b", *lifetime)
@@ -29,17 +29,14 @@ async def test_a_node_whose_clock_is_off_writes_times_of_the_clusters_clock(
     await b.start()
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
-        joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
+        table_id = await game_begun(client)
 
         async def token_end() -> list[int]:
             rows = await query(
                 pg_url,
                 "SELECT expires_ms - (extract(epoch FROM now()) * 1000)::bigint FROM tokens "
                 "WHERE table_id = $1",
-                joined.table.table_id,
+                table_id,
             )
             return [int(row[0]) for row in rows]
 

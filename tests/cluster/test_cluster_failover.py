@@ -18,34 +18,37 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from nodes import LEASE, eventually, game_begun, node, owned_by, query, replayed
+from nodes import (
+    LEASE,
+    cluster_key,
+    eventually,
+    game_begun,
+    node,
+    owned_by,
+    query,
+    records_verify,
+    replayed,
+    started_two,
+)
 from processes import (
-    assert_bots_played,
-    assert_records_verify,
-    bots_output,
     next_event_resuming,
+    play_beside_bots,
     start_bots,
-    stop_bots,
 )
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
     Redirect,
-    TableSettings,
     TurnResult,
     TurnStart,
 )
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 
 async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(4)
@@ -68,26 +71,15 @@ async def test_sigkill_a_node_mid_game_and_the_other_takes_over(
                 timings["verdict"] = client.fairness.final == "verified"
                 return
 
-    try:
-        await asyncio.wait_for(play(), 90)
-        outputs = await bots_output(bots)
-    finally:
-        await client.close()
-        await stop_bots(bots)
-        await asyncio.gather(a.stop(), b.stop())
+    await play_beside_bots(bots, 1, play(), client, a, b)
 
     print(f"failover: our player played again {timings['back']:.2f} s after the SIGKILL")
     assert client.port == b.port
     assert timings["verdict"]
     # Back within the lease and a few reconnect attempts.
     assert timings["back"] < LEASE + 5, timings
-    assert_bots_played(bots, outputs, 1)
 
-    rows = await query(pg_url, "SELECT record, signature FROM records")
-    assert len(rows) == 1
-    assert_records_verify(
-        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
-    )
+    await records_verify(pg_url, tmp_path, 1)
     assert not await query(pg_url, "SELECT 1 FROM table_leases WHERE node = 'a'")
 
     # sushigo-replay lists the cluster's games and verifies one with the key its nodes
@@ -100,10 +92,7 @@ async def test_a_node_paused_past_its_lease_gives_its_table_up(pg_url: str, tmp_
     """Node a is paused (SIGSTOP) past its lease: b takes its table over. When a runs again its
     lease has lapsed (by its own clock): it drops the table before anything else, asks the
     database where it is now, and sends its player there."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
         table_id = await game_begun(client)
@@ -136,17 +125,14 @@ async def test_a_resume_before_the_lease_ends_is_held_not_refused(
     the dead node's lease ends: the resume is held until the table is taken up there, and
     answered RESUMED (not an error to try again: thousands of players knocking again and
     again swamp the node that has their tables to take up)."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     lease = 3.0
     a, b = node(pg_url, key, "a", lease=lease), node(pg_url, key, "b", lease=lease)
     await a.start()
     await b.start()
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     try:
-        await client.create_table(TableSettings(kind="sushi-go", players=2))
-        await client.add_bot("random")
-        client.start_game()
-        await client.wait_for(TurnStart, 10)
+        await game_begun(client)
         await a.kill()
         killed = time.monotonic()
         with pytest.raises(ConnectionLost):

@@ -15,15 +15,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, game_begun, node, owned_by, query
-from processes import assert_records_verify
+from nodes import eventually, game_begun, owned_by, query, records_verify, started_two
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import (
     GameEnded,
     TurnStart,
 )
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 from sushigo.server.storage.postgres.storage import PgStorage
 
 LEASE = timedelta(seconds=30)
@@ -84,10 +82,7 @@ async def test_a_paused_node_woken_past_its_lease_plays_nothing(
     before it reads the pick (nothing of it is played, and no commit of it is even tried for
     the fence to leave out); our player is sent to b (an unasked REDIRECT) and goes on there
     from the step it was in."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     holder = None
     try:
@@ -135,8 +130,4 @@ async def test_a_paused_node_woken_past_its_lease_plays_nothing(
             await holder.close()
         await client.close()
         await asyncio.gather(a.stop(), b.stop())
-    rows = await query(pg_url, "SELECT record, signature FROM records")
-    assert len(rows) == 1
-    assert_records_verify(
-        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
-    )
+    await records_verify(pg_url, tmp_path, 1)

@@ -13,15 +13,12 @@ import random
 import time
 from pathlib import Path
 
-from nodes import node, query
+from nodes import records_verify, started_two
 from processes import (
     ServerProcess,
-    assert_bots_played,
-    assert_records_verify,
-    bots_output,
     next_event_resuming,
+    play_beside_bots,
     start_bots,
-    stop_bots,
 )
 
 from sushigo.client.connection import Client
@@ -32,14 +29,10 @@ from sushigo.protocol import (
     TurnResult,
     TurnStart,
 )
-from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 
 async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(5)
@@ -86,23 +79,12 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
                 await asyncio.gather(*restarts)
                 return
 
-    try:
-        await asyncio.wait_for(play(), 90)
-        outputs = await bots_output(bots)
-    finally:
-        await client.close()
-        await stop_bots(bots)
-        await asyncio.gather(a.stop(), b.stop())
+    await play_beside_bots(bots, 1, play(), client, a, b)
 
     print(f"hand-off: stops took {stops} s; play paused {pauses} s")
     assert ports == [b.port, a.port]  # the table went to b, then back to a
     assert [r.address for r in redirects] == [f"127.0.0.1:{b.port}", f"127.0.0.1:{a.port}"]
     assert all(seconds < 15 for seconds in stops), stops
     assert len(pauses) == 2 and all(seconds < 5 for seconds in pauses), pauses
-    assert_bots_played(bots, outputs, 1)
 
-    rows = await query(pg_url, "SELECT record, signature FROM records")
-    assert len(rows) == 1
-    assert_records_verify(
-        [(row[0], row[1]) for row in rows], public_key_bytes(load_or_create_server_key(key))
-    )
+    await records_verify(pg_url, tmp_path, 1)

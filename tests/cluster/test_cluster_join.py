@@ -7,22 +7,27 @@ cluster goes on untouched; `--node` on SQLite is refused in one line."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 
-from nodes import LEASE, eventually, node, query, refused
-from processes import SERVER
+from nodes import (
+    LEASE,
+    cluster_key,
+    eventually,
+    game_begun,
+    query,
+    refused,
+    server_run,
+    started_two,
+)
 
 from sushigo.client.connection import Client
-from sushigo.protocol import CURRENT_VERSION, TableSettings, TurnStart
+from sushigo.protocol import CURRENT_VERSION, TurnStart
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 
 async def test_nodes_join_lease_and_refuse_strangers(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    key = cluster_key(tmp_path)
+    a, b = await started_two(pg_url, tmp_path)
     try:
         rows = await query(
             pg_url,
@@ -38,11 +43,7 @@ async def test_nodes_join_lease_and_refuse_strangers(pg_url: str, tmp_path: Path
         # A game on node a: its table is leased to a, and the lease is renewed.
         client = await Client.connect("127.0.0.1", a.port, name="ann")
         try:
-            joined = await client.create_table(TableSettings(kind="sushi-go", players=2))
-            await client.add_bot("random")
-            client.start_game()
-            await client.wait_for(TurnStart, 10)
-            table_id = joined.table.table_id
+            table_id = await game_begun(client)
 
             async def leased() -> list[object] | None:
                 rows = await query(
@@ -91,16 +92,9 @@ async def test_nodes_join_lease_and_refuse_strangers(pg_url: str, tmp_path: Path
 
 
 def test_node_on_sqlite_is_refused(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            str(SERVER),
-            *("--port", "0", "--db", str(tmp_path / "s.db"), "--node", "a"),
-            *("--advertise", "127.0.0.1:7777"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    done = server_run(
+        *("--port", "0", "--db", str(tmp_path / "s.db"), "--node", "a"),
+        *("--advertise", "127.0.0.1:7777"),
     )
     assert done.returncode == 1
     assert done.stderr.strip() == (

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from nodes import query
+from nodes import cluster_key, query
 
 from sushigo.server.cluster.node import Cluster
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
@@ -45,7 +45,7 @@ async def test_a_table_opened_as_its_node_renews_keeps_its_lease(
     pg_url: str, tmp_path: Path
 ) -> None:
     PgStorage(pg_url).close()  # the schema
-    key = public_key_bytes(load_or_create_server_key(tmp_path / "cluster.key"))
+    key = public_key_bytes(load_or_create_server_key(cluster_key(tmp_path)))
     cluster = Cluster(
         pg_url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
     )

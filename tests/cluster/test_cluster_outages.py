@@ -21,14 +21,21 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from nodes import eventually, game_begun, metric, node, owned_by, query, ready, unformatted
-from pgcluster import PgCluster
+from nodes import (
+    cluster_key,
+    eventually,
+    game_begun,
+    metric,
+    node,
+    owned_by,
+    query,
+    ready,
+    unformatted,
+)
+from pgcluster import own_postgresql
 from processes import (
     assert_bots_played,
     assert_records_verify,
@@ -53,22 +60,6 @@ CONNECTED = b'sushigo_sessions{state="connected"}'
 AWAY = b'sushigo_sessions{state="away"}'
 
 
-@asynccontextmanager
-async def own_postgresql() -> AsyncIterator[tuple[PgCluster, str]]:
-    """A PostgreSQL of the test's own (it is stopped and paused), and a database on it."""
-    # A directory of its own, not under pytest's: every pytest run that starts makes its base
-    # folder private again (mode 0700), which would lock PostgreSQL's own user out of it.
-    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
-        cluster = PgCluster(Path(tmp) / "pg")
-        await asyncio.to_thread(cluster.start)
-        try:
-            yield cluster, await asyncio.to_thread(cluster.new_database)
-        finally:
-            if cluster.running:
-                cluster.unpause()
-            await asyncio.to_thread(cluster.stop)
-
-
 def not_ready(status: tuple[int, str]) -> bool:
     return status[0] == 503
 
@@ -85,7 +76,7 @@ async def play_out(client: Client) -> GameEnded:
 
 async def test_postgresql_stopped_for_seconds_under_load(tmp_path: Path) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", *METRICS, lease=OUTLASTING)
         b = node(url, key, "b", *METRICS, lease=OUTLASTING)
         await a.start()
@@ -148,7 +139,7 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
     tmp_path: Path,
 ) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", *METRICS)
         await a.start()
         client = await Client.connect("127.0.0.1", a.port, name="ann")
@@ -189,7 +180,7 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
 async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", *METRICS), node(pg_url, key, "b")
     await a.start()
     await b.start()
@@ -221,7 +212,7 @@ async def test_a_node_paused_past_its_lease_counts_no_session_it_dropped(
 
 
 async def test_a_node_removed_from_the_cluster_stops(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a = node(pg_url, key, "a")
     await a.start()
     try:
@@ -236,7 +227,7 @@ async def test_a_node_removed_from_the_cluster_stops(pg_url: str, tmp_path: Path
 
 async def test_a_node_stopped_while_postgresql_answers_nothing_exits(tmp_path: Path) -> None:
     async with own_postgresql() as (pg, url):
-        key = tmp_path / "cluster.key"
+        key = cluster_key(tmp_path)
         a = node(url, key, "a", lease=OUTLASTING)
         await a.start()
         client = await Client.connect("127.0.0.1", a.port, name="ann")

@@ -18,17 +18,14 @@ import signal
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, game_begun, node, owned_by, query
+from nodes import eventually, game_begun, owned_by, query, started_two
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.protocol import GameEnded
 
 
 async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     client = await Client.connect("127.0.0.1", a.port, name="ann")
     holder: asyncpg.Connection | None = None
     paused = False

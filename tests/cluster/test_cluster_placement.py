@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bring, eventually, node, query, ticket_refused
+from nodes import bring, eventually, forgery_refused, knowing, query, ticket_refused, two_nodes
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -26,8 +26,7 @@ SETTINGS = TableSettings(kind="sushi-go", players=3)
 
 
 async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = two_nodes(pg_url, tmp_path)
     await a.start()
     clients: list[Client] = []
     try:
@@ -36,15 +35,7 @@ async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Pat
             await clients[-1].create_table(SETTINGS)
         await b.start()
 
-        async def knows_b() -> Client | None:
-            """A player on a, once a has heard of b (LISTEN/NOTIFY) and says so at login."""
-            client = await Client.connect("127.0.0.1", a.port, name="dan")
-            if len(client.nodes) == 2:
-                return client
-            await client.close()
-            return None
-
-        dan = await eventually(knows_b)
+        dan = await eventually(lambda: knowing(a.port, "dan", 2))
         clients.append(dan)
         joined = await dan.create_table(SETTINGS)
         table_id = joined.table.table_id
@@ -71,10 +62,7 @@ async def test_new_tables_go_to_the_least_loaded_node(pg_url: str, tmp_path: Pat
         clients.append(eve)
         redirect = await eve.request(lambda ref: CreateTable(ref=ref, settings=SETTINGS))
         assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{b.port}"
-        forged = bytearray(redirect.ticket)
-        forged[-1] ^= 1
-        error = await ticket_refused(b.port, bytes(forged))
-        assert error.code is ErrorCode.BAD_SIGNATURE, error
+        await forgery_refused(b.port, redirect.ticket)
         error = await ticket_refused(a.port, redirect.ticket)  # a new table for b, brought to a
         assert error.code is ErrorCode.UNKNOWN_SESSION and "node 'b'" in str(error), error
         there = await bring(b.port, redirect.ticket)

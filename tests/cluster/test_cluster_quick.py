@@ -10,11 +10,10 @@ advisory lock) moves the players of the emptiest waiting tables to the fullest, 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from nodes import bots, eventually, node, outputs_of, query
-from processes import assert_bots_played, stop_bots
+from nodes import bots, cluster_key, crowd_on, eventually, node, outputs_of, query, started_two
+from processes import assert_bots_played
 
 GAMES_SECONDS = 60
 """How long the bots of a test have to play all their games (each takes a second or two; a
@@ -26,18 +25,11 @@ async def test_four_bots_split_one_and_three_over_two_nodes_play(
 ) -> None:
     """One bot on node a, three on node b, all at once, two games each: both games are played
     (each node opens a table of its own for them; the one on a is merged into b's)."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
-    crowd: list[asyncio.subprocess.Process] = []
-    try:
+    a, b = await started_two(pg_url, tmp_path)
+    async with crowd_on(a, b) as crowd:
         crowd += await bots(a.port, range(1), "--players", "4", "--games", "2")
         crowd += await bots(b.port, range(1, 4), "--players", "4", "--games", "2")
         outputs = await outputs_of(crowd, GAMES_SECONDS)
-    finally:
-        await stop_bots(crowd)
-        await asyncio.gather(a.stop(), b.stop())
     assert_bots_played(crowd, outputs, 2)
     assert len(await query(pg_url, "SELECT 1 FROM records")) == 2
 
@@ -46,18 +38,14 @@ async def test_four_bots_split_one_one_two_over_three_nodes_play(
     pg_url: str, tmp_path: Path
 ) -> None:
     """One bot on a, one on b, two on c: one table of four, wherever each asked."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     nodes = [node(pg_url, key, name) for name in "abc"]
     for each in nodes:
         await each.start()
-    crowd: list[asyncio.subprocess.Process] = []
-    try:
+    async with crowd_on(*nodes) as crowd:
         for each, names in zip(nodes, (range(1), range(1, 2), range(2, 4)), strict=True):
             crowd += await bots(each.port, names, "--players", "4", "--games", "2")
         outputs = await outputs_of(crowd, GAMES_SECONDS)
-    finally:
-        await stop_bots(crowd)
-        await asyncio.gather(*(each.stop() for each in nodes))
     assert_bots_played(crowd, outputs, 2)
 
 
@@ -67,12 +55,8 @@ async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: 
     three games there. (Before: the fourth was sent to a's table, dead, and ended; a's bots,
     back on b, waited there for good. Four bots, so that every game is all of them: with more,
     a bot that fell behind may find too few others still playing.)"""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
-    crowd: list[asyncio.subprocess.Process] = []
-    try:
+    a, b = await started_two(pg_url, tmp_path)
+    async with crowd_on(a, b) as crowd:
         args = ("--players", "4", "--games", "3")
         crowd += await bots(a.port, range(3), *args)
         # Its three bots seated, long enough for another node to send players to it.
@@ -81,8 +65,5 @@ async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: 
         await a.kill()
         crowd += await bots(b.port, range(3, 4), *args)
         outputs = await outputs_of(crowd, GAMES_SECONDS)
-    finally:
-        await stop_bots(crowd)
-        await asyncio.gather(a.stop(), b.stop())
     assert_bots_played(crowd, outputs, 3)
     assert len(await query(pg_url, "SELECT 1 FROM records")) == 3

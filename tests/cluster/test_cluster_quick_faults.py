@@ -9,7 +9,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import admin, admin_cluster, bots, eventually, node, outputs_of, query, seated_again
+from nodes import (
+    admin,
+    admin_cluster,
+    bots,
+    cluster_key,
+    crowd_on,
+    eventually,
+    node,
+    outputs_of,
+    query,
+    seated_again,
+    started_two,
+)
 from processes import BOT
 
 from sushigo.client.connection import Client
@@ -37,7 +49,7 @@ async def test_a_bot_sent_to_a_node_just_killed_plays_on(pg_url: str, tmp_path: 
     game there with two bots that come later. (Before, it ended: "sushigo-bot: error:
     127.0.0.1:PORT refused the connection: is the server running?", though its login had
     listed b.)"""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", lease=30), node(pg_url, key, "b")
     await a.start()
     await b.start()
@@ -71,10 +83,7 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
     refusing the ticket, and it plays there with two bots that come later. (Before:
     "UNKNOWN_SESSION: the ticket is for table '...', which is not on this node", and the bot
     ended.) The stale rows are a node of the cluster's that a's address answers for."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     await query(
         pg_url,
         "INSERT INTO cluster_nodes (name, address, server_key, protocol, started, "
@@ -86,8 +95,7 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
         "INSERT INTO quick_tables (table_id, node, kind, players, free, created) "
         "VALUES ('0000005ta1e0', 'stale', 'sushi-go', 3, 1, now() - interval '1 hour')",
     )
-    crowd: list[asyncio.subprocess.Process] = []
-    try:
+    async with crowd_on(a, b) as crowd:
         crowd += await bots(b.port, range(1), "--players", "3", "--games", "1")
 
         async def moved_to_a() -> bool:
@@ -97,8 +105,6 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
         await eventually(moved_to_a, timeout=20)
         crowd += await bots(a.port, range(1, 3), "--players", "3", "--games", "1")
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(a.stop(), b.stop())
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output
 
@@ -108,13 +114,9 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
     node's): the matcher puts them at one table, and the one sent over is "random-bot-2" on
     its new node, as the README promises. Both play. (Before: "NAME_TAKEN: the name
     'random-bot' is taken", and the bot ended.)"""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
-    crowd: list[asyncio.subprocess.Process] = []
+    a, b = await started_two(pg_url, tmp_path)
     args = ("--strategy", "random", "--players", "2", "--games", "1")
-    try:
+    async with crowd_on(a, b) as crowd:
         for port in (a.port, b.port):
             crowd.append(
                 await asyncio.create_subprocess_exec(
@@ -133,8 +135,6 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
                     )
                 )
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(a.stop(), b.stop())
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output, output
     names = {row["name"] for row in await query(pg_url, "SELECT name FROM results")}
@@ -146,10 +146,7 @@ async def test_a_named_player_moved_where_its_name_is_held_is_renamed(
 ) -> None:
     """A player named "robo" on b is moved to a's table, while another player named "robo" is
     in a's lobby: the one moved over is "robo-2" there (LOGGED_IN says so), and seated."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     seated = [await Client.connect("127.0.0.1", a.port, name=n) for n in ("ann", "bob")]
     other = await Client.connect("127.0.0.1", a.port, name="robo")
     robo = await Client.connect("127.0.0.1", b.port, name="robo")
@@ -173,9 +170,8 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
     word of error. (Before, a drained node's waiting players waited there for good.)"""
     nodes, admin_key = await admin_cluster(pg_url, tmp_path)
     a, b, c = nodes
-    crowd: list[asyncio.subprocess.Process] = []
     args = ("--players", "2", "--games", "1")
-    try:
+    async with crowd_on(*nodes) as crowd:
         crowd += await bots(c.port, range(1), *args)
         await eventually(lambda: query(pg_url, "SELECT 1 FROM quick_tables WHERE node = 'c'"))
         drained = await asyncio.to_thread(admin, a.port, admin_key, "drain", "c")
@@ -186,7 +182,5 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
         )
         crowd += await bots(b.port, range(1, 2), *args)
         outputs = await outputs_of(crowd, GAME_SECONDS)
-    finally:
-        await asyncio.gather(*(n.stop() for n in nodes))
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output

@@ -11,7 +11,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import bring, node, query, seated_again, ticket_refused
+from nodes import (
+    bring,
+    cluster_key,
+    forgery_refused,
+    node,
+    query,
+    seated_again,
+    started_two,
+    ticket_refused,
+)
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -25,10 +34,7 @@ from sushigo.protocol import (
 
 
 async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     clients: list[Client] = []
     try:
         ann = await Client.connect("127.0.0.1", a.port, name="ann")
@@ -58,10 +64,7 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         redirect = await carl.request(lambda ref: JoinTable(ref=ref, table_id=table_id))
         assert isinstance(redirect, Redirect)
         assert (redirect.address, redirect.table_id) == (f"127.0.0.1:{a.port}", table_id)
-        forged = bytearray(redirect.ticket)
-        forged[-1] ^= 1
-        error = await ticket_refused(a.port, bytes(forged))
-        assert error.code is ErrorCode.BAD_SIGNATURE, error
+        await forgery_refused(a.port, redirect.ticket)
         error = await ticket_refused(b.port, redirect.ticket)  # b does not hold the table
         assert error.code is ErrorCode.UNKNOWN_SESSION and "not on this node" in str(error)
         await (await bring(a.port, redirect.ticket, "carl")).close()
@@ -98,7 +101,7 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
     as the terminal client uses it): seated at a table of b's that waits; then, with no request
     of his, at a's table (an unasked TABLE_JOINED there), whose game begins.
     (No patience: the tables are merged at the matcher's next turn.)"""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0")
     await a.start()
     await b.start()

@@ -22,7 +22,7 @@ import random
 import signal
 from pathlib import Path
 
-from nodes import eventually, node, query, replayed
+from nodes import cluster_key, eventually, knowing, node, query, replayed, two_nodes
 from processes import bots_output, stop_bots
 from test_cluster_tournament import NAME, entrant
 from test_cluster_tournament_faults import held
@@ -45,7 +45,7 @@ GAMES = 2
 async def test_a_refused_redirect_brings_the_bot_back_to_its_tournament(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a", "--log-level", "info"), node(pg_url, key, "b")
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
@@ -133,20 +133,12 @@ class Slow(Client):
 async def test_a_refused_redirect_asked_for_leaves_the_client_where_it_was(
     pg_url: str, tmp_path: Path
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = two_nodes(pg_url, tmp_path)
     clients: list[Client] = []
     try:
         await asyncio.gather(a.start(), b.start())
 
-        async def two(port: int, name: str) -> Client | None:
-            client = await Client.connect("127.0.0.1", port, name=name)
-            if len(client.nodes) == 2:
-                return client
-            await client.close()
-            return None
-
-        host = await eventually(lambda: two(b.port, "host"))
+        host = await eventually(lambda: knowing(b.port, "host", 2))
         clients.append(host)
         joined = await host.create_table(TableSettings(kind="sushi-go", players=2))
         assert host.port == b.port  # (both nodes empty: b keeps it)

@@ -6,17 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nodes import eventually, node, query
+from nodes import cluster_key, eventually, node, query, started_two
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TableSettings, TableStatus
 
 
 async def test_every_node_lists_every_nodes_tables(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     ann = await Client.connect("127.0.0.1", a.port, name="ann")
     bob = await Client.connect("127.0.0.1", b.port, name="bob")
     cat = await Client.connect("127.0.0.1", b.port, name="cat")
@@ -55,7 +52,7 @@ async def test_a_closed_quick_table_is_withdrawn_at_once(pg_url: str, tmp_path: 
     matches and table lists at once, not at its node's next renewal (a third of the lease, here
     10 s): else another node sends a player to it, with a ticket its node refuses ("the ticket
     is for table X, which is not on this node": seen under load)."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a = node(pg_url, key, "a", lease=30)
     b = node(pg_url, key, "b", "--quick-patience", "0", lease=30)
     await a.start()

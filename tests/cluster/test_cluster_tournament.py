@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodes import bring, eventually, node, query, replayed, ticket_refused
+from nodes import bring, eventually, forgery_refused, query, replayed, ticket_refused, two_nodes
 from processes import BOT, bots_output, stop_bots
 
 from sushigo.client.connection import Client
@@ -45,9 +45,21 @@ async def entrant(port: int, i: int) -> asyncio.subprocess.Process:
     )
 
 
+async def tournament_command(port: int, *args: str) -> tuple[int | None, str]:
+    """`sushigo-tournament 127.0.0.1:PORT ARGS` run to its end: its exit code and output."""
+    done = await asyncio.create_subprocess_exec(
+        str(TOURNAMENT),
+        f"127.0.0.1:{port}",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    said = (await asyncio.wait_for(done.communicate(), 30))[0].decode()
+    return done.returncode, said
+
+
 async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = two_nodes(pg_url, tmp_path)
     await asyncio.gather(a.start(), b.start())
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
@@ -83,15 +95,8 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
 
         await eventually(four, timeout=20)
         # Its host starts it from b, with sushigo-tournament and the same identity.
-        started = await asyncio.create_subprocess_exec(
-            str(TOURNAMENT),
-            f"127.0.0.1:{b.port}",
-            *("--key", str(identity), "start", NAME),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        said = (await asyncio.wait_for(started.communicate(), 30))[0].decode()
-        assert started.returncode == 0 and f"{NAME}: running" in said, said
+        code, said = await tournament_command(b.port, "--key", str(identity), "start", NAME)
+        assert code == 0 and f"{NAME}: running" in said, said
         outputs = await bots_output(bots, timeout=60)
         for output in outputs:
             assert f"tournament {NAME!r} finished" in output, output
@@ -104,15 +109,8 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         assert sum(s.games for s in final.standings) == SETTINGS.games * SETTINGS.players
 
         # sushigo-tournament watch on b shows the final standings (from a) and exits.
-        watched = await asyncio.create_subprocess_exec(
-            str(TOURNAMENT),
-            f"127.0.0.1:{b.port}",
-            *("watch", NAME),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        said = (await asyncio.wait_for(watched.communicate(), 30))[0].decode()
-        assert watched.returncode == 0 and f"{NAME}: finished" in said and "bot3" in said, said
+        code, said = await tournament_command(b.port, "watch", NAME)
+        assert code == 0 and f"{NAME}: finished" in said and "bot3" in said, said
 
         # On b the list shows it finished (as a published it).
         async def finished_on_b() -> bool:
@@ -132,10 +130,7 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         clients.append(eve)
         redirect = await eve.request(lambda ref: WatchTournament(ref=ref, name=NAME))
         assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{a.port}"
-        forged = bytearray(redirect.ticket)
-        forged[-1] ^= 1
-        error = await ticket_refused(a.port, bytes(forged))
-        assert error.code is ErrorCode.BAD_SIGNATURE, error
+        await forgery_refused(a.port, redirect.ticket)
         error = await ticket_refused(b.port, redirect.ticket)
         assert error.code is ErrorCode.UNKNOWN_SESSION and "not run on this node" in str(error)
         there = await bring(a.port, redirect.ticket)

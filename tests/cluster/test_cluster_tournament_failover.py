@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodes import eventually, node, query
+from nodes import cluster_key, eventually, knowing, query, two_nodes
 from processes import assert_records_verify, start_tournament_bots, stop_bots, stored_records
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
@@ -54,21 +54,14 @@ async def _update(client: Client) -> TournamentInfo:
 async def test_a_tournament_goes_on_when_its_node_goes(
     pg_url: str, tmp_path: Path, how: str
 ) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    key = cluster_key(tmp_path)
+    a, b = two_nodes(pg_url, tmp_path)
     await asyncio.gather(a.start(), b.start())
     bots: list[asyncio.subprocess.Process] = []
     identity = load_or_create_key(tmp_path / "host.key")
 
-    async def knows_both() -> Client | None:
-        # A client learns the nodes at its login: it must know b to go there when a is gone.
-        client = await Client.connect("127.0.0.1", a.port, name="host", key=identity)
-        if len(client.nodes) == 2:
-            return client
-        await client.close()
-        return None
-
-    host = await eventually(knows_both)
+    # A client learns the nodes at its login: it must know b to go there when a is gone.
+    host = await eventually(lambda: knowing(a.port, "host", 2, key=identity))
     try:
         await host.create_tournament(SETTINGS)
         # A watcher with `sushigo-tournament`, a guest: after its node goes, it logs in on b

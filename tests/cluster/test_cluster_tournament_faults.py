@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nodes import bring, eventually, node, query, replayed
+from nodes import bring, eventually, query, replayed, two_nodes
 from processes import ServerProcess, bots_output, stop_bots
 from test_cluster_tournament import entrant
 from test_cluster_tournament_spread import loaded
@@ -92,10 +92,9 @@ class Two:
 
 
 @asynccontextmanager
-async def two_nodes(pg_url: str, tmp_path: Path) -> AsyncIterator[Two]:
+async def loaded_pair(pg_url: str, tmp_path: Path) -> AsyncIterator[Two]:
     """a and b started, a host on a that knows of b; everything stopped at the end."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = two_nodes(pg_url, tmp_path)
     clients: list[Client] = []
     two: Two | None = None
     try:
@@ -162,7 +161,7 @@ async def finished(two: Two, games: int, names: list[str]) -> list[Any]:
 async def test_a_game_whose_node_dies_before_anyone_arrives_is_played_at_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    async with two_nodes(pg_url, tmp_path) as two:
+    async with loaded_pair(pg_url, tmp_path) as two:
         (ann, bob), go = await enter(two, 1, redirect=True)
         (placed,) = {r.table_id for r in ann.kept + bob.kept}  # both sent to b, neither there
         await two.b.kill()
@@ -190,7 +189,7 @@ async def test_a_game_whose_node_dies_before_anyone_arrives_is_played_at_home(
 async def test_a_game_whose_tickets_cannot_be_recorded_is_played_at_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    async with two_nodes(pg_url, tmp_path) as two:
+    async with loaded_pair(pg_url, tmp_path) as two:
         settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=2)
         await two.host.create_tournament(settings)
         # Every ticket refused by the database from now on (the rows there stay valid).
@@ -206,7 +205,7 @@ async def test_a_game_whose_tickets_cannot_be_recorded_is_played_at_home(
 async def test_a_game_whose_node_dies_mid_game_sends_its_entrants_home(
     pg_url: str, tmp_path: Path
 ) -> None:
-    async with two_nodes(pg_url, tmp_path) as two:
+    async with loaded_pair(pg_url, tmp_path) as two:
         entrants, go = await enter(two, 2, redirect=False)
         assert all(c.port == two.b.port and c.table is not None for c in entrants)
         placed = entrants[0].table.table_id if entrants[0].table is not None else ""

@@ -10,13 +10,13 @@ import asyncio
 from pathlib import Path
 
 from nodes import eventually, replayed
-from test_cluster_tournament_faults import enter, finished, two_nodes
+from test_cluster_tournament_faults import enter, finished, loaded_pair
 
 
 async def test_an_entrant_following_after_the_take_back_hears_its_tournament_finish(
     pg_url: str, tmp_path: Path
 ) -> None:
-    async with two_nodes(pg_url, tmp_path) as two:
+    async with loaded_pair(pg_url, tmp_path) as two:
         # turns of a second: the table's timer plays for the seats left behind
         (ann, bob), go = await enter(two, 1, redirect=True, turn_seconds=1)
         (placed,) = {r.table_id for r in ann.kept + bob.kept}

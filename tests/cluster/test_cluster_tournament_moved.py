@@ -13,7 +13,7 @@ import os
 import signal
 from pathlib import Path
 
-from nodes import eventually, node, owned_by, query
+from nodes import eventually, owned_by, query, two_nodes
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
@@ -42,8 +42,7 @@ async def play_until_finished(client: Client) -> TournamentUpdate:
 
 
 async def test_a_game_taken_up_by_another_node_counts_at_home(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
+    a, b = two_nodes(pg_url, tmp_path)
     await asyncio.gather(a.start(), b.start())
     clients: list[Client] = []
     paused = False

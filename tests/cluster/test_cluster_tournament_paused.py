@@ -13,7 +13,7 @@ import re
 import signal
 from pathlib import Path
 
-from nodes import eventually, node, query, replayed
+from nodes import cluster_key, eventually, node, query, replayed
 from processes import bots_output, stop_bots
 from test_cluster_tournament import NAME, entrant
 from test_cluster_tournament_spread import loaded
@@ -25,7 +25,7 @@ GAMES = 3
 
 
 async def test_a_paused_home_node_lets_its_tournament_go(pg_url: str, tmp_path: Path) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     # a at info: the games it seats are logged. Loaded (two idle tables), so it places its
     # games at b.
     a, b = (

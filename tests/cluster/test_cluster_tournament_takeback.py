@@ -29,7 +29,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from nodes import eventually, node, query, replayed
+from nodes import cluster_key, eventually, node, query, replayed
 from test_cluster_tournament import NAME
 from test_cluster_tournament_faults import held
 from test_cluster_tournament_spread import loaded
@@ -43,7 +43,7 @@ from sushigo.protocol import TournamentSettings
 async def test_a_game_taken_back_as_its_entrant_arrives_seats_it_once(
     pg_url: str, tmp_path: Path, first: str
 ) -> None:
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--log-level", "info")
     clients: list[Client] = []
     tasks: list[asyncio.Task[list[GameResult]]] = []

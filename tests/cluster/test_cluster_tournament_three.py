@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nodes import eventually, node, query, replayed
+from nodes import cluster_key, eventually, knowing, node, query, replayed
 from processes import ServerProcess
 from test_cluster_tournament import NAME
 
@@ -90,7 +90,7 @@ class Three:
 async def three_nodes(pg_url: str, tmp_path: Path) -> AsyncIterator[Three]:
     """a (loaded), b and c started, the tournament made on a, entered, started and its first
     game under way at T; everything stopped at the end."""
-    key = tmp_path / "cluster.key"
+    key = cluster_key(tmp_path)
     a = node(pg_url, key, "a")
     others = [node(pg_url, key, n) for n in ("b", "c")]
     clients: list[Client] = []
@@ -102,14 +102,7 @@ async def three_nodes(pg_url: str, tmp_path: Path) -> AsyncIterator[Three]:
             await clients[-1].create_table(TableSettings(kind="sushi-go", players=3))
         await asyncio.gather(*(n.start() for n in others))
 
-        async def knows_all() -> Client | None:
-            client = await Client.connect("127.0.0.1", a.port, name="host")
-            if len(client.nodes) == 3:
-                return client
-            await client.close()
-            return None
-
-        host = await eventually(knows_all)
+        host = await eventually(lambda: knowing(a.port, "host", 3))
         clients.append(host)
         settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=GAMES)
         await host.create_tournament(settings)

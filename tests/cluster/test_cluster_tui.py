@@ -10,9 +10,10 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from nodes import node
+from nodes import started_two
 from processes import ServerProcess
 from terminal import Session, needs_tmux, terminal
+from tui_helpers import quit_in
 
 pytestmark = needs_tmux
 
@@ -26,10 +27,7 @@ async def _play_through(
     """Play on node a of two against a server bot; on turn 2, `lose` node a (the terminal
     session at hand to watch it go); then be back at turn 2 on node b, play it, quit. The screen
     the resume showed."""
-    key = tmp_path / "cluster.key"
-    a, b = node(pg_url, key, "a"), node(pg_url, key, "b")
-    await a.start()
-    await b.start()
+    a, b = await started_two(pg_url, tmp_path)
     command = [sys.executable, "-m", "sushigo.client.cli", f"127.0.0.1:{a.port}"]
     try:
         async with terminal(tmp_path, [*command, "--name", "e2e", *AGAINST_A_BOT]) as term:
@@ -45,10 +43,7 @@ async def _play_through(
             await term.keys("1", "Enter")
             screen = await term.until(lambda s: "turn 3/10" in s and "R1T2" in s, "turn 3")
             assert "xception" not in screen and "fair ✓" in screen
-            await term.keys("q")
-            await term.until(lambda s: "Quit sushigo?" in s, "the quit question")
-            await term.keys("y")
-            assert await term.exit_code() == 0
+            await quit_in(term)
             return resumed
     finally:
         await a.stop()

@@ -1,4 +1,4 @@
-"""The integration tests share the server tests' helpers (tests/server/server_helpers.py), the
+"""The integration tests share the server tests' helpers (tests/server/*_helpers.py), the
 server process of tests/processes.py, and `server`: a real server on loopback over a database file."""
 
 import sys

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from server_helpers import closing
+from socket_helpers import closing
 
 from sushigo.client.bot import Strategies, play_one
 from sushigo.client.bot import main as bot_main

@@ -18,11 +18,9 @@ import time
 
 from processes import (
     ServerProcess,
-    assert_bots_played,
     assert_records_verify,
-    bots_output,
+    play_beside_bots,
     start_bots,
-    stop_bots,
     stored_records,
 )
 
@@ -196,13 +194,15 @@ async def test_sigkill_at_five_moments_takes_no_ones_choice(server_db: tuple[str
     bots = await start_bots(server.port, GAMES)
     client = await SlowRevealer.connect("127.0.0.1", server.port, name="chaos")
     player = Player(client, server)
-    try:
-        await asyncio.wait_for(play(player), 90)
-        outputs = await bots_output(bots)
-    finally:
-        await client.close()
-        await stop_bots(bots)
-        await server.stop()
+    # A bot killed as its game ended may not have seen the end (the server kept it).
+    await play_beside_bots(
+        bots,
+        GAMES,
+        play(player),
+        client,
+        server,
+        fair=lambda line: "fairness verified" in line or "was not seen" in line,
+    )
 
     # Each restart was followed by the next step within a few seconds.
     assert [moment for moment, _ in player.stalls] == [
@@ -214,10 +214,6 @@ async def test_sigkill_at_five_moments_takes_no_ones_choice(server_db: tuple[str
     ]
     assert all(seconds < STALL for _, seconds in player.stalls), player.stalls
     assert player.verdicts == ["verified"] * GAMES
-    # A bot killed as its game ended may not have seen the end (the server kept it).
-    assert_bots_played(
-        bots, outputs, GAMES, lambda line: "fairness verified" in line or "was not seen" in line
-    )
 
     records, key = stored_records(server_db)
     assert len(records) == GAMES

@@ -8,7 +8,8 @@ import asyncio
 import random
 
 from processes import server_process
-from server_helpers import dropped, expected_turns, play, replay_scores
+from server_helpers import expected_turns, replay_scores
+from socket_helpers import dropped, play
 
 from sushigo.client.connection import Client
 from sushigo.engine import SUSHI_GO

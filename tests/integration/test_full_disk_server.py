@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -26,16 +25,10 @@ from pathlib import Path
 
 import pytest
 from processes import ServerProcess, http_get
-from server_helpers import (
-    abort,
-    card_settings,
-    dropped,
-    finish,
-    refusal,
-    turns,
-    two_at_a_game,
-)
+from server_helpers import card_settings
 from smalldisk import SmallDisk
+from socket_helpers import abort, dropped, finish, refusal, turns, two_at_a_game
+from sqlite_files import assert_intact
 
 from sushigo.client.connection import Client
 from sushigo.protocol import ErrorCode, QuickMatch, verify_record, verify_signed_record
@@ -154,11 +147,7 @@ async def test_the_disk_fills_mid_game_and_the_server_recovers_by_itself(tmp_pat
                     assert c.fairness.final == "verified", c.fairness.failures
         finally:
             stored.close()
-        check = sqlite3.connect(db)
-        try:
-            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        finally:
-            check.close()
+        assert_intact(db)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a loop device (an ext4 file system) needs root")
@@ -231,11 +220,7 @@ async def test_the_file_system_turns_read_only_mid_game(tmp_path: Path) -> None:
             assert await server.terminate() == 0
         finally:
             await server.stop()
-        check = sqlite3.connect(disk / "server.db")
-        try:
-            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        finally:
-            check.close()
+        assert_intact(disk / "server.db")
     finally:
         run("umount", str(disk))
 

@@ -7,7 +7,8 @@ import asyncio
 import socket
 
 import pytest
-from server_helpers import closing, expected_turns, play, replay_scores, running_server
+from server_helpers import expected_turns, replay_scores
+from socket_helpers import closing, play, running_server
 
 from sushigo.engine import SUSHI_GO, GameOptions
 from sushigo.protocol import GameStarting, TableSettings, verify_record, verify_signed_record

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import ServerProcess, http_get
-from server_helpers import dropped
+from socket_helpers import dropped
 
 from sushigo.client.connection import Client
 from sushigo.engine import Card

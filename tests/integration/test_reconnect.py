@@ -6,16 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from server_helpers import (
-    Running,
-    abort,
-    closing,
-    dropped,
-    expected_turns,
-    play,
-    refusal,
-    running_server,
-)
+from server_helpers import expected_turns
+from socket_helpers import Running, abort, closing, dropped, play, refusal, running_server
 
 from sushigo.client.connection import Client, ConnectionLost
 from sushigo.engine import GameOptions

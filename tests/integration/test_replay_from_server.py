@@ -8,7 +8,8 @@ import random
 from pathlib import Path
 
 import pytest
-from server_helpers import card_settings, play, running_server
+from server_helpers import card_settings
+from socket_helpers import play, running_server
 
 from sushigo.client.identity import load_or_create_key
 from sushigo.server.replay import main

@@ -17,12 +17,10 @@ from pathlib import Path
 from processes import (
     SERVER,
     ServerProcess,
-    assert_bots_played,
     assert_records_verify,
-    bots_output,
     next_event_resuming,
+    play_beside_bots,
     start_bots,
-    stop_bots,
     stored_records,
 )
 
@@ -74,13 +72,7 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
                     break
             await client.leave()
 
-    try:
-        await asyncio.wait_for(play(), 90)
-        outputs = await bots_output(bots)
-    finally:
-        await client.close()
-        await stop_bots(bots)
-        await server.stop()
+    await play_beside_bots(bots, GAMES, play(), client, server)
 
     restarting, shutting = told
     assert isinstance(restarting, Restarting) and restarting.retry_ms > 0
@@ -88,7 +80,6 @@ async def test_sigterm_mid_game_then_every_game_finishes(server_db: tuple[str, .
     assert timings["stop"] < 5, timings
     assert timings["back"] < 5, timings
     assert verdicts == ["verified"] * GAMES
-    assert_bots_played(bots, outputs, GAMES)
 
     records, key = stored_records(server_db)
     assert len(records) == GAMES

@@ -12,7 +12,8 @@ import random
 
 import pytest
 from roll_server_helpers import RollClient, RollWitness, roll_settings
-from server_helpers import RawPeer, Running, hello, raw_frame, running_server
+from server_helpers import hello, raw_frame
+from socket_helpers import RawPeer, Running, running_server
 
 from sushigo.engine.games.sushi_roll import Reroll, Swap, Take
 from sushigo.protocol import (

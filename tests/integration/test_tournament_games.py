@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from server_helpers import closing, refusal
+from socket_helpers import closing, refusal
 
 from sushigo.client.bot import parser as bot_parser
 from sushigo.client.bot import run as run_bot

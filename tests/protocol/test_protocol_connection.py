@@ -7,16 +7,8 @@ import random
 from typing import Any
 
 import pytest
-from protocol_helpers import (
-    OPTIONS,
-    SERVER_KEY,
-    V2,
-    connected_pair,
-    every_sample,
-    open_samples,
-    pump,
-    random_game,
-)
+from protocol_helpers import OPTIONS, V2, connected_pair, pump, random_game
+from sample_helpers import SERVER_KEY, every_sample, open_samples
 
 from sushigo.engine import Game, GameOptions, RoundScored
 from sushigo.engine import GameOver as EngineGameOver

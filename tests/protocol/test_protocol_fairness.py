@@ -8,7 +8,8 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
-from protocol_helpers import SERVER_KEY, actions, play_record, play_roll_record, v1_turns
+from protocol_helpers import actions, v1_turns
+from sample_helpers import SERVER_KEY, play_record, play_roll_record
 
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.protocol import (

@@ -8,15 +8,8 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import (
-    OPTIONS,
-    WIRES,
-    random_game,
-    refused_once_changed,
-    roll_samples,
-    samples,
-    strategy_for,
-)
+from protocol_helpers import OPTIONS, random_game, refused_once_changed, strategy_for
+from sample_helpers import WIRES, roll_samples, samples
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (

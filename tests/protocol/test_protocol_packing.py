@@ -12,14 +12,8 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import (
-    OPTIONS,
-    WIRES,
-    random_game,
-    sample_record,
-    samples,
-    strategy_for,
-)
+from protocol_helpers import OPTIONS, random_game, strategy_for
+from sample_helpers import WIRES, sample_record, samples
 
 from sushigo.protocol import (
     CARD_WIRE,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import msgpack
 import pytest
-from protocol_helpers import sample_record
+from sample_helpers import sample_record
 
 from sushigo.protocol import ErrorCode, ProtocolError
 from sushigo.protocol.records import (

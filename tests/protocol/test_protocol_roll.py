@@ -9,14 +9,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from protocol_helpers import (
-    SERVER_KEY,
-    play_roll_record,
-    random_roll_game,
-    refused_once_changed,
-    roll_acted,
-    roll_turn,
-)
+from protocol_helpers import random_roll_game, refused_once_changed, roll_acted, roll_turn
+from sample_helpers import SERVER_KEY, play_roll_record
 
 from sushigo.engine.games.sushi_roll import Reroll, Take
 from sushigo.protocol import (

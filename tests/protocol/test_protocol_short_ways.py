@@ -16,7 +16,8 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import OPTIONS, every_sample, random_game, strategy_for
+from protocol_helpers import OPTIONS, random_game, strategy_for
+from sample_helpers import every_sample
 
 from sushigo.engine import Action, Card
 from sushigo.protocol import (

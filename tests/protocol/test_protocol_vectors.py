@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sample_helpers import fair_record
 
 from sushigo.engine import Action, Card, Game, GameOptions
 from sushigo.engine.games.sushi_roll import Reroll, RollGame, RollOptions, Take
@@ -137,15 +138,9 @@ def card_record() -> FairRecord:
         commitments=card_commitments(),
         openings=card_openings(),
     )
-    return FairRecord(
-        game="sushi-go",
-        table_id=CARD_TABLE,
-        options=GameOptions(players=3),
-        server_seed=SERVER_SEED,
-        server_seed_hash=server_seed_hash(SERVER_SEED),
-        client_seeds=CARD_SEEDS,
-        steps=(step,),
-        scores=game.scores(),
+    options = GameOptions(players=3)
+    return fair_record(
+        "sushi-go", CARD_TABLE, options, SERVER_SEED, CARD_SEEDS, [step], game.scores()
     )
 
 
@@ -160,15 +155,9 @@ def roll_record() -> FairRecord:
             StepRecord(round=round_, turn=turn, seats=(0,), openings=(Opening(action=action),))
         )
         game.step([action])
-    return FairRecord(
-        game="sushi-roll",
-        table_id=ROLL_TABLE,
-        options=RollOptions(players=2),
-        server_seed=SERVER_SEED,
-        server_seed_hash=server_seed_hash(SERVER_SEED),
-        client_seeds=ROLL_SEEDS,
-        steps=tuple(steps),
-        scores=game.scores(),
+    options = RollOptions(players=2)
+    return fair_record(
+        "sushi-roll", ROLL_TABLE, options, SERVER_SEED, ROLL_SEEDS, steps, game.scores()
     )
 
 

@@ -10,7 +10,8 @@ import itertools
 import random
 from collections.abc import Callable
 
-from server_helpers import Clock, Peer, RawPeer, hello, raw_frame
+from server_helpers import Clock, Peer, hello, raw_frame
+from socket_helpers import RawPeer
 
 from sushigo.engine.games.sushi_roll import (
     GameOver,

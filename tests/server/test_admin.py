@@ -18,7 +18,7 @@ from admin_helpers import (
     pid,
     types,
 )
-from server_helpers import Peer, card_settings, hello, raw_frame
+from server_helpers import Peer, card_settings, hello, logged_in, raw_frame
 
 from sushigo.engine import Game, GameOptions
 from sushigo.protocol import (
@@ -58,8 +58,7 @@ from sushigo.protocol.records import SignedRecord
 
 def test_every_admin_request_from_anyone_else_is_not_allowed_and_changes_nothing() -> None:
     hub, clock, _ = admin_hub()
-    guest = Peer(hub, clock, address="10.0.0.1")
-    guest.login("ann")
+    guest = logged_in(hub, clock, "ann", address="10.0.0.1")
     player, _ = keyed(hub, clock, "bob", "10.0.0.2")
     table = guest.create(card_settings(2)).table.table_id
     for peer in (guest, player):
@@ -93,8 +92,7 @@ def test_an_admin_request_before_login_is_out_of_phase() -> None:
 def test_sessions_and_nodes() -> None:
     hub, clock, _ = admin_hub()
     root = admin(hub, clock)
-    ann = Peer(hub, clock, address="2001:db8::7")
-    ann.login("ann")
+    ann = logged_in(hub, clock, "ann", address="2001:db8::7")
     ann.create(card_settings(2))
     bob, bob_key = keyed(hub, clock, "bob", "203.0.113.9")
     listed = ask(root, AdminSessions())
@@ -126,8 +124,7 @@ def test_sessions_and_nodes() -> None:
 
 def _game_with_bots(hub, clock):  # type: ignore[no-untyped-def]
     """A 3-seat game, one scripted player and two bots, at its first step."""
-    player = Peer(hub, clock, address="10.1.1.1")
-    player.login("ann")
+    player = logged_in(hub, clock, "ann", address="10.1.1.1")
     player.create(card_settings(3, turn_seconds=60))
     player.add_bot("random")
     player.add_bot("random")
@@ -210,8 +207,7 @@ def test_kick_by_player_id_ends_every_session_of_the_player() -> None:
 def test_closing_an_open_table_sends_its_people_to_the_lobby() -> None:
     hub, clock, _ = admin_hub()
     root = admin(hub, clock)
-    ann = Peer(hub, clock)
-    ann.login("ann")
+    ann = logged_in(hub, clock, "ann")
     ann.create(card_settings(2))
     done = ask(root, AdminClose(table_id=ann.table_id, reason="cleanup"))
     assert isinstance(done, AdminDone) and done.count == 1
@@ -258,8 +254,7 @@ def test_closing_a_table_mid_game_keeps_the_record_so_far_as_aborted() -> None:
 def test_announcements_reach_everyone_and_older_clients_as_chat() -> None:
     hub, clock, _ = admin_hub()
     root = admin(hub, clock)
-    new = Peer(hub, clock)
-    new.login("ann")
+    new = logged_in(hub, clock, "ann")
     new.create(card_settings(2))
     old = Peer(hub, clock)
     old.send(dataclasses.replace(hello(old.ref()), version=Version(2, 2)))
@@ -278,15 +273,13 @@ def test_a_draining_server_starts_no_table_or_game_and_lets_its_games_finish() -
     hub, clock, _ = admin_hub()
     root = admin(hub, clock)
     player, start = _game_with_bots(hub, clock)
-    waiting = Peer(hub, clock)
-    waiting.login("bob")
+    waiting = logged_in(hub, clock, "bob")
     waiting.create(card_settings(2))
     waiting.add_bot("random")
     done = ask(root, AdminDrain())
     assert isinstance(done, AdminDone) and done.count == 1 and hub.draining
     assert ask(root, AdminNodes()).nodes[0].draining
-    newcomer = Peer(hub, clock)
-    newcomer.login("cat")
+    newcomer = logged_in(hub, clock, "cat")
     for request in (QuickMatch(kind="sushi-go", players=2), CreateTable(settings=card_settings(2))):
         refusal = ask(newcomer, request)
         assert refusal.code == ErrorCode.NOT_ALLOWED and "draining" in refusal.message
@@ -308,8 +301,7 @@ def test_a_draining_server_starts_no_table_or_game_and_lets_its_games_finish() -
 def test_every_action_is_in_the_audit_log_newest_first() -> None:
     hub, clock, wall = admin_hub()
     root = admin(hub, clock)
-    ann = Peer(hub, clock)
-    ann.login("ann")
+    ann = logged_in(hub, clock, "ann")
     for request in (
         AdminAnnounce(text="hi"),
         AdminDrain(),

@@ -2,12 +2,12 @@
 it changes, and one row per turn, appended as it is played. What loads back is the head and the
 turns of its generation joined, which is the same state a save from scratch gives; databases of
 version 2 (whole states) still load and resume; a finished or removed table's turn rows never load
-and are purged in a batch; a head and its turns change together."""
+and are purged in a batch. That a head and its turns change together, and that a missing turn
+ends what loads, is in test_storage_contract.py (both backends)."""
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, check_ended
+from server_helpers import Clock, Peer, check_ended, hub_on, logged_in
+from sqlite_files import heads, turn_rows
 
 import sushigo.server.storage.sqlite.storage as storage_module
 import sushigo.server.storage.sqlite.tables as tables_module
@@ -30,45 +31,24 @@ from sushigo.server.tables.table import Table
 PLAYERS = [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)]
 
 
-def turn_rows(path: Path) -> dict[str, list[int]]:
-    """The turn numbers stored per table, as another connection sees them."""
-    raw = sqlite3.connect(path)
-    try:
-        found: dict[str, list[int]] = {}
-        for table_id, n in raw.execute("SELECT table_id, n FROM table_turns ORDER BY 1, 2"):
-            found.setdefault(table_id, []).append(n)
-        return found
-    finally:
-        raw.close()
-
-
-def heads(path: Path) -> dict[str, bytes]:
-    raw = sqlite3.connect(path)
-    try:
-        return dict(raw.execute("SELECT table_id, state FROM tables_in_progress").fetchall())
-    finally:
-        raw.close()
-
-
 # --- the storage ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("write_behind", [False, True])
-def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
+def test_a_whole_save_leaves_the_old_turns_for_one_purge(
     tmp_path: Path, write_behind: bool
 ) -> None:
+    """What loads after appends and a whole save is the contract's (test_storage_contract.py);
+    here, the rows: the replaced turns stay, counted, until a purge takes them together."""
     path = tmp_path / "parts.db"
     with SqliteStorage(path, write_behind=write_behind) as storage:
         storage.save_table("t", b"H", [b"a"])
         storage.append_turns("t", 1, [b"b"])
         storage.append_turns("t", 2, [b"c", b"d"])
-        storage.save_table("u", b"U")
-        assert storage.load_tables() == [("t", b"Habcd"), ("u", b"U")]
         storage.append_turns("t", 4, [b"e"], b"G")  # a new head; the turns stay
-        assert storage.load_tables() == [("t", b"Gabcde"), ("u", b"U")]
         storage.save_table("t", b"N", [b"x"])  # a new game: the old turns go
         storage.flush()
-        assert storage.load_tables() == [("t", b"Nx"), ("u", b"U")]
+        assert storage.load_tables() == [("t", b"Nx")]
         assert storage.retired_turns == 5, "left for the next purge"
         storage.purge_turns()
         storage.flush()
@@ -106,32 +86,6 @@ def test_finished_and_removed_tables_leave_no_turn_rows(tmp_path: Path) -> None:
         storage.purge_turns()
         assert turn_rows(path) == {"kept": [0]}
         assert storage.load_tables() == [("kept", b"K1")]
-
-
-def test_a_head_and_its_turns_are_written_together_or_not_at_all(tmp_path: Path) -> None:
-    path = tmp_path / "atomic.db"
-    with SqliteStorage(path) as storage:
-        storage.save_table("t", b"H", [b"a"])
-        with pytest.raises(StorageError):
-            # The second turn cannot be stored (NOT NULL): neither the head nor the first is.
-            storage.append_turns("t", 1, [b"b", None], b"G")  # type: ignore[list-item]
-        assert storage.load_tables() == [("t", b"Ha")]
-        with pytest.raises(ValueError, match="from 0"):
-            storage.append_turns("t", -1, [b"x"])
-
-
-def test_a_missing_turn_ends_what_loads_and_is_logged(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = tmp_path / "gap.db"
-    with SqliteStorage(path) as storage:
-        storage.save_table("t", b"H", [b"a", b"b"])
-        storage.append_turns("t", 3, [b"d"])  # turn 2 never came
-        storage.append_turns("t", 5, [b"f"])
-        storage.append_turns("orphan", 0, [b"o"])  # turns of no table
-        with caplog.at_level(logging.ERROR, logger="sushigo.server"):
-            assert storage.load_tables() == [("t", b"Hab")]
-    assert caplog.text.count("turn 2 is missing") == 1
 
 
 def test_retired_turns_are_purged_in_one_batch_after_the_writes_they_follow(
@@ -263,8 +217,7 @@ def loaded(hub: Hub, storage: SqliteStorage) -> list[dict[str, Any]]:
 
 
 def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
-    peer = Peer(hub, clock)
-    peer.login(name)
+    peer = logged_in(hub, clock, name)
     peer.create(TableSettings(kind="sushi-go", players=3, turn_seconds=60, variants=("soy_sauce",)))
     peer.add_bot("random")
     peer.add_bot("greedy")
@@ -273,14 +226,19 @@ def started(hub: Hub, clock: Clock, name: str = "saver") -> Peer:
     return peer
 
 
-def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) -> None:
-    path = tmp_path / "hub.db"
+def game_on(path: Path) -> tuple[SqliteStorage, Hub, Peer, Table]:
+    """A hub saving to a new SQLite database at `path`, and a game begun there (`started`)."""
     storage = SqliteStorage(path)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
-    clock = Clock(hub)
-    peer = started(hub, clock)
+    hub = hub_on(storage)
+    peer = started(hub, Clock(hub))
     table = hub.tables[peer.table_id]
     assert isinstance(table, Table)
+    return storage, hub, peer, table
+
+
+def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) -> None:
+    path = tmp_path / "hub.db"
+    storage, hub, peer, table = game_on(path)
     rng = random.Random(5)
     head = b""
     for turn in range(1, 15):  # into round 2
@@ -302,11 +260,7 @@ def test_each_turn_appends_one_row_and_the_head_is_written_once(tmp_path: Path) 
 
 def test_a_changed_head_is_saved_with_the_turns_it_came_with(tmp_path: Path) -> None:
     path = tmp_path / "head.db"
-    storage = SqliteStorage(path)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
-    clock = Clock(hub)
-    peer = started(hub, clock)
-    table = hub.tables[peer.table_id]
+    storage, hub, peer, table = game_on(path)
     rng = random.Random(6)
     for _ in range(3):
         peer.play_turn(rng)
@@ -322,7 +276,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     """A version 2 database: the whole state is in the head row. The restored table's first save
     writes it whole again (in parts), so its turns are never doubled, and it restores again."""
     key = Ed25519PrivateKey.generate()
-    first = Hub(storage=SqliteStorage(":memory:"), key=key, wall_ms=lambda: 1_700_000_000_000)
+    first = hub_on(SqliteStorage(":memory:"), key)
     clock = Clock(first)
     peer = started(first, clock, "keeper")
     rng = random.Random(7)
@@ -333,7 +287,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     make_v2_database(path, {table.table_id: dump(table)})
 
     storage = SqliteStorage(path)
-    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage, key)
     clock2 = Clock(hub, now=5.0)
     assert hub.restore(clock2.now) == 1
     again = hub.tables[peer.table_id]
@@ -346,7 +300,7 @@ def test_a_table_restored_from_a_whole_state_goes_on_in_parts(tmp_path: Path) ->
     assert heads(path)[again.table_id] != dump(table), "the head alone, not the whole state"
     assert loaded(hub, storage) == [table_state(again)]
 
-    third = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    third = hub_on(storage, key)
     assert third.restore(clock2.now) == 1
     assert table_state(third.tables[again.table_id]) == table_state(again)
     clock2.advance(61)  # a second miss: a bot plays for them, to the end

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 
 from processes import ServerProcess
-from server_helpers import card_settings, play
+from server_helpers import card_settings
+from socket_helpers import play
 
 from sushigo.client.checks import GameChecks
 from sushigo.client.connection import Client

@@ -11,7 +11,6 @@ left half written."""
 from __future__ import annotations
 
 import logging
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from smalldisk import SmallDisk
+from sqlite_files import assert_intact
 
 from sushigo.server.keys import KeyFileError, load_or_create_server_key
 from sushigo.server.storage.contract import Fault, PlayerResult, StorageError
@@ -103,11 +103,7 @@ def test_a_full_disk_holds_the_writes_until_there_is_room(
             assert record is not None and record.record == b"record-a"
         finally:
             again.close()
-        check = sqlite3.connect(db)
-        try:
-            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        finally:
-            check.close()
+        assert_intact(db)
 
 
 @pytest.mark.as_root

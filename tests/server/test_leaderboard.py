@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import running_server
+from socket_helpers import running_server
 
 from sushigo.client.connection import ServerError
 from sushigo.protocol import ErrorCode

@@ -12,19 +12,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import (
     Peer,
-    RawPeer,
-    Running,
-    background_game,
     card_settings,
     check_ended,
-    errors_of,
     hello,
     hub_game,
+    logged_in,
     make_hub,
     raw_frame,
-    refusal,
-    running_server,
 )
+from socket_helpers import RawPeer, Running, background_game, errors_of, refusal, running_server
 
 from sushigo.client.connection import ConnectError
 from sushigo.engine import GameOptions
@@ -64,8 +60,7 @@ def test_a_frame_trickled_in_a_byte_a_second_is_dropped_at_its_deadline() -> Non
     hub, clock = make_hub()
     game = hub_game(hub, clock)
     rng = random.Random(3)
-    slow = Peer(hub, clock, address="10.7.7.7")
-    slow.login("slow")
+    slow = logged_in(hub, clock, "slow", address="10.7.7.7")
     slow.send_bytes((16_000).to_bytes(4, "big"))  # a frame of 16,000 bytes is coming...
     seconds = 0
     while not slow.transport.closed:  # ...a byte a second: never silent for the dead-peer time
@@ -85,8 +80,7 @@ def test_a_frame_trickled_in_a_byte_a_second_is_dropped_at_its_deadline() -> Non
 
 def test_frames_that_each_arrive_in_time_are_fine_however_long_it_all_takes() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("patient")
+    peer = logged_in(hub, clock, "patient")
     clock.alive.append(peer)
     for nonce in range(6):  # six pings, each in two halves 6 s apart: 36 s in all
         frame = raw_frame(Ping(ref=peer.ref(), nonce=nonce))
@@ -200,8 +194,7 @@ async def test_the_server_keeps_so_many_tables_in_all() -> None:
 
 def test_a_table_nobody_is_connected_to_closes_after_the_abandon_time() -> None:
     hub, clock = make_hub()
-    host = Peer(hub, clock)
-    host.login("gone")
+    host = logged_in(hub, clock, "gone")
     table_id = host.create(card_settings(4)).table.table_id
     session = host.conn.session
     assert session is not None
@@ -224,11 +217,9 @@ def test_a_table_nobody_is_connected_to_closes_after_the_abandon_time() -> None:
 
 def test_a_table_is_kept_while_someone_is_connected_or_comes_back_in_time() -> None:
     hub, clock = make_hub()
-    host = Peer(hub, clock)
-    host.login("host")
+    host = logged_in(hub, clock, "host")
     table_id = host.create(card_settings(3)).table.table_id
-    watcher = Peer(hub, clock, address="10.0.0.9")
-    watcher.login("watcher")
+    watcher = logged_in(hub, clock, "watcher", address="10.0.0.9")
     watcher.send(Spectate(ref=watcher.ref(), table_id=table_id))
     clock.alive.append(watcher)
     hub.lost(host.conn, clock.now)
@@ -252,12 +243,10 @@ def test_a_flood_of_deserted_tables_from_one_address_keeps_only_so_many() -> Non
     cap = hub.config.deserted_per_address
     made = []
     for i in range(cap + 10):
-        peer = Peer(hub, clock, address="10.66.0.1")
-        peer.login(f"flood {i}")
+        peer = logged_in(hub, clock, f"flood {i}", address="10.66.0.1")
         made.append(peer.create(card_settings(5)).table.table_id)
         hub.lost(peer.conn, clock.now)
-    elsewhere = Peer(hub, clock, address="10.1.2.3")
-    elsewhere.login("elsewhere")
+    elsewhere = logged_in(hub, clock, "elsewhere", address="10.1.2.3")
     kept_elsewhere = elsewhere.create(card_settings(5)).table.table_id
     hub.lost(elsewhere.conn, clock.now)
     assert [t for t in made if t in hub.tables] == made[-cap:]  # the newest, the rest closed
@@ -265,8 +254,7 @@ def test_a_flood_of_deserted_tables_from_one_address_keeps_only_so_many() -> Non
     # A table with someone connected is never one of them, however many an address has.
     live = []
     for i in range(cap + 5):
-        peer = Peer(hub, clock, address="10.66.0.1")
-        peer.login(f"live {i}")
+        peer = logged_in(hub, clock, f"live {i}", address="10.66.0.1")
         live.append(peer.create(card_settings(2)).table.table_id)
     assert all(t in hub.tables for t in live)
 
@@ -341,14 +329,12 @@ async def test_a_list_request_over_the_page_size_is_refused(running: Running) ->
 
 def test_sessions_kept_away_are_capped_lobby_ones_first() -> None:
     hub, clock = make_hub(HubConfig(max_away_sessions=3))
-    seated = Peer(hub, clock)
-    seated.login("seated")
+    seated = logged_in(hub, clock, "seated")
     seated.create(card_settings(3))
     hub.lost(seated.conn, clock.now)
     idle = []
     for i in range(3):
-        peer = Peer(hub, clock)
-        peer.login(f"idle {i}")
+        peer = logged_in(hub, clock, f"idle {i}")
         hub.lost(peer.conn, clock.now)
         idle.append(peer)
     assert hub.limits.away == 3
@@ -374,19 +360,16 @@ def test_idle_sessions_kept_away_are_capped_per_address_seated_ones_are_not() ->
     hub, clock = make_hub(HubConfig(idle_away_per_address=5))
     seated = []
     for i in range(8):
-        peer = Peer(hub, clock, address="10.8.8.8")
-        peer.login(f"seated {i}")
+        peer = logged_in(hub, clock, f"seated {i}", address="10.8.8.8")
         peer.create(card_settings(2))
         hub.lost(peer.conn, clock.now)
         seated.append(peer.conn.session)
     idle = []
     for i in range(9):
-        peer = Peer(hub, clock, address="10.8.8.8")
-        peer.login(f"idle {i}")
+        peer = logged_in(hub, clock, f"idle {i}", address="10.8.8.8")
         hub.lost(peer.conn, clock.now)
         idle.append(peer.conn.session)
-    other = Peer(hub, clock, address="10.9.9.1")
-    other.login("elsewhere")
+    other = logged_in(hub, clock, "elsewhere", address="10.9.9.1")
     hub.lost(other.conn, clock.now)
     kept = set(hub.sessions.values())
     assert all(s in kept for s in seated)  # a seat waits for its player
@@ -398,8 +381,7 @@ def test_a_sessions_replay_log_is_bounded_and_dropped_in_the_lobby() -> None:
     hub, clock = make_hub(HubConfig(messages_per_second=10_000, message_burst=10_000))
     for _ in range(100):
         hub.lobby.open_table(card_settings(5), None)
-    peer = Peer(hub, clock)
-    peer.login("lister")
+    peer = logged_in(hub, clock, "lister")
     for _ in range(60):
         peer.send(ListTables(ref=peer.ref(), limit=MAX_PAGE))
     pages = [m for m in peer.drain() if isinstance(m, TableList)]
@@ -454,8 +436,7 @@ def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
         HubConfig(messages_per_second=10_000, message_burst=10_000, connect_burst_per_address=1e4)
     )
     for i in range(300):  # tables made and left, then long lists asked for and left
-        peer = Peer(hub, clock, address="10.66.0.1")
-        peer.login(f"flood {i}")
+        peer = logged_in(hub, clock, f"flood {i}", address="10.66.0.1")
         peer.create(card_settings(5))
         if i % 5 == 0:
             for _ in range(20):
@@ -483,8 +464,7 @@ def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
 
 def test_tournaments_are_capped_per_address_and_forget_the_watchers_who_left() -> None:
     hub, clock = make_hub(HubConfig(tournaments_per_address=2, resume_seconds=10))
-    maker = Peer(hub, clock, address="10.5.5.5")
-    maker.login("organiser")
+    maker = logged_in(hub, clock, "organiser", address="10.5.5.5")
     for name in ("cup one", "cup two", "cup three"):
         settings = TournamentSettings(name=name, kind="sushi-go", players=2)
         maker.send(CreateTournament(ref=maker.ref(), settings=settings))
@@ -494,13 +474,11 @@ def test_tournaments_are_capped_per_address_and_forget_the_watchers_who_left() -
         "cup two",
     ]
     assert errors_of(replies) == [ErrorCode.LIMIT_REACHED]
-    elsewhere = Peer(hub, clock, address="10.5.5.6")
-    elsewhere.login("other organiser")
+    elsewhere = logged_in(hub, clock, "other organiser", address="10.5.5.6")
     settings = TournamentSettings(name="cup three", kind="sushi-go", players=2)
     elsewhere.send(CreateTournament(ref=elsewhere.ref(), settings=settings))
     assert elsewhere.expect(TournamentUpdate).tournament.settings.name == "cup three"
-    watcher = Peer(hub, clock, address="10.5.5.7")
-    watcher.login("watcher")
+    watcher = logged_in(hub, clock, "watcher", address="10.5.5.7")
     watcher.send(WatchTournament(ref=watcher.ref(), name="cup one"))
     watcher.expect(TournamentUpdate)
     session = watcher.conn.session

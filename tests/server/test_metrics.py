@@ -18,13 +18,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import http_get
 from prometheus_client.parser import text_string_to_metric_families
-from server_helpers import (
-    Running,
-    background_game,
-    card_settings,
-    expected_turns,
-    running_server,
-)
+from server_helpers import card_settings, expected_turns
+from socket_helpers import Running, background_game, running_server
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import CURRENT_VERSION, AdminBan, AdminDrain, ChatMessage

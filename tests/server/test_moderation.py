@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from admin_helpers import ADMIN_ID, ADMIN_KEY, START_MS, admin, admin_hub, ask, keyed, pid
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import FakeTransport, Peer, RawPeer, card_settings, hello, running_server
+from server_helpers import FakeTransport, Peer, card_settings, hello, logged_in
+from socket_helpers import RawPeer, running_server
 
 from sushigo.client.connection import ConnectionLost, ServerError
 from sushigo.protocol import (
@@ -139,10 +140,8 @@ def test_a_banned_identity_is_told_at_once_refused_at_login_and_let_back_in_once
 def test_an_address_range_is_refused_at_connect_ipv4_and_ipv6_until_it_expires() -> None:
     hub, clock, wall = admin_hub()
     root = admin(hub, clock)
-    inside = Peer(hub, clock, address="203.0.113.50")
-    inside.login("ann")
-    six = Peer(hub, clock, address="2001:db8::1")
-    six.login("bob")
+    inside = logged_in(hub, clock, "ann", address="203.0.113.50")
+    six = logged_in(hub, clock, "bob", address="2001:db8::1")
     assert ask(root, AdminBan(target="203.0.113.0/24", reason="flood", seconds=60)).count == 1
     assert ask(root, AdminBan(target="2001:db8::/32")).count == 1
     assert inside.expect(Error).code == ErrorCode.BANNED and inside.transport.closed
@@ -218,10 +217,8 @@ def test_bans_and_mutes_outlast_a_restart(
 def test_a_muted_player_s_chat_is_refused_saying_why_and_others_chat_on() -> None:
     hub, clock, _ = admin_hub()
     root = admin(hub, clock)
-    ann = Peer(hub, clock)
-    ann.login("ann")
-    bob = Peer(hub, clock)
-    bob.login("bob")
+    ann = logged_in(hub, clock, "ann")
+    bob = logged_in(hub, clock, "bob")
     ann_id = ann.conn.session.player_id
     assert ask(root, AdminMute(target=ann_id, reason="spam", seconds=600)).count == 1
     sessions = ask(root, AdminSessions()).sessions
@@ -243,8 +240,7 @@ def test_a_muted_player_s_chat_is_refused_saying_why_and_others_chat_on() -> Non
 
 def test_chat_length_is_the_server_s_to_bound() -> None:
     hub, clock, _ = admin_hub(config=HubConfig(chat_max_chars=10))
-    ann = Peer(hub, clock)
-    ann.login("ann")
+    ann = logged_in(hub, clock, "ann")
     refusal = say(ann, "x" * 11)
     assert refusal.code == ErrorCode.OUT_OF_RANGE and "10 characters" in refusal.message
     ann.send(Chat(ref=ann.ref(), text=" " + "x" * 10 + " "))  # counted once trimmed
@@ -253,8 +249,7 @@ def test_chat_length_is_the_server_s_to_bound() -> None:
 
 def test_chat_is_rate_limited_per_connection() -> None:
     hub, clock, _ = admin_hub()
-    ann = Peer(hub, clock)
-    ann.login("ann")
+    ann = logged_in(hub, clock, "ann")
     burst = int(HubConfig().chat_burst)
     answers = [say(ann, f"m{n}") for n in range(burst + 1)]
     assert [type(a).__name__ for a in answers] == ["ChatMessage"] * burst + ["Error"]

@@ -8,19 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import (
-    Peer,
-    RawPeer,
-    Running,
-    abort,
-    card_settings,
-    dropped,
-    hello,
-    make_hub,
-    raw_frame,
-    refusal,
-    running_server,
-)
+from server_helpers import Peer, card_settings, hello, logged_in, make_hub, raw_frame
+from socket_helpers import RawPeer, Running, abort, dropped, refusal, running_server
 
 from sushigo.client.connection import Client
 from sushigo.protocol import (
@@ -119,12 +108,11 @@ async def test_a_connected_guests_name_is_taken_in_every_form(running: Running) 
 
 def test_a_name_is_free_again_when_its_player_quits_from_the_lobby() -> None:
     hub, clock = make_hub()
-    first = Peer(hub, clock)
-    first.login("carol")
+    first = logged_in(hub, clock, "carol")
     hub.lost(first.conn, clock.now)  # its session waits for a resume, but it holds no seat
     again = Peer(hub, clock)
-    logged_in = again.login("Carol")
-    assert logged_in.name == "Carol" and logged_in.player_id != first.conn.session.player_id  # type: ignore[union-attr]
+    reply = again.login("Carol")
+    assert reply.name == "Carol" and reply.player_id != first.conn.session.player_id  # type: ignore[union-attr]
 
 
 async def test_a_seated_player_who_is_away_keeps_the_name_its_seat_shows(
@@ -142,8 +130,7 @@ async def test_a_seated_player_who_is_away_keeps_the_name_its_seat_shows(
 
 def test_a_name_held_by_an_away_seat_is_released_when_the_session_ends() -> None:
     hub, clock = make_hub(HubConfig(resume_seconds=60, abandon_seconds=600))
-    erin = Peer(hub, clock)
-    erin.login("erin")
+    erin = logged_in(hub, clock, "erin")
     erin.create(card_settings(3))
     hub.lost(erin.conn, clock.now)
     assert hub.names.holder("ERIN") == erin.conn.session.player_id  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from processes import server_process
-from server_helpers import refusal
+from socket_helpers import refusal
 
 from sushigo.client.connection import Client
 from sushigo.protocol import ErrorCode

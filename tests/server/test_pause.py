@@ -11,13 +11,14 @@ from roll_server_helpers import RollPeer, roll_settings
 from server_helpers import (
     Clock,
     Peer,
-    errors_of,
     hello,
+    logged_in,
     make_hub,
     table_with_bots,
     three_seats,
     two_player_cup,
 )
+from socket_helpers import errors_of
 
 from sushigo.engine.games.sushi_roll import Take
 from sushigo.protocol import (
@@ -189,8 +190,7 @@ def test_a_spectator_sees_the_pause() -> None:
     hub, clock = make_hub()
     ann, _ = _alone_with_bots(hub, clock)
     clock.advance(10 * MISSES_BEFORE_BOT)
-    watcher = Peer(hub, clock)
-    watcher.login("watcher")
+    watcher = logged_in(hub, clock, "watcher")
     watcher.send(Spectate(ref=watcher.ref(), table_id=ann.table_id))
     spectating = watcher.expect(Spectating)
     assert spectating.table.seats[0].away and not spectating.table.seats[0].bot

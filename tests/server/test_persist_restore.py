@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer, check_ended, hello, make_hub, table_with_bots
+from server_helpers import Clock, Peer, check_ended, hello, hub_on, make_hub, table_with_bots
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
@@ -20,7 +20,6 @@ from sushigo.protocol import (
     Welcome,
     encode_message,
 )
-from sushigo.server.hub.core import Hub
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 from sushigo.server.tables.persist import dump, load
 
@@ -28,7 +27,7 @@ from sushigo.server.tables.persist import dump, load
 def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
     storage = SqliteStorage(":memory:")
     key = Ed25519PrivateKey.generate()
-    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage, key)
     clock = Clock(hub)
     peer = table_with_bots(
         hub,
@@ -45,7 +44,7 @@ def test_restart_restores_the_game_and_the_token_resumes_it() -> None:
     assert start.round == 2
 
     # The process dies: a new hub on the same database.
-    again = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    again = hub_on(storage, key)
     clock2 = Clock(again, now=5.0)
     assert again.restore(clock2.now) == 1
     table = again.tables[peer.table_id]
@@ -100,7 +99,7 @@ def test_a_restored_game_of_another_nodes_tournament_ends_as_there() -> None:
     home (a cluster's node; nowhere for a lone server) and the table closes."""
     storage = SqliteStorage(":memory:")
     key = Ed25519PrivateKey.generate()
-    hub = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage, key)
     clock = Clock(hub)
     settings = TableSettings(kind="sushi-go", players=2, turn_seconds=60)
     peer = table_with_bots(hub, clock, "keeper", settings, "random", start=False)
@@ -111,7 +110,7 @@ def test_a_restored_game_of_another_nodes_tournament_ends_as_there() -> None:
     peer.play_turn(rng)
     start = [m for m in peer.drain() if isinstance(m, TurnStart)][-1]
 
-    again = Hub(storage=storage, key=key, wall_ms=lambda: 1_700_000_000_000)
+    again = hub_on(storage, key)
     clock2 = Clock(again, now=5.0)
     assert again.restore(clock2.now) == 1
     assert again.desk.visiting == {peer.table_id: "far cup"}

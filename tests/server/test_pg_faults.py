@@ -13,24 +13,18 @@ import asyncio
 import logging
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import asyncpg
 import pytest
-from pgcluster import PgCluster, free_port
+from pg_fault_helpers import finish_once_back, stored_and_verified, watched_server
+from pgcluster import PgCluster, free_port, own_postgresql
 from processes import http_get
-from server_helpers import (
-    card_settings,
-    finish,
-    refusal,
-    turns,
-    two_at_a_game,
-    watched_server,
-)
+from server_helpers import card_settings
+from socket_helpers import refusal, turns, two_at_a_game
 
 from sushigo.client.connection import Client
-from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
+from sushigo.protocol import ErrorCode
 from sushigo.server.storage.contract import StorageError
 from sushigo.server.storage.postgres.schema import SCHEMA_VERSION
 from sushigo.server.storage.postgres.storage import PgStorage
@@ -110,77 +104,49 @@ def test_a_bad_url_is_one_line_too(tmp_path: Path) -> None:
 async def test_postgresql_stopped_mid_game_then_back_loses_no_turn(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    # A directory of its own, not under pytest's: every pytest run that starts makes its base
-    # folder private again (mode 0700), which would lock PostgreSQL's own user out of it.
-    with tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp:
-        cluster = PgCluster(Path(tmp) / "pg")
-        await asyncio.to_thread(cluster.start)
-        try:
-            url = await asyncio.to_thread(cluster.new_database)
-            await _play_through_an_outage(cluster, url, caplog)
-        finally:
-            await asyncio.to_thread(cluster.stop)
-
-
-async def _play_through_an_outage(
-    cluster: PgCluster, url: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    storage = PgStorage(url, exclusive=True, write_behind=True)
-    storage.backoff_max = 0.2
     caplog.set_level(logging.INFO, logger="sushigo.server")
-    async with watched_server(storage) as (port, metrics_port):
-        assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
-        players = await two_at_a_game(port)
-        await turns(players, 3)  # three turns saved as usual
-        assert not storage.failing
+    async with own_postgresql() as (cluster, url):
+        async with watched_server(url) as (storage, port, metrics_port):
+            assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
+            players = await two_at_a_game(port)
+            await turns(players, 3)  # three turns saved as usual
+            assert not storage.failing
 
-        await asyncio.to_thread(cluster.stop)
-        await turns(players, 4)  # the game goes on in memory
-        assert storage.failing
-        assert storage.durable < storage.mark  # held, or being tried
-        not_ready = (503, "not ready: the database is unreachable\n")
-        assert await http_get("127.0.0.1", metrics_port, "/readyz") == not_ready
-        _, text = await http_get("127.0.0.1", metrics_port, "/metrics")
-        assert "\nsushigo_storage_failing 1.0\n" in text
-        assert '\nsushigo_storage_fault{kind="unreachable"} 1.0\n' in text
-        late = await Client.connect("127.0.0.1", port, name="late")
-        refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
-        assert refused.code is ErrorCode.INTERNAL_ERROR
-        assert "database is unreachable" in str(refused)
+            await asyncio.to_thread(cluster.stop)
+            await turns(players, 4)  # the game goes on in memory
+            assert storage.failing
+            assert storage.durable < storage.mark  # held, or being tried
+            not_ready = (503, "not ready: the database is unreachable\n")
+            assert await http_get("127.0.0.1", metrics_port, "/readyz") == not_ready
+            _, text = await http_get("127.0.0.1", metrics_port, "/metrics")
+            assert "\nsushigo_storage_failing 1.0\n" in text
+            assert '\nsushigo_storage_fault{kind="unreachable"} 1.0\n' in text
+            late = await Client.connect("127.0.0.1", port, name="late")
+            refused = await refusal(late.create_table(card_settings(2, turn_seconds=60)))
+            assert refused.code is ErrorCode.INTERNAL_ERROR
+            assert "database is unreachable" in str(refused)
 
-        await asyncio.to_thread(cluster.start)
-        await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
-        assert not storage.failing
-        with PgStorage(url) as look:  # the seven turns played so far are all there
-            assert look.count_rows(["tables_in_progress", "table_turns"]) == {
-                "tables_in_progress": 1,
-                "table_turns": 7,
-            }
-        played = await finish(players)
-        await asyncio.to_thread(storage.flush, wait=True)
-        await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
-        assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
-        for c in [*players, late]:
-            await c.close()
+            await asyncio.to_thread(cluster.start)
+            await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
+            assert not storage.failing
+            with PgStorage(url) as look:  # the seven turns played so far are all there
+                assert look.count_rows(["tables_in_progress", "table_turns"]) == {
+                    "tables_in_progress": 1,
+                    "table_turns": 7,
+                }
+            played = await finish_once_back(storage, players, late, metrics_port)
 
-    outage = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(outage) == 2, outage  # one line when it went away, one when it came back
-    assert outage[0].startswith(f"cannot save to {storage.path} (the database is unreachable): ")
-    assert "retrying until it is back" in outage[0]
-    assert outage[1].startswith(f"saving to {storage.path} works again after ")
-    ended = played[0].ended
-    for c, p in zip(players, played, strict=True):
-        assert not p.errors
-        assert c.fairness.final == "verified", c.fairness.failures
-    with PgStorage(url) as again:
-        assert again.load_tables() == []
-        (summary,) = again.list_records()
-        stored = again.get_record(summary.game_id)
-    assert stored is not None
-    assert stored.record == ended.record.record
-    record = verify_signed_record(ended.record, players[0].server_key)
-    assert verify_record(record).ok
-    assert len(record.steps) == 30  # every turn, those played while PostgreSQL was away too
+        outage = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(outage) == 2, outage  # one line when it went away, one when it came back
+        assert outage[0].startswith(
+            f"cannot save to {storage.path} (the database is unreachable): "
+        )
+        assert "retrying until it is back" in outage[0]
+        assert outage[1].startswith(f"saving to {storage.path} works again after ")
+        record = stored_and_verified(url, players, played)
+        assert len(record.steps) == 30  # every turn, those played while PostgreSQL was away too
+        with PgStorage(url) as again:
+            assert again.load_tables() == []
 
 
 async def test_the_password_is_never_logged(pg_url: str) -> None:

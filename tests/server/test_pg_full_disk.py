@@ -12,22 +12,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from pgcluster import PgCluster
+from pg_fault_helpers import finish_once_back, stored_and_verified, watched_server
+from pgcluster import running_cluster
 from processes import http_get
-from server_helpers import (
-    card_settings,
-    finish,
-    refusal,
-    turns,
-    two_at_a_game,
-    watched_server,
-)
+from server_helpers import card_settings
 from smalldisk import SmallDisk
+from socket_helpers import refusal, turns, two_at_a_game
 
 from sushigo.client.connection import Client
-from sushigo.protocol import ErrorCode, verify_record, verify_signed_record
+from sushigo.protocol import ErrorCode
 from sushigo.server.storage.contract import Fault
-from sushigo.server.storage.postgres.storage import PgStorage
 
 FULL = "the database's disk is full"
 
@@ -41,22 +35,15 @@ async def test_postgresql_s_disk_fills_mid_game_then_has_room_again(
         tempfile.TemporaryDirectory(prefix="sushigo-pg-") as tmp,
         SmallDisk(Path(tmp) / "disk", 64 * 1024 * 1024) as disk,
     ):
-        cluster = PgCluster(disk.path / "pg")
-        await asyncio.to_thread(cluster.start)
-        try:
-            url = await asyncio.to_thread(cluster.new_database)
+        async with running_cluster(disk.path / "pg") as (_, url):
             await _play_while_the_disk_fills(disk, url, caplog)
-        finally:
-            await asyncio.to_thread(cluster.stop)
 
 
 async def _play_while_the_disk_fills(
     disk: SmallDisk, url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    storage = PgStorage(url, exclusive=True, write_behind=True)
-    storage.backoff_max = 0.2
     caplog.set_level(logging.WARNING, logger="sushigo.server")
-    async with watched_server(storage) as (port, metrics_port):
+    async with watched_server(url) as (storage, port, metrics_port):
         players = await two_at_a_game(port)
         await asyncio.to_thread(storage.flush, wait=True)
 
@@ -82,25 +69,11 @@ async def _play_while_the_disk_fills(
         disk.free()
         await asyncio.to_thread(storage.flush, wait=True)  # or wait for the next retry
         assert not storage.failing
-        ended = await finish(players)
-        await asyncio.to_thread(storage.flush, wait=True)
-        await late.create_table(card_settings(2, turn_seconds=60))  # new tables again
-        assert await http_get("127.0.0.1", metrics_port, "/readyz") == (200, "ready\n")
-        for c in [*players, late]:
-            await c.close()
+        ended = await finish_once_back(storage, players, late, metrics_port)
 
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(said) == 2, said
     assert said[0].startswith(f"cannot save to {storage.path} ({FULL}): could not extend file")
     assert said[1].startswith(f"saving to {storage.path} works again after ")
-    for c, p in zip(players, ended, strict=True):
-        assert not p.errors
-        assert c.fairness.final == "verified", c.fairness.failures
-    signed = ended[0].ended.record
-    record = verify_signed_record(signed, players[0].server_key)
-    assert verify_record(record).ok
+    record = stored_and_verified(url, players, ended)
     assert len(record.steps) == 30  # every turn, those played while the disk was full too
-    with PgStorage(url) as again:
-        (summary,) = again.list_records()
-        stored = again.get_record(summary.game_id)
-    assert stored is not None and stored.record == signed.record

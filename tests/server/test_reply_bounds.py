@@ -13,7 +13,7 @@ from typing import Any
 import msgpack
 import pytest
 from admin_helpers import admin, admin_hub, ask
-from server_helpers import Clock, Peer, card_settings, make_hub, table_with_bots
+from server_helpers import Clock, Peer, card_settings, logged_in, make_hub, table_with_bots
 
 from sushigo.protocol import (
     SERVER_LIMITS,
@@ -274,8 +274,7 @@ def test_a_table_list_page_stays_under_64_kib_whatever_the_names() -> None:
         HubConfig(tables_per_player=2, messages_per_second=1e6, message_burst=1e6)
     )
     long_named(hub, clock, 100)
-    lister = Peer(hub, clock, address="10.9.9.9")
-    lister.login("lister")
+    lister = logged_in(hub, clock, "lister", address="10.9.9.9")
     seen: list[str] = []
     offset = 0
     while True:
@@ -295,11 +294,9 @@ def test_a_table_list_page_stays_under_64_kib_whatever_the_names() -> None:
 
 def test_a_table_list_page_is_built_once_and_shows_a_change_at_once() -> None:
     hub, clock = make_hub(HubConfig(messages_per_second=1e6, message_burst=1e6))
-    host = Peer(hub, clock)
-    host.login("host")
+    host = logged_in(hub, clock, "host")
     table_id = host.create(card_settings(3)).table.table_id
-    lister = Peer(hub, clock, address="10.9.9.9")
-    lister.login("lister")
+    lister = logged_in(hub, clock, "lister", address="10.9.9.9")
     lister.send(ListTables(ref=lister.ref()))
     lister.expect(TableList)
     pages = hub.lobby.pages
@@ -307,8 +304,7 @@ def test_a_table_list_page_is_built_once_and_shows_a_change_at_once() -> None:
     lister.send(ListTables(ref=lister.ref()))
     lister.expect(TableList)
     assert pages.page(hub.tables, None, None, 0, 50, clock.now) is built  # not built again
-    guest = Peer(hub, clock, address="10.0.0.2")
-    guest.login("guest")
+    guest = logged_in(hub, clock, "guest", address="10.0.0.2")
     guest.send(_join(guest, table_id))
     lister.send(ListTables(ref=lister.ref()))
     changed = lister.expect(TableList)
@@ -317,8 +313,7 @@ def test_a_table_list_page_is_built_once_and_shows_a_change_at_once() -> None:
 
 def test_duplicate_variants_are_refused_not_echoed() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("twice")
+    peer = logged_in(hub, clock, "twice")
     settings = TableSettings(kind="sushi-go", players=2, variants=("soy_sauce",) * 16)
     peer.send(CreateTable(ref=5, settings=settings))
     refused = peer.expect(Error)
@@ -391,8 +386,7 @@ def test_a_games_frames_are_within_their_bound(kind: str) -> None:
     variants = ("soy_sauce",) if kind == "sushi-go" else ()
     settings = TableSettings(kind=kind, players=5, variants=variants, turn_seconds=5)
     host = table_with_bots(hub, clock, "host", settings, *["random"] * 4, start=False)
-    watcher = Peer(hub, clock, address="10.0.0.2")
-    watcher.login("watcher")
+    watcher = logged_in(hub, clock, "watcher", address="10.0.0.2")
     sizes: Counter[str] = Counter()
     write = watcher.transport.write
 

@@ -9,7 +9,8 @@ import random
 
 import pytest
 from roll_server_helpers import RollPeer, mover_of, play_out, roll_settings, seated
-from server_helpers import Peer, errors_of, make_hub, raw_frame, table_with_bots
+from server_helpers import logged_in, make_hub, raw_frame, table_with_bots
+from socket_helpers import errors_of
 
 from sushigo.engine.games.sushi_roll import Reroll, RollAction, Swap, Take
 from sushigo.protocol import (
@@ -50,14 +51,12 @@ def test_roll_tables_are_created_listed_joined_and_watched() -> None:
     host.login("host")
     roll_ids = []
     for players in (2, 3, 4, 5):
-        other = Peer(hub, clock)
-        other.login(f"maker{players}")
+        other = logged_in(hub, clock, f"maker{players}")
         joined = other.create(roll_settings(players))
         assert joined.table.settings.kind == "sushi-roll"
         assert len(joined.table.seats) == players
         roll_ids.append(joined.table.table_id)
-    card = Peer(hub, clock)
-    card.login("card")
+    card = logged_in(hub, clock, "card")
     card_id = card.create(TableSettings(kind="sushi-go", players=3)).table.table_id
 
     host.send(ListTables(ref=host.ref(), kind="sushi-roll"))
@@ -71,8 +70,7 @@ def test_roll_tables_are_created_listed_joined_and_watched() -> None:
     host.send(JoinTable(ref=host.ref(), table_id=roll_ids[0]))
     joined = host.joined(host.expect(TableJoined))
     assert joined.seat == 1 and joined.table.settings.kind == "sushi-roll"
-    watcher = Peer(hub, clock)
-    watcher.login("watcher")
+    watcher = logged_in(hub, clock, "watcher")
     watcher.send(Spectate(ref=watcher.ref(), table_id=roll_ids[1]))
     assert watcher.expect(Spectating).table.settings.kind == "sushi-roll"
 
@@ -83,8 +81,7 @@ def test_roll_tables_are_created_listed_joined_and_watched() -> None:
 )
 def test_card_variants_on_a_roll_table_are_bad_settings(variant: str) -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("variant")
+    peer = logged_in(hub, clock, "variant")
     settings = TableSettings(kind="sushi-roll", players=2, variants=(variant,))
     peer.send(CreateTable(ref=peer.ref(), settings=settings))
     (error,) = [m for m in peer.drain() if isinstance(m, Error)]
@@ -124,8 +121,7 @@ def test_roll_bots_are_the_builtin_names_only() -> None:
 
 def test_quick_match_fills_a_roll_table_and_the_game_starts() -> None:
     hub, clock = make_hub()
-    card = Peer(hub, clock)
-    card.login("card")
+    card = logged_in(hub, clock, "card")
     card.send(QuickMatch(ref=card.ref(), kind="sushi-go", players=2))
     card.expect(TableJoined)
     peers = [RollPeer(hub, clock, address=f"10.0.2.{i}") for i in range(2)]

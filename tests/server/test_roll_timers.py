@@ -9,7 +9,8 @@ import random
 from collections.abc import Iterable
 
 from roll_server_helpers import RollPeer, mover_of, play_out, resume, seated
-from server_helpers import Clock, errors_of, make_hub
+from server_helpers import Clock, make_hub
+from socket_helpers import errors_of
 
 from sushigo.engine.games.sushi_roll import Reroll, RollGame, Take
 from sushigo.protocol import (

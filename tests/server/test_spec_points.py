@@ -8,18 +8,15 @@ import random
 
 import pytest
 from server_helpers import (
-    Peer,
-    RawPeer,
-    Running,
     card_settings,
-    errors_of,
     expected_turns,
     hello,
+    logged_in,
     make_hub,
-    play,
     raw_frame,
     table_with_bots,
 )
+from socket_helpers import RawPeer, Running, errors_of, play
 
 from sushigo.client.bot import GameResult
 from sushigo.client.checks import GameChecks
@@ -67,6 +64,17 @@ async def host_and_guest(running: Running, players: int) -> tuple[RawPeer, RawPe
     return host, guest
 
 
+async def host_seeded(running: Running) -> tuple[RawPeer, RawPeer]:
+    """`host_and_guest` at a two-seat table whose game is starting, the host's seed in and the
+    guest's not (the server waits for it)."""
+    a, b = await host_and_guest(running, 2)
+    a.send(StartGame(ref=a.ref()))
+    await a.expect(GameStarting)
+    await b.expect(GameStarting)
+    a.send(Seed(ref=a.ref(), seed=new_seed()))
+    return a, b
+
+
 async def test_add_bot_is_answered_by_a_table_update_with_its_ref(running: Running) -> None:
     host, guest = await host_and_guest(running, 3)
     host.send(AddBot(ref=77, strategy="random"))
@@ -111,11 +119,7 @@ async def test_anything_but_hello_first_is_handshake_required(
 
 
 async def test_a_repeated_seed_or_commit_is_already_done(running: Running) -> None:
-    a, b = await host_and_guest(running, 2)
-    a.send(StartGame(ref=a.ref()))
-    await a.expect(GameStarting)
-    await b.expect(GameStarting)
-    a.send(Seed(ref=a.ref(), seed=new_seed()))
+    a, b = await host_seeded(running)
     a.send_raw(raw_frame(Seed(ref=31, seed=new_seed())))  # B has not seeded: A waits, seeded
     assert (await a.expect_error(ErrorCode.ALREADY_DONE)).ref == 31
     b.send(Seed(ref=b.ref(), seed=new_seed()))
@@ -198,8 +202,7 @@ def test_seat_info_tells_empty_bot_and_stand_in_seats_apart() -> None:
     assert (mine.player_id, mine.bot) == (host.conn.session.player_id, False)  # type: ignore[union-attr]
     assert (bot.player_id, bot.bot, bot.name) == (None, True, "random-bot-1")
     assert (empty.player_id, empty.bot, empty.name) == (None, False, None)
-    guest = Peer(hub, clock)
-    guest.login("stand in")
+    guest = logged_in(hub, clock, "stand in")
     guest.send(JoinTable(ref=guest.ref(), table_id=host.table_id))
     guest.expect(TableJoined)
     host.start()
@@ -261,11 +264,7 @@ async def test_a_guest_name_empty_or_too_long_is_invalid_name(running: Running, 
 
 
 async def test_already_done_and_out_of_phase_read_apart(running: Running) -> None:
-    a, b = await host_and_guest(running, 2)
-    a.send(StartGame(ref=a.ref()))
-    await a.expect(GameStarting)
-    await b.expect(GameStarting)
-    a.send(Seed(ref=a.ref(), seed=new_seed()))
+    a, b = await host_seeded(running)
     a.send_raw(raw_frame(Seed(ref=41, seed=new_seed())))
     done = await a.expect_error(ErrorCode.ALREADY_DONE)
     assert "seed is in already" in done.message and "wait for game_started" in done.message

@@ -10,11 +10,12 @@ from server_helpers import (
     FakeTransport,
     Peer,
     card_settings,
-    errors_of,
     expected_turns,
+    logged_in,
     make_hub,
     raw_frame,
 )
+from socket_helpers import errors_of
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
@@ -69,8 +70,7 @@ def test_a_game_counts_its_turns_their_latency_and_the_frames_received() -> None
 
 def test_errors_are_counted_by_code_and_chat_messages_passed_on() -> None:
     hub, clock = make_hub(HubConfig(chat_burst=2))
-    peer = Peer(hub, clock)
-    peer.login("talker")
+    peer = logged_in(hub, clock, "talker")
     peer.send_bytes(raw_frame(Commit(ref=90, round=1, turn=1, commitment=bytes(32))))  # no table
     for text in ("hello", "again", "too fast"):
         peer.send(Chat(ref=peer.ref(), text=text))

@@ -1,23 +1,21 @@
 """The storage contract (server.storage.contract.Storage), the same tests on both backends: SQLite
 (a file) and PostgreSQL (a real server from tests/pgcluster.py, a fresh database per test).
 Everything the server relies on: tables in play and their turns, finished records, identities,
-ratings per game kind, resume tokens, write-behind (held in order, committed together, kept on
-failure), schema versions, and what survives a SIGKILL of the process that wrote it."""
+ratings per game kind, resume tokens, moderation, tournaments. Held writes and a SIGKILL are in
+test_storage_writes.py, databases of older schema versions in test_storage_versions.py; the
+databases (the fixtures `db`, `wb`, `storage`, `opener`) come from conftest.py."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from processes import kill_when_ready
+from storage_helpers import Opener, ban, h, results
 
 from sushigo.protocol.identity import player_id_for_key
-from sushigo.server.lookalike import skeleton
 from sushigo.server.storage.contract import (
     AuditRecord,
     PlayerResult,
@@ -28,62 +26,10 @@ from sushigo.server.storage.contract import (
 )
 from sushigo.server.storage.database import open_storage
 from sushigo.server.storage.postgres.storage import PgStorage
-from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_A = bytes(range(32))
 KEY_B = bytes(range(1, 33))
-NODE_COLUMNS = ("draining", "connections", "sessions", "playing")
-"""The columns schema 14 added to the nodes' rows."""
-
-Opener = Callable[..., Storage]
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_name(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """What ``--db`` would say: a file, or the URL of a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        return str(tmp_path / "contract.db")
-    url: str = request.getfixturevalue("pg_url")
-    return url
-
-
-@pytest.fixture
-def opener(db_name: str) -> Iterator[Opener]:
-    """Opens the test's database (as often as a test likes); closes what is left open."""
-    opened: list[Storage] = []
-
-    def open_(*, write_behind: bool = False, exclusive: bool = False) -> Storage:
-        storage = open_storage(db_name, write_behind=write_behind, exclusive=exclusive)
-        opened.append(storage)
-        return storage
-
-    yield open_
-    for storage in opened:
-        storage.close()
-
-
-@pytest.fixture
-def db(opener: Opener) -> Storage:
-    return opener()
-
-
-@pytest.fixture
-def wb(opener: Opener) -> Storage:
-    return opener(write_behind=True)
-
-
-def results(*ids: str | None) -> list[PlayerResult]:
-    return [
-        PlayerResult(player_id=pid, name=f"p{seat}", seat=seat, score=10 * seat, place=seat + 1)
-        for seat, pid in enumerate(ids)
-    ]
-
-
-def h(token: bytes) -> bytes:
-    return hashlib.sha256(token).digest()
-
-
 # --- tables in progress ------------------------------------------------------------------------
 
 
@@ -104,11 +50,9 @@ def test_table_ids_sort_by_bytes(db: Storage) -> None:
     assert [t for t, _ in db.load_tables()] == ["B", "Z", "_", "a", "b"]
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
 def test_appended_turns_load_after_the_head_and_a_whole_save_replaces_them(
-    opener: Opener, write_behind: bool
+    storage: Storage,
 ) -> None:
-    storage = opener(write_behind=write_behind)
     storage.save_table("t", b"H", [b"a"])
     storage.append_turns("t", 1, [b"b"])
     storage.append_turns("t", 2, [b"c", b"d"])
@@ -294,9 +238,7 @@ def test_rating_an_unknown_player_changes_nothing(db: Storage) -> None:
         db.set_ratings({ann: (float("nan"), 1.0)}, "sushi-go")
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
-def test_rate_game_reads_and_writes_in_one_go(opener: Opener, write_behind: bool) -> None:
-    storage = opener(write_behind=write_behind)
+def test_rate_game_reads_and_writes_in_one_go(storage: Storage) -> None:
     ann = storage.upsert_identity(KEY_A, "ann", 1)
     bob = storage.upsert_identity(KEY_B, "bob", 1)
     storage.set_ratings({ann: (20.0, 4.0)}, "sushi-roll")
@@ -384,10 +326,6 @@ def test_tokens_are_there_after_reopening(opener: Opener) -> None:
 # --- moderation: bans and mutes, the audit log, aborted games -----------------------------------
 
 
-def ban(target: str, at: int, kind: str = "ban", until: int | None = None) -> StoredSanction:
-    return StoredSanction(kind, target, f"why {target}", "k:admin", at, until)
-
-
 def test_sanctions_are_kept_replaced_lifted_and_outlast_a_reopen(opener: Opener) -> None:
     db = opener()
     assert db.load_sanctions() == []
@@ -418,24 +356,24 @@ def test_the_audit_log_is_newest_first_in_the_order_written(db: Storage) -> None
         db.audit_log(limit=-1)
 
 
-@pytest.mark.parametrize("write_behind", [False, True])
-def test_an_aborted_game_retires_its_table_and_is_kept_apart(
-    opener: Opener, write_behind: bool
-) -> None:
-    db = opener(write_behind=write_behind)
-    db.save_table("t1", b"state", [b"turn"])
-    db.save_token(h(b"x"), "t1", 0, 1000)
-    db.finish_game("t0", "g0", "sushi-go", b"r", b"s", results(None, None), finished_ms=1)
+def test_an_aborted_game_retires_its_table_and_is_kept_apart(storage: Storage) -> None:
+    storage.save_table("t1", b"state", [b"turn"])
+    storage.save_token(h(b"x"), "t1", 0, 1000)
+    storage.finish_game("t0", "g0", "sushi-go", b"r", b"s", results(None, None), finished_ms=1)
     players = results("k:ann", None)
-    db.abort_game("t1", "g1", "sushi-go", b"partial", b"sig", players, aborted_ms=7, reason="spam")
-    db.abort_game("t2", "g2", "sushi-roll", b"p2", b"s2", results(None), aborted_ms=9, reason="")
-    db.flush(wait=True)
-    assert db.load_tables() == []
-    assert db.find_token(h(b"x")) is None
-    assert [g.game_id for g in db.list_records()] == ["g0"]  # never among the finished
-    assert db.get_record("g1") is None
-    assert db.list_records(player_id="k:ann") == []
-    second, first = db.aborted_games()
+    storage.abort_game(
+        "t1", "g1", "sushi-go", b"partial", b"sig", players, aborted_ms=7, reason="spam"
+    )
+    storage.abort_game(
+        "t2", "g2", "sushi-roll", b"p2", b"s2", results(None), aborted_ms=9, reason=""
+    )
+    storage.flush(wait=True)
+    assert storage.load_tables() == []
+    assert storage.find_token(h(b"x")) is None
+    assert [g.game_id for g in storage.list_records()] == ["g0"]  # never among the finished
+    assert storage.get_record("g1") is None
+    assert storage.list_records(player_id="k:ann") == []
+    second, first = storage.aborted_games()
     assert (first.game_id, first.table_id, first.kind, first.finished_ms) == (
         "g1",
         "t1",
@@ -444,9 +382,9 @@ def test_an_aborted_game_retires_its_table_and_is_kept_apart(
     )
     assert (first.record, first.signature, first.reason) == (b"partial", b"sig", "spam")
     assert first.players == tuple(players)
-    assert second.game_id == "g2" and db.aborted_games(limit=1, offset=1) == [first]
-    db.save_table("t1", b"next game")
-    assert db.load_tables() == [("t1", b"next game")]
+    assert second.game_id == "g2" and storage.aborted_games(limit=1, offset=1) == [first]
+    storage.save_table("t1", b"next game")
+    assert storage.load_tables() == [("t1", b"next game")]
 
 
 def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
@@ -459,231 +397,6 @@ def test_an_aborted_game_stored_twice_changes_nothing(opener: Opener) -> None:
     assert [g.record for g in db.aborted_games()] == [b"r"]
     with pytest.raises(ValueError, match="duplicate seats"):
         db.abort_game("t", "h", "sushi-go", b"r", b"s", results(None) * 2, aborted_ms=1, reason="")
-
-
-_SQLITE_V11_RATINGS = (
-    "DROP TABLE ratings",
-    "CREATE TABLE ratings (player_id TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL)",
-    "CREATE TABLE game_ratings (kind TEXT, player_id TEXT, mu REAL, sigma REAL, "
-    "PRIMARY KEY (kind, player_id))",
-)
-"""An SQLite database's ratings before version 12 (Sushi Go!'s apart from every other kind's)."""
-
-
-def test_a_version_4_database_gains_moderation_and_keeps_its_data(
-    opener: Opener, db_name: str, request: pytest.FixtureRequest
-) -> None:
-    first = opener()
-    first.save_table("t", b"kept")
-    version = first.schema_version
-    first.close()
-    older = [f"DROP TABLE {t}" for t in ("aborted_results", "aborted_games", "audit_log")]
-    older += ["DROP TABLE sanctions", "DROP TABLE tournaments", *NAME_KEYS]
-    older += ["ALTER TABLE records DROP COLUMN server_key"]
-    if db_name.startswith("postgresql://"):
-        cluster = request.getfixturevalue("pg_cluster")
-        older += ["DROP TABLE table_leases", "DROP TABLE cluster_nodes", "DROP TABLE tickets"]
-        older += ["DROP TABLE quick_tables", "DROP TABLE listed_tables"]
-        older += ["DROP TABLE listed_tournaments", "DROP INDEX records_by_table"]
-        older.append("UPDATE sushigo_schema SET version = 4")
-        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 4"]:
-            raw.execute(statement)
-        raw.commit()
-        raw.close()
-    again = opener()
-    assert again.schema_version == version == 14
-    assert again.load_tables() == [("t", b"kept")]
-    again.save_sanction(ban("k:ann", 1))
-    assert again.load_sanctions() == [ban("k:ann", 1)]
-
-
-def test_moderation_writes_wait_for_flush(wb: Storage, opener: Opener) -> None:
-    wb.save_sanction(ban("k:ann", 1))
-    wb.add_audit(AuditRecord(1, "k:root", "ban", "k:ann", ""))
-    wb.delete_sanction("mute", "k:ann")
-    assert wb.held == 3
-    other = opener()
-    assert other.load_sanctions() == [] and other.audit_log() == []
-    wb.flush(wait=True)
-    assert other.load_sanctions() == [ban("k:ann", 1)]
-    assert len(other.audit_log()) == 1
-
-
-# --- write-behind -------------------------------------------------------------------------------
-
-
-def test_writes_wait_for_flush_and_are_counted(wb: Storage, opener: Opener) -> None:
-    wb.save_table("a", b"1")
-    wb.save_token(h(b"t"), "a", 0, 99)
-    wb.save_table("b", b"1", [b"+"])
-    assert wb.held == 3
-    assert wb.mark == 3
-    assert wb.durable == 0
-    assert opener().load_tables() == []  # another connection sees nothing yet
-    wb.flush(wait=True)
-    assert (wb.held, wb.durable) == (0, 3)
-    assert opener().load_tables() == [("a", b"1"), ("b", b"1+")]
-    assert wb.flush()  # nothing held: nothing to do
-
-
-def test_newest_state_of_a_table_wins_and_order_is_kept(wb: Storage) -> None:
-    wb.save_table("t", b"old")
-    wb.save_token(h(b"k"), "t", 1, 50)
-    wb.save_table("t", b"new")
-    assert wb.held == 2  # the older state of "t" is never written
-    wb.delete_token(h(b"k"))
-    wb.save_token(h(b"k"), "t", 2, 60)
-    assert wb.find_token(h(b"k")) == TokenEntry("t", 2, 60)
-    assert wb.load_tables() == [("t", b"new")]  # a read sees every held write
-    assert wb.held == 0
-
-
-def test_a_game_stored_after_a_held_save_retires_the_table(wb: Storage, opener: Opener) -> None:
-    wb.save_table("t", b"last turn", [b"0"])
-    wb.save_token(h(b"k"), "t", 0, 99)
-    wb.finish_game("t", "g", "sushi-go", b"rec", b"sig", results(None, None), finished_ms=1)
-    wb.save_table("t", b"next game")  # the next game at the table, held with the rest
-    wb.append_turns("t", 0, [b"z"])
-    wb.flush(wait=True)
-    other = opener()
-    assert other.load_tables() == [("t", b"next gamez")]
-    assert other.get_record("g") is not None
-    assert wb.find_token(h(b"k")) is None
-
-
-def test_a_game_stored_twice_is_logged_and_skipped_with_write_behind(
-    wb: Storage, caplog: pytest.LogCaptureFixture
-) -> None:
-    players = results(None, None)
-    wb.finish_game("t", "g", "sushi-go", b"first", b"sig", players, finished_ms=1)
-    wb.save_table("u", b"state")
-    wb.finish_game("t", "g", "sushi-go", b"second", b"sig", players, finished_ms=2)
-    wb.delete_table("u")
-    with caplog.at_level(logging.ERROR, logger="sushigo.server"):
-        wb.flush(wait=True)  # the rest of the batch is written all the same
-    stored = wb.get_record("g")
-    assert stored is not None and stored.record == b"first"
-    assert wb.load_tables() == []
-    assert "game g is already stored" in caplog.text
-
-
-def test_games_finished_together_are_each_stored_and_a_repeat_is_skipped(
-    wb: Storage, caplog: pytest.LogCaptureFixture
-) -> None:
-    players = results(None, None)
-    wb.finish_game("t0", "g0", "sushi-go", b"zero", b"sig", players, finished_ms=1)
-    wb.flush(wait=True)
-    for table in ("t1", "t2", "t3"):
-        wb.save_table(table, b"state", [b"turn"] * 3)
-        wb.save_token(h(table.encode()), table, 0, 100)
-    wb.flush(wait=True)
-    # In a row, as when many tables end in one pass: two new games, one of them twice, and one
-    # stored already; the tables of the stored games retire with them.
-    wb.finish_game("t1", "g1", "sushi-go", b"one", b"sig", players, finished_ms=2)
-    wb.finish_game("t2", "g2", "sushi-roll", b"two", b"sig", players, finished_ms=3)
-    wb.finish_game("t1", "g1", "sushi-go", b"again", b"sig", players, finished_ms=4)
-    wb.finish_game("t3", "g0", "sushi-go", b"late", b"sig", players, finished_ms=5)
-    with caplog.at_level(logging.ERROR, logger="sushigo.server"):
-        wb.flush(wait=True)
-    records = {g: wb.get_record(g) for g in ("g0", "g1", "g2")}
-    assert {g: r.record for g, r in records.items() if r} == {
-        "g0": b"zero",
-        "g1": b"one",
-        "g2": b"two",
-    }
-    assert [p.seat for p in records["g2"].players] == [0, 1]  # type: ignore[union-attr]
-    assert "game g1 is already stored" in caplog.text and "game g0 is already stored" in caplog.text
-    assert [t for t, _ in wb.load_tables()] == ["t3"]  # its game was not stored: kept
-    assert wb.find_token(h(b"t1")) is None and wb.find_token(h(b"t2")) is None
-
-
-def test_token_saves_and_deletes_held_together_end_as_one_after_another(opener: Opener) -> None:
-    storage = opener(write_behind=True)
-    storage.save_token(h(b"old"), "t9", 0, 5)
-    storage.flush(wait=True)
-    # A crowd leaving and sitting down again, in one batch.
-    storage.save_token(h(b"a"), "t1", 0, 10)
-    storage.delete_token(h(b"a"))
-    storage.save_token(h(b"b"), "t1", 0, 11)
-    storage.save_token(h(b"c"), "t2", 1, 12)
-    storage.delete_token(h(b"old"))
-    storage.save_token(h(b"c"), "t3", 0, 13)  # the same session at another table
-    storage.delete_token(h(b"nobody's"))
-    storage.save_token(h(b"d"), "t1", 0, 14)  # the seat's token replaced
-    storage.close()
-    again = opener()
-    found = {k: again.find_token(h(k)) for k in (b"old", b"a", b"b", b"c", b"d")}
-    assert found == {
-        b"old": None,
-        b"a": None,
-        b"b": None,
-        b"c": TokenEntry("t3", 0, 13),
-        b"d": TokenEntry("t1", 0, 14),
-    }
-
-
-def test_close_writes_what_is_held(opener: Opener) -> None:
-    storage = opener(exclusive=True, write_behind=True)
-    storage.save_table("t", b"kept")
-    storage.close()
-    storage.close()
-    assert opener().load_tables() == [("t", b"kept")]
-
-
-def test_exclusive_keeps_a_second_server_out(opener: Opener, db_name: str) -> None:
-    first = opener(exclusive=True)
-    first.save_table("t", b"1")
-    with pytest.raises(StorageError, match="another sushigo server"):
-        if db_name.startswith("postgresql://"):
-            opener(exclusive=True)
-        else:  # SQLite waits for the lock first: not for long here
-            SqliteStorage(db_name, exclusive=True, busy_timeout_ms=20)
-    first.close()
-    assert opener(exclusive=True).load_tables() == [("t", b"1")]
-
-
-# --- crash safety --------------------------------------------------------------------------------
-
-_CHILD = """
-import sys
-from sushigo.server.storage.database import open_storage
-from sushigo.server.storage.sqlite.storage import SqliteStorage
-from sushigo.server.storage.contract import PlayerResult
-storage = open_storage(sys.argv[1], exclusive=True, write_behind=True)
-for n in range(20):
-    storage.save_table(f"t{n}", bytes([n]) * 3000, [b"turn"])
-storage.save_token(b"k" * 32, "t7", 1, 99)
-storage.finish_game("t3", "g3", "sushi-go", b"record", b"signature",
-                    [PlayerResult(None, "ann", 0, 40, 1), PlayerResult(None, "bob", 1, 30, 2)],
-                    finished_ms=42)
-storage.flush(wait=True)
-storage.save_table("t0", b"held, never flushed")
-storage.save_table("late", b"held, never flushed")
-print("ready", flush=True)
-sys.stdin.read()  # wait to be killed
-"""
-
-
-def test_flushed_writes_survive_sigkill_and_held_ones_are_lost(
-    db_name: str, opener: Opener
-) -> None:
-    kill_when_ready(_CHILD, db_name)
-    storage = opener(exclusive=True)  # the dead server's lock went with it
-    tables = dict(storage.load_tables())
-    assert len(tables) == 19
-    assert "t3" not in tables and "late" not in tables
-    assert tables["t0"] == bytes([0]) * 3000 + b"turn"
-    stored = storage.get_record("g3")
-    assert stored is not None
-    assert (stored.record, stored.signature, len(stored.players)) == (b"record", b"signature", 2)
-    assert storage.find_token(b"k" * 32) == TokenEntry("t7", 1, 99)
-
-
-NAME_KEYS = ("DROP INDEX identities_by_name_key", "ALTER TABLE identities DROP COLUMN name_key")
-"""What takes a database back from version 13 to 12: its names' look-alike keys."""
 
 
 # --- tournaments ---------------------------------------------------------------------------------
@@ -710,31 +423,6 @@ def test_a_tournaments_writes_are_held_and_the_newest_replaces_the_held_one(
     assert opener().load_tournaments() == [("cup", b"started")]
 
 
-def test_a_version_9_database_gains_tournaments_and_keeps_its_data(
-    opener: Opener, db_name: str, request: pytest.FixtureRequest
-) -> None:
-    first = opener()
-    first.save_table("t", b"kept")
-    first.close()
-    older = ["DROP TABLE tournaments", "ALTER TABLE records DROP COLUMN server_key", *NAME_KEYS]
-    if db_name.startswith("postgresql://"):
-        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
-        older.append("UPDATE sushigo_schema SET version = 9")
-        cluster = request.getfixturevalue("pg_cluster")
-        cluster.sql(*older, database=db_name.rsplit("/", 1)[1])
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in [*older, *_SQLITE_V11_RATINGS, "PRAGMA user_version = 9"]:
-            raw.execute(statement)
-        raw.commit()
-        raw.close()
-    again = opener()
-    assert again.schema_version == 14
-    assert again.load_tables() == [("t", b"kept")]
-    again.save_tournament("cup", b"state")
-    assert again.load_tournaments() == [("cup", b"state")]
-
-
 def test_a_node_writes_only_its_own_tournaments(pg_url: str) -> None:
     """PostgreSQL on a cluster: a tournament another node took over is not written over by the
     node that held it (one away past its lease), and each node loads its own."""
@@ -753,51 +441,3 @@ def test_a_node_writes_only_its_own_tournaments(pg_url: str) -> None:
     finally:
         first.close()
         second.close()
-
-
-# --- names' look-alike keys ------------------------------------------------------------------------
-
-
-def test_a_version_12_database_gains_the_names_look_alike_keys(
-    opener: Opener, db_name: str, request: pytest.FixtureRequest
-) -> None:
-    """Identities stored before version 13 (as today's databases hold them: no key) get their
-    names' keys when the database is opened, so a look-alike of a registered name is
-    found at once."""
-    first = opener()
-    first.save_table("t", b"kept")
-    first.close()
-    admin_key, coco_key = bytes(range(32)), bytes(range(1, 33))
-    older = [*NAME_KEYS, "ALTER TABLE records DROP COLUMN server_key"]  # and 14's
-    insert = "INSERT INTO identities VALUES ({}, {}, '{}', 1, 2)"
-    if db_name.startswith("postgresql://"):
-        older += [f"ALTER TABLE cluster_nodes DROP COLUMN {c}" for c in NODE_COLUMNS]
-        rows = [
-            insert.format(f"'{player_id_for_key(k)}'", f"'\\x{k.hex()}'::bytea", name)
-            for k, name in ((admin_key, "admin"), (coco_key, "coco"))
-        ]
-        cluster = request.getfixturevalue("pg_cluster")
-        cluster.sql(
-            *older,
-            *rows,
-            "UPDATE sushigo_schema SET version = 12",
-            database=db_name.rsplit("/", 1)[1],
-        )
-    else:
-        raw = sqlite3.connect(db_name)
-        for statement in older:
-            raw.execute(statement)
-        for k, name in ((admin_key, "admin"), (coco_key, "coco")):
-            raw.execute(insert.format("?", "?", name), (player_id_for_key(k), k))
-        raw.execute("PRAGMA user_version = 12")
-        raw.commit()
-        raw.close()
-    again = opener()
-    assert again.schema_version == 14
-    assert again.load_tables() == [("t", b"kept")]
-    assert again.name_holders(skeleton("admın")) == [player_id_for_key(admin_key)]
-    assert again.name_holders(skeleton("сосо")) == [player_id_for_key(coco_key)]
-    assert again.name_holders(skeleton("nobody")) == []
-    again.upsert_identity(admin_key, "root", 3)  # a new name: the old one is free again
-    assert again.name_holders(skeleton("admin")) == []
-    assert again.name_holders(skeleton("R00T")) == [player_id_for_key(admin_key)]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import TypeVar
 
-from server_helpers import Peer, check_ended, errors_of, hello, make_hub, three_seats
+from server_helpers import Peer, check_ended, hello, logged_in, make_hub, three_seats
+from socket_helpers import errors_of
 
 from sushigo.engine import GameOptions
 from sushigo.protocol import (
@@ -132,8 +133,7 @@ def test_two_timeouts_hand_the_seat_to_a_bot_until_its_player_acts() -> None:
 
 def test_heartbeat_pings_an_idle_connection_then_drops_it() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login()
+    peer = logged_in(hub, clock)
     peer.drain()
     clock.advance(14.9, step=14.9)
     assert peer.drain() == []
@@ -151,8 +151,7 @@ def test_heartbeat_pings_an_idle_connection_then_drops_it() -> None:
 
 def test_answering_pings_keeps_a_connection_alive() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login()
+    peer = logged_in(hub, clock)
     peer.drain()
     for _ in range(10):  # 150 s, answering every ping
         clock.advance(15)

@@ -7,7 +7,7 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from server_helpers import Peer, make_hub, two_player_cup
+from server_helpers import logged_in, make_hub, two_player_cup
 
 from sushigo.protocol import (
     Phase,
@@ -113,8 +113,7 @@ def test_a_tournament_table_that_closes_sends_its_spectators_back_to_the_lobby_t
     """After a tournament's game the server closes its table: everyone at it, spectators as
     well as entrants, gets TABLE_LEFT (docs/PROTOCOL.md section 2.4), not only the seats."""
     hub, clock = make_hub()
-    sam = Peer(hub, clock)
-    sam.login("sam")
+    sam = logged_in(hub, clock, "sam")
     _, _, table_id = two_player_cup(hub, clock, sam)
     sam.send(Spectate(ref=sam.ref(), table_id=table_id))
     clock.advance(600, step=1)  # nobody plays: the timers and then bots play the game out

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import Clock, Peer
+from server_helpers import Clock, Peer, hub_on
 
 from sushigo.protocol import (
     CreateTournament,
@@ -28,7 +28,7 @@ SETTINGS = TournamentSettings(name="cup", kind="sushi-go", players=2, games=2, t
 
 
 def _hub(path: Path, key: Ed25519PrivateKey) -> Hub:
-    return Hub(storage=SqliteStorage(path), key=key, wall_ms=lambda: 1_700_000_000_000)
+    return hub_on(SqliteStorage(path), key)
 
 
 def test_a_restored_tournament_takes_its_entrants_back_and_waits_for_the_others(

@@ -11,17 +11,8 @@ import time
 from collections.abc import Callable
 
 import pytest
-from server_helpers import (
-    Peer,
-    RawPeer,
-    Running,
-    background_game,
-    card_settings,
-    errors_of,
-    hello,
-    make_hub,
-    running_server,
-)
+from server_helpers import Peer, card_settings, hello, logged_in, make_hub
+from socket_helpers import RawPeer, Running, background_game, errors_of, running_server
 
 from sushigo.protocol import (
     Chat,
@@ -264,12 +255,10 @@ def test_lists_are_not_kept_for_a_resume_and_the_lobby_keeps_little() -> None:
         holder = Peer(hub, clock, address=f"10.1.{i}.1")
         holder.login("".join(chr(0x20000 + i * 24 + j) for j in range(24)))
         holder.create(card_settings(5))
-    peer = Peer(hub, clock)
-    peer.login("lister")
+    peer = logged_in(hub, clock, "lister")
     for _ in range(30):
         peer.send(ListTables(ref=peer.ref(), limit=100))
-    talker = Peer(hub, clock, address="10.2.0.1")
-    talker.login("talker")
+    talker = logged_in(hub, clock, "talker", address="10.2.0.1")
     for _ in range(30):
         talker.send(Chat(ref=talker.ref(), text="字" * 500))
     assert len([m for m in peer.drain() if isinstance(m, TableList)]) == 30
@@ -283,8 +272,7 @@ def test_lists_are_not_kept_for_a_resume_and_the_lobby_keeps_little() -> None:
 
 def test_a_resume_that_missed_a_list_gets_a_snapshot() -> None:
     hub, clock = make_hub()
-    peer = Peer(hub, clock)
-    peer.login("player")
+    peer = logged_in(hub, clock, "player")
     peer.create(card_settings(2))
     peer.drain()
     last = peer.proto.last_seq

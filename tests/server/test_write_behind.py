@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from server_helpers import play
+from server_helpers import hub_on
+from socket_helpers import play
+from sqlite_files import heads
 
 import sushigo.server.net.app as app_module
 import sushigo.server.storage.sqlite.storage as storage_module
@@ -27,15 +28,6 @@ from sushigo.server.storage.database import open_storage
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def rows(path: Path) -> dict[str, bytes]:
-    """The saved tables as another connection sees them (what survives this process)."""
-    raw = sqlite3.connect(path)
-    try:
-        return dict(raw.execute("SELECT table_id, state FROM tables_in_progress").fetchall())
-    finally:
-        raw.close()
 
 
 def test_statements_in_a_row_go_together_and_keep_their_order(tmp_path: Path) -> None:
@@ -97,7 +89,7 @@ def test_a_failed_commit_keeps_every_write_held(tmp_path: Path) -> None:
         blocker.close()
         assert storage.flush(wait=True)
         assert not storage.failing
-        assert rows(path) == {"a": b"3", "b": b"2"}
+        assert heads(path) == {"a": b"3", "b": b"2"}
 
 
 def test_flush_declines_while_the_database_is_busy_and_says_when_to_retry(
@@ -162,7 +154,7 @@ def test_the_checkpoint_thread_empties_the_log(
 @asynccontextmanager
 async def write_behind_server(db: str) -> AsyncIterator[tuple[Hub, Server, int]]:
     storage = open_storage(db, exclusive=True, write_behind=True)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage)
     server = Server(hub, "127.0.0.1", 0, None)
     try:
         (_, port), *_ = await server.start()
@@ -297,7 +289,7 @@ async def test_commits_are_paced_when_busy_and_immediate_when_quiet(
         return flush(wait=wait)
 
     monkeypatch.setattr(storage, "flush", counted)
-    hub = Hub(storage=storage, key=Ed25519PrivateKey.generate(), wall_ms=lambda: 1_700_000_000_000)
+    hub = hub_on(storage)
     server = Server(hub, "127.0.0.1", 0, None)
     loop = _Loop()
     server.loop = loop  # type: ignore[assignment]
