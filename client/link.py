@@ -210,15 +210,15 @@ class Link(LobbyCalls):
         """Open the socket and complete the handshake (a fresh protocol state)."""
         context: ssl.SSLContext | None = client_ssl_context() if self.tls else None
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for drops a cancellation (Ctrl-C's)
+            # that comes as the connection opens, and the command would wait on.
+            async with asyncio.timeout(self.timeout):
+                reader, writer = await asyncio.open_connection(
                     self.host,
                     self.port,
                     ssl=context,
                     server_hostname=self.host if context else None,
-                ),
-                self.timeout,
-            )
+                )
         except TimeoutError:
             raise ConnectError(
                 f"{self._where()} did not answer within {self.timeout:.0f} s"
@@ -419,8 +419,8 @@ class Link(LobbyCalls):
                 await self._writer.wait_closed()
         if self._reader_task is not None:
             self._reader_task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._reader_task
+            # Waited for, its end not raised: a Ctrl-C that comes meanwhile still stops us.
+            await asyncio.wait([self._reader_task])
 
     # -- requests -------------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ line; the seat and the turn are picked up where they were.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -169,10 +168,11 @@ async def run_application(
     finally:
         for task in list(tasks):
             task.cancel()
-        for task in list(tasks):
-            with contextlib.suppress(BaseException):
-                await task
-        state.spawn = None
+        try:
+            if tasks:  # their ends are theirs: waited for, not raised
+                await asyncio.wait(list(tasks))
+        finally:
+            state.spawn = None
 
 
 async def run_tui(

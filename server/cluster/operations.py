@@ -74,7 +74,8 @@ class OperationShare(Connected):
 
         async def wait() -> list[Answer]:
             try:
-                await asyncio.wait_for(event.wait(), OPERATION_SECONDS)
+                async with asyncio.timeout(OPERATION_SECONDS):
+                    await event.wait()
             except TimeoutError:
                 pass
             finally:

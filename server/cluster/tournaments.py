@@ -240,7 +240,8 @@ class TournamentShare(Connected):
                     wait = POLL
                 if result is None:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(heard.wait(), wait)
+                        async with asyncio.timeout(wait):
+                            await heard.wait()
         finally:
             del self._recorded[table_id]
         loop = asyncio.get_running_loop()

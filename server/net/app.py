@@ -580,7 +580,8 @@ class Server:
             self._timer.cancel()
         if self._closing:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._all_closed), linger)
+                async with asyncio.timeout(linger):
+                    await asyncio.shield(self._all_closed)
 
     def closed(self, connection: Connection) -> None:
         """A connection ended (while `stop` waits: one fewer to wait for)."""

@@ -294,7 +294,8 @@ class MetricsServer:
                     await writer.drain()
                 raise
             if event is h11.NEED_DATA:
-                data = await asyncio.wait_for(reader.read(MAX_REQUEST_BYTES), REQUEST_SECONDS)
+                async with asyncio.timeout(REQUEST_SECONDS):
+                    data = await reader.read(MAX_REQUEST_BYTES)
                 conn.receive_data(data)
                 continue
             if isinstance(event, h11.Request):
