@@ -428,6 +428,10 @@ class Link(LobbyCalls):
         """Send a message now (no reply awaited)."""
         if self._writer is None or not self.connected:
             raise ConnectionLost("not connected")
+        if self.proto.phase is Phase.CLOSED:
+            # The server said a fatal ERROR (its restart, a kick) and is about to close: the
+            # connection is lost for us already, though its end has not been read yet.
+            raise ConnectionLost("the server closed the connection")
         self._writer.write(self.proto.send(message))
 
     async def _request(self, message: ClientMessage) -> Message:
