@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from scripted import logged_in, welcome
 
 from sushigo.bots import get_strategy
 from sushigo.client.connection import Client
@@ -46,7 +47,6 @@ from sushigo.protocol import (
     GameStarted,
     GameStarting,
     Hello,
-    LoggedIn,
     LoginGuest,
     Opening,
     Phase,
@@ -65,7 +65,6 @@ from sushigo.protocol import (
     TableStatus,
     TurnStart,
     Version,
-    Welcome,
     derive_game_seed,
     server_seed_hash,
     sign_record,
@@ -165,24 +164,9 @@ class Dealer:
 
     def _handle(self, message: ClientMessage) -> None:
         if isinstance(message, Hello):
-            self.send(
-                Welcome(
-                    ref=message.ref,
-                    version=message.version,
-                    server_key=public_key_bytes(self.key),
-                    challenge=bytes(32),
-                )
-            )
+            self.send(welcome(message, self.key))
         elif isinstance(message, LoginGuest):
-            self.send(
-                LoggedIn(
-                    ref=message.ref,
-                    player_id="g:tester",
-                    name=message.name,
-                    guest=True,
-                    resume_token=bytes(16),
-                )
-            )
+            self.send(logged_in(message))
             assert self.client is not None
             self.client.token = bytes(16)  # as `Client._login` takes it from LOGGED_IN
         elif isinstance(message, Seed):

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from scripted import tcp_server
 from terminal import needs_tmux, terminal
 from tui_helpers import local_server
 
@@ -27,20 +28,12 @@ async def silent_server() -> AsyncIterator[tuple[int, asyncio.Event]]:
     """A TCP server on 127.0.0.1 that takes connections and never says a word: a command
     connecting to it waits for the handshake. Its port, and an event set once one connected."""
     connected = asyncio.Event()
-    held: list[asyncio.StreamWriter] = []
 
     async def take(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        held.append(writer)
         connected.set()
 
-    server = await asyncio.start_server(take, "127.0.0.1", 0)
-    try:
-        yield server.sockets[0].getsockname()[1], connected
-    finally:
-        for writer in held:
-            writer.close()
-        server.close()
-        await server.wait_closed()
+    async with tcp_server(take) as port:
+        yield port, connected
 
 
 async def _interrupted(tmp_path: Path, command: list[str], ready: asyncio.Event | str) -> str:
