@@ -81,16 +81,14 @@ from sushigo.protocol import (
     TableInfo,
     TableStatus,
     TableView,
-    Version,
 )
 from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.protocol.versions import ADMIN_VERSION
 
 __all__ = ["main", "parser"]
 
 PROG = "sushigo-admin"
-ADMIN_VERSION = Version(2, 3)
-"""The first protocol version with admin requests."""
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _LONGEST = 10 * 365 * 86400
 _KEY_ID = re.compile(r"[kg]:[0-9a-f]+")
