@@ -56,20 +56,7 @@ from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
 from sushigo.protocol import (
     MAX_PAGE,
-    AdminAnnounce,
-    AdminAudit,
-    AdminBan,
-    AdminClose,
     AdminDone,
-    AdminDrain,
-    AdminKick,
-    AdminMute,
-    AdminNodes,
-    AdminSanctions,
-    AdminSessions,
-    AdminShow,
-    AdminUnban,
-    AdminUnmute,
     AuditList,
     ClientMessage,
     Message,
@@ -81,16 +68,15 @@ from sushigo.protocol import (
     TableInfo,
     TableStatus,
     TableView,
-    Version,
+    messages,
 )
 from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.protocol.versions import ADMIN_VERSION
 
 __all__ = ["main", "parser"]
 
 PROG = "sushigo-admin"
-ADMIN_VERSION = Version(2, 3)
-"""The first protocol version with admin requests."""
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _LONGEST = 10 * 365 * 86400
 _KEY_ID = re.compile(r"[kg]:[0-9a-f]+")
@@ -262,19 +248,23 @@ def request_for(args: argparse.Namespace) -> ClientMessage | None:
     """The one request a command sends (None: `tables`, which pages through the list)."""
     command = args.command
     made: dict[str, Callable[[], ClientMessage]] = {
-        "sessions": lambda: AdminSessions(limit=500),
-        "nodes": AdminNodes,
-        "show": lambda: AdminShow(table_id=args.table),
-        "kick": lambda: AdminKick(target=args.target, reason=args.reason),
-        "ban": lambda: AdminBan(target=args.target, reason=args.reason, seconds=args.seconds),
-        "unban": lambda: AdminUnban(target=args.target),
-        "mute": lambda: AdminMute(target=args.target, reason=args.reason, seconds=args.seconds),
-        "unmute": lambda: AdminUnmute(target=args.target),
-        "bans": lambda: AdminSanctions(limit=500),
-        "close": lambda: AdminClose(table_id=args.table, reason=args.reason),
-        "announce": lambda: AdminAnnounce(text=" ".join(args.text)),
-        "drain": lambda: AdminDrain(node=args.node, drain=not args.off),
-        "audit": lambda: AdminAudit(limit=args.limit),
+        "sessions": lambda: messages.AdminSessions(limit=500),
+        "nodes": messages.AdminNodes,
+        "show": lambda: messages.AdminShow(table_id=args.table),
+        "kick": lambda: messages.AdminKick(target=args.target, reason=args.reason),
+        "ban": lambda: messages.AdminBan(
+            target=args.target, reason=args.reason, seconds=args.seconds
+        ),
+        "unban": lambda: messages.AdminUnban(target=args.target),
+        "mute": lambda: messages.AdminMute(
+            target=args.target, reason=args.reason, seconds=args.seconds
+        ),
+        "unmute": lambda: messages.AdminUnmute(target=args.target),
+        "bans": lambda: messages.AdminSanctions(limit=500),
+        "close": lambda: messages.AdminClose(table_id=args.table, reason=args.reason),
+        "announce": lambda: messages.AdminAnnounce(text=" ".join(args.text)),
+        "drain": lambda: messages.AdminDrain(node=args.node, drain=not args.off),
+        "audit": lambda: messages.AdminAudit(limit=args.limit),
     }
     return made[command]() if command in made else None
 

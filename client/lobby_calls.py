@@ -51,19 +51,15 @@ from sushigo.protocol import (
     TournamentList,
     TournamentSettings,
     TournamentUpdate,
-    Version,
     WatchTournament,
     Welcome,
 )
+from sushigo.protocol.versions import PLACES_VERSION, RECORDS_VERSION
 
 from .errors import ConnectError, ServerError
 
 log = logging.getLogger("sushigo.client")
 
-RECORDS_VERSION = Version(2, 2)
-"""The first protocol version with MY_GAMES and GET_RECORD."""
-PLACES_VERSION = Version(2, 5)
-"""The first version whose GET_LEADERBOARD may name the player whose place it asks for."""
 
 T = TypeVar("T")
 

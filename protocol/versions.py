@@ -35,6 +35,21 @@ class Version:
 
 CURRENT_VERSION = Version(2, 5)
 """The version this code speaks best."""
+
+# The first version of each addition a peer checks before using it (docs/PROTOCOL.md section 7):
+# an older peer is answered, or asked, as before it.
+RECORDS_VERSION = Version(2, 2)
+"""MY_GAMES and GET_RECORD."""
+ADMIN_VERSION = Version(2, 3)
+"""The admin requests."""
+ANNOUNCE_VERSION = Version(2, 3)
+"""ANNOUNCEMENT; an older client gets a CHAT_MESSAGE instead."""
+REDIRECT_VERSION = Version(2, 4)
+"""REDIRECT: an older client is answered as by a lone server."""
+RESTART_VERSION = Version(2, 4)
+"""RESTARTING (the server's `shutdown`)."""
+PLACES_VERSION = Version(2, 5)
+"""GET_LEADERBOARD naming the player whose place it asks for."""
 SUPPORTED_VERSIONS: tuple[Version, ...] = (CURRENT_VERSION,)
 """Every (major, highest minor) this code can speak; all lower minors of a major are implied."""
 

@@ -17,8 +17,8 @@ from sushigo.protocol import (
     RemoteProtocolError,
     Restarting,
     SignedRecord,
-    Version,
 )
+from sushigo.protocol.versions import RESTART_VERSION
 from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
@@ -33,8 +33,6 @@ from sushigo.server.tournaments.desk import TournamentDesk
 
 log = logging.getLogger("sushigo.server")
 
-RESTART_VERSION = Version(2, 4)
-"""The first protocol version with RESTARTING (`shutdown`)."""
 RESTART_RETRY_MS = 1000
 """How long a client told RESTARTING waits before it connects again: a restart under systemd
 takes a second or two, and trying sooner only costs the refused attempts."""

@@ -56,9 +56,9 @@ from sushigo.protocol import (
     Message,
     RemoteProtocolError,
     SignedRecord,
-    Version,
 )
 from sushigo.protocol.identity import player_id_for_key
+from sushigo.protocol.versions import ANNOUNCE_VERSION
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.routing.redirect import Answer, Owner
@@ -77,8 +77,6 @@ from .views import ViewHost, Views
 
 log = logging.getLogger("sushigo.server")
 
-ANNOUNCE_VERSION = Version(2, 3)
-"""The first version that knows ANNOUNCEMENT; older clients get a CHAT_MESSAGE instead."""
 SERVER_SPEAKER = "server"
 """The player id and name an announcement has as a chat message (no player's: ids are k:, g:)."""
 REREAD_GRACE = 60.0

@@ -29,11 +29,12 @@ from itertools import groupby
 from typing import Final, Protocol
 
 from sushigo.protocol import Redirect, TableStatus
+from sushigo.protocol.versions import REDIRECT_VERSION
 from sushigo.server.sessions.session import Session
 from sushigo.server.tables.table import Table
 
 from . import tickets
-from .redirect import REDIRECT_VERSION, RedirectHost
+from .redirect import RedirectHost
 
 __all__ = ["MATCH_SECONDS", "QUICK_MOVE", "Move", "Waiting", "move_out", "plan"]
 

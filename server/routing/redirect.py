@@ -34,8 +34,8 @@ from sushigo.protocol import (
     Resume,
     Spectate,
     TableStatus,
-    Version,
 )
+from sushigo.protocol.versions import REDIRECT_VERSION
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.lobby import Lobby
 from sushigo.server.sessions.limits import Limits
@@ -51,8 +51,6 @@ from . import tickets
 
 log = logging.getLogger("sushigo.server")
 
-REDIRECT_VERSION = Version(2, 4)
-"""The first protocol version with REDIRECT: an older client is answered as by a lone server."""
 TOURNAMENT_REDIRECT = "tournament_redirect"
 """The capability of a client that follows a REDIRECT answering a tournament request."""
 

@@ -43,13 +43,14 @@ import secrets
 from typing import Protocol
 
 from sushigo.protocol import Redirect, TableJoined
+from sushigo.protocol.versions import REDIRECT_VERSION
 from sushigo.server.sessions.session import Session
 from sushigo.server.storage.contract import StorageError
 from sushigo.server.tables.table import Table
 from sushigo.server.tournaments.tournament import Tournament
 
 from . import tickets
-from .redirect import REDIRECT_VERSION, TOURNAMENT_REDIRECT, RedirectHost
+from .redirect import TOURNAMENT_REDIRECT, RedirectHost
 
 __all__ = ["Spread", "SpreadHost", "await_result", "let_go"]
 

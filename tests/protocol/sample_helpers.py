@@ -4,10 +4,9 @@ played at random, or built from given steps."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fair_records import fair_record
 from protocol_helpers import (
     V2,
     roll_acted,
@@ -34,7 +33,6 @@ from sushigo.protocol import (
     derive_game_seed,
     make_commitment,
     messages,
-    server_seed_hash,
     sign_record,
 )
 from sushigo.protocol.commitment import Opening
@@ -50,29 +48,6 @@ def sample_record() -> SignedRecord:
     server_seed, seeds = b"\x11" * 32, (b"\x22" * 32, b"\x33" * 32)
     record = play_record(TABLE, options, server_seed, seeds, seed=7)
     return sign_record(record, SERVER_KEY)
-
-
-def fair_record(
-    kind: str,
-    table_id: str,
-    options: Any,
-    server_seed: bytes,
-    seeds: tuple[bytes, ...],
-    steps: Sequence[StepRecord],
-    scores: tuple[int, ...],
-) -> FairRecord:
-    """The record of a game of `kind` at `table_id` (`options`), dealt from `server_seed` and
-    the players' `seeds`, played in `steps` to `scores`."""
-    return FairRecord(
-        game=kind,
-        table_id=table_id,
-        options=options,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(server_seed),
-        client_seeds=seeds,
-        steps=tuple(steps),
-        scores=scores,
-    )
 
 
 def play_record(

@@ -11,21 +11,9 @@ from server_helpers import Clock, Peer, run_reads
 
 from sushigo.protocol import (
     ADMIN_REQUESTS,
-    AdminAnnounce,
-    AdminAudit,
-    AdminBan,
-    AdminClose,
-    AdminDrain,
-    AdminKick,
-    AdminMute,
-    AdminNodes,
-    AdminSanctions,
-    AdminSessions,
-    AdminShow,
-    AdminUnban,
-    AdminUnmute,
     ClientMessage,
     Message,
+    messages,
 )
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.config import HubConfig
@@ -99,19 +87,19 @@ def ask(peer: Peer, request: ClientMessage) -> Any:
 def every_admin_request() -> list[ClientMessage]:
     """One of each admin request."""
     requests: list[ClientMessage] = [
-        AdminSessions(),
-        AdminNodes(),
-        AdminShow(table_id="t1"),
-        AdminKick(target="s1"),
-        AdminBan(target="10.0.0.0/8"),
-        AdminUnban(target="10.0.0.0/8"),
-        AdminMute(target="g:0123456789abcdef"),
-        AdminUnmute(target="g:0123456789abcdef"),
-        AdminSanctions(),
-        AdminClose(table_id="t1"),
-        AdminAnnounce(text="hello"),
-        AdminDrain(),
-        AdminAudit(),
+        messages.AdminSessions(),
+        messages.AdminNodes(),
+        messages.AdminShow(table_id="t1"),
+        messages.AdminKick(target="s1"),
+        messages.AdminBan(target="10.0.0.0/8"),
+        messages.AdminUnban(target="10.0.0.0/8"),
+        messages.AdminMute(target="g:0123456789abcdef"),
+        messages.AdminUnmute(target="g:0123456789abcdef"),
+        messages.AdminSanctions(),
+        messages.AdminClose(table_id="t1"),
+        messages.AdminAnnounce(text="hello"),
+        messages.AdminDrain(),
+        messages.AdminAudit(),
     ]
     assert {type(r) for r in requests} == set(ADMIN_REQUESTS)
     return requests

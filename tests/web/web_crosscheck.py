@@ -21,6 +21,7 @@ from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fair_records import fair_record
 
 from sushigo.engine import rules
 from sushigo.protocol import (
@@ -30,7 +31,6 @@ from sushigo.protocol import (
     derive_game_seed,
     encode,
     make_commitment,
-    server_seed_hash,
     sign_record,
     wire,
 )
@@ -157,16 +157,7 @@ def record(kind: str, players: int, variants: tuple[str, ...], number: int) -> F
             )
         )
         game.step(actions)
-    return FairRecord(
-        game=kind,
-        table_id=table_id,
-        options=options,
-        server_seed=server_seed,
-        server_seed_hash=server_seed_hash(server_seed),
-        client_seeds=client_seeds,
-        steps=tuple(steps),
-        scores=game.scores(),
-    )
+    return fair_record(kind, table_id, options, server_seed, client_seeds, steps, game.scores())
 
 
 def _signed(signed: SignedRecord) -> dict[str, str]:
