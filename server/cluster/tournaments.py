@@ -33,6 +33,8 @@ listening connection was down a moment)."""
 RECORDS: Final = "sushigo_records"
 """NOTIFY'd (with a table's id) by the node that stored the record of a tournament's game placed
 on it, in the commit that stores it: the tournament's home node reads the result at once."""
+HOME_PAUSE: Final = 1.0
+"""Seconds between two looks for a tournament's node while none runs it (restarting)."""
 SPACING: Final = 0.25
 """Seconds at least between two publications of a node's tournaments."""
 
@@ -110,9 +112,14 @@ class TournamentShare(Connected):
     async def tournament_home(self, name: str) -> Owner | None:
         """Where the tournament `name` lives (`Owner.table_id` is its name); None: nowhere."""
         async with self._using("finding a tournament") as conn:
+            # Its stored row names its node too: a node restarted under its name (its listing
+            # given up as it stopped) runs it again before it publishes its tournaments.
             row = await conn.fetchrow(
-                "SELECT l.node, n.address, n.lease_expires > now() FROM listed_tournaments l "
-                "LEFT JOIN cluster_nodes n ON n.name = l.node WHERE l.name = $1",
+                "SELECT coalesce(l.node, t.node), n.address, n.lease_expires > now() "
+                "FROM (SELECT $1::text AS name) q LEFT JOIN listed_tournaments l USING (name) "
+                "LEFT JOIN tournaments t USING (name) "
+                "LEFT JOIN cluster_nodes n ON n.name = coalesce(l.node, t.node) "
+                "WHERE l.node IS NOT NULL OR t.node IS NOT NULL",
                 name,
             )
         if row is None:
@@ -249,6 +256,11 @@ class TournamentShare(Connected):
         while not back() and loop.time() < until:
             await asyncio.sleep(POLL)
         return result
+
+    async def home_pause(self) -> None:
+        """Return when an entrant on its way home may look for its tournament's node again
+        (`HOME_PAUSE` from now; for the core, which reads no clock)."""
+        await asyncio.sleep(HOME_PAUSE)
 
     async def arrivals(self) -> None:
         """Return when a placed game's table stops waiting for its entrants: a lease from now

@@ -211,6 +211,9 @@ class Directory(Protocol):
     async def arrivals(self) -> None:
         """Return when a placed game's table stops waiting for its entrants (a lease on)."""
 
+    async def home_pause(self) -> None:
+        """Return when an entrant on its way home may look for its tournament's node again."""
+
     def operate(
         self, kind: str, args: dict[str, Any], to: str | None = None
     ) -> Callable[[], Awaitable[list[Answer]]]:

@@ -56,6 +56,10 @@ __all__ = ["Spread", "SpreadHost", "await_result", "let_go"]
 
 log = logging.getLogger("sushigo.server")
 
+HOME_TRIES = 60
+"""Times an entrant on its way home looks for its tournament's node (one `Cluster.home_pause`
+apart): a minute, past the lease in which a live node takes over a dead node's tournaments."""
+
 
 class SpreadHost(RedirectHost, Protocol):
     """What spreading a tournament's games needs of the server (the hub)."""
@@ -358,9 +362,13 @@ def let_go(hub: SpreadHost, names: list[str]) -> None:
         _home(hub, name, hub.desk.taken(name))
 
 
-def _home(hub: SpreadHost, name: str, sessions: list[Session]) -> None:
+def _home(hub: SpreadHost, name: str, sessions: list[Session], tries: int = HOME_TRIES) -> None:
     """Send these entrants of tournament `name` to its node: an unasked REDIRECT with a ticket
-    there, where the desk takes each back as the same entrant."""
+    there, where the desk takes each back as the same entrant. While no live node runs it (its
+    node restarting, or dead and not yet taken over: a node takes it within a lease), asked
+    again every `Cluster.home_pause`, `tries` times at most, for those still here and at no
+    table: left here, they would wait for a game that their tournament, back, plays without
+    them."""
     cluster = hub.cluster
     if cluster is None:
         return
@@ -377,7 +385,18 @@ def _home(hub: SpreadHost, name: str, sessions: list[Session]) -> None:
 
     def then(address: str | None, now: float) -> None:
         if address is None:
-            log.warning("tournament %s: its node is gone; its entrants stay here", name)
+            if tries <= 1:
+                log.warning("tournament %s: its node is gone; its entrants stay here", name)
+                return
+            log.info("tournament %s: no live node runs it yet; its entrants wait here", name)
+
+            def again(_: None, now: float) -> None:
+                # Those still here and in the lobby (one gone, or seated meanwhile, is not sent).
+                left = [s for s in sessions if hub.sessions.get(s.token_hash) is s]
+                if left := [s for s in left if s.table is None]:
+                    _home(hub, name, left, tries - 1)
+
+            hub.ask(cluster.home_pause, again, conn=None, ref=None, what="a tournament's home")
             return
         for session, (_, data) in people:
             if hub.sessions.get(session.token_hash) is session:
