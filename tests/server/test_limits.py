@@ -22,34 +22,9 @@ from server_helpers import (
 )
 from socket_helpers import RawPeer, Running, background_game, errors_of, refusal, running_server
 
+from sushigo import protocol
 from sushigo.client.connection import ConnectError
 from sushigo.engine import GameOptions
-from sushigo.protocol import (
-    CLIENT_LIMITS,
-    MAX_PAGE,
-    CreateTable,
-    CreateTournament,
-    ErrorCode,
-    GameEnded,
-    ListTables,
-    LoggedIn,
-    LoginGuest,
-    Ping,
-    Resume,
-    Resumed,
-    ServerPong,
-    Spectate,
-    TableJoined,
-    TableLeft,
-    TableList,
-    TableSettings,
-    TableStatus,
-    TournamentSettings,
-    TournamentUpdate,
-    WatchTournament,
-    Welcome,
-    encode_frame,
-)
 from sushigo.server.config import HubConfig
 from sushigo.server.sessions.session import REPLAY_BYTES
 
@@ -70,7 +45,7 @@ def test_a_frame_trickled_in_a_byte_a_second_is_dropped_at_its_deadline() -> Non
         if not slow.transport.closed:
             slow.send_bytes(b"\x00")
     assert seconds == hub.config.frame_seconds == 10
-    assert errors_of(slow.drain()) == [ErrorCode.TIMEOUT]
+    assert errors_of(slow.drain()) == [protocol.ErrorCode.TIMEOUT]
     ended = None
     while ended is None:
         ended = game.play_turn(rng)
@@ -83,12 +58,12 @@ def test_frames_that_each_arrive_in_time_are_fine_however_long_it_all_takes() ->
     peer = logged_in(hub, clock, "patient")
     clock.alive.append(peer)
     for nonce in range(6):  # six pings, each in two halves 6 s apart: 36 s in all
-        frame = raw_frame(Ping(ref=peer.ref(), nonce=nonce))
+        frame = raw_frame(protocol.Ping(ref=peer.ref(), nonce=nonce))
         peer.send_bytes(frame[:3])
         clock.advance(6, step=1)
         peer.send_bytes(frame[3:])
         assert not peer.transport.closed
-        assert peer.expect(ServerPong).nonce == nonce
+        assert peer.expect(protocol.ServerPong).nonce == nonce
 
 
 async def test_slowloris_connections_are_dropped_and_never_lock_out_their_address() -> None:
@@ -105,7 +80,7 @@ async def test_slowloris_connections_are_dropped_and_never_lock_out_their_addres
         neighbour = await background_game(running, "neighbour")
         assert neighbour.ended.record
         for peer in attackers:
-            assert errors_of(await peer.expect_closed()) == [ErrorCode.TIMEOUT]
+            assert errors_of(await peer.expect_closed()) == [protocol.ErrorCode.TIMEOUT]
         assert not running.hub.conns or all(
             c.frame_since is None for c in running.hub.conns.values()
         )
@@ -116,9 +91,9 @@ async def test_a_connection_that_never_logs_in_is_closed_at_the_handshake_deadli
     async with running_server(config=HubConfig(handshake_seconds=0.3)) as running:
         peer = await RawPeer.open(running)
         peer.send(hello(peer.ref()))
-        await peer.expect(Welcome)
+        await peer.expect(protocol.Welcome)
         rest = await peer.expect_closed()
-        assert errors_of(rest) == [ErrorCode.TIMEOUT]
+        assert errors_of(rest) == [protocol.ErrorCode.TIMEOUT]
 
 
 # -- connections per address ----------------------------------------------------------------------
@@ -130,17 +105,17 @@ async def test_connections_still_logging_in_are_capped_per_address() -> None:
         for _ in range(3):
             peer = await RawPeer.open(running)
             peer.send(hello(peer.ref()))
-            await peer.expect(Welcome)  # welcomed, not logged in
+            await peer.expect(protocol.Welcome)  # welcomed, not logged in
             waiting.append(peer)
         refused = await RawPeer.open(running)
         rest = await refused.expect_closed()
-        assert errors_of(rest) == [ErrorCode.LIMIT_REACHED]
+        assert errors_of(rest) == [protocol.ErrorCode.LIMIT_REACHED]
         assert "--max-unidentified-per-address" in rest[0].message  # type: ignore[attr-defined]
-        waiting[0].send(LoginGuest(ref=9, name="finally"))
-        await waiting[0].expect(LoggedIn)  # logged in: it counts no more
+        waiting[0].send(protocol.LoginGuest(ref=9, name="finally"))
+        await waiting[0].expect(protocol.LoggedIn)  # logged in: it counts no more
         admitted = await RawPeer.open(running)
         admitted.send(hello(admitted.ref()))
-        await admitted.expect(Welcome)
+        await admitted.expect(protocol.Welcome)
         for peer in [*waiting, admitted]:
             peer.close()
 
@@ -171,7 +146,9 @@ async def test_a_player_may_keep_so_many_tables_open() -> None:
         await clients[0].create_table(card_settings(2))
         await clients[1].create_table(card_settings(2))
         refused = await refusal(clients[2].create_table(card_settings(2)))
-        assert refused.code is ErrorCode.LIMIT_REACHED and "--tables-per-player" in str(refused)
+        assert refused.code is protocol.ErrorCode.LIMIT_REACHED and "--tables-per-player" in str(
+            refused
+        )
         await clients[0].leave()  # the table closes (nobody at it): one may be made again
         await clients[2].create_table(card_settings(2))
         for c in clients:
@@ -185,7 +162,7 @@ async def test_the_server_keeps_so_many_tables_in_all() -> None:
             await c.create_table(card_settings(2))
         assert (
             await refusal(clients[2].create_table(card_settings(2)))
-        ).code is ErrorCode.LIMIT_REACHED
+        ).code is protocol.ErrorCode.LIMIT_REACHED
         joined = await clients[2].join_table(clients[0].table.table_id)  # type: ignore[union-attr]
         assert joined.seat == 1  # joining takes nothing more
         for c in clients:
@@ -206,12 +183,12 @@ def test_a_table_nobody_is_connected_to_closes_after_the_abandon_time() -> None:
     assert session.table is None and session.token_hash in hub.sessions  # still resumable
     back = Peer(hub, clock)
     back.send(hello(back.ref()))
-    back.expect(Welcome)
-    back.send(Resume(ref=back.ref(), token=host.token, last_seq=host.proto.last_seq))
-    resumed = back.expect(Resumed)
+    back.expect(protocol.Welcome)
+    back.send(protocol.Resume(ref=back.ref(), token=host.token, last_seq=host.proto.last_seq))
+    resumed = back.expect(protocol.Resumed)
     assert resumed.replayed >= 1  # the table's closing, replayed
     assert hub.stats.resumes == 1
-    left = back.expect(TableLeft)
+    left = back.expect(protocol.TableLeft)
     assert left.table_id == table_id and "nobody was connected" in left.reason
 
 
@@ -220,7 +197,7 @@ def test_a_table_is_kept_while_someone_is_connected_or_comes_back_in_time() -> N
     host = logged_in(hub, clock, "host")
     table_id = host.create(card_settings(3)).table.table_id
     watcher = logged_in(hub, clock, "watcher", address="10.0.0.9")
-    watcher.send(Spectate(ref=watcher.ref(), table_id=table_id))
+    watcher.send(protocol.Spectate(ref=watcher.ref(), table_id=table_id))
     clock.alive.append(watcher)
     hub.lost(host.conn, clock.now)
     clock.advance(hub.config.abandon_seconds * 3)
@@ -230,9 +207,9 @@ def test_a_table_is_kept_while_someone_is_connected_or_comes_back_in_time() -> N
     clock.advance(hub.config.abandon_seconds - 5)
     back = Peer(hub, clock)
     back.send(hello(back.ref()))
-    back.expect(Welcome)
-    back.send(Resume(ref=back.ref(), token=host.token, last_seq=host.proto.last_seq))
-    back.expect(Resumed)
+    back.expect(protocol.Welcome)
+    back.send(protocol.Resume(ref=back.ref(), token=host.token, last_seq=host.proto.last_seq))
+    back.expect(protocol.Resumed)
     clock.alive.append(back)
     clock.advance(hub.config.abandon_seconds * 3)
     assert table_id in hub.tables  # its host came back in time
@@ -296,21 +273,21 @@ async def test_list_tables_pages_and_filters_with_a_total(running: Running) -> N
     for _ in range(130):
         running.hub.lobby.open_table(card_settings(5), None)
     for _ in range(7):
-        running.hub.lobby.open_table(TableSettings(kind="sushi-roll", players=3), None)
+        running.hub.lobby.open_table(protocol.TableSettings(kind="sushi-roll", players=3), None)
     client = await running.client("browser")
     first = await client.table_page()
-    assert len(first.tables) == MAX_PAGE and first.total == 137 and first.offset == 0
+    assert len(first.tables) == protocol.MAX_PAGE and first.total == 137 and first.offset == 0
     newest = list(reversed(running.hub.tables))
-    assert [t.table_id for t in first.tables] == newest[:MAX_PAGE]
-    rest = await client.table_page(offset=MAX_PAGE)
-    assert [t.table_id for t in rest.tables] == newest[MAX_PAGE:]
+    assert [t.table_id for t in first.tables] == newest[: protocol.MAX_PAGE]
+    rest = await client.table_page(offset=protocol.MAX_PAGE)
+    assert [t.table_id for t in rest.tables] == newest[protocol.MAX_PAGE :]
     rolls = await client.table_page("sushi-roll", limit=5)
     assert rolls.total == 7 and len(rolls.tables) == 5
     assert {t.settings.kind for t in rolls.tables} == {"sushi-roll"}
     await client.create_table(card_settings(2))
     await client.add_bot("random")
     client.start_game()
-    playing = await client.table_page(status=TableStatus.PLAYING)
+    playing = await client.table_page(status=protocol.TableStatus.PLAYING)
     assert playing.total == 1 and playing.tables[0].table_id == client.table.table_id  # type: ignore[union-attr]
     await client.close()
 
@@ -318,8 +295,12 @@ async def test_list_tables_pages_and_filters_with_a_total(running: Running) -> N
 async def test_a_list_request_over_the_page_size_is_refused(running: Running) -> None:
     peer = await RawPeer.open(running)
     await peer.login("greedy")
-    peer.send_raw(encode_frame({"type": "list_tables", "ref": 5, "limit": 1000}, CLIENT_LIMITS))
-    error = await peer.expect_error(ErrorCode.OUT_OF_RANGE)
+    peer.send_raw(
+        protocol.encode_frame(
+            {"type": "list_tables", "ref": 5, "limit": 1000}, protocol.CLIENT_LIMITS
+        )
+    )
+    error = await peer.expect_error(protocol.ErrorCode.OUT_OF_RANGE)
     assert error.ref == 5 and "limit" in error.message
     peer.close()
 
@@ -342,11 +323,11 @@ def test_sessions_kept_away_are_capped_lobby_ones_first() -> None:
     def resumes(peer: Peer) -> bool:
         again = Peer(hub, clock)
         again.send(hello(again.ref()))
-        again.expect(Welcome)
-        again.send(Resume(ref=again.ref(), token=peer.token, last_seq=0))
+        again.expect(protocol.Welcome)
+        again.send(protocol.Resume(ref=again.ref(), token=peer.token, last_seq=0))
         reply = again.next()
-        while reply is not None and not isinstance(reply, Resumed):
-            if getattr(reply, "code", None) == ErrorCode.UNKNOWN_SESSION:
+        while reply is not None and not isinstance(reply, protocol.Resumed):
+            if getattr(reply, "code", None) == protocol.ErrorCode.UNKNOWN_SESSION:
                 return False
             reply = again.next()
         return reply is not None
@@ -383,9 +364,9 @@ def test_a_sessions_replay_log_is_bounded_and_dropped_in_the_lobby() -> None:
         hub.lobby.open_table(card_settings(5), None)
     peer = logged_in(hub, clock, "lister")
     for _ in range(60):
-        peer.send(ListTables(ref=peer.ref(), limit=MAX_PAGE))
-    pages = [m for m in peer.drain() if isinstance(m, TableList)]
-    assert len(pages) == 60 and all(len(p.tables) == MAX_PAGE for p in pages)
+        peer.send(protocol.ListTables(ref=peer.ref(), limit=protocol.MAX_PAGE))
+    pages = [m for m in peer.drain() if isinstance(m, protocol.TableList)]
+    assert len(pages) == 60 and all(len(p.tables) == protocol.MAX_PAGE for p in pages)
     session = peer.conn.session
     assert session is not None
     assert session.log_bytes <= REPLAY_BYTES
@@ -399,27 +380,29 @@ def test_a_sessions_replay_log_is_bounded_and_dropped_in_the_lobby() -> None:
 
 async def test_a_flood_of_tables_and_lists_from_one_address_holds_little(running: Running) -> None:
     game = asyncio.create_task(background_game(running))
-    settings = TableSettings(kind="sushi-go", players=5)
+    settings = protocol.TableSettings(kind="sushi-go", players=5)
     for i in range(120):  # connect, log in, make a table, go (the server closes: a bad frame)
         peer = await RawPeer.open(running)
         peer.send(hello(peer.ref()))
-        peer.send_raw(raw_frame(LoginGuest(ref=2, name=f"flood {i}")))
-        peer.send_raw(raw_frame(CreateTable(ref=3, settings=settings)))
+        peer.send_raw(raw_frame(protocol.LoginGuest(ref=2, name=f"flood {i}")))
+        peer.send_raw(raw_frame(protocol.CreateTable(ref=3, settings=settings)))
         peer.send_raw(b"\x00\x00\x00\x01\xc1")
         rest = await peer.expect_closed()
-        assert any(isinstance(m, TableJoined) for m in rest)
+        assert any(isinstance(m, protocol.TableJoined) for m in rest)
     hub = running.hub
     deserted = [t for t in hub.tables.values() if not t.playing]
     assert len(deserted) <= hub.config.deserted_per_address
-    lists = b"".join(raw_frame(ListTables(ref=10 + i, limit=MAX_PAGE)) for i in range(60))
+    lists = b"".join(
+        raw_frame(protocol.ListTables(ref=10 + i, limit=protocol.MAX_PAGE)) for i in range(60)
+    )
     for i in range(12):  # connect, log in, 60 lists in one write, read until closed
         peer = await RawPeer.open(running)
         peer.send(hello(peer.ref()))
-        peer.send_raw(raw_frame(LoginGuest(ref=2, name=f"lister {i}")) + lists)
+        peer.send_raw(raw_frame(protocol.LoginGuest(ref=2, name=f"lister {i}")) + lists)
         rest = await peer.expect_closed()
-        pages = [m for m in rest if isinstance(m, TableList)]
-        assert pages and all(len(p.tables) <= MAX_PAGE for p in pages)
-        assert ErrorCode.RATE_LIMITED in errors_of(rest)  # 60 at once is over the burst
+        pages = [m for m in rest if isinstance(m, protocol.TableList)]
+        assert pages and all(len(p.tables) <= protocol.MAX_PAGE for p in pages)
+        assert protocol.ErrorCode.RATE_LIMITED in errors_of(rest)  # 60 at once is over the burst
     away = [s for s in hub.sessions.values() if not s.attached]
     cfg = hub.config
     # What waits for a resume: the seats of the tables kept, and so many idle ones per address.
@@ -428,7 +411,7 @@ async def test_a_flood_of_tables_and_lists_from_one_address_holds_little(running
     assert len(listers) == 12 and all(s.log_bytes == 0 for s in listers)  # lobby: no replay
     assert sum(s.log_bytes for s in hub.sessions.values()) <= 40 * REPLAY_BYTES
     played = await asyncio.wait_for(game, 30)
-    assert isinstance(played.ended, GameEnded)
+    assert isinstance(played.ended, protocol.GameEnded)
 
 
 def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
@@ -440,7 +423,7 @@ def test_once_a_floods_time_has_passed_the_server_holds_nothing_of_it() -> None:
         peer.create(card_settings(5))
         if i % 5 == 0:
             for _ in range(20):
-                peer.send(ListTables(ref=peer.ref(), limit=MAX_PAGE))
+                peer.send(protocol.ListTables(ref=peer.ref(), limit=protocol.MAX_PAGE))
         peer.drain()
         hub.lost(peer.conn, clock.now)
     cfg = hub.config
@@ -466,21 +449,23 @@ def test_tournaments_are_capped_per_address_and_forget_the_watchers_who_left() -
     hub, clock = make_hub(HubConfig(tournaments_per_address=2, resume_seconds=10))
     maker = logged_in(hub, clock, "organiser", address="10.5.5.5")
     for name in ("cup one", "cup two", "cup three"):
-        settings = TournamentSettings(name=name, kind="sushi-go", players=2)
-        maker.send(CreateTournament(ref=maker.ref(), settings=settings))
+        settings = protocol.TournamentSettings(name=name, kind="sushi-go", players=2)
+        maker.send(protocol.CreateTournament(ref=maker.ref(), settings=settings))
     replies = maker.drain()
-    assert [m.tournament.settings.name for m in replies if isinstance(m, TournamentUpdate)] == [
+    assert [
+        m.tournament.settings.name for m in replies if isinstance(m, protocol.TournamentUpdate)
+    ] == [
         "cup one",
         "cup two",
     ]
-    assert errors_of(replies) == [ErrorCode.LIMIT_REACHED]
+    assert errors_of(replies) == [protocol.ErrorCode.LIMIT_REACHED]
     elsewhere = logged_in(hub, clock, "other organiser", address="10.5.5.6")
-    settings = TournamentSettings(name="cup three", kind="sushi-go", players=2)
-    elsewhere.send(CreateTournament(ref=elsewhere.ref(), settings=settings))
-    assert elsewhere.expect(TournamentUpdate).tournament.settings.name == "cup three"
+    settings = protocol.TournamentSettings(name="cup three", kind="sushi-go", players=2)
+    elsewhere.send(protocol.CreateTournament(ref=elsewhere.ref(), settings=settings))
+    assert elsewhere.expect(protocol.TournamentUpdate).tournament.settings.name == "cup three"
     watcher = logged_in(hub, clock, "watcher", address="10.5.5.7")
-    watcher.send(WatchTournament(ref=watcher.ref(), name="cup one"))
-    watcher.expect(TournamentUpdate)
+    watcher.send(protocol.WatchTournament(ref=watcher.ref(), name="cup one"))
+    watcher.expect(protocol.TournamentUpdate)
     session = watcher.conn.session
     assert session in hub.desk.watchers["cup one"]
     hub.lost(watcher.conn, clock.now)

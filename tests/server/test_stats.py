@@ -17,16 +17,8 @@ from server_helpers import (
 )
 from socket_helpers import errors_of
 
+from sushigo import protocol
 from sushigo.engine import GameOptions
-from sushigo.protocol import (
-    Chat,
-    Commit,
-    Commitments,
-    ErrorCode,
-    GameEnded,
-    GameStarted,
-    TurnStart,
-)
 from sushigo.server.config import HubConfig
 from sushigo.server.stats import TURN_LATENCY_BOUNDS, Histogram
 
@@ -39,22 +31,22 @@ def test_a_game_counts_its_turns_their_latency_and_the_frames_received() -> None
     host.add_bot("random")
     host.start()
     host.seed()  # 4 more: create, add bot, start, seed
-    host.expect(GameStarted)
+    host.expect(protocol.GameStarted)
     sent = 6
     rng = random.Random(1)
     ended = None
     while ended is None:
         message = host.next()
         assert message is not None, "the game stalled"
-        if isinstance(message, TurnStart):
+        if isinstance(message, protocol.TurnStart):
             host.commit(
                 rng.choice(message.observation.legal_actions()), message.round, message.turn
             )
-        elif isinstance(message, Commitments):
+        elif isinstance(message, protocol.Commitments):
             clock.now += 0.2  # the reveal's round trip: the turn's latency
             host.reveal()
             sent += 2
-        elif isinstance(message, GameEnded):
+        elif isinstance(message, protocol.GameEnded):
             ended = message
     turns = expected_turns(GameOptions(players=2))
     stats = hub.stats
@@ -71,11 +63,12 @@ def test_a_game_counts_its_turns_their_latency_and_the_frames_received() -> None
 def test_errors_are_counted_by_code_and_chat_messages_passed_on() -> None:
     hub, clock = make_hub(HubConfig(chat_burst=2))
     peer = logged_in(hub, clock, "talker")
-    peer.send_bytes(raw_frame(Commit(ref=90, round=1, turn=1, commitment=bytes(32))))  # no table
+    no_table = protocol.Commit(ref=90, round=1, turn=1, commitment=bytes(32))
+    peer.send_bytes(raw_frame(no_table))
     for text in ("hello", "again", "too fast"):
-        peer.send(Chat(ref=peer.ref(), text=text))
+        peer.send(protocol.Chat(ref=peer.ref(), text=text))
     codes = errors_of(peer.drain())
-    assert len(codes) == 2 and ErrorCode.RATE_LIMITED in codes
+    assert len(codes) == 2 and protocol.ErrorCode.RATE_LIMITED in codes
     assert hub.stats.errors == dict.fromkeys(codes, 1)
     assert hub.stats.chat_messages == 2
 
