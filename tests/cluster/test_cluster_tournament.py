@@ -18,21 +18,16 @@ import pytest
 from nodes import bring, eventually, forgery_refused, query, replayed, ticket_refused, two_nodes
 from processes import BOT, bots_output, stop_bots
 
+from sushigo import protocol
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import ServerError
-from sushigo.protocol import (
-    ErrorCode,
-    Redirect,
-    TournamentSettings,
-    TournamentStatus,
-    TournamentUpdate,
-    WatchTournament,
-)
 
 TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "spread cup"
-SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30)
+SETTINGS = protocol.TournamentSettings(
+    name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30
+)
 
 
 async def entrant(port: int, i: int) -> asyncio.subprocess.Process:
@@ -80,7 +75,9 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         await eventually(listed_on_b)
         with pytest.raises(ServerError) as taken:  # the name is the cluster's once
             await on_b.create_tournament(SETTINGS)
-        assert taken.value.code is ErrorCode.BAD_SETTINGS and "exists already" in str(taken.value)
+        assert taken.value.code is protocol.ErrorCode.BAD_SETTINGS and "exists already" in str(
+            taken.value
+        )
 
         # A watcher on b is sent to a, and hears the tournament's news from there.
         watcher = await Client.connect("127.0.0.1", b.port, name="watcher")
@@ -101,9 +98,9 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         for output in outputs:
             assert f"tournament {NAME!r} finished" in output, output
 
-        final = (await watcher.wait_for(TournamentUpdate, timeout=10)).tournament
-        while final.status is not TournamentStatus.FINISHED:
-            final = (await watcher.wait_for(TournamentUpdate, timeout=10)).tournament
+        final = (await watcher.wait_for(protocol.TournamentUpdate, timeout=10)).tournament
+        while final.status is not protocol.TournamentStatus.FINISHED:
+            final = (await watcher.wait_for(protocol.TournamentUpdate, timeout=10)).tournament
         assert final.games_done == SETTINGS.games and final.games_running == 0
         assert sorted(s.name for s in final.standings) == ["bot0", "bot1", "bot2", "bot3"]
         assert sum(s.games for s in final.standings) == SETTINGS.games * SETTINGS.players
@@ -115,7 +112,7 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         # On b the list shows it finished (as a published it).
         async def finished_on_b() -> bool:
             (info,) = await on_b.list_tournaments()
-            return info.status is TournamentStatus.FINISHED
+            return info.status is protocol.TournamentStatus.FINISHED
 
         await eventually(finished_on_b)
 
@@ -128,15 +125,19 @@ async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None
         # A tournament ticket, looked at by hand: good once, at its home node only.
         eve = await Client.connect("127.0.0.1", b.port, name="eve")
         clients.append(eve)
-        redirect = await eve.request(lambda ref: WatchTournament(ref=ref, name=NAME))
-        assert isinstance(redirect, Redirect) and redirect.address == f"127.0.0.1:{a.port}"
+        redirect = await eve.request(lambda ref: protocol.WatchTournament(ref=ref, name=NAME))
+        assert isinstance(redirect, protocol.Redirect) and redirect.address == f"127.0.0.1:{a.port}"
         await forgery_refused(a.port, redirect.ticket)
         error = await ticket_refused(b.port, redirect.ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "not run on this node" in str(error)
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "not run on this node" in str(
+            error
+        )
         there = await bring(a.port, redirect.ticket)
         await there.close()
         error = await ticket_refused(a.port, redirect.ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "already used" in str(error), (
+            error
+        )
     finally:
         await stop_bots(bots)
         for client in clients:

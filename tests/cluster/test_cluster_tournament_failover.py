@@ -17,26 +17,21 @@ import pytest
 from nodes import cluster_key, eventually, knowing, query, two_nodes
 from processes import assert_records_verify, start_tournament_bots, stop_bots, stored_records
 
+from sushigo import protocol
 from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
-from sushigo.protocol import (
-    TournamentInfo,
-    TournamentSettings,
-    TournamentStatus,
-    TournamentUpdate,
-)
 
 TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "lasting cup"
 ENTRANTS = 4
 GAMES = 8
 PLAYERS = 2
-SETTINGS = TournamentSettings(
+SETTINGS = protocol.TournamentSettings(
     name=NAME, kind="sushi-go", players=PLAYERS, games=GAMES, turn_seconds=30
 )
 
 
-async def _update(client: Client) -> TournamentInfo:
+async def _update(client: Client) -> protocol.TournamentInfo:
     """The tournament's next update. When its node goes, the client goes on to the other node
     and logs in again there as the same identity (its lobby session was the dead node's): once
     that node has taken the tournament over, it is its host and watcher again, and hears."""
@@ -46,7 +41,7 @@ async def _update(client: Client) -> TournamentInfo:
         except ConnectionLost:
             await reconnect(client, attempts=60, delay=0.1)
             continue
-        if isinstance(event, TournamentUpdate) and event.tournament.settings.name == NAME:
+        if isinstance(event, protocol.TournamentUpdate) and event.tournament.settings.name == NAME:
             return event.tournament
 
 
@@ -95,7 +90,7 @@ async def test_a_tournament_goes_on_when_its_node_goes(
             played = {s.player_id: s.games for s in back.standings}
             assert all(played[s.player_id] >= s.games for s in before.standings)
             final = back
-            while final.status is not TournamentStatus.FINISHED:
+            while final.status is not protocol.TournamentStatus.FINISHED:
                 final = await _update(host)
             outputs = [(await bot.communicate())[0].decode() for bot in bots]
         watched, outputs = outputs[0], outputs[1:]
