@@ -21,14 +21,8 @@ from processes import (
     start_bots,
 )
 
+from sushigo import protocol
 from sushigo.client.connection import Client
-from sushigo.protocol import (
-    GameEnded,
-    Message,
-    Redirect,
-    TurnResult,
-    TurnStart,
-)
 
 
 async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> None:
@@ -36,14 +30,14 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
     bots = await start_bots(a.port, 1)
     client = await Client.connect("127.0.0.1", a.port, name="ours")
     rng = random.Random(5)
-    redirects: list[Redirect] = []
+    redirects: list[protocol.Redirect] = []
     stops: list[float] = []
     pauses: list[float] = []
     ports: list[int] = []
 
-    async def next_event() -> Message:
+    async def next_event() -> protocol.Message:
         event = await next_event_resuming(client, rng, lambda: ports.append(client.port))
-        if isinstance(event, Redirect):
+        if isinstance(event, protocol.Redirect):
             redirects.append(event)
         return event
 
@@ -63,7 +57,7 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
         plan = {(1, 2): a, (2, 3): b}
         while True:
             event = await next_event()
-            if isinstance(event, TurnStart) and client.awaiting:
+            if isinstance(event, protocol.TurnStart) and client.awaiting:
                 server = plan.pop((event.round, event.turn), None)
                 if server is not None:
                     if restarts:  # the other node is back before this one stops
@@ -71,10 +65,10 @@ async def test_rolling_restart_loses_no_game(pg_url: str, tmp_path: Path) -> Non
                     stopped = await stop(server)
                     continue  # we pick once resumed there, as the step asks again
                 client.pick(rng.choice(list(client.legal_actions())))
-            elif isinstance(event, TurnResult) and stopped is not None:
+            elif isinstance(event, protocol.TurnResult) and stopped is not None:
                 pauses.append(time.monotonic() - stopped)
                 stopped = None
-            elif isinstance(event, GameEnded):
+            elif isinstance(event, protocol.GameEnded):
                 assert client.fairness.final == "verified"
                 await asyncio.gather(*restarts)
                 return

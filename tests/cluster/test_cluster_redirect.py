@@ -22,15 +22,8 @@ from nodes import (
     ticket_refused,
 )
 
+from sushigo import protocol
 from sushigo.client.connection import Client
-from sushigo.protocol import (
-    ChatMessage,
-    ErrorCode,
-    JoinTable,
-    Redirect,
-    TableSettings,
-    TurnStart,
-)
 
 
 async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
@@ -44,7 +37,7 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         assert set(ann.nodes) == set(bob.nodes) == {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"}
         assert ann.nodes[0] == f"127.0.0.1:{a.port}" and bob.nodes[0] == f"127.0.0.1:{b.port}"
 
-        joined = await ann.create_table(TableSettings(kind="sushi-go", players=3))
+        joined = await ann.create_table(protocol.TableSettings(kind="sushi-go", players=3))
         table_id = joined.table.table_id
 
         async def leased() -> None:
@@ -61,20 +54,22 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         assert (bob.port, seated.seat, bob.name) == (a.port, 1, "bob")
 
         # carl's own redirect, looked at by hand: a ticket for the table, for him.
-        redirect = await carl.request(lambda ref: JoinTable(ref=ref, table_id=table_id))
-        assert isinstance(redirect, Redirect)
+        redirect = await carl.request(lambda ref: protocol.JoinTable(ref=ref, table_id=table_id))
+        assert isinstance(redirect, protocol.Redirect)
         assert (redirect.address, redirect.table_id) == (f"127.0.0.1:{a.port}", table_id)
         await forgery_refused(a.port, redirect.ticket)
         error = await ticket_refused(b.port, redirect.ticket)  # b does not hold the table
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "not on this node" in str(error)
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "not on this node" in str(error)
         await (await bring(a.port, redirect.ticket, "carl")).close()
         error = await ticket_refused(a.port, redirect.ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
-        late = await carl.request(lambda ref: JoinTable(ref=ref, table_id=table_id))
-        assert isinstance(late, Redirect)
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "already used" in str(error), (
+            error
+        )
+        late = await carl.request(lambda ref: protocol.JoinTable(ref=ref, table_id=table_id))
+        assert isinstance(late, protocol.Redirect)
         await query(pg_url, "UPDATE tickets SET expires = now() - interval '1 second'")
         error = await ticket_refused(a.port, late.ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "expired" in str(error), error
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "expired" in str(error), error
 
         # A resume brought to b is redirected to a, the node of ann's table.
         await ann.close()
@@ -87,7 +82,7 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         assert carl.port == a.port
         ann.start_game()
         for player in (ann, bob, carl):
-            await player.wait_for(TurnStart, 10)
+            await player.wait_for(protocol.TurnStart, 10)
             assert player.awaiting
     finally:
         for client in clients:
@@ -114,7 +109,7 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
 
         # The lobby's chat is the cluster's: said on a, heard on b (LISTEN/NOTIFY).
         clients[0].chat("anyone for a game?")
-        heard = await dave.wait_for(ChatMessage, 10)
+        heard = await dave.wait_for(protocol.ChatMessage, 10)
         assert (heard.name, heard.text, heard.table_id) == ("ann", "anyone for a game?", None)
 
         tables = {(await c.quick_match(4, "sushi-go")).table.table_id for c in clients[:3]}
@@ -125,7 +120,7 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
         joined = await seated_again(dave)
         assert (joined.table.table_id, dave.port, dave.name) == (table_id, a.port, "dave")
         for client in clients:
-            await client.wait_for(TurnStart, 10)
+            await client.wait_for(protocol.TurnStart, 10)
             assert client.awaiting
     finally:
         for client in clients:

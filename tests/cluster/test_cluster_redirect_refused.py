@@ -28,16 +28,9 @@ from test_cluster_tournament import NAME, entrant
 from test_cluster_tournament_faults import held
 from test_cluster_tournament_spread import loaded
 
+from sushigo import protocol
 from sushigo.client.bot import GameResult, Strategies, play_tournament
 from sushigo.client.connection import Client, ServerError
-from sushigo.protocol import (
-    ErrorCode,
-    Redirect,
-    TableSettings,
-    TournamentSettings,
-    TournamentStatus,
-    TournamentUpdate,
-)
 
 GAMES = 2
 
@@ -53,7 +46,7 @@ async def test_a_refused_redirect_brings_the_bot_back_to_its_tournament(
     stopped = False
     try:
         host = await loaded(a, b, clients)
-        settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=GAMES)
+        settings = protocol.TournamentSettings(name=NAME, kind="sushi-go", players=2, games=GAMES)
         await host.create_tournament(settings)
 
         async def entrants(count: int) -> bool:
@@ -95,8 +88,8 @@ async def test_a_refused_redirect_brings_the_bot_back_to_its_tournament(
         assert len(played) == GAMES and all(r.verified for r in played), played
 
         final = await host.watch_tournament(NAME)
-        while final.status is not TournamentStatus.FINISHED:
-            final = (await host.wait_for(TournamentUpdate, timeout=10)).tournament
+        while final.status is not protocol.TournamentStatus.FINISHED:
+            final = (await host.wait_for(protocol.TournamentUpdate, timeout=10)).tournament
         assert final.games_done == GAMES and final.games_running == 0
         assert sorted((s.name, s.games) for s in final.standings) == [
             ("bob", GAMES),
@@ -124,7 +117,7 @@ class Slow(Client):
     go: asyncio.Event
     waiting: asyncio.Event
 
-    async def follow(self, redirect: Redirect) -> None:
+    async def follow(self, redirect: protocol.Redirect) -> None:
         self.waiting.set()
         await self.go.wait()
         await super().follow(redirect)
@@ -140,7 +133,7 @@ async def test_a_refused_redirect_asked_for_leaves_the_client_where_it_was(
 
         host = await eventually(lambda: knowing(b.port, "host", 2))
         clients.append(host)
-        joined = await host.create_table(TableSettings(kind="sushi-go", players=2))
+        joined = await host.create_table(protocol.TableSettings(kind="sushi-go", players=2))
         assert host.port == b.port  # (both nodes empty: b keeps it)
         table_id = joined.table.table_id
         slow = await Slow.connect("127.0.0.1", a.port, name="slow")
@@ -155,7 +148,7 @@ async def test_a_refused_redirect_asked_for_leaves_the_client_where_it_was(
         try:
             await asyncio.wait_for(join, 20)
         except ServerError as exc:
-            assert exc.code is ErrorCode.UNKNOWN_SESSION and "not on this node" in str(exc)
+            assert exc.code is protocol.ErrorCode.UNKNOWN_SESSION and "not on this node" in str(exc)
         else:
             raise AssertionError("b took a ticket for a table it no longer has")
         assert slow.connected and slow.port == a.port and slow.player_id == me

@@ -30,30 +30,25 @@ from nodes import (
 from processes import ServerProcess, bots_output, stop_bots
 from test_cluster_tournament import entrant
 
+from sushigo import protocol
 from sushigo.client.bot import Strategies, play_tournament
 from sushigo.client.connection import Client
-from sushigo.protocol import (
-    ErrorCode,
-    Redirect,
-    TableSettings,
-    TournamentSettings,
-    TournamentStatus,
-    TournamentUpdate,
-)
 
 
 class Keeping(Client):
     """An entrant that keeps the redirects it followed (to look at their tickets after)."""
 
-    kept: list[Redirect]
+    kept: list[protocol.Redirect]
 
-    async def follow(self, redirect: Redirect) -> None:
+    async def follow(self, redirect: protocol.Redirect) -> None:
         self.kept.append(redirect)
         await super().follow(redirect)
 
 
 NAME = "spread cup"
-SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30)
+SETTINGS = protocol.TournamentSettings(
+    name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30
+)
 
 
 async def loaded(a: ServerProcess, b: ServerProcess, clients: list[Client]) -> Client:
@@ -61,7 +56,7 @@ async def loaded(a: ServerProcess, b: ServerProcess, clients: list[Client]) -> C
     await a.start()
     for i in range(2):  # a alone: its idle tables are a's load
         clients.append(await Client.connect("127.0.0.1", a.port, name=f"idle{i}"))
-        await clients[-1].create_table(TableSettings(kind="sushi-go", players=3))
+        await clients[-1].create_table(protocol.TableSettings(kind="sushi-go", players=3))
     await b.start()
 
     host = await eventually(lambda: knowing(a.port, "host", 2))
@@ -107,8 +102,8 @@ async def test_a_tournaments_games_are_played_on_both_nodes(pg_url: str, tmp_pat
         assert all(r.verified for r in await asyncio.wait_for(played, 30))
 
         final = await host.watch_tournament(NAME)
-        while final.status is not TournamentStatus.FINISHED:
-            final = (await host.wait_for(TournamentUpdate, timeout=10)).tournament
+        while final.status is not protocol.TournamentStatus.FINISHED:
+            final = (await host.wait_for(protocol.TournamentUpdate, timeout=10)).tournament
         assert final.games_done == SETTINGS.games and final.games_running == 0
         assert sorted(s.name for s in final.standings) == ["bot0", "bot1", "bot2", "bot3"]
         assert sum(s.games for s in final.standings) == SETTINGS.games * SETTINGS.players
@@ -137,9 +132,13 @@ async def test_a_tournaments_games_are_played_on_both_nodes(pg_url: str, tmp_pat
         await eventually(b_idle)
         assert len(await query(pg_url, "SELECT game_id FROM records")) == SETTINGS.games
         error = await ticket_refused(b.port, ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "already used" in str(error), error
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "already used" in str(error), (
+            error
+        )
         error = await ticket_refused(a.port, ticket)
-        assert error.code is ErrorCode.UNKNOWN_SESSION and "not this one" in str(error), error
+        assert error.code is protocol.ErrorCode.UNKNOWN_SESSION and "not this one" in str(error), (
+            error
+        )
         await forgery_refused(b.port, ticket)
     finally:
         await stop_bots(bots)
@@ -152,7 +151,7 @@ async def test_an_entrant_that_does_not_follow_is_played_for(pg_url: str, tmp_pa
     a, b = two_nodes(pg_url, tmp_path)
     clients: list[Client] = []
     bots: list[asyncio.subprocess.Process] = []
-    settings = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1)
+    settings = protocol.TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1)
     b.extra = (*b.extra, "--log-level", "info")
     try:
         host = await loaded(a, b, clients)
@@ -170,7 +169,7 @@ async def test_an_entrant_that_does_not_follow_is_played_for(pg_url: str, tmp_pa
         (output,) = await bots_output(bots, timeout=30)
         assert f"tournament {NAME!r} finished" in output, output
         final = await host.watch_tournament(NAME)
-        assert final.status is TournamentStatus.FINISHED and final.games_done == 1
+        assert final.status is protocol.TournamentStatus.FINISHED and final.games_done == 1
         assert sorted((s.name, s.games) for s in final.standings) == [("bot0", 1), ("lazy", 1)]
         (record,) = await query(pg_url, "SELECT game_id, table_id FROM records")
         placed = {r["table_id"] for r in await query(pg_url, "SELECT table_id FROM tickets")}
@@ -181,9 +180,9 @@ async def test_an_entrant_that_does_not_follow_is_played_for(pg_url: str, tmp_pa
         # lazy follows now, its game played without it: b sends it home (it remembers the game
         # was played there, not only by its record, which may not be stored yet), and home
         # takes it back; no second game of that table.
-        there = await lazy.wait_for(Redirect, timeout=10)
+        there = await lazy.wait_for(protocol.Redirect, timeout=10)
         assert there.address == f"127.0.0.1:{b.port}", there
-        back = await lazy.wait_for(Redirect, timeout=10)
+        back = await lazy.wait_for(protocol.Redirect, timeout=10)
         assert back.address == f"127.0.0.1:{a.port}", back
         assert f"game at table {record['table_id']} over; " in b.log.decode()
         assert len(await query(pg_url, "SELECT game_id FROM records")) == 1
