@@ -19,14 +19,7 @@ from sushigo.client.connection import Client
 from sushigo.client.tui import AppState, build_application, screen_text
 from sushigo.client.tui.form import CreateForm
 from sushigo.client.tui.layout import WIDGETS, help_text, keys_text, status_text
-from sushigo.engine.games.sushi_roll import (
-    Reroll,
-    RollGame,
-    RollObservation,
-    RollOptions,
-    Swap,
-    Take,
-)
+from sushigo.engine.games import sushi_roll
 from sushigo.protocol import LoginGuest
 
 NAMES = ("a-name-of-24-characters!", "default-bot-1", "Zoë", "heuristic-bot-12", "b")
@@ -98,7 +91,7 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
                 else:
                     assert f"Round {rounds} scores" in screen, screen
                     state.summary = None
-            if isinstance(action, Take):
+            if isinstance(action, sushi_roll.Take):
                 break
     assert rounds == 3
     assert kinds >= {f"class:die.{k}" for k in ("appetizer", "maki", "nigiri")}
@@ -116,7 +109,7 @@ def test_widgets_render_through_random_playouts(players: int, seat: int | None) 
 def _seated_state(players: int = 3, seed: bytes = b"keys") -> tuple[AppState, Feed]:
     """A state at the dice table, our move (seat = the red belt's holder)."""
     state = AppState()
-    seat = RollGame(RollOptions(players), seed).to_move
+    seat = sushi_roll.RollGame(sushi_roll.RollOptions(players), seed).to_move
     assert seat is not None
     feed = _start(state, players, seat, seed)
     feed.turn_start()
@@ -134,7 +127,7 @@ def test_marks_make_a_reroll_of_the_subset_in_belt_order() -> None:
     assert dice(state).dice.marked == [0, 2] and "[x]" in _text(WIDGETS["hand"](state))
     assert "r re-rolls them" in state.status
     action = dice(state).roll_key("reroll")
-    assert action == Reroll((0, 2)) and not state.status_error
+    assert action == sushi_roll.Reroll((0, 2)) and not state.status_error
     dice(state).roll_key("mark")  # the cursor is on 0: unmark it
     assert dice(state).dice.marked == [2]
     dice(state).roll_key("cancel")
@@ -159,10 +152,10 @@ def test_a_swap_picks_our_die_then_a_die_on_another_belt() -> None:
     assert "[S]" in _text(WIDGETS["players"](state)) and "▸" in _text(WIDGETS["players"](state))
     assert dice(state).roll_key("mark") is None and "Esc goes back" in state.status
     action = dice(state).roll_key("enter")
-    assert action == Swap(1, (me + 2) % 3, 3)
+    assert action == sushi_roll.Swap(1, (me + 2) % 3, 3)
     dice(state).roll_key("cancel")
     assert dice(state).dice.mode == "choose" and state.status == "swap cancelled"
-    assert dice(state).roll_key("enter") == Take(1)
+    assert dice(state).roll_key("enter") == sushi_roll.Take(1)
 
 
 def test_keys_refuse_with_a_reason_and_play_nothing() -> None:
@@ -190,7 +183,7 @@ def test_keys_refuse_with_a_reason_and_play_nothing() -> None:
     dice(state).observation, dice(state).waiting = obs, False
     assert dice(state).roll_key("enter") is None and "not your move" in state.status
     # Waiting for the server's answer to our action.
-    dice(state).waiting, dice(state).pending = True, Take(0)
+    dice(state).waiting, dice(state).pending = True, sushi_roll.Take(0)
     assert dice(state).roll_key("enter") is None and "waiting for the server" in state.status
     # A number past the belt's end (8 dice each in a 2-player game).
     dice(state).pending = None
@@ -210,13 +203,13 @@ def test_updates_are_logged_and_the_choice_follows_the_belt() -> None:
     me = state.seat
     assert me is not None
     dice(state).roll_key("mark")
-    feed.act(Reroll((0,)))
+    feed.act(sushi_roll.Reroll((0,)))
     assert dice(state).dice.marked == [] and dice(state).moving  # still our move after a re-roll
     assert "re-rolled" in _text(state.log[-1]) and "→" in _text(state.log[-1])
     other = (me + 1) % 3
-    feed.act(Swap(0, other, 0))
+    feed.act(sushi_roll.Swap(0, other, 0))
     assert "swapped" in _text(state.log[-1])
-    feed.act(Take(0))
+    feed.act(sushi_roll.Take(0))
     assert not dice(state).moving and "you took" in _text(state.log[-1])
     assert dice(state).did[me].startswith("took ")
     feed.turn_start()
@@ -227,14 +220,14 @@ def test_updates_are_logged_and_the_choice_follows_the_belt() -> None:
 def test_the_turn_timer_and_an_auto_take() -> None:
     clock = [50.0]
     state = AppState(now=lambda: clock[0])
-    seat = RollGame(RollOptions(3), b"timer").to_move
+    seat = sushi_roll.RollGame(sushi_roll.RollOptions(3), b"timer").to_move
     assert seat is not None
     feed = _start(state, 3, seat, b"timer")
     feed.turn_start(deadline_ms=30_000)
     assert "time 30s" in _text(WIDGETS["header"](state))
     clock[0] += 25
     assert "time 5s" in _text(WIDGETS["header"](state))
-    feed.act(Take(0), auto=True)
+    feed.act(sushi_roll.Take(0), auto=True)
     assert "the server took a die for you" in state.status and state.status_error
     assert state.deadline is None and not dice(state).moving
     assert "(auto)" in _text(state.log[-1])
@@ -261,7 +254,7 @@ def test_help_and_form_offer_sushi_roll() -> None:
     assert (settings.kind, settings.players, settings.variants) == ("sushi-roll", 4, ())
 
 
-def _moves(obs: RollObservation, rng: random.Random) -> str:
+def _moves(obs: sushi_roll.RollObservation, rng: random.Random) -> str:
     """Keys for one action of ours: sometimes mark two dice and re-roll, sometimes swap, else take
     the die chosen by number."""
     me = obs.players[obs.seat or 0]
