@@ -6,29 +6,10 @@ import random
 from collections.abc import Sequence
 
 from sushigo.engine import Action, Observation
-from sushigo.engine.games.sushi_go.cards import (
-    DUMPLING_POINTS,
-    NUM_KINDS,
-    SASHIMI_POINTS,
-    SASHIMI_SET,
-    TEMPURA_POINTS,
-    TEMPURA_SET,
-    WASABI_MULTIPLIER,
-)
+from sushigo.engine.games.sushi_go import cards as rules
 
+from . import _values as values
 from ._memory import counts_of
-from ._values import (
-    DUMPLING,
-    ICONS,
-    NIGIRI,
-    PUDDING,
-    SASHIMI,
-    SOY,
-    TEMPURA,
-    WASABI,
-    maki_points,
-    pudding_points,
-)
 
 
 class GreedyStrategy:
@@ -66,36 +47,36 @@ class GreedyStrategy:
         view = obs.tableaus[me]
         counts = counts_of(view.cards)
         wasabi = view.open_wasabi
-        icons = [float(sum(ICONS[c] for c in v.cards)) for v in obs.tableaus]
+        icons = [float(sum(values.ICONS[c] for c in v.cards)) for v in obs.tableaus]
         puddings = [float(v.puddings) for v in obs.tableaus]
         value = 0.0
         for card in (action.first,) if action.second is None else (action.first, action.second):
-            if card == TEMPURA:
-                value += _set_value(counts[TEMPURA], TEMPURA_SET, TEMPURA_POINTS)
-            elif card == SASHIMI:
-                value += _set_value(counts[SASHIMI], SASHIMI_SET, SASHIMI_POINTS)
-            elif card == DUMPLING:
-                n = min(counts[DUMPLING], len(DUMPLING_POINTS) - 2)
-                value += DUMPLING_POINTS[n + 1] - DUMPLING_POINTS[n]
-            elif NIGIRI[card]:
-                value += NIGIRI[card] * (WASABI_MULTIPLIER if wasabi else 1)
+            if card == values.TEMPURA:
+                value += _set_value(counts[values.TEMPURA], rules.TEMPURA_SET, rules.TEMPURA_POINTS)
+            elif card == values.SASHIMI:
+                value += _set_value(counts[values.SASHIMI], rules.SASHIMI_SET, rules.SASHIMI_POINTS)
+            elif card == values.DUMPLING:
+                n = min(counts[values.DUMPLING], len(rules.DUMPLING_POINTS) - 2)
+                value += rules.DUMPLING_POINTS[n + 1] - rules.DUMPLING_POINTS[n]
+            elif values.NIGIRI[card]:
+                value += values.NIGIRI[card] * (rules.WASABI_MULTIPLIER if wasabi else 1)
                 wasabi = max(0, wasabi - 1)
-            elif ICONS[card]:
-                before = maki_points(icons, me)
-                icons[me] += ICONS[card]
-                value += maki_points(icons, me) - before
-            elif card == PUDDING:
-                before = pudding_points(puddings, me)
+            elif values.ICONS[card]:
+                before = values.maki_points(icons, me)
+                icons[me] += values.ICONS[card]
+                value += values.maki_points(icons, me) - before
+            elif card == values.PUDDING:
+                before = values.pudding_points(puddings, me)
                 puddings[me] += 1
-                value += pudding_points(puddings, me) - before
-            elif card == WASABI:
+                value += values.pudding_points(puddings, me) - before
+            elif card == values.WASABI:
                 value += 1.0
                 wasabi += 1
-            elif card == SOY:
-                value += 2.0 if counts[SOY] == 0 else 0.0
+            elif card == values.SOY:
+                value += 2.0 if counts[values.SOY] == 0 else 0.0
             else:
                 value += 0.5
-            if card < NUM_KINDS:
+            if card < rules.NUM_KINDS:
                 counts[card] += 1
         return value
 

@@ -14,19 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sushigo.engine import Card, Observation, score_puddings
-from sushigo.engine.games.sushi_go.cards import (
-    DUMPLING_POINTS,
-    MAKI_FIRST,
-    MAKI_ICONS,
-    MAKI_SECOND,
-    NIGIRI_POINTS,
-    NUM_KINDS,
-    ROUNDS,
-    SASHIMI_POINTS,
-    SOY_SAUCE_POINTS,
-    TEMPURA_POINTS,
-    deck,
-)
+from sushigo.engine.games.sushi_go import cards as rules
 
 from ._memory import Counts, SeatMemory, counts_of
 
@@ -35,8 +23,8 @@ MAKI1, MAKI2, MAKI3 = int(Card.MAKI1), int(Card.MAKI2), int(Card.MAKI3)
 EGG, SALMON, SQUID = int(Card.EGG), int(Card.SALMON), int(Card.SQUID)
 WASABI, CHOPSTICKS = int(Card.WASABI), int(Card.CHOPSTICKS)
 PUDDING, SOY = int(Card.PUDDING), int(Card.SOY_SAUCE)
-ICONS = [MAKI_ICONS.get(Card(k), 0) for k in range(NUM_KINDS)]
-NIGIRI = [NIGIRI_POINTS.get(Card(k), 0) for k in range(NUM_KINDS)]
+ICONS = [rules.MAKI_ICONS.get(Card(k), 0) for k in range(rules.NUM_KINDS)]
+NIGIRI = [rules.NIGIRI_POINTS.get(Card(k), 0) for k in range(rules.NUM_KINDS)]
 _FAMILY = [0, 1, 2, 3, 3, 3, 4, 4, 4, 4, 5, 6, 7]
 """Soy sauce colour family per kind (engine.games.sushi_go.cards.COLOUR_FAMILIES as small ints)."""
 _SMOOTH = ((-2.0, 1.0), (-1.0, 2.0), (0.0, 3.0), (1.0, 2.0), (2.0, 1.0))
@@ -119,15 +107,15 @@ class Context:
         ]
         # Picks this seat makes after this one, this round.
         self.picks_left = obs.options.hand_size - obs.turn
-        self.rounds_left = ROUNDS - obs.round
+        self.rounds_left = rules.ROUNDS - obs.round
         # Expected cards of each kind in all hands now: the known ones, plus the unknown ones
         # spread over the kinds in proportion to the unseen cards.
-        in_hands = [0.0] * NUM_KINDS
+        in_hands = [0.0] * rules.NUM_KINDS
         unknown = 0
         if memory is not None and memory.last is obs:
             for hand in memory.hands:
                 unknown += hand.unknown
-                for k in range(NUM_KINDS):
+                for k in range(rules.NUM_KINDS):
                     in_hands[k] += hand.known[k]
             unseen = memory.unseen()
         else:
@@ -136,7 +124,7 @@ class Context:
             unknown = sum(v.hand_size for v in obs.tableaus[: obs.players]) - len(obs.hand)
             unseen = _unseen_without_memory(obs)
         total_unseen = sum(unseen) or 1
-        for k in range(NUM_KINDS):
+        for k in range(rules.NUM_KINDS):
             in_hands[k] += unknown * unseen[k] / total_unseen
         self.in_hands = in_hands
         cards = sum(in_hands) or 1.0
@@ -177,10 +165,14 @@ def card_value(ctx: Context, t: int, card: int, state: TableauState | None = Non
     s = ctx.tableaus[t] if state is None else state
     c = s.counts
     if card == TEMPURA:
-        return float(TEMPURA_POINTS) if c[TEMPURA] % 2 else TEMPURA_POINTS * ctx.odds(TEMPURA, 1)
+        return (
+            float(rules.TEMPURA_POINTS)
+            if c[TEMPURA] % 2
+            else rules.TEMPURA_POINTS * ctx.odds(TEMPURA, 1)
+        )
     if card == SASHIMI:
         need = 2 - c[SASHIMI] % 3
-        return SASHIMI_POINTS * ctx.odds(SASHIMI, need)
+        return rules.SASHIMI_POINTS * ctx.odds(SASHIMI, need)
     if card == DUMPLING:
         return _dumpling_value(ctx, c[DUMPLING])
     if NIGIRI[card]:
@@ -206,11 +198,11 @@ def _dumpling_value(ctx: Context, have: int) -> float:
     lam = ctx.expected_more(DUMPLING)
     value = 0.0
     prob = math.exp(-lam)
-    top = len(DUMPLING_POINTS) - 1
+    top = len(rules.DUMPLING_POINTS) - 1
     for more in range(6):
         p = prob if more < 5 else max(0.0, 1.0 - value_mass(lam, 5))
         a, b = min(have + more, top), min(have + more + 1, top)
-        value += p * (DUMPLING_POINTS[b] - DUMPLING_POINTS[a])
+        value += p * (rules.DUMPLING_POINTS[b] - rules.DUMPLING_POINTS[a])
         prob *= lam / (more + 1)
     return value
 
@@ -246,12 +238,12 @@ def maki_points(icons: Sequence[float], t: int) -> float:
         return 0.0
     top = max(icons)
     if mine == top:
-        return float(MAKI_FIRST // sum(1 for x in icons if x == top))
+        return float(rules.MAKI_FIRST // sum(1 for x in icons if x == top))
     if sum(1 for x in icons if x == top) > 1:
         return 0.0  # a tie for first awards no second place
     second = max(x for x in icons if x < top)
     if mine == second:
-        return float(MAKI_SECOND // sum(1 for x in icons if x == second))
+        return float(rules.MAKI_SECOND // sum(1 for x in icons if x == second))
     return 0.0
 
 
@@ -318,12 +310,14 @@ def _soy_value(ctx: Context, t: int, s: TableauState) -> float:
     """Soy sauce: 4 for most colours; worth something only to a seat that can lead on colours."""
     if s.counts[SOY]:
         return 0.0
-    colours = [len({_FAMILY[k] for k in range(NUM_KINDS) if ts.counts[k]}) for ts in ctx.tableaus]
-    mine = len({_FAMILY[k] for k in range(NUM_KINDS) if s.counts[k]} | {_FAMILY[SOY]})
+    colours = [
+        len({_FAMILY[k] for k in range(rules.NUM_KINDS) if ts.counts[k]}) for ts in ctx.tableaus
+    ]
+    mine = len({_FAMILY[k] for k in range(rules.NUM_KINDS) if s.counts[k]} | {_FAMILY[SOY]})
     best_other = max((x for i, x in enumerate(colours) if i != t), default=0)
     lead = mine - best_other + 0.5 * ctx.picks_left / max(1, ctx.n - 1)
     p = 1 / (1 + math.exp(-lead))
-    return SOY_SAUCE_POINTS * p * 0.8
+    return rules.SOY_SAUCE_POINTS * p * 0.8
 
 
 def action_value(ctx: Context, t: int, cards: Sequence[int]) -> float:
@@ -342,7 +336,7 @@ def action_value(ctx: Context, t: int, cards: Sequence[int]) -> float:
 
 def _unseen_without_memory(obs: Observation) -> Counts:
     """Unseen cards from one observation alone: the deck less the hand and this round's tableaus."""
-    total = counts_of(deck(obs.options.soy_sauce))
+    total = counts_of(rules.deck(obs.options.soy_sauce))
     for card in obs.hand:
         total[card] -= 1
     for view in obs.tableaus:

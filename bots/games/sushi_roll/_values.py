@@ -16,17 +16,9 @@ from sushigo.engine.games.sushi_roll import (
     DieKind,
     Face,
     RollObservation,
+    dice,
     maki_points,
     score_puddings,
-)
-from sushigo.engine.games.sushi_roll.dice import (
-    APPETIZER_POINTS,
-    CHOPSTICKS_TOKENS,
-    MAKI_ICONS,
-    MENU_TOKENS,
-    NIGIRI_POINTS,
-    PUDDING_TOKENS,
-    ROUNDS,
 )
 from sushigo.engine.games.sushi_roll.scoring import appetizer_points, nigiri_value
 from sushigo.engine.games.sushi_roll.turns import tokens_gained
@@ -66,10 +58,10 @@ def context(obs: RollObservation) -> Context:
         me=me,
         counts={face: faces.count(face) for face in _APPETIZERS},
         open_wasabi=view.open_wasabi,
-        icons=tuple(sum(MAKI_ICONS.get(d.face, 0) for d in p.tray) for p in obs.players),
+        icons=tuple(sum(dice.MAKI_ICONS.get(d.face, 0) for d in p.tray) for p in obs.players),
         puddings=tuple(p.puddings for p in obs.players),
         turns_left=max(0, len(view.belt) - 1),
-        rounds_left=ROUNDS - obs.round,
+        rounds_left=dice.ROUNDS - obs.round,
         menu_supply=obs.menu_supply,
         chopsticks_supply=obs.chopsticks_supply,
     )
@@ -101,22 +93,22 @@ def greedy_value(face: Face, ctx: Context) -> float:
     points (tripled on an open wasabi); maki the change in this round's race; puddings the change
     in the pudding race; tokens the end-game rate (0.5 each); wasabi a token 1 point.
     """
-    if face in APPETIZER_POINTS:
+    if face in dice.APPETIZER_POINTS:
         n = ctx.counts[face]
         step = _appetizer_step(face, n)
         if (n + 1) % 3 == 0:
             return float(step)
-        return 0.5 * step + 0.5 * APPETIZER_POINTS[face][3] / 3
-    if face in NIGIRI_POINTS:
-        return float(nigiri_value(NIGIRI_POINTS[face], ctx.open_wasabi))
-    if face in MAKI_ICONS:
-        return float(_maki_delta(ctx, MAKI_ICONS[face]))
-    if face in PUDDING_TOKENS:
-        return 0.5 * _pudding_delta(ctx, PUDDING_TOKENS[face])
-    if face in MENU_TOKENS:
-        return TOKEN_POINTS * tokens_gained(MENU_TOKENS[face], ctx.menu_supply)
-    if face in CHOPSTICKS_TOKENS:
-        return TOKEN_POINTS * tokens_gained(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
+        return 0.5 * step + 0.5 * dice.APPETIZER_POINTS[face][3] / 3
+    if face in dice.NIGIRI_POINTS:
+        return float(nigiri_value(dice.NIGIRI_POINTS[face], ctx.open_wasabi))
+    if face in dice.MAKI_ICONS:
+        return float(_maki_delta(ctx, dice.MAKI_ICONS[face]))
+    if face in dice.PUDDING_TOKENS:
+        return 0.5 * _pudding_delta(ctx, dice.PUDDING_TOKENS[face])
+    if face in dice.MENU_TOKENS:
+        return TOKEN_POINTS * tokens_gained(dice.MENU_TOKENS[face], ctx.menu_supply)
+    if face in dice.CHOPSTICKS_TOKENS:
+        return TOKEN_POINTS * tokens_gained(dice.CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
     return 1.0  # wasabi
 
 
@@ -129,22 +121,22 @@ def heuristic_value(face: Face, ctx: Context) -> float:
     of swinging it later; tokens at the end-game rate plus their use while the game lasts.
     """
     left = ctx.turns_left
-    if face in APPETIZER_POINTS:
+    if face in dice.APPETIZER_POINTS:
         return appetizer_value(face, ctx.counts[face], left)
-    if face in NIGIRI_POINTS:
-        return float(nigiri_value(NIGIRI_POINTS[face], ctx.open_wasabi))
-    if face in MAKI_ICONS:
-        icons = MAKI_ICONS[face]
+    if face in dice.NIGIRI_POINTS:
+        return float(nigiri_value(dice.NIGIRI_POINTS[face], ctx.open_wasabi))
+    if face in dice.MAKI_ICONS:
+        icons = dice.MAKI_ICONS[face]
         return _maki_delta(ctx, icons) * (0.7 if left else 1.0) + 0.6 * icons * min(1, left)
-    if face in PUDDING_TOKENS:
-        p = PUDDING_TOKENS[face]
+    if face in dice.PUDDING_TOKENS:
+        p = dice.PUDDING_TOKENS[face]
         return 0.6 * _pudding_delta(ctx, p) + 0.8 * p
     use = 0.25 * min(left, 3) + 0.5 * ctx.rounds_left
-    if face in MENU_TOKENS:
-        gained = tokens_gained(MENU_TOKENS[face], ctx.menu_supply)
+    if face in dice.MENU_TOKENS:
+        gained = tokens_gained(dice.MENU_TOKENS[face], ctx.menu_supply)
         return gained * (TOKEN_POINTS + 0.3 * use)
-    if face in CHOPSTICKS_TOKENS:
-        gained = tokens_gained(CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
+    if face in dice.CHOPSTICKS_TOKENS:
+        gained = tokens_gained(dice.CHOPSTICKS_TOKENS[face], ctx.chopsticks_supply)
         return gained * (TOKEN_POINTS + 0.3 * use)
     # wasabi: a later nigiri on it gains twice its points (avg 2, so +4), if one comes in time
     if left == 0:

@@ -9,17 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from sushigo.engine import Card, TableauView
-from sushigo.engine.games.sushi_go.cards import (
-    DUMPLING_POINTS,
-    MAKI_ICONS,
-    NIGIRI_POINTS,
-    SASHIMI_POINTS,
-    SASHIMI_SET,
-    SOY_SAUCE_POINTS,
-    TEMPURA_POINTS,
-    TEMPURA_SET,
-    WASABI_MULTIPLIER,
-)
+from sushigo.engine.games.sushi_go import cards as deck
 
 __all__ = ["KIND_ORDER", "NAMES", "SHORT", "card_style", "hint"]
 
@@ -116,8 +106,8 @@ def sushi_hint(icons: int, nigiri: int, wasabi: bool, mine: OwnView | None) -> s
         return f"{icons} icon{'s' if icons > 1 else ''}; most = 6"
     if nigiri:
         if mine is not None and mine.open_wasabi:
-            return f"on wasabi: {nigiri * WASABI_MULTIPLIER}!"
-        return f"{nigiri}, on wasabi {nigiri * WASABI_MULTIPLIER}"
+            return f"on wasabi: {nigiri * deck.WASABI_MULTIPLIER}!"
+        return f"{nigiri}, on wasabi {nigiri * deck.WASABI_MULTIPLIER}"
     return "x3 your next nigiri" if wasabi else None
 
 
@@ -125,23 +115,25 @@ def hint(card: Card, mine: TableauView | None = None) -> str:
     """A short scoring hint (at most 22 characters), told against the player's own tableau."""
     cards = mine.cards if mine is not None else ()
     if card is Card.TEMPURA:
-        if cards.count(Card.TEMPURA) % TEMPURA_SET == TEMPURA_SET - 1:
-            return f"completes a pair: +{TEMPURA_POINTS}"
-        return f"pair = {TEMPURA_POINTS}"
+        if cards.count(Card.TEMPURA) % deck.TEMPURA_SET == deck.TEMPURA_SET - 1:
+            return f"completes a pair: +{deck.TEMPURA_POINTS}"
+        return f"pair = {deck.TEMPURA_POINTS}"
     if card is Card.SASHIMI:
-        have = cards.count(Card.SASHIMI) % SASHIMI_SET
-        if have == SASHIMI_SET - 1:
-            return f"completes 3: +{SASHIMI_POINTS}"
-        return f"set of 3 = {SASHIMI_POINTS}" + (f" ({have}/3)" if have else "")
+        have = cards.count(Card.SASHIMI) % deck.SASHIMI_SET
+        if have == deck.SASHIMI_SET - 1:
+            return f"completes 3: +{deck.SASHIMI_POINTS}"
+        return f"set of 3 = {deck.SASHIMI_POINTS}" + (f" ({have}/3)" if have else "")
     if card is Card.DUMPLING:
         n = cards.count(Card.DUMPLING)
-        top = len(DUMPLING_POINTS) - 1
-        gain = DUMPLING_POINTS[min(n + 1, top)] - DUMPLING_POINTS[min(n, top)]
+        top = len(deck.DUMPLING_POINTS) - 1
+        gain = deck.DUMPLING_POINTS[min(n + 1, top)] - deck.DUMPLING_POINTS[min(n, top)]
         return f"1 3 6 10 15: +{gain} now"
-    if common := sushi_hint(MAKI_ICONS.get(card, 0), NIGIRI_POINTS.get(card, 0), card is _W, mine):
+    if common := sushi_hint(
+        deck.MAKI_ICONS.get(card, 0), deck.NIGIRI_POINTS.get(card, 0), card is _W, mine
+    ):
         return common
     if card is Card.CHOPSTICKS:
         return "later: take 2 cards"
     if card is Card.PUDDING:
         return "game end: most +6"
-    return f"most colours: +{SOY_SAUCE_POINTS}"
+    return f"most colours: +{deck.SOY_SAUCE_POINTS}"
