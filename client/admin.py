@@ -49,27 +49,12 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from sushigo import protocol
 from sushigo.client.address import AddressError, parse_address
 from sushigo.client.command import exit_code
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
-from sushigo.protocol import (
-    MAX_PAGE,
-    AdminDone,
-    AuditList,
-    ClientMessage,
-    Message,
-    NodeList,
-    ProtocolError,
-    SanctionList,
-    SessionInfo,
-    SessionList,
-    TableInfo,
-    TableStatus,
-    TableView,
-    messages,
-)
 from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.versions import ADMIN_VERSION
@@ -139,7 +124,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     tables = sub.add_parser("tables", help="every table")
     tables.add_argument("--game", default=None, help="only tables of this game")
-    tables.add_argument("--status", choices=[s.value for s in TableStatus], default=None)
+    tables.add_argument("--status", choices=[s.value for s in protocol.TableStatus], default=None)
     sub.add_parser("sessions", help="every session")
     sub.add_parser("nodes", help="the servers: a cluster's every node, live or gone")
     show = sub.add_parser("show", help="a table as a spectator sees it, with its sessions")
@@ -244,27 +229,27 @@ def key_parser() -> argparse.ArgumentParser:
     return p
 
 
-def request_for(args: argparse.Namespace) -> ClientMessage | None:
+def request_for(args: argparse.Namespace) -> protocol.ClientMessage | None:
     """The one request a command sends (None: `tables`, which pages through the list)."""
     command = args.command
-    made: dict[str, Callable[[], ClientMessage]] = {
-        "sessions": lambda: messages.AdminSessions(limit=500),
-        "nodes": messages.AdminNodes,
-        "show": lambda: messages.AdminShow(table_id=args.table),
-        "kick": lambda: messages.AdminKick(target=args.target, reason=args.reason),
-        "ban": lambda: messages.AdminBan(
+    made: dict[str, Callable[[], protocol.ClientMessage]] = {
+        "sessions": lambda: protocol.AdminSessions(limit=500),
+        "nodes": protocol.AdminNodes,
+        "show": lambda: protocol.AdminShow(table_id=args.table),
+        "kick": lambda: protocol.AdminKick(target=args.target, reason=args.reason),
+        "ban": lambda: protocol.AdminBan(
             target=args.target, reason=args.reason, seconds=args.seconds
         ),
-        "unban": lambda: messages.AdminUnban(target=args.target),
-        "mute": lambda: messages.AdminMute(
+        "unban": lambda: protocol.AdminUnban(target=args.target),
+        "mute": lambda: protocol.AdminMute(
             target=args.target, reason=args.reason, seconds=args.seconds
         ),
-        "unmute": lambda: messages.AdminUnmute(target=args.target),
-        "bans": lambda: messages.AdminSanctions(limit=500),
-        "close": lambda: messages.AdminClose(table_id=args.table, reason=args.reason),
-        "announce": lambda: messages.AdminAnnounce(text=" ".join(args.text)),
-        "drain": lambda: messages.AdminDrain(node=args.node, drain=not args.off),
-        "audit": lambda: messages.AdminAudit(limit=args.limit),
+        "unmute": lambda: protocol.AdminUnmute(target=args.target),
+        "bans": lambda: protocol.AdminSanctions(limit=500),
+        "close": lambda: protocol.AdminClose(table_id=args.table, reason=args.reason),
+        "announce": lambda: protocol.AdminAnnounce(text=" ".join(args.text)),
+        "drain": lambda: protocol.AdminDrain(node=args.node, drain=not args.off),
+        "audit": lambda: protocol.AdminAudit(limit=args.limit),
     }
     return made[command]() if command in made else None
 
@@ -301,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code(PROG, run)
 
 
-def _fits(request: ClientMessage) -> None:
+def _fits(request: protocol.ClientMessage) -> None:
     """ValueError (a usage error) for what the protocol would refuse to send: a text too long."""
     for name in ("text", "reason", "table_id", "target", "node"):
         value = getattr(request, name, None)
@@ -330,7 +315,7 @@ async def _run(
     port: int,
     key: Any,
     known: KnownHosts | None,
-    request: ClientMessage | None,
+    request: protocol.ClientMessage | None,
 ) -> int:
     try:
         link = await Link.connect_unique(
@@ -367,7 +352,7 @@ async def _run(
             hint = f" (this key is {link.player_id})"
         print(f"{PROG}: error: {exc.error.message}{hint}", file=sys.stderr)
         return 1
-    except (ConnectionLost, ProtocolError, ConnectError) as exc:
+    except (ConnectionLost, protocol.ProtocolError, ConnectError) as exc:
         print(f"{PROG}: error: {link._where()} closed the connection: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -377,45 +362,50 @@ async def _run(
     return 0
 
 
-async def _lines(link: Link, args: argparse.Namespace, request: ClientMessage | None) -> list[str]:
+async def _lines(
+    link: Link, args: argparse.Namespace, request: protocol.ClientMessage | None
+) -> list[str]:
     """Ask, and put the answer in lines."""
     if request is None:
         return table_lines(await _every_table(link, args.game, args.status))
     answer = await link.request(lambda ref: _with_ref(request, ref))
-    if isinstance(answer, AdminDone):
+    if isinstance(answer, protocol.AdminDone):
         return [answer.message]
     # A list comes in pages of at most 64 KiB: the rest is asked for until `total` (or `more`).
-    if isinstance(answer, SessionList):
+    if isinstance(answer, protocol.SessionList):
         return session_lines(await _every_item(link, request, answer, "sessions"))
-    if isinstance(answer, NodeList):
+    if isinstance(answer, protocol.NodeList):
         return node_lines(answer)
-    if isinstance(answer, TableView):
+    if isinstance(answer, protocol.TableView):
         return view_lines(answer)
-    if isinstance(answer, SanctionList):
+    if isinstance(answer, protocol.SanctionList):
         sanctions = await _every_item(link, request, answer, "sanctions")
         return sanction_lines(dataclasses.replace(answer, sanctions=sanctions, offset=0))
-    if isinstance(answer, AuditList):
+    if isinstance(answer, protocol.AuditList):
         entries = list(answer.entries)
         wanted = getattr(request, "limit", len(entries))
         while answer.more and answer.entries and len(entries) < wanted:
             answer = await _next(link, request, offset=len(entries), limit=wanted - len(entries))
-            assert isinstance(answer, AuditList)
+            assert isinstance(answer, protocol.AuditList)
             entries += answer.entries
         return audit_lines(dataclasses.replace(answer, entries=tuple(entries), offset=0))
     raise ConnectError(f"unexpected answer {answer.TYPE}")
 
 
-def _with_ref(request: ClientMessage, ref: int) -> ClientMessage:
+def _with_ref(request: protocol.ClientMessage, ref: int) -> protocol.ClientMessage:
     return dataclasses.replace(request, ref=ref)
 
 
-async def _next(link: Link, request: ClientMessage, **changes: int) -> Message:
+async def _next(link: Link, request: protocol.ClientMessage, **changes: int) -> protocol.Message:
     """The same request again, for the page from another offset."""
     return await link.request(lambda ref: dataclasses.replace(request, ref=ref, **changes))
 
 
 async def _every_item(
-    link: Link, request: ClientMessage, first: SessionList | SanctionList, items: str
+    link: Link,
+    request: protocol.ClientMessage,
+    first: protocol.SessionList | protocol.SanctionList,
+    items: str,
 ) -> tuple[Any, ...]:
     """Every item of a list answered in pages (`items`: the field the page holds them in): the
     pages after `first` asked for until `total` items are in, or a page comes empty."""
@@ -429,11 +419,15 @@ async def _every_item(
     return tuple(found)
 
 
-async def _every_table(link: Link, kind: str | None, status: str | None) -> list[TableInfo]:
-    found: list[TableInfo] = []
-    wanted = TableStatus(status) if status else None
+async def _every_table(
+    link: Link, kind: str | None, status: str | None
+) -> list[protocol.TableInfo]:
+    found: list[protocol.TableInfo] = []
+    wanted = protocol.TableStatus(status) if status else None
     while True:
-        page = await link.table_page(kind, status=wanted, offset=len(found), limit=MAX_PAGE)
+        page = await link.table_page(
+            kind, status=wanted, offset=len(found), limit=protocol.MAX_PAGE
+        )
         found += page.tables
         if not page.tables or len(found) >= page.total:
             return found
@@ -466,7 +460,7 @@ def _seat(seat: Any) -> str:
     return f"{seat.name or '?'}{flags}"
 
 
-def table_lines(tables: Sequence[TableInfo]) -> list[str]:
+def table_lines(tables: Sequence[protocol.TableInfo]) -> list[str]:
     rows = [["TABLE", "GAME", "STATUS", "SEATS", "WATCHING"]]
     for t in tables:
         seats = ", ".join(_seat(s) for s in t.seats)
@@ -474,18 +468,18 @@ def table_lines(tables: Sequence[TableInfo]) -> list[str]:
     return [*columns(rows), f"{len(tables)} table(s)"]
 
 
-def _flags(s: SessionInfo) -> str:
+def _flags(s: protocol.SessionInfo) -> str:
     flags = [("admin", s.admin), ("guest", s.guest), ("muted", s.muted), ("away", not s.connected)]
     return ",".join(name for name, on in flags if on) or "-"
 
 
-def _where(s: SessionInfo) -> str:
+def _where(s: protocol.SessionInfo) -> str:
     if s.table_id is None:
         return "lobby"
     return f"{s.table_id} " + (f"seat {s.seat + 1}" if s.seat is not None else "watching")
 
 
-def session_lines(sessions: Sequence[SessionInfo]) -> list[str]:
+def session_lines(sessions: Sequence[protocol.SessionInfo]) -> list[str]:
     rows = [["SESSION", "PLAYER", "NAME", "ADDRESS", "WHERE", "FLAGS"]]
     rows += [
         [s.session_id, s.player_id, s.name, s.address or "-", _where(s), _flags(s)]
@@ -494,7 +488,7 @@ def session_lines(sessions: Sequence[SessionInfo]) -> list[str]:
     return [*columns(rows), f"{len(sessions)} session(s)"]
 
 
-def node_lines(nodes: NodeList) -> list[str]:
+def node_lines(nodes: protocol.NodeList) -> list[str]:
     """One row a node: serving, draining, or gone (its lease ended: its counts are the last it
     said), and where clients reach it (a cluster's node)."""
     rows = [["NODE", "STATE", "CONNECTIONS", "SESSIONS", "TABLES", "PLAYING", "STARTED", "AT"]]
@@ -506,7 +500,7 @@ def node_lines(nodes: NodeList) -> list[str]:
     return columns(rows)
 
 
-def view_lines(view: TableView) -> list[str]:
+def view_lines(view: protocol.TableView) -> list[str]:
     t = view.table
     step = ""
     if view.round is not None:
@@ -527,7 +521,7 @@ def view_lines(view: TableView) -> list[str]:
     return out
 
 
-def sanction_lines(answer: SanctionList) -> list[str]:
+def sanction_lines(answer: protocol.SanctionList) -> list[str]:
     rows = [["KIND", "TARGET", "UNTIL", "BY", "SINCE", "REASON"]]
     for s in answer.sanctions:
         until = when(s.expires_ms) if s.expires_ms is not None else "lifted by hand"
@@ -535,7 +529,7 @@ def sanction_lines(answer: SanctionList) -> list[str]:
     return [*columns(rows), f"{answer.total} ban(s) and mute(s) in force"]
 
 
-def audit_lines(answer: AuditList) -> list[str]:
+def audit_lines(answer: protocol.AuditList) -> list[str]:
     rows = [["WHEN", "ADMIN", "ACTION", "TARGET", "DETAIL"]]
     rows += [[when(e.at_ms), e.admin, e.action, e.target or "-", e.detail] for e in answer.entries]
     return columns(rows) + (["(older entries follow: --limit)"] if answer.more else [])

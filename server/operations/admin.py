@@ -32,31 +32,8 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
+from sushigo import protocol
 from sushigo.engine.api import places_by
-from sushigo.protocol import (
-    ADMIN_REQUESTS,
-    AdminAnnounce,
-    AdminAudit,
-    AdminBan,
-    AdminClose,
-    AdminDone,
-    AdminDrain,
-    AdminKick,
-    AdminMute,
-    AdminNodes,
-    AdminSanctions,
-    AdminSessions,
-    AdminShow,
-    AdminUnban,
-    AdminUnmute,
-    Announcement,
-    ChatMessage,
-    ErrorCode,
-    FairRecord,
-    Message,
-    RemoteProtocolError,
-    SignedRecord,
-)
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.versions import ANNOUNCE_VERSION
 from sushigo.server.errors import TableError
@@ -90,10 +67,10 @@ class AdminHost(ViewHost, Protocol):
 
     wall_ms: Callable[[], int]
 
-    def end_session(self, session: Session, exc: RemoteProtocolError, now: float) -> None:
+    def end_session(self, session: Session, exc: protocol.RemoteProtocolError, now: float) -> None:
         """End a session now: its connection told why and closed, its seat to a bot."""
 
-    def sign(self, record: FairRecord, steps: Any = None) -> SignedRecord:
+    def sign(self, record: protocol.FairRecord, steps: Any = None) -> protocol.SignedRecord:
         """Sign a record with the server's key."""
 
 
@@ -111,23 +88,23 @@ class Admin:
         self.views = Views(hub, self.admins, hub.wall_ms())
         self._learned: dict[tuple[str, str], float] = {}
         """When (the hub's clock) each sanction was made here or heard of (`REREAD_GRACE`)."""
-        own: dict[type[Message], Handler] = {
-            AdminSessions: self.views.sessions,
-            AdminNodes: self.views.nodes,
-            AdminShow: self.views.show,
-            AdminKick: self._kick,
-            AdminBan: self._ban,
-            AdminUnban: self._unban,
-            AdminMute: self._mute,
-            AdminUnmute: self._unmute,
-            AdminSanctions: self.views.sanctions,
-            AdminClose: self._close,
-            AdminAnnounce: self._announce,
-            AdminDrain: self._drain,
-            AdminAudit: self.views.audit,
+        own: dict[type[protocol.Message], Handler] = {
+            protocol.AdminSessions: self.views.sessions,
+            protocol.AdminNodes: self.views.nodes,
+            protocol.AdminShow: self.views.show,
+            protocol.AdminKick: self._kick,
+            protocol.AdminBan: self._ban,
+            protocol.AdminUnban: self._unban,
+            protocol.AdminMute: self._mute,
+            protocol.AdminUnmute: self._unmute,
+            protocol.AdminSanctions: self.views.sanctions,
+            protocol.AdminClose: self._close,
+            protocol.AdminAnnounce: self._announce,
+            protocol.AdminDrain: self._drain,
+            protocol.AdminAudit: self.views.audit,
         }
-        assert set(own) == set(ADMIN_REQUESTS)
-        self.handlers: dict[type[Message], Handler] = {
+        assert set(own) == set(protocol.ADMIN_REQUESTS)
+        self.handlers: dict[type[protocol.Message], Handler] = {
             kind: self._only_admins(handler) for kind, handler in own.items()
         }
         """The handler of each admin request, each refusing anyone but an admin."""
@@ -139,7 +116,7 @@ class Admin:
                     "%s (%s) is no admin: %s refused", session.player_id, session.name, msg.TYPE
                 )
                 raise TableError(
-                    ErrorCode.NOT_ALLOWED,
+                    protocol.ErrorCode.NOT_ALLOWED,
                     f"{msg.TYPE} is for this server's admins (a key the server lists with"
                     " --admin-key)",
                 )
@@ -159,19 +136,19 @@ class Admin:
 
     # -- acting, on this node and the others ------------------------------------------------------
 
-    def _kick(self, conn: Conn, session: Session, msg: AdminKick, now: float) -> None:
+    def _kick(self, conn: Conn, session: Session, msg: protocol.AdminKick, now: float) -> None:
         target = msg.target.strip()
         local = target[:1] == "s" and target[1:].isdigit()  # a session id: this node's
         here = self._kick_here(target, msg.reason, now)
         if local and not here:
             where = " on this node" if self.hub.cluster is not None else ""
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no session {target!r}{where}")
+            raise TableError(protocol.ErrorCode.NO_SUCH_TABLE, f"no session {target!r}{where}")
 
         def done(answers: list[Answer]) -> None:
             total = here + _reached(answers)
             if not total:
                 raise TableError(
-                    ErrorCode.NO_SUCH_TABLE,
+                    protocol.ErrorCode.NO_SUCH_TABLE,
                     f"no session or player {target!r} on {_nodes(answers)}{_late(answers)}",
                 )
             self._audit(session, "kick", target, f"{msg.reason} ({total} sessions)")
@@ -181,11 +158,12 @@ class Admin:
         args = {"target": target, "reason": msg.reason}
         self._everywhere(conn, msg.ref, "kick", args, done, alone=local)
 
-    def _ban(self, conn: Conn, session: Session, msg: AdminBan, now: float) -> None:
+    def _ban(self, conn: Conn, session: Session, msg: protocol.AdminBan, now: float) -> None:
         target = ban_target(msg.target)
         if target in self.admins:
             raise TableError(
-                ErrorCode.NOT_ALLOWED, f"{target} is an admin: take its --admin-key away first"
+                protocol.ErrorCode.NOT_ALLOWED,
+                f"{target} is an admin: take its --admin-key away first",
             )
         sanction = self._sanction(session, BAN, target, msg.reason, msg.seconds, now)
         here = self._ban_here(sanction, now)
@@ -198,7 +176,7 @@ class Admin:
 
         self._everywhere(conn, msg.ref, BAN, dataclasses.asdict(sanction), done)
 
-    def _mute(self, conn: Conn, session: Session, msg: AdminMute, now: float) -> None:
+    def _mute(self, conn: Conn, session: Session, msg: protocol.AdminMute, now: float) -> None:
         target = mute_target(msg.target)
         sanction = self._sanction(session, MUTE, target, msg.reason, msg.seconds, now)
         here = sum(s.player_id == target for s in self.hub.sessions.values())
@@ -221,15 +199,15 @@ class Admin:
         self.hub.storage.save_sanction(sanction)
         return sanction
 
-    def _unban(self, conn: Conn, session: Session, msg: AdminUnban, now: float) -> None:
+    def _unban(self, conn: Conn, session: Session, msg: protocol.AdminUnban, now: float) -> None:
         self._lift(conn, session, msg.ref, BAN, ban_target(msg.target))
 
-    def _unmute(self, conn: Conn, session: Session, msg: AdminUnmute, now: float) -> None:
+    def _unmute(self, conn: Conn, session: Session, msg: protocol.AdminUnmute, now: float) -> None:
         self._lift(conn, session, msg.ref, MUTE, mute_target(msg.target))
 
     def _lift(self, conn: Conn, session: Session, ref: int, kind: str, target: str) -> None:
         if self.hub.moderation.remove(kind, target) is None:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no {kind} on {target}")
+            raise TableError(protocol.ErrorCode.NO_SUCH_TABLE, f"no {kind} on {target}")
         self._learned.pop((kind, target), None)
         self.hub.storage.delete_sanction(kind, target)
         self._audit(session, f"un{kind}", target, "")
@@ -239,7 +217,7 @@ class Admin:
 
         self._everywhere(conn, ref, f"un{kind}", {"kind": kind, "target": target}, done)
 
-    def _close(self, conn: Conn, session: Session, msg: AdminClose, now: float) -> None:
+    def _close(self, conn: Conn, session: Session, msg: protocol.AdminClose, now: float) -> None:
         cluster = self.hub.cluster
         if msg.table_id in self.hub.tables or cluster is None:
             people, kept = self._close_here(msg.table_id, msg.reason)
@@ -258,20 +236,27 @@ class Admin:
             owner, answers = found
             if not answers:
                 why = " (its node is not answering)" if owner is not None else ""
-                raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r}{why}")
+                raise TableError(
+                    protocol.ErrorCode.NO_SUCH_TABLE, f"no table {msg.table_id!r}{why}"
+                )
             answer = answers[0]
             if answer.error is not None:
-                raise TableError(ErrorCode(answer.code or ErrorCode.NO_SUCH_TABLE), answer.error)
+                raise TableError(
+                    protocol.ErrorCode(answer.code or protocol.ErrorCode.NO_SUCH_TABLE),
+                    answer.error,
+                )
             self._audit(session, "close", msg.table_id, f"{msg.reason} (on {answer.node})")
             self._done(session, msg.ref, f"{answer.message} on {answer.node}", answer.reached)
 
         self.hub.ask(job, then, conn=conn, ref=msg.ref, what="the table's node")
 
-    def _announce(self, conn: Conn, session: Session, msg: AdminAnnounce, now: float) -> None:
+    def _announce(
+        self, conn: Conn, session: Session, msg: protocol.AdminAnnounce, now: float
+    ) -> None:
         text = "".join(c for c in msg.text if unicodedata.category(c)[0] != "C" or c == " ")
         text = text.strip()
         if not text:
-            raise TableError(ErrorCode.OUT_OF_RANGE, "an empty announcement")
+            raise TableError(protocol.ErrorCode.OUT_OF_RANGE, "an empty announcement")
         here = self._announce_here(text, session.name)
         self._audit(session, "announce", "", text)
 
@@ -284,7 +269,7 @@ class Admin:
 
         self._everywhere(conn, msg.ref, "announce", {"text": text, "by": session.name}, done)
 
-    def _drain(self, conn: Conn, session: Session, msg: AdminDrain, now: float) -> None:
+    def _drain(self, conn: Conn, session: Session, msg: protocol.AdminDrain, now: float) -> None:
         node, cluster = self.node, self.hub.cluster
         target = msg.node or node
         what = "drain" if msg.drain else "undrain"
@@ -295,12 +280,17 @@ class Admin:
             return
         if cluster is None or target not in cluster.live_nodes():
             live = ", ".join(cluster.live_nodes()) if cluster is not None else node
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no live node {target!r} (live: {live})")
+            raise TableError(
+                protocol.ErrorCode.NO_SUCH_TABLE, f"no live node {target!r} (live: {live})"
+            )
 
         def done(answers: list[Answer]) -> None:
             answer = answers[0]
             if answer.error is not None:
-                raise TableError(ErrorCode(answer.code or ErrorCode.NO_SUCH_TABLE), answer.error)
+                raise TableError(
+                    protocol.ErrorCode(answer.code or protocol.ErrorCode.NO_SUCH_TABLE),
+                    answer.error,
+                )
             self._audit(session, what, target, "")
             self._done(session, msg.ref, answer.message, answer.reached)
 
@@ -374,7 +364,9 @@ class Admin:
         else:
             matched = [s for s in self.hub.sessions.values() if s.player_id == target]
         said = f": {reason}" if reason else ""
-        why = RemoteProtocolError(ErrorCode.KICKED, f"an admin ended your session{said}")
+        why = protocol.RemoteProtocolError(
+            protocol.ErrorCode.KICKED, f"an admin ended your session{said}"
+        )
         for kicked in matched:
             self.hub.end_session(kicked, why, now)
         return len(matched)
@@ -390,7 +382,9 @@ class Admin:
             if s.player_id not in self.admins
             and moderation.covers(sanction, s.player_id, s.address)
         ]
-        why = RemoteProtocolError(ErrorCode.BANNED, sanction_message(sanction, self.hub.wall_ms()))
+        why = protocol.RemoteProtocolError(
+            protocol.ErrorCode.BANNED, sanction_message(sanction, self.hub.wall_ms())
+        )
         for banned in covered:
             self.hub.end_session(banned, why, now)
         return len(covered)
@@ -423,10 +417,10 @@ class Admin:
         """Close a table of this node's; (its people, what became of its game)."""
         table = self.hub.tables.get(table_id)
         if table is None:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
+            raise TableError(protocol.ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         if table.tournament is not None:
             raise TableError(
-                ErrorCode.NOT_ALLOWED,
+                protocol.ErrorCode.NOT_ALLOWED,
                 f"table {table.table_id} plays a game of tournament {table.tournament!r}: its"
                 " games are the tournament's to finish",
             )
@@ -471,8 +465,8 @@ class Admin:
 
     def _announce_here(self, text: str, by: str) -> int:
         """Say `text` to everyone connected here; how many people."""
-        new = Announcement(text=text, by=by or None)
-        old = ChatMessage(player_id=SERVER_SPEAKER, name=SERVER_SPEAKER, text=text)
+        new = protocol.Announcement(text=text, by=by or None)
+        old = protocol.ChatMessage(player_id=SERVER_SPEAKER, name=SERVER_SPEAKER, text=text)
         reached = 0
         for person in list(self.hub.sessions.values()):
             if person.attached:
@@ -503,7 +497,7 @@ class Admin:
 
     @staticmethod
     def _done(session: Session, ref: int, message: str, count: int) -> None:
-        session.send(AdminDone(ref=ref, message=message[:500], count=count))
+        session.send(protocol.AdminDone(ref=ref, message=message[:500], count=count))
 
 
 def _reached(answers: list[Answer]) -> int:

@@ -27,18 +27,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from sushigo.protocol import (
-    CreateTournament,
-    ErrorCode,
-    ListTournaments,
-    Message,
-    Redirect,
-    RegisterTournament,
-    StartTournament,
-    TournamentInfo,
-    TournamentList,
-    WatchTournament,
-)
+from sushigo import protocol
 from sushigo.server.errors import TableError
 from sushigo.server.sessions.session import Conn, Session
 from sushigo.server.tables.table import Table
@@ -113,18 +102,24 @@ def adopt(
     hub.ask(take, then, conn=None, ref=None, what="the tournaments of nodes gone")
 
 
-def tournament_elsewhere(hub: TournamentHost, conn: Conn, session: Session, msg: Message) -> bool:
+def tournament_elsewhere(
+    hub: TournamentHost, conn: Conn, session: Session, msg: protocol.Message
+) -> bool:
     """A tournament request on a cluster's node that the cluster has a part in. False: the desk
     answers it as on a lone server."""
     cluster = hub.cluster
     if cluster is None:
         return False
-    if isinstance(msg, ListTournaments):
+    if isinstance(msg, protocol.ListTournaments):
         _list(hub, conn, session, msg)
-    elif isinstance(msg, CreateTournament) and msg.settings.name not in hub.desk.tournaments:
+    elif (
+        isinstance(msg, protocol.CreateTournament) and msg.settings.name not in hub.desk.tournaments
+    ):
         _create(hub, conn, session, msg)
     elif (
-        isinstance(msg, RegisterTournament | WatchTournament | StartTournament)
+        isinstance(
+            msg, protocol.RegisterTournament | protocol.WatchTournament | protocol.StartTournament
+        )
         and msg.name not in hub.desk.tournaments
     ):
         _send_home(hub, conn, session, msg)
@@ -133,7 +128,7 @@ def tournament_elsewhere(hub: TournamentHost, conn: Conn, session: Session, msg:
     return True
 
 
-def _list(hub: TournamentHost, conn: Conn, session: Session, msg: ListTournaments) -> None:
+def _list(hub: TournamentHost, conn: Conn, session: Session, msg: protocol.ListTournaments) -> None:
     cluster = hub.cluster
     assert cluster is not None
 
@@ -141,16 +136,18 @@ def _list(hub: TournamentHost, conn: Conn, session: Session, msg: ListTournament
         here = [t.info(with_standings=False) for t in reversed(hub.desk.tournaments.values())]
         others = [
             dataclasses.replace(info, standings=())
-            for info in unpack(rows, TournamentInfo, "a tournament another node published")
+            for info in unpack(rows, protocol.TournamentInfo, "a tournament another node published")
             if info.settings.name not in hub.desk.tournaments
         ]
         everyone = (here + others)[:100]
-        session.send(TournamentList(ref=msg.ref, tournaments=tuple(everyone)))
+        session.send(protocol.TournamentList(ref=msg.ref, tournaments=tuple(everyone)))
 
     hub.ask(cluster.tournaments, then, conn=conn, ref=msg.ref, what="the tournaments")
 
 
-def _create(hub: TournamentHost, conn: Conn, session: Session, msg: CreateTournament) -> None:
+def _create(
+    hub: TournamentHost, conn: Conn, session: Session, msg: protocol.CreateTournament
+) -> None:
     cluster = hub.cluster
     assert cluster is not None
     t = hub.desk.check_new(session, msg)  # refused here, before the name is claimed
@@ -160,7 +157,8 @@ def _create(hub: TournamentHost, conn: Conn, session: Session, msg: CreateTourna
     def then(claimed: bool, now: float) -> None:
         if not claimed:
             raise TableError(
-                ErrorCode.BAD_SETTINGS, f"a tournament {name!r} exists already (on another node)"
+                protocol.ErrorCode.BAD_SETTINGS,
+                f"a tournament {name!r} exists already (on another node)",
             )
         hub.desk.handle(session, msg, now)
 
@@ -184,7 +182,7 @@ def _send_home(
     hub: TournamentHost,
     conn: Conn,
     session: Session,
-    msg: RegisterTournament | WatchTournament | StartTournament,
+    msg: protocol.RegisterTournament | protocol.WatchTournament | protocol.StartTournament,
 ) -> None:
     """A request for a tournament not run here: REDIRECT to the node that runs it, if any."""
     cluster = hub.cluster
@@ -207,15 +205,17 @@ def _send_home(
             return
         if not follows:
             raise TableError(
-                ErrorCode.NO_SUCH_TABLE,
+                protocol.ErrorCode.NO_SUCH_TABLE,
                 f"tournament {name!r} is run by node {owner.node!r}: connect to {owner.address}",
             )
         if session.table is not None:  # following would take it away from its table
             raise TableError(
-                ErrorCode.NOT_ALLOWED,
+                protocol.ErrorCode.NOT_ALLOWED,
                 f"tournament {name!r} is run by node {owner.node!r}: ask from the lobby",
             )
         log.info("%s for tournament %s: redirected to %s", msg.TYPE, name, owner.node)
-        session.send(Redirect(ref=msg.ref, address=owner.address, table_id=name, ticket=data))
+        session.send(
+            protocol.Redirect(ref=msg.ref, address=owner.address, table_id=name, ticket=data)
+        )
 
     hub.ask(job, then, conn=conn, ref=msg.ref, what="the tournament's node")

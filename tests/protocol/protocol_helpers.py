@@ -23,19 +23,7 @@ from sushigo.engine import (
     Observation,
     RoundPoints,
 )
-from sushigo.engine.games.sushi_roll import (
-    Die,
-    DieKind,
-    Reroll,
-    RollAction,
-    RollEvent,
-    RollGame,
-    RollObservation,
-    RollOptions,
-    Swap,
-    Take,
-)
-from sushigo.engine.games.sushi_roll import RoundPoints as RollRoundPoints
+from sushigo.engine.games import sushi_roll
 from sushigo.protocol import (
     ClientConnection,
     Connection,
@@ -94,11 +82,13 @@ actions = st.builds(Action, cards, st.none() | cards, st.none() | cards)
 
 def random_roll_game(
     players: int, seed: int, actions: int
-) -> tuple[RollGame, list[tuple[int, RollAction, list[RollEvent]]]]:
+) -> tuple[
+    sushi_roll.RollGame, list[tuple[int, sushi_roll.RollAction, list[sushi_roll.RollEvent]]]
+]:
     """A Sushi Roll game after up to `actions` random legal actions, with each action's events."""
     rnd = random.Random(seed)
-    game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
-    played: list[tuple[int, RollAction, list[RollEvent]]] = []
+    game = sushi_roll.RollGame(sushi_roll.RollOptions(players), seed.to_bytes(8, "big"))
+    played: list[tuple[int, sushi_roll.RollAction, list[sushi_roll.RollEvent]]] = []
     for _ in range(actions):
         if game.is_terminal():
             break
@@ -110,20 +100,20 @@ def random_roll_game(
 
 
 @st.composite
-def roll_observations(draw: st.DrawFn) -> RollObservation:
+def roll_observations(draw: st.DrawFn) -> sushi_roll.RollObservation:
     players = draw(st.integers(2, 5))
     game, _ = random_roll_game(players, draw(st.integers(0, 2**32)), draw(st.integers(0, 200)))
     return game.observation(draw(st.none() | st.integers(0, players - 1)))
 
 
 @st.composite
-def roll_events(draw: st.DrawFn) -> RollEvent:
+def roll_events(draw: st.DrawFn) -> sushi_roll.RollEvent:
     game, played = random_roll_game(draw(st.integers(2, 5)), draw(st.integers(0, 2**16)), 400)
     evs = [*game.initial_events(), *(e for _, _, es in played for e in es)]
     return draw(st.sampled_from(evs))
 
 
-def roll_turn(game: RollGame, seat: int | None, step: int = 0) -> messages.TurnStart:
+def roll_turn(game: sushi_roll.RollGame, seat: int | None, step: int = 0) -> messages.TurnStart:
     """The TURN_START of the current open step that `seat` (None: a spectator) receives now."""
     obs = game.observation(seat)
     assert obs.to_move is not None
@@ -141,9 +131,9 @@ def roll_acted(
     round_: int,
     cycle: int,
     seat: int,
-    action: RollAction,
-    events: list[RollEvent],
-    game: RollGame,
+    action: sushi_roll.RollAction,
+    events: list[sushi_roll.RollEvent],
+    game: sushi_roll.RollGame,
     receiver: int | None = None,
     step: int = 0,
 ) -> messages.Acted:
@@ -190,10 +180,10 @@ def roll_updates(draw: st.DrawFn) -> messages.Acted:
 
 
 positions = st.integers(0, 7)
-roll_actions: st.SearchStrategy[RollAction] = st.one_of(
-    st.lists(positions, min_size=1, max_size=8).map(lambda d: Reroll(tuple(d))),
-    st.builds(Swap, positions, st.integers(0, 4), positions),
-    st.builds(Take, positions),
+roll_actions: st.SearchStrategy[sushi_roll.RollAction] = st.one_of(
+    st.lists(positions, min_size=1, max_size=8).map(lambda d: sushi_roll.Reroll(tuple(d))),
+    st.builds(sushi_roll.Swap, positions, st.integers(0, 4), positions),
+    st.builds(sushi_roll.Take, positions),
 )
 
 _GAME_VALUES: dict[str, dict[str, st.SearchStrategy[Any]]] = {
@@ -205,15 +195,17 @@ _GAME_VALUES: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     },
     "sushi-roll": {
         "action": roll_actions,
-        "options": st.builds(RollOptions, st.integers(2, 5)),
+        "options": st.builds(sushi_roll.RollOptions, st.integers(2, 5)),
         "observation": roll_observations(),
         "event": roll_events(),
     },
 }
 """Valid game values of each built-in game, by part (see `protocol._codec.GameField`)."""
 _CUSTOM: dict[Any, st.SearchStrategy[Any]] = {
-    Die: st.sampled_from([Die(DieKind.NIGIRI, f) for f in (6, 7, 8)]),  # type: ignore[misc]
-    RollRoundPoints: st.builds(RollRoundPoints, *[st.integers(0, 30)] * 5),
+    sushi_roll.Die: st.sampled_from(  # type: ignore[misc]
+        [sushi_roll.Die(sushi_roll.DieKind.NIGIRI, f) for f in (6, 7, 8)]
+    ),
+    sushi_roll.RoundPoints: st.builds(sushi_roll.RoundPoints, *[st.integers(0, 30)] * 5),
     Card: cards,
     RoundPoints: st.builds(RoundPoints, *[st.integers(0, 30)] * 6),
 }

@@ -9,12 +9,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from server_helpers import Clock, Peer, run_reads
 
-from sushigo.protocol import (
-    ADMIN_REQUESTS,
-    ClientMessage,
-    Message,
-    messages,
-)
+from sushigo import protocol
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.server.config import HubConfig
 from sushigo.server.hub.core import Hub
@@ -70,7 +65,7 @@ def pid(key: Ed25519PrivateKey) -> str:
     return player_id_for_key(key.public_key().public_bytes_raw())
 
 
-def ask(peer: Peer, request: ClientMessage) -> Any:
+def ask(peer: Peer, request: protocol.ClientMessage) -> Any:
     """Send `request` (with a fresh ref) and return the answer that repeats its ref (skipping
     anything else that comes first)."""
     message = dataclasses.replace(request, ref=peer.ref())
@@ -84,26 +79,26 @@ def ask(peer: Peer, request: ClientMessage) -> Any:
     raise AssertionError(f"no answer to {message.TYPE}; got {seen}")
 
 
-def every_admin_request() -> list[ClientMessage]:
+def every_admin_request() -> list[protocol.ClientMessage]:
     """One of each admin request."""
-    requests: list[ClientMessage] = [
-        messages.AdminSessions(),
-        messages.AdminNodes(),
-        messages.AdminShow(table_id="t1"),
-        messages.AdminKick(target="s1"),
-        messages.AdminBan(target="10.0.0.0/8"),
-        messages.AdminUnban(target="10.0.0.0/8"),
-        messages.AdminMute(target="g:0123456789abcdef"),
-        messages.AdminUnmute(target="g:0123456789abcdef"),
-        messages.AdminSanctions(),
-        messages.AdminClose(table_id="t1"),
-        messages.AdminAnnounce(text="hello"),
-        messages.AdminDrain(),
-        messages.AdminAudit(),
+    requests: list[protocol.ClientMessage] = [
+        protocol.AdminSessions(),
+        protocol.AdminNodes(),
+        protocol.AdminShow(table_id="t1"),
+        protocol.AdminKick(target="s1"),
+        protocol.AdminBan(target="10.0.0.0/8"),
+        protocol.AdminUnban(target="10.0.0.0/8"),
+        protocol.AdminMute(target="g:0123456789abcdef"),
+        protocol.AdminUnmute(target="g:0123456789abcdef"),
+        protocol.AdminSanctions(),
+        protocol.AdminClose(table_id="t1"),
+        protocol.AdminAnnounce(text="hello"),
+        protocol.AdminDrain(),
+        protocol.AdminAudit(),
     ]
-    assert {type(r) for r in requests} == set(ADMIN_REQUESTS)
+    assert {type(r) for r in requests} == set(protocol.ADMIN_REQUESTS)
     return requests
 
 
-def types(messages: list[Message]) -> list[str]:
+def types(messages: list[protocol.Message]) -> list[str]:
     return [m.TYPE for m in messages]

@@ -42,25 +42,29 @@ from sushigo.engine.games.sushi_go.rules import KIND
 from sushigo.protocol._codec import (
     PACKED_BOOL,
     PACKED_SMALL,
-    Decoder,
-    Encoder,
-    FieldError,
-    Range,
-    Size,
     canonical_bytes,
     codec,
     decode_items,
-    kind_of,
     packed_int,
     register,
-    struct_codec,
 )
 from sushigo.protocol._codec import array_header as _array_header
 from sushigo.protocol._registry import Bytes32, Round, TableId, Turn
 from sushigo.protocol.commitment import Opening
 from sushigo.protocol.errors import ErrorCode
 from sushigo.protocol.fairness import FairRecord, StepRecord, legacy_record
-from sushigo.protocol.games import Score, round_scored, tagged_codec
+from sushigo.protocol.games import (
+    Decoder,
+    Encoder,
+    FieldError,
+    Range,
+    Score,
+    Size,
+    kind_of,
+    round_scored,
+    struct_codec,
+    tagged_codec,
+)
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _MAX_HAND = max(HAND_SIZES.values()) + 1  # the dummy's controller holds one drawn card more
