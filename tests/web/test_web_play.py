@@ -66,21 +66,21 @@ async def _cards_until_used(page: Any, players: int, *, keyboard: bool, shots: b
     raise AssertionError("unreachable")
 
 
-async def test_two_players_against_a_bot_with_the_mouse(
-    page: Any, web_server: ServerProcess
+@pytest.mark.parametrize(
+    ("name", "players", "keyboard"),
+    [("bea", 2, False), ("cy", 4, True)],
+    ids=["two players against a bot with the mouse", "four players against bots with the keyboard"],
+)
+async def test_cards_against_bots(
+    page: Any, web_server: ServerProcess, name: str, players: int, keyboard: bool
 ) -> None:
-    await login(page, web_server.web_port, "bea")
-    played = await _cards_until_used(page, 2, keyboard=False, shots=True)
+    """A whole game (or more, until chopsticks and wasabi were used), by mouse or by keyboard;
+    the mouse game's screens are the docs' screenshots."""
+    await login(page, web_server.web_port, name)
+    played = await _cards_until_used(page, players, keyboard=keyboard, shots=not keyboard)
     assert played.picks >= 20
-    await page.screenshot(path=str(DOCS / "web-end.png"))
-
-
-async def test_four_players_against_bots_with_the_keyboard(
-    page: Any, web_server: ServerProcess
-) -> None:
-    await login(page, web_server.web_port, "cy")
-    played = await _cards_until_used(page, 4, keyboard=True, shots=False)
-    assert played.picks >= 20
+    if not keyboard:
+        await page.screenshot(path=str(DOCS / "web-end.png"))
 
 
 async def test_sushi_roll_with_rerolls_and_swaps(page: Any, web_server: ServerProcess) -> None:
