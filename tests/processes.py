@@ -137,9 +137,9 @@ class ServerProcess:
 
 
 @asynccontextmanager
-async def server_process(db: Path | tuple[str, ...]) -> AsyncIterator[ServerProcess]:
-    """A started `ServerProcess`, stopped at the end."""
-    server = ServerProcess(db)
+async def server_process(db: Path | tuple[str, ...], *extra: str) -> AsyncIterator[ServerProcess]:
+    """A started `ServerProcess` (with the `extra` arguments), stopped at the end."""
+    server = ServerProcess(db, extra=extra)
     await server.start()
     try:
         yield server

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import h11
 import pytest
-from processes import ServerProcess
+from processes import ServerProcess, server_process
 from wsclient import Rejected, relay, ws_connect
 
 from sushigo.client.connection import Client
@@ -240,12 +240,15 @@ async def test_what_a_browser_never_sends_is_named(
 
 
 async def test_deadlines_hold_over_websocket(tmp_path: Path) -> None:
-    server = ServerProcess(
+    async with server_process(
         tmp_path / "server.db",
-        extra=("--web", "127.0.0.1:0", "--handshake-seconds", "2", "--frame-seconds", "1"),
-    )
-    await server.start()
-    try:
+        "--web",
+        "127.0.0.1:0",
+        "--handshake-seconds",
+        "2",
+        "--frame-seconds",
+        "1",
+    ) as server:
         # No login in time.
         async with ws_connect(server.web_port) as ws:
             got = await ws.ended()
@@ -260,17 +263,18 @@ async def test_deadlines_hold_over_websocket(tmp_path: Path) -> None:
             got = await ws.ended()
         assert [m.code for m in got if isinstance(m, Error)] == [ErrorCode.TIMEOUT]
         assert "message" in got[-1].message
-    finally:
-        await server.stop()
 
 
 async def test_per_address_limits_and_rate_limits_hold_over_websocket(tmp_path: Path) -> None:
-    server = ServerProcess(
+    async with server_process(
         tmp_path / "server.db",
-        extra=("--web", "127.0.0.1:0", "--max-per-address", "2", "--message-burst", "5"),
-    )
-    await server.start()
-    try:
+        "--web",
+        "127.0.0.1:0",
+        "--max-per-address",
+        "2",
+        "--message-burst",
+        "5",
+    ) as server:
         port = server.web_port
         # TCP and WebSocket connections count together against one address's cap.
         _, tcp_writer = await asyncio.open_connection("127.0.0.1", server.port)
@@ -291,14 +295,10 @@ async def test_per_address_limits_and_rate_limits_hold_over_websocket(tmp_path: 
                         break
             assert ErrorCode.RATE_LIMITED in codes
         tcp_writer.close()
-    finally:
-        await server.stop()
 
 
 async def test_tls_serves_the_page_and_the_websocket(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "server.db", extra=("--web", "127.0.0.1:0", "--tls"))
-    await server.start()
-    try:
+    async with server_process(tmp_path / "server.db", "--web", "127.0.0.1:0", "--tls") as server:
         status, _, body = await http(server.web_port, get("/"), tls=True)
         assert status == 200 and body == (PAGE / "index.html").read_bytes()
         async with ws_connect(server.web_port, tls=True) as ws:
@@ -309,8 +309,6 @@ async def test_tls_serves_the_page_and_the_websocket(tmp_path: Path) -> None:
             status, _, _ = await http(server.web_port, get("/"))
             assert status == 200
         assert server.proc is not None and server.proc.returncode is None
-    finally:
-        await server.stop()
 
 
 async def test_websocket_and_tcp_players_play_a_game_together(
