@@ -287,6 +287,19 @@ async def crowd_on(*servers: ServerProcess) -> AsyncIterator[list[asyncio.subpro
         await asyncio.gather(*(server.stop() for server in servers))
 
 
+@asynccontextmanager
+async def people_on(*servers: ServerProcess) -> AsyncIterator[list[Client]]:
+    """A list for the test's client connections; at the end, whatever happened, each is closed,
+    then `servers` are stopped."""
+    people: list[Client] = []
+    try:
+        yield people
+    finally:
+        for client in people:
+            await client.close()
+        await asyncio.gather(*(server.stop() for server in servers))
+
+
 async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:
     """What each bot printed once all have exited, within `timeout` seconds in all; if some
     have not by then, they are stopped and the test fails showing what every one printed."""

@@ -16,6 +16,7 @@ from nodes import (
     cluster_key,
     forgery_refused,
     node,
+    people_on,
     query,
     seated_again,
     started_two,
@@ -28,8 +29,7 @@ from sushigo.client.connection import Client
 
 async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
     a, b = await started_two(pg_url, tmp_path)
-    clients: list[Client] = []
-    try:
+    async with people_on(a, b) as clients:
         ann = await Client.connect("127.0.0.1", a.port, name="ann")
         bob = await Client.connect("127.0.0.1", b.port, name="bob")
         carl = await Client.connect("127.0.0.1", b.port, name="carl")
@@ -84,10 +84,6 @@ async def test_redirects_and_tickets(pg_url: str, tmp_path: Path) -> None:
         for player in (ann, bob, carl):
             await player.wait_for(protocol.TurnStart, 10)
             assert player.awaiting
-    finally:
-        for client in clients:
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())
 
 
 async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
@@ -100,8 +96,7 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
     a, b = node(pg_url, key, "a"), node(pg_url, key, "b", "--quick-patience", "0")
     await a.start()
     await b.start()
-    clients: list[Client] = []
-    try:
+    async with people_on(a, b) as clients:
         for name in ("ann", "bob", "carl"):
             clients.append(await Client.connect("127.0.0.1", a.port, name=name))
         dave = await Client.connect("127.0.0.1", b.port, name="dave")
@@ -122,7 +117,3 @@ async def test_quick_match_across_nodes(pg_url: str, tmp_path: Path) -> None:
         for client in clients:
             await client.wait_for(protocol.TurnStart, 10)
             assert client.awaiting
-    finally:
-        for client in clients:
-            await client.close()
-        await asyncio.gather(a.stop(), b.stop())
