@@ -161,6 +161,21 @@ def roll_record() -> FairRecord:
     )
 
 
+def _turn_start(
+    game: Game | RollGame, seats: tuple[int, ...], *, secret: bool
+) -> messages.TurnStart:
+    """The first TURN_START of `game` as seat 0 sees it, `seats` acting."""
+    return messages.TurnStart(
+        round=1,
+        turn=1,
+        seats=seats,
+        secret=secret,
+        step=0,
+        observation=game.observation(0),
+        deadline_ms=60_000,
+    )
+
+
 def _turn_result() -> messages.TurnResult:
     events = card_game().step(list(CARD_PICKS))
     return messages.TurnResult(round=1, turn=1, openings=card_openings(), events=tuple(events))
@@ -199,38 +214,14 @@ FRAMES: dict[str, tuple[messages.Message, int | None, Wire | None]] = {
     ),
     "frame-error": (messages.Error(ref=6, code=ErrorCode.WRONG_TURN, message="late"), 3, None),
     "frame-act": (messages.Act(ref=8, round=2, turn=3, action=Reroll((0, 2))), None, ROLL_WIRE),
-    "frame-turn-start-secret": (
-        messages.TurnStart(
-            round=1,
-            turn=1,
-            seats=(0, 1, 2),
-            secret=True,
-            step=0,
-            observation=card_game().observation(0),
-            deadline_ms=60_000,
-        ),
-        11,
-        CARD_WIRE,
-    ),
+    "frame-turn-start-secret": (_turn_start(card_game(), (0, 1, 2), secret=True), 11, CARD_WIRE),
     "frame-commitments": (
         messages.Commitments(round=1, turn=1, commitments=card_commitments(), deadline_ms=60_000),
         12,
         CARD_WIRE,
     ),
     "frame-turn-result": (_turn_result(), 13, CARD_WIRE),
-    "frame-turn-start-open": (
-        messages.TurnStart(
-            round=1,
-            turn=1,
-            seats=(0,),
-            secret=False,
-            step=0,
-            observation=roll_game().observation(0),
-            deadline_ms=60_000,
-        ),
-        11,
-        ROLL_WIRE,
-    ),
+    "frame-turn-start-open": (_turn_start(roll_game(), (0,), secret=False), 11, ROLL_WIRE),
     "frame-acted": (_acted(), 12, ROLL_WIRE),
 }
 
