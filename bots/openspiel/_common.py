@@ -142,6 +142,28 @@ class Observer:
         return text
 
 
+class CoreGame(pyspiel.Game):  # type: ignore[misc]
+    """What both games' `pyspiel.Game` do alike: a state of `state_class` for
+    `new_initial_state`, and the observer of `encoding.size` floats (the information state:
+    `info_size`, 0 for a string only)."""
+
+    state_class: ClassVar[type[Any]]
+    encoding: Any
+    info_size: int = 0
+
+    def new_initial_state(self) -> Any:
+        """A game before its first chance node (or, for a game `rooted_at` a position, there)."""
+        return self.state_class(self)
+
+    def make_py_observer(
+        self,
+        iig_obs_type: pyspiel.IIGObservationType | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Observer:
+        """The observation (default) or, with ``perfect_recall``, the information state."""
+        return Observer(iig_obs_type, params, (self.encoding.size, self.info_size))
+
+
 def check_player(player: int, players: int) -> None:
     """`ValueError` unless `player` is a seat (OpenSpiel asks observations of seats only)."""
     if not 0 <= player < players:

@@ -35,8 +35,8 @@ import pyspiel
 from sushigo.bots.openspiel._common import (
     MAX_PLAYERS,
     Core,
+    CoreGame,
     CoreState,
-    Observer,
     check_params,
     check_player,
     final_returns,
@@ -102,7 +102,7 @@ def _labels(cards: Sequence[Card]) -> str:
     return " ".join(card.label for card in cards) or "-"
 
 
-class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
+class SushiGoGame(CoreGame):
     """One set-up of Sushi Go! (player count, variants, utility)."""
 
     def __init__(
@@ -137,10 +137,6 @@ class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
         )
         self.params = checked
 
-    def new_initial_state(self) -> SushiGoState:
-        """A game before its first deal (or, for a game `rooted_at` a position, there)."""
-        return SushiGoState(self)
-
     def new_state_from(self, game: Game, past: Counts | None = None) -> SushiGoState:
         """A state that plays on from the engine game `game` (say, `Game.from_observation`), whose
         earlier rounds played the cards counted in `past`: its history begins there."""
@@ -155,14 +151,6 @@ class SushiGoGame(pyspiel.Game):  # type: ignore[misc]
         `new_state_from`): for algorithms that start from a game's initial state, such as the
         turn-based conversion (`pyspiel.convert_to_turn_based`). Not for serialising."""
         return SushiGoGame(self.params, (game, None if past is None else list(past)))
-
-    def make_py_observer(
-        self,
-        iig_obs_type: pyspiel.IIGObservationType | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> Observer:
-        """The observation (default) or, with ``perfect_recall``, the information state."""
-        return Observer(iig_obs_type, params, (self.encoding.size, self.info_size))
 
 
 class _GoCore(Core):
@@ -405,4 +393,5 @@ class SushiGoState(CoreState):
         return None if self.core.table is None else self.core.table.game
 
 
+SushiGoGame.state_class = SushiGoState
 pyspiel.register_game(GAME_TYPE, SushiGoGame)

@@ -32,8 +32,8 @@ import pyspiel
 
 from sushigo.bots.openspiel._common import (
     Core,
+    CoreGame,
     CoreState,
-    Observer,
     check_params,
     check_player,
     final_returns,
@@ -146,7 +146,7 @@ def describe_outcome(need: Need | None, outcome: int) -> str:
     return f"roll {Face(outcome).label}"
 
 
-class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
+class SushiRollGame(CoreGame):
     """One set-up of Sushi Roll (player count, utility)."""
 
     def __init__(
@@ -179,10 +179,6 @@ class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
         )
         self.params = checked
 
-    def new_initial_state(self) -> SushiRollState:
-        """A game before its red belt is drawn (or, for a game `rooted_at` a position, there)."""
-        return SushiRollState(self)
-
     def new_state_from(self, game: RollGame) -> SushiRollState:
         """A state that plays on from the engine game `game` (say, `RollGame.from_observation`):
         its history begins there, and its draws from then on are chance nodes."""
@@ -196,15 +192,6 @@ class SushiRollGame(pyspiel.Game):  # type: ignore[misc]
         """This game, but with `new_initial_state` at the engine game `game`: for algorithms
         that start from a game's initial state. Not for serialising."""
         return SushiRollGame(self.params, game)
-
-    def make_py_observer(
-        self,
-        iig_obs_type: pyspiel.IIGObservationType | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> Observer:
-        """The observation (default) or, with ``perfect_recall``, the information state (a
-        string only: the public history)."""
-        return Observer(iig_obs_type, params, (self.encoding.size, 0))
 
 
 class _RollCore(Core):
@@ -408,4 +395,5 @@ class SushiRollState(CoreState):
         return engine
 
 
+SushiRollGame.state_class = SushiRollState
 pyspiel.register_game(GAME_TYPE, SushiRollGame)
