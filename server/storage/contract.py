@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import TracebackType
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, Self
 
 __all__ = [
     "AbortedGame",
@@ -63,6 +63,19 @@ class Fault(StrEnum):
     system the kernel made read-only after errors, say), or PostgreSQL is in read-only mode."""
     BROKEN = "the database cannot be written"
     """Any other failure (an I/O error, a bug): the log says which."""
+
+
+class Closing:
+    """A backend as a context manager: closed when its `with` ends (both backends are)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class WriteCounts:

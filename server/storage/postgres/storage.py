@@ -43,7 +43,13 @@ from typing import Any, Final, TypeVar
 import asyncpg
 
 from sushigo.server.lookalike import skeleton
-from sushigo.server.storage.contract import StorageError, TokenEntry, WriteCounts, assemble_tables
+from sushigo.server.storage.contract import (
+    Closing,
+    StorageError,
+    TokenEntry,
+    WriteCounts,
+    assemble_tables,
+)
 
 from .batches import (
     APPEND_TURN,
@@ -90,7 +96,7 @@ BACKOFF_MAX: Final = 2.0
 """The longest wait between two retries (PostgreSQL back: the games are saved within this)."""
 
 
-class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts):
+class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts, Closing):
     """A PostgreSQL database. ``exclusive=True`` keeps a second server out (an advisory lock);
     ``write_behind=True`` holds the writes of play until `flush` (see the module docstring)."""
 
@@ -428,12 +434,6 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts)
                 self._loop.call_soon_threadsafe(retry.cancel)
             asyncio.run_coroutine_threadsafe(self._drop(), self._loop).result()
             self._stop_thread()
-
-    def __enter__(self) -> PgStorage:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     @property
     def schema_version(self) -> int:

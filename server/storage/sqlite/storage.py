@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from sushigo.server.storage.contract import StorageError, WriteCounts
+from sushigo.server.storage.contract import Closing, StorageError, WriteCounts
 
 from .moderation import SqliteModeration
 from .records import SqliteRecords
@@ -95,7 +95,9 @@ _Held = tuple[str, tuple[Any, ...]] | tuple[Callable[[sqlite3.Connection], None]
 """A held write: a statement and its parameters, or a function of the connection."""
 
 
-class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournaments, WriteCounts):
+class SqliteStorage(
+    SqliteTables, SqliteRecords, SqliteModeration, SqliteTournaments, WriteCounts, Closing
+):
     """The server's SQLite database. Open once per process; close (or use ``with``) at exit.
 
     ``SqliteStorage(":memory:")`` gives a private in-memory database for tests. With
@@ -501,12 +503,6 @@ class SqliteStorage(SqliteTables, SqliteRecords, SqliteModeration, SqliteTournam
             else:
                 self._stuck = False
         return True
-
-    def __enter__(self) -> SqliteStorage:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     @property
     def schema_version(self) -> int:
