@@ -426,10 +426,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         # imported here: the protocol package is start-up time a run that finishes never needs
-        from sushigo.protocol.about import INTERRUPTED  # noqa: PLC0415
+        from sushigo.protocol.about import interrupted  # noqa: PLC0415
 
-        print("sushigo-arena: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-arena")
     elapsed = time.perf_counter() - start
     stats = tally(results, list(dict.fromkeys(specs)))
     on = game_rules.describe_options(options)[1]

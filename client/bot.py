@@ -44,7 +44,7 @@ from sushigo.protocol import (
     TournamentUpdate,
     TurnStart,
 )
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import interrupted, version_text
 
 from .args import PLAYERS_HELP, STRATEGIES_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
@@ -424,8 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
-        print("sushigo-bot: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-bot")
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import SUPPORTED_VERSIONS, ErrorCode, ProtocolError, Resumed, TableSettings
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import interrupted, version_text
 from sushigo.protocol.identity import player_id_for_key
 
 __all__ = ["UsageError", "load_or_create_key", "main", "parse_address", "parser"]
@@ -326,8 +326,7 @@ async def _play(
     ):
         seats.keep(address, client.token, client.name)
     if state.interrupted:
-        print("sushigo-client: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-client")
     return 0
 
 

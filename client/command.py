@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from sushigo.protocol.about import INTERRUPTED
+from sushigo.protocol.about import interrupted
 
 from .identity import KeyFileError
 from .known_hosts import KnownHostsError
@@ -25,8 +25,7 @@ def exit_code(prog: str, run: Callable[[], int]) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted(prog)
     except Exception as exc:  # never a traceback; SUSHIGO_DEBUG=1 shows it
         if os.environ.get("SUSHIGO_DEBUG"):
             raise

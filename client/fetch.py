@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sushigo.engine import EngineError, rules
 from sushigo.protocol import ErrorCode
-from sushigo.protocol.about import INTERRUPTED
+from sushigo.protocol.about import interrupted
 from sushigo.protocol.records import export_bytes
 
 from .address import AddressError, parse_address
@@ -94,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConnectionLost as exc:
         print(f"sushigo-replay: error: the server closed the connection: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
-        print("sushigo-replay: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-replay")
     return 1
 
 

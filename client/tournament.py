@@ -31,7 +31,7 @@ from sushigo.protocol import (
     TournamentStatus,
     TournamentUpdate,
 )
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import interrupted, version_text
 
 from .args import PLAYERS_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
@@ -305,8 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("sushigo-tournament: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-tournament")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ version this code speaks (a client and a server agree on the second, whatever th
 
 from __future__ import annotations
 
+import sys
 from importlib import metadata
 
 from .versions import CURRENT_VERSION
@@ -13,6 +14,12 @@ DISTRIBUTION = "sushigo"
 INTERRUPTED = 130
 """Every command's exit code when Ctrl-C stopped it (the shell's convention for SIGINT, 128 + 2),
 after one line ``PROG: interrupted`` on stderr and never a traceback (README, "Exit codes")."""
+
+
+def interrupted(prog: str) -> int:
+    """Say on stderr that Ctrl-C stopped `prog`; the exit code for it (`INTERRUPTED`)."""
+    print(f"{prog}: interrupted", file=sys.stderr)
+    return INTERRUPTED
 
 
 def package_version() -> str:

@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sushigo.protocol.about import INTERRUPTED, version_text
+from sushigo.protocol.about import interrupted, version_text
 
 from .contract import StorageError
 from .database import is_url
@@ -132,8 +132,7 @@ def main(argv: list[str]) -> int:
         print(f"sushigo-server migrate: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("sushigo-server migrate: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted("sushigo-server migrate")
     print(
         "copied "
         + ", ".join(f"{counts[name]} {name.replace('_', ' ')}" for name in _TABLES)
