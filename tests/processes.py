@@ -221,8 +221,20 @@ async def start_tournament_bots(
 
 
 async def bots_output(bots: list[asyncio.subprocess.Process], timeout: float = 30) -> list[str]:
-    """What each bot printed, once it has exited (within `timeout` seconds each)."""
-    return [(await asyncio.wait_for(bot.communicate(), timeout))[0].decode() for bot in bots]
+    """What each bot printed once all have exited, within `timeout` seconds in all; if some
+    have not by then, they are stopped and the test fails showing what every one printed."""
+    read = [asyncio.ensure_future(bot.communicate()) for bot in bots]
+    done, pending = await asyncio.wait(read, timeout=timeout)
+    if pending:
+        await stop_bots(bots)
+        await asyncio.wait(pending, timeout=10)
+        shown = "\n".join(
+            f"-- bot{i} ({'exited ' + str(bot.returncode) if f in done else 'running'}):\n"
+            + (f.result()[0].decode() if f.done() and not f.cancelled() else "")
+            for i, (bot, f) in enumerate(zip(bots, read, strict=True))
+        )
+        raise AssertionError(f"not every bot was done within {timeout:g} s:\n{shown}")
+    return [f.result()[0].decode() for f in read]
 
 
 async def stop_bots(bots: list[asyncio.subprocess.Process]) -> None:

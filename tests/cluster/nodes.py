@@ -300,23 +300,6 @@ async def people_on(*servers: ServerProcess) -> AsyncIterator[list[Client]]:
         await asyncio.gather(*(server.stop() for server in servers))
 
 
-async def outputs_of(crowd: list[asyncio.subprocess.Process], timeout: float) -> list[str]:
-    """What each bot printed once all have exited, within `timeout` seconds in all; if some
-    have not by then, they are stopped and the test fails showing what every one printed."""
-    read = [asyncio.ensure_future(bot.communicate()) for bot in crowd]
-    done, pending = await asyncio.wait(read, timeout=timeout)
-    if pending:
-        await stop_bots(crowd)
-        await asyncio.wait(pending, timeout=10)
-        shown = "\n".join(
-            f"-- bot{i} ({'exited ' + str(bot.returncode) if f in done else 'running'}):\n"
-            + (f.result()[0].decode() if f.done() and not f.cancelled() else "")
-            for i, (bot, f) in enumerate(zip(crowd, read, strict=True))
-        )
-        raise AssertionError(f"not every bot was done within {timeout:g} s:\n{shown}")
-    return [f.result()[0].decode() for f in read]
-
-
 async def seated_again(client: Client, timeout: float = 20) -> TableJoined:
     """The next TABLE_JOINED that answers no request of `client`'s: a move to another node's
     quick match seated it there (the answer to its own quick match comes as an event too)."""

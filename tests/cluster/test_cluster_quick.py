@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nodes import bots, cluster_key, crowd_on, eventually, node, outputs_of, query, started_two
-from processes import assert_bots_played
+from nodes import bots, cluster_key, crowd_on, eventually, node, query, started_two
+from processes import assert_bots_played, bots_output
 
 GAMES_SECONDS = 60
 """How long the bots of a test have to play all their games (each takes a second or two; a
@@ -29,7 +29,7 @@ async def test_four_bots_split_one_and_three_over_two_nodes_play(
     async with crowd_on(a, b) as crowd:
         crowd += await bots(a.port, range(1), "--players", "4", "--games", "2")
         crowd += await bots(b.port, range(1, 4), "--players", "4", "--games", "2")
-        outputs = await outputs_of(crowd, GAMES_SECONDS)
+        outputs = await bots_output(crowd, GAMES_SECONDS)
     assert_bots_played(crowd, outputs, 2)
     assert len(await query(pg_url, "SELECT 1 FROM records")) == 2
 
@@ -45,7 +45,7 @@ async def test_four_bots_split_one_one_two_over_three_nodes_play(
     async with crowd_on(*nodes) as crowd:
         for each, names in zip(nodes, (range(1), range(1, 2), range(2, 4)), strict=True):
             crowd += await bots(each.port, names, "--players", "4", "--games", "2")
-        outputs = await outputs_of(crowd, GAMES_SECONDS)
+        outputs = await bots_output(crowd, GAMES_SECONDS)
     assert_bots_played(crowd, outputs, 2)
 
 
@@ -64,6 +64,6 @@ async def test_a_dead_nodes_bots_play_on_with_the_others(pg_url: str, tmp_path: 
         await eventually(lambda: query(pg_url, sql), timeout=30)
         await a.kill()
         crowd += await bots(b.port, range(3, 4), *args)
-        outputs = await outputs_of(crowd, GAMES_SECONDS)
+        outputs = await bots_output(crowd, GAMES_SECONDS)
     assert_bots_played(crowd, outputs, 3)
     assert len(await query(pg_url, "SELECT 1 FROM records")) == 3

@@ -17,12 +17,11 @@ from nodes import (
     crowd_on,
     eventually,
     node,
-    outputs_of,
     query,
     seated_again,
     started_two,
 )
-from processes import BOT
+from processes import BOT, bots_output
 
 from sushigo.client.connection import Client
 
@@ -64,7 +63,7 @@ async def test_a_bot_sent_to_a_node_just_killed_plays_on(pg_url: str, tmp_path: 
         before = await said(crowd[0], f"could not follow a redirect to 127.0.0.1:{a.port}")
         assert crowd[0].returncode is None, before
         crowd += await bots(b.port, range(1, 3), "--players", "3", "--games", "1")
-        outputs = await outputs_of(crowd, GAME_SECONDS)
+        outputs = await bots_output(crowd, GAME_SECONDS)
     finally:
         for client in waiting:
             await client.close()
@@ -104,7 +103,7 @@ async def test_a_bot_sent_to_a_table_gone_from_its_node_plays_on(
 
         await eventually(moved_to_a, timeout=20)
         crowd += await bots(a.port, range(1, 3), "--players", "3", "--games", "1")
-        outputs = await outputs_of(crowd, GAME_SECONDS)
+        outputs = await bots_output(crowd, GAME_SECONDS)
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output
 
@@ -134,7 +133,7 @@ async def test_two_unnamed_bots_met_on_one_node_are_both_named(pg_url: str, tmp_
                         "SELECT 1 FROM quick_tables WHERE created < now() - interval '2.5 s'",
                     )
                 )
-        outputs = await outputs_of(crowd, GAME_SECONDS)
+        outputs = await bots_output(crowd, GAME_SECONDS)
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output, output
     names = {row["name"] for row in await query(pg_url, "SELECT name FROM results")}
@@ -181,6 +180,6 @@ async def test_a_bot_waiting_on_a_node_drained_plays_elsewhere(pg_url: str, tmp_
             timeout=20,
         )
         crowd += await bots(b.port, range(1, 2), *args)
-        outputs = await outputs_of(crowd, GAME_SECONDS)
+        outputs = await bots_output(crowd, GAME_SECONDS)
     for bot, output in zip(crowd, outputs, strict=True):
         assert bot.returncode == 0 and "game 1:" in output and "error" not in output, output
