@@ -220,7 +220,7 @@ async def start_tournament_bots(
     ]
 
 
-async def bots_output(bots: list[asyncio.subprocess.Process], timeout: float = 30) -> list[str]:
+async def bots_output(bots: list[asyncio.subprocess.Process], timeout: float = 60) -> list[str]:
     """What each bot printed once all have exited, within `timeout` seconds in all; if some
     have not by then, they are stopped and the test fails showing what every one printed."""
     read = [asyncio.ensure_future(bot.communicate()) for bot in bots]
