@@ -207,20 +207,29 @@ async def play_one(
     players: int,
     kind: str,
 ) -> GameResult:
-    """Quick-match into a table of `kind`, play one game, leave.
+    """Quick-match into a table of `kind` (unless queued at one again already), play one game,
+    leave its table.
 
     A lobby request whose connection drops is made again once the session is back, unless the
     session shows it was done: a resume that finds us seated (the quick match went through), or
     at no table (the leave did)."""
     result: GameResult | None = None
     while result is None:
-        try:
-            await client.quick_match(players, kind)
-        except ConnectionLost:
-            await reconnect(client, delay=RECONNECT_DELAY)
-            if client.table is None:
-                continue
+        if client.table is None:
+            # (At a table already: a session the server lost was logged in again and queued
+            # again, `connection.reconnect`, while the last game's end was awaited.)
+            try:
+                await client.quick_match(players, kind)
+            except ConnectionLost:
+                await reconnect(client, delay=RECONNECT_DELAY)
+                if client.table is None:
+                    continue
         result = await play_game(client, strategy, rng)
+    if result.unseen:
+        # The server lost our session with the game: the table we are at now, if any, is the
+        # next game's, queued for again as we logged in (leaving it as its game began would
+        # give our seat away and queue us alone).
+        return result
     while client.table is not None:
         try:
             await client.leave()
