@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import shlex
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -35,7 +36,9 @@ class Terminal:
     """A tmux server of our own with one window, "play"."""
 
     def __init__(self) -> None:
-        self.socket = f"sushigo-test-{os.getpid()}-{id(self)}"
+        # Never a name used before: a tmux server killed at the end of one test may still be
+        # going away when the next test starts its own (an `id` is reused once freed).
+        self.socket = f"sushigo-test-{os.getpid()}-{secrets.token_hex(6)}"
 
     async def tmux(self, *args: str) -> str:
         proc = await asyncio.create_subprocess_exec(
