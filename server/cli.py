@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
-from sushigo.protocol.about import INTERRUPTED
+from sushigo.protocol.about import INTERRUPTED, interrupted
 from sushigo.protocol.records import check_signature
 
 from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
@@ -112,9 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:  # before the event loop took SIGINT over
         code = INTERRUPTED
-    if code == INTERRUPTED:
-        print("sushigo-server: interrupted", file=sys.stderr)
-    return code
+    return interrupted("sushigo-server") if code == INTERRUPTED else code
 
 
 def command() -> None:
