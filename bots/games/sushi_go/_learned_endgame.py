@@ -218,13 +218,29 @@ def _legal(np: Any, t: Any, hands: Matrix, ready: Any) -> tuple[Matrix, Matrix]:
     with_chop = np.flatnonzero(ready & (hands.sum(axis=1) >= 2))
     if len(with_chop) == 0:
         return node, act
-    pairs = np.flatnonzero(t.pair)
-    can = (hands[with_chop][:, None, :] >= t.need[pairs][None]).all(axis=2)
+    # A pair needs each of its kinds in the hand, two of the one kind if both are alike.
+    held = hands[with_chop]
+    first, second, same = _pair_kinds(np, t)
+    can = (held[:, first] > 0) & (held[:, second] > same)
     pn, pa = np.nonzero(can)
     node = np.concatenate((node, with_chop[pn]))
-    act = np.concatenate((act, pairs[pa]))
+    act = np.concatenate((act, np.flatnonzero(t.pair)[pa]))
     order = np.lexsort((act, node))
     return node[order], act[order]
+
+
+_PAIR_KINDS: list[tuple[Any, Any, Any]] = []
+
+
+def _pair_kinds(np: Any, t: Any) -> tuple[Any, Any, Any]:
+    """Of each kept pair action (`t.pair`, in order): its first card's kind, its second's, and
+    whether the two are alike (as 1, else 0)."""
+    if not _PAIR_KINDS:
+        index = t.index[t.pair]
+        first = index % NUM_KINDS
+        second = index // NUM_KINDS - 1
+        _PAIR_KINDS.append((first, second, (first == second).astype(np.float32)))
+    return _PAIR_KINDS[0]
 
 
 def _pairs(np: Any, n: int, a_node: Matrix, a_act: Matrix, b_node: Matrix, b_act: Matrix) -> Any:
@@ -250,11 +266,11 @@ def step(
     ho = level[:, _HO : _HO + NUM_KINDS]
     if cards == 1:
         par, a, b = np.arange(len(level)), hm.argmax(axis=1), ho.argmax(axis=1)
-        child = level.copy()
+        child = level  # the last turn's positions are not kept: place the cards in them
     else:
         a_node, a_act = _legal(np, t, hm, level[:, _BM + _CHOP] > 0)
         b_node, b_act = _legal(np, t, ho, level[:, _BO + _CHOP] > 0)
-        if max_pairs and _pair_count(np, len(level), a_node, b_node) > max_pairs:
+        if max_pairs and _leaves_guess(np, len(level), a_node, b_node, cards) > max_pairs:
             return None
         par, a, b = _pairs(np, len(level), a_node, a_act, b_node, b_act)
         child = level[par]
@@ -273,6 +289,18 @@ def step(
 def _pair_count(np: Any, n: int, a_node: Matrix, b_node: Matrix) -> int:
     """How many (a, b) pairs `_pairs` would make."""
     return int(np.bincount(a_node, minlength=n) @ np.bincount(b_node, minlength=n))
+
+
+def _leaves_guess(np: Any, n: int, a_node: Matrix, b_node: Matrix, cards: int) -> float:
+    """The leaves to expect below `n` positions holding `cards` each, from how many (a, b) pairs
+    `_pairs` would make of them: each later turn branching as this one does, less the cards
+    played (exact on the round's last choice, whose children are the leaves). A tree too big is
+    dropped here, before its biggest levels are built."""
+    pairs = _pair_count(np, n, a_node, b_node)
+    guess = float(pairs)
+    for left in range(2, cards):
+        guess *= pairs / n * (left / cards) ** 2
+    return guess
 
 
 def _tree(
