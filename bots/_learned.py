@@ -71,7 +71,7 @@ SAMPLES = 2
 then unknown), each searched as a known hand
 (`bots.games.sushi_go._learned_search.sampled_values`)."""
 
-ENDGAME = 4
+ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards."""
 
