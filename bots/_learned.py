@@ -73,7 +73,8 @@ then unknown), each searched as a known hand
 
 ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
-(`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards."""
+(`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards and the
+tree fits in `MOVE_LEAVES` (with 5 cards, about one position in five)."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay

@@ -53,7 +53,8 @@ _EGG, _SALMON, _SQUID, _CHOP, _PUDDING = 6, 7, 8, 10, 11
 
 MAX_LEAVES = 2000
 """Leaves searched at most (the tree is dropped past that and the caller searches as before):
-with 4 cards each and no chopsticks there are 576; a ready chopsticks card multiplies them."""
+with 4 cards each and no chopsticks there are 576; with 5, up to 14,400, so only hands with
+repeated kinds fit; a ready chopsticks card multiplies them."""
 
 MARGIN_SCALE = 20.0
 MARGIN_WEIGHT = 0.5
