@@ -29,9 +29,9 @@ from sushigo.bots import get_strategy
 from sushigo.client.bot import play_one
 from sushigo.client.connection import Client
 
-LEASE = 6.0
-"""The node's lease: its lapse comes 4 to 6 s after PostgreSQL is paused (a renewal every
-third of it), well after the clients' first timeout."""
+LEASE = 9.0
+"""The node's lease: its lapse comes 6 to 9 s after PostgreSQL is paused (a renewal every
+third of it), well after the clients' first timeout, however loaded the machine."""
 ASK_SECONDS = 1.0
 """The clients' request timeout in the paused part: an answer held longer is "no answer"."""
 NAMES = ("ann", "bob")
