@@ -29,11 +29,11 @@ from sushigo.bots import get_strategy
 from sushigo.client.bot import play_one
 from sushigo.client.connection import Client
 
-LEASE = 9.0
-"""The node's lease: its lapse comes 6 to 9 s after PostgreSQL is paused (a renewal every
-third of it), well after the clients' first timeout, however loaded the machine."""
-ASK_SECONDS = 1.0
-"""The clients' request timeout in the paused part: an answer held longer is "no answer"."""
+LEASE = 24.0
+"""The node's lease: its lapse comes 16 to 24 s after PostgreSQL is paused (a renewal every
+third of it), well after the clients' timeout (the library's 10 s), however loaded the
+machine. (A shorter timeout would make a resume late on a loaded machine as well, which is not
+what this test is about.)"""
 NAMES = ("ann", "bob")
 
 
@@ -55,18 +55,16 @@ async def test_a_quick_match_answered_late_seats_its_players_once(
             )
             pg.pause()
             try:
-                for client in people:
-                    client.timeout = ASK_SECONDS
                 seconds = asyncio.gather(
                     *(
                         play_one(c, strategy, random.Random(i), 2, "sushi-go")
                         for i, c in enumerate(people)
                     )
                 )
-                await a.logged(lambda log: b"this node's lease has lapsed" in log, 30)
+                await a.logged(lambda log: b"this node's lease has lapsed" in log, 60)
             finally:
                 pg.unpause()
-            results = await asyncio.wait_for(seconds, 60)
+            results = await asyncio.wait_for(seconds, 90)
         finally:
             for client in people:
                 await client.close()
