@@ -157,8 +157,9 @@ class LobbyCalls:
         while True:
             try:
                 # Patient: an answer that is late is waited for, not asked for again. A node
-                # holds its answers while its database is slow; asked twice, it would seat us
-                # at a second table (or refuse the second ask: we are at a table already).
+                # holds its answers while its database is slow; asked again once the first
+                # seated us, it refuses (OUT_OF_PHASE: we are at a table), and once it drops
+                # the table (its lease lapsed) neither answer comes: the resume tells.
                 reply = await self.request(ask, patient=True)
                 for _ in range(QUICK_REDIRECTS):
                     if not isinstance(reply, Redirect):
