@@ -11,19 +11,19 @@ import logging
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from scripted import logged_in, tcp_server, welcome
+from scripted import guest_server, logged_in, tcp_server
 
 from sushigo.client.connection import Client, ServerError
 from sushigo.engine.games.sushi_go.options import GameOptions
 from sushigo.protocol import (
+    ClientMessage,
     ErrorCode,
     GameStarting,
-    Hello,
     LoginGuest,
     QuickMatch,
     SeatInfo,
     Seed,
-    ServerConnection,
+    ServerMessage,
     TableInfo,
     TableJoined,
     TableSettings,
@@ -53,34 +53,26 @@ async def test_a_game_start_at_another_table_is_said_and_played(
     key = Ed25519PrivateKey.generate()
     seeded: asyncio.Future[Seed] = asyncio.get_running_loop().create_future()
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def answer(message: ClientMessage) -> list[ServerMessage]:
         """Log a guest in; answer its quick match with seat 0 at ASKED, then start a game at
         OTHER with it in seat 1; note its seed."""
-        conn = ServerConnection()
-        while data := await reader.read(65536):
-            conn.receive_data(data)
-            while (message := conn.next_event()) is not None:
-                if isinstance(message, Hello):
-                    writer.write(conn.send(welcome(message, key)))
-                elif isinstance(message, LoginGuest):
-                    writer.write(conn.send(logged_in(message)))
-                elif isinstance(message, QuickMatch):
-                    writer.write(
-                        conn.send(TableJoined(ref=message.ref, table=_table(ASKED), seat=0))
-                    )
-                    start = GameStarting(
-                        table_id=OTHER,
-                        kind="sushi-go",
-                        options=GameOptions(2),
-                        seat=1,
-                        players=("bob", "ann"),
-                        server_seed_hash=server_seed_hash(bytes(32)),
-                    )
-                    writer.write(conn.send(start))
-                elif isinstance(message, Seed) and not seeded.done():
-                    seeded.set_result(message)
+        if isinstance(message, LoginGuest):
+            return [logged_in(message)]
+        if isinstance(message, QuickMatch):
+            start = GameStarting(
+                table_id=OTHER,
+                kind="sushi-go",
+                options=GameOptions(2),
+                seat=1,
+                players=("bob", "ann"),
+                server_seed_hash=server_seed_hash(bytes(32)),
+            )
+            return [TableJoined(ref=message.ref, table=_table(ASKED), seat=0), start]
+        if isinstance(message, Seed) and not seeded.done():
+            seeded.set_result(message)
+        return []
 
-    async with tcp_server(serve) as port:
+    async with tcp_server(guest_server(key, answer)) as port:
         client = await Client.connect("127.0.0.1", port, name="ann")
         try:
             with pytest.raises(ServerError) as refused:
