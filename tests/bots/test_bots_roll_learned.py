@@ -4,11 +4,12 @@ plays its search's candidates."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sushigo.bots import get_strategy
+from sushigo.bots import StrategyError, get_strategy
 from sushigo.bots.games.sushi_roll._afterstate import Afterstates, encode, size
 from sushigo.bots.games.sushi_roll._search import candidates_of
 from sushigo.bots.games.sushi_roll._sim import SimState, apply, policy_action
@@ -111,3 +112,11 @@ def test_it_plays_only_legal_actions_and_repeats_from_a_seed() -> None:
         kinds = {type(a) for a in records[0]}
         assert Take in kinds
         assert kinds & {Reroll, Swap}  # it spends tokens, not only takes
+
+
+def test_weights_of_another_network_or_a_bad_sample_count_are_refused_in_one_line() -> None:
+    go = Path(__file__).parents[2] / "bots" / "games" / "sushi_go" / "learned_go.npz"
+    with pytest.raises(StrategyError, match="holds no Sushi Roll afterstate network for 2 players"):
+        get_strategy(f"learned@weights={go}", game="sushi-roll")
+    with pytest.raises(StrategyError, match="samples must be at least 1"):
+        get_strategy("learned@samples=0", game="sushi-roll")

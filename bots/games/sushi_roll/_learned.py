@@ -48,10 +48,23 @@ class RollLearnedStrategy:
     name = "learned"
 
     def __init__(self, weights: str = "", explore: float = 0.0, samples: int = SAMPLES) -> None:
-        self._np = numpy_or_error()
-        self._nets = load_nets(Path(weights) if weights else WEIGHTS)
+        self._np = np = numpy_or_error()
+        from ._afterstate import size  # noqa: PLC0415  # needs numpy
+
+        path = Path(weights) if weights else WEIGHTS
+        self._nets = load_nets(path)
+        for players, net in self._nets.items():
+            try:  # a network of other inputs (Sushi Go!'s, an older encoding's) fails here
+                net(np.zeros((1, size(players)), dtype=np.float32))
+            except ValueError:
+                raise StrategyError(
+                    f"the weights file {str(path)!r} holds no Sushi Roll afterstate network for "
+                    f"{players} players"
+                ) from None
         self._explore = float(explore)
-        self._samples = max(1, int(samples))
+        self._samples = int(samples)
+        if self._samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples!r}")
 
     def reset(self) -> None:
         """Nothing to forget: everything in Sushi Roll is public."""
