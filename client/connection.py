@@ -362,19 +362,22 @@ class Client(Link):
         return self._pending[1] if self._pending is not None else None
 
     def _send_commit(self) -> None:
-        assert self._pick is not None and self.proto.game is not None and self.seat is not None
-        round_, turn, action, nonce = self._pick
-        table_id = self._checks.table_id if self._checks is not None else ""
-        if self.table is not None:
+        """Commit to our pick: bound to the game's table and our seat in it as the connection
+        has them (the caller's view may lag behind: `next_event`)."""
+        pick, game, checks = self._pick, self.proto.game, self._checks
+        seat = self.proto.seat
+        if seat is None:
+            seat = checks.seat if checks is not None and checks.seat is not None else self.seat
+        table_id = checks.table_id if checks is not None else ""
+        if not table_id and self.table is not None:
             table_id = self.table.table_id
-        commitment = make_commitment(
-            table_id,
-            round_,
-            turn,
-            self.proto.seat if self.proto.seat is not None else self.seat,
-            self.proto.game.commit_bytes(action),
-            nonce,
-        )
+        if pick is None or game is None or seat is None or not table_id:
+            # Nothing tells which game or seat this pick is for (messages came in an order the
+            # library did not expect): sending it could only be refused, or bind the wrong seat.
+            log.warning("a pick with no game or seat of ours to commit it to: not sent")
+            return
+        round_, turn, action, nonce = pick
+        commitment = make_commitment(table_id, round_, turn, seat, game.commit_bytes(action), nonce)
         self.send(Commit(ref=self.proto.next_ref(), round=round_, turn=turn, commitment=commitment))
 
     def _send_reveal(self) -> None:
@@ -393,12 +396,36 @@ class Client(Link):
         """Move the caller's view as it takes `msg` (see `next_event`)."""
         super()._view(msg)
         if isinstance(msg, GameStarting):
+            table = self.table
+            if table is not None and table.table_id != msg.table_id:
+                log.warning(
+                    "a game starts at table %s, not at table %s where we were: played there",
+                    msg.table_id,
+                    table.table_id,
+                )
             self.seat = msg.seat
             self.kind = msg.kind
             if self._starts:
                 self.fairness = self._starts.popleft()
         elif isinstance(msg, TurnStart | Acted):
             self.observation = msg.observation
+        elif isinstance(msg, Resumed):
+            self._view_resumed(msg)
+
+    def _view_resumed(self, msg: Resumed) -> None:
+        """RESUMED read: the caller's view is the session as it was taken back. `_resume` set
+        it already, for its caller; the messages of the dropped connection read since (they
+        stay, in order, ahead of RESUMED) moved it back to what they said, and a snapshot
+        says nothing more that would move it on."""
+        snap = msg.snapshot
+        if snap is not None:
+            self.table, self.seat = snap.table, snap.seat
+            if snap.table is not None:
+                self.kind = snap.table.settings.kind
+            if snap.observation is not None:
+                self.observation = snap.observation
+        elif msg.phase is Phase.LOBBY:
+            self.table = self.seat = None
 
     def _duty(self, msg: Message) -> None:
         """As `msg` arrives: the seat's part of the protocol (seed, reveal) and every check.

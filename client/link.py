@@ -434,32 +434,45 @@ class Link(LobbyCalls):
             raise ConnectionLost("the server closed the connection")
         self._writer.write(self.proto.send(message))
 
-    async def _request(self, message: ClientMessage) -> Message:
+    async def _request(self, message: ClientMessage, *, patient: bool = False) -> Message:
         """Send and await the reply with the same ref; an ERROR with the ref raises
-        `ServerError`. (Since protocol 2.1 every request's answer carries its ref.)"""
+        `ServerError`. (Since protocol 2.1 every request's answer carries its ref.) `NoAnswer`
+        after `timeout` seconds; or, `patient`, one line logged each `timeout` and the same
+        answer awaited on, until it comes or the connection drops (`ConnectionLost`): for a
+        request that must not be made twice (a server answers every request, in order, but may
+        hold its answers back while its database is slow: a cluster's node sends nothing that
+        is not stored yet)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[message.ref] = future
+        dropped = self._lost  # this connection's: a later one has its own
         try:
             self.send(message)
-            lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
-            waiting: set[asyncio.Future[Any]] = {future, lost}
-            done, _ = await asyncio.wait(
-                waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            lost.cancel()
-            if future in done:
-                return future.result()
-            if lost in done:
-                raise ConnectionLost("the connection dropped")
-            raise NoAnswer(
-                f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
-            )
+            while True:
+                lost: asyncio.Future[Any] = asyncio.ensure_future(dropped.wait())
+                waiting: set[asyncio.Future[Any]] = {future, lost}
+                done, _ = await asyncio.wait(
+                    waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                lost.cancel()
+                if future in done:
+                    return future.result()
+                if lost in done:
+                    raise ConnectionLost("the connection dropped")
+                silent = NoAnswer(
+                    f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
+                )
+                if not patient:
+                    raise silent
+                log.warning("%s: still waiting for it (asked once, not again)", silent)
         finally:
             self._replies.pop(message.ref, None)
 
-    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
-        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR)."""
-        return await self._request(make(self.proto.next_ref()))
+    async def request(
+        self, make: Callable[[int], ClientMessage], *, patient: bool = False
+    ) -> Message:
+        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR; see
+        `_request` for `patient`)."""
+        return await self._request(make(self.proto.next_ref()), patient=patient)
 
     # -- events ---------------------------------------------------------------------------------
 

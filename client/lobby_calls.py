@@ -84,7 +84,9 @@ class LobbyCalls:
     def send(self, message: ClientMessage) -> None:
         raise NotImplementedError
 
-    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
+    async def request(
+        self, make: Callable[[int], ClientMessage], *, patient: bool = False
+    ) -> Message:
         raise NotImplementedError
 
     async def follow(self, redirect: Redirect) -> None:
@@ -139,11 +141,14 @@ class LobbyCalls:
         follows by itself: `Link.next_event`). A draining node sends us to another node: the
         redirect is followed and the quick match asked for again there.
 
-        What a person would wait out is waited out, one line logged each time, and asked again
-        (`QUICK_RETRY_FIRST`, doubling up to `QUICK_RETRY_MOST`): a redirect's node that cannot
-        be reached or refuses its ticket (we are back where we were), a node that drains or
-        cannot store games now, a limit reached. `ConnectionLost` if our connection drops (the
-        caller takes the session back: `client.connection.reconnect` queues again)."""
+        An answer that is late (a node holds its answers while its database is slow) is waited
+        for, one line logged every `timeout` seconds, never asked for twice: the first ask may
+        have seated us. A refusal a person would wait out is waited out, one line logged each
+        time, and asked again (`QUICK_RETRY_FIRST`, doubling up to `QUICK_RETRY_MOST`): a
+        redirect's node that cannot be reached or refuses its ticket (we are back where we
+        were), a node that drains or cannot store games now, a limit reached. `ConnectionLost`
+        if our connection drops (the caller takes the session back, which says whether the
+        ask went through: `client.connection.reconnect` queues again)."""
 
         def ask(ref: int) -> QuickMatch:
             return QuickMatch(ref=ref, kind=kind, players=players)
@@ -151,12 +156,16 @@ class LobbyCalls:
         pause = QUICK_RETRY_FIRST
         while True:
             try:
-                reply = await self.request(ask)
+                # Patient: an answer that is late is waited for, not asked for again. A node
+                # holds its answers while its database is slow; asked again once the first
+                # seated us, it refuses (OUT_OF_PHASE: we are at a table), and once it drops
+                # the table (its lease lapsed) neither answer comes: the resume tells.
+                reply = await self.request(ask, patient=True)
                 for _ in range(QUICK_REDIRECTS):
                     if not isinstance(reply, Redirect):
                         break
                     await self.follow(reply)
-                    reply = await self.request(ask)
+                    reply = await self.request(ask, patient=True)
                 joined = self._joined(_expect(reply, TableJoined))
                 self.queued = (players, kind)
                 return joined
@@ -185,7 +194,8 @@ class LobbyCalls:
     async def leave(self) -> None:
         """Leave the table (out of the quick match too, if we waited in one)."""
         self.queued = None
-        _expect(await self.request(lambda ref: LeaveTable(ref=ref)), TableLeft)
+        # Patient, as a quick match: a late answer is waited for, not asked for twice.
+        _expect(await self.request(lambda ref: LeaveTable(ref=ref), patient=True), TableLeft)
         self.table = self.seat = None
 
     async def add_bot(self, strategy: str = "default", seat: int | None = None) -> TableInfo:

@@ -1,16 +1,21 @@
-"""Train Sushi Roll's `learned` strategy in the PettingZoo environment; writes
+"""Train Sushi Roll's `learned` strategy: value networks of afterstates; writes
 bots/games/sushi_roll/learned_roll.npz.
 
     nice scripts/train_learned_roll.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
-                                       [--workers 2] [--epochs 20]
+                                       [--workers 1] [--epochs 8] [--generations N]
 
-Needs the extra ``train`` (torch). One step of expert iteration: games are played through
-`sushi_roll_v0.parallel_env`, every move chosen by the search bot (`ismcts`, with a small chance
-of a random legal move so the positions vary), and a policy network learns, from the
-environment's observation and action mask alone, to pick the index the search bot picked
-(cross-entropy over the legal indexes), with many more games of `heuristic` as a cheap start
-(`BULK`). Every deal and random choice derive from --seed; torch runs
-on one thread with a fixed seed.
+Needs the extra ``train`` (torch). Games are played in the search bot's simulator
+(`bots.games.sushi_roll._sim.SimState`, the engine's rules on plain ints: a game of the rollout
+policy takes well under a millisecond), dealt as the engine deals them. For each player count,
+generation 0 plays the search's rollout policy (`heuristic`'s) against itself, with a chance
+`EXPLORE` of a random take, and records after every take the afterstate the taker's network
+would score (`bots.games.sushi_roll._afterstate`) with the game's outcome for the taker: its
+share of the win and its final margin over the others' mean. A network learns to predict both
+(the Sushi Go! script's `train`). Each later generation plays the newest network
+(`RollLearnedStrategy.decide`, with the same exploration) against itself and trains a new
+network on the games of every generation so far. Every deal and random choice derive from
+--seed, and torch runs on one thread with a fixed seed, so a seed gives the same weights on the
+same machine. docs/BOTS.md ("The learned bot") has the command and what it took.
 """
 
 from __future__ import annotations
@@ -19,145 +24,117 @@ import hashlib
 import multiprocessing
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _nets import export, mlp, train_epoch  # sibling scripts
-from train_learned import arguments, setup
+from train_learned import arguments, save, setup, train  # sibling script
 
-from sushigo.bots import get_strategy
-from sushigo.bots.games.sushi_roll._learned import WEIGHTS
-from sushigo.bots.games.sushi_roll._pz_encoding import WAIT
-from sushigo.bots.games.sushi_roll._pz_table import SushiRollTable
-from sushigo.bots.pettingzoo import sushi_roll_v0
+from sushigo.bots.games.sushi_roll._afterstate import encode
+from sushigo.bots.games.sushi_roll._learned import MARGIN_SCALE, WEIGHTS, RollLearnedStrategy
+from sushigo.bots.games.sushi_roll._sim import SimState, apply, policy_action
+from sushigo.engine.games.sushi_roll import RollGame, RollOptions, Take
 
-GAMES = {2: 400, 3: 120, 4: 80, 5: 60}
-"""Games of the search bot against itself by player count (times --scale)."""
-BULK = {2: 3000, 3: 1500, 4: 1000, 5: 800}
-"""Games of `heuristic` against itself, whose moves are learned too: the search bot's moves are
-dear (a few thousand games' worth is what this script can afford), the heuristic's nearly free,
-and a network that has learned them from plenty of positions learns the search bot's corrections
-from fewer. The search bot's moves count `EXPERT_WEIGHT` times as much."""
-EXPERT_WEIGHT = 3
-TEACHER = {
-    2: "ismcts",
-    3: "ismcts@iterations=60",
-    4: "ismcts@iterations=60",
-    5: "ismcts@iterations=60",
-}
-"""The search bot whose moves are learned: at its default budget for 2 players (where the learned
-bot is measured against it), at the "hard" level's for more (games are longer and each search
-dearer there, and this keeps the script within its time)."""
+GAMES = {2: (24000, 3000), 3: (12000, 1200), 4: (9000, 800), 5: (8000, 600)}
+"""Games of generation 0 and of each later one (times --scale), by player count."""
+GENERATIONS = {2: 3, 3: 2, 4: 2, 5: 2}
+"""Generations by player count, the first included."""
 EXPLORE = 0.05
-HIDDEN = 256
+"""The chance of a uniformly random take instead of the policy's action."""
 
 
 def _seed(*parts: object) -> int:
-    text = "/".join(str(p) for p in ("sushigo/train_learned_roll/v1", *parts))
+    text = "/".join(str(p) for p in ("sushigo/train_learned_roll/v2", *parts))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 def play(task: tuple[int, int, str]) -> tuple[Any, Any, Any]:
-    """One game in the environment, every move chosen by `teacher`: each move's observation,
-    mask and the teacher's index."""
-    players, seed, teacher = task
-    env = sushi_roll_v0.parallel_env(players=players)
-    observations, _ = env.reset(seed=seed % 2**31)
-    table = env.table
-    assert isinstance(table, SushiRollTable)
-    encoding = table.encoding
-    teachers = [get_strategy(teacher, game="sushi-roll") for _ in range(players)]
+    """One game in the simulator (`weights` empty: the rollout policy; else that network's
+    bot): each take's afterstate for the taker, its win share and its margin."""
+    players, seed, weights = task
+    game = RollGame(RollOptions(players), seed.to_bytes(8, "big"))
+    state = SimState.of(game.observation(0))
     rng = random.Random(_seed(seed, "moves"))
-    xs, masks, picks = [], [], []
-    while env.agents:
-        (seat,) = table.acting()
-        agent = env.agents[seat]
-        game = table.game
-        legal = game.legal_actions(seat)
-        action = teachers[seat].choose(game.observation(seat), legal, rng)
-        xs.append(observations[agent]["observation"])
-        masks.append(observations[agent]["action_mask"])
-        picks.append(encoding.action_index(action, seat))
-        if rng.random() < EXPLORE:
-            action = legal[rng.randrange(len(legal))]
-        moves = dict.fromkeys(env.agents, WAIT)
-        moves[agent] = encoding.action_index(action, seat)
-        observations, *_ = env.step(moves)
-    return np.array(xs), np.array(masks), np.array(picks)
+    bot = RollLearnedStrategy(weights=weights) if weights else None
+    rows: list[list[float]] = []
+    seats: list[int] = []
+    while not state.over:
+        me = state.to_move
+        belt = state.belts[me]
+        action = policy_action(state) if bot is None else bot.decide(state, rng)
+        if rng.random() < EXPLORE or action is None:
+            action = Take(rng.randrange(len(belt)))
+        if type(action) is Take:
+            state.place(belt.pop(action.position))
+            rows.append(encode(state, me))
+            seats.append(me)
+            state.advance(rng)
+        else:
+            apply(state, action, rng)
+    places = state.places()
+    winners = places.count(1)
+    scores = state.score
+    win = [1 / winners if p == 1 else 0.0 for p in places]
+    margin = [
+        (scores[s] - (sum(scores) - scores[s]) / (players - 1)) / MARGIN_SCALE
+        for s in range(players)
+    ]
+    return (
+        np.array(rows, dtype=np.float32),
+        np.array([win[s] for s in seats], dtype=np.float32),
+        np.array([margin[s] for s in seats], dtype=np.float32),
+    )
 
 
-def train(
-    torch: Any, x: Any, mask: Any, pick: Any, weight: Any, epochs: int, seed: int
-) -> tuple[dict[str, Any], list[float]]:
-    """A policy network fitted to the teachers' picks (each move's loss times its `weight`); its
-    arrays and, per epoch, the held-out agreement with the moves of weight above 1 (the search
-    bot's)."""
-    torch.manual_seed(seed)
-    mean = x.mean(axis=0).astype(np.float32)
-    std = (x.std(axis=0) + 1e-3).astype(np.float32)
-    z = torch.from_numpy(((x - mean) / std).astype(np.float32))
-    illegal = torch.from_numpy(mask == 0)
-    target = torch.from_numpy(pick.astype(np.int64))
-    weights = torch.from_numpy(weight.astype(np.float32))
-    order = torch.randperm(len(z), generator=torch.Generator().manual_seed(seed))
-    held = max(1, len(z) // 10)
-    val, fit = order[:held], order[held:]
-    nn = torch.nn
-    model = mlp(torch, x.shape[1], HIDDEN, mask.shape[1])
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-5)
-    cross = nn.CrossEntropyLoss(reduction="none")
-    expert = val[weights[val] > 1]
-
-    def logits(index: Any) -> Any:
-        return model(z[index]).masked_fill(illegal[index], -1e9)
-
-    def loss(index: Any) -> Any:
-        return (cross(logits(index), target[index]) * weights[index]).mean()
-
-    curve = []
-    gen = torch.Generator().manual_seed(seed + 1)
-    for _ in range(epochs):
-        train_epoch(model, optimizer, fit[torch.randperm(len(fit), generator=gen)], 256, loss)
-        with torch.no_grad():
-            right = logits(expert).argmax(dim=1) == target[expert]
-            curve.append(float(right.float().mean()))
-    return export(torch, model, mean, std), curve
+def _games(tasks: list[tuple[int, int, str]], workers: int) -> list[tuple[Any, Any, Any]]:
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as procs:
+            return procs.map(play, tasks, chunksize=16)
+    return [play(task) for task in tasks]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = arguments(__doc__ or "", WEIGHTS, 10)
+    parser = arguments(__doc__ or "", WEIGHTS, 8)
+    parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
     args = parser.parse_args(argv)
+    if args.generations < 0:
+        parser.error("--generations must not be negative")
     counts, torch = setup(parser, args)
     if torch is None:
         return 2
     start = time.perf_counter()
-    flat: dict[str, Any] = {}
-    for players in counts:
-        games = max(2, round(GAMES[players] * args.scale))
-        bulk = max(2, round(BULK[players] * args.scale))
-        tasks = [(players, _seed(args.seed, players, i), TEACHER[players]) for i in range(games)]
-        tasks += [(players, _seed(args.seed, players, "bulk", i), "heuristic") for i in range(bulk)]
-        if args.workers > 1:
-            with multiprocessing.get_context("fork").Pool(args.workers) as procs:
-                parts = procs.map(play, tasks, chunksize=4)
-        else:
-            parts = [play(task) for task in tasks]
-        x, mask, pick = (np.concatenate([p[k] for p in parts]) for k in range(3))
-        weight = np.concatenate(
-            [np.full(len(p[2]), EXPERT_WEIGHT if i < games else 1) for i, p in enumerate(parts)]
-        )
-        seed = _seed(args.seed, players) % 2**31
-        arrays, curve = train(torch, x, mask, pick, weight, args.epochs, seed)
-        flat.update({f"p{players}_{k}": v for k, v in arrays.items()})
-        print(
-            f"{players}p: {games} + {bulk} games, {len(x)} moves; held-out agreement with "
-            f"{TEACHER[players]} "
-            f"{100 * curve[0]:.1f}% -> {100 * curve[-1]:.1f}%; {time.perf_counter() - start:.0f} s",
-            flush=True,
-        )
-    np.savez_compressed(args.out, **flat)
+    nets: dict[int | str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for players in counts:
+            first, later = (max(2, round(g * args.scale)) for g in GAMES[players])
+            generations = GENERATIONS[players]
+            if args.generations:
+                generations = min(generations, args.generations)
+            data: list[tuple[Any, Any, Any]] = []
+            weights = ""
+            for gen in range(generations):
+                games = first if gen == 0 else later
+                tasks = [
+                    (players, _seed(args.seed, players, gen, i), weights) for i in range(games)
+                ]
+                data += _games(tasks, args.workers)
+                x, win, margin = (np.concatenate([d[k] for d in data]) for k in range(3))
+                arrays, curve = train(
+                    torch, x, win, margin, args.epochs, _seed(args.seed, players, gen) % 2**31
+                )
+                nets[players] = arrays
+                weights = str(Path(tmp) / f"gen{players}_{gen}.npz")
+                save(Path(weights), {players: arrays})
+                save(args.out, nets)  # what is done so far, to try while the rest trains
+                print(
+                    f"{players}p generation {gen}: {games} games, {len(x)} afterstates, "
+                    f"held-out loss {curve[0]:.4f} -> {curve[-1]:.4f}; "
+                    f"{time.perf_counter() - start:.0f} s",
+                    flush=True,
+                )
     print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -10,10 +10,20 @@ from contextlib import asynccontextmanager
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.protocol import Hello, LoggedIn, LoginGuest, Welcome
+from sushigo.protocol import (
+    ClientMessage,
+    Hello,
+    LoggedIn,
+    LoginGuest,
+    ServerConnection,
+    ServerMessage,
+    Welcome,
+)
 from sushigo.protocol.records import public_key_bytes
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+Answer = Callable[[ClientMessage], list[ServerMessage]]
+"""What a scripted server says to one message of the client's (after its handshake)."""
 """What the server does with one connection (the socket stays open until the test ends)."""
 
 
@@ -49,3 +59,19 @@ def logged_in(login: LoginGuest, player_id: str = "g:tester") -> LoggedIn:
     return LoggedIn(
         ref=login.ref, player_id=player_id, name=login.name, guest=True, resume_token=bytes(16)
     )
+
+
+def guest_server(key: Ed25519PrivateKey, answer: Answer) -> Serve:
+    """A server's side of a connection: WELCOME (signed by `key`) to HELLO, and to every later
+    message of the client's (LOGIN_GUEST included) what `answer` says, in order."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = ServerConnection()
+        while data := await reader.read(65536):
+            conn.receive_data(data)
+            while (message := conn.next_event()) is not None:
+                said = [welcome(message, key)] if isinstance(message, Hello) else answer(message)
+                for one in said:
+                    writer.write(conn.send(one))
+
+    return serve

@@ -10,10 +10,10 @@ import asyncio
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from scripted import logged_in, tcp_server, welcome
+from scripted import guest_server, logged_in, tcp_server
 
 from sushigo.client.connection import Client, ConnectionLost
-from sushigo.protocol import Error, ErrorCode, Hello, LoginGuest, ServerConnection
+from sushigo.protocol import ClientMessage, Error, ErrorCode, LoginGuest, ServerMessage
 
 
 @pytest.mark.parametrize("code", [ErrorCode.SHUTTING_DOWN, ErrorCode.KICKED])
@@ -21,20 +21,14 @@ async def test_a_request_after_a_fatal_error_is_a_lost_connection(code: ErrorCod
     said = asyncio.Event()
     key = Ed25519PrivateKey.generate()
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def answer(message: ClientMessage) -> list[ServerMessage]:
         """Log a guest in, then say ERROR `code` (no ref) and keep the socket open."""
-        conn = ServerConnection()
-        while data := await reader.read(65536):
-            conn.receive_data(data)
-            while (message := conn.next_event()) is not None:
-                if isinstance(message, Hello):
-                    writer.write(conn.send(welcome(message, key)))
-                elif isinstance(message, LoginGuest):
-                    writer.write(conn.send(logged_in(message)))
-                    writer.write(conn.send(Error(code=code, message="the server restarts")))
-                    said.set()
+        if not isinstance(message, LoginGuest):
+            return []
+        said.set()
+        return [logged_in(message), Error(code=code, message="the server restarts")]
 
-    async with tcp_server(serve) as port:
+    async with tcp_server(guest_server(key, answer)) as port:
         client = await Client.connect("127.0.0.1", port, name="ann")
         try:
             await asyncio.wait_for(said.wait(), 10)

@@ -238,8 +238,14 @@ class SimState:
     def take(self, position: int, rng: random.Random) -> None:
         """The seat to move takes the die at `position`; the game goes on to the next turn
         (sliding and rolling the belts, or scoring the round and starting the next one)."""
+        self.place(self.belts[self.to_move].pop(position))
+        self.advance(rng)
+
+    def place(self, face: int) -> None:
+        """The first half of a take: the seat to move puts `face` on its tray (the die is already
+        off its belt) and counts as moved. The position between the halves is the afterstate the
+        learned bot values (`_afterstate`); `advance` goes on."""
         s = self.to_move
-        face = self.belts[s].pop(position)
         if face == _DUMPLING:
             self.dumpling[s] += 1
         elif face == _TEMPURA:
@@ -267,6 +273,11 @@ class SimState:
             self.chop[s] += gained
             self.fresh_chop[s] += gained
         self.moved += 1
+
+    def advance(self, rng: random.Random) -> None:
+        """The second half of a take: the next seat's turn, or the slide and the roll, or the
+        round's scoring and the next round."""
+        s = self.to_move
         n = self.n
         after = after_take(self.moved, n, self.belts[0])
         if after == NEXT_SEAT:
@@ -294,20 +305,20 @@ class SimState:
 
     def round_points(self) -> list[int]:
         """Each seat's points for the round so far, as if it were scored now."""
-        n = self.n
-        out = []
+        return [self.seat_points(s) for s in range(self.n)]
+
+    def seat_points(self, s: int) -> int:
+        """Seat `s`'s points for the round so far, as if it were scored now."""
         dumpling, tempura, sashimi = _APPETIZERS
         maki = self.maki
-        for s in range(n):
-            top, second = _top_two(maki, s)
-            out.append(
-                maki_award(maki[s], top, second)
-                + appetizer_points(dumpling, self.dumpling[s])
-                + appetizer_points(tempura, self.tempura[s])
-                + appetizer_points(sashimi, self.sashimi[s])
-                + self.nigiri[s]
-            )
-        return out
+        top, second = _top_two(maki, s)
+        return (
+            maki_award(maki[s], top, second)
+            + appetizer_points(dumpling, self.dumpling[s])
+            + appetizer_points(tempura, self.tempura[s])
+            + appetizer_points(sashimi, self.sashimi[s])
+            + self.nigiri[s]
+        )
 
     def _end_round(self, rng: random.Random) -> None:
         n = self.n
