@@ -434,32 +434,43 @@ class Link(LobbyCalls):
             raise ConnectionLost("the server closed the connection")
         self._writer.write(self.proto.send(message))
 
-    async def _request(self, message: ClientMessage) -> Message:
+    async def _request(self, message: ClientMessage, *, patient: bool = False) -> Message:
         """Send and await the reply with the same ref; an ERROR with the ref raises
-        `ServerError`. (Since protocol 2.1 every request's answer carries its ref.)"""
+        `ServerError`. (Since protocol 2.1 every request's answer carries its ref.) No answer
+        within `timeout` raises `NoAnswer`, unless `patient`: then one line is logged each
+        `timeout` and the answer awaited on, until it comes or the connection drops (for a
+        request that cannot be asked again, which the server does once its database
+        answers)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[message.ref] = future
         try:
             self.send(message)
-            lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
-            waiting: set[asyncio.Future[Any]] = {future, lost}
-            done, _ = await asyncio.wait(
-                waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            lost.cancel()
-            if future in done:
-                return future.result()
-            if lost in done:
-                raise ConnectionLost("the connection dropped")
-            raise NoAnswer(
-                f"no answer to {message.TYPE} from {self._where()} within {self.timeout:.0f} s"
-            )
+            waited = 0.0
+            while True:
+                lost: asyncio.Future[Any] = asyncio.ensure_future(self._lost.wait())
+                waiting: set[asyncio.Future[Any]] = {future, lost}
+                done, _ = await asyncio.wait(
+                    waiting, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                lost.cancel()
+                if future in done:
+                    return future.result()
+                if lost in done:
+                    raise ConnectionLost("the connection dropped")
+                waited += self.timeout
+                late = f"no answer to {message.TYPE} from {self._where()} within {waited:.0f} s"
+                if not patient:
+                    raise NoAnswer(late)
+                log.warning("%s; waiting on", late)
         finally:
             self._replies.pop(message.ref, None)
 
-    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
-        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR)."""
-        return await self._request(make(self.proto.next_ref()))
+    async def request(
+        self, make: Callable[[int], ClientMessage], *, patient: bool = False
+    ) -> Message:
+        """Send the message `make(ref)` and await its reply (`ServerError` for ERROR); for
+        `patient`, see `_request`."""
+        return await self._request(make(self.proto.next_ref()), patient=patient)
 
     # -- events ---------------------------------------------------------------------------------
 

@@ -183,9 +183,12 @@ class LobbyCalls:
         return reply
 
     async def leave(self) -> None:
-        """Leave the table (out of the quick match too, if we waited in one)."""
+        """Leave the table (out of the quick match too, if we waited in one). The server
+        answers once the seat's release is saved: a node whose database is paused or slow
+        answers late, which a person would wait out, so it is waited for (a line logged each
+        request timeout) until it comes or the connection drops."""
         self.queued = None
-        _expect(await self.request(lambda ref: LeaveTable(ref=ref)), TableLeft)
+        _expect(await self.request(lambda ref: LeaveTable(ref=ref), patient=True), TableLeft)
         self.table = self.seat = None
 
     async def add_bot(self, strategy: str = "default", seat: int | None = None) -> TableInfo:
