@@ -22,6 +22,7 @@ import logging
 import random
 import secrets
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.bots import Strategy, StrategyError, get_strategy
+from sushigo.bots import Strategy, StrategyError, strategy_factory
 from sushigo.protocol import (
     Acted,
     Error,
@@ -118,7 +119,9 @@ class Strategies:
         if found is None:
             if not self.spec:
                 raise StrategyError(f"no strategy was given for {kind!r}")
-            found = self._made[kind] = get_strategy(self.spec, game=kind)
+            # A clock for a time budget (`ismcts@ms=100`): strategies read none of their own.
+            make = strategy_factory(self.spec, game=kind, clock=time.perf_counter)
+            found = self._made[kind] = make()
         return found
 
 
