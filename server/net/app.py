@@ -439,8 +439,10 @@ class Server:
             connection.unsend()
         self.hub.now = self.now()
         for one in cut:
-            send_off(self.hub, one, moved[one.table_id])
-            log.warning("table %s: its players are sent to %s", one.table_id, moved[one.table_id])
+            address = moved[one.table_id]  # None: the database away, or no node holds it yet
+            send_off(self.hub, one, address)
+            where = f"to {address}" if address else "off (to come back through any node)"
+            log.warning("table %s: its players are sent %s", one.table_id, where)
         self.done()
 
     def _commit(self, wait: bool) -> None:

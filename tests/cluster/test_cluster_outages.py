@@ -169,6 +169,8 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
             await client.close()
             await a.stop()
         assert b"this node's lease has lapsed" in a.log
+        # Where its player went, as a person reads it: no node known while the database slept.
+        assert f"table {table_id}: its players are sent off (".encode() in a.log
         assert unformatted(a.log) == []
         assert ended.record is not None
         assert_records_verify(
