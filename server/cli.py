@@ -385,15 +385,22 @@ async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed:
     """Renew the node's leases every third of their length, for as long as it runs, and take
     over the tables of nodes that died. A renewal that fails (whatever it raises: it is logged
     in the server's format, once until renewals work again) is tried again within half a second
-    (`RETRY_SECONDS`); one that takes a whole lease is given up (the database is not answering)
-    and tried again. A node removed from the cluster (its row deleted) stops, with exit code 1:
-    it must not linger, serving tables no one else knows are its."""
+    (`RETRY_SECONDS`); one unanswered for `SLOW_SECONDS` makes the node not ready; one that
+    takes a whole lease is given up (the database is not answering) and tried again. A node
+    removed from the cluster (its row deleted) stops, with exit code 1: it must not linger,
+    serving tables no one else knows are its."""
     loop = asyncio.get_running_loop()
     failing_since: float | None = None
     while True:
         await asyncio.sleep(cluster.lease / 3 if failing_since is None else _retry(cluster))
+        renewing = asyncio.ensure_future(_renew_once(cluster, server))
         try:
-            await _renew_once(cluster, server)
+            await asyncio.wait({renewing}, timeout=_slow(cluster))
+            if not renewing.done():
+                # A database that accepts and answers nothing (paused, frozen): not ready now,
+                # not only once the lease has lapsed; the renewal is waited for all the same.
+                cluster.reachable = False
+            await renewing
         except ClusterError as exc:
             log.error("%s: stopping", exc)
             removed.append(str(exc))
@@ -410,6 +417,8 @@ async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed:
                 else:  # a bug, or the driver's: logged, and tried again all the same
                     log.exception("renewing the leases failed; trying again until it works")
             continue
+        finally:
+            renewing.cancel()  # this loop stopped (the node stops): so does its renewal
         if failing_since is not None:
             log.warning("renewing the leases works again after %.1f s", loop.time() - failing_since)
             failing_since = None
@@ -423,6 +432,15 @@ outage of most of a lease leaves its tables in play."""
 
 def _retry(cluster: Cluster) -> float:
     return min(RETRY_SECONDS, cluster.lease / 6)
+
+
+SLOW_SECONDS = 2.0
+"""A renewal unanswered this long (or a third of the lease, if sooner) leaves the node not
+ready until one goes through: it takes milliseconds when the database answers."""
+
+
+def _slow(cluster: Cluster) -> float:
+    return min(SLOW_SECONDS, cluster.lease / 3)
 
 
 async def _renew_once(cluster: Cluster, server: Server) -> None:

@@ -496,11 +496,10 @@ class Server:
         fault = hub.storage.fault
         if fault is not None:  # "the database's disk is full", ...
             return str(fault)
-        cluster = hub.cluster
-        if cluster and not cluster.reachable:
-            return "the database is unreachable"
-        if self.lapsed or self.loop.time() >= self.lease_until:
+        if self.lapsed or self.loop.time() >= self.lease_until:  # the graver: said first
             return "its lease has lapsed (no renewal for a lease): its tables are another node's"
+        if hub.cluster and not hub.cluster.reachable:
+            return "the database is unreachable"
         return None
 
     # -- a cluster's node's own lease ----------------------------------------------------------
