@@ -8,6 +8,7 @@ game of the two the records held for it, after its node died and its tournament 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from nodes import cluster_key, node
@@ -15,6 +16,17 @@ from nodes import cluster_key, node
 from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.protocol import GameEnded, TableJoined, TournamentSettings
+
+
+async def play_out(client: Client) -> None:
+    """Be seated (within 10 s), then play the game to its end (the first legal action each
+    time)."""
+    await client.wait_for(TableJoined, 10)
+    while True:
+        if client.awaiting:
+            client.pick(client.legal_actions()[0])
+        if isinstance(await client.next_event(30), GameEnded):
+            return
 
 
 async def test_a_fresh_login_of_an_entrant_is_seated_not_its_abandoned_session(
@@ -37,15 +49,8 @@ async def test_a_fresh_login_of_an_entrant_is_seated_not_its_abandoned_session(
         await ann.close()  # its process ends: the session is away, within its resume window
         again = await login("ann")
         await host.start_tournament("cup")
-        for client in (again, bob):
-            await client.wait_for(TableJoined, 10)
-        while True:  # both play it out: the fresh session's seat is its own
-            for client in (again, bob):
-                if client.awaiting:
-                    client.pick(client.legal_actions()[0])
-            event = await again.next_event(30)
-            if isinstance(event, GameEnded):
-                break
+        # Both play it out, each on its own events: the fresh session's seat is its own.
+        await asyncio.wait_for(asyncio.gather(play_out(again), play_out(bob)), 60)
         assert again.fairness.final == "verified"
     finally:
         for client in (host, ann, bob, again):
