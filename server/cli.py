@@ -392,7 +392,7 @@ async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed:
     loop = asyncio.get_running_loop()
     failing_since: float | None = None
     while True:
-        await asyncio.sleep(cluster.lease / 3 if failing_since is None else _retry(cluster))
+        await asyncio.sleep(_retry(cluster) if failing_since is not None else _beat(cluster))
         renewing = asyncio.ensure_future(_renew_once(cluster, server))
         try:
             await asyncio.wait({renewing}, timeout=_slow(cluster))
@@ -432,6 +432,15 @@ outage of most of a lease leaves its tables in play."""
 
 def _retry(cluster: Cluster) -> float:
     return min(RETRY_SECONDS, cluster.lease / 6)
+
+
+def _beat(cluster: Cluster) -> float:
+    """Until the next renewal: a third of the lease, or half of what is left of it if less. A
+    renewal that took most of a lease (the database paused as it was asked) holds the lease
+    for what is left of one from its start, a moment: the next must go through before that
+    ends, or the node drops the tables it has just taken up."""
+    left = cluster.held_until - asyncio.get_running_loop().time()
+    return max(0.0, min(cluster.lease / 3, left / 2))
 
 
 SLOW_SECONDS = 2.0
