@@ -84,7 +84,9 @@ class LobbyCalls:
     def send(self, message: ClientMessage) -> None:
         raise NotImplementedError
 
-    async def request(self, make: Callable[[int], ClientMessage]) -> Message:
+    async def request(
+        self, make: Callable[[int], ClientMessage], *, patient: bool = False
+    ) -> Message:
         raise NotImplementedError
 
     async def follow(self, redirect: Redirect) -> None:
