@@ -472,12 +472,19 @@ async def _renew_once(cluster: Cluster, server: Server) -> None:
         tournament_spread.let_go(hub, taken)
     cluster.held_until = began + cluster.lease
     cluster.reachable = True
-    server.lease_renewed(cluster.held_until)
+    # Held up for over half a lease (the database paused as it was asked), it holds the lease
+    # for less than it took: asked again at once (`_beat`) before the node counts itself
+    # renewed and takes tables up, which it would drop again as that little ends.
+    late = asyncio.get_running_loop().time() - began > cluster.lease / 2
+    if not late:
+        server.lease_renewed(cluster.held_until)
     if lost:  # this node was away past its lease: those tables are another's now
         # As when a commit leaves their writes out: what their people were sent since the last
         # commit (play read from their sockets on waking, never saved) is taken back before
         # they are sent to the node that holds them.
         server.taken_over(set(lost))
+    if late:
+        return
     # Listening again, if its connection ended with PostgreSQL: then the bans and mutes made or
     # lifted while it could not hear are read.
     if await cluster.listen():

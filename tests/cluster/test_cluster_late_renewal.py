@@ -1,11 +1,12 @@
 """A lease renewal that PostgreSQL held up for most of a lease, on a real node and a real
 PostgreSQL of the test's own: PostgreSQL paused (SIGSTOP) as the node renews, until the node's
 lease has lapsed by its own clock (it drops its table) and a little more. Woken, PostgreSQL
-answers the renewal, which holds the lease for a lease from its start: a moment more. The node
-takes its table up again, and renews again before that moment ends, so it keeps the table.
-Before, the next renewal came a third of a lease later, after the lease had lapsed again: the
-node dropped the table it had just taken up, its players sent off a second time (the chaos
-runner, seed 2000493862: three bots' sessions lost, and their game never finished)."""
+answers the renewal, which holds the lease for a lease from its start: less than it took. The
+node asks again at once, and only then counts itself renewed and takes its table up again, so
+it keeps the table. Before, it took the table up on the late renewal and renewed a third of a
+lease later, after the lease had lapsed again: it dropped the table it had just taken up, its
+players sent off a second time (the chaos runner, seeds 2000493862 and 538101394: bots'
+sessions lost, and their game never finished)."""
 
 from __future__ import annotations
 
