@@ -22,6 +22,7 @@ import logging
 import random
 import secrets
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from sushigo.bots import Strategy, StrategyError, get_strategy
+from sushigo.bots import Strategy, StrategyError, strategy_factory
 from sushigo.protocol import (
     Acted,
     Error,
@@ -118,7 +119,9 @@ class Strategies:
         if found is None:
             if not self.spec:
                 raise StrategyError(f"no strategy was given for {kind!r}")
-            found = self._made[kind] = get_strategy(self.spec, game=kind)
+            # A clock for a time budget (`ismcts@ms=100`): strategies read none of their own.
+            make = strategy_factory(self.spec, game=kind, clock=time.perf_counter)
+            found = self._made[kind] = make()
         return found
 
 
@@ -243,9 +246,11 @@ async def play_one(
 
 
 async def _register(client: Client, name: str) -> TournamentInfo:
-    """Enter tournament `name`, waiting out a server that does not answer (as `_connect`): the
-    entry asked again; if the first went through meanwhile, the server says we are entered
-    already, and we are."""
+    """Enter tournament `name`, waiting out a server that does not answer (as `_connect`), or
+    a REDIRECT to the tournament's node that could not be followed (that node dying or
+    stopping: we are back where we were, and the tournament moves to a live node within a
+    lease): the entry asked again; if the first went through meanwhile, the server says we
+    are entered already, and we are."""
 
     async def enter(tries: int) -> TournamentInfo:
         try:
@@ -255,7 +260,7 @@ async def _register(client: Client, name: str) -> TournamentInfo:
                 raise
         return await client.watch_tournament(name)
 
-    return await _patiently(enter)
+    return await _patiently(enter, again=ConnectError)
 
 
 async def play_tournament(
@@ -327,14 +332,17 @@ async def _connect(args: argparse.Namespace, name: str, key: Ed25519PrivateKey |
     )
 
 
-async def _patiently(ask: Callable[[int], Awaitable[_T]]) -> _T:
-    """`ask(tries)` (from 1), asked again while the server does not answer it (`NoAnswer`), at
-    most `SILENT_TRIES` times, the pause doubling from `SILENT_PAUSE`, one line a wait."""
+async def _patiently(
+    ask: Callable[[int], Awaitable[_T]], again: type[ConnectError] = NoAnswer
+) -> _T:
+    """`ask(tries)` (from 1), asked again while the server does not answer it (`NoAnswer`, or
+    `again`), at most `SILENT_TRIES` times, the pause doubling from `SILENT_PAUSE`, one line
+    a wait."""
     pause, tries = SILENT_PAUSE, 1
     while True:
         try:
             return await ask(tries)
-        except NoAnswer as exc:
+        except again as exc:
             if tries >= SILENT_TRIES:
                 raise
             log.warning("%s; trying again in %.0f s", exc, pause)

@@ -385,15 +385,22 @@ async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed:
     """Renew the node's leases every third of their length, for as long as it runs, and take
     over the tables of nodes that died. A renewal that fails (whatever it raises: it is logged
     in the server's format, once until renewals work again) is tried again within half a second
-    (`RETRY_SECONDS`); one that takes a whole lease is given up (the database is not answering)
-    and tried again. A node removed from the cluster (its row deleted) stops, with exit code 1:
-    it must not linger, serving tables no one else knows are its."""
+    (`RETRY_SECONDS`); one unanswered for `SLOW_SECONDS` makes the node not ready; one that
+    takes a whole lease is given up (the database is not answering) and tried again. A node
+    removed from the cluster (its row deleted) stops, with exit code 1: it must not linger,
+    serving tables no one else knows are its."""
     loop = asyncio.get_running_loop()
     failing_since: float | None = None
     while True:
-        await asyncio.sleep(cluster.lease / 3 if failing_since is None else _retry(cluster))
+        await asyncio.sleep(_retry(cluster) if failing_since is not None else _beat(cluster))
+        renewing = asyncio.ensure_future(_renew_once(cluster, server))
         try:
-            await _renew_once(cluster, server)
+            await asyncio.wait({renewing}, timeout=_slow(cluster))
+            if not renewing.done():
+                # A database that accepts and answers nothing (paused, frozen): not ready now,
+                # not only once the lease has lapsed; the renewal is waited for all the same.
+                cluster.reachable = False
+            await renewing
         except ClusterError as exc:
             log.error("%s: stopping", exc)
             removed.append(str(exc))
@@ -410,6 +417,8 @@ async def _renew(cluster: Cluster, server: Server, stop: asyncio.Event, removed:
                 else:  # a bug, or the driver's: logged, and tried again all the same
                     log.exception("renewing the leases failed; trying again until it works")
             continue
+        finally:
+            renewing.cancel()  # this loop stopped (the node stops): so does its renewal
         if failing_since is not None:
             log.warning("renewing the leases works again after %.1f s", loop.time() - failing_since)
             failing_since = None
@@ -423,6 +432,24 @@ outage of most of a lease leaves its tables in play."""
 
 def _retry(cluster: Cluster) -> float:
     return min(RETRY_SECONDS, cluster.lease / 6)
+
+
+def _beat(cluster: Cluster) -> float:
+    """Until the next renewal: a third of the lease, or half of what is left of it if less. A
+    renewal that took most of a lease (the database paused as it was asked) holds the lease
+    for what is left of one from its start, a moment: the next must go through before that
+    ends, or the node drops the tables it has just taken up."""
+    left = cluster.held_until - asyncio.get_running_loop().time()
+    return max(0.0, min(cluster.lease / 3, left / 2))
+
+
+SLOW_SECONDS = 2.0
+"""A renewal unanswered this long (or a third of the lease, if sooner) leaves the node not
+ready until one goes through: it takes milliseconds when the database answers."""
+
+
+def _slow(cluster: Cluster) -> float:
+    return min(SLOW_SECONDS, cluster.lease / 3)
 
 
 async def _renew_once(cluster: Cluster, server: Server) -> None:
@@ -445,12 +472,19 @@ async def _renew_once(cluster: Cluster, server: Server) -> None:
         tournament_spread.let_go(hub, taken)
     cluster.held_until = began + cluster.lease
     cluster.reachable = True
-    server.lease_renewed(cluster.held_until)
+    # Held up for over half a lease (the database paused as it was asked), it holds the lease
+    # for less than it took: asked again at once (`_beat`) before the node counts itself
+    # renewed and takes tables up, which it would drop again as that little ends.
+    late = asyncio.get_running_loop().time() - began > cluster.lease / 2
+    if not late:
+        server.lease_renewed(cluster.held_until)
     if lost:  # this node was away past its lease: those tables are another's now
         # As when a commit leaves their writes out: what their people were sent since the last
         # commit (play read from their sockets on waking, never saved) is taken back before
         # they are sent to the node that holds them.
         server.taken_over(set(lost))
+    if late:
+        return
     # Listening again, if its connection ended with PostgreSQL: then the bans and mutes made or
     # lifted while it could not hear are read.
     if await cluster.listen():

@@ -26,6 +26,7 @@ GAMES = ("sushi-go", "sushi-roll")
 REFUSED_AT_ONCE = (
     "refused the connection",
     "closed the connection during the handshake",
+    "closed the connection without answering",  # its node killed with our HELLO unanswered
     "no answer to hello",
     "no answer to login_",  # its node paused between the hello and the login's answer
     "NO_SUCH_TABLE: no tournament",

@@ -439,8 +439,10 @@ class Server:
             connection.unsend()
         self.hub.now = self.now()
         for one in cut:
-            send_off(self.hub, one, moved[one.table_id])
-            log.warning("table %s: its players are sent to %s", one.table_id, moved[one.table_id])
+            address = moved[one.table_id]  # None: the database away, or no node holds it yet
+            send_off(self.hub, one, address)
+            where = f"to {address}" if address else "off (to come back through any node)"
+            log.warning("table %s: its players are sent %s", one.table_id, where)
         self.done()
 
     def _commit(self, wait: bool) -> None:
@@ -494,11 +496,10 @@ class Server:
         fault = hub.storage.fault
         if fault is not None:  # "the database's disk is full", ...
             return str(fault)
-        cluster = hub.cluster
-        if cluster and not cluster.reachable:
-            return "the database is unreachable"
-        if self.lapsed or self.loop.time() >= self.lease_until:
+        if self.lapsed or self.loop.time() >= self.lease_until:  # the graver: said first
             return "its lease has lapsed (no renewal for a lease): its tables are another node's"
+        if hub.cluster and not hub.cluster.reachable:
+            return "the database is unreachable"
         return None
 
     # -- a cluster's node's own lease ----------------------------------------------------------

@@ -554,8 +554,14 @@ class TournamentDesk:
                 continue
             if pid in t.entrants:
                 held = self.entrants.get((name, pid))
-                if held is not None and self._live(held):
+                if (
+                    held is not None
+                    and self._live(held)
+                    and (held.attached or not session.attached)
+                ):
                     continue  # the entrant is here already (on another connection)
+                # (A session away gives way to one connected: its process may have ended and a
+                # new one logged in afresh, which alone would hear of its next games.)
                 self.entrants[name, pid] = session
             elif any(w.player_id == pid and self._live(w) for w in self.watchers.get(name, ())):
                 continue  # the host, watching already

@@ -9,6 +9,7 @@ PostgreSQL of the test's own: no node lingers serving what it no longer owns.
 - PostgreSQL paused (SIGSTOP: its connections answer nothing) past the nodes' lease: a node whose
   lease lapses by its own clock drops its tables before anyone can play there, says it is not
   ready, and its player resumes the game once PostgreSQL is back, with nothing played meanwhile.
+  Paused for less than a lease, it is a database the node cannot reach: not ready within seconds.
 - A node paused past its lease, its player gone meanwhile: woken, it drops the table, and its
   sessions gauge counts nobody (it went negative: the dropped session stayed counted as away).
 - A node whose row is deleted from the cluster stops with exit code 1 rather than linger.
@@ -135,6 +136,35 @@ async def _ready(port: int) -> bool:
     return (await ready(port))[0] == 200
 
 
+async def _lapsed(port: int) -> bool:
+    status = await ready(port)
+    return not_ready(status) and "its lease has lapsed" in status[1]
+
+
+async def test_postgresql_paused_makes_a_node_unready_before_its_lease_lapses(
+    tmp_path: Path,
+) -> None:
+    """A PostgreSQL that takes connections and answers nothing (SIGSTOP) is a database the node
+    cannot reach: /readyz says so within seconds (a renewal unanswered for two), not only once
+    the node's lease has lapsed (a lease later, at most two thirds of one after the pause)."""
+    async with own_postgresql() as (pg, url):
+        a = node(url, cluster_key(tmp_path), "a", *METRICS, lease=OUTLASTING)
+        await a.start()
+        try:
+            await eventually(lambda: _ready(a.metrics_port), 15)
+            pg.pause()
+            try:
+                status = await eventually(lambda: _unready(a.metrics_port), OUTLASTING * 0.6)
+                assert status == (503, "not ready: the database is unreachable\n")
+                assert await metric(a.metrics_port, b"sushigo_ready") == 0
+            finally:
+                pg.unpause()
+            await eventually(lambda: _ready(a.metrics_port), 15)
+        finally:
+            await a.stop()
+        assert unformatted(a.log) == []
+
+
 async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
     tmp_path: Path,
 ) -> None:
@@ -148,8 +178,8 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
             await eventually(owned_by(url, table_id, "a"))
             pg.pause()  # every connection hangs: a's renewals never come back
             try:
-                status = await eventually(lambda: _unready(a.metrics_port), 10)
-                assert "its lease has lapsed" in status[1]
+                # Not ready at once (the database answers nothing), then the lease lapses.
+                await eventually(lambda: _lapsed(a.metrics_port), 10)
                 # Dropped: the player is told to go (SHUTTING_DOWN, the connection closed),
                 # and a move made now is played nowhere.
                 with pytest.raises(ConnectionLost):
@@ -169,6 +199,8 @@ async def test_a_node_that_cannot_renew_drops_its_tables_before_anyone_plays(
             await client.close()
             await a.stop()
         assert b"this node's lease has lapsed" in a.log
+        # Where its player went, as a person reads it: no node known while the database slept.
+        assert f"table {table_id}: its players are sent off (".encode() in a.log
         assert unformatted(a.log) == []
         assert ended.record is not None
         assert_records_verify(

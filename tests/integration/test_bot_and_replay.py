@@ -43,6 +43,19 @@ async def test_bots_without_a_name_take_numbered_ones_and_a_given_taken_name_fai
     assert "NAME_TAKEN" in capsys.readouterr().err
 
 
+async def test_a_bot_with_a_time_budget_plays(
+    server: tuple[str, int, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--strategy`'s help offers `ismcts@ms=100`: a search bounded by time, which needs the
+    # clock the bot gives it (strategies read none of their own).
+    host, port, _ = server
+    argv = [f"{host}:{port}", "--players", "2", "--games", "1"]
+    timed = [*argv, "--strategy", "ismcts@ms=5", "--name", "timed"]
+    assert await bots(timed, [*argv, "--strategy", "random", "--name", "rand"]) == [0, 0]
+    captured = capsys.readouterr()
+    assert captured.out.count("fairness verified") == 2, captured.err
+
+
 async def test_two_bots_play_their_games_and_every_game_verifies(
     server: tuple[str, int, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
