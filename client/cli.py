@@ -307,24 +307,30 @@ async def _play(
     settings: TableSettings | None,
     resumed: Resumed | None = None,
 ) -> int:
-    """The terminal client until the player quits; the exit code. A quit in the middle of a game
-    keeps the session's token (`client.seats`), so that the next run here takes the seat back."""
+    """The terminal client until the player quits; the exit code. A quit in the middle of a game,
+    or a closed terminal (SIGHUP; SIGTERM too: exit code 128 + the signal), keeps the session's
+    token (`client.seats`), so that the next run here takes the seat back."""
 
     async def startup(state: AppState) -> None:
         if settings is not None:
             await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
+    def keep_seat(state: AppState) -> None:
+        if (
+            state.in_game
+            and state.final is None
+            and state.seat is not None
+            and not state.server_ends_with_us
+        ):
+            seats.keep(address, client.token, client.name)
+
     try:
-        state = await run_tui(client, address, startup=startup, resumed=resumed)
+        state = await run_tui(client, address, startup=startup, resumed=resumed, hung_up=keep_seat)
     finally:
         await client.close()
-    if (
-        state.in_game
-        and state.final is None
-        and state.seat is not None
-        and not state.server_ends_with_us
-    ):
-        seats.keep(address, client.token, client.name)
+    keep_seat(state)
+    if state.signalled:
+        return 128 + state.signalled
     if state.interrupted:
         return interrupted("sushigo-client")
     return 0

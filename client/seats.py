@@ -1,5 +1,6 @@
 """Seats kept for a resume across runs of the terminal client: a player who quits in the middle of
-a game and runs the client again takes the seat back, as a dropped connection would.
+a game (or whose terminal closes: SIGHUP) and runs the client again takes the seat back, as a
+dropped connection would.
 
 The server keeps a session that lost its connection for its resume window (two minutes by
 default, README "Limits"), and takes it back from whoever shows its resume token. So on quitting

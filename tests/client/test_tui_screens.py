@@ -4,6 +4,7 @@ for a player alone with bots, a seat taken back by running the client again."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -105,4 +106,29 @@ async def test_a_player_who_quits_mid_game_takes_the_seat_back_by_running_the_cl
             assert "back at table" in screen
             await term.keys("1", "Enter")
             await term.until(lambda s: "turn 3/10" in s.split("\n")[0], "the third turn")
+            await quit_in(term)
+
+
+async def test_a_player_whose_terminal_closed_mid_game_takes_the_seat_back(tmp_path: Path) -> None:
+    """The terminal window closed in the middle of a game (the client is hung up on, SIGHUP):
+    running the client again takes the seat back, as after a quit, rather than finding the name
+    taken by the seat held for it."""
+    state = tmp_path / "state"
+    env = (f"XDG_STATE_HOME={state}",)
+    async with local_server(tmp_path) as (host, port):
+        client = [sys.executable, "-m", "sushigo.client.cli", f"{host}:{port}", "--name", "hal"]
+        async with terminal(tmp_path, [*client, *AGAINST_A_BOT], env=env) as term:
+            await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+            await term.keys("1", "Enter")
+            await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
+            await term.term.tmux("kill-session", "-t", "play")  # the window closes
+            kept = state / "sushigo" / "seats.json"
+            deadline = asyncio.get_running_loop().time() + 20
+            while not kept.exists():  # written by the client as it goes
+                assert asyncio.get_running_loop().time() < deadline, "no seat kept"
+                await asyncio.sleep(0.05)
+        (tmp_path / "output.fifo").unlink()
+        async with terminal(tmp_path, client, env=env) as term:
+            screen = await term.until(lambda s: "reconnected at seat 1" in s, "the seat again")
+            assert "turn 2/10" in screen.split("\n")[0], screen
             await quit_in(term)
