@@ -251,7 +251,17 @@ async def _run(
             key=key,
             software="sushigo-client",
         )
-    except (ConnectError, ServerError) as exc:
+    except ServerError as exc:
+        if exc.code is ErrorCode.NAME_TAKEN and seats.kept_name(address) == args.name:
+            # Ours: the seat left mid-game here, held for a resume that --bots did not ask for.
+            print(
+                f"sushigo-client: error: {args.name!r} still holds the seat you left in a game"
+                " here: run the client again without --bots to take it back",
+                file=sys.stderr,
+            )
+            return 1
+        return _refused(exc)
+    except ConnectError as exc:
         return _refused(exc)
     except (ConnectionLost, ProtocolError) as exc:
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)

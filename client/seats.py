@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["KEPT_HOURS", "KeptSeat", "forget", "keep", "path", "take"]
+__all__ = ["KEPT_HOURS", "KeptSeat", "forget", "keep", "kept_name", "path", "take"]
 
 KEPT_HOURS = 24
 """How long an entry is worth trying: a server keeps a seated player's token across its own
@@ -96,6 +96,14 @@ def take(address: str) -> KeptSeat | None:
     except (KeyError, TypeError, ValueError):
         return None
     return KeptSeat(token, name) if token and name else None
+
+
+def kept_name(address: str) -> str | None:
+    """The name of the session left at `address`, if one is kept (and kept: not taken)."""
+    entry = _read().get(address)
+    if not _fresh(entry, time.time()):
+        return None
+    return str(entry["name"])  # type: ignore[index]
 
 
 def forget(address: str) -> None:
