@@ -318,8 +318,8 @@ async def _play(
     resumed: Resumed | None = None,
 ) -> int:
     """The terminal client until the player quits; the exit code. A quit in the middle of a game,
-    or a closed terminal (SIGHUP; SIGTERM too: exit code 128 + the signal), keeps the session's
-    token (`client.seats`), so that the next run here takes the seat back."""
+    or a closed terminal (SIGHUP; SIGTERM too: a clean stop, exit code 0, as the server's),
+    keeps the session's token (`client.seats`), so that the next run here takes the seat back."""
 
     async def startup(state: AppState) -> None:
         if settings is not None:
@@ -339,8 +339,6 @@ async def _play(
     finally:
         await client.close()
     keep_seat(state)
-    if state.signalled:
-        return 128 + state.signalled
     if state.interrupted:
         return interrupted("sushigo-client")
     return 0
