@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -21,17 +23,26 @@ from sushigo.server.net.tls import ensure_certificate, server_ssl_context
 from sushigo.server.storage.sqlite.storage import SqliteStorage
 
 
-async def test_a_reading_tls_client_is_never_refused_a_list(tmp_path: Path) -> None:
-    storage = SqliteStorage(tmp_path / "server.db")
+@asynccontextmanager
+async def tls_server(folder: Path) -> AsyncIterator[tuple[Hub, str, int]]:
+    """A real server with TLS on 127.0.0.1 (its files in `folder`): the hub, host and port."""
+    storage = SqliteStorage(folder / "server.db")
     hub = Hub(
         storage=storage,
         key=Ed25519PrivateKey.generate(),
         wall_ms=lambda: int(time.time() * 1000),
     )
-    context = server_ssl_context(ensure_certificate(tmp_path / "tls"))
-    server = Server(hub, "127.0.0.1", 0, context)
+    server = Server(hub, "127.0.0.1", 0, server_ssl_context(ensure_certificate(folder / "tls")))
     (host, port), *_ = await server.start()
     try:
+        yield hub, host, port
+    finally:
+        await server.stop()
+        storage.close()
+
+
+async def test_a_reading_tls_client_is_never_refused_a_list(tmp_path: Path) -> None:
+    async with tls_server(tmp_path) as (hub, host, port):
         client = await Client.connect(
             host, port, name="ann", tls=True, known_hosts=KnownHosts(tmp_path / "known_hosts")
         )
@@ -42,9 +53,6 @@ async def test_a_reading_tls_client_is_never_refused_a_list(tmp_path: Path) -> N
                 await client.list_tables()
         finally:
             await client.close()
-    finally:
-        await server.stop()
-        storage.close()
 
 
 async def test_the_tournament_command_reaches_a_tls_server(
@@ -52,18 +60,7 @@ async def test_the_tournament_command_reaches_a_tls_server(
 ) -> None:
     """`sushigo-tournament HOST:PORT --tls`, as every other command that connects has it."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the pinned certificates
-    storage = SqliteStorage(tmp_path / "server.db")
-    hub = Hub(
-        storage=storage,
-        key=Ed25519PrivateKey.generate(),
-        wall_ms=lambda: int(time.time() * 1000),
-    )
-    server = Server(hub, "127.0.0.1", 0, server_ssl_context(ensure_certificate(tmp_path / "tls")))
-    (host, port), *_ = await server.start()
-    try:
+    async with tls_server(tmp_path) as (_, host, port):
         argv = [f"{host}:{port}", "--tls", "create", "cup", "--players", "2", "--games", "1"]
         assert await asyncio.to_thread(tournament_main, argv) == 0
         assert await asyncio.to_thread(tournament_main, [f"{host}:{port}", "--tls", "list"]) == 0
-    finally:
-        await server.stop()
-        storage.close()
