@@ -251,7 +251,17 @@ async def _run(
             key=key,
             software="sushigo-client",
         )
-    except (ConnectError, ServerError) as exc:
+    except ServerError as exc:
+        if exc.code is ErrorCode.NAME_TAKEN and seats.kept_name(address) == args.name:
+            # Ours: the seat left mid-game here, held for a resume that --bots did not ask for.
+            print(
+                f"sushigo-client: error: {args.name!r} still holds the seat you left in a game"
+                " here: run the client again without --bots to take it back",
+                file=sys.stderr,
+            )
+            return 1
+        return _refused(exc)
+    except ConnectError as exc:
         return _refused(exc)
     except (ConnectionLost, ProtocolError) as exc:
         print(f"sushigo-client: error: {address} closed the connection: {exc}", file=sys.stderr)
@@ -307,24 +317,28 @@ async def _play(
     settings: TableSettings | None,
     resumed: Resumed | None = None,
 ) -> int:
-    """The terminal client until the player quits; the exit code. A quit in the middle of a game
+    """The terminal client until the player quits; the exit code. A quit in the middle of a game,
+    or a closed terminal (SIGHUP; SIGTERM too: a clean stop, exit code 0, as the server's),
     keeps the session's token (`client.seats`), so that the next run here takes the seat back."""
 
     async def startup(state: AppState) -> None:
         if settings is not None:
             await seat_with_bots(state, settings, args.bots, _bots(args, settings.kind))
 
+    def keep_seat(state: AppState) -> None:
+        if (
+            state.in_game
+            and state.final is None
+            and state.seat is not None
+            and not state.server_ends_with_us
+        ):
+            seats.keep(address, client.token, client.name)
+
     try:
-        state = await run_tui(client, address, startup=startup, resumed=resumed)
+        state = await run_tui(client, address, startup=startup, resumed=resumed, hung_up=keep_seat)
     finally:
         await client.close()
-    if (
-        state.in_game
-        and state.final is None
-        and state.seat is not None
-        and not state.server_ends_with_us
-    ):
-        seats.keep(address, client.token, client.name)
+    keep_seat(state)
     if state.interrupted:
         return interrupted("sushigo-client")
     return 0

@@ -1,5 +1,6 @@
 """Seats kept for a resume across runs of the terminal client: a player who quits in the middle of
-a game and runs the client again takes the seat back, as a dropped connection would.
+a game (or whose terminal closes: SIGHUP) and runs the client again takes the seat back, as a
+dropped connection would.
 
 The server keeps a session that lost its connection for its resume window (two minutes by
 default, README "Limits"), and takes it back from whoever shows its resume token. So on quitting
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["KEPT_HOURS", "KeptSeat", "forget", "keep", "path", "take"]
+__all__ = ["KEPT_HOURS", "KeptSeat", "forget", "keep", "kept_name", "path", "take"]
 
 KEPT_HOURS = 24
 """How long an entry is worth trying: a server keeps a seated player's token across its own
@@ -95,6 +96,14 @@ def take(address: str) -> KeptSeat | None:
     except (KeyError, TypeError, ValueError):
         return None
     return KeptSeat(token, name) if token and name else None
+
+
+def kept_name(address: str) -> str | None:
+    """The name of the session left at `address`, if one is kept (and kept: not taken)."""
+    entry = _read().get(address)
+    if not _fresh(entry, time.time()):
+        return None
+    return str(entry["name"])  # type: ignore[index]
 
 
 def forget(address: str) -> None:

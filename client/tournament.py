@@ -1,6 +1,6 @@
 """`sushigo-tournament`: create, start and watch tournaments on a server.
 
-    sushigo-tournament HOST:PORT list
+    sushigo-tournament HOST:PORT [--tls] list
     sushigo-tournament HOST:PORT create NAME [--players 4] [--games 12] [--format round_robin]
                        [--variant V ...] [--turn-seconds 30] [--entrants K] [--csv F] [--json F]
     sushigo-tournament HOST:PORT start NAME --key FILE
@@ -170,7 +170,12 @@ async def run(args: argparse.Namespace) -> int:
     # (a registered player's name stays theirs: "organiser" may be someone's).
     connect = Client.connect if args.name is not None else Client.connect_unique
     client = await connect(
-        host, port, name=args.name or DEFAULT_NAME, key=key, software="sushigo-tournament"
+        host,
+        port,
+        name=args.name or DEFAULT_NAME,
+        tls=args.tls,
+        key=key,
+        software="sushigo-tournament",
     )
     try:
         if args.command == "list":
@@ -193,7 +198,8 @@ async def run(args: argparse.Namespace) -> int:
             info = await client.create_tournament(settings)
             print(
                 f"created {info.settings.name!r}: bots enter with"
-                f" `sushigo-bot {args.address_text} --tournament {info.settings.name}`",
+                f" `sushigo-bot {args.address_text}{' --tls' if args.tls else ''}"
+                f" --tournament {info.settings.name}`",
                 flush=True,
             )
             if args.entrants is None:
@@ -229,6 +235,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--key", type=Path, default=None, help="Ed25519 identity key file (made if missing)"
+    )
+    p.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS (the certificate is pinned on first use)",
     )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the tournaments")

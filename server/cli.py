@@ -84,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         and (args.host in ("", "0.0.0.0", "::") or args.port == 0)
     ):
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
+    if args.advertise is not None and args.node is None:
+        p.error("--advertise goes with --node: where clients reach this node of a cluster")
     if args.web_advertise is not None and (args.node is None or args.web is None):
         p.error("--web-advertise goes with --node and --web: where browsers reach this node")
     if (

@@ -101,10 +101,12 @@ def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
             break  # the verification names the step
         lines += [f"  {text}" for e in events if (text := game_rules.describe_event(e))]
     if game.is_terminal():
-        lines.append(
-            "final: " + ", ".join(map(str, game.scores())) + f"  winners: {list(game.winners())}"
-        )
-    lines.append("(* = chosen by the server: a timeout, or a bot playing for the seat)")
+        label = [names[i] if i < n else "dummy" for i in range(len(game.scores()))]
+        won = " and ".join(label[w] for w in game.winners())
+        totals = ", ".join(f"{label[i]} {score}" for i, score in enumerate(game.scores()))
+        lines.append(f"final: {totals} · won by {won}")
+    if any(o.auto for step in record.steps for o in step.openings):
+        lines.append("(* = chosen by the server: a timeout, or a bot playing for the seat)")
     return lines
 
 

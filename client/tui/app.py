@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -36,6 +37,9 @@ from .layout import STYLE, root_container
 from .state import LOST, AppState, reconnect_note
 
 __all__ = ["build_application", "network_loop", "run_application", "run_tui"]
+
+_ENDING = (signal.SIGHUP, signal.SIGTERM)
+"""The signals that end the client as a quit does (a closed terminal, a stop)."""
 
 Reconnect = Callable[[Client], Awaitable[Resumed | None]]
 """Takes the session back (`client.connection.reconnect`): None when the server no longer knew it
@@ -147,9 +151,11 @@ async def run_application(
     startup: Startup | None = None,
     reconnect: Reconnect = _reconnect,
     refresh_lobby: bool = True,
+    hung_up: Callable[[AppState], None] | None = None,
 ) -> None:
     """Run the application until the player quits: the network task, the lobby refresher and
-    `startup` (e.g. seat the player with bots) run beside it and stop with it."""
+    `startup` (e.g. seat the player with bots) run beside it and stop with it. SIGHUP and
+    SIGTERM end it too (`AppState.signalled`), `hung_up` called with the state first."""
     tasks: set[asyncio.Task[None]] = set()
 
     def spawn(coro: Coroutine[Any, Any, None]) -> None:
@@ -163,9 +169,28 @@ async def run_application(
         spawn(ops.lobby_refresher(state))
     if startup is not None:
         spawn(ops.guarded(state, startup(state)))
+    loop = asyncio.get_running_loop()
+
+    def signalled(signum: int) -> None:
+        # The terminal closed (SIGHUP) or we are told to stop: `hung_up` first, for the screen
+        # may be gone and the exit fail.
+        state.signalled = signum
+        if hung_up is not None:
+            hung_up(state)
+        app.exit()
+
+    watched = []
+    for signum in _ENDING:
+        try:
+            loop.add_signal_handler(signum, signalled, signum)
+        except (ValueError, RuntimeError):  # a loop outside the main thread: not ours to watch
+            continue
+        watched.append(signum)
     try:
         await app.run_async()
     finally:
+        for signum in watched:
+            loop.remove_signal_handler(signum)
         for task in list(tasks):
             task.cancel()
         try:
@@ -183,6 +208,7 @@ async def run_tui(
     input: Input | None = None,
     output: Output | None = None,
     resumed: Resumed | None = None,
+    hung_up: Callable[[AppState], None] | None = None,
 ) -> AppState:
     """The terminal client on a connected `client`, until the player quits (`resumed`: the
     session was taken back rather than logged in, and its game comes on screen); the state as it
@@ -192,5 +218,5 @@ async def run_tui(
     if resumed is not None:
         state.resumed(resumed)
     app = build_application(state, input=input, output=output)
-    await run_application(app, state, startup=startup)
+    await run_application(app, state, startup=startup, hung_up=hung_up)
     return state

@@ -118,6 +118,8 @@ class AppState:
     confirm_quit: bool = False
     interrupted: bool = False
     """The player quit with Ctrl-C (not q then y)."""
+    signalled: int = 0
+    """The signal that ended the client (SIGHUP: its terminal closed; SIGTERM), or 0."""
     server_ends_with_us: bool = False
     """The server stops when this client quits (scripts/play's): a quit ends the game."""
     chatting: bool = False

@@ -95,7 +95,7 @@ class Connection(asyncio.Protocol):
         self.address = str(peer[0])
         # Told (`pause_writing`) as soon as the transport holds a byte the kernel would not
         # take, and (`resume_writing`) once it holds none again.
-        self.transport.set_write_buffer_limits(high=0)
+        told_of_every_byte(self.transport)
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -232,3 +232,14 @@ class Connection(asyncio.Protocol):
         """Close at once, dropping what is unsent (`budget.Budget`)."""
         if self.transport is not None:
             self.transport.abort()
+
+
+def told_of_every_byte(transport: asyncio.Transport) -> None:
+    """Have `transport` call ``pause_writing`` once it holds a byte unsent and
+    ``resume_writing`` once it holds none. A plain transport pauses above its high-water mark,
+    so 0 does it; the TLS transport (asyncio's and uvloop's) pauses *at* it, with 0 even when it
+    holds nothing, and every other write flips it back, so 1 (and a low mark of 0) does it."""
+    if transport.get_extra_info("sslcontext") is None:
+        transport.set_write_buffer_limits(high=0)
+    else:
+        transport.set_write_buffer_limits(high=1, low=0)

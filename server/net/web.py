@@ -61,7 +61,7 @@ from sushigo.protocol import ErrorCode, RemoteProtocolError
 from sushigo.protocol.frames import CLIENT_FRAME_LIMIT, HEADER_SIZE
 
 from .app import Server
-from .connection import Connection
+from .connection import Connection, told_of_every_byte
 from .web_files import Answer, PageFiles, refusal
 from .web_frames import whole_messages
 
@@ -154,7 +154,7 @@ class WebConnection(Connection):
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._fd = sock.fileno()
-        self.transport.set_write_buffer_limits(high=0)  # told when it holds a byte (`budget`)
+        told_of_every_byte(self.transport)  # (for `budget`)
         why = self.web.arrived(self.address)
         if why is not None:
             # Said before any request is read (h11 answers only one it has read), then closed.

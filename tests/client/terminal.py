@@ -103,7 +103,10 @@ async def terminal(
     env: Sequence[str] = (),
 ) -> AsyncIterator[Session]:
     """Run `command` (from the repository's root) in a terminal of `size` (columns, rows) with
-    the extra environment `env` ("NAME=value"); the tmux server is killed at the end."""
+    the extra environment `env` ("NAME=value"); the tmux server is killed at the end. Seats a
+    client keeps for a resume (`client.seats`) go to the test's folder unless `env` says where:
+    never to the user's."""
+    env = (f"XDG_STATE_HOME={tmp_path / 'state'}", *env)  # (a later NAME= wins)
     fifo = tmp_path / "output.fifo"
     os.mkfifo(fifo)
     # Our own reader and a spare writer: the FIFO never reads as ended while the test watches.

@@ -4,6 +4,8 @@ for a player alone with bots, a seat taken back by running the client again."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -105,4 +107,37 @@ async def test_a_player_who_quits_mid_game_takes_the_seat_back_by_running_the_cl
             assert "back at table" in screen
             await term.keys("1", "Enter")
             await term.until(lambda s: "turn 3/10" in s.split("\n")[0], "the third turn")
+            await quit_in(term)
+
+
+async def test_a_player_whose_terminal_closed_mid_game_takes_the_seat_back(tmp_path: Path) -> None:
+    """The terminal window closed in the middle of a game (the client is hung up on, SIGHUP):
+    running the client again takes the seat back, as after a quit, rather than finding the name
+    taken by the seat held for it; run with --bots, it says how to take the seat back."""
+    state = tmp_path / "state"
+    env = (f"XDG_STATE_HOME={state}",)
+    async with local_server(tmp_path) as (host, port):
+        client = [sys.executable, "-m", "sushigo.client.cli", f"{host}:{port}", "--name", "hal"]
+        async with terminal(tmp_path, [*client, *AGAINST_A_BOT], env=env) as term:
+            await term.until(lambda s: "your pick" in s and "turn 1/10" in s, "the first turn")
+            await term.keys("1", "Enter")
+            await term.until(lambda s: "your pick" in s and "turn 2/10" in s, "the second turn")
+            await term.term.tmux("kill-session", "-t", "play")  # the window closes
+            kept = state / "sushigo" / "seats.json"
+            deadline = asyncio.get_running_loop().time() + 20
+            while not kept.exists():  # written by the client as it goes
+                assert asyncio.get_running_loop().time() < deadline, "no seat kept"
+                await asyncio.sleep(0.05)
+        # The same command again asks for a new game: the name is the held seat's, and so said.
+        again = await asyncio.create_subprocess_exec(
+            *client, *AGAINST_A_BOT, env={**os.environ, "XDG_STATE_HOME": str(state)},
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await asyncio.wait_for(again.communicate(), 20)
+        assert again.returncode == 1
+        assert "without --bots to take it back" in err.decode(), err
+        (tmp_path / "output.fifo").unlink()
+        async with terminal(tmp_path, client, env=env) as term:
+            screen = await term.until(lambda s: "reconnected at seat 1" in s, "the seat again")
+            assert "turn 2/10" in screen.split("\n")[0], screen
             await quit_in(term)

@@ -95,3 +95,10 @@ def test_a_second_address_in_use_is_named_and_nothing_is_made(tmp_path: Path, op
     line = _one_line(done)
     assert line.startswith(f"sushigo-server: error: cannot listen on 127.0.0.1:{port} ({option}): ")
     assert _files(tmp_path) == [], "not even the default database"
+
+
+def test_a_cluster_address_without_node_is_a_usage_error(tmp_path: Path) -> None:
+    """--advertise says where a cluster's node is reached: alone it would be ignored."""
+    done = _server("--port", "0", "--advertise", "203.0.113.5:7777", home=tmp_path)
+    assert done.returncode == 2 and "--advertise goes with --node" in done.stderr, done.stderr
+    assert _files(tmp_path) == []
