@@ -249,13 +249,22 @@ async def _register(client: Client, name: str) -> TournamentInfo:
     """Enter tournament `name`, waiting out a server that does not answer (as `_connect`), or
     a REDIRECT to the tournament's node that could not be followed (that node dying or
     stopping: we are back where we were, and the tournament moves to a live node within a
-    lease): the entry asked again; if the first went through meanwhile, the server says we
+    lease; until then the nodes know of no such tournament): the entry asked again; if the first went through meanwhile, the server says we
     are entered already, and we are."""
 
+    moving = False  # a REDIRECT for it could not be followed: it exists, on a node gone
+
     async def enter(tries: int) -> TournamentInfo:
+        nonlocal moving
         try:
             return await client.register_tournament(name)
+        except ConnectError:
+            moving = True
+            raise
         except ServerError as exc:
+            if moving and exc.code is ErrorCode.NO_SUCH_TABLE:
+                # Its node is gone and no live node has taken it up yet (within a lease).
+                raise NoAnswer(f"{exc} (its node is gone: another takes it up)") from exc
             if tries == 1 or "already entered" not in str(exc):
                 raise
         return await client.watch_tournament(name)
