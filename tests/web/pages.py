@@ -87,6 +87,8 @@ async def play_cards(
         if state["over"]:
             break
         obs = state["obs"]
+        if obs is None or not state["awaiting"]:
+            continue  # the page moved on between the two reads (a new game's start): wait again
         hand: list[str] = obs["hand"]
         me = obs["tableaus"][state["seat"]]
         wasabied = len(me["on_wasabi"])
@@ -180,6 +182,8 @@ async def play_dice(page: Any) -> Played:
         if state["over"]:
             break
         obs = state["obs"]
+        if obs is None or not state["awaiting"]:
+            continue  # the page moved on between the two reads (a new game's start): wait again
         seat = state["seat"]
         me = obs["players"][seat]
         first = me["belt"][0][1]

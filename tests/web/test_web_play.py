@@ -63,6 +63,11 @@ async def _cards_until_used(page: Any, players: int, *, keyboard: bool, shots: b
             return played
         assert game < GAMES_AT_MOST - 1, f"no chopsticks and wasabi in {GAMES_AT_MOST} games"
         await page.get_by_role("button", name="play again").click()
+        # The last game's end stays on the page until the next begins: wait for it to go, or
+        # the next game's first read could be the last game's end.
+        await page.wait_for_function(
+            "() => globalThis.sushigoApp.game.over === null", timeout=60_000
+        )
     raise AssertionError("unreachable")
 
 
