@@ -152,6 +152,7 @@ def arguments(doc: str, out: Path, epochs: int) -> argparse.ArgumentParser:
     parser.add_argument("--scale", type=float, default=1.0, help="times the games played")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
     return parser
 
 
@@ -166,6 +167,8 @@ def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[li
         parser.error("--players takes counts from 2 to 5")
     if args.scale <= 0 or args.workers < 1 or args.epochs < 1:
         parser.error("--scale, --workers and --epochs must be positive")
+    if args.generations < 0:
+        parser.error("--generations must not be negative")
     try:
         import torch  # noqa: PLC0415  # optional: the extra train
     except ImportError:
@@ -226,13 +229,10 @@ def save(path: Path, nets: dict[int | str, dict[str, Any]]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 6)
-    parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
     parser.add_argument(
         "--duel", action="store_true", help="also train the two-player duel network (d2_)"
     )
     args = parser.parse_args(argv)
-    if args.generations < 0:
-        parser.error("--generations must not be negative")
     counts, torch = setup(parser, args)
     if torch is None:
         return 2

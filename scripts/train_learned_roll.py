@@ -98,10 +98,7 @@ def _games(tasks: list[tuple[int, int, str]], workers: int) -> list[tuple[Any, A
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 8)
-    parser.add_argument("--generations", type=int, default=0, help="at most this many (0: all)")
     args = parser.parse_args(argv)
-    if args.generations < 0:
-        parser.error("--generations must not be negative")
     counts, torch = setup(parser, args)
     if torch is None:
         return 2

@@ -74,6 +74,18 @@ class Played:
     shots: list[str] = field(default_factory=list)
 
 
+async def _our_step(page: Any) -> dict[str, Any] | None:
+    """What the page shows once it waits for an action of ours; None once the game is over."""
+    while True:
+        await page.wait_for_function(READY, timeout=60_000)
+        state: dict[str, Any] = await page.evaluate(STATE)
+        if state["over"]:
+            return None
+        if state["obs"] is not None and state["awaiting"]:
+            return state
+        # The page moved on between the two reads (a new game began): wait again.
+
+
 async def play_cards(
     page: Any, *, keyboard: bool = False, shot: str | None = None, picks: int | None = None
 ) -> Played:
@@ -82,13 +94,10 @@ async def play_cards(
     the digit keys and `x`). `shot`: a screenshot of the game (docs/`shot`) after a few picks."""
     played = Played()
     while picks is None or played.picks < picks:
-        await page.wait_for_function(READY, timeout=60_000)
-        state = await page.evaluate(STATE)
-        if state["over"]:
+        state = await _our_step(page)
+        if state is None:
             break
         obs = state["obs"]
-        if obs is None or not state["awaiting"]:
-            continue  # the page moved on between the two reads (a new game's start): wait again
         hand: list[str] = obs["hand"]
         me = obs["tableaus"][state["seat"]]
         wasabied = len(me["on_wasabi"])
@@ -177,13 +186,10 @@ async def play_dice(page: Any) -> Played:
     die and a swap with another belt while we can, else take the first die."""
     played = Played()
     while True:
-        await page.wait_for_function(READY, timeout=60_000)
-        state = await page.evaluate(STATE)
-        if state["over"]:
+        state = await _our_step(page)
+        if state is None:
             break
         obs = state["obs"]
-        if obs is None or not state["awaiting"]:
-            continue  # the page moved on between the two reads (a new game's start): wait again
         seat = state["seat"]
         me = obs["players"][seat]
         first = me["belt"][0][1]
