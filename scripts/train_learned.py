@@ -157,8 +157,8 @@ def arguments(doc: str, out: Path, epochs: int) -> argparse.ArgumentParser:
 
 
 def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[int], Any]:
-    """The player counts asked for and torch (on one thread); None for torch when it is not
-    installed (the message is printed)."""
+    """The player counts asked for and torch (on one thread); without torch installed, the
+    command exits 2 saying so."""
     try:
         counts = sorted({int(p) for p in args.players.split(",")})
     except ValueError:
@@ -172,8 +172,7 @@ def setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[li
     try:
         import torch  # noqa: PLC0415  # optional: the extra train
     except ImportError:
-        print(f"{parser.prog}: needs torch: pip install 'sushigo[train]'", file=sys.stderr)
-        return counts, None
+        parser.exit(2, f"{parser.prog}: needs torch: pip install 'sushigo[train]'\n")
     torch.set_num_threads(1)
     return counts, torch
 
@@ -234,8 +233,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
-    if torch is None:
-        return 2
     start = time.perf_counter()
     nets: dict[int | str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:

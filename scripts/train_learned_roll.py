@@ -100,8 +100,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 8)
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
-    if torch is None:
-        return 2
     start = time.perf_counter()
     nets: dict[int | str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
