@@ -249,8 +249,8 @@ async def _register(client: Client, name: str) -> TournamentInfo:
     """Enter tournament `name`, waiting out a server that does not answer (as `_connect`), or
     a REDIRECT to the tournament's node that could not be followed (that node dying or
     stopping: we are back where we were, and the tournament moves to a live node within a
-    lease; until then the nodes know of no such tournament): the entry asked again; if the first went through meanwhile, the server says we
-    are entered already, and we are."""
+    lease; until then the nodes know of no such tournament): the entry asked again; if the
+    first went through meanwhile, the server says we are entered already, and we are."""
 
     moving = False  # a REDIRECT for it could not be followed: it exists, on a node gone
 

@@ -338,7 +338,8 @@ async def _play(
         state = await run_tui(client, address, startup=startup, resumed=resumed, hung_up=keep_seat)
     finally:
         await client.close()
-    keep_seat(state)
+    if not state.signalled:  # (a signal's handler kept it already, as the signal came)
+        keep_seat(state)
     if state.interrupted:
         return interrupted("sushigo-client")
     return 0
