@@ -6,14 +6,15 @@ encoded as the PettingZoo environments encode observations (`bots.games.sushi_go
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
 afterstate, its chance to win and its expected final margin over the others, and the bot plays
 the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move. With two players it searches a matrix of its picks against the opponent's instead
-(`bots.games.sushi_go._learned_search`, about 0.5 ms a move): once both hands are known, against the
-opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its
-last few turns of a round it searches to the round's end and scores by the rules
-(`bots.games.sushi_go._learned_endgame`).
+a move. With two players it searches a matrix of its picks against the opponent's instead, each
+pair's position valued by the duel network (`bots.games.sushi_go._learned_duel`, about 0.4 ms a
+move): once both hands are known, against the opponent's hand; on a round's first turn, against a
+few hands dealt to it from the unseen cards. Its last few turns of a round it searches to the
+round's end and scores by the rules (`bots.games.sushi_go._learned_endgame`).
 
-The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5),
-made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
+The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5), and
+the duel network's learned_duel.npz, made by ``scripts/train_learned.py`` (docs/BOTS.md, "The
+learned bot"). Variants play with the
 network of their player count: the soy sauce card and the passing direction are in the encoding;
 with the dummy variant the dummy's tableau is left out, and the card given to the dummy only
 changes the hand passed on. numpy comes from the optional extra ``rl``; without it the strategy
@@ -59,6 +60,9 @@ else:
 
 WEIGHTS = Path(__file__).parent / "games" / "sushi_go" / "learned_go.npz"
 """The shipped weights."""
+DUEL_WEIGHTS = WEIGHTS.with_name("learned_duel.npz")
+"""The shipped duel network (``scripts/train_learned.py --duel-only``), used with the shipped
+weights: a file of its own, so the afterstate networks and it are retrained apart."""
 
 MARGIN_WEIGHT = 0.5
 """How much the predicted margin (final points over the others' mean, divided by `MARGIN_SCALE`)
@@ -305,10 +309,16 @@ def load_nets(path: Path = WEIGHTS) -> dict[int, Mlp]:
 
 
 def load_duel(path: Path = WEIGHTS) -> Mlp | None:
-    """The two-player duel network of a weights file (`bots.games.sushi_go._learned_duel`), None without one."""
+    """The two-player duel network of a weights file (`bots.games.sushi_go._learned_duel`), for
+    the shipped weights `DUEL_WEIGHTS`'s; None without one."""
     arrays = _arrays(path)
     if "duel" not in arrays:
-        arrays["duel"] = _mlp(arrays, "d2_") if "d2_w0" in arrays else None
+        if "d2_w0" in arrays:
+            arrays["duel"] = _mlp(arrays, "d2_")
+        elif path == WEIGHTS and DUEL_WEIGHTS.exists():
+            arrays["duel"] = load_duel(DUEL_WEIGHTS)
+        else:
+            arrays["duel"] = None
     return arrays["duel"]  # type: ignore[no-any-return]
 
 

@@ -48,7 +48,7 @@ EXACT = 4
 HAND = 10
 """Cards dealt to each of two players."""
 HIDDEN = 256
-EPOCHS = (8, 4)
+EPOCHS = (12, 5)
 """Epochs over the exact positions, then after each card count's targets."""
 RATES = (1e-3, 5e-4)
 VALIDATION = 0.03

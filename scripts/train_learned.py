@@ -3,6 +3,7 @@ bots/games/sushi_go/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                   [--workers 2] [--epochs 6] [--generations N]
+    nice scripts/train_learned.py --seed 1 --duel-only --scale 0.5    # learned_duel.npz
 
 Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
 itself and records, for every seat and turn, the afterstate of the action played (the features
@@ -34,7 +35,13 @@ from _duel_training import train_duel  # sibling modules
 from _nets import export, mlp, train_epoch
 
 from sushigo.bots import HeuristicStrategy
-from sushigo.bots._learned import MARGIN_SCALE, WEIGHTS, GoFeatures, LearnedStrategy
+from sushigo.bots._learned import (
+    DUEL_WEIGHTS,
+    MARGIN_SCALE,
+    WEIGHTS,
+    GoFeatures,
+    LearnedStrategy,
+)
 from sushigo.engine import Game, GameOptions
 
 GAMES = {2: (3000, 10), 3: (2000, 6), 4: (1500, 8), 5: (1200, 6)}
@@ -231,9 +238,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--duel", action="store_true", help="also train the two-player duel network (d2_)"
     )
+    parser.add_argument(
+        "--duel-only",
+        action="store_true",
+        help=f"train only the duel network, on games of the shipped networks; --out defaults "
+        f"to {DUEL_WEIGHTS.name}",
+    )
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
     start = time.perf_counter()
+    if args.duel_only:
+        out = DUEL_WEIGHTS if args.out == WEIGHTS else args.out
+        duel = train_duel(
+            torch,
+            args.seed,
+            str(WEIGHTS),
+            args.scale,
+            args.workers,
+            lambda line: print(f"{line}; {time.perf_counter() - start:.0f} s", flush=True),
+        )
+        save(out, {"d2": duel})
+        print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
+        return 0
     nets: dict[int | str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         current = str(Path(scratch) / "current.npz")

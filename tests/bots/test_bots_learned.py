@@ -183,3 +183,24 @@ def test_the_sushi_roll_training_script_repeats_per_player_count(tmp_path: Path)
     bots = [f"learned@weights={both}"]
     game, _ = play_roll(3, bots, 4)
     assert game.is_terminal()
+
+
+@needs_torch
+def test_the_duel_only_training_repeats_and_its_network_plays(tmp_path: Path) -> None:
+    # --duel-only trains the duel network alone (on games of the shipped networks): a seed gives
+    # the same file, holding only the duel network, and the bot plays with it beside the
+    # shipped afterstate networks it was given.
+    train_learned = _script("train_learned")
+    outs = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for out in outs:
+        args = ["--seed", "3", "--duel-only", "--scale", "0.002", "--workers", "1"]
+        assert train_learned.main([*args, "--out", str(out)]) == 0
+    with np.load(outs[0]) as a, np.load(outs[1]) as b:
+        assert a.files == b.files and all(name.startswith("d2_") for name in a.files)
+        assert all(np.array_equal(a[key], b[key]) for key in a.files)
+        merged = tmp_path / "merged.npz"
+        with np.load(WEIGHTS) as shipped:
+            np.savez(merged, **{k: shipped[k] for k in shipped.files if k.startswith("p2_")}, **a)
+    bot = LearnedStrategy(weights=str(merged))
+    assert bot._duel is not None
+    assert play(GameOptions(2), [bot, LearnedStrategy(duel=0)], 1).is_terminal()

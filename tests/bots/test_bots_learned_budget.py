@@ -137,11 +137,11 @@ def test_a_move_does_no_more_work_than_its_budget(options: GameOptions) -> None:
 
 def test_the_search_limits_bound_a_moves_work() -> None:
     # Two players, where the searches run: `rows` and `leaves` cap the matrix search's positions
-    # and the exact endgame's leaves, so the same games cost less with tighter limits, and a
-    # limit of 0 leaves drops the exact endgame altogether.
+    # (the search without the duel network) and the exact endgame's leaves, so the same games
+    # cost less with tighter limits, and a limit of 0 leaves drops the exact endgame altogether.
     options = GameOptions(2)
-    full = work_of(options, [LearnedStrategy() for _ in range(2)])
-    tight = work_of(options, [LearnedStrategy(rows=128, leaves=0) for _ in range(2)])
+    full = work_of(options, [LearnedStrategy(duel=0) for _ in range(2)])
+    tight = work_of(options, [LearnedStrategy(duel=0, rows=128, leaves=0) for _ in range(2)])
     assert max(leaves for _, leaves in full) > 0
     assert max(leaves for _, leaves in tight) == 0
     assert max(m for m, _ in tight) < max(m for m, _ in full) / 2

@@ -97,22 +97,26 @@ def children(
 ) -> tuple[Matrix, Matrix, Matrix, Matrix] | None:
     """Every pair of picks from each of `roots` (hands of at least 2 cards, all alike in size):
     each child's root, our pick and theirs (kept action indexes), and the child positions. Past
-    `max_rows` children (0: no limit) the opponent's chopsticks pairs are left out. None when the
-    hands hold fewer than 2 cards."""
+    `max_rows` children (0: no limit) the opponent's chopsticks pairs are left out, then ours.
+    None when the hands hold fewer than 2 cards."""
     cards = int(roots[0, _HM : _HM + NUM_KINDS].sum())
     if cards < 2:
         return None
-    found = step(np, roots, cards, max_rows)
-    if found is None:
-        # Too many: the opponent plays single cards only (its chopsticks stay ready in the
-        # position, so the network still counts them).
+    found = step(np, roots, cards)
+    assert found is not None
+    for hide in ((_BO,), (_BO, _BM)):
+        if not max_rows or len(found[0]) <= max_rows:
+            break
+        # Too many: the opponent plays single cards only, then we do too (the chopsticks stay
+        # ready in the positions, so the network still counts them).
         hidden = roots.copy()
-        hidden[:, _BO + _CHOP] = 0
+        for start in hide:
+            hidden[:, start + _CHOP] = 0
         found = step(np, hidden, cards)
         assert found is not None
-        par, a, b, child = found
-        child[:, _BO + _CHOP] += roots[par, _BO + _CHOP]
-        return par, a, b, child
+        par, _, _, child = found
+        for start in hide:
+            child[:, start + _CHOP] += roots[par, start + _CHOP]
     return found
 
 
