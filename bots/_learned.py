@@ -428,6 +428,8 @@ class LearnedStrategy:
             if found_end is not None:
                 return found_end
         if self._duel is not None and not obs.options.soy_sauce:
+            if theirs.unknown and not self._samples:
+                return None  # no hand dealt to search against: one ply
             return self._duel_move(obs, legal, theirs.known, theirs.unknown, rng)
         raw = self._features.raw_rows(obs, legal)
         if theirs.unknown > 0:
@@ -461,7 +463,7 @@ class LearnedStrategy:
         if unknown:
             memory = self._features.memory
             pool = [card for card, n in enumerate(memory.unseen()) for _ in range(n)]
-            roots = np.repeat(roots, max(1, self._samples), axis=0)
+            roots = np.repeat(roots, self._samples, axis=0)
             for hand in roots[:, _THEIR_HAND : _THEIR_HAND + NUM_KINDS]:
                 for card in rng.sample(pool, min(unknown, len(pool))):
                     hand[card] += 1
