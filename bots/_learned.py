@@ -39,6 +39,7 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
+from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -75,6 +76,10 @@ ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards and the
 tree fits in `MOVE_LEAVES` (with 5 cards, about one position in five)."""
+
+DEALS = 3
+"""With three to five players, the deals of the hands this seat cannot know yet (a round's first
+lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay
@@ -146,6 +151,8 @@ class GoFeatures:
         self._knowledge = knowledge_from_memory
         self._memory = SeatMemory()
         self._encodings: dict[GameOptions, Any] = {}
+        self.base: Matrix = None
+        """The last `raw_rows`' position before the pick (for the search with 3-5 players)."""
 
     def reset(self) -> None:
         """Forget the game."""
@@ -179,6 +186,7 @@ class GoFeatures:
             # The networks know the seats' tableaus only: the dummy's block goes.
             start = _MINE + _TABLEAU * n
             base = np.concatenate((base[:start], base[start + _TABLEAU :]))
+        self.base = base
         x = np.tile(base, (len(actions), 1))
         for i, (first, second, dummy) in enumerate(actions):
             row = x[i]
@@ -333,6 +341,7 @@ class LearnedStrategy:
         duel: int = 1,
         rows: int = MAX_ROWS,
         leaves: int = MOVE_LEAVES,
+        deals: int = DEALS,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -348,6 +357,7 @@ class LearnedStrategy:
         self._leaves_limit = min(MOVE_LEAVES, max(0, int(leaves)))
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
+        self._deals = max(0, int(deals))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -400,6 +410,8 @@ class LearnedStrategy:
             found = self._two_players(observation, legal, rng)
             if found is not None:
                 return found
+        if self._search and players > 2 and self._deals and not observation.options.dummy:
+            return self._many_players(observation, legal, rng)
         return self._one_ply(self._features.raw_rows(observation, legal), players, legal, rng)
 
     def _two_players(
@@ -522,3 +534,37 @@ class LearnedStrategy:
         top = max(scores)
         best = [i for i, v in enumerate(scores) if v > top - 1e-6]
         return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]
+
+    def _many_players(
+        self, obs: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """With three to five players: the pick best one turn ahead, the others' picks predicted
+        by the network (`bots.games.sushi_go._learned_table`), over a few deals of the hands not
+        known yet."""
+        np = self._np
+        n = obs.players
+        features = self._features
+        raw = features.raw_rows(obs, legal)
+        memory = features.memory
+        seat = obs.seat
+        assert seat is not None
+        order = [memory.hands[(seat + r) % n] for r in range(n)]
+        unknown = [h.unknown for h in order]
+        deals = self._deals if any(unknown) else 1
+        hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
+        if any(unknown):
+            # Deal the cards not located yet to the hands' unknown places, at random.
+            pool = [card for card, count in enumerate(memory.unseen()) for _ in range(count)]
+            need = sum(unknown)
+            for d in range(deals):
+                cards = rng.sample(pool, need) if need <= len(pool) else pool
+                at = 0
+                for r, u in enumerate(unknown):
+                    for card in cards[at : at + u]:
+                        hands[d, r, card] += 1
+                    at += u
+        values, kept = lookahead(
+            np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
+        )
+        return legal[int(kept[int(np.argmax(values))])]
+
