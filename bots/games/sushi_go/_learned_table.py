@@ -48,7 +48,7 @@ _READY = NUM_KINDS + 4
 _HAND_SIZE = NUM_KINDS + 7
 _CHOP = 10
 
-MAX_ROWS = 384
+MAX_ROWS = 256
 """Our next-turn positions scored per move at most, over every deal. Past that our picks are cut
 to the best by one ply (chopsticks ready make many pairs)."""
 
