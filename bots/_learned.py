@@ -4,13 +4,14 @@ For every legal action the bot builds the *afterstate* its seat would see right 
 (its tableau with the cards placed, wasabi and chopsticks included, and the hand it passes on),
 encoded as the PettingZoo environments encode observations (`bots.games.sushi_go._pz_encoding`, from
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
-afterstate, its chance to win and its expected final margin over the others, and the bot plays
-the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move. With two players it searches a matrix of its picks against the opponent's instead
-(`bots.games.sushi_go._learned_search`, about 0.5 ms a move): once both hands are known, against the
-opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards. Its
-last few turns of a round it searches to the round's end and scores by the rules
-(`bots.games.sushi_go._learned_endgame`).
+afterstate, its chance to win and its expected final margin over the others. With three to five
+players the bot looks one turn ahead (`bots.games.sushi_go._learned_table`): each pick is worth
+the best afterstate of its next turn, the others' picks predicted by the same network from their
+seats (about 0.5 ms a move). With two players it searches a matrix of its picks against the
+opponent's instead (`bots.games.sushi_go._learned_search`, about 0.5 ms a move): once both hands
+are known, against the opponent's hand; on a round's first turn, against a few hands dealt to it
+from the unseen cards. Its last few turns of a round it searches to the round's end and scores by
+the rules (`bots.games.sushi_go._learned_endgame`).
 
 The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5),
 made by ``scripts/train_learned.py`` (docs/BOTS.md, "The learned bot"). Variants play with the
@@ -39,7 +40,6 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
-from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -48,6 +48,7 @@ from .games.sushi_go._learned_search import (
     matrix,
     sampled_values,
 )
+from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._memory import SeatMemory
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class GoFeatures:
         self._knowledge = knowledge_from_memory
         self._memory = SeatMemory()
         self._encodings: dict[GameOptions, Any] = {}
-        self.base: Matrix = None
+        self.base: Matrix = self._np.zeros(0, dtype=self._np.float32)
         """The last `raw_rows`' position before the pick (for the search with 3-5 players)."""
 
     def reset(self) -> None:
@@ -322,7 +323,7 @@ def load_duel(path: Path = WEIGHTS) -> Mlp | None:
 
 class LearnedStrategy:
     """Scores the afterstate of every legal action with the value network of its player count and
-    plays the best (ties broken with `rng`).
+    plays the best (ties broken with `rng`), searching a turn ahead where it can (`search`).
 
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play.
@@ -389,7 +390,8 @@ class LearnedStrategy:
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """The legal action of highest value; with two players, the best row of the duel search
-        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt."""
+        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt;
+        with three to five, the best one turn ahead (`bots.games.sushi_go._learned_table`)."""
         nets = [self._net(observation.players), *([self._duel] if self._duel else [])]
         before = sum(net.work for net in nets)
         self._leaves = 0
@@ -567,4 +569,3 @@ class LearnedStrategy:
             np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
         )
         return legal[int(kept[int(np.argmax(values))])]
-

@@ -88,7 +88,7 @@ def test_the_imagined_next_turn_is_the_one_the_seat_sees(options: GameOptions) -
             if pending is not None:
                 rows, ours = pending
                 real = probe.raw_rows(obs[0], [acts[0]])[0]
-                matches = [r for r in np.flatnonzero(ours == table_index(acts[0]))]
+                matches = np.flatnonzero(ours == table_index(acts[0]))
                 assert any(np.array_equal(rows[r], real) for r in matches), obs[0].turn
                 checked += 1
             probe.raw_rows(obs[0], game.legal_actions(0))

@@ -150,11 +150,8 @@ def next_positions(
             nxt[:, :, at + NUM_KINDS] = 0
             continue
         # What we know of it: the known cards less the pick (the rest came from the unknown).
-        known = np.maximum(after[0, _known(n, src) : _known(n, src) + NUM_KINDS] + t.hand[
-            picks[:, src]
-        ], 0)
-        if after[0, _known(n, src) + NUM_KINDS] == 0:
-            known = left[:, src]
+        block = after[0, _known(n, src) : _known(n, src) + NUM_KINDS]
+        known = np.maximum(block + t.hand[picks[:, src]], 0)
         nxt[:, :, at : at + NUM_KINDS] = known[None]
         nxt[:, :, at + NUM_KINDS] = size - known.sum(axis=1)[None]
     received = left[:, (-direction) % n]  # (deal, 13)
