@@ -23,30 +23,27 @@ forward passes: one for the others' picks, one for our positions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sushigo.engine.games.sushi_go.cards import NUM_KINDS
 
-from ._learned_search import tables
+# The feature layout and the action tables are the two-player search's.
+from ._learned_search import (
+    _CHOP,
+    _HAND,
+    _HAND_LEN,
+    _HAND_SIZE,
+    _MINE,
+    _OPEN,
+    _READY,
+    _TABLEAU,
+    _TURN,
+    Matrix,
+    tables,
+)
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Matrix = npt.NDArray[np.float32]
-else:
-    Matrix = Any
-
-_GLOBAL = 8
-_TABLEAU = NUM_KINDS + 8
 _KNOWN_BLOCK = NUM_KINDS + 1
-_TURN, _HAND_LEN, _DUMMY = 3, 4, 6
-_HAND = _GLOBAL
-_MINE = _GLOBAL + NUM_KINDS
-_OPEN = NUM_KINDS + 3
-_READY = NUM_KINDS + 4
-_HAND_SIZE = NUM_KINDS + 7
-_CHOP = 10
+_DUMMY = 6
 
 MAX_ROWS = 256
 """Our next-turn positions scored per move at most, over every deal. Past that our picks are cut
@@ -56,6 +53,17 @@ to the best by one ply (chopsticks ready make many pairs)."""
 def _known(n: int, j: int) -> int:
     """Where the block of the hand at offset j (1 to n - 1) from the seat starts."""
     return _MINE + _TABLEAU * n + _KNOWN_BLOCK * (j - 1)
+
+
+def _played(np: Any, rows: Matrix, picks: Matrix) -> Matrix:
+    """`rows` (positions before the seat's pick, changed in place) with each row's pick of
+    `picks` (table indexes) placed on the seat's tableau and taken out of its hand."""
+    t = tables(np)
+    wasabi = np.minimum(rows[:, _MINE + _OPEN], 2).astype(np.intp)
+    rows[:, _MINE : _MINE + _TABLEAU] += t.block[wasabi, picks]
+    rows[:, _HAND : _HAND + NUM_KINDS] += t.hand[picks]
+    rows[:, _MINE + _READY] = rows[:, _MINE + _CHOP] > 0
+    return rows
 
 
 def their_rows(np: Any, base: Matrix, hands: Matrix, n: int) -> tuple[Matrix, Matrix, Matrix]:
@@ -72,12 +80,7 @@ def their_rows(np: Any, base: Matrix, hands: Matrix, n: int) -> tuple[Matrix, Ma
     ready = views[:, _MINE + _CHOP] > 0
     can = (their[:, None, :] >= t.need[None]).all(axis=2) & (ready[:, None] | ~t.pair[None])
     v_idx, b_idx = np.nonzero(can)
-    rows = views[v_idx]
-    wasabi = np.minimum(rows[:, _MINE + _OPEN], 2).astype(np.intp)
-    rows[:, _MINE : _MINE + _TABLEAU] += t.block[wasabi, b_idx]
-    rows[:, _HAND : _HAND + NUM_KINDS] += t.hand[b_idx]
-    rows[:, _MINE + _READY] = rows[:, _MINE + _CHOP] > 0
-    return rows, v_idx, b_idx
+    return _played(np, views[v_idx], b_idx), v_idx, b_idx
 
 
 def best_picks(np: Any, values: Matrix, v_idx: Matrix, b_idx: Matrix, deals: int, n: int) -> Matrix:
@@ -164,12 +167,7 @@ def next_positions(
     has = (received[:, None, :] >= t.need[None]).all(axis=2)  # (deal, a')
     legal = has[None] & (ready[:, None, None] | ~t.pair[None, None])  # (a, deal, a')
     ia, idl, ic = np.nonzero(legal)
-    rows = nxt[ia, idl]
-    wasabi_a = np.minimum(rows[:, _MINE + _OPEN], 2).astype(np.intp)
-    rows[:, _MINE : _MINE + _TABLEAU] += t.block[wasabi_a, ic]
-    rows[:, _HAND : _HAND + NUM_KINDS] += t.hand[ic]
-    rows[:, _MINE + _READY] = rows[:, _MINE + _CHOP] > 0
-    return rows, np.stack((ia, idl), axis=1)
+    return _played(np, nxt[ia, idl], ic), np.stack((ia, idl), axis=1)
 
 
 def lookahead(
