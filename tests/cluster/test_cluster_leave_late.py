@@ -46,7 +46,9 @@ async def test_a_leave_the_database_holds_up_is_waited_for(
             if leaving.done():
                 leaving.result()  # the library gave up: its NoAnswer, raised here
                 raise AssertionError("the leave was answered while its write still waited")
-            return "no answer to leave_table" in caplog.text and "still waiting for it" in caplog.text
+            return (
+                "no answer to leave_table" in caplog.text and "still waiting for it" in caplog.text
+            )
 
         await eventually(waited_on, timeout=20)
         sql = "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
