@@ -482,10 +482,14 @@ async def _renew_once(cluster: Cluster, server: Server) -> None:
         tournament_spread.let_go(hub, taken)
     cluster.held_until = began + cluster.lease
     cluster.reachable = True
-    # Held up for over half a lease (the database paused as it was asked), it holds the lease
-    # for less than it took: asked again at once (`_beat`) before the node counts itself
-    # renewed and takes tables up, which it would drop again as that little ends.
-    late = asyncio.get_running_loop().time() - began > cluster.lease / 2
+    # Held up for over half a lease (the database paused as it was asked) while the node's
+    # lease lapsed by its own clock, it holds the lease for less than it took: asked again at
+    # once (`_beat`) before the node counts itself renewed and takes tables up, which it would
+    # drop again as that little ends. (A slow renewal within the lease, as on a loaded machine,
+    # counts: it holds the lease longer than the last one did, and the node keeps its tables.)
+    now = asyncio.get_running_loop().time()
+    lapsed = server.lapsed or now >= server.lease_until
+    late = lapsed and now - began > cluster.lease / 2
     if not late:
         server.lease_renewed(cluster.held_until)
     if lost:  # this node was away past its lease: those tables are another's now

@@ -71,9 +71,10 @@ async def test_a_quick_match_answered_late_seats_its_players_once(
             await a.stop()
         records = await query(url, "SELECT record FROM records")
     # The path this test is about was taken: an answer came late, and was waited for.
-    assert "no answer to quick_match" in caplog.text, caplog.text
-    assert "still waiting for it" in caplog.text, caplog.text
-    assert "asking again" not in caplog.text, caplog.text
+    seen = f"{caplog.text}\nthe node's log:\n{a.log.decode(errors='replace')}"
+    assert "no answer to quick_match" in caplog.text, seen
+    assert "still waiting for it" in caplog.text, seen
+    assert "asking again" not in caplog.text, seen
     # Each played both games, the second at one table: two games in all, each player at both.
     for first, second in zip(firsts, results, strict=True):
         assert first.verified and second.verified, (first, second)
