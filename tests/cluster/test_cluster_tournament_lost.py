@@ -12,11 +12,10 @@ import os
 import signal
 from pathlib import Path
 
-from nodes import eventually, knowing, query, two_nodes
+from nodes import eventually, knowing, play_through, query, two_nodes
 from processes import bots_output, start_tournament_bots, stop_bots
 
 from sushigo import protocol
-from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
 
 NAME = "lost cup"
@@ -25,21 +24,6 @@ SETTINGS = protocol.TournamentSettings(
 )
 """One game of two: the bot's and ann's. A turn's second, two missed, and the server plays the
 bot's seat: the game ends within seconds once its table is taken up."""
-
-
-async def play_out(client: Client) -> None:
-    """Play the client's game to its end (its first legal action each time), taking the session
-    back on the other node when its node dies."""
-    while True:
-        if client.awaiting:
-            client.pick(client.legal_actions()[0])
-        try:
-            event = await client.next_event(30)
-        except ConnectionLost:
-            await reconnect(client, attempts=100, delay=0.1)
-            continue
-        if isinstance(event, protocol.GameEnded):
-            return
 
 
 async def _finished(url: str) -> bool:
@@ -72,7 +56,7 @@ async def test_a_bot_that_lost_its_session_mid_game_hears_its_tournament_finish(
             await ann.wait_for(protocol.TurnStart, 30)
         os.kill(bots[0].pid, signal.SIGSTOP)
         await (a if ann.port == a.port else b).kill()  # the game's node, the bot's with it
-        await asyncio.wait_for(play_out(ann), 120)
+        await asyncio.wait_for(play_through(ann), 120)
         await eventually(lambda: _finished(pg_url), 30)
         os.kill(bots[0].pid, signal.SIGCONT)
         output = (await bots_output(bots, timeout=30))[0]
