@@ -297,6 +297,10 @@ class Cluster(
             # transaction of its own, its rows locked in the order of their ids too (one
             # transaction locking the held leases, then these, could wait on a commit that
             # holds one of these and waits for one of those), and as of the renewal's now().
+            # Not one this node dropped as its lease lapsed while its writes are still landing:
+            # the first of them may have leased it, the rest (its game's start) are to follow
+            # under that lease, and would be fenced out without it: the game lost.
+            spared = sorted({*held, *self._held_back()})
             await conn.execute(
                 "DELETE FROM table_leases WHERE table_id IN (SELECT l.table_id FROM table_leases l "
                 "WHERE l.node = $1 AND NOT (l.table_id = ANY($2::text[])) "
@@ -304,7 +308,7 @@ class Cluster(
                 "(SELECT 1 FROM tables_in_progress t WHERE t.table_id = l.table_id) "
                 "ORDER BY l.table_id FOR UPDATE)",
                 self.node,
-                held,
+                spared,
                 began,
                 self._interval,
             )

@@ -65,3 +65,34 @@ async def test_a_table_opened_as_its_node_renews_keeps_its_lease(
         assert not await query(pg_url, "SELECT 1 FROM table_leases")
     finally:
         await cluster.close()
+
+
+async def test_a_table_dropped_at_a_lapse_keeps_its_lease_while_its_writes_land(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A node dropped a table as its lease lapsed (the database away) when the table's first
+    commit had leased it and the rest of its writes (its game's start, the seats' tokens) were
+    still to land: its first renewal once the database is back leaves that lease be. (It deleted
+    it, as the lease of a table given up before its game began; the writes that followed were
+    fenced out for want of it, and the game was lost.)"""
+    storage = PgStorage(pg_url, write_behind=True)  # the schema, and the node's own writes
+    key = public_key_bytes(load_or_create_server_key(cluster_key(tmp_path)))
+    cluster = Cluster(
+        pg_url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
+    )
+    cluster.storage = storage
+    await cluster.join()
+    try:
+        await query(pg_url, "INSERT INTO table_leases VALUES ('t', 'a', now() + interval '10 s')")
+        storage.delete_token(bytes(32))  # a write of the node's still held
+        cluster.dropped(["t"], storage.mark)
+        assert await cluster.renew([]) == []
+        rows = await query(pg_url, "SELECT node FROM table_leases WHERE table_id = 't'")
+        assert [r["node"] for r in rows] == ["a"]
+        # Once they are in, a table whose game never began gives its lease up as ever.
+        storage.flush(wait=True)
+        assert await cluster.renew([]) == []
+        assert not await query(pg_url, "SELECT 1 FROM table_leases")
+    finally:
+        await cluster.close()
+        storage.close()
