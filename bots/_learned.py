@@ -4,13 +4,15 @@ For every legal action the bot builds the *afterstate* its seat would see right 
 (its tableau with the cards placed, wasabi and chopsticks included, and the hand it passes on),
 encoded as the PettingZoo environments encode observations (`bots.games.sushi_go._pz_encoding`, from
 its own `SeatMemory`), plus each tableau's provisional points. A small network scores each
-afterstate, its chance to win and its expected final margin over the others, and the bot plays
-the best. One forward pass of a batch of every legal action's afterstate, in numpy: about 0.1 ms
-a move. With two players it searches a matrix of its picks against the opponent's instead, each
-pair's position valued by the duel network (`bots.games.sushi_go._learned_duel`, about 0.4 ms a
-move): once both hands are known, against the opponent's hand; on a round's first turn, against a
-few hands dealt to it from the unseen cards. Its last few turns of a round it searches to the
-round's end and scores by the rules (`bots.games.sushi_go._learned_endgame`).
+afterstate, its chance to win and its expected final margin over the others. With three to five
+players the bot looks one turn ahead (`bots.games.sushi_go._learned_table`): each pick is worth
+the best afterstate of its next turn, the others' picks predicted by the same network from their
+seats (about 0.5 ms a move). With two players it searches a matrix of its picks against the
+opponent's instead, each pair's position valued by the duel network
+(`bots.games.sushi_go._learned_duel`, about 0.4 ms a move): once both hands are known, against the
+opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
+Its last few turns of a round it searches to the round's end and scores by the rules
+(`bots.games.sushi_go._learned_endgame`).
 
 The weights are bots/games/sushi_go/learned_go.npz, one network per player count (2 to 5), and
 the duel network's learned_duel.npz, made by ``scripts/train_learned.py`` (docs/BOTS.md, "The
@@ -48,6 +50,7 @@ from .games.sushi_go._learned_search import (
     matrix,
     sampled_values,
 )
+from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._memory import SeatMemory
 
 if TYPE_CHECKING:
@@ -79,6 +82,10 @@ ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards and the
 tree fits in `MOVE_LEAVES` (with 5 cards, about one position in five)."""
+
+DEALS = 3
+"""With three to five players, the deals of the hands this seat cannot know yet (a round's first
+lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay
@@ -150,6 +157,8 @@ class GoFeatures:
         self._knowledge = knowledge_from_memory
         self._memory = SeatMemory()
         self._encodings: dict[GameOptions, Any] = {}
+        self.base: Matrix = self._np.zeros(0, dtype=self._np.float32)
+        """The last `raw_rows`' position before the pick (for the search with 3-5 players)."""
 
     def reset(self) -> None:
         """Forget the game."""
@@ -183,6 +192,7 @@ class GoFeatures:
             # The networks know the seats' tableaus only: the dummy's block goes.
             start = _MINE + _TABLEAU * n
             base = np.concatenate((base[:start], base[start + _TABLEAU :]))
+        self.base = base
         x = np.tile(base, (len(actions), 1))
         for i, (first, second, dummy) in enumerate(actions):
             row = x[i]
@@ -324,7 +334,7 @@ def load_duel(path: Path = WEIGHTS) -> Mlp | None:
 
 class LearnedStrategy:
     """Scores the afterstate of every legal action with the value network of its player count and
-    plays the best (ties broken with `rng`).
+    plays the best (ties broken with `rng`), searching a turn ahead where it can (`search`).
 
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play.
@@ -343,6 +353,7 @@ class LearnedStrategy:
         duel: int = 1,
         rows: int = MAX_ROWS,
         leaves: int = MOVE_LEAVES,
+        deals: int = DEALS,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -358,6 +369,7 @@ class LearnedStrategy:
         self._leaves_limit = min(MOVE_LEAVES, max(0, int(leaves)))
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
+        self._deals = max(0, int(deals))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -389,7 +401,8 @@ class LearnedStrategy:
         self, observation: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """The legal action of highest value; with two players, the best row of the duel search
-        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt."""
+        (`bots.games.sushi_go._learned_duel`) or the exact endgame against the opponent's hand, known or dealt;
+        with three to five, the best one turn ahead (`bots.games.sushi_go._learned_table`)."""
         nets = [self._net(observation.players), *([self._duel] if self._duel else [])]
         before = sum(net.work for net in nets)
         self._leaves = 0
@@ -410,6 +423,8 @@ class LearnedStrategy:
             found = self._two_players(observation, legal, rng)
             if found is not None:
                 return found
+        if self._search and players > 2 and self._deals and not observation.options.dummy:
+            return self._many_players(observation, legal, rng)
         return self._one_ply(self._features.raw_rows(observation, legal), players, legal, rng)
 
     def _two_players(
@@ -534,3 +549,36 @@ class LearnedStrategy:
         top = max(scores)
         best = [i for i, v in enumerate(scores) if v > top - 1e-6]
         return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]
+
+    def _many_players(
+        self, obs: Observation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """With three to five players: the pick best one turn ahead, the others' picks predicted
+        by the network (`bots.games.sushi_go._learned_table`), over a few deals of the hands not
+        known yet."""
+        np = self._np
+        n = obs.players
+        features = self._features
+        raw = features.raw_rows(obs, legal)
+        memory = features.memory
+        seat = obs.seat
+        assert seat is not None
+        order = [memory.hands[(seat + r) % n] for r in range(n)]
+        unknown = [h.unknown for h in order]
+        deals = self._deals if any(unknown) else 1
+        hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
+        if any(unknown):
+            # Deal the cards not located yet to the hands' unknown places, at random.
+            pool = [card for card, count in enumerate(memory.unseen()) for _ in range(count)]
+            need = sum(unknown)
+            for d in range(deals):
+                cards = rng.sample(pool, need) if need <= len(pool) else pool
+                at = 0
+                for r, u in enumerate(unknown):
+                    for card in cards[at : at + u]:
+                        hands[d, r, card] += 1
+                    at += u
+        values, kept = lookahead(
+            np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
+        )
+        return legal[int(kept[int(np.argmax(values))])]

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import random
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -281,20 +282,27 @@ async def play_tournament(
         strategy.of(info.settings.kind)  # StrategyError now, not in the first game
     print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)
     results: list[GameResult] = []
+    lost = False
+    """The server lost our session and we logged in afresh (it restarted, or its node died):
+    the tournament is watched again, to hear it finish even as a guest that is no longer its
+    entrant. (A watch that still fails past `watch_again`'s patience is raised: said in one
+    line, rather than waiting for ever for an end nobody would tell us of.)"""
     while True:
-        try:
-            event = await client.next_event()
-        except ConnectionLost:
-            if await reconnect(client, delay=RECONNECT_DELAY) is not None:
-                continue
-            # A fresh login (the server restarted, or its node died): watch the tournament
-            # again, to hear it finish even as a guest that is no longer its entrant.
+        if lost:
+            lost = False
+            event: object = TournamentUpdate(tournament=await watch_again(client, name))
+        else:
             try:
-                event = TournamentUpdate(tournament=await watch_again(client, name))
-            except (ServerError, ConnectError, ConnectionLost):
+                event = await client.next_event()
+            except ConnectionLost:
+                lost = await reconnect(client, delay=RECONNECT_DELAY) is None
                 continue
         if isinstance(event, TableJoined):
             result = await play_game(client, strategy, rng)
+            # No game, or its end unseen: a fresh login within it, most likely (an admin's
+            # closing its table is the other way to no game: a look at the tournament then
+            # costs one question).
+            lost = result is None or result.unseen
             if result is not None:
                 results.append(result)
                 print(result.line(len(results)), flush=True)
@@ -314,6 +322,11 @@ async def play_tournament(
                     print(
                         f"tournament {name!r} finished: rank {me + 1}/{len(tournament.standings)},"
                         f" wins {st.wins_milli / 1000:g}, points {st.points}",
+                        flush=True,
+                    )
+                else:  # a guest whose session the server lost: another guest now
+                    print(
+                        f"tournament {name!r} finished (we are not its entrant any more)",
                         flush=True,
                     )
                 return results
@@ -448,9 +461,37 @@ def main(argv: list[str] | None = None) -> int:
     if args.tournament is None and (wrong := check_players(args.game, args.players)) is not None:
         p.error(f"--players {args.players}: {wrong}")
     try:
-        return asyncio.run(run(args))
+        return asyncio.run(_stoppable(run(args)))
     except KeyboardInterrupt:
         return interrupted("sushigo-bot")
+
+
+async def _stoppable(job: Awaitable[int]) -> int:
+    """`job`'s exit code, or 0 once a SIGTERM (a supervisor, `kill`) stopped it as Ctrl-C does:
+    cancelled, so it leaves a quick match's queue and closes its connection (a game's seat is
+    held for a resume, and played by a server bot meanwhile), and one line ``sushigo-bot:
+    stopped`` (README, "Exit codes": a clean stop, as the server's and the client's)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        stopped = True
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        return await job
+    except asyncio.CancelledError:
+        if not stopped:  # Ctrl-C's (`asyncio.run` raises KeyboardInterrupt for it)
+            raise
+        task.uncancel()
+        print("sushigo-bot: stopped", file=sys.stderr)
+        return 0
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 if __name__ == "__main__":

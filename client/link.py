@@ -466,6 +466,11 @@ class Link(LobbyCalls):
                 log.warning("%s: still waiting for it (asked once, not again)", silent)
         finally:
             self._replies.pop(message.ref, None)
+            if future.done() and not future.cancelled():
+                # Answered as we stopped waiting (cancelled, or the connection dropped in the
+                # same moment): what it says is not for anyone now, and asyncio would print it
+                # as "never retrieved".
+                future.exception()
 
     async def request(
         self, make: Callable[[int], ClientMessage], *, patient: bool = False

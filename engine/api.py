@@ -210,6 +210,9 @@ class ValueRules:
     """The options class (``from_data``, and instances with ``to_data``)."""
     game_type: Callable[[Any, bytes], GameState]
     """The game class, made from ``(options, seed)`` (mypy checks that it keeps to `GameState`)."""
+    step_word = "turn"
+    """What a record's step numbers (``StepRecord.turn``) count, for people: Sushi Roll's steps
+    are numbered by cycle, each seat's whole turn a few steps of one cycle."""
     round_scored: Any = None
     """The game's event of a round's scoring (with ``round``, ``points``, each with a
     ``total``, and ``totals``), for `describe_event`."""

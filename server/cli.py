@@ -34,7 +34,7 @@ from sushigo.protocol import CURRENT_VERSION, ProtocolError, SignedRecord
 from sushigo.protocol.about import INTERRUPTED, interrupted
 from sushigo.protocol.records import check_signature
 
-from .cluster.node import STOP_SECONDS, Cluster, ClusterError, Load
+from .cluster.node import DEFAULT_LEASE, QUICK_PATIENCE, STOP_SECONDS, Cluster, ClusterError, Load
 from .cluster.wallclock import WallClock
 from .hub.core import Hub
 from .keys import KeyFileError, load_admin_key, load_or_create_server_key, public_key_bytes
@@ -86,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--node needs --advertise HOST:PORT: where clients reach this node")
     if args.advertise is not None and args.node is None:
         p.error("--advertise goes with --node: where clients reach this node of a cluster")
+    if args.quick_patience is not None and args.node is None:
+        p.error(
+            "--quick-patience goes with --node: how long a cluster node's quick-match tables wait"
+        )
+    if args.lease is not None and args.node is None:
+        p.error("--lease goes with --node: how long a cluster node's leases last")
     if args.web_advertise is not None and (args.node is None or args.web is None):
         p.error("--web-advertise goes with --node and --web: where browsers reach this node")
     if (
@@ -228,8 +234,10 @@ def _open_and_serve(
                 server_key=hub.server_key,
                 protocol=str(CURRENT_VERSION),
                 web=web_advertised(args),
-                lease=args.lease,
-                quick_patience=args.quick_patience,
+                lease=DEFAULT_LEASE if args.lease is None else args.lease,
+                quick_patience=QUICK_PATIENCE
+                if args.quick_patience is None
+                else args.quick_patience,
                 clock=wall,
             )
         served = _serve(hub, (game, args.host, args.port), tls, fingerprint, metrics, cluster, web)

@@ -252,7 +252,7 @@ def parser() -> argparse.ArgumentParser:
     cluster.add_argument(
         "--quick-patience",
         type=_patience,
-        default=QUICK_PATIENCE,
+        default=None,  # given without --node, it is refused
         metavar="S",
         help=f"seconds a quick-match table waits for players of its own node before the cluster"
         f" merges it with other nodes' (default {QUICK_PATIENCE:g}; until then each node fills"
@@ -261,7 +261,7 @@ def parser() -> argparse.ArgumentParser:
     cluster.add_argument(
         "--lease",
         type=_lease,
-        default=DEFAULT_LEASE,
+        default=None,  # given without --node, it is refused
         metavar="S",
         help=f"seconds a node's leases last unless renewed (default {DEFAULT_LEASE:g}): a dead "
         "node's tables are taken over this long after it died",

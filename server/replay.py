@@ -81,20 +81,23 @@ def describe(record: FairRecord, names: list[str] | None = None) -> list[str]:
     game = game_rules.new_game(record.options, record.game_seed())
     n = game.players
     given = names or []
-    names = [given[i] if i < len(given) else f"seat {i}" for i in range(n)]
+    names = [given[i] if i < len(given) else f"seat {i + 1}" for i in range(n)]
+    # Seats numbered from 1, and the steps by what they count (a cycle in Sushi Roll): as the
+    # screens say them.
+    step_word = getattr(game_rules, "step_word", "turn")
     _, variants = game_rules.describe_options(record.options)
     lines = [
         f"table {record.table_id}: {game_rules.title}, {n} players"
         + "".join(f", {v}" for v in variants),
-        "players: " + ", ".join(f"{i}:{name}" for i, name in enumerate(names)),
+        "players: " + ", ".join(f"{i}:{name}" for i, name in enumerate(names, 1)),
     ]
     for step in record.steps:
         picks = "  ".join(
-            f"{names[s] if s < len(names) else s}="
+            f"{names[s] if s < len(names) else s + 1}="
             f"{game_rules.describe(o.action)}{'*' if o.auto else ''}"
             for s, o in zip(step.seats, step.openings, strict=False)
         )
-        lines.append(f"round {step.round} turn {step.turn:2}: {picks}")
+        lines.append(f"round {step.round} {step_word} {step.turn:2}: {picks}")
         try:
             events = game.step([o.action for o in step.openings])
         except EngineError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import timedelta
@@ -77,6 +78,34 @@ async def guarded(job: Awaitable[Any]) -> None:
         log.exception("a background task of the cluster failed")
 
 
+class Outage:
+    """What a background task that retries through an outage (the database stopped) says of
+    it: its failure once as it begins, and again only if what is wrong changes, then one line
+    when it works again and how long it did not. A task that retries twice a second would
+    otherwise fill the log with one line for every try (the renewal says its own the same way,
+    `server.cli._renew`)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        """What the task does, as its "works again" line says it."""
+        self._since: float | None = None
+        self._said = ""
+
+    def failed(self, exc: StorageError) -> None:
+        """A try failed: said if it is the first, or fails otherwise than the last."""
+        if self._since is None:
+            self._since = time.monotonic()
+        if str(exc) != self._said:
+            self._said = str(exc)
+            log.warning("%s", exc)
+
+    def worked(self) -> None:
+        """A try worked: said if the ones before it failed."""
+        if self._since is not None:
+            log.warning("%s works again after %.1f s", self.what, time.monotonic() - self._since)
+            self._since, self._said = None, ""
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """A live node, as the database has it."""
@@ -97,18 +126,20 @@ class Spaced(Generic[W]):
     once with it when no publication is under way, else right after that one, with the latest
     asked for meanwhile. One at a time, at most one every `spacing` seconds, however many ask (a
     busy node changes tens of tables a second): each is of the state as it is when it is made,
-    so a queue of them never falls behind. A `StorageError` is logged; the next one says it all
-    again."""
+    so a queue of them never falls behind. A `StorageError` is logged (`Outage`); the next one
+    says it all again."""
 
     def __init__(
         self,
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         publish: Callable[[W], Awaitable[None]],
         spacing: float,
+        what: str,
     ) -> None:
         self._spawn = spawn
         self._publish = publish
         self._spacing = spacing
+        self._outage = Outage(what)
         self._wanted: W | None = None
         self._running = False
         """The publisher runs (publishing, or resting `spacing`)."""
@@ -127,7 +158,9 @@ class Spaced(Generic[W]):
                 try:
                     await self._publish(wanted)
                 except StorageError as exc:
-                    log.warning("%s", exc)
+                    self._outage.failed(exc)
+                else:
+                    self._outage.worked()
                 await asyncio.sleep(self._spacing)
         finally:
             self._running = False

@@ -35,7 +35,9 @@ class LobbyShare(Connected):
         self.on_chat: Callable[[str, str, str], None] | None = None
         """Called with lobby chat said on another node (player id, name, text)."""
         self._publishing = asyncio.Lock()
-        self._publications = Spaced(self._spawn, self._publish_wanted, PUBLISH_SPACING)
+        self._publications = Spaced(
+            self._spawn, self._publish_wanted, PUBLISH_SPACING, "publishing quick-match tables"
+        )
 
     def publish_soon(self, quick: Callable[[], Quick], listed: Callable[[], Listed]) -> None:
         """Publish this node's tables (`publish`, of `quick()` and `listed()`) soon: at once if

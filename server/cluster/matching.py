@@ -25,7 +25,7 @@ from typing import Any, Final
 from sushigo.server.routing.matching import MATCH_SECONDS, Move, Waiting, plan
 from sushigo.server.storage.contract import StorageError
 
-from .base import Connected
+from .base import Connected, Outage
 from .wallclock import WallClock
 
 log = logging.getLogger("sushigo.server")
@@ -56,6 +56,7 @@ class QuickMatching(Connected):
         self._spawn(self._matching())
 
     async def _matching(self) -> None:
+        outage = Outage("merging the quick-match tables")
         while True:
             await asyncio.sleep(MATCH_SECONDS)
             if len(self.nodes) < 2:
@@ -63,9 +64,11 @@ class QuickMatching(Connected):
             try:
                 await self.match()
             except StorageError as exc:  # the next turn tries again
-                log.warning("%s", exc)
+                outage.failed(exc)
+                continue
             except Exception:  # a bug in a turn: said, and the next turn goes on
                 log.exception("merging the quick-match tables failed")
+            outage.worked()
 
     async def match(self) -> list[Move]:
         """Merge the cluster's waiting quick-match tables, if no other node is at it now: the

@@ -195,6 +195,12 @@ class Cluster(
                     self._interval,
                     self.web,
                 )
+                # What a former run of this node published went with it (killed, it could not
+                # say so): its quick-match tables, which no restart keeps, and its listing, made
+                # again as it takes its tables up. Left, they would count as a live node's: the
+                # matcher would move waiting players to tables that are gone.
+                await conn.execute("DELETE FROM quick_tables WHERE node = $1", self.node)
+                await conn.execute("DELETE FROM listed_tables WHERE node = $1", self.node)
                 taken = await self._claim(conn)
                 await conn.execute(f"NOTIFY {CHANNEL}")
             await self._read_nodes(conn)

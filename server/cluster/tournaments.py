@@ -19,7 +19,7 @@ from typing import Final
 from sushigo.server.routing.redirect import Owner
 from sushigo.server.storage.contract import StorageError
 
-from .base import TICKET_SECONDS, Connected, Spaced
+from .base import TICKET_SECONDS, Connected, Outage, Spaced
 
 log = logging.getLogger("sushigo.server")
 
@@ -72,7 +72,9 @@ class TournamentShare(Connected):
         at a time, at most one every `SPACING` however many ask (each finished game asks); a
         failed one is logged, and the next change publishes them again."""
         if self._tournament_publications is None:
-            self._tournament_publications = Spaced(self._spawn, self._publish_tournaments, SPACING)
+            self._tournament_publications = Spaced(
+                self._spawn, self._publish_tournaments, SPACING, "publishing tournaments"
+            )
         self._tournament_publications.want(published)
 
     async def _publish_tournaments(self, published: Callable[[], Published]) -> None:
@@ -168,12 +170,16 @@ class TournamentShare(Connected):
         on both. The asker holds the table (empty) while it asks, so its own renewal neither
         gives the new lease up nor keeps one it lost. Asked again (every `POLL`) while the
         database cannot answer: whether the row went in is known only from an answer."""
+        outage = Outage(f"claiming the table of tournament game {table_id}")
         while True:
             try:
-                return await self._claim_game(table_id)
+                claimed = await self._claim_game(table_id)
             except StorageError as exc:
-                log.warning("%s", exc)
-            await asyncio.sleep(POLL)
+                outage.failed(exc)
+                await asyncio.sleep(POLL)
+                continue
+            outage.worked()
+            return claimed
 
     async def _claim_game(self, table_id: str) -> bool:
         async with self._using("claiming a tournament game's table") as conn:
@@ -229,6 +235,7 @@ class TournamentShare(Connected):
         if self._recorded is None:
             self._recorded = {}
         heard = self._recorded[table_id] = asyncio.Event()
+        outage = Outage(f"looking for the result of tournament game {table_id}")
         try:
             result = None
             while result is None:
@@ -243,8 +250,10 @@ class TournamentShare(Connected):
                         if due is not None:  # looked for again at its deadline
                             wait = min(wait, due + POLL)
                 except StorageError as exc:  # the database away a moment: look again
-                    log.warning("%s", exc)
+                    outage.failed(exc)
                     wait = POLL
+                else:
+                    outage.worked()
                 if result is None:
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(wait):

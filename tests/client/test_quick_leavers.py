@@ -70,7 +70,7 @@ async def test_a_bot_stopped_while_waiting_holds_no_seat(
     tmp_path: Path, how: signal.Signals
 ) -> None:
     """A bot waiting alone in a two-player quick match is stopped (Ctrl-C, SIGTERM, or killed:
-    its connection lost). Two bots that each ask for two games then play both, together, and
+    its connection lost), saying so in one line (Ctrl-C, SIGTERM). Two bots that each ask for two games then play both, together, and
     exit 0; the one that left sat at none of them."""
     db = tmp_path / "server.db"
     server = ServerProcess(db, ("--log-level", "info"))
@@ -80,11 +80,16 @@ async def test_a_bot_stopped_while_waiting_holds_no_seat(
         await server.logged(lambda log: b"created (sushi-go, 2 seats)" in log)
         os.kill(leaver.pid, how)
         try:
-            await asyncio.wait_for(leaver.wait(), 10)
+            said = (await asyncio.wait_for(leaver.communicate(), 10))[0].decode(errors="replace")
         except TimeoutError:
             leaver.kill()
             said = (await leaver.communicate())[0].decode(errors="replace")
             raise AssertionError(f"the bot went on after {how.name}: {said!r}") from None
+        # Ctrl-C and SIGTERM: one line and the code README's "Exit codes" gives each.
+        if how is not signal.SIGKILL:
+            line = {signal.SIGINT: "interrupted", signal.SIGTERM: "stopped"}[how]
+            code = {signal.SIGINT: 130, signal.SIGTERM: 0}[how]
+            assert (leaver.returncode, said) == (code, f"sushigo-bot: {line}\n"), said
         await server.logged(lambda log: b"left the quick match" in log)
         pair = [await bot(port, name, "--players", "2", "--games", "2") for name in ("ann", "bob")]
         await played(pair, 2)

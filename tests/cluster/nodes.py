@@ -18,10 +18,18 @@ import pytest
 from pgcluster import free_port
 from processes import BOT, SERVER, ServerProcess, assert_records_verify, http_get, stop_bots
 
-from sushigo.client.connection import Client
+from sushigo.client.connection import Client, ConnectionLost, reconnect
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import Link, ServerError
-from sushigo.protocol import ErrorCode, LoggedIn, LoginTicket, TableJoined, TableSettings, TurnStart
+from sushigo.protocol import (
+    ErrorCode,
+    GameEnded,
+    LoggedIn,
+    LoginTicket,
+    TableJoined,
+    TableSettings,
+    TurnStart,
+)
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 
 LEASE = 2.0
@@ -307,3 +315,19 @@ async def seated_again(client: Client, timeout: float = 20) -> TableJoined:
         joined = await client.wait_for(TableJoined, timeout)
         if joined.ref is None:
             return joined
+
+
+async def play_through(client: Client, timeout: float = 30) -> GameEnded:
+    """Play the client's game to its end (its first legal action each time), taking the session
+    back wherever its table went when its node dies or drops it: the game's end. Each event is
+    awaited `timeout` seconds at most."""
+    while True:
+        if client.awaiting:
+            client.pick(client.legal_actions()[0])
+        try:
+            event = await client.next_event(timeout)
+        except ConnectionLost:
+            await reconnect(client, attempts=100, delay=0.1)
+            continue
+        if isinstance(event, GameEnded):
+            return event

@@ -96,3 +96,40 @@ async def test_a_table_dropped_at_a_lapse_keeps_its_lease_while_its_writes_land(
     finally:
         await cluster.close()
         storage.close()
+
+
+async def test_a_node_joining_again_forgets_what_its_last_run_published(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A node killed (SIGKILL) and started again under its name: what its last run published
+    (a quick-match table with a player waiting, its lobby listing) is gone once it has joined,
+    before its first publication. (Left, with the node's lease live again, the cluster's matcher
+    counted the table as waiting, and moved players to a table no node had: a chaos run, seed
+    8675309, saw two players kept apart for 10 s.)"""
+    PgStorage(pg_url).close()  # the schema
+    key = public_key_bytes(load_or_create_server_key(cluster_key(tmp_path)))
+    await query(
+        pg_url,
+        "INSERT INTO quick_tables (table_id, node, kind, players, free) "
+        "VALUES ('gone', 'a', 'sushi-go', 2, 1)",
+    )
+    await query(
+        pg_url,
+        "INSERT INTO listed_tables (table_id, node, kind, status, info) "
+        "VALUES ('gone', 'a', 'sushi-go', 'open', '\\x80')",
+    )
+    await query(
+        pg_url,
+        "INSERT INTO quick_tables (table_id, node, kind, players, free) "
+        "VALUES ('kept', 'b', 'sushi-go', 2, 1)",
+    )
+    cluster = Cluster(
+        pg_url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
+    )
+    await cluster.join()
+    try:
+        rows = await query(pg_url, "SELECT table_id FROM quick_tables")
+        assert [r["table_id"] for r in rows] == ["kept"]
+        assert not await query(pg_url, "SELECT 1 FROM listed_tables")
+    finally:
+        await cluster.close()

@@ -18,10 +18,9 @@ import signal
 from pathlib import Path
 
 import asyncpg
-from nodes import eventually, game_begun, owned_by, query, started_two
+from nodes import eventually, game_begun, owned_by, play_through, query, started_two
 
-from sushigo.client.connection import Client, ConnectionLost, reconnect
-from sushigo.protocol import GameEnded
+from sushigo.client.connection import Client
 
 
 async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path: Path) -> None:
@@ -57,16 +56,7 @@ async def test_a_node_paused_mid_commit_lets_its_table_go(pg_url: str, tmp_path:
         # a, woken, finds its connection gone (its frames held meanwhile: it cannot save) and
         # its table b's: what it played since waking is taken back, never sent, and its player
         # plays the game out at b from the step it was in, the same pick brought again.
-        while True:
-            if client.awaiting:
-                client.pick(client.legal_actions()[0])
-            try:
-                event = await client.next_event(10)
-            except ConnectionLost:
-                await reconnect(client, attempts=60, delay=0.1)
-                continue
-            if isinstance(event, GameEnded):
-                break
+        await play_through(client, 10)
         assert client.port == b.port
         assert client.fairness.final == "verified"
     finally:

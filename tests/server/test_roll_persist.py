@@ -231,7 +231,7 @@ def test_the_replay_tool_shows_and_verifies_a_stored_roll_game(
     exported = tmp_path / "roll.rec"
     assert replay_main(["--db", str(db), game.game_id, "--export", str(exported)]) == 0
     out = capsys.readouterr().out
-    assert "Sushi Roll, 3 players" in out and "round 3 turn  7:" in out
+    assert "Sushi Roll, 3 players" in out and "round 3 cycle  7:" in out
     assert "take" in out and "verified: signature" in out
     assert replay_main([str(exported)]) == 0
     over = peer.witness.over

@@ -97,8 +97,16 @@ def test_a_second_address_in_use_is_named_and_nothing_is_made(tmp_path: Path, op
     assert _files(tmp_path) == [], "not even the default database"
 
 
-def test_a_cluster_address_without_node_is_a_usage_error(tmp_path: Path) -> None:
-    """--advertise says where a cluster's node is reached: alone it would be ignored."""
-    done = _server("--port", "0", "--advertise", "203.0.113.5:7777", home=tmp_path)
-    assert done.returncode == 2 and "--advertise goes with --node" in done.stderr, done.stderr
+@pytest.mark.parametrize(
+    "option", [("--advertise", "203.0.113.5:7777"), ("--lease", "30"), ("--quick-patience", "0")]
+)
+def test_a_cluster_option_without_node_is_a_usage_error(
+    tmp_path: Path, option: tuple[str, str]
+) -> None:
+    """Each says how a cluster's node is reached or behaves: alone it would be ignored, and the
+    operator who gave it believe it in force. One line, exit code 2, nothing made."""
+    done = _server("--port", "0", *option, home=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert f"sushigo-server: error: {option[0]} goes with --node: " in done.stderr, done.stderr
+    assert done.stderr.count("error:") == 1
     assert _files(tmp_path) == []

@@ -3,7 +3,7 @@
 A turn is any number of `Reroll` (pays a menu token) and `Swap` (pays a chopsticks token) actions,
 in any order, then exactly one `Take`, which ends the turn. Positions are indices into a belt as it
 is when the action is applied (0 is the first die); taking a die closes the gap, so the dice after
-it move down one place.
+it move down one place. `describe` numbers dice and seats from 1, as the screens do.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class Reroll(NamedTuple):
     """Belt positions, non-empty and strictly increasing (the order the dice are rolled in)."""
 
     def describe(self) -> str:
-        """A short human text, e.g. ``re-roll 0,2``."""
-        return "re-roll " + ",".join(map(str, self.dice))
+        """A short human text, e.g. ``re-roll 1,3`` (positions 0 and 2)."""
+        return "re-roll " + ",".join(str(d + 1) for d in self.dice)
 
     def to_data(self) -> dict[str, Any]:
         """Plain data: ``{"type": "reroll", "dice": [positions...]}``."""
@@ -41,8 +41,8 @@ class Swap(NamedTuple):
     """The position on that seat's belt."""
 
     def describe(self) -> str:
-        """A short human text, e.g. ``swap 1 with seat 2's 0``."""
-        return f"swap {self.mine} with seat {self.other_seat}'s {self.theirs}"
+        """A short human text, e.g. ``swap 2 with seat 3's 1`` (position 1, seat 2's 0)."""
+        return f"swap {self.mine + 1} with seat {self.other_seat + 1}'s {self.theirs + 1}"
 
     def to_data(self) -> dict[str, Any]:
         """Plain data: ``{"type": "swap", "mine": i, "other_seat": s, "theirs": j}``."""
@@ -60,8 +60,8 @@ class Take(NamedTuple):
     position: int
 
     def describe(self) -> str:
-        """A short human text, e.g. ``take 3``."""
-        return f"take {self.position}"
+        """A short human text, e.g. ``take 4`` (position 3)."""
+        return f"take {self.position + 1}"
 
     def to_data(self) -> dict[str, Any]:
         """Plain data: ``{"type": "take", "position": i}``."""

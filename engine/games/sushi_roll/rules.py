@@ -22,6 +22,7 @@ class SushiRollRules(ValueRules):
 
     kind = KIND
     title = "Sushi Roll"
+    step_word = "cycle"
     players = range(MIN_PLAYERS, MAX_PLAYERS + 1)
     variants = ()
     secret = False
@@ -41,7 +42,7 @@ class SushiRollRules(ValueRules):
     def describe_event(self, event: Any) -> str | None:
         """A die taken, or a round's scores."""
         if isinstance(event, Taken):
-            return f"seat {event.seat} took {event.die.describe()}"
+            return f"seat {event.seat + 1} took {event.die.describe()}"
         return super().describe_event(event)
 
     def action_from_data(self, data: Any) -> RollAction:

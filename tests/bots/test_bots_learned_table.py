@@ -1,0 +1,127 @@
+"""The `learned` strategy's look-ahead with three to five players: the positions it imagines for
+the other seats and for its own next turn are exactly what those seats then see (checked against
+real games), and `@deals=0` plays the one-ply rule."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from sushigo.bots import get_strategy
+from sushigo.bots._learned import GoFeatures, LearnedStrategy
+from sushigo.bots.games.sushi_go._learned_search import tables
+from sushigo.bots.games.sushi_go._learned_table import next_positions, their_views
+from sushigo.bots.games.sushi_go._pz_encoding import action_index
+from sushigo.engine import Action, Game, GameOptions
+
+TABLES = [
+    GameOptions(3),
+    GameOptions(4),
+    GameOptions(5),
+    GameOptions(4, pass_both_ways=True, soy_sauce=True),
+]
+
+
+def table_index(action: Action) -> int:
+    """The index of `action` among `tables`' actions (a pair kept in its other order)."""
+    index = [int(i) for i in tables(np).index]
+    first, second, _ = action
+    if action_index(action) in index or second is None:
+        return index.index(action_index(action))
+    return index.index(int(second) + 13 * (int(first) + 1))
+
+
+def dealt(game: Game, seat: int) -> np.ndarray:
+    """Every hand's counts, by offset from `seat`, as one deal."""
+    n = game.options.players
+    hands = np.zeros((1, n, 13), dtype=np.float32)
+    for r in range(n):
+        for card in game.hand((seat + r) % n):
+            hands[0, r, card] += 1
+    return hands
+
+
+@pytest.mark.parametrize("options", TABLES, ids=str)
+def test_the_others_views_are_what_they_see(options: GameOptions) -> None:
+    # Heuristic seats play (chopsticks, wasabi, puddings); every seat's features are followed. The
+    # view seat 0 builds for each other seat from the true hands equals that seat's own
+    # features, its knowledge of the hands included.
+    n = options.players
+    checked = 0
+    for seed in range(2):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
+        features = [GoFeatures() for _ in range(n)]
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            obs = [game.observation(s) for s in range(n)]
+            legal = [game.legal_actions(s) for s in range(n)]
+            for s in range(n):
+                features[s].raw_rows(obs[s], legal[s])
+            views = their_views(np, features[0].base, dealt(game, 0), n)
+            for q in range(1, n):
+                assert np.array_equal(views[0, q - 1], features[q].base), (obs[0].turn, q)
+                checked += 1
+            game.apply([bots[s].choose(obs[s], legal[s], rng) for s in range(n)])
+    assert checked > 100
+
+
+@pytest.mark.parametrize("options", TABLES, ids=str)
+def test_the_imagined_next_turn_is_the_one_the_seat_sees(options: GameOptions) -> None:
+    # With the others' real picks and hands, the row the look-ahead builds for seat 0's real pick
+    # a and its real next pick a' equals the afterstate seat 0's features give for a' on the next
+    # turn: the hands passed, the tableaus and what seat 0 knows of every hand then.
+    n = options.players
+    t = tables(np)
+    checked = 0
+    for seed in range(3):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
+        mine, probe = GoFeatures(), GoFeatures()
+        rng = random.Random(seed)
+        pending: tuple[np.ndarray, np.ndarray] | None = None
+        while not game.is_terminal():
+            obs = [game.observation(s) for s in range(n)]
+            acts = [bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)]
+            if pending is not None:
+                rows, ours = pending
+                real = probe.raw_rows(obs[0], [acts[0]])[0]
+                matches = np.flatnonzero(ours == table_index(acts[0]))
+                assert any(np.array_equal(rows[r], real) for r in matches), obs[0].turn
+                checked += 1
+            probe.raw_rows(obs[0], game.legal_actions(0))
+            after = mine.raw_rows(obs[0], [acts[0]])
+            pending = None
+            if len(obs[0].hand) >= 2:
+                hands = dealt(game, 0)
+                picks = np.zeros((1, n), dtype=np.intp)
+                for r in range(1, n):
+                    picks[0, r] = table_index(acts[r])
+                direction = obs[0].pass_direction
+                rows, _ = next_positions(np, after, hands, picks, n, direction)
+                # Which a' each row holds: the rows run over the legal a' in table order.
+                received = (hands + t.hand[picks])[0, (-direction) % n]
+                can = (received[None] >= t.need).all(axis=1)
+                if after[0, 8 + 13 + 10] == 0:  # no chopsticks on seat 0's tableau
+                    can &= ~t.pair
+                pending = rows, np.flatnonzero(can)
+            game.apply(acts)
+    assert checked > 40
+
+
+def test_without_deals_it_plays_one_ply_and_with_them_differently() -> None:
+    # `@deals=0` is the one-ply rule (`@search=0`); the look-ahead changes some moves.
+    options = GameOptions(4)
+    differ = 0
+    for seed in range(3):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [LearnedStrategy(deals=0), LearnedStrategy(search=0), LearnedStrategy()]
+        while not game.is_terminal():
+            obs, legal = game.observation(0), game.legal_actions(0)
+            plain, one_ply, ahead = (b.choose(obs, legal, random.Random(0)) for b in bots)
+            assert plain == one_ply
+            differ += ahead != plain
+            game.apply([plain, *(game.legal_actions(s)[0] for s in range(1, 4))])
+    assert differ > 0
