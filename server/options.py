@@ -249,23 +249,23 @@ def parser() -> argparse.ArgumentParser:
         help="where browsers reach this node's --web (with --node; its WebSocket is /ws there;"
         " default: --advertise's host with --web's port)",
     )
-    cluster.add_argument(
-        "--quick-patience",
-        type=_patience,
-        default=None,  # given without --node, it is refused
-        metavar="S",
-        help=f"seconds a quick-match table waits for players of its own node before the cluster"
-        f" merges it with other nodes' (default {QUICK_PATIENCE:g}; until then each node fills"
-        " its own)",
-    )
-    cluster.add_argument(
-        "--lease",
-        type=_lease,
-        default=None,  # given without --node, it is refused
-        metavar="S",
-        help=f"seconds a node's leases last unless renewed (default {DEFAULT_LEASE:g}): a dead "
-        "node's tables are taken over this long after it died",
-    )
+    for flag, seconds, text in (
+        (
+            "--quick-patience",
+            _patience,
+            "seconds a quick-match table waits for players of its own node before the cluster"
+            f" merges it with other nodes' (default {QUICK_PATIENCE:g}; until then each node"
+            " fills its own)",
+        ),
+        (
+            "--lease",
+            _lease,
+            f"seconds a node's leases last unless renewed (default {DEFAULT_LEASE:g}): a dead"
+            " node's tables are taken over this long after it died",
+        ),
+    ):
+        # None: not given (given without --node, it is refused); the default comes with --node.
+        cluster.add_argument(flag, type=seconds, default=None, metavar="S", help=text)
     p.add_argument("--name", default="sushigo", help="server name shown to clients")
     _limits(p.add_argument_group("limits (docs/DEPLOY.md, 'Limits': what each bounds, NAT advice)"))
     return p
