@@ -68,9 +68,7 @@ def _make(spec: str, weights: str) -> Any:
         return HeuristicStrategy()
     # One ply, whatever the bot's search does in play: the training games are the ones the
     # shipped weights were made from, and a search would make them slower and different.
-    return LearnedStrategy(
-        weights=weights, explore=EXPLORE if spec == "explore" else 0.0, search=0
-    )
+    return LearnedStrategy(weights=weights, explore=EXPLORE if spec == "explore" else 0.0, search=0)
 
 
 def play(
