@@ -68,13 +68,12 @@ class OnePly:
     count's network values highest (win chance plus half the margin), ties broken with the rng,
     with a chance `explore` of a random legal action instead.
 
-    It is the bot's one-ply choice (`LearnedStrategy` with ``search=0``) in the arithmetic the
-    shipped weights were trained with: the input's normalization folded into the first layer as
-    it is, a logistic of float32 and ties within 1e-6 of the best. The bot's own arithmetic has
-    since moved by a few units in the sixth decimal (it zeroes the weights of inputs that never
-    varied), which is enough to turn a near tie the other way now and then, and one move played
-    differently changes every game after it. Kept here, the training games do not change when
-    the bot does.
+    It is the bot's one-ply choice (`LearnedStrategy` with ``search=0``) in the arithmetic of the
+    code that trained the shipped networks: the input's normalization folded into the first layer
+    as it is, a logistic of float32 and ties within 1e-6 of the best. The bot's own values differ
+    by a few units in the sixth decimal (it zeroes the weights of inputs that never varied), enough
+    to turn a near tie the other way now and then, and one move played differently changes every
+    game after it. Kept here, the training games do not change when the bot does.
     """
 
     def __init__(self, weights: str, players: int, explore: float) -> None:
