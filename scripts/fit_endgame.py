@@ -4,8 +4,9 @@ and the final margin from the points lead and the pudding lead once the round is
     nice scripts/fit_endgame.py [--games 3000] [--seed 1]
 
 The exact endgame (`bots.games.sushi_go._learned_endgame`) scores the rest of a round by the rules;
-what lies past the round it values with this model. Games of `learned` (with `endgame=0`) against
-itself are played (equal players: against a weaker one a lead would also measure the skill gap), and
+what lies past the round it values with this model. Games of `learned` (with `endgame=0 duel=0`:
+the afterstate networks' matrix search, which the shipped model was fitted on) against itself are
+played (equal players: against a weaker one a lead would also measure the skill gap), and
 at the end of rounds 1 and 2 each seat's lead in points D and in puddings P are recorded with the
 game's outcome (its share of the win, its final margin). Per round a logistic regression of the win
 on (D, clip(P, -3, 3), sign(P)) and a least-squares fit of the margin on the same are printed, to be
@@ -35,7 +36,7 @@ def play(games: int, seed: int) -> dict[int, list[tuple[list[float], float, floa
     out: dict[int, list[tuple[list[float], float, float]]] = {1: [], 2: []}
     rng = random.Random(seed)
     for g in range(games):
-        bots = [LearnedStrategy(endgame=0), LearnedStrategy(endgame=0)]
+        bots = [LearnedStrategy(endgame=0, duel=0) for _ in range(2)]
         game = Game(GameOptions(2), (seed * 1_000_003 + g).to_bytes(8, "big"))
         marks: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         last_round = 1

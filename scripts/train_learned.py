@@ -38,9 +38,9 @@ from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import (
     DUEL_WEIGHTS,
     MARGIN_SCALE,
+    MARGIN_WEIGHT,
     WEIGHTS,
     GoFeatures,
-    LearnedStrategy,
 )
 from sushigo.engine import Game, GameOptions
 
@@ -63,10 +63,53 @@ def _seed(*parts: object) -> int:
 # -- playing ------------------------------------------------------------------------------------
 
 
-def _make(spec: str, weights: str) -> Any:
+class OnePly:
+    """The learned seat of the training games: the legal action whose afterstate its player
+    count's network values highest (win chance plus half the margin), ties broken with the rng,
+    with a chance `explore` of a random legal action instead.
+
+    It is the bot's one-ply choice (`LearnedStrategy` with ``search=0``) in the arithmetic of the
+    code that trained the shipped networks: the input's normalization folded into the first layer
+    as it is, a logistic of float32 and ties within 1e-6 of the best. The bot's own values differ
+    by a few units in the sixth decimal (it zeroes the weights of inputs that never varied), enough
+    to turn a near tie the other way now and then, and one move played differently changes every
+    game after it. Kept here, the training games do not change when the bot does.
+    """
+
+    def __init__(self, weights: str, players: int, explore: float) -> None:
+        with np.load(weights) as arrays:
+            a = {k[3:]: arrays[k] for k in arrays.files if k.startswith(f"p{players}_")}
+        w0, b0, mean, std = a["w0"], a["b0"], a["mean"], a["std"]
+        first = (
+            (w0 / std[:, None]).astype(np.float32),
+            (b0 - (mean / std) @ w0).astype(np.float32),
+        )
+        rest = [(a[f"w{k}"], a[f"b{k}"]) for k in range(1, len(a)) if f"w{k}" in a]
+        self._layers = [first, *rest]
+        self._features = GoFeatures()
+        self._explore = explore
+
+    def choose(self, obs: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+        """The action to play (see the class)."""
+        x = self._features.rows(obs, legal)  # every observation, the forced ones too
+        *hidden, (w, b) = self._layers
+        for wh, bh in hidden:
+            x = np.maximum(x @ wh + bh, 0.0)
+        out = x @ w + b
+        values = 1.0 / (1.0 + np.exp(-out[:, 0])) + MARGIN_WEIGHT * out[:, 1]
+        if len(legal) == 1:
+            return legal[0]
+        if self._explore and rng.random() < self._explore:
+            return legal[rng.randrange(len(legal))]
+        top = float(values.max())
+        best = [i for i in range(len(legal)) if values[i] > top - 1e-6]
+        return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]
+
+
+def _make(spec: str, weights: str, players: int) -> Any:
     if spec == "heuristic":
         return HeuristicStrategy()
-    return LearnedStrategy(weights=weights, explore=EXPLORE if spec == "explore" else 0.0)
+    return OnePly(weights, players, EXPLORE if spec == "explore" else 0.0)
 
 
 def play(
@@ -75,7 +118,7 @@ def play(
     """One game; the recorded rows, each row's win share and margin target, and each seat's
     win share (for the learning curve)."""
     game = Game(GameOptions(players), seed.to_bytes(8, "big"))
-    seats = [_make(spec, weights) for spec in lineup]
+    seats = [_make(spec, weights, players) for spec in lineup]
     rngs = [random.Random(_seed(seed, "seat", s)) for s in range(players)]
     recorders = [GoFeatures() for _ in range(players)] if record else []
     rows: list[list[Any]] = [[] for _ in range(players)]

@@ -204,3 +204,30 @@ def test_the_duel_only_training_repeats_and_its_network_plays(tmp_path: Path) ->
     bot = LearnedStrategy(weights=str(merged))
     assert bot._duel is not None
     assert play(GameOptions(2), [bot, LearnedStrategy(duel=0)], 1).is_terminal()
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_training_games_play_one_ply_whatever_the_bot_searches(players: int) -> None:
+    # The training games' learned seats play the best afterstate by their network (one ply, in
+    # the arithmetic of the shipped weights' training: within 1e-5 of the bot's one-ply values),
+    # whatever the bot's search does in play: the bot as it plays leaves that choice somewhere.
+    train_learned = _script("train_learned")
+    for make, one_ply in (
+        (lambda: train_learned._make("learned", str(WEIGHTS), players), True),
+        (LearnedStrategy, False),
+    ):
+        game = Game(GameOptions(players), b"one ply")
+        seats = [make() for _ in range(players)]
+        judges = [LearnedStrategy(search=0) for _ in range(players)]
+        rng = random.Random(5)
+        agreed = []
+        while not game.is_terminal():
+            actions = []
+            for s, seat in enumerate(seats):
+                obs, legal = game.observation(s), game.legal_actions(s)
+                action = seat.choose(obs, legal, rng)
+                values = judges[s].values(obs, legal)
+                agreed.append(values[legal.index(action)] >= values.max() - 1e-5)
+                actions.append(action)
+            game.apply(actions)
+        assert all(agreed) if one_ply else not all(agreed)
