@@ -36,6 +36,7 @@ from _nets import export, mlp, train_epoch
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import (
+    DEALS,
     DUEL_WEIGHTS,
     MARGIN_SCALE,
     WEIGHTS,
@@ -53,6 +54,8 @@ EXPLORE = 0.03
 """The learned seats' chance of a random legal action in the training games."""
 HIDDEN = 128
 EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
+LOOKAHEAD = "+lookahead"
+"""With --lookahead, the suffix of a lineup's learned specs: they play `learned@deals=DEALS`."""
 
 
 def _seed(*parts: object) -> int:
@@ -66,6 +69,10 @@ def _seed(*parts: object) -> int:
 def _make(spec: str, weights: str) -> Any:
     if spec == "heuristic":
         return HeuristicStrategy()
+    if spec.endswith(LOOKAHEAD):  # --lookahead: the look-ahead of 3-5 players, set explicitly
+        spec = spec.removesuffix(LOOKAHEAD)
+        explore = EXPLORE if spec == "explore" else 0.0
+        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS)
     return LearnedStrategy(weights=weights, explore=EXPLORE if spec == "explore" else 0.0)
 
 
@@ -233,6 +240,24 @@ def save(path: Path, nets: dict[int | str, dict[str, Any]]) -> None:
     np.savez_compressed(path, **flat)
 
 
+def kept(
+    parser: argparse.ArgumentParser, path: Path, trained: dict[int | str, Any]
+) -> dict[int | str, dict[str, Any]]:
+    """--keep-others: the networks in `path` (as `save` writes them) not in `trained`."""
+    try:
+        with np.load(path) as data:
+            flat = {name: data[name] for name in data.files}
+    except (OSError, ValueError) as exc:
+        parser.exit(2, f"{parser.prog}: --keep-others cannot read {str(path)!r}: {exc}\n")
+    out: dict[int | str, dict[str, Any]] = {}
+    for name, array in flat.items():
+        prefix, key = name.split("_", 1)
+        net: int | str = int(prefix[1:]) if prefix[0] == "p" else prefix
+        if net not in trained:
+            out.setdefault(net, {})[key] = array
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 6)
     parser.add_argument(
@@ -243,6 +268,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"train only the duel network, on games of the shipped networks; --out defaults "
         f"to {DUEL_WEIGHTS.name}",
+    )
+    parser.add_argument(
+        "--lookahead",
+        action="store_true",
+        help=f"3-5 players: the learned seats of the training games play the look-ahead "
+        f"(learned@deals={DEALS}), not the strategy's default",
+    )
+    parser.add_argument(
+        "--keep-others",
+        action="store_true",
+        help="copy the networks of the player counts not trained from the file --out names",
     )
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
@@ -273,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pool: tuple[str, ...] = (
                     ("heuristic",) if gen == 0 else ("explore", "heuristic", "explore")
                 )
+                look = LOOKAHEAD if args.lookahead and players > 2 else ""
+                pool = tuple(spec if spec == "heuristic" else spec + look for spec in pool)
                 x, w, m, _ = run_games(players, pool, current, seeds, args.workers)
                 data = [*data[-(WINDOW - 1) :], (x, w, m)]
                 arrays, curve = train(
@@ -287,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 save(Path(current), nets)
                 evals = max(2, round(EVAL_GAMES[players] * min(1.0, args.scale * 10)))
                 eval_seeds = [_seed(args.seed, players, "eval", i) % 2**63 for i in range(evals)]
-                pool = ("learned", *("heuristic",) * (players - 1))
+                pool = (f"learned{look}", *("heuristic",) * (players - 1))
                 _, _, _, rate = run_games(players, pool, current, eval_seeds, args.workers, False)
                 rows = sum(len(d[0]) for d in data)  # in the window
                 print(
@@ -306,6 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lambda line: print(f"{line}; {time.perf_counter() - start:.0f} s", flush=True),
             )
             nets["d2"] = arrays
+    if args.keep_others:
+        nets = {**kept(parser, args.out, nets), **nets}
     save(args.out, nets)
     print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
     return 0
