@@ -240,10 +240,9 @@ def save(path: Path, nets: dict[int | str, dict[str, Any]]) -> None:
     np.savez_compressed(path, **flat)
 
 
-def kept(
-    parser: argparse.ArgumentParser, path: Path, trained: dict[int | str, Any]
-) -> dict[int | str, dict[str, Any]]:
-    """--keep-others: the networks in `path` (as `save` writes them) not in `trained`."""
+def kept(parser: argparse.ArgumentParser, path: Path) -> dict[int | str, dict[str, Any]]:
+    """--keep-others: the networks in `path` (as `save` writes them), read before training (a
+    file that cannot be read ends the command at once, exit 2)."""
     try:
         with np.load(path) as data:
             flat = {name: data[name] for name in data.files}
@@ -252,9 +251,7 @@ def kept(
     out: dict[int | str, dict[str, Any]] = {}
     for name, array in flat.items():
         prefix, key = name.split("_", 1)
-        net: int | str = int(prefix[1:]) if prefix[0] == "p" else prefix
-        if net not in trained:
-            out.setdefault(net, {})[key] = array
+        out.setdefault(int(prefix[1:]) if prefix[0] == "p" else prefix, {})[key] = array
     return out
 
 
@@ -282,6 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
+    if args.keep_others and args.duel_only:
+        parser.error("--keep-others is for the afterstate networks, not --duel-only")
+    others = kept(parser, args.out) if args.keep_others else {}
     start = time.perf_counter()
     if args.duel_only:
         out = DUEL_WEIGHTS if args.out == WEIGHTS else args.out
@@ -344,9 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lambda line: print(f"{line}; {time.perf_counter() - start:.0f} s", flush=True),
             )
             nets["d2"] = arrays
-    if args.keep_others:
-        nets = {**kept(parser, args.out, nets), **nets}
-    save(args.out, nets)
+    save(args.out, {**others, **nets})
     print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
     return 0
 

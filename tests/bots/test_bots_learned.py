@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,30 @@ def test_the_duel_only_training_repeats_and_its_network_plays(tmp_path: Path) ->
     bot = LearnedStrategy(weights=str(merged))
     assert bot._duel is not None
     assert play(GameOptions(2), [bot, LearnedStrategy(duel=0)], 1).is_terminal()
+
+
+@needs_torch
+def test_lookahead_training_of_one_count_keeps_the_other_networks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --lookahead --keep-others retrains one player count's network, its training games played
+    # by the look-ahead, into a copy of the shipped file: the other networks stay as they were.
+    train_learned = _script("train_learned")
+    bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS))
+    assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
+    out = tmp_path / "weights.npz"
+    shutil.copy(WEIGHTS, out)
+    args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
+    tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
+    assert train_learned.main([*args, *tiny, "--out", str(out)]) == 0
+    with np.load(out) as new, np.load(WEIGHTS) as shipped:
+        assert new.files == shipped.files
+        for key in shipped.files:
+            same = np.array_equal(new[key], shipped[key])
+            assert same == (not key.startswith("p4_")), key
+    bots = [LearnedStrategy(weights=str(out)) for _ in range(4)]
+    assert play(GameOptions(4), bots, 1).is_terminal()
+    with pytest.raises(SystemExit) as exited:
+        train_learned.main([*args, *tiny, "--out", str(tmp_path / "missing.npz")])
+    assert exited.value.code == 2
+    assert "--keep-others cannot read" in capsys.readouterr().err.strip().splitlines()[-1]
