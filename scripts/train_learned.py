@@ -250,7 +250,9 @@ def kept(parser: argparse.ArgumentParser, path: Path) -> dict[int | str, dict[st
         parser.exit(2, f"{parser.prog}: --keep-others cannot read {str(path)!r}: {exc}\n")
     out: dict[int | str, dict[str, Any]] = {}
     for name, array in flat.items():
-        prefix, key = name.split("_", 1)
+        prefix, _, key = name.partition("_")
+        if not key or not (prefix == "d2" or prefix in {f"p{p}" for p in range(2, 6)}):
+            parser.exit(2, f"{parser.prog}: --keep-others: {str(path)!r} is not a weights file\n")
         out.setdefault(int(prefix[1:]) if prefix[0] == "p" else prefix, {})[key] = array
     return out
 

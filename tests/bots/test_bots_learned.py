@@ -228,7 +228,9 @@ def test_lookahead_training_of_one_count_keeps_the_other_networks(
             assert same == (not key.startswith("p4_")), key
     bots = [LearnedStrategy(weights=str(out)) for _ in range(4)]
     assert play(GameOptions(4), bots, 1).is_terminal()
-    with pytest.raises(SystemExit) as exited:
-        train_learned.main([*args, *tiny, "--out", str(tmp_path / "missing.npz")])
-    assert exited.value.code == 2
-    assert "--keep-others cannot read" in capsys.readouterr().err.strip().splitlines()[-1]
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    for name, error in (("missing", "cannot read"), ("other", "is not a weights file")):
+        with pytest.raises(SystemExit) as exited:
+            train_learned.main([*args, *tiny, "--out", str(tmp_path / f"{name}.npz")])
+        assert exited.value.code == 2
+        assert error in capsys.readouterr().err.strip().splitlines()[-1]
