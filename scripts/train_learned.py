@@ -3,6 +3,7 @@ bots/games/sushi_go/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                   [--workers 2] [--epochs 6] [--generations N]
+    nice scripts/train_learned.py --seed 1 --players 4 --lookahead --keep-others --scale 2
     nice scripts/train_learned.py --seed 1 --duel-only --scale 0.5    # learned_duel.npz
 
 Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
@@ -10,7 +11,9 @@ itself and records, for every seat and turn, the afterstate of the action played
 of `bots._learned.GoFeatures`) with the game's outcome: the seat's share of the win and its final
 margin over the others. A network learns to predict both. Each later generation plays the newest
 network (with a little exploration) against `heuristic` and against itself, and trains a new
-network from the games of the last `WINDOW` generations. After each
+network from the games of the last `WINDOW` generations. The shipped 4-player network comes from
+the second command, run on the first one's file: its games played by the look-ahead the bot plays
+with 3-5 players (`--lookahead`), the other networks kept (`--keep-others`). After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
