@@ -216,13 +216,15 @@ def test_lookahead_training_of_one_count_keeps_the_other_networks(
     train_learned = _script("train_learned")
     bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS))
     assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
-    out = tmp_path / "weights.npz"
-    shutil.copy(WEIGHTS, out)
+    out, again = tmp_path / "weights.npz", tmp_path / "again.npz"
     args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
     tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
-    assert train_learned.main([*args, *tiny, "--out", str(out)]) == 0
-    with np.load(out) as new, np.load(WEIGHTS) as shipped:
-        assert new.files == shipped.files
+    for path in (out, again):
+        shutil.copy(WEIGHTS, path)
+        assert train_learned.main([*args, *tiny, "--out", str(path)]) == 0
+    with np.load(out) as new, np.load(again) as repeated, np.load(WEIGHTS) as shipped:
+        assert new.files == shipped.files == repeated.files
+        assert all(np.array_equal(new[key], repeated[key]) for key in new.files)  # one seed
         for key in shipped.files:
             same = np.array_equal(new[key], shipped[key])
             assert same == (not key.startswith("p4_")), key
