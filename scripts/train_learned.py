@@ -3,6 +3,7 @@ bots/games/sushi_go/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                   [--workers 2] [--epochs 6] [--generations N]
+    nice scripts/train_learned.py --seed 1 --players 4 --lookahead --keep-others --scale 2
     nice scripts/train_learned.py --seed 1 --duel-only --scale 0.5    # learned_duel.npz
 
 Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
@@ -10,7 +11,9 @@ itself and records, for every seat and turn, the afterstate of the action played
 of `bots._learned.GoFeatures`) with the game's outcome: the seat's share of the win and its final
 margin over the others. A network learns to predict both. Each later generation plays the newest
 network (with a little exploration) against `heuristic` and against itself, and trains a new
-network from the games of the last `WINDOW` generations. After each
+network from the games of the last `WINDOW` generations. The shipped 4-player network comes from
+the second command, run on the first one's file: its games played by the look-ahead the bot plays
+with 3-5 players (`--lookahead`), the other networks kept (`--keep-others`). After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The
@@ -36,11 +39,13 @@ from _nets import export, mlp, train_epoch
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import (
+    DEALS,
     DUEL_WEIGHTS,
     MARGIN_SCALE,
     MARGIN_WEIGHT,
     WEIGHTS,
     GoFeatures,
+    LearnedStrategy,
 )
 from sushigo.engine import Game, GameOptions
 
@@ -53,6 +58,8 @@ EXPLORE = 0.03
 """The learned seats' chance of a random legal action in the training games."""
 HIDDEN = 128
 EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
+LOOKAHEAD = "+lookahead"
+"""With --lookahead, the suffix of a lineup's learned specs: they play `learned@deals=DEALS`."""
 
 
 def _seed(*parts: object) -> int:
@@ -109,6 +116,10 @@ class OnePly:
 def _make(spec: str, weights: str, players: int) -> Any:
     if spec == "heuristic":
         return HeuristicStrategy()
+    if spec.endswith(LOOKAHEAD):  # --lookahead: the look-ahead of 3-5 players, set explicitly
+        spec = spec.removesuffix(LOOKAHEAD)
+        explore = EXPLORE if spec == "explore" else 0.0
+        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS)
     return OnePly(weights, players, EXPLORE if spec == "explore" else 0.0)
 
 
@@ -276,6 +287,23 @@ def save(path: Path, nets: dict[int | str, dict[str, Any]]) -> None:
     np.savez_compressed(path, **flat)
 
 
+def kept(parser: argparse.ArgumentParser, path: Path) -> dict[int | str, dict[str, Any]]:
+    """--keep-others: the networks in `path` (as `save` writes them), read before training (a
+    file that cannot be read ends the command at once, exit 2)."""
+    try:
+        with np.load(path) as data:
+            flat = {name: data[name] for name in data.files}
+    except (OSError, ValueError) as exc:
+        parser.exit(2, f"{parser.prog}: --keep-others cannot read {str(path)!r}: {exc}\n")
+    out: dict[int | str, dict[str, Any]] = {}
+    for name, array in flat.items():
+        prefix, _, key = name.partition("_")
+        if not key or not (prefix == "d2" or prefix in {f"p{p}" for p in range(2, 6)}):
+            parser.exit(2, f"{parser.prog}: --keep-others: {str(path)!r} is not a weights file\n")
+        out.setdefault(int(prefix[1:]) if prefix[0] == "p" else prefix, {})[key] = array
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__ or "", WEIGHTS, 6)
     parser.add_argument(
@@ -287,8 +315,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"train only the duel network, on games of the shipped networks; --out defaults "
         f"to {DUEL_WEIGHTS.name}",
     )
+    parser.add_argument(
+        "--lookahead",
+        action="store_true",
+        help=f"3-5 players: the learned seats of the training games play the look-ahead "
+        f"(learned@deals={DEALS}), not the strategy's default",
+    )
+    parser.add_argument(
+        "--keep-others",
+        action="store_true",
+        help="copy the networks of the player counts not trained from the file --out names",
+    )
     args = parser.parse_args(argv)
     counts, torch = setup(parser, args)
+    if args.keep_others and args.duel_only:
+        parser.error("--keep-others is for the afterstate networks, not --duel-only")
+    others = kept(parser, args.out) if args.keep_others else {}
     start = time.perf_counter()
     if args.duel_only:
         out = DUEL_WEIGHTS if args.out == WEIGHTS else args.out
@@ -316,6 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pool: tuple[str, ...] = (
                     ("heuristic",) if gen == 0 else ("explore", "heuristic", "explore")
                 )
+                look = LOOKAHEAD if args.lookahead and players > 2 else ""
+                pool = tuple(spec if spec == "heuristic" else spec + look for spec in pool)
                 x, w, m, _ = run_games(players, pool, current, seeds, args.workers)
                 data = [*data[-(WINDOW - 1) :], (x, w, m)]
                 arrays, curve = train(
@@ -330,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 save(Path(current), nets)
                 evals = max(2, round(EVAL_GAMES[players] * min(1.0, args.scale * 10)))
                 eval_seeds = [_seed(args.seed, players, "eval", i) % 2**63 for i in range(evals)]
-                pool = ("learned", *("heuristic",) * (players - 1))
+                pool = (f"learned{look}", *("heuristic",) * (players - 1))
                 _, _, _, rate = run_games(players, pool, current, eval_seeds, args.workers, False)
                 rows = sum(len(d[0]) for d in data)  # in the window
                 print(
@@ -349,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lambda line: print(f"{line}; {time.perf_counter() - start:.0f} s", flush=True),
             )
             nets["d2"] = arrays
-    save(args.out, nets)
+    save(args.out, {**others, **nets})
     print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -231,3 +232,34 @@ def test_the_training_games_play_one_ply_whatever_the_bot_searches(players: int)
                 actions.append(action)
             game.apply(actions)
         assert all(agreed) if one_ply else not all(agreed)
+
+
+@needs_torch
+def test_lookahead_training_of_one_count_keeps_the_other_networks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --lookahead --keep-others retrains one player count's network, its training games played
+    # by the look-ahead, into a copy of the shipped file: the other networks stay as they were.
+    train_learned = _script("train_learned")
+    bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS), 4)
+    assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
+    out, again = tmp_path / "weights.npz", tmp_path / "again.npz"
+    args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
+    tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
+    for path in (out, again):
+        shutil.copy(WEIGHTS, path)
+        assert train_learned.main([*args, *tiny, "--out", str(path)]) == 0
+    with np.load(out) as new, np.load(again) as repeated, np.load(WEIGHTS) as shipped:
+        assert new.files == shipped.files == repeated.files
+        assert all(np.array_equal(new[key], repeated[key]) for key in new.files)  # one seed
+        for key in shipped.files:
+            same = np.array_equal(new[key], shipped[key])
+            assert same == (not key.startswith("p4_")), key
+    bots = [LearnedStrategy(weights=str(out)) for _ in range(4)]
+    assert play(GameOptions(4), bots, 1).is_terminal()
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    for name, error in (("missing", "cannot read"), ("other", "is not a weights file")):
+        with pytest.raises(SystemExit) as exited:
+            train_learned.main([*args, *tiny, "--out", str(tmp_path / f"{name}.npz")])
+        assert exited.value.code == 2
+        assert error in capsys.readouterr().err.strip().splitlines()[-1]
