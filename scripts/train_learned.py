@@ -116,11 +116,11 @@ class OnePly:
 def _make(spec: str, weights: str, players: int) -> Any:
     if spec == "heuristic":
         return HeuristicStrategy()
-    if spec.endswith(LOOKAHEAD):  # --lookahead: the look-ahead of 3-5 players, set explicitly
-        spec = spec.removesuffix(LOOKAHEAD)
-        explore = EXPLORE if spec == "explore" else 0.0
+    base = spec.removesuffix(LOOKAHEAD)
+    explore = EXPLORE if base == "explore" else 0.0
+    if base != spec:  # --lookahead: the look-ahead of 3-5 players, set explicitly
         return LearnedStrategy(weights=weights, explore=explore, deals=DEALS)
-    return OnePly(weights, players, EXPLORE if spec == "explore" else 0.0)
+    return OnePly(weights, players, explore)
 
 
 def play(
@@ -319,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--lookahead",
         action="store_true",
         help=f"3-5 players: the learned seats of the training games play the look-ahead "
-        f"(learned@deals={DEALS}), not the strategy's default",
+        f"(learned@deals={DEALS}), not one ply",
     )
     parser.add_argument(
         "--keep-others",
