@@ -54,7 +54,9 @@ async def test_entrants_waiting_on_the_node_that_takes_their_tournament_over_sta
         names = ["host", "e0", "e1", "e2"]
         for name in names:
             identity = load_or_create_key(tmp_path / f"{name}.pem")
-            clients.append(await eventually(lambda n=name, k=identity: knowing(a.port, n, 2, key=k)))
+            clients.append(
+                await eventually(lambda n=name, k=identity: knowing(a.port, n, 2, key=k))
+            )
         host, entrants = clients[0], clients[1:]
         await host.create_tournament(SETTINGS)
         for e in entrants:
