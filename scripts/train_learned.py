@@ -13,7 +13,9 @@ margin over the others. A network learns to predict both. Each later generation 
 network (with a little exploration) against `heuristic` and against itself, and trains a new
 network from the games of the last `WINDOW` generations. The shipped 4-player network comes from
 the second command, run on the first one's file: its games played by the look-ahead the bot plays
-with 3-5 players (`--lookahead`), the other networks kept (`--keep-others`). After each
+with 3-5 players (`--lookahead`), the other networks kept (`--keep-others`). The third plays the
+installed 2-player network and values what lies past a round by `PAST_ROUND`, so it comes after
+scripts/fit_endgame.py has been run on that network and its figures copied in. After each
 generation the network plays `heuristic` in a short match (seats rotated), printed as the learning
 curve. Every game's deal and every random choice derive from --seed, and torch runs on one thread
 with a fixed seed, so a seed gives the same weights on the same machine. docs/BOTS.md ("The

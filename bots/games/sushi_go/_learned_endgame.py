@@ -60,8 +60,8 @@ MARGIN_SCALE = 20.0
 MARGIN_WEIGHT = 0.5
 
 PAST_ROUND = {
-    1: ((0.3368, 0.6891, 0.357), (1.1465, 2.2761, 1.1893)),
-    2: ((0.4347, 0.7508, 0.8056), (1.0375, 1.6357, 2.0668)),
+    1: ((0.3242, 0.6702, 0.2454), (1.0582, 2.0288, 0.8824)),
+    2: ((0.5091, 0.7237, 1.2882), (1.0456, 1.4204, 2.2644)),
 }
 """Per round: the win's logit and the final margin as linear functions of (points lead, pudding
 lead clipped to 3, the pudding lead's sign) when the round is scored (`scripts/fit_endgame.py`)."""
