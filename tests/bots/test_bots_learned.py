@@ -57,6 +57,22 @@ def test_a_number_constant_in_training_is_ignored_in_play() -> None:
     assert np.allclose(net(seen), hidden @ w1 + b1, atol=1e-5)  # as trained
 
 
+def test_with_four_players_it_values_the_chance_to_win_alone() -> None:
+    # The margin's half counts with 2, 3 and 5 players; with 4 only the chance to win does, and
+    # `@margin=` sets the weight for every player count.
+    for players in (2, 3, 4, 5):
+        game = Game(GameOptions(players), bytes(8))
+        obs, legal = game.observation(0), game.legal_actions(0)
+        shipped = LearnedStrategy().values(obs, legal)
+        win = LearnedStrategy(margin=0).values(obs, legal)
+        half = get_strategy("learned@margin=0.5", game="sushi-go")
+        assert isinstance(half, LearnedStrategy)
+        with_margin = half.values(obs, legal)
+        assert ((win > 0) & (win < 1)).all()  # a chance
+        assert not np.allclose(win, with_margin)
+        assert np.array_equal(shipped, win if players == 4 else with_margin)
+
+
 def test_soy_sauce_games_play_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
     # Game 132 of this run once stopped: the learned seat's values were all near 34 and, compared
     # in float32, none was within 1e-6 of their maximum.
@@ -243,6 +259,7 @@ def test_lookahead_training_of_one_count_keeps_the_other_networks(
     train_learned = _script("train_learned")
     bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS), 4)
     assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
+    assert bot._margin == train_learned.MARGIN_WEIGHT > 0  # as the shipped network was trained
     out, again = tmp_path / "weights.npz", tmp_path / "again.npz"
     args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
     tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
