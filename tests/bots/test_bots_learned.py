@@ -73,6 +73,19 @@ def test_with_four_players_it_values_the_chance_to_win_alone() -> None:
         assert np.array_equal(shipped, win if players == 4 else with_margin)
 
 
+def test_the_benchmark_times_the_strategy_it_is_given() -> None:
+    script = str(ROOT / "scripts" / "bench_learned.py")
+    run = [sys.executable, script, "--games", "1", "--strategy"]
+    done = subprocess.run([*run, "learned@margin=0.5"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(",")[0] for line in lines[::2]] == [
+        f"sushi-go {p} players" for p in range(2, 6)
+    ]
+    bad = subprocess.run([*run, "learned@margins=1"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "margins" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_soy_sauce_games_play_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
     # Game 132 of this run once stopped: the learned seat's values were all near 34 and, compared
     # in float32, none was within 1e-6 of their maximum.
