@@ -73,12 +73,6 @@ counts beside the chance to win when actions are compared: it separates actions 
 chances are alike (early in a game, or a game already decided)."""
 MARGIN_SCALE = 20.0
 
-MARGIN_WEIGHTS = {4: 0.0}
-"""Player counts whose margin counts otherwise than `MARGIN_WEIGHT` (``@margin=`` sets every
-count's). With four players the chance to win alone plays best: a win there means beating the
-leader, not the others' mean, and against three `ismcts` it wins clearly more often than with
-the margin's half (docs/BENCHMARKS.md). Training games keep `MARGIN_WEIGHT`."""
-
 SAMPLES = 2
 """Hands dealt to the opponent at random on a round's first turn with two players (its hand is
 then unknown), each searched as a known hand
@@ -344,8 +338,7 @@ class LearnedStrategy:
 
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play;
-    `margin` how much the predicted margin counts (default: `MARGIN_WEIGHTS`, else
-    `MARGIN_WEIGHT`).
+    `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`).
     """
 
     name = "learned"
@@ -362,7 +355,7 @@ class LearnedStrategy:
         rows: int = MAX_ROWS,
         leaves: int = MOVE_LEAVES,
         deals: int = DEALS,
-        margin: float | None = None,
+        margin: float = MARGIN_WEIGHT,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -379,7 +372,7 @@ class LearnedStrategy:
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
-        self._margin = None if margin is None else float(margin)
+        self._margin = float(margin)
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -400,10 +393,7 @@ class LearnedStrategy:
         np = self._np
         out = self._net(players)(self._features.with_points(raw, players))
         win = 0.5 + 0.5 * np.tanh(0.5 * out[:, 0])  # the logistic function, without overflow
-        weight = self._margin
-        if weight is None:
-            weight = MARGIN_WEIGHTS.get(players, MARGIN_WEIGHT)
-        return win + weight * out[:, 1]  # type: ignore[no-any-return]
+        return win + self._margin * out[:, 1]  # type: ignore[no-any-return]
 
     def values(self, observation: Observation, legal: Sequence[Action]) -> Matrix:
         """The value of each of `legal` (chance to win plus the margin's share)."""

@@ -118,9 +118,8 @@ def _make(spec: str, weights: str, players: int) -> Any:
         return HeuristicStrategy()
     base = spec.removesuffix(LOOKAHEAD)
     explore = EXPLORE if base == "explore" else 0.0
-    if base != spec:  # --lookahead: the look-ahead of 3-5 players, its deals and margin set
-        # explicitly (the shipped 4-player network was trained with the margin's half)
-        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS, margin=MARGIN_WEIGHT)
+    if base != spec:  # --lookahead: the look-ahead of 3-5 players, set explicitly
+        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS)
     return OnePly(weights, players, explore)
 
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sushigo.bots import StrategyError, get_strategy
-from sushigo.bots._learned import WEIGHTS, LearnedStrategy, Mlp, load_nets
+from sushigo.bots._learned import MARGIN_WEIGHT, WEIGHTS, LearnedStrategy, Mlp, load_nets
 from sushigo.bots.games.sushi_roll._learned import WEIGHTS as ROLL_WEIGHTS
 from sushigo.client.arena import main as arena_main
 from sushigo.engine import Game, GameOptions
@@ -57,20 +57,18 @@ def test_a_number_constant_in_training_is_ignored_in_play() -> None:
     assert np.allclose(net(seen), hidden @ w1 + b1, atol=1e-5)  # as trained
 
 
-def test_with_four_players_it_values_the_chance_to_win_alone() -> None:
-    # The margin's half counts with 2, 3 and 5 players; with 4 only the chance to win does, and
-    # `@margin=` sets the weight for every player count.
-    for players in (2, 3, 4, 5):
+def test_margin_sets_how_much_the_predicted_margin_counts() -> None:
+    # By default the margin's half counts beside the chance to win; `@margin=0` leaves the chance.
+    for players in (2, 4):
         game = Game(GameOptions(players), bytes(8))
         obs, legal = game.observation(0), game.legal_actions(0)
         shipped = LearnedStrategy().values(obs, legal)
-        win = LearnedStrategy(margin=0).values(obs, legal)
-        half = get_strategy("learned@margin=0.5", game="sushi-go")
-        assert isinstance(half, LearnedStrategy)
-        with_margin = half.values(obs, legal)
-        assert ((win > 0) & (win < 1)).all()  # a chance
-        assert not np.allclose(win, with_margin)
-        assert np.array_equal(shipped, win if players == 4 else with_margin)
+        win = get_strategy("learned@margin=0", game="sushi-go")
+        assert isinstance(win, LearnedStrategy)
+        chance = win.values(obs, legal)
+        assert ((chance > 0) & (chance < 1)).all()
+        assert not np.allclose(chance, shipped)
+        assert np.array_equal(LearnedStrategy(margin=MARGIN_WEIGHT).values(obs, legal), shipped)
 
 
 def test_the_benchmark_times_the_strategy_it_is_given() -> None:
@@ -272,7 +270,6 @@ def test_lookahead_training_of_one_count_keeps_the_other_networks(
     train_learned = _script("train_learned")
     bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS), 4)
     assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
-    assert bot._margin == train_learned.MARGIN_WEIGHT > 0  # as the shipped network was trained
     out, again = tmp_path / "weights.npz", tmp_path / "again.npz"
     args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
     tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
