@@ -61,13 +61,20 @@ class Adoption(Connected):
             self._dropped[table_id] = mark
 
     def _held_back(self) -> list[str]:
-        """The dropped tables whose writes are not all durable yet (`dropped`)."""
+        """The dropped tables whose writes are not all durable yet (`dropped`), and the tables
+        whose game ended (or that closed) here while that write is not durable yet: their lease
+        still names this node and their state is still saved, so they would look like tables
+        handed here, and be restored and played again from a step before their end: a game
+        nobody is at any more, its players' tokens leading there."""
         storage = self.storage
-        if not self._dropped or storage is None:
+        if storage is None:
             return []
+        retiring = storage.retiring_tables()
+        if not self._dropped:
+            return retiring
         durable = -1 if storage.failing else storage.durable
         self._dropped = {t: mark for t, mark in self._dropped.items() if mark > durable}
-        return list(self._dropped)
+        return [*self._dropped, *retiring]
 
     def _handed(self, *_: object) -> None:
         if self.on_handoff is not None:

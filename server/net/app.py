@@ -330,6 +330,12 @@ class Server:
             # fail as they may, and nobody waits for their answers.)
             (log.info if self.stopping else log.error)("a question to the cluster failed: %r", exc)
             return
+        if self.stopping:
+            # Its tables are saved and handed over (`stop`): an answer now would have the hub
+            # act as if it went on, e.g. play a placed game here after all, at a table no node
+            # will ever hold, its seats waiting for people sent elsewhere.
+            log.info("%s: answered as the node stops, dropped", ask.what)
+            return
         self._answers.append((ask, result))
         if self._answering is None:
             self._answering = self.loop.create_task(self._hand_answers())
@@ -342,9 +348,9 @@ class Server:
         or more."""
         answers = self._answers
         try:
-            while answers:
+            while answers and not self.stopping:
                 began = _perf_counter()
-                while answers and _perf_counter() - began < ADOPT_SECONDS:
+                while answers and not self.stopping and _perf_counter() - began < ADOPT_SECONDS:
                     ask, result = answers.popleft()
                     try:
                         self.hub.ask_done(ask, result, self.now())

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from nodes import cluster_key, query
 
 from sushigo.server.cluster.node import Cluster
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
+from sushigo.server.storage.contract import PlayerResult
 from sushigo.server.storage.postgres.storage import PgStorage
 
 
@@ -67,6 +69,24 @@ async def test_a_table_opened_as_its_node_renews_keeps_its_lease(
         await cluster.close()
 
 
+@asynccontextmanager
+async def writing_node(url: str, folder: Path) -> AsyncIterator[tuple[Cluster, PgStorage]]:
+    """Node a of the cluster on `url` (joined, with a lease of 30 s), and its own storage, whose
+    writes it holds until flushed (write-behind, as a node's); both closed at the end."""
+    storage = PgStorage(url, write_behind=True)  # the schema, and the node's own writes
+    key = public_key_bytes(load_or_create_server_key(cluster_key(folder)))
+    cluster = Cluster(
+        url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
+    )
+    cluster.storage = storage
+    await cluster.join()
+    try:
+        yield cluster, storage
+    finally:
+        await cluster.close()
+        storage.close()
+
+
 async def test_a_table_dropped_at_a_lapse_keeps_its_lease_while_its_writes_land(
     pg_url: str, tmp_path: Path
 ) -> None:
@@ -75,14 +95,7 @@ async def test_a_table_dropped_at_a_lapse_keeps_its_lease_while_its_writes_land(
     still to land: its first renewal once the database is back leaves that lease be. (It deleted
     it, as the lease of a table given up before its game began; the writes that followed were
     fenced out for want of it, and the game was lost.)"""
-    storage = PgStorage(pg_url, write_behind=True)  # the schema, and the node's own writes
-    key = public_key_bytes(load_or_create_server_key(cluster_key(tmp_path)))
-    cluster = Cluster(
-        pg_url, node="a", address="127.0.0.1:1", server_key=key, protocol="2.4", lease=30
-    )
-    cluster.storage = storage
-    await cluster.join()
-    try:
+    async with writing_node(pg_url, tmp_path) as (cluster, storage):
         await query(pg_url, "INSERT INTO table_leases VALUES ('t', 'a', now() + interval '10 s')")
         storage.delete_token(bytes(32))  # a write of the node's still held
         cluster.dropped(["t"], storage.mark)
@@ -93,9 +106,35 @@ async def test_a_table_dropped_at_a_lapse_keeps_its_lease_while_its_writes_land(
         storage.flush(wait=True)
         assert await cluster.renew([]) == []
         assert not await query(pg_url, "SELECT 1 FROM table_leases")
-    finally:
-        await cluster.close()
-        storage.close()
+
+
+async def test_a_table_whose_game_ended_is_not_taken_up_again_while_its_end_lands(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A table of the node's whose game has just ended, its record (which retires the table's
+    saved state) held and not yet committed, is not taken up again by the node's renewal. (It
+    was: its lease still named the node and its state was still saved, as for a table handed
+    to it, so the node restored it and played its last turn again, waiting for players gone on
+    to their next game; after that node died, a tournament's entrant resuming by its token was
+    sent to that table, not to its own game, which waited its turn timer out.)"""
+    async with writing_node(pg_url, tmp_path) as (cluster, storage):
+        for table_id in ("ended", "closed"):
+            storage.save_table(table_id, b"state", [b"turn"])
+            sql = f"INSERT INTO table_leases VALUES ('{table_id}', 'a', now() + interval '10 s')"
+            await query(pg_url, sql)
+        storage.flush(wait=True)
+        players = [PlayerResult(None, "x", 0, 40, 1), PlayerResult(None, "y", 1, 30, 2)]
+        storage.finish_game("ended", "g", "sushi-go", b"rec", b"sig", players, finished_ms=1)
+        storage.delete_table("closed")  # (a table closed by the lobby retires it alike)
+        assert await cluster.adopt([]) == []
+        storage.flush(wait=True)
+        assert await cluster.adopt([]) == []
+        assert not await query(pg_url, "SELECT 1 FROM tables_in_progress")
+        # A table handed to the node is taken up as ever.
+        storage.save_table("handed", b"state", [b"turn"])
+        storage.flush(wait=True)
+        await query(pg_url, "INSERT INTO table_leases VALUES ('handed', 'a', now())")
+        assert [t for t, _ in await cluster.adopt([])] == ["handed"]
 
 
 async def test_a_node_joining_again_forgets_what_its_last_run_published(

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodes import cluster_key, eventually, knowing, query, two_nodes
+from nodes import cluster_key, eventually, knowing, node, query
 from processes import assert_records_verify, start_tournament_bots, stop_bots, stored_records
 
 from sushigo import protocol
@@ -50,7 +50,8 @@ async def test_a_tournament_goes_on_when_its_node_goes(
     pg_url: str, tmp_path: Path, how: str
 ) -> None:
     key = cluster_key(tmp_path)
-    a, b = two_nodes(pg_url, tmp_path)
+    # Their lobbies logged (what pytest shows if the test fails: who went where, and when).
+    a, b = (node(pg_url, key, name, "--log-level", "info") for name in "ab")
     await asyncio.gather(a.start(), b.start())
     bots: list[asyncio.subprocess.Process] = []
     identity = load_or_create_key(tmp_path / "host.key")
@@ -103,6 +104,12 @@ async def test_a_tournament_goes_on_when_its_node_goes(
         await host.close()
         await stop_bots(bots)
         await asyncio.gather(a.stop(), b.stop())
+        for name, server in (("a", a), ("b", b)):
+            print(f"-- node {name}:\n{server.log.decode()}")
+        for i, bot in enumerate(bots):  # what was not read already (a failure's)
+            assert bot.stdout is not None
+            said = (await bot.stdout.read()).decode()
+            print(f"-- {'the watcher' if i == 0 else f'bot{i - 1}'}:\n{said}")
 
     assert final.games_done == GAMES and final.games_running == 0
     assert len(final.standings) == ENTRANTS

@@ -87,5 +87,5 @@ class PgModeration(PgPart, GameStore):
                 raise Skipped(f"game {game_id} is already stored")
 
         what = f"store aborted game {game_id!r}"
+        self._retire(table_id)
         self._write((self._unsure(what, store), None), what)
-        self._forget_table(table_id)

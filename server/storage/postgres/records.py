@@ -53,7 +53,7 @@ class PgPart(SharedReads):
     def _query(self, query: Callable[[Any], Awaitable[T]], what: str) -> T:
         raise NotImplementedError
 
-    def _forget_table(self, table_id: str) -> None:
+    def _retire(self, table_id: str) -> None:
         raise NotImplementedError
 
     def _fetch(self, what: str, sql: str, *args: Any) -> list[Any]:
@@ -109,7 +109,7 @@ class PgRecords(PgPart, GameStore):
         # Its tokens are forgotten first, whether or not the game is refused (a game id stored
         # already): held, the refusal comes later, at the commit, when they are long forgotten,
         # and a write then (a token rotated) would land on one storage and not the other.
-        self._forget_table(table_id)
+        self._retire(table_id)
         self._write((FINISHES, stored), f"store game {game_id!r}", touches=touches)
 
     def fill_record_keys(self, server_key: bytes, game_ids: Sequence[str]) -> None:

@@ -143,6 +143,9 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
         self._fenced: set[str] = set()
         """Tables whose writes a commit left out, another node holding them (`take_fenced`)."""
         self._dropped: set[str] = set()
+        self._retiring: dict[str, int] = {}
+        """Tables retired (a game stored, a table closed) by a write held or being committed,
+        each with that write's number in `mark`'s count (`retiring_tables`)."""
         self._conn: Any = None
         self._limited: Any = None
         """The connection whose idle transactions end, once fenced (`pg_fence.idle_limit`)."""
@@ -516,7 +519,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
 
     def delete_table(self, table_id: str) -> None:
         """Forget a table in progress, its turns and its tokens."""
-        self._forget_table(table_id)
+        self._retire(table_id)
         what = f"delete table {table_id!r}"
         self._write((DELETES, (table_id,)), what, touches=retiring(table_id))
 
@@ -567,6 +570,22 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
         with self._held_lock:
             fenced, self._fenced = self._fenced, set()
         return fenced
+
+    def retiring_tables(self) -> list[str]:
+        """The tables retired here whose retirement is not durable yet: their state is still in
+        the database, though no game goes on there any more. (A cluster's node takes none of
+        them up as a table of its own to restore: `Adoption`.)"""
+        with self._held_lock:
+            durable = self._durable
+            self._retiring = {t: n for t, n in self._retiring.items() if n > durable}
+            return list(self._retiring)
+
+    def _retire(self, table_id: str) -> None:
+        """Forget a table's tokens, for the write that retires the table, made next."""
+        self._forget_table(table_id)
+        if self.write_behind:  # (otherwise the write is durable once made)
+            with self._held_lock:
+                self._retiring[table_id] = self._mark + 1
 
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 
