@@ -337,7 +337,8 @@ class LearnedStrategy:
     plays the best (ties broken with `rng`), searching a turn ahead where it can (`search`).
 
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
-    `explore` is the chance of a uniformly random legal action instead, for self-play.
+    `explore` is the chance of a uniformly random legal action instead, for self-play;
+    `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`).
     """
 
     name = "learned"
@@ -354,6 +355,7 @@ class LearnedStrategy:
         rows: int = MAX_ROWS,
         leaves: int = MOVE_LEAVES,
         deals: int = DEALS,
+        margin: float = MARGIN_WEIGHT,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -370,6 +372,7 @@ class LearnedStrategy:
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
+        self._margin = float(margin)
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -390,7 +393,7 @@ class LearnedStrategy:
         np = self._np
         out = self._net(players)(self._features.with_points(raw, players))
         win = 0.5 + 0.5 * np.tanh(0.5 * out[:, 0])  # the logistic function, without overflow
-        return win + MARGIN_WEIGHT * out[:, 1]  # type: ignore[no-any-return]
+        return win + self._margin * out[:, 1]  # type: ignore[no-any-return]
 
     def values(self, observation: Observation, legal: Sequence[Action]) -> Matrix:
         """The value of each of `legal` (chance to win plus the margin's share)."""

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sushigo.bots import StrategyError, get_strategy
-from sushigo.bots._learned import WEIGHTS, LearnedStrategy, Mlp, load_nets
+from sushigo.bots._learned import MARGIN_WEIGHT, WEIGHTS, LearnedStrategy, Mlp, load_nets
 from sushigo.bots.games.sushi_roll._learned import WEIGHTS as ROLL_WEIGHTS
 from sushigo.client.arena import main as arena_main
 from sushigo.engine import Game, GameOptions
@@ -55,6 +55,33 @@ def test_a_number_constant_in_training_is_ignored_in_play() -> None:
     assert np.allclose(net(seen), net(np.array([[1.0, 4.0, 3.0]], np.float32)))
     hidden = np.maximum(((seen - mean) / std) @ w0 + b0, 0)
     assert np.allclose(net(seen), hidden @ w1 + b1, atol=1e-5)  # as trained
+
+
+def test_margin_sets_how_much_the_predicted_margin_counts() -> None:
+    # By default the margin's half counts beside the chance to win; `@margin=0` leaves the chance.
+    for players in (2, 4):
+        game = Game(GameOptions(players), bytes(8))
+        obs, legal = game.observation(0), game.legal_actions(0)
+        shipped = LearnedStrategy().values(obs, legal)
+        win = get_strategy("learned@margin=0", game="sushi-go")
+        assert isinstance(win, LearnedStrategy)
+        chance = win.values(obs, legal)
+        assert ((chance > 0) & (chance < 1)).all()
+        assert not np.allclose(chance, shipped)
+        assert np.array_equal(LearnedStrategy(margin=MARGIN_WEIGHT).values(obs, legal), shipped)
+
+
+def test_the_benchmark_times_the_strategy_it_is_given() -> None:
+    script = str(ROOT / "scripts" / "bench_learned.py")
+    run = [sys.executable, script, "--games", "1", "--strategy"]
+    done = subprocess.run([*run, "learned@margin=0.5"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(",")[0] for line in lines[::2]] == [
+        f"sushi-go {p} players" for p in range(2, 6)
+    ]
+    bad = subprocess.run([*run, "learned@margins=1"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "margins" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_soy_sauce_games_play_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
