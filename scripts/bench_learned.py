@@ -2,9 +2,10 @@
 
     scripts/bench_learned.py [--game sushi-go|sushi-roll] [--games 50] [--strategy learned]
 
-Every seat plays `--strategy` (a spec such as ``learned@deals=4``) and every call to `choose` is timed (the first game's included, so the
-weights' one load counts too), by the wall clock and by the process's CPU time: on a shared
-machine the wall clock also counts the moments the process waits for a core.
+Every seat plays `--strategy` (a spec such as ``learned@deals=4``) and every call to `choose` is
+timed (the first game's included, so the weights' one load counts too), by the wall clock and by
+the process's CPU time: on a shared machine the wall clock also counts the moments the process
+waits for a core.
 """
 
 from __future__ import annotations

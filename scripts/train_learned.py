@@ -101,13 +101,13 @@ class OnePly:
     def choose(self, obs: Any, legal: Sequence[Any], rng: random.Random) -> Any:
         """The action to play (see the class)."""
         x = self._features.rows(obs, legal)  # every observation, the forced ones too
+        if len(legal) == 1:
+            return legal[0]
         *hidden, (w, b) = self._layers
         for wh, bh in hidden:
             x = np.maximum(x @ wh + bh, 0.0)
         out = x @ w + b
         values = 1.0 / (1.0 + np.exp(-out[:, 0])) + MARGIN_WEIGHT * out[:, 1]
-        if len(legal) == 1:
-            return legal[0]
         if self._explore and rng.random() < self._explore:
             return legal[rng.randrange(len(legal))]
         top = float(values.max())

@@ -69,12 +69,10 @@ class Adoption(Connected):
         storage = self.storage
         if storage is None:
             return []
-        retiring = storage.retiring_tables()
-        if not self._dropped:
-            return retiring
-        durable = -1 if storage.failing else storage.durable
-        self._dropped = {t: mark for t, mark in self._dropped.items() if mark > durable}
-        return [*self._dropped, *retiring]
+        if self._dropped:
+            durable = -1 if storage.failing else storage.durable
+            self._dropped = {t: mark for t, mark in self._dropped.items() if mark > durable}
+        return [*self._dropped, *storage.retiring_tables()]
 
     def _handed(self, *_: object) -> None:
         if self.on_handoff is not None:

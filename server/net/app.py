@@ -348,9 +348,9 @@ class Server:
         or more."""
         answers = self._answers
         try:
-            while answers and not self.stopping:
+            while answers and not self.stopping:  # (`stop` begins only between passes)
                 began = _perf_counter()
-                while answers and not self.stopping and _perf_counter() - began < ADOPT_SECONDS:
+                while answers and _perf_counter() - began < ADOPT_SECONDS:
                     ask, result = answers.popleft()
                     try:
                         self.hub.ask_done(ask, result, self.now())

@@ -384,14 +384,14 @@ def _home(hub: SpreadHost, name: str, sessions: list[Session], tries: int = HOME
         return owner.address if owner is not None and owner.alive else None
 
     def then(address: str | None, now: float) -> None:
-        here = [s for s, _ in people if hub.sessions.get(s.token_hash) is s]
         if name in hub.desk.tournaments:
             # This node took the tournament over while we looked: they are home already. A
             # REDIRECT here would have each client leave its session for a new one, and the desk
             # may have seated that session at the tournament's next game meanwhile (`arrived`):
             # a seat nobody would play.
-            for session in here:
-                hub.desk.returned(name, session)
+            for session, _ in people:
+                if hub.sessions.get(session.token_hash) is session:
+                    hub.desk.returned(name, session)
             return
         if address is None:
             if tries <= 1:

@@ -137,6 +137,24 @@ async def test_a_table_whose_game_ended_is_not_taken_up_again_while_its_end_land
         assert [t for t, _ in await cluster.adopt([])] == ["handed"]
 
 
+def test_a_server_alone_keeps_no_table_whose_retirement_is_durable(pg_url: str) -> None:
+    """A server on PostgreSQL with no cluster (nobody asks for `retiring_tables`) holds only the
+    tables whose retirement is still to land, however many it has retired."""
+    storage = PgStorage(pg_url, write_behind=True)
+    try:
+        for n in range(20):
+            storage.save_table(f"t{n}", b"state", [b"turn"])
+            storage.delete_table(f"t{n}")
+            storage.flush(wait=True)
+        storage.delete_table("last")
+        assert list(storage._retiring) == ["last"]
+        assert storage.retiring_tables() == ["last"]
+        storage.flush(wait=True)
+        assert storage.retiring_tables() == []
+    finally:
+        storage.close()
+
+
 async def test_a_node_joining_again_forgets_what_its_last_run_published(
     pg_url: str, tmp_path: Path
 ) -> None:

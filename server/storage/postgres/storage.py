@@ -576,16 +576,22 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
         the database, though no game goes on there any more. (A cluster's node takes none of
         them up as a table of its own to restore: `Adoption`.)"""
         with self._held_lock:
-            durable = self._durable
-            self._retiring = {t: n for t, n in self._retiring.items() if n > durable}
-            return list(self._retiring)
+            return list(self._still_retiring())
 
     def _retire(self, table_id: str) -> None:
         """Forget a table's tokens, for the write that retires the table, made next."""
         self._forget_table(table_id)
         if self.write_behind:  # (otherwise the write is durable once made)
             with self._held_lock:
-                self._retiring[table_id] = self._mark + 1
+                self._still_retiring()[table_id] = self._mark + 1
+
+    def _still_retiring(self) -> dict[str, int]:
+        """`_retiring` without the tables whose retirement is durable now (under `_held_lock`).
+        Pruned at each retirement too: a server alone, with no cluster's node asking, would
+        otherwise keep every table it ever retired."""
+        durable = self._durable
+        self._retiring = {t: n for t, n in self._retiring.items() if n > durable}
+        return self._retiring
 
     # --- reconnect tokens (kept in memory: see the module docstring) ---------------------------
 
