@@ -55,6 +55,7 @@ from sushigo.client.command import exit_code
 from sushigo.client.identity import KeyFileError, load_or_create_key
 from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.link import ConnectError, ConnectionLost, Link, ServerError
+from sushigo.client.stopping import stoppable
 from sushigo.protocol.about import version_text
 from sushigo.protocol.identity import player_id_for_key
 from sushigo.protocol.versions import ADMIN_VERSION
@@ -281,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         key = load_or_create_key(args.key)
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
-        return asyncio.run(_run(args, host, port, key, known, request))
+        return asyncio.run(stoppable(PROG, _run(args, host, port, key, known, request)))
 
     return exit_code(PROG, run)
 

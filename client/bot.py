@@ -21,7 +21,6 @@ import contextlib
 import logging
 import random
 import secrets
-import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -52,6 +51,7 @@ from .args import PLAYERS_HELP, STRATEGIES_HELP, add_game, address, check_player
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .errors import NoAnswer
 from .identity import KeyFileError, load_or_create_key
+from .stopping import stoppable
 from .tournament import watch_again
 
 
@@ -461,37 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tournament is None and (wrong := check_players(args.game, args.players)) is not None:
         p.error(f"--players {args.players}: {wrong}")
     try:
-        return asyncio.run(_stoppable(run(args)))
+        return asyncio.run(stoppable("sushigo-bot", run(args)))
     except KeyboardInterrupt:
         return interrupted("sushigo-bot")
-
-
-async def _stoppable(job: Awaitable[int]) -> int:
-    """`job`'s exit code, or 0 once a SIGTERM (a supervisor, `kill`) stopped it as Ctrl-C does:
-    cancelled, so it leaves a quick match's queue and closes its connection (a game's seat is
-    held for a resume, and played by a server bot meanwhile), and one line ``sushigo-bot:
-    stopped`` (README, "Exit codes": a clean stop, as the server's and the client's)."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-    stopped = False
-
-    def stop() -> None:
-        nonlocal stopped
-        stopped = True
-        task.cancel()
-
-    loop.add_signal_handler(signal.SIGTERM, stop)
-    try:
-        return await job
-    except asyncio.CancelledError:
-        if not stopped:  # Ctrl-C's (`asyncio.run` raises KeyboardInterrupt for it)
-            raise
-        task.uncancel()
-        print("sushigo-bot: stopped", file=sys.stderr)
-        return 0
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
 
 
 if __name__ == "__main__":

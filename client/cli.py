@@ -42,6 +42,7 @@ from sushigo.client.connection import Client, ConnectError, ConnectionLost, Serv
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.known_hosts import KnownHosts
 from sushigo.client.replay import view_file
+from sushigo.client.stopping import stoppable
 from sushigo.client.tui import AppState, run_tui
 from sushigo.client.tui.lobby import leaderboard_lines
 from sushigo.client.tui.ops import seat_with_bots
@@ -212,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     def run() -> int:
         key = load_or_create_key(args.key) if args.key is not None else None
         known = KnownHosts(args.known_hosts) if args.known_hosts is not None else None
-        return asyncio.run(_run(args, host, port, key, known, settings))
+        # SIGTERM before the screen is up (connecting, the ladder): a clean stop too.
+        return asyncio.run(
+            stoppable("sushigo-client", _run(args, host, port, key, known, settings))
+        )
 
     return exit_code("sushigo-client", run)
 

@@ -30,6 +30,7 @@ from .address import AddressError, parse_address
 from .connection import Client, ConnectError, ConnectionLost, ServerError
 from .identity import KeyFileError, load_or_create_key
 from .known_hosts import KnownHosts, KnownHostsError
+from .stopping import stoppable
 
 __all__ = ["main"]
 
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.game is not None and args.out is None:
         p.error("fetching a game needs --out")
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(stoppable("sushigo-replay", _run(args)))
     except (AddressError, KeyFileError, KnownHostsError, ConnectError, OSError) as exc:
         print(f"sushigo-replay: error: {exc}", file=sys.stderr)
     except ServerError as exc:

@@ -36,6 +36,7 @@ from sushigo.protocol.about import interrupted, version_text
 from .args import PLAYERS_HELP, add_game, address, check_players, count
 from .connection import Client, ConnectError, ConnectionLost, ServerError, reconnect
 from .identity import KeyFileError, load_or_create_key
+from .stopping import stoppable
 
 
 def standings_rows(info: TournamentInfo) -> list[dict[str, object]]:
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "create" and not 0 <= args.turn_seconds <= 600:
         p.error("--turn-seconds must be 0-600")
     try:
-        return asyncio.run(run(args))
+        return asyncio.run(stoppable("sushigo-tournament", run(args)))
     except (ConnectError, ServerError, KeyFileError) as exc:
         print(f"sushigo-tournament: error: {exc}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -322,13 +323,24 @@ def _from_server(args: argparse.Namespace) -> int:
 
 def _call(command: list[str]) -> int:
     """Run one of the client's programs (``python -m MODULE ...``) and wait for it; its exit
-    code."""
+    code. A SIGTERM meanwhile is passed on to it (it stops cleanly and says so: README, "Exit
+    codes"), and its code is ours."""
     try:
-        return subprocess.run(command, check=False).returncode
-    except KeyboardInterrupt:
-        return INTERRUPTED  # (the program run said so: Ctrl-C reached it too)
+        child = subprocess.Popen(command)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # (the program run says so: Ctrl-C reaches it too)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        return INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 VIEWER = "sushigo.client.replay"
