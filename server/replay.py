@@ -329,7 +329,10 @@ def _call(command: list[str]) -> int:
         child = subprocess.Popen(command)
     except OSError as exc:
         raise ReplayError(f"cannot start {command[2]}: {exc.strerror or exc}") from None
-    before = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+    try:
+        before = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+    except ValueError:  # called outside the main thread: no signal is ours
+        before = None
     try:
         return child.wait()
     except KeyboardInterrupt:  # (the program run says so: Ctrl-C reaches it too)
@@ -340,7 +343,8 @@ def _call(command: list[str]) -> int:
             child.wait()
         return INTERRUPTED
     finally:
-        signal.signal(signal.SIGTERM, before)
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
 
 
 VIEWER = "sushigo.client.replay"
