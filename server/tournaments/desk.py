@@ -88,9 +88,9 @@ class Spreader(Protocol):
     def send_home(self, table: Table, name: str) -> None:
         """A game placed here by tournament `name`'s node is over: send its entrants home."""
 
-    def send_on(self, name: str, session: Session) -> None:
-        """An entrant came back to tournament `name`, which another node runs now: send it
-        there."""
+    def send_on(self, name: str, session: Session, entrant: bool) -> None:
+        """A player came back to tournament `name` (its `entrant`, or not), which another node
+        runs now: send it there."""
 
 
 class DeskHost(Protocol):
@@ -145,9 +145,11 @@ class TournamentDesk:
         record may not be stored yet, so the database would let this node claim it again)."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
-        self.let_go: dict[str, None] = {}
-        """Tournaments this node ran and another node runs now (`taken`): an entrant's ticket
-        to one is taken, and the entrant sent there."""
+        self.let_go: dict[str, set[str]] = {}
+        """Tournaments this node ran and another node runs now (`taken`), each with its entrants
+        not sent there yet (away, or at a table, as it was let go): an entrant's ticket to one
+        is taken, and the entrant sent there; so is such an entrant as it logs in or resumes
+        here at no table (`arrived`)."""
         self._held: set[str] = set()
         """Tournaments whose games were not seated while the node's lease was in doubt."""
         self.changed = False
@@ -311,17 +313,38 @@ class TournamentDesk:
                 del self.away[name, pid]
         self._dirty.add(name)
 
-    def returned(self, name: str, session: Session) -> None:
-        """An entrant of `name` logged in here with a ticket home (back from a game on another
-        node, or sent here to ask about it): the same entrant, on this session now."""
+    def returned(self, name: str, session: Session, entrant: bool = False) -> None:
+        """A player logged in here with a ticket home to `name` (an entrant back from a game on
+        another node, one sent on by a node that let the tournament go, or a player sent here to
+        ask about it): an entrant is the same entrant, on this session now. One whose ticket
+        says it is an `entrant` (of the node that issued it) and whom this node does not count
+        is entered now, if the tournament still takes entrants: that node took its entry while
+        away past its lease, and wrote it nowhere, this node having taken the tournament over
+        meanwhile. Anyone else watches the tournament."""
         if name in self.let_go and name not in self.tournaments:  # another node runs it now
-            self.hub.spread.send_on(name, session)
+            self.let_go[name].discard(session.player_id)
+            self.hub.spread.send_on(name, session, entrant)
             return
-        if (name, session.player_id) not in self.entrants:
+        t = self.tournaments.get(name)
+        pid = session.player_id
+        if t is None:
             return
-        self.entrants[name, session.player_id] = session
-        self.away.pop((name, session.player_id), None)
+        if pid not in t.entrants and entrant:
+            try:
+                t.register(pid, session.name)
+            except ValueError as exc:
+                log.warning("tournament %s: %s is not entered here: %s", name, pid, exc)
+            else:
+                log.warning(
+                    "tournament %s: %s entered, by the ticket of a node that let it go", name, pid
+                )
+                self.by_player.setdefault(pid, {})[name] = None
         self._watch(name, session)
+        if pid not in t.entrants:
+            session.send(TournamentUpdate(tournament=t.info()))
+            return
+        self.entrants[name, pid] = session
+        self.away.pop((name, pid), None)
         self._dirty.add(name)
 
     @property
@@ -448,7 +471,6 @@ class TournamentDesk:
         if t is None:
             return []
         log.warning("tournament %s is run by another node now: let go here", name)
-        self.let_go[name] = None
         for table_id in t.running:
             table = self.hub.tables.get(table_id)
             if table is not None and table.playing:
@@ -459,7 +481,9 @@ class TournamentDesk:
         self._dirty.discard(name)
         self._forget(name, t)
         self.changed = True
-        return [s for s in people if self._live(s) and s.table is None]
+        sent = [s for s in people if self._live(s) and s.table is None]
+        self.let_go[name] = set(t.entrants) - {s.player_id for s in sent}
+        return sent
 
     def renewed(self, now: float) -> None:
         """The node's lease was renewed (and the tournaments taken meanwhile let go): seat the
@@ -544,10 +568,15 @@ class TournamentDesk:
         """A session logged in or resumed: if it is an entrant (or the host) of a tournament here
         whose session is gone (a restart, its node's death, its connection's end), it is that
         entrant again, and watches the tournament."""
-        names = self.by_player.get(session.player_id)
+        pid = session.player_id
+        if session.table is None:
+            for name, left in self.let_go.items():
+                if pid in left:  # an entrant of a tournament let go, back: sent on there
+                    left.discard(pid)
+                    self.hub.spread.send_on(name, session, True)
+        names = self.by_player.get(pid)
         if not names:
             return
-        pid = session.player_id
         for name in names:
             t = self.tournaments.get(name)
             if t is None:

@@ -1,0 +1,93 @@
+"""An entry a node takes while its lease has lapsed, for a tournament another node took over
+meanwhile, on two real nodes (server/routing/spread.py, `let_go`; server/tournaments/desk.py,
+`returned`).
+
+Node a runs a tournament; one entrant is in. a's renewals are then held up (the test locks its
+node's row, as a database paused for longer than a lease does), so its lease ends and b takes
+the tournament over, with the one entrant that was stored. a, which cannot know that before its
+next renewal, takes a second entry and answers "entered": its write of the tournament is left
+out (the row names b now). Once a can renew again it lets the tournament go and sends its
+people to b, each with a ticket that says whether it is an entrant: b takes the second entrant
+in (the tournament is still registering), so the tournament fills and is played to its end.
+(Before, b took it for a mere visitor: the tournament never filled, and the entrant waited for
+games that would never come.)"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncpg
+from nodes import cluster_key, eventually, knowing, node, query
+from processes import assert_records_verify, stored_records
+from test_cluster_tournament_moved import play_until_finished
+
+from sushigo.client.connection import Client
+from sushigo.client.identity import load_or_create_key
+from sushigo.protocol import TournamentSettings
+
+NAME = "lapse cup"
+SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1, turn_seconds=60)
+
+
+async def _moved(client: Client, port: int) -> None:
+    """Read the client's events (the library follows an unasked REDIRECT as it reads) until it
+    is logged in at the node on `port`."""
+    while client.port != port:
+        await client.next_event(20)
+
+
+async def test_an_entry_taken_past_the_lease_counts_where_the_tournament_went(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = cluster_key(tmp_path)
+    a = node(pg_url, key, "a", "--log-level", "info")
+    b = node(pg_url, key, "b", "--log-level", "info")
+    await asyncio.gather(a.start(), b.start())
+    clients: list[Client] = []
+    holder = None
+    try:
+        for name in ("host", "e0", "e1"):
+            identity = load_or_create_key(tmp_path / f"{name}.pem")
+            clients.append(
+                await eventually(lambda n=name, k=identity: knowing(a.port, n, 2, key=k))
+            )
+        host, e0, e1 = clients
+        await host.create_tournament(SETTINGS)
+        await e0.register_tournament(NAME)  # answered once stored
+
+        holder = await asyncpg.connect(pg_url)
+        await holder.execute("BEGIN")
+        await holder.execute("SELECT 1 FROM cluster_nodes WHERE name = 'a' FOR UPDATE")
+        taken = "SELECT 1 FROM tournaments WHERE name = $1 AND node = 'b'"
+        await eventually(lambda: query(pg_url, taken, NAME))
+        await b.logged(lambda log: b"took over 1 tournaments" in log)
+
+        info = await e1.register_tournament(NAME)  # a's lease has lapsed: it cannot know
+        assert sorted(s.player_id for s in info.standings) == sorted([e0.player_id, e1.player_id])
+        await holder.execute("ROLLBACK")
+        await asyncio.wait_for(asyncio.gather(*(_moved(c, b.port) for c in clients)), 30)
+
+        # At b, the tournament's node now, both are its entrants: it fills, and is played.
+        info = await host.watch_tournament(NAME)
+        assert sorted(s.player_id for s in info.standings) == sorted(
+            [e0.player_id, e1.player_id]
+        ), b.log.decode()
+        await host.start_tournament(NAME)
+        ends = await asyncio.wait_for(
+            asyncio.gather(*(play_until_finished(e) for e in (e0, e1))), 60
+        )
+    finally:
+        if holder is not None:
+            await holder.close()
+        for c in clients:
+            await c.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+    assert b"is run by another node now: let go here" in a.log, a.log.decode()
+    for update in ends:
+        assert update.tournament.games_done == SETTINGS.games
+        assert sorted(s.games for s in update.tournament.standings) == [1, 1]
+    records, server_key = stored_records(("--db", pg_url, "--key", str(key)))
+    assert len(records) == SETTINGS.games
+    assert_records_verify(records, server_key)
