@@ -145,11 +145,9 @@ class TournamentDesk:
         record may not be stored yet, so the database would let this node claim it again)."""
         self._finished: list[Table] = []
         self._dirty: set[str] = set()
-        self.let_go: dict[str, set[str]] = {}
-        """Tournaments this node ran and another node runs now (`taken`), each with its entrants
-        not sent there yet (away, or at a table, as it was let go): an entrant's ticket to one
-        is taken, and the entrant sent there; so is such an entrant as it logs in or resumes
-        here at no table (`arrived`)."""
+        self.let_go: dict[str, None] = {}
+        """Tournaments this node ran and another node runs now (`taken`): an entrant's ticket
+        to one is taken, and the entrant sent there."""
         self._held: set[str] = set()
         """Tournaments whose games were not seated while the node's lease was in doubt."""
         self.changed = False
@@ -322,7 +320,6 @@ class TournamentDesk:
         away past its lease, and wrote it nowhere, this node having taken the tournament over
         meanwhile. Anyone else watches the tournament."""
         if name in self.let_go and name not in self.tournaments:  # another node runs it now
-            self.let_go[name].discard(session.player_id)
             self.hub.spread.send_on(name, session, entrant)
             return
         t = self.tournaments.get(name)
@@ -471,6 +468,7 @@ class TournamentDesk:
         if t is None:
             return []
         log.warning("tournament %s is run by another node now: let go here", name)
+        self.let_go[name] = None
         for table_id in t.running:
             table = self.hub.tables.get(table_id)
             if table is not None and table.playing:
@@ -481,9 +479,7 @@ class TournamentDesk:
         self._dirty.discard(name)
         self._forget(name, t)
         self.changed = True
-        sent = [s for s in people if self._live(s) and s.table is None]
-        self.let_go[name] = set(t.entrants) - {s.player_id for s in sent}
-        return sent
+        return [s for s in people if self._live(s) and s.table is None]
 
     def renewed(self, now: float) -> None:
         """The node's lease was renewed (and the tournaments taken meanwhile let go): seat the
@@ -568,15 +564,10 @@ class TournamentDesk:
         """A session logged in or resumed: if it is an entrant (or the host) of a tournament here
         whose session is gone (a restart, its node's death, its connection's end), it is that
         entrant again, and watches the tournament."""
-        pid = session.player_id
-        if session.table is None:
-            for name, left in self.let_go.items():
-                if pid in left:  # an entrant of a tournament let go, back: sent on there
-                    left.discard(pid)
-                    self.hub.spread.send_on(name, session, True)
-        names = self.by_player.get(pid)
+        names = self.by_player.get(session.player_id)
         if not names:
             return
+        pid = session.player_id
         for name in names:
             t = self.tournaments.get(name)
             if t is None:
