@@ -135,8 +135,12 @@ async def watch_again(client: Client, name: str) -> TournamentInfo:
 
 
 async def _follow(client: Client, name: str, args: argparse.Namespace, need: int | None) -> int:
-    """Print each update; start at `need` entrants (when given); stop when it finishes."""
-    started = need is None
+    """Print each update; start at `need` entrants (when given); stop when it finishes.
+
+    Started again whenever an update says it still registers with `need` entrants: on a cluster,
+    a start taken by a node away past its lease is written nowhere if another node took the
+    tournament over meanwhile, and we are sent there, where it registers still. (A start asked
+    on an update sent before our first was answered is refused, NOT_ALLOWED: it started.)"""
     while True:
         try:
             event = await client.next_event()
@@ -148,11 +152,15 @@ async def _follow(client: Client, name: str, args: argparse.Namespace, need: int
         if not isinstance(event, TournamentUpdate) or event.tournament.settings.name != name:
             continue
         info = event.tournament
-        if not started and info.status is TournamentStatus.REGISTERING:
+        if need is not None and info.status is TournamentStatus.REGISTERING:
             print(f"{len(info.standings)}/{need} entrants", flush=True)
-            if need is not None and len(info.standings) >= need:
-                info = await client.start_tournament(name)
-                started = True
+            if len(info.standings) >= need:
+                try:
+                    info = await client.start_tournament(name)
+                except ServerError as exc:
+                    if exc.code is not ErrorCode.NOT_ALLOWED:
+                        raise
+                    continue
         print(render(info), flush=True)
         _write(info, args)
         if info.status is TournamentStatus.FINISHED:

@@ -120,7 +120,7 @@ class Server:
         self.lease_until = math.inf
         """A cluster's node: until when (the loop's clock) its lease surely holds (a lease after
         its last renewal began: `lease_renewed`); inf for a lone server. Every input and timer
-        looks at it first (`lease_check`)."""
+        looks at it first (`lease_check`), as does every answer from the storage or the cluster."""
         self.lapsed = False
         """Its lease lapsed and its tables were dropped; until the next renewal it serves none."""
         self._lease_timer: asyncio.TimerHandle | None = None
@@ -311,6 +311,9 @@ class Server:
         # busy machine).
         done = 0
         while done < len(tables):
+            self.lease_check()  # paused between two slices past its lease: restore no more
+            if self.lapsed:
+                break
             began = _perf_counter()
             while done < len(tables) and _perf_counter() - began < ADOPT_SECONDS:
                 self.hub.restore(self.now(), tables[done : done + 1])
@@ -349,6 +352,7 @@ class Server:
         answers = self._answers
         try:
             while answers and not self.stopping:  # (`stop` begins only between passes)
+                self.lease_check()  # an input as any other: the node's own lease first
                 began = _perf_counter()
                 while answers and _perf_counter() - began < ADOPT_SECONDS:
                     ask, result = answers.popleft()
@@ -465,6 +469,10 @@ class Server:
             self.loop.call_soon_threadsafe(self._stored)
 
     def _stored(self) -> None:
+        # An input as any other: the node's own lease first. Woken from a pause past its lease,
+        # the node drops its tables for that before it hears of a commit's fence (writes it made
+        # before the pause, left out as another node took their tables over meanwhile).
+        self.lease_check()
         self._release()
         if self.hub.storage.held and self._batch is None:
             self.done()

@@ -454,7 +454,7 @@ def login_ticket(hub: RedirectHost, conn: Conn, msg: LoginTicket) -> None:
         elif ticket.game is not None:
             hub.spread.arrive(session, ticket, now)
         elif ticket.tournament:  # an entrant back home, or come to ask about it
-            hub.desk.returned(ticket.table_id, session)
+            hub.desk.returned(ticket.table_id, session, ticket.entrant)
         elif (
             ticket.place
         ):  # sent here to make a table (`server.routing.placement`): it makes it here

@@ -208,9 +208,9 @@ def _back_home(hub: SpreadHost, name: str, session: Session) -> None:
     REDIRECT there (`_home`); or, if this node runs the tournament now (it took it over), it is
     home already: the tournament's entrant on this session, in the lobby."""
     if name in hub.desk.tournaments:
-        hub.desk.returned(name, session)
+        hub.desk.returned(name, session, entrant=True)
     else:
-        _home(hub, name, [session])
+        _home(hub, name, [session], entrants={session.player_id})
 
 
 def _start(hub: SpreadHost, table: Table, now: float) -> None:
@@ -341,39 +341,61 @@ class Spread:
         hub = self.hub
         if hub.cluster is not None:
             hub.cluster.recorded_soon(table.table_id)
-        _home(
-            hub,
-            name,
-            [s for s in table.seating.people() if isinstance(s, Session) and s.seat is not None],
-        )
+        seated = [
+            s for s in table.seating.people() if isinstance(s, Session) and s.seat is not None
+        ]
+        _home(hub, name, seated, entrants={s.player_id for s in seated})
 
-    def send_on(self, name: str, session: Session) -> None:
-        """An entrant logged in here with a ticket to tournament `name`, which this node let go
-        (another node runs it now): sent to that node."""
+    def send_on(self, name: str, session: Session, entrant: bool) -> None:
+        """A player logged in here with a ticket to tournament `name` (its `entrant`, or not),
+        which this node let go (another node runs it now), or an entrant of it came back: sent
+        to that node, with a ticket that says the same."""
         hub = self.hub
-        _home(hub, name, [session])
+        _home(hub, name, [session], entrants={session.player_id} if entrant else set())
 
 
 def let_go(hub: SpreadHost, names: list[str]) -> None:
     """Tournaments of this node that another node runs now (it was away past its lease: they
     were taken over): dropped from the desk, so no game of theirs is seated here again, and
-    their entrants and watchers here sent to their node."""
+    their entrants and watchers here sent to their node. An entrant goes with a ticket that
+    says so: its entry may be one this node took while away, written nowhere (the tournament's
+    row was the other node's by then), which that node then takes (`TournamentDesk.returned`)."""
     for name in names:
-        _home(hub, name, hub.desk.taken(name))
+        t = hub.desk.tournaments.get(name)
+        entrants = set(t.entrants) if t is not None else set()
+        _home(hub, name, hub.desk.taken(name), entrants=entrants)
 
 
-def _home(hub: SpreadHost, name: str, sessions: list[Session], tries: int = HOME_TRIES) -> None:
-    """Send these entrants of tournament `name` to its node: an unasked REDIRECT with a ticket
-    there, where the desk takes each back as the same entrant. While no live node runs it (its
-    node restarting, or dead and not yet taken over: a node takes it within a lease), asked
-    again every `Cluster.home_pause`, `tries` times at most, for those still here and at no
-    table: left here, they would wait for a game that their tournament, back, plays without
-    them."""
+def _home(
+    hub: SpreadHost,
+    name: str,
+    sessions: list[Session],
+    tries: int = HOME_TRIES,
+    *,
+    entrants: set[str],
+) -> None:
+    """Send these people of tournament `name` to its node: an unasked REDIRECT with a ticket
+    there (saying whether each is one of the `entrants`, by player id), where the desk takes
+    each back as the same entrant. While no live node runs it (its node restarting, or dead and
+    not yet taken over: a node takes it within a lease), asked again every
+    `Cluster.home_pause`, `tries` times at most, for those still here and at no table: left
+    here, they would wait for a game that their tournament, back, plays without them."""
     cluster = hub.cluster
     if cluster is None:
         return
     people = [
-        (s, tickets.issue(hub.key, name, s.player_id, s.name, s.guest, tournament=True))
+        (
+            s,
+            tickets.issue(
+                hub.key,
+                name,
+                s.player_id,
+                s.name,
+                s.guest,
+                tournament=True,
+                entrant=s.player_id in entrants,
+            ),
+        )
         for s in sessions
     ]
 
@@ -391,7 +413,7 @@ def _home(hub: SpreadHost, name: str, sessions: list[Session], tries: int = HOME
             # a seat nobody would play.
             for session, _ in people:
                 if hub.sessions.get(session.token_hash) is session:
-                    hub.desk.returned(name, session)
+                    hub.desk.returned(name, session, entrant=session.player_id in entrants)
             return
         if address is None:
             if tries <= 1:
@@ -403,7 +425,7 @@ def _home(hub: SpreadHost, name: str, sessions: list[Session], tries: int = HOME
                 # Those still here and in the lobby (one gone, or seated meanwhile, is not sent).
                 left = [s for s in sessions if hub.sessions.get(s.token_hash) is s]
                 if left := [s for s in left if s.table is None]:
-                    _home(hub, name, left, tries - 1)
+                    _home(hub, name, left, tries - 1, entrants=entrants)
 
             hub.ask(cluster.home_pause, again, conn=None, ref=None, what="a tournament's home")
             return

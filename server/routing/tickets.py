@@ -8,7 +8,8 @@ ticket to a tournament's home node (`server.routing.tournaments`) or for a tourn
 (``false`` for a quick match's); then, for a tournament's game placed on another node, its
 intent (`Game`: the tournament, its home node, the table's settings and who sits where), or, for
 a player moved to another node's quick match (`server.routing.matching`), the game and size it
-waits for (`Quick`). The signature is Ed25519's, by the server key every node of the cluster
+waits for (`Quick`), or, on a ticket to a tournament's home node, ``true`` when the player is
+the tournament's entrant. The signature is Ed25519's, by the server key every node of the cluster
 shares, of a domain tag and the payload: any node can tell a ticket of the cluster from a forged
 one without asking anyone. That it is used once and within its time is the database's to judge
 (`server.cluster.node`): the issuing node records the id with an end of the database's clock,
@@ -80,6 +81,12 @@ class Ticket:
     """For a player moved to this node's quick match (`place`, when set, names the node that is
     to make the table `table_id`): seated here at once. 8 fields, like `game`'s (a node of the
     version before refuses it)."""
+    entrant: bool = False
+    """For a tournament's home node (`tournament` set, no `game`): the player is the
+    tournament's entrant on the node that issued it, and is one where it is brought, even if its
+    entry never reached the tournament's stored state there (it was taken by a node away past
+    its lease, whose tournament another node had taken over: `server.routing.spread.let_go`).
+    8 fields, like `game`'s (a node of the version before refuses it)."""
 
 
 def issue(
@@ -93,16 +100,28 @@ def issue(
     tournament: bool = False,
     game: Game | None = None,
     quick: Quick | None = None,
+    entrant: bool = False,
 ) -> tuple[Ticket, bytes]:
-    """A new ticket and its bytes, signed with `key` (`place`, `tournament`, `game`, `quick`:
-    see `Ticket`)."""
+    """A new ticket and its bytes, signed with `key` (`place`, `tournament`, `game`, `quick`,
+    `entrant`: see `Ticket`)."""
     if game is not None and not (place and player_id in game.seating):
         raise ValueError("a tournament game's ticket names its node and one of its entrants")
     if quick is not None and (tournament or game is not None):
         raise ValueError("a quick match's ticket is not a tournament's")
+    if entrant and not (tournament and game is None):
+        raise ValueError("only a ticket to a tournament's home node names an entrant")
     tournament = tournament or game is not None
     ticket = Ticket(
-        secrets.token_bytes(16), table_id, player_id, name, guest, place, tournament, game, quick
+        secrets.token_bytes(16),
+        table_id,
+        player_id,
+        name,
+        guest,
+        place,
+        tournament,
+        game,
+        quick,
+        entrant,
     )
     fields: list[object] = [ticket.ticket_id, table_id, player_id, name, guest]
     if place or tournament or quick:  # a table ticket stays as it was, for nodes of old
@@ -114,6 +133,8 @@ def issue(
         fields.append([game.tournament, game.home, settings, list(game.seating)])
     elif quick is not None:
         fields.append([quick.kind, quick.players])
+    elif entrant:
+        fields.append(True)
     payload: bytes = msgpack.packb(fields)
     return ticket, msgpack.packb([payload, key.sign(TAG + payload)])
 
@@ -138,15 +159,20 @@ def read(data: bytes, server_key: bytes) -> Ticket | None:
     if not all(isinstance(v, k) for v, k in zip(values, kinds, strict=True)):
         return None
     game = quick = None
+    entrant = False
     if len(rest) == 3 and not tournament:
         quick = _quick(rest[2])
         if quick is None:
             return None
+    elif len(rest) == 3 and rest[2] is True:
+        entrant = True
     elif len(rest) == 3:
         game = _game(rest[2])
         if game is None or not (place and player_id in game.seating):
             return None
-    return Ticket(ticket_id, table_id, player_id, name, guest, place, tournament, game, quick)
+    return Ticket(
+        ticket_id, table_id, player_id, name, guest, place, tournament, game, quick, entrant
+    )
 
 
 def _quick(raw: object) -> Quick | None:

@@ -88,9 +88,9 @@ class Spreader(Protocol):
     def send_home(self, table: Table, name: str) -> None:
         """A game placed here by tournament `name`'s node is over: send its entrants home."""
 
-    def send_on(self, name: str, session: Session) -> None:
-        """An entrant came back to tournament `name`, which another node runs now: send it
-        there."""
+    def send_on(self, name: str, session: Session, entrant: bool) -> None:
+        """A player came back to tournament `name` (its `entrant`, or not), which another node
+        runs now: send it there."""
 
 
 class DeskHost(Protocol):
@@ -311,17 +311,37 @@ class TournamentDesk:
                 del self.away[name, pid]
         self._dirty.add(name)
 
-    def returned(self, name: str, session: Session) -> None:
-        """An entrant of `name` logged in here with a ticket home (back from a game on another
-        node, or sent here to ask about it): the same entrant, on this session now."""
+    def returned(self, name: str, session: Session, entrant: bool = False) -> None:
+        """A player logged in here with a ticket home to `name` (an entrant back from a game on
+        another node, one sent on by a node that let the tournament go, or a player sent here to
+        ask about it): an entrant is the same entrant, on this session now. One whose ticket
+        says it is an `entrant` (of the node that issued it) and whom this node does not count
+        is entered now, if the tournament still takes entrants: that node took its entry while
+        away past its lease, and wrote it nowhere, this node having taken the tournament over
+        meanwhile. Anyone else watches the tournament."""
         if name in self.let_go and name not in self.tournaments:  # another node runs it now
-            self.hub.spread.send_on(name, session)
+            self.hub.spread.send_on(name, session, entrant)
             return
-        if (name, session.player_id) not in self.entrants:
+        t = self.tournaments.get(name)
+        pid = session.player_id
+        if t is None:
             return
-        self.entrants[name, session.player_id] = session
-        self.away.pop((name, session.player_id), None)
+        if pid not in t.entrants and entrant:
+            try:
+                t.register(pid, session.name)
+            except ValueError as exc:
+                log.warning("tournament %s: %s is not entered here: %s", name, pid, exc)
+            else:
+                log.warning(
+                    "tournament %s: %s entered, by the ticket of a node that let it go", name, pid
+                )
+                self.by_player.setdefault(pid, {})[name] = None
         self._watch(name, session)
+        if pid not in t.entrants:
+            session.send(TournamentUpdate(tournament=t.info()))
+            return
+        self.entrants[name, pid] = session
+        self.away.pop((name, pid), None)
         self._dirty.add(name)
 
     @property

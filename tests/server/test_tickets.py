@@ -33,6 +33,26 @@ def test_a_table_ticket_keeps_its_older_shape() -> None:
         assert len(msgpack.unpackb(payload)) == size
 
 
+def test_a_home_ticket_says_whether_it_brings_an_entrant() -> None:
+    """A ticket to a tournament's home node for its entrant has 8 fields (a node of the version
+    before refuses it); only such a ticket may say so."""
+    ticket, data = tickets.issue(KEY, "cup", "k:ann", "ann", False, tournament=True, entrant=True)
+    assert tickets.read(data, PUBLIC) == ticket
+    assert ticket.entrant and ticket.tournament and ticket.game is None
+    payload, _ = msgpack.unpackb(data)
+    assert len(msgpack.unpackb(payload)) == 8
+    plain, _ = tickets.issue(KEY, "cup", "k:ann", "ann", False, tournament=True)
+    assert not plain.entrant
+    with pytest.raises(ValueError):
+        tickets.issue(KEY, "t1", "k:ann", "ann", False, entrant=True)
+    with pytest.raises(ValueError):
+        tickets.issue(KEY, "t1", "k:ann", "ann", False, "b", game=GAME, entrant=True)
+    fields = [b"i" * 16, "cup", "k:ann", "ann", False, "", False, True]  # not a tournament's
+    payload = msgpack.packb(fields)
+    signed = msgpack.packb([payload, KEY.sign(tickets.TAG + payload)])
+    assert tickets.read(signed, PUBLIC) is None
+
+
 def test_forged_or_misshapen_tickets_are_not_read() -> None:
     _, data = tickets.issue(KEY, "cup", "k:ann", "ann", False, tournament=True)
     forged = bytearray(data)
