@@ -414,6 +414,11 @@ class Cluster(
         """Tables whose writes a commit left out: another node holds them (`pg_fence`)."""
         return set() if self.storage is None else self.storage.take_fenced()
 
+    def tournament_commits(self) -> list[tuple[int, frozenset[str]]]:
+        """The storage's commits since the last call: how far each made the writes durable, and
+        the tournaments whose states it left out (another node holds them: `pg_tournaments`)."""
+        return [] if self.storage is None else self.storage.take_tournament_commits()
+
     def addresses(self) -> tuple[str, ...]:
         """The live nodes' addresses, this one's first (for LOGGED_IN and RESUMED)."""
         others = tuple(n.address for n in self.nodes if n.name != self.node)

@@ -133,6 +133,11 @@ class Directory(Protocol):
         """Tables whose writes a commit left out since the last call: another node holds them
         (this node was away past its lease, `pg_fence`)."""
 
+    def tournament_commits(self) -> list[tuple[int, frozenset[str]]]:
+        """The storage's commits since the last call: how far each made the writes durable
+        (`Storage.durable`), and the tournaments whose states it left out (their rows name
+        another node)."""
+
     async def adopt(
         self, held: Collection[str], table_ids: list[str] | None = None
     ) -> list[tuple[str, bytes]]:

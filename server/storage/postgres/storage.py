@@ -143,6 +143,11 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
         self._fenced: set[str] = set()
         """Tables whose writes a commit left out, another node holding them (`take_fenced`)."""
         self._dropped: set[str] = set()
+        self.left_out_tournaments: set[str] = set()
+        """The tournaments whose states the commit under way left out (their rows name another
+        node: `pg_tournaments`)."""
+        self._tournament_commits: list[tuple[int, frozenset[str]]] = []
+        """A cluster's node: the commits since the last `take_tournament_commits`."""
         self._retiring: dict[str, int] = {}
         """Tables retired (a game stored, a table closed) by a write held or being committed,
         each with that write's number in `mark`'s count (`retiring_tables`)."""
@@ -272,7 +277,7 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
             await conn.execute("SELECT set_config($1, $2, false)", name, value)
             self._limited = conn
         async with conn.transaction():
-            self._dropped = set()
+            self._dropped, self.left_out_tournaments = set(), set()
             if self.fence is not None:
                 writes, self._dropped = await fence(conn, writes, *self.fence)
             for kind, items in plan(writes, ORDER):
@@ -399,6 +404,12 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
             raise
         with self._held_lock:  # before `durable`: what was left out is never taken as sent
             self._fenced |= self._dropped
+            if self.fence is not None:
+                commits, left_out = self._tournament_commits, frozenset(self.left_out_tournaments)
+                if commits and not commits[-1][1] and not left_out:
+                    commits[-1] = (upto, left_out)  # (two such say no more than the last)
+                else:
+                    commits.append((upto, left_out))
             self._durable = max(self._durable, upto)
             self._inflight = None
             back, self._fault = self._fault is not None, None
@@ -570,6 +581,15 @@ class PgStorage(KeptTokens, PgRecords, PgModeration, PgTournaments, WriteCounts,
         with self._held_lock:
             fenced, self._fenced = self._fenced, set()
         return fenced
+
+    def take_tournament_commits(self) -> list[tuple[int, frozenset[str]]]:
+        """A cluster's node: the commits since the last call, in order, each as how many writes
+        were durable with it (in `mark`'s count) and the tournaments whose states it left out
+        (another node holds them). A write is in the first commit whose count reaches its
+        number."""
+        with self._held_lock:
+            commits, self._tournament_commits = self._tournament_commits, []
+        return commits
 
     def retiring_tables(self) -> list[str]:
         """The tables retired here whose retirement is not durable yet: their state is still in
