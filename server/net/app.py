@@ -53,7 +53,7 @@ from sushigo.server.hub.core import Hub
 from sushigo.server.routing.listing import listed
 from sushigo.server.routing.matching import Move
 from sushigo.server.routing.redirect import Answer, CutOff, Directory, send_off
-from sushigo.server.routing.tournaments import published
+from sushigo.server.routing.tournaments import published, stored
 from sushigo.server.sessions.requests import Ask, Read
 from sushigo.server.storage.contract import StorageError
 
@@ -380,6 +380,12 @@ class Server:
             fenced = cluster.fenced()
             if fenced:
                 self._fenced(fenced)
+            # What tournaments' changes tell, once their commits say whether they were stored
+            # (`server.routing.tournaments.stored`): sent with the next batch.
+            commits = cluster.tournament_commits()
+            if commits and (self.hub.desk.news or any(left for _, left in commits)):
+                stored(self.hub, commits, self.now())
+                self.soon()
         waves = self.waves
         if not waves:
             return

@@ -52,7 +52,7 @@ from sushigo.server.tournaments.tournament import Tournament
 from . import tickets
 from .redirect import TOURNAMENT_REDIRECT, RedirectHost
 
-__all__ = ["Spread", "SpreadHost", "await_result", "let_go"]
+__all__ = ["Spread", "SpreadHost", "await_result", "let_go", "send_on"]
 
 log = logging.getLogger("sushigo.server")
 
@@ -350,8 +350,13 @@ class Spread:
         """A player logged in here with a ticket to tournament `name` (its `entrant`, or not),
         which this node let go (another node runs it now), or an entrant of it came back: sent
         to that node, with a ticket that says the same."""
-        hub = self.hub
-        _home(hub, name, [session], entrants={session.player_id} if entrant else set())
+        send_on(self.hub, name, session, entrant)
+
+
+def send_on(hub: SpreadHost, name: str, session: Session, entrant: bool) -> None:
+    """Send a player of tournament `name` (its `entrant`, or not), which another node runs
+    now, there, with a ticket that says the same (`Spread.send_on`)."""
+    _home(hub, name, [session], entrants={session.player_id} if entrant else set())
 
 
 def let_go(hub: SpreadHost, names: list[str]) -> None:

@@ -18,6 +18,12 @@ cluster's to see and reach.
   at its next renewal (`adopt`: one conditional update, so one node gets it), restores it as a
   restarted server does (`restore`) and runs it on. A game it counts as running whose table is
   not on this node (on its way here, on another node, placed there) is learnt from its record.
+- What a change of a tournament tells (an entry, a start, its updates) is told once the commit of
+  its state is known (`stored`). A node away past its lease may take a request for a tournament
+  that another node took over meanwhile: its write changes nothing there (the row names that
+  node). Such a request is not answered as done: the node lets the tournament go (its people
+  sent there, as at a renewal that finds it taken: `spread.let_go`) and asks the request again,
+  which sends it there (REDIRECT), where it is made.
 """
 
 from __future__ import annotations
@@ -38,7 +44,14 @@ from . import tickets
 from .published import pack, unpack
 from .redirect import TOURNAMENT_REDIRECT, Owner, RedirectHost, speaks
 
-__all__ = ["TOURNAMENT_REDIRECT", "adopt", "published", "restore", "tournament_elsewhere"]
+__all__ = [
+    "TOURNAMENT_REDIRECT",
+    "adopt",
+    "published",
+    "restore",
+    "stored",
+    "tournament_elsewhere",
+]
 
 log = logging.getLogger("sushigo.server")
 
@@ -100,6 +113,61 @@ def adopt(
             restore(hub, rows, now)
 
     hub.ask(take, then, conn=None, ref=None, what="the tournaments of nodes gone")
+
+
+def stored(
+    hub: tournament_spread.SpreadHost, commits: list[tuple[int, frozenset[str]]], now: float
+) -> None:
+    """The storage's commits (`Cluster.tournament_commits`: how far each made the writes
+    durable, and the tournaments whose states it left out, their rows another node's): tell
+    what the changes they stored tell (`TournamentDesk.news`). A tournament left out is let go;
+    a request that changed it is asked again (sent to its node), its watchers told nothing more
+    here. A request whose change was stored, for a tournament let go since (a renewal found it
+    taken over), is answered, and its player sent to the tournament's node."""
+    desk = hub.desk
+    for durable, left_out in commits:
+        lost = [name for name in left_out if name in desk.tournaments]
+        for name in lost:
+            log.warning("tournament %s: its state was left out (another node holds it)", name)
+        if lost:
+            tournament_spread.let_go(hub, lost)  # (not those asking: answered below)
+        for news in desk.told(durable):
+            session = news.session
+            if hub.sessions.get(session.token_hash) is not session:
+                continue
+            if news.name in left_out:
+                if news.asked is not None:
+                    _ask_again(hub, session, news.asked, now)
+            elif news.name in desk.tournaments:
+                session.send(news.update)
+            elif news.asked is not None:
+                session.send(news.update)
+                tournament_spread.send_on(hub, news.name, session, news.entrant)
+
+
+def _ask_again(
+    hub: tournament_spread.SpreadHost, session: Session, asked: protocol.Message, now: float
+) -> None:
+    """A tournament request whose change was left out (another node holds the tournament):
+    asked again, as just come, so sent to that node; a CREATE_TOURNAMENT is refused."""
+    conn = next((c for c in hub.conns.values() if c.session is session and not c.closed), None)
+    if conn is None:
+        return
+    log.warning(
+        "%s for tournament %s: its change was left out; asked again",
+        asked.TYPE,
+        getattr(asked, "name", "?"),
+    )
+    ref = getattr(asked, "ref", None)
+    try:
+        if not isinstance(
+            asked, protocol.RegisterTournament | protocol.WatchTournament | protocol.StartTournament
+        ) or not tournament_elsewhere(hub, conn, session, asked):
+            raise TableError(
+                protocol.ErrorCode.BAD_SETTINGS, "the tournament is another node's (try again)"
+            )
+    except TableError as exc:
+        session.send(protocol.Error(ref=ref, code=exc.code, message=exc.message[:500]))
 
 
 def tournament_elsewhere(

@@ -11,12 +11,19 @@ moves are in one commit), and taken up again by `restore` after a restart, or on
 from a dead node (`server.routing.tournaments.adopt`). Its entrants are known by player id: a
 session of the same id (a resume, or a login as the same identity) is the entrant again
 (`arrived`); an entrant with no session gets the default bot in its games, as one that left.
+
+On a cluster's node what a change is told (the answer to the request that made it, the update to
+its watchers) waits in `news` for the commit of its state: another node may hold the tournament's
+row by then (this node away past its lease), and the write changes nothing
+(`server.routing.tournaments.stored`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import deque
+from dataclasses import dataclass
 from typing import Protocol
 
 from sushigo.protocol import (
@@ -59,6 +66,23 @@ RESTORE_GRACE = 10.0
 """Seconds a restored tournament waits for its entrants in the lobby to come back (their clients
 retry within seconds of a restart) before a game of theirs starts with the default bot in their
 seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """What a change of a tournament on a cluster's node tells one session, once its state is
+    stored: the answer to its request (`asked`) or an update to a watcher."""
+
+    mark: int
+    """The storage's `mark` once the tournament's state was saved: the first commit that makes
+    this many writes durable has it (or left it out)."""
+    name: str
+    session: Session
+    update: TournamentUpdate
+    asked: Message | None
+    """The request it answers (None: an update to a watcher)."""
+    entrant: bool
+    """The session's player is the tournament's entrant (as the change left it)."""
 
 
 class Lease(Protocol):
@@ -153,6 +177,11 @@ class TournamentDesk:
         self.changed = False
         """A tournament was made or changed since a cluster's node last published them
         (`server.routing.tournaments`)."""
+        self.news: deque[News] = deque()
+        """A cluster's node: what changes tell, each waiting for the commit of its state (in
+        the order of `News.mark`)."""
+        self._unsaved: list[tuple[str, Session, TournamentUpdate, Message | None]] = []
+        """What changes tell, before `flush` has saved their states."""
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -172,7 +201,7 @@ class TournamentDesk:
             self.entrants[msg.name, session.player_id] = session
             self.by_player.setdefault(session.player_id, {})[msg.name] = None
             self._watch(msg.name, session)
-            session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+            self._tell(msg.name, session, TournamentUpdate(ref=msg.ref, tournament=t.info()), msg)
             self._dirty.add(msg.name)
         elif isinstance(msg, WatchTournament):
             t = self._get(msg.name)
@@ -190,7 +219,7 @@ class TournamentDesk:
                 )
                 raise TableError(code, str(exc)) from None
             log.info("tournament %s started with %d entrants", msg.name, len(t.entrants))
-            session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+            self._tell(msg.name, session, TournamentUpdate(ref=msg.ref, tournament=t.info()), msg)
             self._dirty.add(msg.name)
         else:
             return False
@@ -209,7 +238,25 @@ class TournamentDesk:
         self.changed = True
         self._watch(settings.name, session)
         log.info("tournament %s created by %s", settings.name, session.player_id)
-        session.send(TournamentUpdate(ref=msg.ref, tournament=t.info()))
+        self._tell(settings.name, session, TournamentUpdate(ref=msg.ref, tournament=t.info()), msg)
+
+    def _tell(
+        self, name: str, session: Session, update: TournamentUpdate, asked: Message | None = None
+    ) -> None:
+        """Tell `session` of a change of tournament `name` (answering `asked`, when given): at
+        once on a lone server; on a cluster's node once its state is stored (`news`)."""
+        if self.hub.cluster is None:
+            session.send(update)
+        else:
+            self._unsaved.append((name, session, update, asked))
+
+    def told(self, durable: int) -> list[News]:
+        """The news whose states are in the commits up to `durable` writes (taken out)."""
+        news = self.news
+        done = []
+        while news and news[0].mark <= durable:
+            done.append(news.popleft())
+        return done
 
     def _forget(self, name: str, t: Tournament) -> None:
         """Forget who plays `t` (named `name`) here: its players, entrants and away ones."""
@@ -347,7 +394,7 @@ class TournamentDesk:
     @property
     def pending(self) -> bool:
         """`flush` has something to do."""
-        return bool(self._finished or self._dirty)
+        return bool(self._finished or self._dirty or self._unsaved)
 
     def flush(self, now: float) -> None:
         """Close finished tables, seat the games that can start, publish what changed."""
@@ -367,8 +414,15 @@ class TournamentDesk:
             update = TournamentUpdate(tournament=self.tournaments[name].info())
             for watcher in self.watchers.get(name, []):
                 if self.hub.sessions.get(watcher.token_hash) is watcher:
-                    watcher.send(update)
+                    self._tell(name, watcher, update)
         self._dirty.clear()
+        if self._unsaved:
+            mark = self.hub.storage.mark  # every state saved so far, theirs among them
+            for name, session, update, asked in self._unsaved:
+                held = self.tournaments.get(name)
+                entrant = held is not None and session.player_id in held.entrants
+                self.news.append(News(mark, name, session, update, asked, entrant))
+            self._unsaved.clear()
 
     def _schedule(self, t: Tournament, now: float) -> None:
         name = t.settings.name
@@ -463,7 +517,8 @@ class TournamentDesk:
         was taken over): forget it, unwritten (its row is the other node's), seat no game of it
         again. Its games still in play here are played to their end, their entrants sent to
         its node then (as for a game another node placed here). The sessions to send there
-        now: its entrants and watchers connected here and at no table."""
+        now: its entrants and watchers connected here and at no table, but for those whose
+        request about it waits for its commit (`news`: they are answered then)."""
         t = self.tournaments.pop(name, None)
         if t is None:
             return []
@@ -479,7 +534,8 @@ class TournamentDesk:
         self._dirty.discard(name)
         self._forget(name, t)
         self.changed = True
-        return [s for s in people if self._live(s) and s.table is None]
+        asking = {n.session for n in self.news if n.name == name and n.asked is not None}
+        return [s for s in people if self._live(s) and s.table is None and s not in asking]
 
     def renewed(self, now: float) -> None:
         """The node's lease was renewed (and the tournaments taken meanwhile let go): seat the

@@ -1,27 +1,30 @@
 """Requests a node takes while its lease has lapsed, for a tournament another node took over
-meanwhile, on two real nodes (server/routing/spread.py, `let_go`; server/tournaments/desk.py,
-`returned`; client/tournament.py, the host's `_follow`).
+meanwhile, on two real nodes (server/routing/tournaments.py, `stored`; server/tournaments/desk.py,
+`news`).
 
-Node a runs a tournament; one entrant is in. a's renewals are then held up (the test locks its
-node's row, as a database paused for longer than a lease does), so its lease ends and b takes
-the tournament over, with the one entrant that was stored. a, which cannot know that before its
-next renewal, takes a second entry and answers "entered", and its host, following the
-tournament as `sushigo-tournament --entrants 2` does, starts it there: both writes are left out
-(the row names b now). Once a can renew again it lets the tournament go and sends its people to
-b, each with a ticket that says whether it is an entrant: b takes the second entrant in (the
-tournament still registers there), the host, seeing it register with two entrants, starts it
-again, and it is played to its end. (Before, b took the entrant for a mere visitor, and the
-host never asked again: the tournament never started, its entrants waited for ever.)"""
+Node a runs a tournament; one entrant (two, for the start) is in. a's renewals are then held up
+(the test locks its node's row, as a database paused for longer than a lease does), so its lease
+ends and b takes the tournament over, with what was stored. a, which cannot know that before its
+next renewal, takes a second entry (or its host's start, asked with the one-shot
+`sushigo-tournament HOST start NAME`): its write changes nothing, the row naming b. The request
+is not answered as done there: a lets the tournament go, its people sent to b, and asks the
+request again, which sends it to b (REDIRECT), where it is made and answered. a is then killed
+(SIGKILL) right after that answer, or lives on: either way the tournament is played to its end at
+b, with every entrant. (Before, a answered "entered" (or "running") for a write that went nowhere;
+killed before its next renewal, nobody sent the entrant on: the tournament never filled, or never
+started, at b.)"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from pathlib import Path
 
 import asyncpg
+import pytest
 from nodes import cluster_key, eventually, knowing, node, query
-from processes import assert_records_verify, stored_records
+from processes import ServerProcess, assert_records_verify, stored_records
 from test_cluster_tournament_moved import play_until_finished
 
 from sushigo.client.connection import Client
@@ -31,17 +34,31 @@ from sushigo.protocol import TournamentSettings
 
 NAME = "lapse cup"
 SETTINGS = TournamentSettings(name=NAME, kind="sushi-go", players=2, games=1, turn_seconds=60)
+TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
+TAKEN = "SELECT 1 FROM tournaments WHERE name = $1 AND node = 'b'"
 
 
-async def _moved(client: Client, port: int) -> None:
-    """Read the client's events (the library follows an unasked REDIRECT as it reads) until it
-    is logged in at the node on `port`."""
-    while client.port != port:
-        await client.next_event(20)
+async def _lapsed(pg_url: str, b: ServerProcess) -> asyncpg.Connection:
+    """Hold a's renewals up (a lock on its node's row, in the open transaction of the connection
+    returned) until b has taken the tournament over."""
+    holder = await asyncpg.connect(pg_url)
+    await holder.execute("BEGIN")
+    await holder.execute("SELECT 1 FROM cluster_nodes WHERE name = 'a' FOR UPDATE")
+    await eventually(lambda: query(pg_url, TAKEN, NAME))
+    await b.logged(lambda log: b"took over 1 tournaments" in log)
+    return holder
 
 
-async def test_an_entry_taken_past_the_lease_counts_where_the_tournament_went(
-    pg_url: str, tmp_path: Path
+def _checked(a: ServerProcess, b: ServerProcess) -> None:
+    """a let the tournament go as its write was left out, and b started it."""
+    assert b"its state was left out (another node holds it)" in a.log, a.log.decode()
+    assert b"is run by another node now: let go here" in a.log, a.log.decode()
+    assert f"tournament {NAME} started".encode() in b.log, b.log.decode()
+
+
+@pytest.mark.parametrize("killed", [False, True], ids=["a-lives", "a-killed"])
+async def test_an_entry_asked_past_the_lease_is_made_where_the_tournament_went(
+    pg_url: str, tmp_path: Path, killed: bool
 ) -> None:
     key = cluster_key(tmp_path)
     a = node(pg_url, key, "a", "--log-level", "info")
@@ -62,22 +79,16 @@ async def test_an_entry_taken_past_the_lease_counts_where_the_tournament_went(
             _follow(host, NAME, argparse.Namespace(csv=None, json=None), 2)
         )
         await e0.register_tournament(NAME)  # answered once stored
-
-        holder = await asyncpg.connect(pg_url)
-        await holder.execute("BEGIN")
-        await holder.execute("SELECT 1 FROM cluster_nodes WHERE name = 'a' FOR UPDATE")
-        taken = "SELECT 1 FROM tournaments WHERE name = $1 AND node = 'b'"
-        await eventually(lambda: query(pg_url, taken, NAME))
-        await b.logged(lambda log: b"took over 1 tournaments" in log)
+        holder = await _lapsed(pg_url, b)
 
         info = await e1.register_tournament(NAME)  # a's lease has lapsed: it cannot know
-        assert sorted(s.player_id for s in info.standings) == sorted([e0.player_id, e1.player_id])
-        await a.logged(lambda log: f"tournament {NAME} started".encode() in log)
+        answered_at = e1.port
+        if killed:
+            await a.kill()  # right after its answer: nobody is left to send e1 on
         await holder.execute("ROLLBACK")
-        await asyncio.wait_for(asyncio.gather(*(_moved(c, b.port) for c in (e0, e1))), 30)
 
-        # At b, the tournament's node now, both are its entrants: it fills, is started again
-        # by its host, and is played.
+        # At b, the tournament's node now, both are its entrants: it fills, is started by its
+        # host, and is played.
         ends = await asyncio.wait_for(
             asyncio.gather(*(play_until_finished(e) for e in (e0, e1))), 60
         )
@@ -91,11 +102,70 @@ async def test_an_entry_taken_past_the_lease_counts_where_the_tournament_went(
             await c.close()
         await asyncio.gather(a.stop(), b.stop())
 
-    assert b"is run by another node now: let go here" in a.log, a.log.decode()
-    assert f"tournament {NAME} started".encode() in b.log, b.log.decode()
+    # The entry was answered by b, where it was made, not by a, where it changed nothing.
+    assert answered_at == b.port
+    assert sorted(s.player_id for s in info.standings) == sorted([e0.player_id, e1.player_id])
+    _checked(a, b)
+    # Its host never saw two entrants at a: it started the tournament at b only.
+    assert f"tournament {NAME} started".encode() not in a.log, a.log.decode()
     for update in ends:
         assert update.tournament.games_done == SETTINGS.games
         assert sorted(s.games for s in update.tournament.standings) == [1, 1]
+    records, server_key = stored_records(("--db", pg_url, "--key", str(key)))
+    assert len(records) == SETTINGS.games
+    assert_records_verify(records, server_key)
+
+
+async def test_a_start_asked_past_the_lease_is_made_where_the_tournament_went(
+    pg_url: str, tmp_path: Path
+) -> None:
+    key = cluster_key(tmp_path)
+    a = node(pg_url, key, "a", "--log-level", "info")
+    b = node(pg_url, key, "b", "--log-level", "info")
+    await asyncio.gather(a.start(), b.start())
+    clients: list[Client] = []
+    holder = None
+    try:
+        identity = tmp_path / "host.pem"
+        host = await eventually(
+            lambda: knowing(a.port, "host", 2, key=load_or_create_key(identity))
+        )
+        await host.create_tournament(SETTINGS)
+        await host.close()
+        for name in ("e0", "e1"):
+            entrant = load_or_create_key(tmp_path / f"{name}.pem")
+            clients.append(
+                await eventually(lambda n=name, k=entrant: knowing(a.port, n, 2, key=k))
+            )
+            await clients[-1].register_tournament(NAME)
+        holder = await _lapsed(pg_url, b)
+
+        # The one-shot command, at a: its start is made at b, and said so.
+        started = await asyncio.create_subprocess_exec(
+            str(TOURNAMENT),
+            f"127.0.0.1:{a.port}",
+            *("--key", str(identity), "--name", "host", "start", NAME),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said = (await asyncio.wait_for(started.communicate(), 30))[0].decode()
+        assert started.returncode == 0 and f"{NAME}: running" in said, said
+        await a.kill()  # right after its answer
+        await holder.execute("ROLLBACK")
+
+        ends = await asyncio.wait_for(
+            asyncio.gather(*(play_until_finished(e) for e in clients)), 60
+        )
+    finally:
+        if holder is not None:
+            await holder.close()
+        for c in clients:
+            await c.close()
+        await asyncio.gather(a.stop(), b.stop())
+
+    _checked(a, b)
+    for update in ends:
+        assert update.tournament.games_done == SETTINGS.games
     records, server_key = stored_records(("--db", pg_url, "--key", str(key)))
     assert len(records) == SETTINGS.games
     assert_records_verify(records, server_key)
