@@ -137,10 +137,8 @@ async def watch_again(client: Client, name: str) -> TournamentInfo:
 async def _follow(client: Client, name: str, args: argparse.Namespace, need: int | None) -> int:
     """Print each update; start at `need` entrants (when given); stop when it finishes.
 
-    Started again whenever an update says it still registers with `need` entrants: on a cluster,
-    a start taken by a node away past its lease is written nowhere if another node took the
-    tournament over meanwhile, and we are sent there, where it registers still. (A start asked
-    on an update sent before our first was answered is refused, NOT_ALLOWED: it started.)"""
+    Started again whenever an update says it still registers with `need` entrants. (A start
+    asked on an update sent before our first was answered is refused, NOT_ALLOWED: it started.)"""
     while True:
         try:
             event = await client.next_event()

@@ -137,7 +137,7 @@ def stored(
                 continue
             if news.name in left_out:
                 if news.asked is not None:
-                    _ask_again(hub, session, news.asked, now)
+                    _ask_again(hub, news.name, session, news.asked, now)
             elif news.name in desk.tournaments:
                 session.send(news.update)
             elif news.asked is not None:
@@ -146,27 +146,28 @@ def stored(
 
 
 def _ask_again(
-    hub: tournament_spread.SpreadHost, session: Session, asked: protocol.Message, now: float
+    hub: tournament_spread.SpreadHost,
+    name: str,
+    session: Session,
+    asked: protocol.Message,
+    now: float,
 ) -> None:
-    """A tournament request whose change was left out (another node holds the tournament):
-    asked again, as just come, so sent to that node; a CREATE_TOURNAMENT is refused."""
+    """A request whose change of tournament `name` was left out (another node holds it): asked
+    again, as just come, so sent to that node; a CREATE_TOURNAMENT is refused."""
     conn = next((c for c in hub.conns.values() if c.session is session and not c.closed), None)
     if conn is None:
         return
-    log.warning(
-        "%s for tournament %s: its change was left out; asked again",
-        asked.TYPE,
-        getattr(asked, "name", "?"),
-    )
-    ref = getattr(asked, "ref", None)
+    log.warning("%s for tournament %s: its change was left out; asked again", asked.TYPE, name)
     try:
-        if not isinstance(
-            asked, protocol.RegisterTournament | protocol.WatchTournament | protocol.StartTournament
-        ) or not tournament_elsewhere(hub, conn, session, asked):
+        if isinstance(asked, protocol.CreateTournament):
             raise TableError(
-                protocol.ErrorCode.BAD_SETTINGS, "the tournament is another node's (try again)"
+                protocol.ErrorCode.BAD_SETTINGS,
+                f"a tournament {name!r} exists already (on another node)",
             )
+        if not tournament_elsewhere(hub, conn, session, asked):
+            hub.desk.handle(session, asked, now)  # (this node runs it again)
     except TableError as exc:
+        ref = getattr(asked, "ref", None)
         session.send(protocol.Error(ref=ref, code=exc.code, message=exc.message[:500]))
 
 

@@ -148,3 +148,32 @@ async def test_a_paused_node_woken_past_its_lease_plays_nothing(
         await client.close()
         await asyncio.gather(a.stop(), b.stop())
     await records_verify(pg_url, tmp_path, 1)
+
+
+def test_a_commit_says_which_tournaments_it_left_out(pg_url: str) -> None:
+    """A tournament's state is written only where its row names the node: a commit says which
+    it left out (another node took them over), with how far it made the writes durable, so that
+    nothing it left out is told as done (server/routing/tournaments.py, `stored`)."""
+    with PgStorage(pg_url, write_behind=True) as a:
+        a.fence = ("a", LEASE)
+        a.save_tournament("cup-kept", b"k0")
+        a.save_tournament("cup-taken", b"t0")
+        a.flush(wait=True)
+        a.save_tournament("cup-kept", b"k1")
+        a.flush(wait=True)
+        # Two commits that left nothing out say no more than the last.
+        assert a.take_tournament_commits() == [(a.mark, frozenset())]
+        asyncio.run(query(pg_url, "UPDATE tournaments SET node = 'b' WHERE name = 'cup-taken'"))
+        a.save_tournament("cup-taken", b"t-late")
+        a.save_tournament("cup-kept", b"k2")
+        a.flush(wait=True)
+        taken = a.mark
+        a.save_tournament("cup-kept", b"k3")
+        a.flush(wait=True)
+        assert a.take_tournament_commits() == [
+            (taken, frozenset({"cup-taken"})),
+            (a.mark, frozenset()),
+        ]
+        assert a.take_tournament_commits() == []
+    rows = asyncio.run(query(pg_url, "SELECT name, state FROM tournaments ORDER BY name"))
+    assert [(r[0], bytes(r[1])) for r in rows] == [("cup-kept", b"k3"), ("cup-taken", b"t0")]

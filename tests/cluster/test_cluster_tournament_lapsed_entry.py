@@ -134,9 +134,7 @@ async def test_a_start_asked_past_the_lease_is_made_where_the_tournament_went(
         await host.close()
         for name in ("e0", "e1"):
             entrant = load_or_create_key(tmp_path / f"{name}.pem")
-            clients.append(
-                await eventually(lambda n=name, k=entrant: knowing(a.port, n, 2, key=k))
-            )
+            clients.append(await eventually(lambda n=name, k=entrant: knowing(a.port, n, 2, key=k)))
             await clients[-1].register_tournament(NAME)
         holder = await _lapsed(pg_url, b)
 
