@@ -42,6 +42,7 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
+from .games.sushi_go._learned_roundend import round_end, two_turns
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -82,6 +83,15 @@ ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards and the
 tree fits in `MOVE_LEAVES` (with 5 cards, about one position in five)."""
+
+ROUND_END = 0
+"""With three to five players, whether a round's last choice (two cards in hand, every hand known)
+is searched to the round's end (`bots.games.sushi_go._learned_roundend`), the others' picks weighed
+by the network at `OTHERS_TEMPERATURE`."""
+
+OTHERS_TEMPERATURE = 0.05
+"""How sharply each other seat prefers its better picks in the round's end search (a softmax of its
+afterstate values; 0: its best pick only)."""
 
 DEALS = 3
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
@@ -356,6 +366,8 @@ class LearnedStrategy:
         leaves: int = MOVE_LEAVES,
         deals: int = DEALS,
         margin: float = MARGIN_WEIGHT,
+        roundend: int = ROUND_END,
+        others: float = OTHERS_TEMPERATURE,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -373,6 +385,8 @@ class LearnedStrategy:
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
         self._margin = float(margin)
+        self._roundend = int(roundend)
+        self._others = max(0.0, float(others))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -568,6 +582,15 @@ class LearnedStrategy:
         assert seat is not None
         order = [memory.hands[(seat + r) % n] for r in range(n)]
         unknown = [h.unknown for h in order]
+        if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
+            known = np.array([[h.known for h in order]], dtype=np.float32)
+            args = (features.base, known, lambda rows: self._score(rows, n), self._others)
+            if len(obs.hand) == 2:
+                m, _, weights = round_end(np, obs, raw, *args, self._margin)
+                values = m @ weights
+            else:
+                values = two_turns(np, obs, raw, *args, self._margin)
+            return legal[int(np.argmax(values))]
         deals = self._deals if any(unknown) else 1
         hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
         if any(unknown):

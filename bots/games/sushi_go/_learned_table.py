@@ -121,7 +121,7 @@ def their_views(np: Any, base: Matrix, hands: Matrix, n: int) -> Matrix:
     return views  # type: ignore[no-any-return]
 
 
-def next_positions(
+def next_bases(
     np: Any,
     after: Matrix,
     hands: Matrix,
@@ -129,7 +129,8 @@ def next_positions(
     n: int,
     direction: int,
 ) -> tuple[Matrix, Matrix]:
-    """Raw feature rows of our next-turn afterstates (a, deal, a') and per row (a, deal).
+    """Raw feature rows of our next-turn positions before our pick, per (a, deal), and the hand
+    we receive in each deal.
 
     `after` holds our afterstate rows (one per pick a, as `GoFeatures.raw_rows` makes them),
     `hands` and `picks` as `their_picks` takes and returns them; hands pass from seat s to
@@ -163,6 +164,21 @@ def next_positions(
     nxt[:, :, _HAND_LEN] -= 1
     for r in range(n):
         nxt[:, :, _MINE + _TABLEAU * r + _HAND_SIZE] -= 1
+    return nxt, received
+
+
+def next_positions(
+    np: Any,
+    after: Matrix,
+    hands: Matrix,
+    picks: Matrix,
+    n: int,
+    direction: int,
+) -> tuple[Matrix, Matrix]:
+    """Raw feature rows of our next-turn afterstates (a, deal, a') and per row (a, deal), the
+    positions as `next_bases` makes them."""
+    t = tables(np)
+    nxt, received = next_bases(np, after, hands, picks, n, direction)
     ready = after[:, _MINE + _CHOP] > 0
     has = (received[:, None, :] >= t.need[None]).all(axis=2)  # (deal, a')
     legal = has[None] & (ready[:, None, None] | ~t.pair[None, None])  # (a, deal, a')
