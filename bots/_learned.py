@@ -42,7 +42,7 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
-from .games.sushi_go._learned_roundend import round_end, two_turns
+from .games.sushi_go._learned_roundend import search as round_search
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -584,12 +584,17 @@ class LearnedStrategy:
         unknown = [h.unknown for h in order]
         if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
             known = np.array([[h.known for h in order]], dtype=np.float32)
-            args = (features.base, known, lambda rows: self._score(rows, n), self._others)
-            if len(obs.hand) == 2:
-                m, _, weights = round_end(np, obs, raw, *args, self._margin)
-                values = m @ weights
-            else:
-                values = two_turns(np, obs, raw, *args, self._margin)
+            values = round_search(
+                np,
+                obs,
+                features.base[None],
+                known,
+                raw,
+                np.zeros(len(raw), dtype=np.intp),
+                lambda rows: self._score(rows, n),
+                self._others,
+                self._margin,
+            )
             return legal[int(np.argmax(values))]
         deals = self._deals if any(unknown) else 1
         hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))

@@ -13,7 +13,7 @@ import pytest
 from sushigo.bots import get_strategy
 from sushigo.bots._base import StrategyError
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
-from sushigo.bots.games.sushi_go._learned_roundend import combinations, round_end
+from sushigo.bots.games.sushi_go._learned_roundend import advance, combinations, last_choice
 from sushigo.bots.games.sushi_go._learned_search import tables
 from sushigo.bots.games.sushi_go._learned_table import best_picks, their_rows
 from sushigo.engine import Action, Game, GameOptions
@@ -81,22 +81,23 @@ def test_round_three_ends_are_worth_what_the_engine_plays_out(options: GameOptio
     for game, features, strategy in last_choices(options, range(6)):
         obs, legal = game.observation(0), game.legal_actions(0)
         after = features.raw_rows(obs, legal)
-        m, picks, weights = round_end(
+        mine, leaf_after, picks, weights, values = last_choice(
             np,
             obs,
-            after,
-            features.base,
+            features.base[None],
             known_hands(features, n),
+            after,
+            np.zeros(len(after), dtype=np.intp),
             lambda rows, strategy=strategy: strategy._score(rows, n),
             0.05,
             MARGIN,
         )
-        assert m.shape == (len(legal), len(picks)) and abs(weights.sum() - 1) < 1e-9
-        for a, action in enumerate(legal):
-            for c in range(len(picks)):
-                played = played_out(game, action, picks[c])
-                assert m[a, c] == pytest.approx(value_of(played), abs=1e-5), (action, picks[c])
-                checked += 1
+        assert np.allclose(np.bincount(leaf_after, weights=weights), 1.0)
+        assert np.allclose(np.bincount(leaf_after, weights=weights * values), mine)
+        for a, c, value in zip(leaf_after, picks, values, strict=True):
+            played = played_out(game, legal[a], c)
+            assert value == pytest.approx(value_of(played), abs=1e-5), (legal[a], c)
+            checked += 1
     assert checked >= 30
 
 
@@ -163,3 +164,60 @@ def test_its_options_parse() -> None:
     assert default._roundend in (0, 2, 3)
     with pytest.raises((StrategyError, ValueError)):
         get_strategy("learned@roundend=two", game="sushi-go")
+
+
+@pytest.mark.parametrize("options", TABLES, ids=str)
+def test_the_next_position_is_the_one_the_seat_sees(options: GameOptions) -> None:
+    # Once every hand is known: with the others' real picks, the row `advance` builds from seat
+    # 0's real afterstate is seat 0's own position on the next turn, and the hands it gives are
+    # the hands the seats then hold.
+    n = options.players
+    checked = 0
+    for seed in range(3):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
+        features, probe = GoFeatures(), GoFeatures()
+        rng = random.Random(seed)
+        pending: tuple[np.ndarray, np.ndarray] | None = None
+        while not game.is_terminal():
+            obs = [game.observation(s) for s in range(n)]
+            acts = [bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)]
+            probe.raw_rows(obs[0], game.legal_actions(0))
+            if pending is not None:
+                row, held = pending
+                assert np.array_equal(row, probe.base), obs[0].turn
+                assert np.array_equal(held, dealt(game)), obs[0].turn
+                checked += 1
+            after = features.raw_rows(obs[0], [acts[0]])
+            pending = None
+            hands = features.memory.hands
+            if len(obs[0].hand) >= 2 and not any(hands[r].unknown for r in range(n)):
+                picks = np.zeros((1, n), dtype=np.intp)
+                for r in range(1, n):
+                    picks[0, r] = table_index(acts[r])
+                nxt, held = advance(np, after, dealt(game), picks, n, obs[0].pass_direction)
+                pending = nxt[0], held
+            game.apply(acts)
+    assert checked > 10
+
+
+def dealt(game: Game) -> np.ndarray:
+    """Every hand's counts by offset from seat 0 (one row)."""
+    n = game.options.players
+    hands = np.zeros((1, n, 13), dtype=np.float32)
+    for r in range(n):
+        for card in game.hand(r):
+            hands[0, r, card] += 1
+    return hands
+
+
+def table_index(action: Action) -> int:
+    """The kept table index (`tables`) of `action`, a pair in either order."""
+    legal = [action]
+    for index in range(len(tables(np).index)):
+        try:
+            if action_of(legal, index) == action:
+                return index
+        except AssertionError:
+            continue
+    raise AssertionError(f"no table index for {action}")

@@ -24,8 +24,20 @@ from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
 from sushigo.engine.games.sushi_go.scoring import round_breakdown
 
 from ._learned_endgame import round_points
-from ._learned_search import _CHOP, _HAND, _MINE, _OPEN, _TABLEAU, Matrix, tables
-from ._learned_table import _played, best_picks, next_bases, next_positions, their_rows
+from ._learned_search import (
+    _CHOP,
+    _HAND,
+    _HAND_LEN,
+    _HAND_SIZE,
+    _MINE,
+    _OPEN,
+    _READY,
+    _TABLEAU,
+    _TURN,
+    Matrix,
+    tables,
+)
+from ._learned_table import _known, _played, best_picks, their_rows
 
 MARGIN_SCALE = 20.0
 """The network's margin unit (final points over the others' mean, divided by this)."""
@@ -104,123 +116,124 @@ def game_end_values(np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margi
     return share + margin * lead / MARGIN_SCALE  # type: ignore[no-any-return]
 
 
-def final_blocks(
-    np: Any, rows: Matrix, after: Matrix, hands: Matrix, picks: Matrix, n: int, direction: int
-) -> Matrix:
-    """The tableau blocks (rows, n, block) at the round's end: `rows` are `next_positions`' rows
-    (our last card placed), one per (a, combination), `after` our afterstates a, `hands` and
-    `picks` per combination; each other seat's forced last card is placed on its block."""
+def advance(
+    np: Any, after: Matrix, hands: Matrix, picks: Matrix, n: int, direction: int
+) -> tuple[Matrix, Matrix]:
+    """Our raw rows before our next pick, one per row of `after` (our afterstates), every hand
+    known: `hands[i]` the hands before the picks (by offset, 0 ours), `picks[i]` the others' picks
+    (table indexes; column 0 unused). Also the hand each offset then holds (rows, n, kinds)."""
     t = tables(np)
-    combos = hands.shape[0]
-    blocks = rows[:, _MINE : _MINE + _TABLEAU * n].reshape(len(rows), n, _TABLEAU).copy()
-    left = hands + t.hand[picks]  # (combination, n, kinds): each hand after its holder's pick
-    a_of = np.repeat(np.arange(len(after)), combos)
-    c_of = np.tile(np.arange(combos), len(after))
+    nxt = after.copy()
     for r in range(1, n):
-        src = (r - direction) % n
-        got = after[a_of, _HAND : _HAND + NUM_KINDS] if src == 0 else left[c_of, src]
-        card = got.argmax(axis=1)
-        wasabi = np.minimum(blocks[:, r, _OPEN], 2).astype(np.intp)
-        blocks[:, r] += t.block[wasabi, card]
-    return blocks
+        at = _MINE + _TABLEAU * r
+        wasabi = np.minimum(after[:, at + _OPEN], 2).astype(np.intp)
+        nxt[:, at : at + _TABLEAU] += t.block[wasabi, picks[:, r]]
+        nxt[:, at + _READY] = nxt[:, at + _CHOP] > 0
+    left = hands + t.hand[picks]  # every hand after its holder's pick
+    left[:, 0] = after[:, _HAND : _HAND + NUM_KINDS]
+    held = left[:, (np.arange(n) - direction) % n]  # offset j gets offset j - direction's hand
+    for j in range(1, n):
+        at = _known(n, j)
+        nxt[:, at : at + NUM_KINDS] = held[:, j]
+        nxt[:, at + NUM_KINDS] = 0
+    nxt[:, _HAND : _HAND + NUM_KINDS] = held[:, 0]
+    nxt[:, _TURN] += 1
+    nxt[:, _HAND_LEN] -= 1
+    for r in range(n):
+        nxt[:, _MINE + _TABLEAU * r + _HAND_SIZE] -= 1
+    return nxt, held
 
 
-def round_end(
+def our_picks(np: Any, bases: Matrix, hands: Matrix) -> tuple[Matrix, Matrix]:
+    """Our legal picks at each of `bases` (our raw rows before the pick, `hands[:, 0]` our hand):
+    each pick's afterstate row and the index of its base."""
+    t = tables(np)
+    ready = bases[:, _MINE + _CHOP] > 0
+    can = (hands[:, 0, None, :] >= t.need[None]).all(axis=2) & (ready[:, None] | ~t.pair[None])
+    owner, pick = np.nonzero(can)
+    return _played(np, bases[owner], pick), owner
+
+
+def search(
     np: Any,
     obs: Observation,
-    after: Matrix,
-    base: Matrix,
+    bases: Matrix,
     hands: Matrix,
+    after: Matrix,
+    owner: Matrix,
     score: Any,
     temperature: float,
     margin: float,
-) -> tuple[Matrix, Matrix, Matrix]:
-    """The value of each of our picks (`after`, their raw afterstate rows) against each
-    combination of the others' picks at the round's end (a matrix, our picks by combinations),
-    the combinations' picks (`combinations`) and their weights, as the module says: our pick's
-    value is its row times the weights. `base` is our raw row before the pick, `hands` every
-    hand's counts (1, n, kinds; offset 0 ours), each of two cards; `score` maps raw rows to the
-    network's values."""
-    return round_ends(np, obs, [(after, base, hands)], score, temperature, margin)[0]
+) -> Matrix:
+    """The value of each of our afterstates `after` (its position: `bases[owner]`, every hand
+    `hands[owner]`, by offset) to the round's end: with two cards in hand by `last_choice`; with
+    more, the others play their best picks by the network and each next position is worth our
+    best pick there, searched the same way."""
+    n = obs.players
+    cards = int(hands[0, 0].sum())
+    if cards <= 2:
+        return last_choice(np, obs, bases, hands, after, owner, score, temperature, margin)[0]
+    rows, v_idx, b_idx = their_rows(np, bases, hands, n)
+    picks = best_picks(np, score(rows), v_idx, b_idx, len(bases), n)[owner]
+    nxt, held = advance(np, after, hands[owner], picks, n, obs.pass_direction)
+    mine, below = our_picks(np, nxt, held)
+    values = search(np, obs, nxt, held, mine, below, score, temperature, margin)
+    return np.maximum.reduceat(values, np.flatnonzero(np.r_[True, below[1:] != below[:-1]]))  # type: ignore[no-any-return]
 
 
-def round_ends(
+def last_choice(
     np: Any,
     obs: Observation,
-    nodes: list[tuple[Matrix, Matrix, Matrix]],
+    bases: Matrix,
+    hands: Matrix,
+    after: Matrix,
+    owner: Matrix,
     score: Any,
     temperature: float,
     margin: float,
-) -> list[tuple[Matrix, Matrix, Matrix]]:
-    """`round_end` of several positions of the round's last choice (each `(after, base, hands)`)
-    at once: two forward passes of the network in all."""
+) -> tuple[Matrix, Matrix, Matrix, Matrix, Matrix]:
+    """The round's last choice (two cards in every hand), as the module says: each of `after`'s
+    value (`search`'s arguments), and its leaves, one per (afterstate, combination of the others'
+    picks): the afterstate's index, the picks (`combinations`), the weight and the value."""
     n = obs.players
     direction = obs.pass_direction
-    theirs = [their_rows(np, base, hands, n) for _, base, hands in nodes]
-    values = score(np.concatenate([rows for rows, _, _ in theirs]))
-    found = []
-    at = 0
-    for (after, _, hands), (rows, v_idx, b_idx) in zip(nodes, theirs, strict=True):
-        picks, weights = combinations(np, values[at : at + len(rows)], v_idx, b_idx, n, temperature)
-        at += len(rows)
-        dealt = np.repeat(hands, len(picks), axis=0)
-        nxt, _ = next_positions(np, after, dealt, picks, n, direction)
-        # One row per (a, combination), in that order: the last card is forced.
-        assert len(nxt) == len(after) * len(picks)
-        found.append((after, dealt, picks, weights, nxt))
-    leaves = np.concatenate([nxt for *_, nxt in found])
+    rows, v_idx, b_idx = their_rows(np, bases, hands, n)
+    values = score(rows)
+    node = v_idx // (n - 1)
+    starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1], True])
+    combos = []
+    for k in range(len(bases)):
+        part = slice(starts[k], starts[k + 1])
+        combos.append(
+            combinations(np, values[part], v_idx[part] - k * (n - 1), b_idx[part], n, temperature)
+        )
+    count = np.array([len(w) for _, w in combos])
+    first = np.cumsum(count) - count
+    all_picks = np.concatenate([p for p, _ in combos])
+    all_weights = np.concatenate([w for _, w in combos])
+    # One leaf per (afterstate, combination of its position).
+    leaf_after = np.repeat(np.arange(len(after)), count[owner])
+    offsets = np.arange(len(leaf_after)) - np.repeat(
+        np.cumsum(count[owner]) - count[owner], count[owner]
+    )
+    leaf_combo = first[owner][leaf_after] + offsets
+    picks = all_picks[leaf_combo]
+    nxt, held = advance(np, after[leaf_after], hands[owner][leaf_after], picks, n, direction)
+    t = tables(np)
+    leaves = _played(np, nxt, held[:, 0].argmax(axis=1))  # our last card: forced
     if obs.round >= ROUNDS:
         seat = obs.seat
         assert seat is not None
         views = [obs.tableaus[(seat + r) % n] for r in range(n)]
         scores = np.array([v.score for v in views], dtype=np.float64)
         kept = np.array([v.puddings - v.cards.count(Card.PUDDING) for v in views], np.float64)
-        blocks = np.concatenate(
-            [
-                final_blocks(np, nxt, after, dealt, picks, n, direction)
-                for after, dealt, picks, _, nxt in found
-            ]
-        )
-        values = game_end_values(np, blocks, scores, kept, margin)
+        blocks = leaves[:, _MINE : _MINE + _TABLEAU * n].reshape(len(leaves), n, _TABLEAU).copy()
+        for r in range(1, n):  # everyone's last card: forced too
+            wasabi = np.minimum(blocks[:, r, _OPEN], 2).astype(np.intp)
+            blocks[:, r] += t.block[wasabi, held[:, r].argmax(axis=1)]
+        leaf_values = game_end_values(np, blocks, scores, kept, margin)
     else:
-        values = score(leaves)
-    out = []
-    at = 0
-    for after, _, picks, weights, nxt in found:
-        out.append((values[at : at + len(nxt)].reshape(len(after), len(picks)), picks, weights))
-        at += len(nxt)
-    return out
-
-
-def two_turns(
-    np: Any,
-    obs: Observation,
-    after: Matrix,
-    base: Matrix,
-    hands: Matrix,
-    score: Any,
-    temperature: float,
-    margin: float,
-) -> Matrix:
-    """With three cards in each hand: the value of each of our picks (`after`) when the others
-    play their best picks by the network now (as the look-ahead predicts them) and the round's
-    last choice that follows is searched by `round_end`, where we play our best pick."""
-    t = tables(np)
-    n = obs.players
-    direction = obs.pass_direction
-    rows, v_idx, b_idx = their_rows(np, base, hands, n)
-    picks = best_picks(np, score(rows), v_idx, b_idx, 1, n)
-    bases, _ = next_bases(np, after, hands, picks, n, direction)
-    left = hands[0] + t.hand[picks[0]]  # (n, kinds): every hand after its holder's pick
-    nodes = []
-    for a in range(len(after)):
-        left[0] = after[a, _HAND : _HAND + NUM_KINDS]
-        node = left[(np.arange(n) - direction) % n][None]  # the hands each seat receives
-        position = bases[a, 0]
-        can = (node[0, 0] >= t.need).all(axis=1) & ((position[_MINE + _CHOP] > 0) | ~t.pair)
-        ours = np.flatnonzero(can)
-        nodes.append(
-            (_played(np, np.repeat(position[None], len(ours), axis=0), ours), position, node)
-        )
-    found = round_ends(np, obs, nodes, score, temperature, margin)
-    return np.array([float((m @ weights).max()) for m, _, weights in found])  # type: ignore[no-any-return]
+        leaf_values = score(leaves)
+    weights = all_weights[leaf_combo]
+    mine = np.bincount(leaf_after, weights=weights * leaf_values, minlength=len(after))
+    return mine, leaf_after, picks, weights, leaf_values
