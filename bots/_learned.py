@@ -584,7 +584,7 @@ class LearnedStrategy:
         unknown = [h.unknown for h in order]
         if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
             known = np.array([[h.known for h in order]], dtype=np.float32)
-            values = round_search(
+            found = round_search(
                 np,
                 obs,
                 features.base[None],
@@ -595,7 +595,8 @@ class LearnedStrategy:
                 self._others,
                 self._margin,
             )
-            return legal[int(np.argmax(values))]
+            if found is not None:
+                return legal[int(np.argmax(found))]
         deals = self._deals if any(unknown) else 1
         hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
         if any(unknown):

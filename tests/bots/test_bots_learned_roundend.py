@@ -114,26 +114,30 @@ def played_out(game: Game, action: Action, picks: np.ndarray) -> Game:
 
 
 def test_the_others_combinations_are_weighed_by_their_values() -> None:
-    # Every combination of the others' picks, its weight the product of each seat's softmax;
-    # at temperature 0 the one combination of their best picks, as the look-ahead predicts.
-    options = GameOptions(4)
-    for _, features, strategy in last_choices(options, range(3)):
-        hands = known_hands(features, 4)
-        rows, v_idx, b_idx = their_rows(np, features.base, hands, 4)
-        values = strategy._score(rows, 4)
-        picks, weights = combinations(np, values, v_idx, b_idx, 4, 0.05)
-        counts = np.bincount(v_idx, minlength=3)
-        assert len(picks) == counts.prod() and len({tuple(p) for p in picks.tolist()}) == len(picks)
-        for c in range(len(picks)):
-            expected = 1.0
-            for q in range(1, 4):
-                mine = v_idx == q - 1
-                soft = np.exp((values[mine] - values[mine].max()) / 0.05)
-                expected *= float(soft[b_idx[mine] == picks[c, q]][0] / soft.sum())
-            assert weights[c] == pytest.approx(expected)
-        best, one = combinations(np, values, v_idx, b_idx, 4, 0.0)
-        assert one.tolist() == [1.0]
-        assert np.array_equal(best, best_picks(np, values, v_idx, b_idx, 1, 4))
+    # Every combination of the others' picks at each position, its weight the product of each
+    # seat's softmax; at temperature 0 the one combination of their best picks, as the
+    # look-ahead predicts them.
+    games = last_choices(GameOptions(4), range(3))
+    strategy = games[0][2]
+    bases = np.stack([features.base for _, features, _ in games])
+    hands = np.concatenate([known_hands(features, 4) for _, features, _ in games])
+    rows, v_idx, b_idx = their_rows(np, bases, hands, 4)
+    values = strategy._score(rows, 4)
+    where, picks, weights = combinations(np, values, v_idx, b_idx, 3, 4, 0.05)
+    counts = np.bincount(v_idx, minlength=9).reshape(3, 3)
+    assert np.array_equal(np.bincount(where, minlength=3), counts.prod(axis=1))
+    assert np.allclose(np.bincount(where, weights=weights), 1.0)
+    for k, c, w in zip(where, picks, weights, strict=True):
+        expected = 1.0
+        for q in range(1, 4):
+            mine = v_idx == k * 3 + q - 1
+            soft = np.exp((values[mine] - values[mine].max()) / 0.05)
+            expected *= float(soft[b_idx[mine] == c[q]][0] / soft.sum())
+        assert w == pytest.approx(expected)
+    assert len({(int(k), *c.tolist()) for k, c in zip(where, picks, strict=True)}) == len(picks)
+    where, best, one = combinations(np, values, v_idx, b_idx, 3, 4, 0.0)
+    assert where.tolist() == [0, 1, 2] and one.tolist() == [1.0, 1.0, 1.0]
+    assert np.array_equal(best[:, 1:], best_picks(np, values, v_idx, b_idx, 3, 4)[:, 1:])
 
 
 def test_it_plays_the_pick_that_wins() -> None:

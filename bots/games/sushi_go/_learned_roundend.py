@@ -47,26 +47,44 @@ _MAKI1 = (Card.MAKI1,)
 
 
 def combinations(
-    np: Any, values: Matrix, v_idx: Matrix, b_idx: Matrix, n: int, temperature: float
-) -> tuple[Matrix, Matrix]:
-    """Every combination of the other seats' picks (one deal; `their_rows`' rows, valued): the
-    picks, shape (combinations, n) with column 0 unused, and each combination's weight (the
-    product of each seat's softmax of its values at `temperature`; 0: its best pick, weight 1)."""
-    picks = np.zeros((1, n), dtype=np.intp)
-    weights = np.ones(1)
-    for q in range(1, n):
-        mine = v_idx == q - 1
-        b, v = b_idx[mine], values[mine].astype(np.float64)
-        if temperature <= 0:
-            keep = int(np.argmax(v))
-            b, w = b[keep : keep + 1], np.ones(1)
-        else:
-            w = np.exp((v - v.max()) / temperature)
-            w /= w.sum()
-        picks = np.repeat(picks, len(b), axis=0)
-        picks[:, q] = np.tile(b, len(picks) // len(b))
-        weights = np.repeat(weights, len(b)) * np.tile(w, len(weights))
-    return picks, weights
+    np: Any,
+    values: Matrix,
+    v_idx: Matrix,
+    b_idx: Matrix,
+    positions: int,
+    n: int,
+    temperature: float,
+) -> tuple[Matrix, Matrix, Matrix]:
+    """Every combination of the other seats' picks at each of `positions` (`their_rows`' rows,
+    valued): the position of each combination, its picks (shape (combinations, n), column 0
+    unused) and its weight, the product of each seat's softmax of its values at `temperature`
+    (0: its best pick only, as `best_picks` finds it, weight 1). Sorted by position."""
+    views = positions * (n - 1)
+    count = np.bincount(v_idx, minlength=views)
+    start = np.cumsum(count) - count
+    rank = np.arange(len(v_idx)) - start[v_idx]
+    width = int(count.max())
+    picks = np.zeros((views, width), dtype=np.intp)
+    weights = np.zeros((views, width))
+    picks[v_idx, rank] = b_idx
+    if temperature <= 0:
+        best = best_picks(np, values, v_idx, b_idx, positions, n)[:, 1:].reshape(views)
+        weights[v_idx, rank] = b_idx == best[v_idx]
+    else:
+        v = values.astype(np.float64)
+        top = np.maximum.reduceat(v, start)
+        e = np.exp((v - top[v_idx]) / temperature)
+        weights[v_idx, rank] = e / np.bincount(v_idx, weights=e, minlength=views)[v_idx]
+    picks = picks.reshape(positions, n - 1, width)
+    weights = weights.reshape(positions, n - 1, width)
+    # Every index tuple (one pick index a seat), then each position's tuples of nonzero weight.
+    grid = np.indices((width,) * (n - 1)).reshape(n - 1, -1)
+    seats = np.arange(n - 1)[:, None]
+    both = weights[:, seats, grid].prod(axis=1)  # (positions, tuples)
+    where, tuple_ = np.nonzero(both > 0)
+    out = np.zeros((len(where), n), dtype=np.intp)
+    out[:, 1:] = picks[where[:, None], np.arange(n - 1)[None], grid[:, tuple_].T]
+    return where, out, both[where, tuple_]
 
 
 _MAKI: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -154,6 +172,15 @@ def our_picks(np: Any, bases: Matrix, hands: Matrix) -> tuple[Matrix, Matrix]:
     return _played(np, bases[owner], pick), owner
 
 
+MAX_ROWS = 400
+"""Rows the network scores at most in one search; a bigger tree (chopsticks make many pairs) is
+dropped and the look-ahead plays instead."""
+
+
+class _TooBig(Exception):
+    """The search would score more than its rows."""
+
+
 def search(
     np: Any,
     obs: Observation,
@@ -164,11 +191,38 @@ def search(
     score: Any,
     temperature: float,
     margin: float,
-) -> Matrix:
+    max_rows: int = MAX_ROWS,
+) -> Matrix | None:
     """The value of each of our afterstates `after` (its position: `bases[owner]`, every hand
     `hands[owner]`, by offset) to the round's end: with two cards in hand by `last_choice`; with
     more, the others play their best picks by the network and each next position is worth our
-    best pick there, searched the same way."""
+    best pick there, searched the same way. None when the network would score more than
+    `max_rows` rows."""
+    left = [max_rows]
+
+    def limited(rows: Matrix) -> Matrix:
+        left[0] -= len(rows)
+        if left[0] < 0:
+            raise _TooBig
+        return score(rows)  # type: ignore[no-any-return]
+
+    try:
+        return _search(np, obs, bases, hands, after, owner, limited, temperature, margin)
+    except _TooBig:
+        return None
+
+
+def _search(
+    np: Any,
+    obs: Observation,
+    bases: Matrix,
+    hands: Matrix,
+    after: Matrix,
+    owner: Matrix,
+    score: Any,
+    temperature: float,
+    margin: float,
+) -> Matrix:
     n = obs.players
     cards = int(hands[0, 0].sum())
     if cards <= 2:
@@ -177,8 +231,9 @@ def search(
     picks = best_picks(np, score(rows), v_idx, b_idx, len(bases), n)[owner]
     nxt, held = advance(np, after, hands[owner], picks, n, obs.pass_direction)
     mine, below = our_picks(np, nxt, held)
-    values = search(np, obs, nxt, held, mine, below, score, temperature, margin)
-    return np.maximum.reduceat(values, np.flatnonzero(np.r_[True, below[1:] != below[:-1]]))  # type: ignore[no-any-return]
+    values = _search(np, obs, nxt, held, mine, below, score, temperature, margin)
+    starts = np.flatnonzero(np.r_[True, below[1:] != below[:-1]])
+    return np.maximum.reduceat(values, starts)  # type: ignore[no-any-return]
 
 
 def last_choice(
@@ -199,18 +254,11 @@ def last_choice(
     direction = obs.pass_direction
     rows, v_idx, b_idx = their_rows(np, bases, hands, n)
     values = score(rows)
-    node = v_idx // (n - 1)
-    starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1], True])
-    combos = []
-    for k in range(len(bases)):
-        part = slice(starts[k], starts[k + 1])
-        combos.append(
-            combinations(np, values[part], v_idx[part] - k * (n - 1), b_idx[part], n, temperature)
-        )
-    count = np.array([len(w) for _, w in combos])
+    where, all_picks, all_weights = combinations(
+        np, values, v_idx, b_idx, len(bases), n, temperature
+    )
+    count = np.bincount(where, minlength=len(bases))
     first = np.cumsum(count) - count
-    all_picks = np.concatenate([p for p, _ in combos])
-    all_weights = np.concatenate([w for _, w in combos])
     # One leaf per (afterstate, combination of its position).
     leaf_after = np.repeat(np.arange(len(after)), count[owner])
     offsets = np.arange(len(leaf_after)) - np.repeat(
