@@ -1,18 +1,25 @@
-"""The `learned` strategy's round end with three to five players: a round's last choice searched
-to the round's end, the others' picks weighed by the network.
+"""The `learned` strategy's round end with three to five players: the last turns of a round
+searched to its end, the others' picks predicted by the network.
 
-With two cards in each hand every seat makes its last choice of the round (the card after it is
-forced), and once the hands have gone round the table every hand is known (`SeatMemory`). For
-each of our picks a, every combination of the others' picks b (each seat's two cards, or both with
-chopsticks ready) is played out to the round's end: the hands pass, everyone places its forced
-last card. Each combination is weighed by how likely the network (`_learned_table.their_rows`, from
-each seat's point of view) makes it: a softmax of each seat's afterstate values at `temperature`,
-the seats taken as independent (0: each seat's best pick only, as the look-ahead predicts it).
+Once the hands have gone round the table every hand is known (`SeatMemory`), so the rest of the
+round is a game of perfect information, played simultaneously. With two cards in each hand every
+seat makes its last choice (the card after it is forced): for each of our picks a, every
+combination of the others' picks b (each seat's two cards, or both with chopsticks ready) is played
+out to the round's end, the hands passed and every forced last card placed. Each combination is
+weighed by how likely the network (`_learned_table.their_rows`, from each seat's point of view)
+makes it: a softmax of each seat's afterstate values at `temperature`, the seats taken as
+independent (0: each seat's best pick only). With more cards in hand (`search`), the others play
+their best picks by the network, as the look-ahead predicts them, and the position we then reach
+is worth our best pick there, searched the same way down to the last choice.
 
 What a final position is worth: in round 3 the game's end, exactly (the round scored as
 `engine.games.sushi_go.scoring` scores it, the puddings' points, the winners by points then
 puddings): our share of the win plus the margin's share, the network's own scale. In rounds 1 and
 2 the network values our final afterstate (it sees the others' last cards, which our memory holds).
+
+Each level of the tree is batched over all its positions: one forward pass for the others' picks,
+one more for the leaves; a tree that would score more than `MAX_ROWS` rows is left to the
+look-ahead.
 """
 
 from __future__ import annotations
