@@ -7,8 +7,9 @@ its own `SeatMemory`), plus each tableau's provisional points. A small network s
 afterstate, its chance to win and its expected final margin over the others. With three to five
 players the bot looks one turn ahead (`bots.games.sushi_go._learned_table`): each pick is worth
 the best afterstate of its next turn, the others' picks predicted by the same network from their
-seats (about 0.5 ms a move). With two players it searches a matrix of its picks against the
-opponent's instead, each pair's position valued by the duel network
+seats (about 0.5 ms a move); from three cards in hand, every hand known, it searches to the
+round's end instead (`bots.games.sushi_go._learned_roundend`). With two players it searches a
+matrix of its picks against the opponent's instead, each pair's position valued by the duel network
 (`bots.games.sushi_go._learned_duel`, about 0.4 ms a move): once both hands are known, against the
 opponent's hand; on a round's first turn, against a few hands dealt to it from the unseen cards.
 Its last few turns of a round it searches to the round's end and scores by the rules
@@ -42,6 +43,7 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
+from .games.sushi_go._learned_roundend import search as round_search
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
     SAMPLED_ROWS,
@@ -82,6 +84,15 @@ ENDGAME = 5
 """With two players, from a round's second turn on, the rest of the round is searched exactly
 (`bots.games.sushi_go._learned_endgame`) once our hand holds at most this many cards and the
 tree fits in `MOVE_LEAVES` (with 5 cards, about one position in five)."""
+
+ROUND_END = 3
+"""With three to five players, the rest of the round is searched to its end
+(`bots.games.sushi_go._learned_roundend`) once our hand holds at most this many cards and every
+hand is known (0: never; the look-ahead plays instead)."""
+
+OTHERS_TEMPERATURE = 0.05
+"""How sharply each other seat prefers its better picks at the round's last choice in that search
+(a softmax of its afterstate values; 0: its best pick only)."""
 
 DEALS = 3
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
@@ -338,7 +349,9 @@ class LearnedStrategy:
 
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play;
-    `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`).
+    `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
+    `roundend` and `others` the round's end search with 3-5 players (`ROUND_END`,
+    `OTHERS_TEMPERATURE`).
     """
 
     name = "learned"
@@ -356,6 +369,8 @@ class LearnedStrategy:
         leaves: int = MOVE_LEAVES,
         deals: int = DEALS,
         margin: float = MARGIN_WEIGHT,
+        roundend: int = ROUND_END,
+        others: float = OTHERS_TEMPERATURE,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -373,6 +388,8 @@ class LearnedStrategy:
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
         self._margin = float(margin)
+        self._roundend = int(roundend)
+        self._others = max(0.0, float(others))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -558,7 +575,8 @@ class LearnedStrategy:
     ) -> Action:
         """With three to five players: the pick best one turn ahead, the others' picks predicted
         by the network (`bots.games.sushi_go._learned_table`), over a few deals of the hands not
-        known yet."""
+        known yet; in a round's last `roundend` turns, every hand known, the best to the round's
+        end (`bots.games.sushi_go._learned_roundend`)."""
         np = self._np
         n = obs.players
         features = self._features
@@ -568,6 +586,21 @@ class LearnedStrategy:
         assert seat is not None
         order = [memory.hands[(seat + r) % n] for r in range(n)]
         unknown = [h.unknown for h in order]
+        if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
+            known = np.array([[h.known for h in order]], dtype=np.float32)
+            found = round_search(
+                np,
+                obs,
+                features.base[None],
+                known,
+                raw,
+                np.zeros(len(raw), dtype=np.intp),
+                lambda rows: self._score(rows, n),
+                self._others,
+                self._margin,
+            )
+            if found is not None:
+                return legal[int(np.argmax(found))]
         deals = self._deals if any(unknown) else 1
         hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
         if any(unknown):

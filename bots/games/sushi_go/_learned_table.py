@@ -69,9 +69,10 @@ def _played(np: Any, rows: Matrix, picks: Matrix) -> Matrix:
 def their_rows(np: Any, base: Matrix, hands: Matrix, n: int) -> tuple[Matrix, Matrix, Matrix]:
     """The afterstates of every other seat's legal picks, from its own seat, for each deal.
 
-    `base` is this seat's raw feature row before its pick; `hands[s, r]` the hand counts of the
-    seat at offset r (0 is ours) in deal s. Returns the raw rows, the view each belongs to (deal
-    s, offset r as ``s * (n - 1) + r - 1``) and the table index (`tables`) of its pick.
+    `base` is this seat's raw feature row before its pick (or one per deal); `hands[s, r]` the
+    hand counts of the seat at offset r (0 is ours) in deal s. Returns the raw rows, the view
+    each belongs to (deal s, offset r as ``s * (n - 1) + r - 1``) and the table index (`tables`)
+    of its pick.
     """
     t = tables(np)
     deals = hands.shape[0]
@@ -95,21 +96,25 @@ def best_picks(np: Any, values: Matrix, v_idx: Matrix, b_idx: Matrix, deals: int
 
 def their_views(np: Any, base: Matrix, hands: Matrix, n: int) -> Matrix:
     """Each other seat's raw feature row before its pick, for each deal (shape (deals, n - 1,
-    features)): `base` turned to start at that seat, its hand from `hands` (as `their_picks`
-    takes it), and what it knows of the hands mirroring what this seat knows (the seat at
-    offset j knows the hand at offset j from it when we know the hand at offset j from us)."""
+    features)): `base` (one row, or one per deal) turned to start at that seat, its hand from
+    `hands` (as `their_picks` takes it), and what it knows of the hands mirroring what this seat
+    knows (the seat at offset j knows the hand at offset j from it when we know the hand at
+    offset j from us)."""
     deals = hands.shape[0]
+    bases = base if base.ndim == 2 else base[None]  # one row, or one per deal
     mine_known = np.array(
-        [base[_known(n, j) + NUM_KINDS] == 0 for j in range(1, n)], dtype=bool
+        [bases[0, _known(n, j) + NUM_KINDS] == 0 for j in range(1, n)], dtype=bool
     )  # which offsets' hands we know: the others know theirs by the same symmetry
-    views = np.repeat(base[None, None, :], deals * (n - 1), axis=0).reshape(deals, n - 1, -1)
+    views = np.repeat(bases[:, None, :], n - 1, axis=1)
+    if len(bases) < deals:
+        views = np.repeat(views, deals, axis=0)
     views[:, :, _DUMMY] = 0
     for q in range(1, n):
         v = views[:, q - 1]
         v[:, _HAND : _HAND + NUM_KINDS] = hands[:, q]
         for j in range(n):
             src = _MINE + _TABLEAU * ((q + j) % n)
-            v[:, _MINE + _TABLEAU * j : _MINE + _TABLEAU * (j + 1)] = base[src : src + _TABLEAU]
+            v[:, _MINE + _TABLEAU * j : _MINE + _TABLEAU * (j + 1)] = bases[:, src : src + _TABLEAU]
         for j in range(1, n):
             at = _known(n, j)
             if mine_known[j - 1]:
@@ -117,7 +122,7 @@ def their_views(np: Any, base: Matrix, hands: Matrix, n: int) -> Matrix:
                 v[:, at + NUM_KINDS] = 0
             else:
                 v[:, at : at + NUM_KINDS] = 0
-                v[:, at + NUM_KINDS] = base[_HAND_LEN]
+                v[:, at + NUM_KINDS] = bases[:, _HAND_LEN]
     return views  # type: ignore[no-any-return]
 
 
