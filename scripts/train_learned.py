@@ -3,7 +3,7 @@ bots/games/sushi_go/learned_go.npz.
 
     nice scripts/train_learned.py --seed 1 [--out FILE] [--players 2,3,4,5] [--scale 1.0]
                                   [--workers 2] [--epochs 6] [--generations N]
-    nice scripts/train_learned.py --seed 1 --players 4 --lookahead --keep-others --scale 2
+    nice scripts/train_learned.py --seed 1 --players 4 --lookahead --keep-others --scale 3
     nice scripts/train_learned.py --seed 1 --duel-only --scale 0.5    # learned_duel.npz
 
 Needs the extra ``train`` (torch). For each player count, generation 0 plays `heuristic` against
