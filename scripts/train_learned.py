@@ -61,7 +61,8 @@ EXPLORE = 0.03
 HIDDEN = 128
 EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
 LOOKAHEAD = "+lookahead"
-"""With --lookahead, the suffix of a lineup's learned specs: they play `learned@deals=DEALS`."""
+"""With --lookahead, the suffix of a lineup's learned specs: they play
+`learned@deals=DEALS@roundend=0`."""
 
 
 def _seed(*parts: object) -> int:
@@ -121,7 +122,9 @@ def _make(spec: str, weights: str, players: int) -> Any:
     base = spec.removesuffix(LOOKAHEAD)
     explore = EXPLORE if base == "explore" else 0.0
     if base != spec:  # --lookahead: the look-ahead of 3-5 players, set explicitly
-        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS)
+        # The look-ahead alone, without the round's end search (`learned@roundend`): the
+        # shipped 4-player network is trained on such games.
+        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS, roundend=0)
     return OnePly(weights, players, explore)
 
 
