@@ -42,6 +42,7 @@ SHIFTED = Path(__file__).with_name("shifted.py")
 
 
 ADMIN = Path(sys.executable).with_name("sushigo-admin")
+TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 
 
 def admin(port: int, key: Path, *args: str) -> list[str]:
@@ -78,11 +79,11 @@ def cluster_key(folder: Path) -> Path:
     return folder / "cluster.key"
 
 
-def two_nodes(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
+def two_nodes(url: str, folder: Path, *extra: str) -> tuple[ServerProcess, ServerProcess]:
     """Nodes a and b (not yet started) of the cluster on `url`, sharing the key made in
-    `folder` (`cluster_key`)."""
+    `folder` (`cluster_key`), each with the options `extra`."""
     key = cluster_key(folder)
-    return node(url, key, "a"), node(url, key, "b")
+    return node(url, key, "a", *extra), node(url, key, "b", *extra)
 
 
 async def started_two(url: str, folder: Path) -> tuple[ServerProcess, ServerProcess]:
@@ -105,6 +106,19 @@ async def admin_cluster(
     for n in nodes:
         await n.start()
     return nodes, admin_key
+
+
+async def tournament_command(port: int, *args: str) -> tuple[int | None, str]:
+    """`sushigo-tournament 127.0.0.1:PORT ARGS` run to its end: its exit code and output."""
+    done = await asyncio.create_subprocess_exec(
+        str(TOURNAMENT),
+        f"127.0.0.1:{port}",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    said = (await asyncio.wait_for(done.communicate(), 30))[0].decode()
+    return done.returncode, said
 
 
 def refused(url: str, key: Path, name: str, *extra: str) -> tuple[int, str]:

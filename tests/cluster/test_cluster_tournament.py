@@ -11,11 +11,19 @@ is forged, used already or brought to a node that does not run the tournament is
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
-from nodes import bring, eventually, forgery_refused, query, replayed, ticket_refused, two_nodes
+from nodes import (
+    bring,
+    eventually,
+    forgery_refused,
+    query,
+    replayed,
+    ticket_refused,
+    tournament_command,
+    two_nodes,
+)
 from processes import BOT, bots_output, stop_bots
 
 from sushigo import protocol
@@ -23,7 +31,6 @@ from sushigo.client.connection import Client
 from sushigo.client.identity import load_or_create_key
 from sushigo.client.link import ServerError
 
-TOURNAMENT = Path(sys.executable).with_name("sushigo-tournament")
 NAME = "spread cup"
 SETTINGS = protocol.TournamentSettings(
     name=NAME, kind="sushi-go", players=2, games=6, turn_seconds=30
@@ -38,19 +45,6 @@ async def entrant(port: int, i: int) -> asyncio.subprocess.Process:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-
-
-async def tournament_command(port: int, *args: str) -> tuple[int | None, str]:
-    """`sushigo-tournament 127.0.0.1:PORT ARGS` run to its end: its exit code and output."""
-    done = await asyncio.create_subprocess_exec(
-        str(TOURNAMENT),
-        f"127.0.0.1:{port}",
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    said = (await asyncio.wait_for(done.communicate(), 30))[0].decode()
-    return done.returncode, said
 
 
 async def test_a_tournament_is_the_clusters(pg_url: str, tmp_path: Path) -> None:
