@@ -166,11 +166,17 @@ async function sushiGo() {
   watcher.close();
 }
 
-async function sushiRoll() {
+/** A new client at a new two-seat table of `kind` (no variant) with a random bot, not started. */
+async function againstABot(kind) {
   const client = newClient();
   await client.connect();
-  await client.createTable({ kind: "sushi-roll", players: 2, variants: [], turn_seconds: 60 });
+  await client.createTable({ kind, players: 2, variants: [], turn_seconds: 60 });
   await client.addBot("random");
+  return client;
+}
+
+async function sushiRoll() {
+  const client = await againstABot("sushi-roll");
   const used = {};
   client.startGame();
   await playGame(client, rollChooser(used));
@@ -205,10 +211,7 @@ async function keyLogin() {
 }
 
 async function dropped() {
-  const client = newClient();
-  await client.connect();
-  await client.createTable({ kind: "sushi-go", players: 2, variants: [], turn_seconds: 60 });
-  await client.addBot("random");
+  const client = await againstABot("sushi-go");
   let drops = 0;
   client.addEventListener("message", (event) => {
     // Twice in the game, right after a step began: the connection goes, the core takes it back.
@@ -314,10 +317,7 @@ async function reloadedAfterCommitting() {
 }
 
 async function restarted() {
-  const client = newClient();
-  await client.connect();
-  await client.createTable({ kind: "sushi-roll", players: 2, variants: [], turn_seconds: 60 });
-  await client.addBot("random");
+  const client = await againstABot("sushi-roll");
   let restarts = 0;
   client.addEventListener("message", (event) => {
     if (event.detail.type === "turn_start" && event.detail.step >= 10 && !restarts) {
