@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,14 @@ SUMMARY = GameSummary(
 T_SETTINGS = TournamentSettings(
     name=wide(32), kind=ascii_(32), players=8, variants=(ascii_(32),) * 3, games=10000
 )
+TOURNAMENT = TournamentInfo(
+    settings=T_SETTINGS,
+    status=TournamentStatus.RUNNING,
+    host=ascii_(64),
+    games_done=U32,
+    games_running=U32,
+)
+"""A tournament as the list shows it at its longest (no standings)."""
 STANDING = Standing(
     player_id=ascii_(64),
     name=wide(24),
@@ -169,27 +178,12 @@ WORST: dict[str, Callable[[], Message]] = {
     ),
     "tournament_list": lambda: TournamentList(
         ref=U32,
-        tournaments=(
-            TournamentInfo(
-                settings=T_SETTINGS,
-                status=TournamentStatus.RUNNING,
-                host=ascii_(64),
-                games_done=U32,
-                games_running=U32,
-            ),
-        )
-        * 100,
+        tournaments=(TOURNAMENT,) * 100,
     ),
     "tournament_info": lambda: TournamentUpdate(
         ref=U32,
-        tournament=TournamentInfo(
-            settings=T_SETTINGS,
-            status=TournamentStatus.RUNNING,
-            host=ascii_(64),
-            games_done=U32,
-            games_running=U32,
-            standings=(STANDING,) * 256,  # a tournament takes 256 entrants at most
-        ),
+        # a tournament takes 256 entrants at most
+        tournament=replace(TOURNAMENT, standings=(STANDING,) * 256),
     ),
     "node_list": lambda: NodeList(
         ref=U32,
