@@ -55,6 +55,7 @@ from sushigo.protocol import (
 
 from .address import AddressError, parse_address
 from .checks import Fairness, GameChecks
+from .errors import NoAnswer, ResumeUnanswered
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
 __all__ = [
@@ -139,9 +140,14 @@ class Client(Link):
             await self._open()
             # The new connection is at the same table: its game's values read the same way.
             self.proto.game, self.proto.seat = game, seat
-            reply = await self._request(
-                Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
-            )
+            try:
+                reply = await self._request(
+                    Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+                )
+            except NoAnswer as exc:
+                if self._writer is not None:
+                    self._writer.close()
+                raise ResumeUnanswered(str(exc)) from None
             if not isinstance(reply, Redirect):
                 break
             # A cluster's node that does not hold our table: the one that does, with the
@@ -544,14 +550,15 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
 
 async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]:
     """One attempt to take the session back: RESUMED, or why not (the next node is tried next
-    time). INTERNAL_ERROR means the server could not answer now (a cluster's table on its way to
+    time, but after a RESUME unanswered: `ResumeUnanswered`). INTERNAL_ERROR means the server could not answer now (a cluster's table on its way to
     another node, the database away): another try; any other refusal is final (raised)."""
     try:
         return await client.resume(), None
     except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
         if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
             raise
-        client.next_node()
+        if not isinstance(exc, ResumeUnanswered):
+            client.next_node()
         return None, exc
 
 
