@@ -564,7 +564,8 @@ async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]
 
 async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:
     """`auto_reconnect`; or, when the server no longer knows the session (it restarted, and we
-    were at no game in progress), a fresh login: None, and we are in the lobby. Any other
+    were at no game in progress), a fresh login (`_log_in_again`): None, and we are in the
+    lobby. Any other
     refusal is raised (`ServerError`), as is `ConnectError` after `attempts`. If we waited in a
     quick match and came back to no table (a seat in a game not begun is not held for a
     resume), we are in the queue again (`Link.requeue`). A connection that drops again before
@@ -578,13 +579,29 @@ async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> R
                 if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
                     raise
                 resumed = None
-                await client.login_again()
+                await _log_in_again(client, attempts, delay)
             await client.requeue()
             return resumed
         except ConnectionLost:
             dropped += 1
             if dropped >= attempts:
                 raise
+
+
+async def _log_in_again(client: Client, attempts: int, delay: float) -> None:
+    """`Client.login_again`, tried again with a growing delay while it gets no answer (a
+    cluster's node answers a login once its database has read and stored it) or the node
+    cannot be reached (then on the next node); `ConnectError` after `attempts`."""
+    for attempt in range(attempts):
+        try:
+            await client.login_again()
+            return
+        except ConnectError:
+            if attempt == attempts - 1:
+                raise
+            if not client.connected:
+                client.next_node()
+        await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
 
 
 def _check_legal(state: Any, action: Any) -> None:

@@ -15,6 +15,7 @@ durable when").
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol
 
@@ -34,6 +35,8 @@ from sushigo.server.sessions.requests import ServerState
 from sushigo.server.sessions.session import Conn, Session, new_token, token_hash
 from sushigo.server.tables.phases import COMMITTING, MOVING, REVEALING, TablePhase
 from sushigo.server.tables.table import Table
+
+log = logging.getLogger("sushigo.server")
 
 
 class ResumeHost(ServerState, Protocol):
@@ -171,6 +174,9 @@ def unsent_resume(hub: ResumeHost, session: Session) -> None:
     session.token_hash = held
     hub.sessions[held] = session
     session.snapshot_next = True
+    log.info(
+        "a resume of %s undone: its connection ended before RESUMED went out", session.player_id
+    )
     if session.table is not None and session.seat is not None:
         expires = hub.wall_ms() + hub.token_lifetime_ms
         hub.storage.save_token(held, session.table.table_id, session.seat, expires)

@@ -27,7 +27,13 @@ from sushigo.bots import get_strategy
 from sushigo.client.bot import play_game
 from sushigo.client.connection import Client, reconnect
 from sushigo.client.errors import ConnectionLost, ResumeUnanswered, ServerError
-from sushigo.protocol import ErrorCode, TurnStart
+from sushigo.protocol import (
+    ErrorCode,
+    SignedRecord,
+    TurnStart,
+    verify_record,
+    verify_signed_record,
+)
 from sushigo.server.sessions.session import token_hash
 
 LEASE = 60.0
@@ -40,6 +46,11 @@ async def _cut(client: Client) -> None:
     """Break the client's connection (no goodbye) and read up to the drop."""
     assert client._writer is not None
     client._writer.transport.abort()
+    await _dropped(client)
+
+
+async def _dropped(client: Client) -> None:
+    """Read the client's events up to the drop of its connection."""
     with pytest.raises(ConnectionLost):
         while True:
             await client.next_event(10)
@@ -50,7 +61,7 @@ async def test_a_resume_answered_late_is_taken_again_with_the_token_held(
 ) -> None:
     strategy = get_strategy("random", game="sushi-go")
     async with own_postgresql() as (pg, url):
-        a = node(url, cluster_key(tmp_path), "a", lease=LEASE)
+        a = node(url, cluster_key(tmp_path), "a", "--log-level", "info", lease=LEASE)
         await a.start()
         ann, bob = [
             await Client.connect("127.0.0.1", a.port, name=n, timeout=TIMEOUT)
@@ -67,10 +78,11 @@ async def test_a_resume_answered_late_is_taken_again_with_the_token_held(
                 with pytest.raises(ResumeUnanswered, match="no answer to resume"):
                     await ann.resume()
                 held = ann.token
+                await a.logged(lambda log: b"a resume of " + player.encode() + b" undone" in log)
             finally:
                 pg.unpause()
-            # The client closed that connection as it gave up, before the answer could go out:
-            # the node stores the token the player holds for its seat again.
+            # The client closed that connection as it gave up, before the answer could go out
+            # (the node said so): the node stores the token the player holds for its seat again.
             seat_token = "SELECT token_hash FROM tokens WHERE table_id = $1 AND seat = $2"
 
             async def stored_again() -> bool:
@@ -83,6 +95,9 @@ async def test_a_resume_answered_late_is_taken_again_with_the_token_held(
             assert resumed is not None
             assert (ann.player_id, ann.name, ann.seat) == (player, "ann", seat)
             assert ann.table is not None and ann.table.table_id == table.table_id
+            for client in (ann, bob):  # the first turn's picks (its TURN_START read already)
+                if client.awaiting:
+                    client.pick(random.Random(0).choice(list(client.legal_actions())))
             # The token that reached the player is now spent: the old one leads nowhere.
             stale = Client("127.0.0.1", a.port, name="thief", timeout=10)
             stale.token = held
@@ -102,7 +117,50 @@ async def test_a_resume_answered_late_is_taken_again_with_the_token_held(
             for client in (ann, bob):
                 await client.close()
             await a.stop()
-        records = await query(url, "SELECT record FROM records")
+        records = await query(url, "SELECT record, signature, server_key FROM records")
     for result in results:
         assert result is not None and result.verified and not result.unseen, result
+    # One game, every pick its player's own (none made for a player away).
     assert len(records) == 1
+    record, signature, key = records[0]
+    signed = SignedRecord(record=bytes(record), signature=bytes(signature), server_key=key)
+    report = verify_record(verify_signed_record(signed, bytes(key)))
+    assert report.ok and not report.auto_picks, report
+
+
+async def test_a_fresh_login_answered_late_is_asked_again(tmp_path: Path) -> None:
+    """A session the node lost (it restarted: a lobby's sessions are not stored) is logged in
+    afresh; with PostgreSQL paused as it does, the login's answer waits longer than the client's
+    timeout (its name is looked up and stored first). The client asks again rather than give up
+    (the chaos run's tournament host exited 1 so). PostgreSQL is paused as the fresh login
+    begins, and unpaused as the second begins."""
+    async with own_postgresql() as (pg, url):
+        a = node(url, cluster_key(tmp_path), "a", lease=LEASE)
+        await a.start()
+
+        class Knocking(Client):
+            logins = 0
+
+            async def _login(self) -> None:
+                self.logins += 1
+                if self.logins == 2:
+                    pg.pause()
+                elif self.logins == 3:
+                    pg.unpause()
+                await super()._login()
+
+        ann = await Knocking.connect("127.0.0.1", a.port, name="ann", timeout=TIMEOUT)
+        try:
+            await a.restart()
+            await _dropped(ann)
+            try:
+                resumed = await asyncio.wait_for(reconnect(ann, delay=0.1), 60)
+            finally:
+                pg.unpause()
+            assert resumed is None  # a fresh login: the node no longer knew the session
+            assert ann.logins == 3, ann.logins
+            assert ann.name == "ann" and ann.connected
+            assert await ann.list_tables() == ()
+        finally:
+            await ann.close()
+            await a.stop()
