@@ -550,8 +550,9 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
 
 async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]:
     """One attempt to take the session back: RESUMED, or why not (the next node is tried next
-    time, but after a RESUME unanswered: `ResumeUnanswered`). INTERNAL_ERROR means the server could not answer now (a cluster's table on its way to
-    another node, the database away): another try; any other refusal is final (raised)."""
+    time, but after a RESUME unanswered, `ResumeUnanswered`, the same). INTERNAL_ERROR means the
+    server could not answer now (a cluster's table on its way to another node, the database
+    away): another try; any other refusal is final (raised)."""
     try:
         return await client.resume(), None
     except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
@@ -565,11 +566,11 @@ async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]
 async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:
     """`auto_reconnect`; or, when the server no longer knows the session (it restarted, and we
     were at no game in progress), a fresh login (`_log_in_again`): None, and we are in the
-    lobby. Any other
-    refusal is raised (`ServerError`), as is `ConnectError` after `attempts`. If we waited in a
-    quick match and came back to no table (a seat in a game not begun is not held for a
-    resume), we are in the queue again (`Link.requeue`). A connection that drops again before
-    that is done is taken back the same way (`attempts` times at most, then `ConnectionLost`)."""
+    lobby. Any other refusal is raised (`ServerError`), as is `ConnectError` after `attempts`.
+    If we waited in a quick match and came back to no table (a seat in a game not begun is not
+    held for a resume), we are in the queue again (`Link.requeue`). A connection that drops
+    again before that is done is taken back the same way (`attempts` times at most, then
+    `ConnectionLost`)."""
     dropped = 0
     while True:
         try:

@@ -20,7 +20,7 @@ class NoAnswer(ConnectError):
 class ResumeUnanswered(NoAnswer):
     """A node welcomed us but did not answer RESUME in time: it is up, and answers once the new
     token is stored (its database slow or paused). The connection is closed at once, so that
-    the node takes back the token we hold (docs/PROTOCOL.md, RESUME), and the node is asked
+    the node takes back the token we hold (docs/PROTOCOL.md), and the node is asked
     again rather than the next one."""
 
 
