@@ -55,6 +55,7 @@ from sushigo.protocol import (
 
 from .address import AddressError, parse_address
 from .checks import Fairness, GameChecks
+from .errors import NoAnswer, ResumeUnanswered
 from .link import ConnectError, ConnectionLost, Link, LinkOptions, ServerError
 
 __all__ = [
@@ -139,9 +140,14 @@ class Client(Link):
             await self._open()
             # The new connection is at the same table: its game's values read the same way.
             self.proto.game, self.proto.seat = game, seat
-            reply = await self._request(
-                Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
-            )
+            try:
+                reply = await self._request(
+                    Resume(ref=self.proto.next_ref(), token=self.token, last_seq=last_seq)
+                )
+            except NoAnswer as exc:
+                if self._writer is not None:
+                    self._writer.close()
+                raise ResumeUnanswered(str(exc)) from None
             if not isinstance(reply, Redirect):
                 break
             # A cluster's node that does not hold our table: the one that does, with the
@@ -544,24 +550,27 @@ async def auto_reconnect(client: Client, attempts: int = 30, delay: float = 1.0)
 
 async def _try_resume(client: Client) -> tuple[Resumed | None, Exception | None]:
     """One attempt to take the session back: RESUMED, or why not (the next node is tried next
-    time). INTERNAL_ERROR means the server could not answer now (a cluster's table on its way to
-    another node, the database away): another try; any other refusal is final (raised)."""
+    time, but after a RESUME unanswered, `ResumeUnanswered`, the same). INTERNAL_ERROR means the
+    server could not answer now (a cluster's table on its way to another node, the database
+    away): another try; any other refusal is final (raised)."""
     try:
         return await client.resume(), None
     except (ConnectError, ConnectionLost, OSError, ServerError) as exc:
         if isinstance(exc, ServerError) and exc.code is not ErrorCode.INTERNAL_ERROR:
             raise
-        client.next_node()
+        if not isinstance(exc, ResumeUnanswered):
+            client.next_node()
         return None, exc
 
 
 async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> Resumed | None:
     """`auto_reconnect`; or, when the server no longer knows the session (it restarted, and we
-    were at no game in progress), a fresh login: None, and we are in the lobby. Any other
-    refusal is raised (`ServerError`), as is `ConnectError` after `attempts`. If we waited in a
-    quick match and came back to no table (a seat in a game not begun is not held for a
-    resume), we are in the queue again (`Link.requeue`). A connection that drops again before
-    that is done is taken back the same way (`attempts` times at most, then `ConnectionLost`)."""
+    were at no game in progress), a fresh login (`_log_in_again`): None, and we are in the
+    lobby. Any other refusal is raised (`ServerError`), as is `ConnectError` after `attempts`.
+    If we waited in a quick match and came back to no table (a seat in a game not begun is not
+    held for a resume), we are in the queue again (`Link.requeue`). A connection that drops
+    again before that is done is taken back the same way (`attempts` times at most, then
+    `ConnectionLost`)."""
     dropped = 0
     while True:
         try:
@@ -571,13 +580,29 @@ async def reconnect(client: Client, attempts: int = 30, delay: float = 1.0) -> R
                 if exc.error.error_code is not ErrorCode.UNKNOWN_SESSION:
                     raise
                 resumed = None
-                await client.login_again()
+                await _log_in_again(client, attempts, delay)
             await client.requeue()
             return resumed
         except ConnectionLost:
             dropped += 1
             if dropped >= attempts:
                 raise
+
+
+async def _log_in_again(client: Client, attempts: int, delay: float) -> None:
+    """`Client.login_again`, tried again with a growing delay while it gets no answer (a
+    cluster's node answers a login once its database has read and stored it) or the node
+    cannot be reached (then on the next node); `ConnectError` after `attempts`."""
+    for attempt in range(attempts):
+        try:
+            await client.login_again()
+            return
+        except ConnectError:
+            if attempt == attempts - 1:
+                raise
+            if not client.connected:
+                client.next_node()
+        await asyncio.sleep(min(delay * (1.5**attempt), 10.0) * (0.5 + random.random()))
 
 
 def _check_legal(state: Any, action: Any) -> None:

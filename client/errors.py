@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sushigo.protocol import Error, ErrorCode
 
-__all__ = ["ConnectError", "ConnectionLost", "NoAnswer", "ServerError"]
+__all__ = ["ConnectError", "ConnectionLost", "NoAnswer", "ResumeUnanswered", "ServerError"]
 
 
 class ConnectError(Exception):
@@ -15,6 +15,13 @@ class ConnectError(Exception):
 class NoAnswer(ConnectError):
     """The server took the connection but did not answer a request in time (it is paused,
     frozen or overloaded): asked again later, it may."""
+
+
+class ResumeUnanswered(NoAnswer):
+    """A node welcomed us but did not answer RESUME in time: it is up, and answers once the new
+    token is stored (its database slow or paused). The connection is closed at once, so that
+    the node takes back the token we hold (docs/PROTOCOL.md), and the node is asked
+    again rather than the next one."""
 
 
 class ServerError(Exception):

@@ -57,6 +57,7 @@ from sushigo.server.config import HubConfig
 from sushigo.server.errors import TableError
 from sushigo.server.lobby.history import History
 from sushigo.server.lobby.lobby import Lobby
+from sushigo.server.lobby.resume import unsent_resume
 from sushigo.server.operations.admin import Admin
 from sushigo.server.routing import matching
 from sushigo.server.routing import tournaments as tournament_cluster
@@ -330,6 +331,7 @@ class Hub(Reader, Asker):
         if session is not None and session.transport is conn.transport:
             session.transport = None
             session.detached_at = now
+            unsent_resume(self, session)
             table = session.table
             if table is not None and self.lobby.gone_from_queue(session, table):
                 table = None  # out of the quick match: no game starts with its seat

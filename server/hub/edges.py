@@ -101,7 +101,9 @@ def fire(hub: Host, kind: str, target: object, now: float) -> None:
             hub.lobby.abandoned(abandoned, now)
     elif kind == "expire":
         session = hub.sessions.get(target)  # type: ignore[call-overload]
-        if session is not None:
+        # (Not one away since later: a resume undone, `unsent_resume`, gave its token back.)
+        away = session.detached_at if session is not None else None
+        if session is not None and (away is None or away + hub.config.resume_seconds <= now):
             hub.expire(session, now)
     elif kind == "tournaments":
         hub.desk.wake(str(target))

@@ -15,6 +15,7 @@ durable when").
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol
 
@@ -35,6 +36,8 @@ from sushigo.server.sessions.session import Conn, Session, new_token, token_hash
 from sushigo.server.tables.phases import COMMITTING, MOVING, REVEALING, TablePhase
 from sushigo.server.tables.table import Table
 
+log = logging.getLogger("sushigo.server")
+
 
 class ResumeHost(ServerState, Protocol):
     """What a resume needs of the server (the hub)."""
@@ -47,6 +50,10 @@ class ResumeHost(ServerState, Protocol):
     @property
     def token_lifetime_ms(self) -> int:
         """How long a stored resume token stays valid."""
+
+    @property
+    def cluster(self) -> object | None:
+        """The cluster this server is a node of (None: a lone server)."""
 
     def close(self, conn: Conn, exc: RemoteProtocolError) -> None:
         """Say why, then close a connection."""
@@ -84,11 +91,13 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
         state = (old.phase, old.position)
     elif replay:
         state = session.state_after(msg.last_seq)
-    if state is None or state[0] not in LOGGED_IN:
+    if state is None or state[0] not in LOGGED_IN or session.snapshot_next:
         replay = None
+    session.snapshot_next = False
 
     token, new_digest = new_token()
-    del hub.sessions[session.token_hash]
+    held = session.token_hash
+    del hub.sessions[held]
     session.token_hash = new_digest
     hub.sessions[new_digest] = session
     if session.table is not None and session.seat is not None:
@@ -97,6 +106,9 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
         # or fail while it cannot be written (the disk full) with the session half switched.
         expires = hub.wall_ms() + hub.token_lifetime_ms
         hub.storage.save_token(new_digest, session.table.table_id, session.seat, expires)
+    # A cluster's node sends RESUMED once what was written before it is stored: until then the
+    # player still holds the old token (`unsent_resume`).
+    session.unsent = (held, hub.storage.mark) if hub.cluster is not None else None
     session.generation += 1
     # The new connection is at the old one's table: same game, same seat.
     conn.proto.game, conn.proto.seat = old.game, old.seat
@@ -143,6 +155,31 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
         session.send(sent.message)
     if table is not None:
         hub.table_changed(table)
+
+
+def unsent_resume(hub: ResumeHost, session: Session) -> None:
+    """The connection a resume was answered on ended. On a cluster's node its RESUMED waits
+    until the writes made before it are stored: if they are not yet (the database slow or
+    paused), it never went out, and the player, who asks again with the token it holds, would
+    be told UNKNOWN_SESSION and log in afresh, leaving its seat. So the resume is undone: the
+    old token leads to the session again (stored for its seat again), and the next resume
+    sends a snapshot."""
+    unsent, session.unsent = session.unsent, None
+    if unsent is None:
+        return
+    held, mark = unsent
+    if hub.storage.durable >= mark or hub.sessions.get(session.token_hash) is not session:
+        return
+    del hub.sessions[session.token_hash]
+    session.token_hash = held
+    hub.sessions[held] = session
+    session.snapshot_next = True
+    log.info(
+        "a resume of %s undone: its connection ended before RESUMED went out", session.player_id
+    )
+    if session.table is not None and session.seat is not None:
+        expires = hub.wall_ms() + hub.token_lifetime_ms
+        hub.storage.save_token(held, session.table.table_id, session.seat, expires)
 
 
 LOGGED_IN = GAME_PHASES | {Phase.LOBBY, Phase.TABLE, Phase.WATCHING}

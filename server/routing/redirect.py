@@ -363,6 +363,12 @@ def resume_elsewhere(
             log.info("resume for table %s: redirected to %s", owner.table_id, owner.node)
             _send(conn, Redirect(ref=msg.ref, address=owner.address, table_id=owner.table_id))
             return
+        elif owner is not None and owner.saved:
+            # Its token leads to a saved table this node could not take up (handed here and
+            # still being taken up, or another took it meanwhile): in a moment, not UNKNOWN_SESSION.
+            raise TableError(
+                ErrorCode.INTERNAL_ERROR, "the table is on its way to a node: try again"
+            )
         resume(now)
 
     hub.ask(job, then, conn=conn, ref=msg.ref, what="the token")

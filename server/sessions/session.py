@@ -187,6 +187,11 @@ class Session:
     """Its number in this process, for the admins (``s17``): kept while the session lasts."""
     routes: dict[str, str] | None = None
     """Its connection's `Conn.routes` (over WebSocket: the nodes' web addresses)."""
+    unsent: tuple[bytes, int] | None = None
+    """After a resume on a cluster's node: the token hash the player held before it, and the
+    storage's `mark` its RESUMED waits for (`server.lobby.resume.unsent_resume`)."""
+    snapshot_next: bool = False
+    """The next resume gets a snapshot (the player missed a connection it never heard from)."""
 
     @property
     def keeps_name(self) -> bool:
