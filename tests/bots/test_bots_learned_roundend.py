@@ -22,7 +22,7 @@ from sushigo.bots.games.sushi_go._learned_roundend import (
 )
 from sushigo.bots.games.sushi_go._learned_search import tables
 from sushigo.bots.games.sushi_go._learned_table import best_picks, their_rows
-from sushigo.engine import Action, Game, GameOptions
+from sushigo.engine import Action, Game, GameOptions, Observation
 
 TABLES = [GameOptions(3), GameOptions(4), GameOptions(5), GameOptions(4, pass_both_ways=True)]
 MARGIN = 0.5
@@ -317,3 +317,55 @@ def test_a_search_too_big_is_dropped_before_its_last_rows() -> None:
         assert scored == levels[:2]
         checked += 1
     assert checked >= 5
+
+
+def test_a_search_too_big_is_tried_again_over_our_best_picks() -> None:
+    # `@roundrows=N` bounds the search; over it, `@roundtop=K` searches again our K picks best
+    # by one ply and plays the best of them by the search; with `@roundtop=0` the look-ahead
+    # plays (`_round_end` gives None).
+    bot = get_strategy("learned@roundend=4@roundrows=150@roundtop=2", game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    assert (bot._round_rows, bot._round_top) == (150, 2)
+    n, retried = 4, 0
+    for game, features in known_positions(GameOptions(n), 4, range(8)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        bot._features = features
+        after = features.raw_rows(obs, legal)
+        if len(after) <= 2:
+            continue
+        hands = known_hands(features, n)
+        if searched(bot, obs, features, hands, after) is not None:
+            continue
+        top = np.sort(np.argsort(-bot._score(after, n), kind="stable")[:2])
+        again = searched(bot, obs, features, hands, after[top])
+        expected = None if again is None else int(top[int(np.argmax(again))])
+        assert bot._round_end(obs, after, hands) == expected
+        bot._round_top = 0
+        assert bot._round_end(obs, after, hands) is None
+        bot._round_top = 2
+        retried += expected is not None
+    assert retried >= 2
+
+
+def searched(
+    bot: LearnedStrategy,
+    obs: Observation,
+    features: GoFeatures,
+    hands: np.ndarray,
+    rows: np.ndarray,
+) -> np.ndarray | None:
+    """`search` from seat 0's afterstates `rows` with `bot`'s network, options and rows."""
+    n = obs.players
+    owner = np.zeros(len(rows), dtype=np.intp)
+    return search(
+        np,
+        obs,
+        features.base[None],
+        hands,
+        rows,
+        owner,
+        lambda x: bot._score(x, n),
+        bot._others,
+        bot._margin,
+        bot._round_rows,
+    )
