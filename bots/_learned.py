@@ -587,7 +587,7 @@ class LearnedStrategy:
         n = obs.players
 
         def run(after: Matrix) -> Matrix | None:
-            return round_search(  # type: ignore[no-any-return]
+            return round_search(
                 np,
                 obs,
                 self._features.base[None],
