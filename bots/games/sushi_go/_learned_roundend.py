@@ -19,7 +19,7 @@ puddings): our share of the win plus the margin's share, the network's own scale
 
 Each level of the tree is batched over all its positions: one forward pass for the others' picks,
 one more for the leaves; a tree that would score more than `MAX_ROWS` rows is left to the
-look-ahead.
+look-ahead, dropped as soon as its rows are counted (the last choice's before it is built).
 """
 
 from __future__ import annotations
