@@ -43,6 +43,7 @@ from .games.sushi_go._learned_endgame import (
     round_points,
     solve,
 )
+from .games.sushi_go._learned_roundend import MAX_ROWS as ROUND_ROWS
 from .games.sushi_go._learned_roundend import search as round_search
 from .games.sushi_go._learned_search import (
     MAX_ROWS,
@@ -89,6 +90,10 @@ ROUND_END = 3
 """With three to five players, the rest of the round is searched to its end
 (`bots.games.sushi_go._learned_roundend`) once our hand holds at most this many cards and every
 hand is known (0: never; the look-ahead plays instead)."""
+
+ROUND_TOP = 0
+"""When the round's end search would score more than its rows (`ROUND_ROWS`), it is tried again
+with our picks cut to this many, the best by one ply (0: the look-ahead plays instead)."""
 
 OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
@@ -350,8 +355,8 @@ class LearnedStrategy:
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play;
     `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
-    `roundend` and `others` the round's end search with 3-5 players (`ROUND_END`,
-    `OTHERS_TEMPERATURE`).
+    `roundend`, `others`, `roundrows` and `roundtop` the round's end search with 3-5 players
+    (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`).
     """
 
     name = "learned"
@@ -371,6 +376,8 @@ class LearnedStrategy:
         margin: float = MARGIN_WEIGHT,
         roundend: int = ROUND_END,
         others: float = OTHERS_TEMPERATURE,
+        roundrows: int = ROUND_ROWS,
+        roundtop: int = ROUND_TOP,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -390,6 +397,8 @@ class LearnedStrategy:
         self._margin = float(margin)
         self._roundend = int(roundend)
         self._others = max(0.0, float(others))
+        self._round_rows = max(0, int(roundrows))
+        self._round_top = max(0, int(roundtop))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -570,6 +579,37 @@ class LearnedStrategy:
         best = [i for i, v in enumerate(scores) if v > top - 1e-6]
         return legal[best[0] if len(best) == 1 else best[rng.randrange(len(best))]]
 
+    def _round_end(self, obs: Observation, raw: Matrix, known: Matrix) -> int | None:
+        """The round's end search (`bots.games.sushi_go._learned_roundend`) from our afterstates
+        `raw`, every hand `known`: the index of the best; when the tree is over `roundrows`, the
+        best of our `roundtop` picks best by one ply searched again; None when it is still over."""
+        np = self._np
+        n = obs.players
+
+        def run(after: Matrix) -> Matrix | None:
+            return round_search(
+                np,
+                obs,
+                self._features.base[None],
+                known,
+                after,
+                np.zeros(len(after), dtype=np.intp),
+                lambda rows: self._score(rows, n),
+                self._others,
+                self._margin,
+                self._round_rows,
+            )
+
+        found = run(raw)
+        if found is not None:
+            return int(np.argmax(found))
+        if not 0 < self._round_top < len(raw):
+            return None
+        first = self._score(raw, n)
+        top = np.sort(np.argsort(-first, kind="stable")[: self._round_top])
+        found = run(raw[top])
+        return None if found is None else int(top[int(np.argmax(found))])
+
     def _many_players(
         self, obs: Observation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
@@ -588,19 +628,9 @@ class LearnedStrategy:
         unknown = [h.unknown for h in order]
         if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
             known = np.array([[h.known for h in order]], dtype=np.float32)
-            found = round_search(
-                np,
-                obs,
-                features.base[None],
-                known,
-                raw,
-                np.zeros(len(raw), dtype=np.intp),
-                lambda rows: self._score(rows, n),
-                self._others,
-                self._margin,
-            )
+            found = self._round_end(obs, raw, known)
             if found is not None:
-                return legal[int(np.argmax(found))]
+                return legal[found]
         deals = self._deals if any(unknown) else 1
         hands = np.tile(np.array([h.known for h in order], dtype=np.float32), (deals, 1, 1))
         if any(unknown):

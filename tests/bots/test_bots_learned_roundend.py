@@ -13,10 +13,16 @@ import pytest
 from sushigo.bots import get_strategy
 from sushigo.bots._base import StrategyError
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
-from sushigo.bots.games.sushi_go._learned_roundend import advance, combinations, last_choice
+from sushigo.bots.games.sushi_go._learned_roundend import (
+    advance,
+    combinations,
+    last_choice,
+    last_rows,
+    search,
+)
 from sushigo.bots.games.sushi_go._learned_search import tables
 from sushigo.bots.games.sushi_go._learned_table import best_picks, their_rows
-from sushigo.engine import Action, Game, GameOptions
+from sushigo.engine import Action, Game, GameOptions, Observation
 
 TABLES = [GameOptions(3), GameOptions(4), GameOptions(5), GameOptions(4, pass_both_ways=True)]
 MARGIN = 0.5
@@ -225,3 +231,141 @@ def table_index(action: Action) -> int:
         except AssertionError:
             continue
     raise AssertionError(f"no table index for {action}")
+
+
+def known_positions(
+    options: GameOptions, cards: int, seeds: range
+) -> list[tuple[Game, GoFeatures]]:
+    """Games played (heuristic seats) to seat 0's turns with `cards` in hand and every hand
+    known, in every round: the game (a copy) and seat 0's features."""
+    n = options.players
+    found = []
+    for seed in seeds:
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
+        features = GoFeatures()
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            obs = [game.observation(s) for s in range(n)]
+            before = copy.deepcopy(features.memory)
+            features.raw_rows(obs[0], game.legal_actions(0))
+            hands = features.memory.hands
+            if len(obs[0].hand) == cards and not any(hands[r].unknown for r in range(n)):
+                copied = GoFeatures()
+                copied._memory = before  # as it was before this turn's observation
+                found.append((copy.deepcopy(game), copied))
+            game.apply([bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)])
+    return found
+
+
+@pytest.mark.parametrize("options", TABLES, ids=str)
+@pytest.mark.parametrize("temperature", [0.05, 0.0])
+def test_the_last_choice_rows_are_counted_before_they_are_made(
+    options: GameOptions, temperature: float
+) -> None:
+    # `last_rows` is the number of rows `last_choice` has the network score, in every round.
+    n = options.players
+    strategy = LearnedStrategy()
+    rounds = set()
+    scored: list[int] = []
+
+    def score(rows: np.ndarray) -> np.ndarray:
+        scored.append(len(rows))
+        return strategy._score(rows, n)
+
+    for game, features in known_positions(options, 2, range(4)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        after = features.raw_rows(obs, legal)
+        owner = np.zeros(len(after), dtype=np.intp)
+        scored.clear()
+        hands = known_hands(features, n)
+        last_choice(np, obs, features.base[None], hands, after, owner, score, temperature, MARGIN)
+        counted = last_rows(np, obs, features.base[None], hands, owner, temperature)
+        assert counted == sum(scored) > 0
+        rounds.add(obs.round)
+    assert rounds == {1, 2, 3}
+
+
+def test_a_search_too_big_is_dropped_before_its_last_rows() -> None:
+    # From four cards a search scoring R rows runs within `max_rows` = R and is dropped (None)
+    # within R - 1, and one whose last level alone is over its budget is dropped before the
+    # network scores that level.
+    n = 4
+    strategy = LearnedStrategy()
+    checked = 0
+    scored: list[int] = []
+
+    def score(rows: np.ndarray) -> np.ndarray:
+        scored.append(len(rows))
+        return strategy._score(rows, n)
+
+    for game, features in known_positions(GameOptions(n), 4, range(6)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        after = features.raw_rows(obs, legal)
+        args = (features.base[None], known_hands(features, n), after)
+        owner = np.zeros(len(after), dtype=np.intp)
+        scored.clear()
+        full = search(np, obs, *args, owner, score, 0.05, MARGIN, max_rows=10**6)
+        assert full is not None and len(full) == len(after)
+        total, levels = sum(scored), list(scored)
+        scored.clear()
+        again = search(np, obs, *args, owner, score, 0.05, MARGIN, max_rows=total)
+        assert again is not None and np.array_equal(again, full)
+        scored.clear()
+        assert search(np, obs, *args, owner, score, 0.05, MARGIN, max_rows=total - 1) is None
+        # The two levels before the last choice are scored, the last choice's rows are not.
+        assert scored == levels[:2]
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_search_too_big_is_tried_again_over_our_best_picks() -> None:
+    # `@roundrows=N` bounds the search; over it, `@roundtop=K` searches again our K picks best
+    # by one ply and plays the best of them by the search; with `@roundtop=0` the look-ahead
+    # plays (`_round_end` gives None).
+    bot = get_strategy("learned@roundend=4@roundrows=150@roundtop=2", game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    assert (bot._round_rows, bot._round_top) == (150, 2)
+    n, retried = 4, 0
+    for game, features in known_positions(GameOptions(n), 4, range(8)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        bot._features = features
+        after = features.raw_rows(obs, legal)
+        if len(after) <= 2:
+            continue
+        hands = known_hands(features, n)
+        if searched(bot, obs, features, hands, after) is not None:
+            continue
+        top = np.sort(np.argsort(-bot._score(after, n), kind="stable")[:2])
+        again = searched(bot, obs, features, hands, after[top])
+        expected = None if again is None else int(top[int(np.argmax(again))])
+        assert bot._round_end(obs, after, hands) == expected
+        bot._round_top = 0
+        assert bot._round_end(obs, after, hands) is None
+        bot._round_top = 2
+        retried += expected is not None
+    assert retried >= 2
+
+
+def searched(
+    bot: LearnedStrategy,
+    obs: Observation,
+    features: GoFeatures,
+    hands: np.ndarray,
+    rows: np.ndarray,
+) -> np.ndarray | None:
+    """`search` from seat 0's afterstates `rows` with `bot`'s network, options and rows."""
+    n = obs.players
+    owner = np.zeros(len(rows), dtype=np.intp)
+    return search(
+        np,
+        obs,
+        features.base[None],
+        hands,
+        rows,
+        owner,
+        lambda x: bot._score(x, n),
+        bot._others,
+        bot._margin,
+        bot._round_rows,
+    )

@@ -125,3 +125,16 @@ def test_without_deals_it_plays_one_ply_and_with_them_differently() -> None:
             differ += ahead != plain
             game.apply([plain, *(game.legal_actions(s)[0] for s in range(1, 4))])
     assert differ > 0
+
+
+def test_holds_is_every_kind_counted() -> None:
+    # `holds` (two look-ups a pick) agrees with comparing the hand with each pick's needs over
+    # all thirteen kinds, on random hands of up to three cards a kind, in any batch shape.
+    t = tables(np)
+    rng = np.random.default_rng(7)
+    hands = rng.integers(0, 4, size=(40, 3, 13)).astype(np.float32)
+    hands[rng.random(hands.shape) < 0.6] = 0
+    expected = (hands[..., None, :] >= t.need).all(axis=-1)
+    found = t.holds(hands)
+    assert found.shape == expected.shape and np.array_equal(found, expected)
+    assert 0 < found.sum() < found.size

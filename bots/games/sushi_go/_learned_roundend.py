@@ -19,7 +19,7 @@ puddings): our share of the win plus the margin's share, the network's own scale
 
 Each level of the tree is batched over all its positions: one forward pass for the others' picks,
 one more for the leaves; a tree that would score more than `MAX_ROWS` rows is left to the
-look-ahead.
+look-ahead, dropped as soon as its rows are counted (the last choice's before it is built).
 """
 
 from __future__ import annotations
@@ -123,17 +123,25 @@ def game_end_values(np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margi
     times the final margin over the others' mean, over `MARGIN_SCALE`."""
     points, icons = round_points(np, blocks)
     puddings = kept[None] + blocks[:, :, _PUDDING]
-    icon_rows = icons.astype(np.int64).tolist()
-    pudding_rows = puddings.astype(np.int64).tolist()
+    # The maki and pudding points of each distinct (icons, puddings) row only: a leaf's key packs
+    # every seat's icons and puddings (each fewer than 64) into one integer.
+    counts = np.concatenate((icons, puddings), axis=1).astype(np.int64)
+    key = counts @ (64 ** np.arange(counts.shape[1], dtype=np.int64))
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    n = blocks.shape[1]
     extra = np.array(
         [
-            [m + p for m, p in zip(maki_points(tuple(i)), pudding_points(tuple(d)), strict=True)]
-            for i, d in zip(icon_rows, pudding_rows, strict=True)
+            [
+                m + p
+                for m, p in zip(
+                    maki_points(tuple(c[:n])), pudding_points(tuple(c[n:])), strict=True
+                )
+            ]
+            for c in counts[first].tolist()
         ],
         dtype=np.float64,
-    )
+    )[inverse.reshape(-1)]
     final = scores[None] + points + extra
-    n = blocks.shape[1]
     key = final * 64 + puddings  # points first, then puddings (fewer than 64)
     top = key.max(axis=1)
     share = np.where(key[:, 0] == top, 1.0 / (key == top[:, None]).sum(axis=1), 0.0)
@@ -149,23 +157,24 @@ def advance(
     (table indexes; column 0 unused). Also the hand each offset then holds (rows, n, kinds)."""
     t = tables(np)
     nxt = after.copy()
-    for r in range(1, n):
-        at = _MINE + _TABLEAU * r
-        wasabi = np.minimum(after[:, at + _OPEN], 2).astype(np.intp)
-        nxt[:, at : at + _TABLEAU] += t.block[wasabi, picks[:, r]]
-        nxt[:, at + _READY] = nxt[:, at + _CHOP] > 0
+    rows = len(after)
+    # The tableau blocks lie side by side, and so do the blocks of the hands we know.
+    blocks = nxt[:, _MINE : _MINE + _TABLEAU * n].reshape(rows, n, _TABLEAU)
+    theirs = blocks[:, 1:]
+    wasabi = np.minimum(theirs[..., _OPEN], 2).astype(np.intp)
+    theirs += t.block[wasabi, picks[:, 1:]]
+    theirs[..., _READY] = theirs[..., _CHOP] > 0
+    blocks[..., _HAND_SIZE] -= 1
     left = hands + t.hand[picks]  # every hand after its holder's pick
     left[:, 0] = after[:, _HAND : _HAND + NUM_KINDS]
     held = left[:, (np.arange(n) - direction) % n]  # offset j gets offset j - direction's hand
-    for j in range(1, n):
-        at = _known(n, j)
-        nxt[:, at : at + NUM_KINDS] = held[:, j]
-        nxt[:, at + NUM_KINDS] = 0
+    at = _known(n, 1)
+    known = nxt[:, at : at + (NUM_KINDS + 1) * (n - 1)].reshape(rows, n - 1, NUM_KINDS + 1)
+    known[..., :NUM_KINDS] = held[:, 1:]
+    known[..., NUM_KINDS] = 0
     nxt[:, _HAND : _HAND + NUM_KINDS] = held[:, 0]
     nxt[:, _TURN] += 1
     nxt[:, _HAND_LEN] -= 1
-    for r in range(n):
-        nxt[:, _MINE + _TABLEAU * r + _HAND_SIZE] -= 1
     return nxt, held
 
 
@@ -174,7 +183,7 @@ def our_picks(np: Any, bases: Matrix, hands: Matrix) -> tuple[Matrix, Matrix]:
     each pick's afterstate row and the index of its base."""
     t = tables(np)
     ready = bases[:, _MINE + _CHOP] > 0
-    can = (hands[:, 0, None, :] >= t.need[None]).all(axis=2) & (ready[:, None] | ~t.pair[None])
+    can = t.holds(hands[:, 0]) & (ready[:, None] | ~t.pair[None])
     owner, pick = np.nonzero(can)
     return _played(np, bases[owner], pick), owner
 
@@ -213,8 +222,12 @@ def search(
             raise _TooBig
         return score(rows)  # type: ignore[no-any-return]
 
+    def check(rows: int) -> None:
+        if left[0] < rows:
+            raise _TooBig
+
     try:
-        return _search(np, obs, bases, hands, after, owner, limited, temperature, margin)
+        return _search(np, obs, bases, hands, after, owner, limited, check, temperature, margin)
     except _TooBig:
         return None
 
@@ -227,6 +240,7 @@ def _search(
     after: Matrix,
     owner: Matrix,
     score: Any,
+    check: Any,
     temperature: float,
     margin: float,
 ) -> Matrix:
@@ -238,9 +252,30 @@ def _search(
     picks = best_picks(np, score(rows), v_idx, b_idx, len(bases), n)[owner]
     nxt, held = advance(np, after, hands[owner], picks, n, obs.pass_direction)
     mine, below = our_picks(np, nxt, held)
-    values = _search(np, obs, nxt, held, mine, below, score, temperature, margin)
+    if cards == 3:
+        check(last_rows(np, obs, nxt, held, below, temperature))
+    values = _search(np, obs, nxt, held, mine, below, score, check, temperature, margin)
     starts = np.flatnonzero(np.r_[True, below[1:] != below[:-1]])
     return np.maximum.reduceat(values, starts)  # type: ignore[no-any-return]
+
+
+def last_rows(
+    np: Any, obs: Observation, bases: Matrix, hands: Matrix, owner: Matrix, temperature: float
+) -> int:
+    """The rows `last_choice` scores for these arguments (`search`'s), counted before any is
+    made: every other seat's legal picks, and in rounds 1 and 2 one leaf per our afterstate and
+    combination of the others' picks (`combinations`: every legal pick weighs more than 0 above
+    temperature 0, a seat's best only at 0)."""
+    t = tables(np)
+    n = obs.players
+    ready = bases[:, _MINE + _TABLEAU : _MINE + _TABLEAU * n].reshape(len(bases), n - 1, _TABLEAU)
+    legal = t.holds(hands[:, 1:]) & ((ready[..., _CHOP] > 0)[..., None] | ~t.pair)
+    count = legal.sum(axis=2)  # (positions, seats)
+    rows = int(count.sum())
+    if obs.round < ROUNDS:
+        combos = count.prod(axis=1) if temperature > 0 else np.ones(len(bases), dtype=np.intp)
+        rows += int(combos[owner].sum())
+    return rows
 
 
 def last_choice(

@@ -79,7 +79,7 @@ def their_rows(np: Any, base: Matrix, hands: Matrix, n: int) -> tuple[Matrix, Ma
     views = their_views(np, base, hands, n).reshape(deals * (n - 1), -1)
     their = hands[:, 1:].reshape(deals * (n - 1), NUM_KINDS)
     ready = views[:, _MINE + _CHOP] > 0
-    can = (their[:, None, :] >= t.need[None]).all(axis=2) & (ready[:, None] | ~t.pair[None])
+    can = t.holds(their) & (ready[:, None] | ~t.pair[None])
     v_idx, b_idx = np.nonzero(can)
     return _played(np, views[v_idx], b_idx), v_idx, b_idx
 
@@ -100,30 +100,52 @@ def their_views(np: Any, base: Matrix, hands: Matrix, n: int) -> Matrix:
     `hands` (as `their_picks` takes it), and what it knows of the hands mirroring what this seat
     knows (the seat at offset j knows the hand at offset j from it when we know the hand at
     offset j from us)."""
-    deals = hands.shape[0]
+    deals, features = hands.shape[0], base.shape[-1]
     bases = base if base.ndim == 2 else base[None]  # one row, or one per deal
-    mine_known = np.array(
-        [bases[0, _known(n, j) + NUM_KINDS] == 0 for j in range(1, n)], dtype=bool
+    mine_known = tuple(
+        bool(bases[0, _known(n, j) + NUM_KINDS] == 0) for j in range(1, n)
     )  # which offsets' hands we know: the others know theirs by the same symmetry
-    views = np.repeat(bases[:, None, :], n - 1, axis=1)
-    if len(bases) < deals:
-        views = np.repeat(views, deals, axis=0)
-    views[:, :, _DUMMY] = 0
+    columns = _view_columns(np, n, features, mine_known)
+    source = np.concatenate(
+        (
+            np.broadcast_to(bases, (deals, features)),
+            hands.reshape(deals, n * NUM_KINDS),
+            np.zeros((deals, 1), dtype=bases.dtype),
+        ),
+        axis=1,
+    )
+    return source[:, columns]  # type: ignore[no-any-return]
+
+
+_VIEW_COLUMNS: dict[tuple[int, int, tuple[bool, ...]], Matrix] = {}
+
+
+def _view_columns(np: Any, n: int, features: int, mine_known: tuple[bool, ...]) -> Matrix:
+    """`their_views` as one gather (cached): for each other seat's view (n - 1, features), the
+    column of [base row, the hands by offset (n * 13), a zero] each of its features is."""
+    key = (n, features, mine_known)
+    found = _VIEW_COLUMNS.get(key)
+    if found is not None:
+        return found
+    hand, zero = features, features + n * NUM_KINDS
+    columns = np.tile(np.arange(features), (n - 1, 1))
     for q in range(1, n):
-        v = views[:, q - 1]
-        v[:, _HAND : _HAND + NUM_KINDS] = hands[:, q]
+        c = columns[q - 1]
+        c[_DUMMY] = zero
+        c[_HAND : _HAND + NUM_KINDS] = hand + NUM_KINDS * q + np.arange(NUM_KINDS)
         for j in range(n):
             src = _MINE + _TABLEAU * ((q + j) % n)
-            v[:, _MINE + _TABLEAU * j : _MINE + _TABLEAU * (j + 1)] = bases[:, src : src + _TABLEAU]
+            c[_MINE + _TABLEAU * j : _MINE + _TABLEAU * (j + 1)] = np.arange(src, src + _TABLEAU)
         for j in range(1, n):
             at = _known(n, j)
             if mine_known[j - 1]:
-                v[:, at : at + NUM_KINDS] = hands[:, (q + j) % n]
-                v[:, at + NUM_KINDS] = 0
+                c[at : at + NUM_KINDS] = hand + NUM_KINDS * ((q + j) % n) + np.arange(NUM_KINDS)
+                c[at + NUM_KINDS] = zero
             else:
-                v[:, at : at + NUM_KINDS] = 0
-                v[:, at + NUM_KINDS] = bases[:, _HAND_LEN]
-    return views  # type: ignore[no-any-return]
+                c[at : at + NUM_KINDS] = zero
+                c[at + NUM_KINDS] = _HAND_LEN
+    _VIEW_COLUMNS[key] = columns
+    return columns  # type: ignore[no-any-return]
 
 
 def next_positions(
@@ -169,7 +191,7 @@ def next_positions(
     for r in range(n):
         nxt[:, :, _MINE + _TABLEAU * r + _HAND_SIZE] -= 1
     ready = after[:, _MINE + _CHOP] > 0
-    has = (received[:, None, :] >= t.need[None]).all(axis=2)  # (deal, a')
+    has = t.holds(received)  # (deal, a')
     legal = has[None] & (ready[:, None, None] | ~t.pair[None, None])  # (a, deal, a')
     ia, idl, ic = np.nonzero(legal)
     return _played(np, nxt[ia, idl], ic), np.stack((ia, idl), axis=1)
@@ -196,7 +218,7 @@ def lookahead(
     first = values[: len(after)]
     picks = best_picks(np, values[len(after) :], v_idx, b_idx, deals, n)
     received = (hands + t.hand[picks])[:, (-direction) % n]
-    has = (received[:, None, :] >= t.need[None]).all(axis=2)
+    has = t.holds(received)
     singles = int(has[:, ~t.pair].sum())
     pairs = int(has[:, t.pair].sum())
     per_a = singles + pairs * (after[:, _MINE + _CHOP] > 0)
