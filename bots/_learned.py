@@ -52,6 +52,7 @@ from .games.sushi_go._learned_search import (
     matrix,
     sampled_values,
 )
+from .games.sushi_go._learned_table import MAX_ROWS as TABLE_ROWS
 from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._memory import SeatMemory
 
@@ -351,7 +352,8 @@ class LearnedStrategy:
     `explore` is the chance of a uniformly random legal action instead, for self-play;
     `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
     `roundend` and `others` the round's end search with 3-5 players (`ROUND_END`,
-    `OTHERS_TEMPERATURE`).
+    `OTHERS_TEMPERATURE`), `lookrows` the look-ahead's next-turn positions at most
+    (`bots.games.sushi_go._learned_table.MAX_ROWS`).
     """
 
     name = "learned"
@@ -371,6 +373,7 @@ class LearnedStrategy:
         margin: float = MARGIN_WEIGHT,
         roundend: int = ROUND_END,
         others: float = OTHERS_TEMPERATURE,
+        lookrows: int = TABLE_ROWS,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -387,6 +390,7 @@ class LearnedStrategy:
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
+        self._lookrows = max(1, int(lookrows))
         self._margin = float(margin)
         self._roundend = int(roundend)
         self._others = max(0.0, float(others))
@@ -615,6 +619,13 @@ class LearnedStrategy:
                         hands[d, r, card] += 1
                     at += u
         values, kept = lookahead(
-            np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
+            np,
+            raw,
+            features.base,
+            hands,
+            n,
+            obs.pass_direction,
+            lambda rows: self._score(rows, n),
+            self._lookrows,
         )
         return legal[int(kept[int(np.argmax(values))])]

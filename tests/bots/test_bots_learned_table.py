@@ -125,3 +125,27 @@ def test_without_deals_it_plays_one_ply_and_with_them_differently() -> None:
             differ += ahead != plain
             game.apply([plain, *(game.legal_actions(s)[0] for s in range(1, 4))])
     assert differ > 0
+
+
+def test_lookrows_bounds_the_look_ahead_down_to_one_ply() -> None:
+    # `@lookrows=N` is the look-ahead's bound on next-turn positions: with 1 only the best pick
+    # by one ply is looked at, so every move is the one-ply rule's (up to a tie: the two orders of
+    # a pair land alike); the default differs.
+    bot = get_strategy("learned@lookrows=1@deals=2@roundend=0", game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    assert (bot._lookrows, bot._deals) == (1, 2)
+    options = GameOptions(4)
+    differ = 0
+    for seed in range(3):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [bot, LearnedStrategy(deals=0), LearnedStrategy(roundend=0)]
+        for b in bots:
+            b.reset()
+        while not game.is_terminal():
+            obs, legal = game.observation(0), game.legal_actions(0)
+            cut, one_ply, ahead = (b.choose(obs, legal, random.Random(0)) for b in bots)
+            values = bots[1].values(obs, legal)
+            assert values[legal.index(cut)] > values.max() - 1e-5, obs.turn
+            differ += ahead != one_ply
+            game.apply([one_ply, *(game.legal_actions(s)[0] for s in range(1, 4))])
+    assert differ > 0
