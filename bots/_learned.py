@@ -7,7 +7,7 @@ its own `SeatMemory`), plus each tableau's provisional points. A small network s
 afterstate, its chance to win and its expected final margin over the others. With three to five
 players the bot looks one turn ahead (`bots.games.sushi_go._learned_table`): each pick is worth
 the best afterstate of its next turn, the others' picks predicted by the same network from their
-seats (about 0.5 ms a move); from three cards in hand, every hand known, it searches to the
+seats (about 0.6 ms a move); from three cards in hand, every hand known, it searches to the
 round's end instead (`bots.games.sushi_go._learned_roundend`). With two players it searches a
 matrix of its picks against the opponent's instead, each pair's position valued by the duel network
 (`bots.games.sushi_go._learned_duel`, about 0.4 ms a move): once both hands are known, against the
@@ -95,9 +95,11 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
-DEALS = 3
+DEALS = 6
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
-lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply."""
+lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply. Six
+deals win more than three at four players for about a quarter more CPU time a move
+(docs/BENCHMARKS.md)."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay

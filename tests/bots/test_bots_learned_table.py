@@ -9,6 +9,7 @@ import random
 import numpy as np
 import pytest
 
+from sushigo.bots import _learned as learned
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
 from sushigo.bots.games.sushi_go._learned_search import tables
@@ -149,3 +150,35 @@ def test_lookrows_bounds_the_look_ahead_down_to_one_ply() -> None:
             differ += ahead != one_ply
             game.apply([one_ply, *(game.legal_actions(s)[0] for s in range(1, 4))])
     assert differ > 0
+
+
+def test_the_first_lap_is_dealt_six_times_and_the_known_hands_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The look-ahead gets `DEALS` (6) deals while hands are unknown: our hand as it is, the
+    # others' 8 cards each dealt from what seat 0 has not seen; once every hand has gone round,
+    # the one true deal. `@deals=N` sets the count.
+    seen: list[np.ndarray] = []
+    real = learned.lookahead
+
+    def spy(*args: object) -> object:
+        seen.append(np.array(args[3]))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(learned, "lookahead", spy)
+    assert learned.DEALS == 6
+    for bot, count in ((LearnedStrategy(), 6), (LearnedStrategy(deals=2), 2)):
+        game = Game(GameOptions(4), (7).to_bytes(8, "big"))
+        for turn in range(5):
+            seen.clear()
+            bot.choose(game.observation(0), game.legal_actions(0), random.Random(turn))
+            (hands,) = seen
+            truth = dealt(game, 0)
+            if turn < 3:
+                assert hands.shape == (count, 4, 13)
+                assert (hands.sum(axis=2) == 8 - turn).all()
+                assert (hands[:, 0] == truth[0, 0]).all()
+                assert len({h.tobytes() for h in hands}) == count  # dealt apart
+            else:
+                assert np.array_equal(hands, truth), turn
+            game.apply([game.legal_actions(s)[0] for s in range(4)])
