@@ -7,7 +7,7 @@ its own `SeatMemory`), plus each tableau's provisional points. A small network s
 afterstate, its chance to win and its expected final margin over the others. With three to five
 players the bot looks one turn ahead (`bots.games.sushi_go._learned_table`): each pick is worth
 the best afterstate of its next turn, the others' picks predicted by the same network from their
-seats (about 0.5 ms a move); from three cards in hand, every hand known, it searches to the
+seats (about 0.6 ms a move); from three cards in hand, every hand known, it searches to the
 round's end instead (`bots.games.sushi_go._learned_roundend`). With two players it searches a
 matrix of its picks against the opponent's instead, each pair's position valued by the duel network
 (`bots.games.sushi_go._learned_duel`, about 0.4 ms a move): once both hands are known, against the
@@ -53,6 +53,7 @@ from .games.sushi_go._learned_search import (
     matrix,
     sampled_values,
 )
+from .games.sushi_go._learned_table import MAX_ROWS as TABLE_ROWS
 from .games.sushi_go._learned_table import lookahead
 from .games.sushi_go._memory import SeatMemory
 
@@ -99,9 +100,11 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
-DEALS = 3
+DEALS = 6
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
-lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply."""
+lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply. Six
+deals win more than three at four players for about a quarter more CPU time a move
+(docs/BENCHMARKS.md)."""
 
 MOVE_MULTIPLIES = 40_000_000
 """The networks' multiply-adds a move may do at most (about 1 ms of one core); the searches stay
@@ -356,7 +359,8 @@ class LearnedStrategy:
     `explore` is the chance of a uniformly random legal action instead, for self-play;
     `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
     `roundend`, `others`, `roundrows` and `roundtop` the round's end search with 3-5 players
-    (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`).
+    (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`), `lookrows` the
+    look-ahead's next-turn positions at most (`bots.games.sushi_go._learned_table.MAX_ROWS`).
     """
 
     name = "learned"
@@ -378,6 +382,7 @@ class LearnedStrategy:
         others: float = OTHERS_TEMPERATURE,
         roundrows: int = ROUND_ROWS,
         roundtop: int = ROUND_TOP,
+        lookrows: int = TABLE_ROWS,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -394,6 +399,7 @@ class LearnedStrategy:
         self._np = numpy_or_error()
         self._duel = load_duel(path) if duel else None
         self._deals = max(0, int(deals))
+        self._lookrows = max(1, int(lookrows))
         self._margin = float(margin)
         self._roundend = int(roundend)
         self._others = max(0.0, float(others))
@@ -645,6 +651,13 @@ class LearnedStrategy:
                         hands[d, r, card] += 1
                     at += u
         values, kept = lookahead(
-            np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
+            np,
+            raw,
+            features.base,
+            hands,
+            n,
+            obs.pass_direction,
+            lambda rows: self._score(rows, n),
+            self._lookrows,
         )
         return legal[int(kept[int(np.argmax(values))])]

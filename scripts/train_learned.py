@@ -41,7 +41,6 @@ from _nets import export, mlp, train_epoch
 
 from sushigo.bots import HeuristicStrategy
 from sushigo.bots._learned import (
-    DEALS,
     DUEL_WEIGHTS,
     MARGIN_SCALE,
     MARGIN_WEIGHT,
@@ -60,6 +59,9 @@ EXPLORE = 0.03
 """The learned seats' chance of a random legal action in the training games."""
 HIDDEN = 128
 EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
+DEALS = 3
+"""The look-ahead's deals in the games of --lookahead, as the shipped 4-player network's were
+played (the bot itself deals `bots._learned.DEALS` times)."""
 LOOKAHEAD = "+lookahead"
 """With --lookahead, the suffix of a lineup's learned specs: they play
 `learned@deals=DEALS@roundend=0`."""

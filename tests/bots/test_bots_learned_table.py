@@ -9,6 +9,7 @@ import random
 import numpy as np
 import pytest
 
+from sushigo.bots import _learned as learned
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
 from sushigo.bots.games.sushi_go._learned_search import tables
@@ -138,3 +139,59 @@ def test_holds_is_every_kind_counted() -> None:
     found = t.holds(hands)
     assert found.shape == expected.shape and np.array_equal(found, expected)
     assert 0 < found.sum() < found.size
+
+
+def test_lookrows_bounds_the_look_ahead_down_to_one_ply() -> None:
+    # `@lookrows=N` is the look-ahead's bound on next-turn positions: with 1 only the best pick
+    # by one ply is looked at, so every move is the one-ply rule's (up to a tie: the two orders of
+    # a pair land alike); the default differs.
+    bot = get_strategy("learned@lookrows=1@deals=2@roundend=0", game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    assert (bot._lookrows, bot._deals) == (1, 2)
+    options = GameOptions(4)
+    differ = 0
+    for seed in range(3):
+        game = Game(options, seed.to_bytes(8, "big"))
+        bots = [bot, LearnedStrategy(deals=0), LearnedStrategy(roundend=0)]
+        for b in bots:
+            b.reset()
+        while not game.is_terminal():
+            obs, legal = game.observation(0), game.legal_actions(0)
+            cut, one_ply, ahead = (b.choose(obs, legal, random.Random(0)) for b in bots)
+            values = bots[1].values(obs, legal)
+            assert values[legal.index(cut)] > values.max() - 1e-5, obs.turn
+            differ += ahead != one_ply
+            game.apply([one_ply, *(game.legal_actions(s)[0] for s in range(1, 4))])
+    assert differ > 0
+
+
+def test_the_first_lap_is_dealt_six_times_and_the_known_hands_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The look-ahead gets `DEALS` (6) deals while hands are unknown: our hand as it is, the
+    # others' 8 cards each dealt from what seat 0 has not seen; once every hand has gone round,
+    # the one true deal. `@deals=N` sets the count.
+    seen: list[np.ndarray] = []
+    real = learned.lookahead
+
+    def spy(*args: object) -> object:
+        seen.append(np.array(args[3]))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(learned, "lookahead", spy)
+    assert learned.DEALS == 6
+    for bot, count in ((LearnedStrategy(), 6), (LearnedStrategy(deals=2), 2)):
+        game = Game(GameOptions(4), (7).to_bytes(8, "big"))
+        for turn in range(5):
+            seen.clear()
+            bot.choose(game.observation(0), game.legal_actions(0), random.Random(turn))
+            (hands,) = seen
+            truth = dealt(game, 0)
+            if turn < 3:
+                assert hands.shape == (count, 4, 13)
+                assert (hands.sum(axis=2) == 8 - turn).all()
+                assert (hands[:, 0] == truth[0, 0]).all()
+                assert len({h.tobytes() for h in hands}) == count  # dealt apart
+            else:
+                assert np.array_equal(hands, truth), turn
+            game.apply([game.legal_actions(s)[0] for s in range(4)])
