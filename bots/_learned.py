@@ -94,6 +94,10 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
+AHEAD_TEMPERATURE = 0.0
+"""In the look-ahead, how sharply the seat whose hand we get prefers its better picks (a softmax
+over its best two; 0: its best pick only)."""
+
 DEALS = 3
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
 lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply."""
@@ -351,7 +355,8 @@ class LearnedStrategy:
     `explore` is the chance of a uniformly random legal action instead, for self-play;
     `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
     `roundend` and `others` the round's end search with 3-5 players (`ROUND_END`,
-    `OTHERS_TEMPERATURE`).
+    `OTHERS_TEMPERATURE`); `ahead` the look-ahead's model of the seat whose hand comes next
+    (`AHEAD_TEMPERATURE`).
     """
 
     name = "learned"
@@ -371,6 +376,7 @@ class LearnedStrategy:
         margin: float = MARGIN_WEIGHT,
         roundend: int = ROUND_END,
         others: float = OTHERS_TEMPERATURE,
+        ahead: float = AHEAD_TEMPERATURE,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -390,6 +396,7 @@ class LearnedStrategy:
         self._margin = float(margin)
         self._roundend = int(roundend)
         self._others = max(0.0, float(others))
+        self._ahead = max(0.0, float(ahead))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -615,6 +622,13 @@ class LearnedStrategy:
                         hands[d, r, card] += 1
                     at += u
         values, kept = lookahead(
-            np, raw, features.base, hands, n, obs.pass_direction, lambda rows: self._score(rows, n)
+            np,
+            raw,
+            features.base,
+            hands,
+            n,
+            obs.pass_direction,
+            lambda rows: self._score(rows, n),
+            neighbour=self._ahead,
         )
         return legal[int(kept[int(np.argmax(values))])]
