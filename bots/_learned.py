@@ -94,10 +94,6 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
-DEEP_TEMPERATURE = 0.0
-"""In that search above the round's last choice, how sharply each other seat prefers its better
-picks (a softmax, its unlikely picks left out; 0: its best pick only)."""
-
 AHEAD_TEMPERATURE = 0.0
 """In the look-ahead, how sharply the seat whose hand we get prefers its better picks (a softmax
 over its best two; 0: its best pick only)."""
@@ -358,9 +354,9 @@ class LearnedStrategy:
     `weights` names another weights file (as ``scripts/train_learned.py`` writes them);
     `explore` is the chance of a uniformly random legal action instead, for self-play;
     `margin` how much the predicted margin counts beside the chance to win (`MARGIN_WEIGHT`);
-    `roundend`, `others` and `deep` the round's end search with 3-5 players (`ROUND_END`,
-    `OTHERS_TEMPERATURE`, `DEEP_TEMPERATURE`); `ahead` the look-ahead's model of the seat whose
-    hand comes next (`AHEAD_TEMPERATURE`).
+    `roundend` and `others` the round's end search with 3-5 players (`ROUND_END`,
+    `OTHERS_TEMPERATURE`); `ahead` the look-ahead's model of the seat whose hand comes next
+    (`AHEAD_TEMPERATURE`).
     """
 
     name = "learned"
@@ -380,7 +376,6 @@ class LearnedStrategy:
         margin: float = MARGIN_WEIGHT,
         roundend: int = ROUND_END,
         others: float = OTHERS_TEMPERATURE,
-        deep: float = DEEP_TEMPERATURE,
         ahead: float = AHEAD_TEMPERATURE,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
@@ -401,7 +396,6 @@ class LearnedStrategy:
         self._margin = float(margin)
         self._roundend = int(roundend)
         self._others = max(0.0, float(others))
-        self._deep = max(0.0, float(deep))
         self._ahead = max(0.0, float(ahead))
         self._leaves = 0
         self.last_work = (0, 0)
@@ -611,7 +605,6 @@ class LearnedStrategy:
                 lambda rows: self._score(rows, n),
                 self._others,
                 self._margin,
-                deep=self._deep,
             )
             if found is not None:
                 return legal[int(np.argmax(found))]

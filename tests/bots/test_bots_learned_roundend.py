@@ -1,7 +1,6 @@
 """The `learned` strategy's round end with three to five players: every final position it scores
 in round 3 is worth what the engine's play-out says, the others' combinations are weighed as
-documented (above the last choice too, with `@deep=T`), it plays the pick that wins, and its
-options parse."""
+documented, it plays the pick that wins, and its options parse."""
 
 from __future__ import annotations
 
@@ -14,16 +13,10 @@ import pytest
 from sushigo.bots import get_strategy
 from sushigo.bots._base import StrategyError
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
-from sushigo.bots.games.sushi_go._learned_roundend import (
-    advance,
-    combinations,
-    last_choice,
-    our_picks,
-    search,
-)
+from sushigo.bots.games.sushi_go._learned_roundend import advance, combinations, last_choice
 from sushigo.bots.games.sushi_go._learned_search import tables
 from sushigo.bots.games.sushi_go._learned_table import best_picks, their_rows
-from sushigo.engine import Action, Game, GameOptions, Observation
+from sushigo.engine import Action, Game, GameOptions
 
 TABLES = [GameOptions(3), GameOptions(4), GameOptions(5), GameOptions(4, pass_both_ways=True)]
 MARGIN = 0.5
@@ -168,93 +161,14 @@ def test_it_plays_the_pick_that_wins() -> None:
 
 def test_its_options_parse() -> None:
     # `@roundend=H` searches from H cards in hand (0: off), `@others=T` the others' temperature,
-    # `@deep=T` theirs above the last choice, `@ahead=T` the neighbour's in the look-ahead.
-    bot = get_strategy("learned@roundend=3@others=0@deep=0.05@ahead=0.1", game="sushi-go")
+    # `@ahead=T` the look-ahead's for the seat whose hand comes next.
+    bot = get_strategy("learned@roundend=3@others=0@ahead=0.1", game="sushi-go")
     assert isinstance(bot, LearnedStrategy)
-    assert (bot._roundend, bot._others, bot._deep, bot._ahead) == (3, 0.0, 0.05, 0.1)
+    assert (bot._roundend, bot._others, bot._ahead) == (3, 0.0, 0.1)
     default = LearnedStrategy()
     assert default._roundend in (0, 2, 3)
     with pytest.raises((StrategyError, ValueError)):
         get_strategy("learned@roundend=two", game="sushi-go")
-
-
-def test_a_floor_leaves_out_each_seats_unlikely_picks() -> None:
-    # With a floor, a seat's picks less likely than it weigh 0 and the rest are weighed anew:
-    # each combination's weight is the product of the seats' renormalized softmaxes.
-    games = last_choices(GameOptions(4), range(3))
-    strategy = games[0][2]
-    bases = np.stack([features.base for _, features, _ in games])
-    hands = np.concatenate([known_hands(features, 4) for _, features, _ in games])
-    rows, v_idx, b_idx = their_rows(np, bases, hands, 4)
-    values = strategy._score(rows, 4)
-    where, picks, weights = combinations(np, values, v_idx, b_idx, 3, 4, 0.05, 0.3)
-    assert np.allclose(np.bincount(where, weights=weights, minlength=3), 1.0)
-    dropped = 0
-    for k, c, w in zip(where, picks, weights, strict=True):
-        expected = 1.0
-        for q in range(1, 4):
-            mine = v_idx == k * 3 + q - 1
-            soft = np.exp((values[mine] - values[mine].max()) / 0.05)
-            soft /= soft.sum()
-            dropped += int((soft < 0.3).sum())
-            assert soft[b_idx[mine] == c[q]][0] >= 0.3
-            expected *= float(soft[b_idx[mine] == c[q]][0] / soft[soft >= 0.3].sum())
-        assert w == pytest.approx(expected)
-    assert dropped > 0
-
-
-def three_cards(
-    options: GameOptions, seeds: range
-) -> list[tuple[Observation, np.ndarray, np.ndarray, np.ndarray]]:
-    """Games played by heuristic seats to seat 0's turns with three cards in hand, every hand
-    known: seat 0's observation, its afterstates' rows, its row before the pick and the hands."""
-    n = options.players
-    found = []
-    for seed in seeds:
-        game = Game(options, seed.to_bytes(8, "big"))
-        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
-        features = GoFeatures()
-        rng = random.Random(seed)
-        while not game.is_terminal():
-            obs = [game.observation(s) for s in range(n)]
-            after = features.raw_rows(obs[0], game.legal_actions(0))
-            if len(obs[0].hand) == 3:
-                hands = known_hands(features, n)
-                found.append((obs[0], after, features.base[None].copy(), hands))
-            game.apply([bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)])
-    return found
-
-
-def test_above_the_last_choice_the_others_picks_are_weighed() -> None:
-    # With three cards in hand and `deep` above 0, each of our picks is worth the weighted mean,
-    # over the combinations of the others' likely picks, of our best pick's value at the last
-    # choice that follows; at a temperature that leaves all but the best out, the search is the
-    # one with their best picks.
-    n = 4
-    strategy = LearnedStrategy()
-    checked = mixed = 0
-    for obs, after, base, hands in three_cards(GameOptions(n), range(4)):
-        owner = np.zeros(len(after), dtype=np.intp)
-        score = lambda rows: strategy._score(rows, n)  # noqa: E731
-        args = (np, obs, base, hands, after, owner, score, 0.05, MARGIN)
-        plain = search(*args)
-        assert plain is not None
-        assert np.allclose(search(*args, deep=1e-6), plain)
-        deep = search(*args, max_rows=10_000, deep=0.05)
-        assert deep is not None
-        rows, v_idx, b_idx = their_rows(np, base, hands, n)
-        _, picks, weights = combinations(np, score(rows), v_idx, b_idx, 1, n, 0.05, 0.1)
-        expected = np.zeros(len(after))
-        for c, w in zip(picks, weights, strict=True):
-            each = np.repeat(c[None], len(after), axis=0)
-            nxt, held = advance(np, after, hands[owner], each, n, obs.pass_direction)
-            mine, below = our_picks(np, nxt, held)
-            values = last_choice(np, obs, nxt, held, mine, below, score, 0.05, MARGIN)[0]
-            expected += w * np.array([values[below == a].max() for a in range(len(after))])
-        assert np.allclose(deep, expected, atol=1e-6)
-        mixed += len(weights) > 1
-        checked += 1
-    assert checked >= 8 and mixed >= 2
 
 
 @pytest.mark.parametrize("options", TABLES, ids=str)

@@ -61,13 +61,11 @@ def combinations(
     positions: int,
     n: int,
     temperature: float,
-    floor: float = 0.0,
 ) -> tuple[Matrix, Matrix, Matrix]:
     """Every combination of the other seats' picks at each of `positions` (`their_rows`' rows,
     valued): the position of each combination, its picks (shape (combinations, n), column 0
     unused) and its weight, the product of each seat's softmax of its values at `temperature`
-    (0: its best pick only, as `best_picks` finds it, weight 1), a seat's picks less likely
-    than `floor` left out. Sorted by position."""
+    (0: its best pick only, as `best_picks` finds it, weight 1). Sorted by position."""
     views = positions * (n - 1)
     count = np.bincount(v_idx, minlength=views)
     start = np.cumsum(count) - count
@@ -83,11 +81,7 @@ def combinations(
         v = values.astype(np.float64)
         top = np.maximum.reduceat(v, start)
         e = np.exp((v - top[v_idx]) / temperature)
-        p = e / np.bincount(v_idx, weights=e, minlength=views)[v_idx]
-        if floor > 0:  # the unlikely picks dropped, the rest weighed anew
-            p = np.where(p >= floor, p, 0.0)
-            p /= np.bincount(v_idx, weights=p, minlength=views)[v_idx]
-        weights[v_idx, rank] = p
+        weights[v_idx, rank] = e / np.bincount(v_idx, weights=e, minlength=views)[v_idx]
     picks = picks.reshape(positions, n - 1, width)
     weights = weights.reshape(positions, n - 1, width)
     # Every index tuple (one pick index a seat), then each position's tuples of nonzero weight.
@@ -129,24 +123,17 @@ def game_end_values(np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margi
     times the final margin over the others' mean, over `MARGIN_SCALE`."""
     points, icons = round_points(np, blocks)
     puddings = kept[None] + blocks[:, :, _PUDDING]
-    # Many leaves share their icons and puddings: each distinct row is looked up once.
-    n = blocks.shape[1]
-    keys, back = np.unique(
-        np.concatenate((icons, puddings), axis=1).astype(np.int64), axis=0, return_inverse=True
-    )
+    icon_rows = icons.astype(np.int64).tolist()
+    pudding_rows = puddings.astype(np.int64).tolist()
     extra = np.array(
         [
-            [
-                m + p
-                for m, p in zip(
-                    maki_points(tuple(k[:n])), pudding_points(tuple(k[n:])), strict=True
-                )
-            ]
-            for k in keys.tolist()
+            [m + p for m, p in zip(maki_points(tuple(i)), pudding_points(tuple(d)), strict=True)]
+            for i, d in zip(icon_rows, pudding_rows, strict=True)
         ],
         dtype=np.float64,
-    )[back.reshape(-1)]
+    )
     final = scores[None] + points + extra
+    n = blocks.shape[1]
     key = final * 64 + puddings  # points first, then puddings (fewer than 64)
     top = key.max(axis=1)
     share = np.where(key[:, 0] == top, 1.0 / (key == top[:, None]).sum(axis=1), 0.0)
@@ -192,10 +179,6 @@ def our_picks(np: Any, bases: Matrix, hands: Matrix) -> tuple[Matrix, Matrix]:
     return _played(np, bases[owner], pick), owner
 
 
-DEEP_FLOOR = 0.1
-"""Above the last choice, with the others' picks weighed by a softmax (`search`'s `deep`), a
-seat's picks less likely than this are left out (the tree stays within `MAX_ROWS`)."""
-
 MAX_ROWS = 400
 """Rows the network scores at most in one search; a bigger tree (chopsticks make many pairs) is
 dropped and the look-ahead plays instead."""
@@ -216,14 +199,12 @@ def search(
     temperature: float,
     margin: float,
     max_rows: int = MAX_ROWS,
-    deep: float = 0.0,
 ) -> Matrix | None:
     """The value of each of our afterstates `after` (its position: `bases[owner]`, every hand
     `hands[owner]`, by offset) to the round's end: with two cards in hand by `last_choice`; with
-    more, the others play their best picks by the network (with `deep` above 0: their likely
-    picks, weighed by a softmax at that temperature, `DEEP_FLOOR`; their best alone when that
-    tree is too big) and each next position is worth our best pick there, searched the same way.
-    None when the network would score more than `max_rows` rows."""
+    more, the others play their best picks by the network and each next position is worth our
+    best pick there, searched the same way. None when the network would score more than
+    `max_rows` rows."""
     left = [max_rows]
 
     def limited(rows: Matrix) -> Matrix:
@@ -232,12 +213,6 @@ def search(
             raise _TooBig
         return score(rows)  # type: ignore[no-any-return]
 
-    try:
-        return _search(np, obs, bases, hands, after, owner, limited, temperature, margin, deep)
-    except _TooBig:
-        if deep <= 0:
-            return None
-    left[0] = max_rows  # too many of the others' likely picks: their best ones only
     try:
         return _search(np, obs, bases, hands, after, owner, limited, temperature, margin)
     except _TooBig:
@@ -254,46 +229,18 @@ def _search(
     score: Any,
     temperature: float,
     margin: float,
-    deep: float = 0.0,
 ) -> Matrix:
     n = obs.players
     cards = int(hands[0, 0].sum())
     if cards <= 2:
         return last_choice(np, obs, bases, hands, after, owner, score, temperature, margin)[0]
     rows, v_idx, b_idx = their_rows(np, bases, hands, n)
-    values = score(rows)
-    if deep <= 0:
-        picks = best_picks(np, values, v_idx, b_idx, len(bases), n)[owner]
-        weights = np.ones(len(after))
-        leaf_after = np.arange(len(after))
-        leaf_hands = hands[owner]
-    else:
-        where, all_picks, all_weights = combinations(
-            np, values, v_idx, b_idx, len(bases), n, deep, DEEP_FLOOR
-        )
-        leaf_after, leaf_combo = _leaves(np, where, owner, len(bases))
-        picks = all_picks[leaf_combo]
-        weights = all_weights[leaf_combo]
-        leaf_hands = hands[owner][leaf_after]
-    nxt, held = advance(np, after[leaf_after], leaf_hands, picks, n, obs.pass_direction)
+    picks = best_picks(np, score(rows), v_idx, b_idx, len(bases), n)[owner]
+    nxt, held = advance(np, after, hands[owner], picks, n, obs.pass_direction)
     mine, below = our_picks(np, nxt, held)
-    values = _search(np, obs, nxt, held, mine, below, score, temperature, margin, deep)
+    values = _search(np, obs, nxt, held, mine, below, score, temperature, margin)
     starts = np.flatnonzero(np.r_[True, below[1:] != below[:-1]])
-    best = np.maximum.reduceat(values, starts)
-    return np.bincount(leaf_after, weights=weights * best, minlength=len(after))  # type: ignore[no-any-return]
-
-
-def _leaves(np: Any, where: Matrix, owner: Matrix, positions: int) -> tuple[Matrix, Matrix]:
-    """One leaf per (afterstate, combination of the others' picks at its position): the
-    afterstate's index and the combination's (`combinations`' `where` gives each combination's
-    position; `owner` each afterstate's)."""
-    count = np.bincount(where, minlength=positions)
-    first = np.cumsum(count) - count
-    leaf_after = np.repeat(np.arange(len(owner)), count[owner])
-    offsets = np.arange(len(leaf_after)) - np.repeat(
-        np.cumsum(count[owner]) - count[owner], count[owner]
-    )
-    return leaf_after, first[owner][leaf_after] + offsets
+    return np.maximum.reduceat(values, starts)  # type: ignore[no-any-return]
 
 
 def last_choice(
@@ -317,7 +264,14 @@ def last_choice(
     where, all_picks, all_weights = combinations(
         np, values, v_idx, b_idx, len(bases), n, temperature
     )
-    leaf_after, leaf_combo = _leaves(np, where, owner, len(bases))
+    count = np.bincount(where, minlength=len(bases))
+    first = np.cumsum(count) - count
+    # One leaf per (afterstate, combination of its position).
+    leaf_after = np.repeat(np.arange(len(after)), count[owner])
+    offsets = np.arange(len(leaf_after)) - np.repeat(
+        np.cumsum(count[owner]) - count[owner], count[owner]
+    )
+    leaf_combo = first[owner][leaf_after] + offsets
     picks = all_picks[leaf_combo]
     nxt, held = advance(np, after[leaf_after], hands[owner][leaf_after], picks, n, direction)
     t = tables(np)
