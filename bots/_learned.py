@@ -94,9 +94,10 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
-AHEAD_TEMPERATURE = 0.0
+AHEAD_TEMPERATURE = 0.1
 """In the look-ahead, how sharply the seat whose hand we get prefers its better picks (a softmax
-over its best two; 0: its best pick only)."""
+over its best two; 0: its best pick only). 0.1 fits how `ismcts` and `heuristic` seats choose
+between the two picks the network likes best."""
 
 DEALS = 3
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first

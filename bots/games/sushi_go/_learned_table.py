@@ -12,9 +12,10 @@ hand).
 
 Each other seat is predicted to play its own best afterstate by the network, from its seat's
 point of view (the tableau blocks turned to start at its seat; its knowledge of the hands taken
-to mirror ours, which is exact once the hands have gone round the table). Hands this seat cannot
-know yet (a round's first lap) are dealt from the cards it has not located (`SeatMemory.unseen`)
-a few times and the values averaged over the deals.
+to mirror ours, which is exact once the hands have gone round the table); the seat whose hand we
+get next plays its best two, weighed by a softmax of their values (`neighbour_mix`). Hands this
+seat cannot know yet (a round's first lap) are dealt from the cards it has not located
+(`SeatMemory.unseen`) a few times and the values averaged over the deals.
 
 Everything is batched as in the two-player search (`_learned_search.tables`: each action's effect
 on a tableau block and on a hand is a row of a table), so a move is a few array operations and two
