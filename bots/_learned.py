@@ -100,6 +100,11 @@ OTHERS_TEMPERATURE = 0.05
 """How sharply each other seat prefers its better picks at the round's last choice in that search
 (a softmax of its afterstate values; 0: its best pick only)."""
 
+AHEAD_TEMPERATURE = 0.1
+"""In the look-ahead, how sharply the seat whose hand we get prefers its better picks (a softmax
+over its best two; 0: its best pick only). 0.1 fits how `ismcts` and `heuristic` seats choose
+between the two picks the network likes best."""
+
 DEALS = 6
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
 lap) the look-ahead averages over (`bots.games.sushi_go._learned_table`); 0 plays one ply. Six
@@ -361,6 +366,7 @@ class LearnedStrategy:
     `roundend`, `others`, `roundrows` and `roundtop` the round's end search with 3-5 players
     (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`), `lookrows` the
     look-ahead's next-turn positions at most (`bots.games.sushi_go._learned_table.MAX_ROWS`).
+    `ahead` the look-ahead's model of the seat whose hand comes next (`AHEAD_TEMPERATURE`).
     """
 
     name = "learned"
@@ -383,6 +389,7 @@ class LearnedStrategy:
         roundrows: int = ROUND_ROWS,
         roundtop: int = ROUND_TOP,
         lookrows: int = TABLE_ROWS,
+        ahead: float = AHEAD_TEMPERATURE,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -405,6 +412,7 @@ class LearnedStrategy:
         self._others = max(0.0, float(others))
         self._round_rows = max(0, int(roundrows))
         self._round_top = max(0, int(roundtop))
+        self._ahead = max(0.0, float(ahead))
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -659,5 +667,6 @@ class LearnedStrategy:
             obs.pass_direction,
             lambda rows: self._score(rows, n),
             self._lookrows,
+            neighbour=self._ahead,
         )
         return legal[int(kept[int(np.argmax(values))])]

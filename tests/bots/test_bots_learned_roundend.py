@@ -166,10 +166,11 @@ def test_it_plays_the_pick_that_wins() -> None:
 
 
 def test_its_options_parse() -> None:
-    # `@roundend=H` searches from H cards in hand (0: off), `@others=T` the others' temperature.
-    bot = get_strategy("learned@roundend=3@others=0", game="sushi-go")
+    # `@roundend=H` searches from H cards in hand (0: off), `@others=T` the others' temperature,
+    # `@ahead=T` the look-ahead's for the seat whose hand comes next.
+    bot = get_strategy("learned@roundend=3@others=0@ahead=0.1", game="sushi-go")
     assert isinstance(bot, LearnedStrategy)
-    assert (bot._roundend, bot._others) == (3, 0.0)
+    assert (bot._roundend, bot._others, bot._ahead) == (3, 0.0, 0.1)
     default = LearnedStrategy()
     assert default._roundend in (0, 2, 3)
     with pytest.raises((StrategyError, ValueError)):

@@ -1,6 +1,7 @@
 """The `learned` strategy's look-ahead with three to five players: the positions it imagines for
 the other seats and for its own next turn are exactly what those seats then see (checked against
-real games), and `@deals=0` plays the one-ply rule."""
+real games), `@deals=0` plays the one-ply rule, and `@ahead=T` weighs the best two picks of the
+seat whose hand comes next."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from sushigo.bots import _learned as learned
 from sushigo.bots import get_strategy
 from sushigo.bots._learned import GoFeatures, LearnedStrategy
 from sushigo.bots.games.sushi_go._learned_search import tables
-from sushigo.bots.games.sushi_go._learned_table import next_positions, their_views
+from sushigo.bots.games.sushi_go._learned_table import (
+    best_picks,
+    lookahead,
+    neighbour_mix,
+    next_positions,
+    their_rows,
+    their_views,
+)
 from sushigo.bots.games.sushi_go._pz_encoding import action_index
 from sushigo.engine import Action, Game, GameOptions
 
@@ -174,9 +182,9 @@ def test_the_first_lap_is_dealt_six_times_and_the_known_hands_once(
     seen: list[np.ndarray] = []
     real = learned.lookahead
 
-    def spy(*args: object) -> object:
+    def spy(*args: object, **kwargs: object) -> object:
         seen.append(np.array(args[3]))
-        return real(*args)  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(learned, "lookahead", spy)
     assert learned.DEALS == 6
@@ -195,3 +203,65 @@ def test_the_first_lap_is_dealt_six_times_and_the_known_hands_once(
             else:
                 assert np.array_equal(hands, truth), turn
             game.apply([game.legal_actions(s)[0] for s in range(4)])
+
+
+def test_the_neighbour_plays_its_best_two_picks_by_a_softmax() -> None:
+    # Four seats, two deals. Deal 0: the seat at offset 3 values its picks 4, 5 and 6 at 0.5,
+    # 0.7 and 0.6, so its best two weigh 1 : e^-1 at temperature 0.1; deal 1: its one legal pick
+    # weighs 1, and a second pick below the floor is left out. Each deal's weights sum to 1/2.
+    v_idx = np.array([0, 1, 2, 2, 2, 3, 4, 5, 5])
+    b_idx = np.array([1, 1, 4, 5, 6, 2, 3, 7, 8])
+    values = np.array([0.9, 0.9, 0.5, 0.7, 0.6, 0.1, 0.1, 0.8, 0.1], dtype=np.float32)
+    picks = best_picks(np, values, v_idx, b_idx, 2, 4)
+    assert picks.tolist() == [[0, 1, 1, 5], [0, 2, 3, 7]]
+    deal, mixed, weights = neighbour_mix(np, values, v_idx, b_idx, picks, 4, 3, 0.1)
+    second = np.exp(-1.0) / (1 + np.exp(-1.0))
+    assert deal.tolist() == [0, 0, 1]
+    assert mixed.tolist() == [[0, 1, 1, 6], [0, 1, 1, 5], [0, 2, 3, 7]]
+    assert weights == pytest.approx([second / 2, (1 - second) / 2, 0.5])
+    # Above the floor (0.1) only: at temperature 0.02 the second pick is too unlikely.
+    deal, mixed, weights = neighbour_mix(np, values, v_idx, b_idx, picks, 4, 3, 0.02)
+    assert mixed.tolist() == picks.tolist() and weights.tolist() == [0.5, 0.5]
+
+
+def test_with_the_neighbour_mixed_the_look_ahead_weighs_its_picks() -> None:
+    # From real positions: at a temperature that leaves the second pick out, the look-ahead is
+    # the one with the best pick; at 0.1, each of our picks is worth the weighted mean of its
+    # values with the neighbour's picks taken one at a time.
+    options = GameOptions(4)
+    bot = LearnedStrategy()
+    changed = checked = 0
+    for seed in range(2):
+        game = Game(options, seed.to_bytes(8, "big"))
+        features = GoFeatures()
+        while not game.is_terminal():
+            obs, legal = game.observation(0), game.legal_actions(0)
+            after = features.raw_rows(obs, legal)
+            acts = [legal[0], *(game.legal_actions(s)[0] for s in range(1, 4))]
+            if len(obs.hand) >= 2:
+                hands = dealt(game, 0)
+                direction = obs.pass_direction
+                score = lambda rows: bot._score(rows, 4)  # noqa: E731
+                plain = lookahead(np, after, features.base, hands, 4, direction, score)
+                same = lookahead(np, after, features.base, hands, 4, direction, score, 256, 1e-6)
+                assert np.array_equal(plain[1], same[1])
+                assert np.allclose(plain[0], same[0])
+                mixed, kept = lookahead(
+                    np, after, features.base, hands, 4, direction, score, 10_000, 0.1
+                )
+                expected = np.zeros(len(kept))
+                rows, v_idx, b_idx = their_rows(np, features.base, hands, 4)
+                values = score(rows)
+                picks = best_picks(np, values, v_idx, b_idx, 1, 4)
+                _, each, weights = neighbour_mix(
+                    np, values, v_idx, b_idx, picks, 4, (-direction) % 4, 0.1
+                )
+                for c, w in zip(each, weights, strict=True):
+                    nxt, cells = next_positions(np, after[kept], hands, c[None], 4, direction)
+                    v = score(nxt)
+                    expected += w * np.array([v[cells[:, 0] == a].max() for a in range(len(kept))])
+                assert np.allclose(mixed, expected, atol=1e-5)
+                changed += len(weights) > 1
+                checked += 1
+            game.apply(acts)
+    assert checked > 20 and changed > 3

@@ -12,9 +12,10 @@ hand).
 
 Each other seat is predicted to play its own best afterstate by the network, from its seat's
 point of view (the tableau blocks turned to start at its seat; its knowledge of the hands taken
-to mirror ours, which is exact once the hands have gone round the table). Hands this seat cannot
-know yet (a round's first lap) are dealt from the cards it has not located (`SeatMemory.unseen`)
-a few times and the values averaged over the deals.
+to mirror ours, which is exact once the hands have gone round the table); the seat whose hand we
+get next plays its best two, weighed by a softmax of their values (`neighbour_mix`). Hands this
+seat cannot know yet (a round's first lap) are dealt from the cards it has not located
+(`SeatMemory.unseen`) a few times and the values averaged over the deals.
 
 Everything is batched as in the two-player search (`_learned_search.tables`: each action's effect
 on a tableau block and on a hand is a row of a table), so a move is a few array operations and two
@@ -44,6 +45,9 @@ from ._learned_search import (
 
 _KNOWN_BLOCK = NUM_KINDS + 1
 _DUMMY = 6
+
+MIX_FLOOR = 0.1
+"""A pick of the seat whose hand we get less likely than this is left out of `neighbour_mix`."""
 
 MAX_ROWS = 256
 """Our next-turn positions scored per move at most, over every deal. Past that our picks are cut
@@ -92,6 +96,41 @@ def best_picks(np: Any, values: Matrix, v_idx: Matrix, b_idx: Matrix, deals: int
     picks = np.zeros((deals, n), dtype=np.intp)
     picks[:, 1:] = b_idx[order][last].reshape(deals, n - 1)
     return picks  # type: ignore[no-any-return]
+
+
+def neighbour_mix(
+    np: Any,
+    values: Matrix,
+    v_idx: Matrix,
+    b_idx: Matrix,
+    picks: Matrix,
+    n: int,
+    src: int,
+    temperature: float,
+    width: int = 2,
+    floor: float = MIX_FLOOR,
+) -> tuple[Matrix, Matrix, Matrix]:
+    """The picks of the seat at offset `src` (the one whose hand we get) weighed by a softmax of
+    its values (`their_rows`' rows valued) at `temperature` over its best `width` picks, those
+    less likely than `floor` left out, in each deal of `picks` (`best_picks`' rows): the deal of
+    each (deal, pick) pair kept, its picks (`picks`' row, `src`'s column replaced) and its
+    weight (a deal's weights sum to 1 over the deals' count). Its best is `best_picks`' pick."""
+    deals = picks.shape[0]
+    mine = np.flatnonzero(v_idx % (n - 1) == src - 1)
+    deal = v_idx[mine] // (n - 1)
+    v = values[mine].astype(np.float64)
+    order = np.lexsort((v, deal))  # by deal, then value: each deal's last is its best
+    count = np.bincount(deal, minlength=deals)
+    below = np.cumsum(count)[deal[order]] - 1 - np.arange(len(order))  # picks better than it
+    sel = order[below < width]
+    d = deal[sel]
+    e = np.exp((v[sel] - v[order][np.cumsum(count) - 1][d]) / temperature)
+    w = e / np.bincount(d, weights=e, minlength=deals)[d]
+    sel, d, w = sel[w >= floor], d[w >= floor], w[w >= floor]
+    w = w / np.bincount(d, weights=w, minlength=deals)[d] / deals
+    out = picks[d].copy()
+    out[:, src] = b_idx[mine][sel]
+    return d, out, w
 
 
 def their_views(np: Any, base: Matrix, hands: Matrix, n: int) -> Matrix:
@@ -206,17 +245,27 @@ def lookahead(
     direction: int,
     score: Any,
     max_rows: int = MAX_ROWS,
+    neighbour: float = 0.0,
 ) -> tuple[Matrix, Matrix]:
     """Each of our picks' value one turn ahead, averaged over the deals `hands` (see
     `their_rows`), and the indexes in `after` of the picks valued (when there are too many, the
     best by one ply). Our picks' afterstates and the others' are scored in one batch, our next
-    positions in a second. The hands must hold two cards or more."""
+    positions in a second. The hands must hold two cards or more. With `neighbour` above 0, the
+    seat whose hand we get plays its best two picks weighed by a softmax at that temperature
+    (`neighbour_mix`) instead of its best."""
     t = tables(np)
     deals = hands.shape[0]
     rows, v_idx, b_idx = their_rows(np, base, hands, n)
     values = score(np.concatenate((after, rows)))
     first = values[: len(after)]
     picks = best_picks(np, values[len(after) :], v_idx, b_idx, deals, n)
+    weights = np.full(deals, 1.0 / deals)
+    if neighbour > 0:
+        d, picks, weights = neighbour_mix(
+            np, values[len(after) :], v_idx, b_idx, picks, n, (-direction) % n, neighbour
+        )
+        hands = hands[d]
+        deals = len(d)
     received = (hands + t.hand[picks])[:, (-direction) % n]
     has = t.holds(received)
     singles = int(has[:, ~t.pair].sum())
@@ -230,4 +279,4 @@ def lookahead(
     cell = cells[:, 0] * deals + cells[:, 1]
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
     best = np.maximum.reduceat(values, starts).reshape(len(a_idx), deals)
-    return best.mean(axis=1), a_idx
+    return best @ weights, a_idx
