@@ -78,10 +78,13 @@ def restore(hub: tournament_spread.SpreadHost, rows: list[tuple[str, bytes]], no
             desk.lost_game(name, table_id)
             continue
 
-        # Its table is another node's (placed there, or taken over by a third node), or gone:
-        # with no lease nor record naming it (a deadline passed already), it is taken back
-        # and played here, under one conditional row as a placed game never made.
+        # Its table is another node's (placed there, handed or taken over), or gone: with no
+        # lease nor record naming it (a deadline passed already), it is taken back and played
+        # here, under one conditional row as a placed game never made. Its entrants play it
+        # there (sent home at its end), not gone: waited for as for a placed game.
         seating = desk.tournaments[name].running[table_id]
+        if table_id not in hub.tables:
+            desk.playing_elsewhere(name, table_id)
         tournament_spread.await_result(hub, name, table_id, seating, deadline=0.0)
 
 
@@ -98,6 +101,7 @@ def table_lost(hub: tournament_spread.SpreadHost, table: Table) -> None:
     seating = t.running.get(table.table_id) if t is not None else None
     if name is None or seating is None or hub.cluster is None:
         return
+    desk.playing_elsewhere(name, table.table_id)
     tournament_spread.await_result(hub, name, table.table_id, seating, deadline=0.0)
 
 

@@ -500,6 +500,16 @@ class TournamentDesk:
             self._seat(t, table, seating, now)
         self._dirty.add(name)
 
+    def playing_elsewhere(self, name: str, table_id: str) -> None:
+        """A game of `name` this node counts as running is played at `table_id` on another node
+        (its table handed or taken over as this node stopped, restarted or lost it): its
+        entrants are away at it, as at a placed game, not gone. They are seated again once back
+        (sent home at its end), or, not back a lease after its end, played for."""
+        t = self.tournaments.get(name)
+        seating = t.running.get(table_id) if t is not None else None
+        for pid in seating or ():
+            self.away[name, pid] = table_id
+
     def adopted(self, table: Table) -> None:
         """A table restored here (taken over from a dead node, or after a restart) that says it
         plays a tournament's game: one placed by another node's tournament, or by this node's
@@ -614,6 +624,9 @@ class TournamentDesk:
     def wake(self, name: str) -> None:
         """A restored tournament has waited long enough for its entrants: seat who is free."""
         if name in self.tournaments and self.grace.pop(name, None) is not None:
+            log.info(
+                "tournament %s: done waiting for its entrants; bots play for those not back", name
+            )
             self._dirty.add(name)
 
     def arrived(self, session: Session) -> None:
