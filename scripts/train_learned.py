@@ -61,10 +61,11 @@ HIDDEN = 128
 EVAL_GAMES = {2: 400, 3: 300, 4: 300, 5: 250}
 DEALS = 3
 """The look-ahead's deals in the games of --lookahead, as the shipped 4-player network's were
-played (the bot itself deals `bots._learned.DEALS` times)."""
+played (the bot itself deals `bots._learned.DEALS` times, and weighs the next hand's holder's two
+best picks, `ahead`: these games take its best only)."""
 LOOKAHEAD = "+lookahead"
 """With --lookahead, the suffix of a lineup's learned specs: they play
-`learned@deals=DEALS@roundend=0`."""
+`learned@deals=DEALS@roundend=0@ahead=0`."""
 
 
 def _seed(*parts: object) -> int:
@@ -126,7 +127,7 @@ def _make(spec: str, weights: str, players: int) -> Any:
     if base != spec:  # --lookahead: the look-ahead of 3-5 players, set explicitly
         # The look-ahead alone, without the round's end search (`learned@roundend`): the
         # shipped 4-player network is trained on such games.
-        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS, roundend=0)
+        return LearnedStrategy(weights=weights, explore=explore, deals=DEALS, roundend=0, ahead=0.0)
     return OnePly(weights, players, explore)
 
 

@@ -270,6 +270,7 @@ def test_lookahead_training_of_one_count_keeps_the_other_networks(
     train_learned = _script("train_learned")
     bot = train_learned._make("explore" + train_learned.LOOKAHEAD, str(WEIGHTS), 4)
     assert bot._deals == train_learned.DEALS > 0 and bot._explore > 0
+    assert (bot._roundend, bot._ahead) == (0, 0.0)  # as the shipped network's games
     out, again = tmp_path / "weights.npz", tmp_path / "again.npz"
     args = ["--seed", "3", "--players", "4", "--lookahead", "--keep-others", "--workers", "1"]
     tiny = ["--scale", "0.002", "--epochs", "1", "--generations", "2"]
