@@ -37,6 +37,7 @@ from sushigo.protocol import (
     ErrorCode,
     GameEnded,
     GameStarting,
+    Phase,
     Redirect,
     TableJoined,
     TableLeft,
@@ -250,18 +251,25 @@ async def _register(client: Client, name: str) -> TournamentInfo:
     """Enter tournament `name`, waiting out a server that does not answer (as `_connect`), or
     a REDIRECT to the tournament's node that could not be followed (that node dying or
     stopping: we are back where we were, and the tournament moves to a live node within a
-    lease; until then the nodes know of no such tournament): the entry asked again; if the
-    first went through meanwhile, the server says we are entered already, and we are."""
+    lease; until then the nodes know of no such tournament), or a connection that dropped
+    (taken back, or logged in again, as in play): the entry asked again; if the first went
+    through meanwhile, the server says we are entered already, and we are (or we are back at
+    its first game)."""
 
     moving = False  # a REDIRECT for it could not be followed: it exists, on a node gone
 
     async def enter(tries: int) -> TournamentInfo:
         nonlocal moving
         try:
+            if client.proto.phase is not Phase.LOBBY:  # taken back seated: entered, begun
+                return await client.watch_tournament(name)
             return await client.register_tournament(name)
         except ConnectError:
             moving = True
             raise
+        except ConnectionLost as exc:
+            await reconnect(client, delay=RECONNECT_DELAY)
+            raise NoAnswer(f"{exc} while entering") from exc
         except ServerError as exc:
             if moving and exc.code is ErrorCode.NO_SUCH_TABLE:
                 # Its node is gone and no live node has taken it up yet (within a lease).
@@ -282,22 +290,25 @@ async def play_tournament(
         strategy.of(info.settings.kind)  # StrategyError now, not in the first game
     print(f"entered tournament {name!r} ({len(info.standings)} entrants so far)", flush=True)
     results: list[GameResult] = []
+    seated = client.table is not None  # back at the first game as we entered (`_register`)
     lost = False
     """The server lost our session and we logged in afresh (it restarted, or its node died):
     the tournament is watched again, to hear it finish even as a guest that is no longer its
     entrant. (A watch that still fails past `watch_again`'s patience is raised: said in one
     line, rather than waiting for ever for an end nobody would tell us of.)"""
     while True:
+        event: object = None
         if lost:
             lost = False
-            event: object = TournamentUpdate(tournament=await watch_again(client, name))
-        else:
+            event = TournamentUpdate(tournament=await watch_again(client, name))
+        elif not seated:
             try:
                 event = await client.next_event()
             except ConnectionLost:
                 lost = await reconnect(client, delay=RECONNECT_DELAY) is None
                 continue
-        if isinstance(event, TableJoined):
+        if seated or isinstance(event, TableJoined):
+            seated = False
             result = await play_game(client, strategy, rng)
             # No game, or its end unseen: a fresh login within it, most likely (an admin's
             # closing its table is the other way to no game: a look at the tournament then

@@ -388,13 +388,19 @@ class Hub(Reader, Asker):
                 "table %s: another node holds it now; its players are sent there", cut.table_id
             )
 
-    def cut_off(self, table_ids: Iterable[str]) -> list[CutOff]:
+    def cut_off(self, table_ids: Iterable[str], unsent: bool = False) -> list[CutOff]:
         """Drop these tables here, unsaved, their people at no table (`redirect.take_away`),
-        to be sent on (`redirect.send_off`)."""
+        to be sent on (`redirect.send_off`). `unsent`: what they were not sent yet is taken
+        back (`App._fenced`), a RESUMED among it, so such a resume is undone first
+        (`unsent_resume`): the token its player holds is stored for its seat again."""
         cut = []
         for table_id in table_ids:
             table = self.tables.pop(table_id, None)
             if table is not None:
+                if unsent:
+                    for person in table.seating.people():
+                        if isinstance(person, Session):
+                            unsent_resume(self, person)
                 self._watched.pop(table_id, None)
                 tournament_cluster.table_lost(self, table)
                 cut.append(take_away(self, table))

@@ -158,12 +158,13 @@ def resume_session(hub: ResumeHost, conn: Conn, msg: Resume, now: float) -> None
 
 
 def unsent_resume(hub: ResumeHost, session: Session) -> None:
-    """The connection a resume was answered on ended. On a cluster's node its RESUMED waits
-    until the writes made before it are stored: if they are not yet (the database slow or
-    paused), it never went out, and the player, who asks again with the token it holds, would
-    be told UNKNOWN_SESSION and log in afresh, leaving its seat. So the resume is undone: the
-    old token leads to the session again (stored for its seat again), and the next resume
-    sends a snapshot."""
+    """The connection a resume was answered on ended, or its table is dropped with what was
+    not sent (a lapsed lease). On a cluster's node its RESUMED waits until the writes made
+    before it are stored: if they are not yet (the database slow or paused), it never went out,
+    and the player, who asks again with the token it holds, would be told UNKNOWN_SESSION and
+    log in afresh, leaving its seat. So the resume is undone: the old token leads to the
+    session again (stored for its seat again, after the new one), and the next resume sends a
+    snapshot."""
     unsent, session.unsent = session.unsent, None
     if unsent is None:
         return
@@ -174,9 +175,7 @@ def unsent_resume(hub: ResumeHost, session: Session) -> None:
     session.token_hash = held
     hub.sessions[held] = session
     session.snapshot_next = True
-    log.info(
-        "a resume of %s undone: its connection ended before RESUMED went out", session.player_id
-    )
+    log.info("a resume of %s undone: RESUMED did not go out", session.player_id)
     if session.table is not None and session.seat is not None:
         expires = hub.wall_ms() + hub.token_lifetime_ms
         hub.storage.save_token(held, session.table.table_id, session.seat, expires)

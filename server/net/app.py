@@ -414,7 +414,7 @@ class Server:
         resume on that node."""
         if self.stopping:  # handed over already: its people are told where it went
             return
-        cut = self.hub.cut_off(sorted(table_ids))
+        cut = self.hub.cut_off(sorted(table_ids), unsent=True)
         held = [
             c.transport for one in cut for c in one.conns if isinstance(c.transport, Connection)
         ]
@@ -557,9 +557,10 @@ class Server:
         )
         # Their writes held or under way land (the lease still names this node, unless another
         # took it: then the fence leaves them out), and only then may this node take them up
-        # again itself: `Cluster.adopt` skips them until its storage is durable up to here.
-        cluster.dropped(tables, self.hub.storage.mark)
+        # again itself: `Cluster.adopt` skips them until its storage is durable up to here
+        # (after `_fenced`: a resume undone there stores its old token again among them).
         self._fenced(tables, "this node's lease lapsed: dropped, its people sent on")
+        cluster.dropped(tables, self.hub.storage.mark)
         self.done()
 
     @property

@@ -382,9 +382,10 @@ def _home(
     """Send these people of tournament `name` to its node: an unasked REDIRECT with a ticket
     there (saying whether each is one of the `entrants`, by player id), where the desk takes
     each back as the same entrant. While no live node runs it (its node restarting, or dead and
-    not yet taken over: a node takes it within a lease), asked again every
-    `Cluster.home_pause`, `tries` times at most, for those still here and at no table: left
-    here, they would wait for a game that their tournament, back, plays without them."""
+    not yet taken over: a node takes it within a lease) or the database cannot say, asked again
+    every `Cluster.home_pause`, `tries` times at most, for those still here and at no table:
+    left here, they would wait for a game that their tournament, back, plays without them (or
+    for the news that it finished)."""
     cluster = hub.cluster
     if cluster is None:
         return
@@ -404,13 +405,18 @@ def _home(
         for s in sessions
     ]
 
-    async def job() -> str | None:
-        owner = await cluster.tournament_home(name)
-        for _, (ticket, _) in people:
-            await cluster.issue(ticket.ticket_id, name, ticket.player_id)
+    async def job() -> str | bool | None:
+        try:
+            owner = await cluster.tournament_home(name)
+            for _, (ticket, _) in people:
+                await cluster.issue(ticket.ticket_id, name, ticket.player_id)
+        except StorageError as exc:  # the database away: looked for again, as below
+            level = logging.WARNING if tries == HOME_TRIES else logging.DEBUG  # once
+            log.log(level, "tournament %s: its home cannot be read now: %s", name, exc)
+            return False
         return owner.address if owner is not None and owner.alive else None
 
-    def then(address: str | None, now: float) -> None:
+    def then(address: str | bool | None, now: float) -> None:
         if name in hub.desk.tournaments:
             # This node took the tournament over while we looked: they are home already. A
             # REDIRECT here would have each client leave its session for a new one, and the desk
@@ -420,11 +426,12 @@ def _home(
                 if hub.sessions.get(session.token_hash) is session:
                     hub.desk.returned(name, session, entrant=session.player_id in entrants)
             return
-        if address is None:
+        if not isinstance(address, str):  # None: no live node runs it; False: see `job`
             if tries <= 1:
                 log.warning("tournament %s: its node is gone; its entrants stay here", name)
                 return
-            log.info("tournament %s: no live node runs it yet; its entrants wait here", name)
+            if address is None:
+                log.info("tournament %s: no live node runs it yet; its entrants wait here", name)
 
             def again(_: None, now: float) -> None:
                 # Those still here and in the lobby (one gone, or seated meanwhile, is not sent).
