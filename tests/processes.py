@@ -184,7 +184,7 @@ async def start_bots(
     """`count` `sushigo-bot` processes (random, seeded, named bot0, bot1, ...) quick-matching
     into games of `players` seats on 127.0.0.1:`port` for `games` games each."""
     return [
-        await _bot(
+        await bot_process(
             port,
             *("--players", str(players), "--games", str(games)),
             *("--name", f"bot{i}", "--seed", str(i)),
@@ -193,7 +193,7 @@ async def start_bots(
     ]
 
 
-async def _bot(port: int, *args: str) -> asyncio.subprocess.Process:
+async def bot_process(port: int, *args: str) -> asyncio.subprocess.Process:
     """`sushigo-bot` (random) on 127.0.0.1:`port` with `args`, its output kept."""
     return await asyncio.create_subprocess_exec(
         str(BOT),
@@ -211,7 +211,7 @@ async def start_tournament_bots(
     entering `tournament` on 127.0.0.1:`port`, each with a key in `keys` (the same identity
     after a restart), but those numbered in `guests`, which log in as guests."""
     return [
-        await _bot(
+        await bot_process(
             port,
             *("--tournament", tournament, "--seed", str(i), "--name", f"bot{i}"),
             *(() if i in guests else ("--key", str(keys / f"bot{i}.key"))),

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from processes import BOT, ServerProcess
+from processes import ServerProcess, bot_process
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TournamentSettings, TournamentUpdate
@@ -53,13 +53,7 @@ async def test_a_bot_enters_again_after_its_connection_drops_mid_entry(tmp_path:
     settings = TournamentSettings(name="cut cup", kind="sushi-go", players=2, games=1)
     await host.create_tournament(settings)
     entrants = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{p}",
-            *("--strategy", "random", "--tournament", "cut cup", "--name", name),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
+        await bot_process(p, "--tournament", "cut cup", "--name", name)
         for p, name in ((relayed, "dropped"), (port, "steady"))
     ]
     try:

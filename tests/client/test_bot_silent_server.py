@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from processes import BOT, ServerProcess
+from processes import ServerProcess, bot_process
 
 from sushigo.client.connection import Client
 from sushigo.protocol import TournamentSettings, TournamentUpdate
@@ -60,17 +60,8 @@ async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> 
 
     proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
     relayed = proxy.sockets[0].getsockname()[1]
-    args = ("--strategy", "random", "--players", "2", "--games", "1")
     bots = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{p}",
-            *args,
-            "--name",
-            name,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
+        await bot_process(p, "--players", "2", "--games", "1", "--name", name)
         for p, name in ((relayed, "patient"), (port, "partner"))
     ]
     try:
@@ -116,13 +107,7 @@ async def test_a_bot_waits_out_a_tournament_entry_the_server_answers_late(tmp_pa
     settings = TournamentSettings(name="late cup", kind="sushi-go", players=2, games=1)
     await host.create_tournament(settings)
     entrants = [
-        await asyncio.create_subprocess_exec(
-            str(BOT),
-            f"127.0.0.1:{p}",
-            *("--strategy", "random", "--tournament", "late cup", "--name", name),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
+        await bot_process(p, "--tournament", "late cup", "--name", name)
         for p, name in ((relayed, "patient"), (port, "prompt"))
     ]
     try:
