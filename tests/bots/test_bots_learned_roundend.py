@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from sushigo.bots.games.sushi_go._learned_roundend import (
 )
 from sushigo.bots.games.sushi_go._learned_search import tables
 from sushigo.bots.games.sushi_go._learned_table import best_picks, their_rows
+from sushigo.bots.games.sushi_go._memory import SeatMemory
 from sushigo.engine import Action, Game, GameOptions, Observation
 
 TABLES = [GameOptions(3), GameOptions(4), GameOptions(5), GameOptions(4, pass_both_ways=True)]
@@ -54,21 +56,31 @@ def last_choices(
 ) -> list[tuple[Game, GoFeatures, LearnedStrategy]]:
     """Games played (heuristic seats, seat 0's features followed) to seat 0's last choice of
     round 3: the game, seat 0's features (its memory up to date) and a strategy to score with."""
-    n = options.players
     found = []
     for seed in seeds:
-        game = Game(options, seed.to_bytes(8, "big"))
-        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
-        features = GoFeatures()
-        rng = random.Random(seed)
-        while True:
-            obs = [game.observation(s) for s in range(n)]
-            features.raw_rows(obs[0], game.legal_actions(0))
+        for game, features, obs, _ in heuristic_turns(options, seed):
             if obs[0].round == 3 and len(obs[0].hand) == 2:
+                found.append((game, features, LearnedStrategy()))
                 break
-            game.apply([bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)])
-        found.append((game, features, LearnedStrategy()))
     return found
+
+
+def heuristic_turns(
+    options: GameOptions, seed: int
+) -> Iterator[tuple[Game, GoFeatures, list[Observation], SeatMemory]]:
+    """Each turn of a game of heuristic seats, before its picks are played: the game, seat 0's
+    features (this turn observed), every seat's observation and seat 0's memory before it."""
+    n = options.players
+    game = Game(options, seed.to_bytes(8, "big"))
+    bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
+    features = GoFeatures()
+    rng = random.Random(seed)
+    while not game.is_terminal():
+        obs = [game.observation(s) for s in range(n)]
+        before = copy.deepcopy(features.memory)
+        features.raw_rows(obs[0], game.legal_actions(0))
+        yield game, features, obs, before
+        game.apply([bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)])
 
 
 def known_hands(features: GoFeatures, n: int) -> np.ndarray:
@@ -242,20 +254,12 @@ def known_positions(
     n = options.players
     found = []
     for seed in seeds:
-        game = Game(options, seed.to_bytes(8, "big"))
-        bots = [get_strategy("heuristic", game="sushi-go") for _ in range(n)]
-        features = GoFeatures()
-        rng = random.Random(seed)
-        while not game.is_terminal():
-            obs = [game.observation(s) for s in range(n)]
-            before = copy.deepcopy(features.memory)
-            features.raw_rows(obs[0], game.legal_actions(0))
+        for game, features, obs, before in heuristic_turns(options, seed):
             hands = features.memory.hands
             if len(obs[0].hand) == cards and not any(hands[r].unknown for r in range(n)):
                 copied = GoFeatures()
                 copied._memory = before  # as it was before this turn's observation
                 found.append((copy.deepcopy(game), copied))
-            game.apply([bots[s].choose(obs[s], game.legal_actions(s), rng) for s in range(n)])
     return found
 
 
