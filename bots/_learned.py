@@ -374,7 +374,8 @@ class LearnedStrategy:
     `roundend`, `others`, `roundrows` and `roundtop` the round's end search with 3-5 players
     (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`), `lookrows` the
     look-ahead's next-turn positions at most (`bots.games.sushi_go._learned_table.MAX_ROWS`).
-    `ahead` the look-ahead's model of the seat whose hand comes next (`AHEAD_TEMPERATURE`).
+    `ahead` the look-ahead's model of the seat whose hand comes next (`AHEAD_TEMPERATURE`);
+    `lastround` and `best` the round's end search in round 3 (`LAST_ROUND_END`, `BEST_WEIGHT`).
     """
 
     name = "learned"

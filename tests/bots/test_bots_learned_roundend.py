@@ -424,7 +424,8 @@ def test_round_three_searches_from_its_own_hand_size() -> None:
 
     def spy(obs: Observation, raw: np.ndarray, known: np.ndarray) -> int | None:
         calls.append(obs.round)
-        return searched_by(obs, raw, known)
+        found: int | None = searched_by(obs, raw, known)
+        return found
 
     bot._round_end = spy  # type: ignore[method-assign]
     rounds = set()
