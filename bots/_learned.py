@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sushigo.engine import Action, Card, GameOptions, Observation
-from sushigo.engine.games.sushi_go.cards import NUM_KINDS
+from sushigo.engine.games.sushi_go.cards import NUM_KINDS, ROUNDS
 
 from ._base import StrategyError
 from .games.sushi_go._learned_duel import search as duel_search
@@ -104,6 +104,14 @@ AHEAD_TEMPERATURE = 0.1
 """In the look-ahead, how sharply the seat whose hand we get prefers its better picks (a softmax
 over its best two; 0: its best pick only). 0.1 fits how `ismcts` and `heuristic` seats choose
 between the two picks the network likes best."""
+
+LAST_ROUND_END = -1
+"""In round 3, the hand size from which the round's end search plays (-1: `ROUND_END`, as in
+rounds 1 and 2): there it scores the game's end by the rules."""
+
+BEST_WEIGHT = 0.0
+"""In round 3's exact scoring, the share of the margin counted over the best other seat rather
+than over the others' mean (0: the mean; 1: the best other seat)."""
 
 DEALS = 6
 """With three to five players, the deals of the hands this seat cannot know yet (a round's first
@@ -366,7 +374,8 @@ class LearnedStrategy:
     `roundend`, `others`, `roundrows` and `roundtop` the round's end search with 3-5 players
     (`ROUND_END`, `OTHERS_TEMPERATURE`, `ROUND_ROWS`, `ROUND_TOP`), `lookrows` the
     look-ahead's next-turn positions at most (`bots.games.sushi_go._learned_table.MAX_ROWS`).
-    `ahead` the look-ahead's model of the seat whose hand comes next (`AHEAD_TEMPERATURE`).
+    `ahead` the look-ahead's model of the seat whose hand comes next (`AHEAD_TEMPERATURE`);
+    `lastround` and `best` the round's end search in round 3 (`LAST_ROUND_END`, `BEST_WEIGHT`).
     """
 
     name = "learned"
@@ -390,6 +399,8 @@ class LearnedStrategy:
         roundtop: int = ROUND_TOP,
         lookrows: int = TABLE_ROWS,
         ahead: float = AHEAD_TEMPERATURE,
+        lastround: int = LAST_ROUND_END,
+        best: float = BEST_WEIGHT,
     ) -> None:
         path = Path(weights) if weights else WEIGHTS
         self._nets = load_nets(path)
@@ -413,6 +424,8 @@ class LearnedStrategy:
         self._round_rows = max(0, int(roundrows))
         self._round_top = max(0, int(roundtop))
         self._ahead = max(0.0, float(ahead))
+        self._lastround = int(lastround)
+        self._best = float(best)
         self._leaves = 0
         self.last_work = (0, 0)
         """The last move's work: the networks' multiply-adds and the exact endgame's leaves
@@ -612,6 +625,7 @@ class LearnedStrategy:
                 self._others,
                 self._margin,
                 self._round_rows,
+                self._best,
             )
 
         found = run(raw)
@@ -640,7 +654,10 @@ class LearnedStrategy:
         assert seat is not None
         order = [memory.hands[(seat + r) % n] for r in range(n)]
         unknown = [h.unknown for h in order]
-        if 2 <= len(obs.hand) <= self._roundend and not any(unknown) and not obs.options.soy_sauce:
+        limit = self._roundend
+        if obs.round == ROUNDS and self._lastround >= 0:
+            limit = self._lastround
+        if 2 <= len(obs.hand) <= limit and not any(unknown) and not obs.options.soy_sauce:
             known = np.array([[h.known for h in order]], dtype=np.float32)
             found = self._round_end(obs, raw, known)
             if found is not None:

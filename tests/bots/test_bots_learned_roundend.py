@@ -374,3 +374,69 @@ def searched(
         bot._margin,
         bot._round_rows,
     )
+
+
+@pytest.mark.parametrize("best", [1.0, 0.5])
+def test_round_three_margins_over_the_best_other_seat(best: float) -> None:
+    # With `best` > 0 the exact scoring counts that share of the margin over the best other seat
+    # instead of over the others' mean: each leaf's value is the real game's, so valued.
+    n, checked = 4, 0
+    for game, features, strategy in last_choices(GameOptions(n), range(4)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        after = features.raw_rows(obs, legal)
+        *_, leaf_after, picks, _, values = last_choice(
+            np,
+            obs,
+            features.base[None],
+            known_hands(features, n),
+            after,
+            np.zeros(len(after), dtype=np.intp),
+            lambda rows, strategy=strategy: strategy._score(rows, n),
+            0.05,
+            MARGIN,
+            best,
+        )
+        for a, c, value in zip(leaf_after, picks, values, strict=True):
+            scores = played_out(game, legal[a], c).scores()
+            top = max(scores[1:])
+            mean_lead = value_of(played_out(game, legal[a], c))
+            expected = (
+                mean_lead
+                + MARGIN
+                * best
+                * (scores[0] - top - (scores[0] - (sum(scores) - scores[0]) / (n - 1)))
+                / 20
+            )
+            assert value == pytest.approx(expected, abs=1e-5)
+            checked += 1
+    assert checked >= 20
+
+
+def test_round_three_searches_from_its_own_hand_size() -> None:
+    # `@lastround=H` starts the round's end search from H cards in round 3 only (-1: as in the
+    # other rounds, `@roundend`); `@best=W` reaches the exact scoring.
+    bot = get_strategy("learned@roundend=3@lastround=4@best=1", game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    assert (bot._lastround, bot._best) == (4, 1.0)
+    assert LearnedStrategy()._lastround == -1
+    calls: list[int] = []
+    searched_by = bot._round_end
+
+    def spy(obs: Observation, raw: np.ndarray, known: np.ndarray) -> int | None:
+        calls.append(obs.round)
+        found: int | None = searched_by(obs, raw, known)
+        return found
+
+    bot._round_end = spy  # type: ignore[method-assign]
+    rounds = set()
+    for game, features in known_positions(GameOptions(4), 4, range(3)):
+        obs, legal = game.observation(0), game.legal_actions(0)
+        for lastround in (4, -1):
+            bot._features = GoFeatures()
+            bot._features._memory = copy.deepcopy(features.memory)
+            bot._lastround = lastround
+            calls.clear()
+            bot.choose(obs, legal, random.Random(0))
+            assert calls == ([3] if lastround == 4 and obs.round == 3 else [])
+        rounds.add(obs.round)
+    assert rounds == {1, 2, 3}

@@ -116,11 +116,14 @@ def pudding_points(puddings: tuple[int, ...]) -> tuple[int, ...]:
     return found
 
 
-def game_end_values(np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margin: float) -> Matrix:
+def game_end_values(
+    np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margin: float, best: float = 0.0
+) -> Matrix:
     """Our value at the game's end for rows of final tableau blocks (rows, n, block), seat 0
     ours: `scores` each seat's points from the earlier rounds, `kept` its puddings from them. The
     share of the win (most points, then most puddings; still tied seats share it) plus `margin`
-    times the final margin over the others' mean, over `MARGIN_SCALE`."""
+    times the final margin over the others' mean, over `MARGIN_SCALE` (with `best` > 0, that share
+    of the margin over the best other seat instead)."""
     points, icons = round_points(np, blocks)
     puddings = kept[None] + blocks[:, :, _PUDDING]
     # The maki and pudding points of each distinct (icons, puddings) row only: a leaf's key packs
@@ -146,6 +149,8 @@ def game_end_values(np: Any, blocks: Matrix, scores: Matrix, kept: Matrix, margi
     top = key.max(axis=1)
     share = np.where(key[:, 0] == top, 1.0 / (key == top[:, None]).sum(axis=1), 0.0)
     lead = final[:, 0] - (final[:, 1:].sum(axis=1)) / (n - 1)
+    if best:
+        lead = (1.0 - best) * lead + best * (final[:, 0] - final[:, 1:].max(axis=1))
     return share + margin * lead / MARGIN_SCALE  # type: ignore[no-any-return]
 
 
@@ -208,6 +213,7 @@ def search(
     temperature: float,
     margin: float,
     max_rows: int = MAX_ROWS,
+    best: float = 0.0,
 ) -> Matrix | None:
     """The value of each of our afterstates `after` (its position: `bases[owner]`, every hand
     `hands[owner]`, by offset) to the round's end: with two cards in hand by `last_choice`; with
@@ -227,7 +233,9 @@ def search(
             raise _TooBig
 
     try:
-        return _search(np, obs, bases, hands, after, owner, limited, check, temperature, margin)
+        return _search(
+            np, obs, bases, hands, after, owner, limited, check, temperature, margin, best
+        )
     except _TooBig:
         return None
 
@@ -243,18 +251,19 @@ def _search(
     check: Any,
     temperature: float,
     margin: float,
+    best: float = 0.0,
 ) -> Matrix:
     n = obs.players
     cards = int(hands[0, 0].sum())
     if cards <= 2:
-        return last_choice(np, obs, bases, hands, after, owner, score, temperature, margin)[0]
+        return last_choice(np, obs, bases, hands, after, owner, score, temperature, margin, best)[0]
     rows, v_idx, b_idx = their_rows(np, bases, hands, n)
     picks = best_picks(np, score(rows), v_idx, b_idx, len(bases), n)[owner]
     nxt, held = advance(np, after, hands[owner], picks, n, obs.pass_direction)
     mine, below = our_picks(np, nxt, held)
     if cards == 3:
         check(last_rows(np, obs, nxt, held, below, temperature))
-    values = _search(np, obs, nxt, held, mine, below, score, check, temperature, margin)
+    values = _search(np, obs, nxt, held, mine, below, score, check, temperature, margin, best)
     starts = np.flatnonzero(np.r_[True, below[1:] != below[:-1]])
     return np.maximum.reduceat(values, starts)  # type: ignore[no-any-return]
 
@@ -288,6 +297,7 @@ def last_choice(
     score: Any,
     temperature: float,
     margin: float,
+    best: float = 0.0,
 ) -> tuple[Matrix, Matrix, Matrix, Matrix, Matrix]:
     """The round's last choice (two cards in every hand), as the module says: each of `after`'s
     value (`search`'s arguments), and its leaves, one per (afterstate, combination of the others'
@@ -321,7 +331,7 @@ def last_choice(
         for r in range(1, n):  # everyone's last card: forced too
             wasabi = np.minimum(blocks[:, r, _OPEN], 2).astype(np.intp)
             blocks[:, r] += t.block[wasabi, held[:, r].argmax(axis=1)]
-        leaf_values = game_end_values(np, blocks, scores, kept, margin)
+        leaf_values = game_end_values(np, blocks, scores, kept, margin, best)
     else:
         leaf_values = score(leaves)
     weights = all_weights[leaf_combo]
