@@ -90,16 +90,16 @@ def known_hands(features: GoFeatures, n: int) -> np.ndarray:
     return np.array([[hands[r].known for r in range(n)]], dtype=np.float32)
 
 
-@pytest.mark.parametrize("options", TABLES, ids=str)
-def test_round_three_ends_are_worth_what_the_engine_plays_out(options: GameOptions) -> None:
-    # For each of seat 0's picks and each combination of the others' picks, the value the
-    # search gives equals the value of the real game played on to its end with those picks.
+def searched_last_choices(
+    options: GameOptions, seeds: range, best: float = 0.0
+) -> Iterator[tuple[Game, list[Action], tuple[np.ndarray, ...]]]:
+    """Each of `last_choices`' positions, its legal picks and what `last_choice` makes of it
+    (the others' softmax at 0.05, the shipped margin weight, `best`)."""
     n = options.players
-    checked = 0
-    for game, features, strategy in last_choices(options, range(6)):
+    for game, features, strategy in last_choices(options, seeds):
         obs, legal = game.observation(0), game.legal_actions(0)
         after = features.raw_rows(obs, legal)
-        mine, leaf_after, picks, weights, values = last_choice(
+        found = last_choice(
             np,
             obs,
             features.base[None],
@@ -109,7 +109,19 @@ def test_round_three_ends_are_worth_what_the_engine_plays_out(options: GameOptio
             lambda rows, strategy=strategy: strategy._score(rows, n),
             0.05,
             MARGIN,
+            best,
         )
+        yield game, list(legal), found
+
+
+@pytest.mark.parametrize("options", TABLES, ids=str)
+def test_round_three_ends_are_worth_what_the_engine_plays_out(options: GameOptions) -> None:
+    # For each of seat 0's picks and each combination of the others' picks, the value the
+    # search gives equals the value of the real game played on to its end with those picks.
+    checked = 0
+    for game, legal, (mine, leaf_after, picks, weights, values) in searched_last_choices(
+        options, range(6)
+    ):
         assert np.allclose(np.bincount(leaf_after, weights=weights), 1.0)
         assert np.allclose(np.bincount(leaf_after, weights=weights * values), mine)
         for a, c, value in zip(leaf_after, picks, values, strict=True):
@@ -177,11 +189,17 @@ def test_it_plays_the_pick_that_wins() -> None:
     assert found >= 2
 
 
+def learned(spec: str) -> LearnedStrategy:
+    """The Sushi Go! `learned` bot of `spec`."""
+    bot = get_strategy(spec, game="sushi-go")
+    assert isinstance(bot, LearnedStrategy)
+    return bot
+
+
 def test_its_options_parse() -> None:
     # `@roundend=H` searches from H cards in hand (0: off), `@others=T` the others' temperature,
     # `@ahead=T` the look-ahead's for the seat whose hand comes next.
-    bot = get_strategy("learned@roundend=3@others=0@ahead=0.1", game="sushi-go")
-    assert isinstance(bot, LearnedStrategy)
+    bot = learned("learned@roundend=3@others=0@ahead=0.1")
     assert (bot._roundend, bot._others, bot._ahead) == (3, 0.0, 0.1)
     default = LearnedStrategy()
     assert default._roundend in (0, 2, 3)
@@ -328,8 +346,7 @@ def test_a_search_too_big_is_tried_again_over_our_best_picks() -> None:
     # `@roundrows=N` bounds the search; over it, `@roundtop=K` searches again our K picks best
     # by one ply and plays the best of them by the search; with `@roundtop=0` the look-ahead
     # plays (`_round_end` gives None).
-    bot = get_strategy("learned@roundend=4@roundrows=150@roundtop=2", game="sushi-go")
-    assert isinstance(bot, LearnedStrategy)
+    bot = learned("learned@roundend=4@roundrows=150@roundtop=2")
     assert (bot._round_rows, bot._round_top) == (150, 2)
     n, retried = 4, 0
     for game, features in known_positions(GameOptions(n), 4, range(8)):
@@ -381,21 +398,9 @@ def test_round_three_margins_over_the_best_other_seat(best: float) -> None:
     # With `best` > 0 the exact scoring counts that share of the margin over the best other seat
     # instead of over the others' mean: each leaf's value is the real game's, so valued.
     n, checked = 4, 0
-    for game, features, strategy in last_choices(GameOptions(n), range(4)):
-        obs, legal = game.observation(0), game.legal_actions(0)
-        after = features.raw_rows(obs, legal)
-        *_, leaf_after, picks, _, values = last_choice(
-            np,
-            obs,
-            features.base[None],
-            known_hands(features, n),
-            after,
-            np.zeros(len(after), dtype=np.intp),
-            lambda rows, strategy=strategy: strategy._score(rows, n),
-            0.05,
-            MARGIN,
-            best,
-        )
+    for game, legal, (_, leaf_after, picks, _, values) in searched_last_choices(
+        GameOptions(n), range(4), best
+    ):
         for a, c, value in zip(leaf_after, picks, values, strict=True):
             scores = played_out(game, legal[a], c).scores()
             top = max(scores[1:])
@@ -415,8 +420,7 @@ def test_round_three_margins_over_the_best_other_seat(best: float) -> None:
 def test_round_three_searches_from_its_own_hand_size() -> None:
     # `@lastround=H` starts the round's end search from H cards in round 3 only (-1: as in the
     # other rounds, `@roundend`); `@best=W` reaches the exact scoring.
-    bot = get_strategy("learned@roundend=3@lastround=4@best=1", game="sushi-go")
-    assert isinstance(bot, LearnedStrategy)
+    bot = learned("learned@roundend=3@lastround=4@best=1")
     assert (bot._lastround, bot._best) == (4, 1.0)
     assert LearnedStrategy()._lastround == -1
     calls: list[int] = []
