@@ -208,7 +208,10 @@ class Session:
         """Send (or, while away, only record) a message to this player."""
         conn = self.conn
         if conn.phase is _CLOSED:
-            return  # closed by a fatal error: a resume will get a snapshot
+            # Closed (its end of the stream, or a fatal error): not sent and not kept, so a
+            # resume cannot replay what follows; it gets a snapshot.
+            self.snapshot_next = True
+            return
         if self.routes is not None and type(message) in ROUTED:
             message = over_web(message, self.routes)
         try:

@@ -227,3 +227,32 @@ def test_a_spectator_resumes_by_replay_in_the_middle_of_a_turn() -> None:
         "TurnStart",
     ]
     assert errors_of(seen) == []
+
+
+def test_a_seat_whose_connection_closed_with_messages_unread_resumes_from_a_snapshot() -> None:
+    # The peer closes its side (EOF) before it has read the mover's re-roll; the take that makes
+    # it the mover comes while it is away. The connection was closed, so that was not kept for a
+    # replay: the resume is a snapshot, and the seat moves (a replay of the re-roll alone left
+    # it waiting while the server waited for its move).
+    hub, clock = make_hub()
+    peers = seated(hub, clock, 2, turn_seconds=30)
+    mover = mover_of(peers)
+    (leaver,) = [p for p in peers if p is not mover]
+    leaver.drain()
+    seen = leaver.proto.last_seq
+    mover.act(Reroll((0,)))
+    hub.data(leaver.conn, b"", clock.now)  # its end of the stream, the re-roll's ACTED unread
+    mover.act(Take(0))
+    game = table_of(hub, mover).game
+    assert isinstance(game, RollGame) and game.to_move == leaver.seat
+
+    back, resumed = resume(hub, clock, leaver, seen)
+    assert resumed.snapshot is not None
+    back.drain()
+    assert back.moving
+    back.act(Take(0))
+    assert back.expect(Acted).action == Take(0)
+    play_out([back, mover], random.Random(7))
+    # The game ends for both (the peer's record of the updates has the snapshot's gap).
+    assert back.witness.over is not None and back.witness.over == mover.witness.over
+    mover.witness.verify()
