@@ -16,7 +16,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from sushigo.client.connection import Client, ConnectionLost, reconnect
-from sushigo.protocol import Message, SignedRecord, verify_record, verify_signed_record
+from sushigo.protocol import (
+    Message,
+    SignedRecord,
+    TournamentInfo,
+    TournamentSettings,
+    TournamentUpdate,
+    verify_record,
+    verify_signed_record,
+)
 from sushigo.server.keys import load_or_create_server_key, public_key_bytes
 from sushigo.server.storage.database import open_storage
 
@@ -202,6 +210,46 @@ async def bot_process(port: int, *args: str) -> asyncio.subprocess.Process:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
+
+
+async def relayed_cup(
+    port: int,
+    relay: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+    name: str,
+    entrants: tuple[str, str],
+    entered: asyncio.Event | None = None,
+) -> tuple[list[int | None], list[str], TournamentInfo]:
+    """A two-player, one-game Sushi Go! tournament `name` on the server at `port`, hosted by a
+    client, entered by two `bot_process`es named `entrants`: the first through `relay` (a proxy
+    on a port of its own), the second directly. Once both entries are seen (and `entered` is
+    set, when given) the host starts it; the bots play it to their end. Their exit codes, their
+    outputs and the tournament as it stands then."""
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    relayed = proxy.sockets[0].getsockname()[1]
+    host = await Client.connect("127.0.0.1", port, name="host")
+    await host.create_tournament(TournamentSettings(name=name, kind="sushi-go", players=2, games=1))
+    bots = [
+        await bot_process(p, "--tournament", name, "--name", entrant)
+        for p, entrant in zip((relayed, port), entrants, strict=True)
+    ]
+    try:
+        if entered is not None:
+            await asyncio.wait_for(entered.wait(), 30)
+        info = await host.watch_tournament(name)
+        while len(info.standings) < 2:  # each entry is told to its watchers
+            info = (await host.wait_for(TournamentUpdate, 40)).tournament
+        await host.start_tournament(name)
+        outputs = [
+            (await asyncio.wait_for(b.communicate(), 60))[0].decode(errors="replace") for b in bots
+        ]
+        info = await host.watch_tournament(name)
+    finally:
+        for b in bots:
+            if b.returncode is None:
+                b.kill()
+        await host.close()
+        proxy.close()
+    return [b.returncode for b in bots], outputs, info
 
 
 async def start_tournament_bots(

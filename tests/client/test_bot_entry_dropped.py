@@ -9,10 +9,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from processes import ServerProcess, bot_process
-
-from sushigo.client.connection import Client
-from sushigo.protocol import TournamentSettings, TournamentUpdate
+from processes import ServerProcess, relayed_cup
 
 
 async def test_a_bot_enters_again_after_its_connection_drops_mid_entry(tmp_path: Path) -> None:
@@ -47,37 +44,14 @@ async def test_a_bot_enters_again_after_its_connection_drops_mid_entry(tmp_path:
         with contextlib.suppress(ConnectionError):
             await asyncio.gather(up(), down())
 
-    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
-    relayed = proxy.sockets[0].getsockname()[1]
-    host = await Client.connect("127.0.0.1", port, name="host")
-    settings = TournamentSettings(name="cut cup", kind="sushi-go", players=2, games=1)
-    await host.create_tournament(settings)
-    entrants = [
-        await bot_process(p, "--tournament", "cut cup", "--name", name)
-        for p, name in ((relayed, "dropped"), (port, "steady"))
-    ]
     try:
-        await asyncio.wait_for(cut.wait(), 30)
-        info = await host.watch_tournament("cut cup")
-        while len(info.standings) < 2:  # each entry is told to its watchers
-            info = (await host.wait_for(TournamentUpdate, 40)).tournament
-        await host.start_tournament("cut cup")
-        outputs = [
-            (await asyncio.wait_for(e.communicate(), 60))[0].decode(errors="replace")
-            for e in entrants
-        ]
-        info = await host.watch_tournament("cut cup")
+        codes, outputs, info = await relayed_cup(port, relay, "cut cup", ("dropped", "steady"), cut)
     finally:
-        for e in entrants:
-            if e.returncode is None:
-                e.kill()
-        await host.close()
-        proxy.close()
         await server.stop()
     dropped, steady = outputs
-    assert entrants[0].returncode == 0, dropped
+    assert codes[0] == 0, dropped
     assert "the connection dropped while entering" in dropped, dropped
     assert "finished" in dropped and "Traceback" not in dropped, dropped
-    assert entrants[1].returncode == 0, steady
+    assert codes[1] == 0, steady
     # One entry each, the dropped one not made twice.
     assert sorted(s.name for s in info.standings) == ["dropped", "steady"], info.standings

@@ -9,10 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from processes import ServerProcess, bot_process
-
-from sushigo.client.connection import Client
-from sushigo.protocol import TournamentSettings, TournamentUpdate
+from processes import ServerProcess, bot_process, relayed_cup
 
 
 async def relay_to(
@@ -101,33 +98,12 @@ async def test_a_bot_waits_out_a_tournament_entry_the_server_answers_late(tmp_pa
 
         await relay_to(port, reader, writer, hold_the_entry)
 
-    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
-    relayed = proxy.sockets[0].getsockname()[1]
-    host = await Client.connect("127.0.0.1", port, name="host")
-    settings = TournamentSettings(name="late cup", kind="sushi-go", players=2, games=1)
-    await host.create_tournament(settings)
-    entrants = [
-        await bot_process(p, "--tournament", "late cup", "--name", name)
-        for p, name in ((relayed, "patient"), (port, "prompt"))
-    ]
     try:
-        info = await host.watch_tournament("late cup")
-        while len(info.standings) < 2:  # each entry is told to its watchers
-            info = (await host.wait_for(TournamentUpdate, 40)).tournament
-        await host.start_tournament("late cup")
-        outputs = [
-            (await asyncio.wait_for(e.communicate(), 60))[0].decode(errors="replace")
-            for e in entrants
-        ]
+        codes, outputs, _ = await relayed_cup(port, relay, "late cup", ("patient", "prompt"))
     finally:
-        for e in entrants:
-            if e.returncode is None:
-                e.kill()
-        await host.close()
-        proxy.close()
         await server.stop()
     patient, prompt = outputs
-    assert entrants[0].returncode == 0, patient
+    assert codes[0] == 0, patient
     assert "no answer to register_tournament" in patient and "trying again" in patient, patient
     assert "finished" in patient and "Traceback" not in patient, patient
-    assert entrants[1].returncode == 0, prompt
+    assert codes[1] == 0, prompt
