@@ -16,21 +16,21 @@ async def relay_to(
     port: int,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
-    before_up: Callable[[bytes], Awaitable[None]] | None = None,
+    up: Callable[[bytes], Awaitable[bytes]] | None = None,
 ) -> None:
     """Relay a connection to the server on 127.0.0.1:`port`, both ways, until either side ends;
-    `before_up` is awaited with each chunk before it goes up."""
+    what goes up for each chunk is what `up` returns for it (nothing: held back)."""
     up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
 
     async def pipe(
         src: asyncio.StreamReader,
         dst: asyncio.StreamWriter,
-        before: Callable[[bytes], Awaitable[None]] | None,
+        change: Callable[[bytes], Awaitable[bytes]] | None,
     ) -> None:
         try:
             while data := await src.read(65536):
-                if before is not None:
-                    await before(data)
+                if change is not None:
+                    data = await change(data)
                 dst.write(data)
                 await dst.drain()
         except ConnectionError:
@@ -38,7 +38,7 @@ async def relay_to(
         finally:
             dst.close()
 
-    await asyncio.gather(pipe(reader, up_writer, before_up), pipe(up_reader, writer, None))
+    await asyncio.gather(pipe(reader, up_writer, up), pipe(up_reader, writer, None))
 
 
 async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> None:
@@ -82,19 +82,25 @@ async def test_a_bot_waits_out_a_server_that_does_not_answer(tmp_path: Path) -> 
 
 
 async def test_a_bot_waits_out_a_tournament_entry_the_server_answers_late(tmp_path: Path) -> None:
-    """The entry's answer does not come in time (the relay holds the request 12 s, then passes
-    it on): the bot asks again and, entered already by then, plays the tournament."""
+    """The entry's answer does not come in time (the relay holds the request back until the bot,
+    given no answer, asks again; then passes both on): the bot, entered already by then, plays
+    the tournament."""
     server = ServerProcess(tmp_path / "server.db")
     port = await server.start()
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        held = False
+        held: list[bytes] = []  # the first entry's chunk, until the bot asks again
+        passed = False
 
-        async def hold_the_entry(data: bytes) -> None:
-            nonlocal held
-            if not held and b"register_tournament" in data:
-                held = True
-                await asyncio.sleep(12)  # a paused server, as the bot sees it
+        async def hold_the_entry(data: bytes) -> bytes:
+            nonlocal passed
+            if passed or b"register_tournament" not in data:
+                return data
+            if not held:  # a paused server, as the bot sees it
+                held.append(data)
+                return b""
+            passed = True  # the bot asked again: the server answers both, in order
+            return held.pop() + data
 
         await relay_to(port, reader, writer, hold_the_entry)
 
