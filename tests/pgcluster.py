@@ -35,13 +35,19 @@ import socket
 import stat
 import subprocess
 import tempfile
+import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final
 
 import asyncpg
-from pgserver._commands import POSTGRES_BIN_PATH
-from pgserver.utils import ensure_user_exists
+
+with warnings.catch_warnings():
+    # pgserver asks for a runtime directory as it is imported, one it does not use here: no
+    # warning for the scripts that start a PostgreSQL by this module (chaos, load, benchmarks).
+    warnings.filterwarnings("ignore", "XDG_RUNTIME_DIR is not set")
+    from pgserver._commands import POSTGRES_BIN_PATH
+    from pgserver.utils import ensure_user_exists
 
 SUPERUSER: Final = "postgres"
 SYSTEM_USER: Final = "pgserver"
